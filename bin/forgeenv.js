@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The `forgeenv` command. Uses the bundle when built (npm run build), else runs the TypeScript
+// sources through tsx (a checkout with dev dependencies installed).
+'use strict';
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+const bundle = join(__dirname, '..', 'dist', 'cli.js');
+let cli;
+if (existsSync(bundle) && !process.env.FORGEENV_FROM_SOURCE) {
+  cli = require(bundle);
+} else {
+  require('tsx/cjs');
+  cli = require(join(__dirname, '..', 'src', 'cli', 'main.ts'));
+}
+cli.main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`forgeenv: internal error: ${e && e.stack ? e.stack : e}`);
+    process.exit(3);
+  },
+);

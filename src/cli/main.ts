@@ -1,0 +1,216 @@
+// `forgeenv` command line: episodes, primitive checks, the corpus, dataset summary and exports.
+// Exit codes: 0 ok, 1 the command ran but failed (e.g. bad input), 2 usage error, 3 internal error.
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkPrimitives, renderCheckTable, scriptsInFolder, type CheckScript } from '../env/checkPrimitives';
+import { ForgeEnvironment } from '../env/environment';
+import { primitiveCatalog } from '../env/primitives/registry';
+import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
+import { DifficultySchema, ExecutionModeSchema, RolloutResultSchema } from '../env/schemas';
+import { runExportCommand } from './export';
+import { runServeCommand } from './serve';
+import { runSummaryCommand } from './summary';
+
+const USAGE = `forgeenv — the ForgeEnv drift/repair environment on the command line
+
+Usage:
+  forgeenv episode [--task ID] [--difficulty easy|medium|hard] [--primitive NAME] [--params JSON]
+                   [--repair oracle|none|FILE.diff] [--seed N] [--out FILE.jsonl] [common options]
+  forgeenv check-primitives [--scripts DIR] [--primitive NAME]... [--json] [--no-run] [common options]
+  forgeenv tasks [--json] [--task-dir DIR]...
+  forgeenv primitives [--json]
+  forgeenv summary DIR [--json]
+  forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]
+  forgeenv serve [--port 7860] [--host 127.0.0.1]
+
+Common options:
+  --mode simulated|real   simulated (default): our pure-Python stand-in libraries; real: your interpreter's libraries
+  --python PATH           interpreter (default python3)
+  --timeout SECONDS       per run (default 60)
+  --task-dir DIR          add a folder of your own task scripts (repeatable)
+`;
+
+class UsageError extends Error {}
+
+type Out = (s: string) => void;
+
+export async function main(argv: string[], out: Out = (s) => process.stdout.write(s + '\n'), err: Out = (s) => process.stderr.write(s + '\n')): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'episode':
+        return await episodeCommand(rest, out, err);
+      case 'check-primitives':
+        return await checkCommand(rest, out, err);
+      case 'tasks':
+        return tasksCommand(rest, out, err);
+      case 'primitives':
+        return primitivesCommand(rest, out);
+      case 'summary':
+        return await runSummaryCommand(rest, out);
+      case 'export':
+        return await runExportCommand(rest, out);
+      case 'serve':
+        return await runServeCommand(rest, out, err);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        out(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))) {
+      err(`forgeenv: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    err(`forgeenv: ${e instanceof Error ? e.message : String(e)}`);
+    return e instanceof Error && e.name === 'EnvironmentError' ? 1 : 3;
+  }
+}
+
+const commonOptions = {
+  mode: { type: 'string', default: 'simulated' },
+  python: { type: 'string', default: 'python3' },
+  timeout: { type: 'string', default: '60' },
+  'task-dir': { type: 'string', multiple: true, default: [] as string[] },
+} as const;
+
+function envFrom(values: { mode?: string; python?: string; timeout?: string; 'task-dir'?: string[] }): ForgeEnvironment {
+  const mode = ExecutionModeSchema.safeParse(values.mode);
+  if (!mode.success) throw new UsageError(`--mode must be simulated or real, not "${values.mode}"`);
+  const timeout = Number(values.timeout);
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout must be a positive number of seconds`);
+  const env = new ForgeEnvironment({ mode: mode.data, interpreter: values.python, timeoutMs: Math.round(timeout * 1000), taskDirs: values['task-dir'] ?? [] });
+  return env;
+}
+
+async function episodeCommand(args: string[], out: Out, err: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...commonOptions,
+      task: { type: 'string' },
+      difficulty: { type: 'string' },
+      primitive: { type: 'string' },
+      params: { type: 'string' },
+      repair: { type: 'string', default: 'oracle' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  const env = envFrom(values);
+  for (const p of env.taskProblems) err(`warning: ${p}`);
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) throw new UsageError('--seed must be a non-negative integer');
+  const difficulty = values.difficulty === undefined ? undefined : DifficultySchema.parse(values.difficulty);
+  let params: Record<string, unknown> | undefined;
+  if (values.params !== undefined) {
+    if (!values.primitive) throw new UsageError('--params needs --primitive');
+    try {
+      params = JSON.parse(values.params) as Record<string, unknown>;
+    } catch (e) {
+      throw new UsageError(`--params is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  let repairGenerate: GenerateFn;
+  if (values.repair === 'oracle') repairGenerate = oracleRepairGenerate(env);
+  else if (values.repair === 'none') repairGenerate = noopRepairGenerate;
+  else {
+    const file = resolve(values.repair!);
+    if (!existsSync(file)) throw new UsageError(`--repair: ${file} does not exist (use oracle, none, or a .diff file)`);
+    const diff = readFileSync(file, 'utf8');
+    repairGenerate = () => diff;
+  }
+  try {
+    const result = await rolloutOneEpisode(env, {
+      taskId: values.task,
+      difficulty,
+      seed,
+      driftGenerate: values.primitive ? fixedDriftGenerate(values.primitive, params, seed ?? 0) : seed !== undefined ? baselineDriftGenerate(seed) : undefined,
+      repairGenerate,
+    });
+    const line = JSON.stringify(RolloutResultSchema.parse(result));
+    if (values.out) {
+      const file = resolve(values.out);
+      mkdirSync(dirname(file), { recursive: true });
+      appendFileSync(file, line + '\n');
+      err(`${result.task_id} ${result.primitive_type}: reward ${result.visible_reward.toFixed(3)}, success ${result.success} → appended to ${file}`);
+    } else {
+      out(line);
+    }
+    return 0;
+  } finally {
+    await env.dispose();
+  }
+}
+
+async function checkCommand(args: string[], out: Out, err: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...commonOptions,
+      scripts: { type: 'string' },
+      primitive: { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+      'no-run': { type: 'boolean', default: false },
+    },
+  });
+  let scripts: CheckScript[];
+  if (values.scripts) {
+    const dir = resolve(values.scripts);
+    if (!existsSync(dir)) throw new UsageError(`--scripts: ${dir} does not exist`);
+    scripts = scriptsInFolder(dir);
+    if (scripts.length === 0) err(`warning: no .py files in ${dir}`);
+  } else {
+    const env = envFrom(values);
+    scripts = env.tasks.all.map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions }));
+  }
+  const known = new Set(primitiveCatalog().map((p) => p.name));
+  for (const p of values.primitive ?? []) if (!known.has(p)) throw new UsageError(`unknown primitive "${p}"`);
+  const mode = ExecutionModeSchema.safeParse(values.mode);
+  if (!mode.success) throw new UsageError(`--mode must be simulated or real`);
+  const report = await checkPrimitives(scripts, {
+    mode: mode.data,
+    interpreter: values.python,
+    timeoutMs: Number(values.timeout) * 1000,
+    noRun: values['no-run'],
+    primitives: values.primitive,
+    onRow: values.json ? undefined : (_r, done, total) => process.stderr.isTTY && process.stderr.write(`\r${done}/${total}`),
+  });
+  if (!values.json && process.stderr.isTTY) process.stderr.write('\r');
+  out(values.json ? JSON.stringify(report, null, 2) : renderCheckTable(report.results, report.summary));
+  return report.summary.internal_errors > 0 ? 3 : 0;
+}
+
+function tasksCommand(args: string[], out: Out, err: Out): number {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false }, 'task-dir': commonOptions['task-dir'] } });
+  const env = new ForgeEnvironment({ taskDirs: values['task-dir'] });
+  for (const p of env.taskProblems) err(`warning: ${p}`);
+  const tasks = env.tasks.all;
+  if (values.json) {
+    out(JSON.stringify(tasks.map(({ script_content, ...t }) => ({ ...t, lines: script_content.split('\n').length })), null, 2));
+    return 0;
+  }
+  const w = Math.max(...tasks.map((t) => t.task_id.length), 7);
+  out(`${'task_id'.padEnd(w)}  difficulty  category              lines  description`);
+  for (const t of tasks) {
+    out(`${t.task_id.padEnd(w)}  ${t.difficulty.padEnd(10)}  ${t.category.padEnd(20)}  ${String(t.script_content.split('\n').length).padStart(5)}  ${t.description}`);
+  }
+  out(`${tasks.length} tasks`);
+  return 0;
+}
+
+function primitivesCommand(args: string[], out: Out): number {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+  const catalog = primitiveCatalog();
+  if (values.json) {
+    out(JSON.stringify(catalog, null, 2));
+    return 0;
+  }
+  for (const p of catalog) out(`${p.name.padEnd(26)} ${p.kind.padEnd(8)} ${p.category.padEnd(16)} ${p.description}`);
+  return 0;
+}

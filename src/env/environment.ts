@@ -1,0 +1,361 @@
+// The embedded ForgeEnv environment: a two-phase state machine (drift_gen -> repair -> done).
+// Bad input never throws out of `step`: it yields an observation carrying `info.error`, and the
+// episode state is left exactly as it was.
+import { randomInt, randomUUID } from 'node:crypto';
+import { createRepairDiff, applyRepairDiff } from './diff';
+import {
+  EnvironmentConfigSchema,
+  EpisodeStateSchema,
+  type EnvironmentBackend,
+  type EnvironmentConfig,
+  type EpisodeState,
+  type RepairEvaluation,
+  type StepOptions,
+} from './episodeTypes';
+import { executeScript, killAllRuns } from './executor';
+import { getPrimitive, applySpec } from './primitives/registry';
+import { PrimitiveRefusal } from './primitives/types';
+import { mulberry32 } from './random';
+import { heldOutReward, visibleReward } from './reward';
+import {
+  ForgeActionSchema,
+  ResetOptionsSchema,
+  formatZodError,
+  type ExecutionResult,
+  type Observation,
+  type ResetOptions,
+  type Task,
+} from './schemas';
+import { loadCorpus, TaskSampler } from './tasks';
+import { Teacher } from './teacher';
+import { snapshotVersions } from './versions';
+
+export const ENV_VERSION = '0.1.0';
+
+/** Raised by the programmatic API (reset, evaluateRepair, restore) on misuse; `step` never throws. */
+export class EnvironmentError extends Error {
+  override readonly name = 'EnvironmentError';
+}
+
+export class ForgeEnvironment implements EnvironmentBackend {
+  readonly kind = 'embedded' as const;
+  readonly config: EnvironmentConfig;
+  readonly tasks: TaskSampler;
+  /** Problems met while loading task folders (bad metadata, clashing ids), for the UI to show. */
+  readonly taskProblems: string[];
+  private episode: EpisodeState | undefined;
+  /** Scored repairs of the current episode, by diff text, so Submit scores exactly what was run. */
+  private readonly evaluations = new Map<string, RepairEvaluation>();
+  private readonly live = new Set<AbortController>();
+
+  constructor(config: Partial<EnvironmentConfig> = {}, deps: { tasks?: TaskSampler } = {}) {
+    const parsed = EnvironmentConfigSchema.safeParse(config);
+    if (!parsed.success) throw new EnvironmentError(`Invalid environment config: ${formatZodError(parsed.error)}`);
+    this.config = parsed.data;
+    if (deps.tasks) {
+      this.tasks = deps.tasks;
+      this.taskProblems = [];
+    } else {
+      const { tasks, problems } = loadCorpus({ extraDirs: this.config.taskDirs });
+      this.tasks = new TaskSampler(tasks);
+      this.taskProblems = problems;
+    }
+  }
+
+  get state(): EpisodeState | undefined {
+    return this.episode ? structuredClone(this.episode) : undefined;
+  }
+
+  get task(): Task | undefined {
+    return this.episode ? this.tasks.getById(this.episode.task_id) : undefined;
+  }
+
+  async reset(options: ResetOptions = {}): Promise<Observation> {
+    const parsed = ResetOptionsSchema.safeParse(options);
+    if (!parsed.success) throw new EnvironmentError(`Invalid reset options: ${formatZodError(parsed.error)}`);
+    const o = parsed.data;
+    const seed = o.seed ?? randomInt(0, 2 ** 31 - 1);
+    const rng = mulberry32(seed);
+    let task: Task | undefined;
+    if (o.taskId !== undefined) {
+      task = this.tasks.getById(o.taskId);
+      if (!task) throw new EnvironmentError(`Unknown task "${o.taskId}". Known: ${this.tasks.all.map((t) => t.task_id).join(', ')}`);
+    } else {
+      if (this.tasks.all.length === 0) throw new EnvironmentError('The task corpus is empty.');
+      task = this.tasks.sample(rng, o.difficulty ?? o.options?.difficulty);
+    }
+    const libraryVersions = o.library_versions ?? task.library_versions ?? snapshotVersions();
+    const target = o.target_category ?? new Teacher(seed).targetCategory(task.script_content, libraryVersions);
+    this.evaluations.clear();
+    this.episode = {
+      episode_id: randomUUID(),
+      seed,
+      phase: 'drift_gen',
+      episode_step: 0,
+      task_id: task.task_id,
+      target_category: target,
+      library_versions: libraryVersions,
+      original_script: task.script_content,
+      broken_script: null,
+      breakage_spec: null,
+      inverse_spec: null,
+      broken_execution: null,
+      final: null,
+      started_at: new Date().toISOString(),
+    };
+    return this.observe();
+  }
+
+  async step(action: unknown, options: StepOptions = {}): Promise<Observation> {
+    const ep = this.episode;
+    if (!ep) return this.errorObservation('No episode: call reset() before step().', 'no_episode');
+    const parsed = ForgeActionSchema.safeParse(action);
+    if (!parsed.success) {
+      return this.errorObservation(
+        `Invalid action (expected exactly one of {breakage: {primitive_type, params}} or {repair: {unified_diff}}): ${formatZodError(parsed.error)}`,
+        'invalid_action',
+      );
+    }
+    const a = parsed.data;
+    if ('breakage' in a) {
+      if (ep.phase !== 'drift_gen') return this.errorObservation(`A breakage action is only valid in phase drift_gen; the episode is in phase ${ep.phase}.`, 'wrong_phase');
+      const primitive = getPrimitive(a.breakage.primitive_type);
+      if (primitive && primitive.kind !== 'breakage') {
+        return this.errorObservation(`${primitive.name} is a repair (inverse) primitive, not a breakage primitive.`, 'invalid_action');
+      }
+      let result;
+      try {
+        result = applySpec(ep.original_script, a.breakage);
+      } catch (e) {
+        const msg = e instanceof PrimitiveRefusal ? e.message : `Primitive failed: ${String(e)}`;
+        return this.errorObservation(msg, 'primitive_refused');
+      }
+      const exec = await this.run(result.script, options);
+      // Commit only after every fallible part succeeded, so a failure leaves the state untouched.
+      this.episode = {
+        ...ep,
+        phase: 'repair',
+        episode_step: 1,
+        broken_script: result.script,
+        breakage_spec: { primitive_type: a.breakage.primitive_type, category: primitive?.category, params: a.breakage.params },
+        inverse_spec: result.inverse,
+        broken_execution: exec,
+      };
+      return this.observe({ breakage_edits: result.edits.length });
+    }
+    if (ep.phase !== 'repair') return this.errorObservation(`A repair action is only valid in phase repair; the episode is in phase ${ep.phase}.`, 'wrong_phase');
+    const evaluation = await this.evaluateRepair(a.repair.unified_diff, options);
+    this.episode = { ...ep, phase: 'done', episode_step: 2, final: evaluation };
+    return this.observe();
+  }
+
+  /** Scores a repair without ending the episode (the human's "Run & Score"). */
+  async evaluateRepair(unifiedDiff: string, options: StepOptions = {}): Promise<RepairEvaluation> {
+    const ep = this.episode;
+    if (!ep || ep.phase !== 'repair' || ep.broken_script === null) {
+      throw new EnvironmentError(`evaluateRepair needs an episode in phase repair (now: ${ep?.phase ?? 'no episode'}).`);
+    }
+    const cached = this.evaluations.get(unifiedDiff);
+    if (cached) return structuredClone(cached);
+    const task = this.requireTask(ep);
+    const applied = applyRepairDiff(ep.broken_script, unifiedDiff);
+    let evaluation: RepairEvaluation;
+    if (!applied.ok) {
+      evaluation = {
+        unified_diff: unifiedDiff,
+        apply: { ok: false, error: applied.error, warnings: [] },
+        repaired_script: ep.broken_script,
+        reward: 0,
+        reward_breakdown: { script_executes: 0, loss_decreased: 0, checkpoint_appeared: 0, diff_size_penalty: 0 },
+        held_out_breakdown: {
+          executed_cleanly: 0,
+          checkpoint_valid: 0,
+          loss_decreased: 0,
+          metrics_in_range: 0,
+          no_forbidden_workarounds: 0,
+          intent_preserved: 0,
+          hidden_tests_passed: 0,
+        },
+        success: false,
+        error_trace: `The repair diff did not apply: ${applied.error}`,
+        findings: [`diff did not apply: ${applied.error}`],
+        execution: null,
+      };
+    } else {
+      const exec = await this.run(applied.script, options);
+      const visible = visibleReward({ original: ep.original_script, repaired: applied.script, exec });
+      const held = heldOutReward({ task, original: ep.original_script, repaired: applied.script, exec });
+      const { findings, ...heldOut } = held;
+      evaluation = {
+        unified_diff: unifiedDiff,
+        apply: { ok: true, mode: applied.mode, warnings: applied.warnings },
+        repaired_script: applied.script,
+        reward: visible.reward,
+        reward_breakdown: visible.breakdown,
+        held_out_breakdown: heldOut,
+        success: heldOut.executed_cleanly > 0.5,
+        error_trace: exec.exit_code === 0 ? '' : errorTraceOf(exec),
+        findings: findings ?? [],
+        execution: exec,
+      };
+    }
+    // Only cache what belongs to the episode that is still current.
+    if (this.episode?.episode_id === ep.episode_id) this.evaluations.set(unifiedDiff, evaluation);
+    return structuredClone(evaluation);
+  }
+
+  /** The oracle repair: the diff that the inverse primitive makes from the broken script. */
+  oracleDiff(): string {
+    const ep = this.episode;
+    if (!ep || ep.broken_script === null || !ep.inverse_spec) throw new EnvironmentError('oracleDiff needs an episode past the drift phase.');
+    const restored = applySpec(ep.broken_script, ep.inverse_spec).script;
+    if (restored !== ep.original_script) throw new EnvironmentError(`The inverse of ${ep.breakage_spec?.primitive_type} did not restore the original exactly.`);
+    return createRepairDiff(ep.broken_script, restored);
+  }
+
+  restore(state: EpisodeState): void {
+    const parsed = EpisodeStateSchema.safeParse(state);
+    if (!parsed.success) throw new EnvironmentError(`Saved episode is invalid: ${formatZodError(parsed.error)}`);
+    if (!this.tasks.getById(parsed.data.task_id)) throw new EnvironmentError(`Saved episode refers to unknown task "${parsed.data.task_id}".`);
+    this.episode = parsed.data;
+    this.evaluations.clear();
+    if (parsed.data.final) this.evaluations.set(parsed.data.final.unified_diff, parsed.data.final);
+  }
+
+  async dispose(): Promise<void> {
+    for (const c of this.live) c.abort();
+    await killAllRuns();
+  }
+
+  private async run(script: string, options: StepOptions): Promise<ExecutionResult> {
+    const ep = this.episode;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) controller.abort();
+    this.live.add(controller);
+    try {
+      const r = await executeScript({
+        script,
+        mode: this.config.mode,
+        interpreter: this.config.interpreter,
+        libraryVersions: ep?.library_versions ?? snapshotVersions(),
+        timeoutMs: this.config.timeoutMs,
+        outputCapBytes: this.config.outputCapBytes,
+        parentDir: this.config.parentDir,
+        signal: controller.signal,
+        onOutput: options.onOutput,
+      });
+      const { run_dir: _runDir, ...exec } = r;
+      return exec;
+    } finally {
+      this.live.delete(controller);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private requireTask(ep: EpisodeState): Task {
+    const task = this.tasks.getById(ep.task_id);
+    if (!task) throw new EnvironmentError(`Task "${ep.task_id}" is no longer in the corpus.`);
+    return task;
+  }
+
+  private observe(extraInfo: Record<string, unknown> = {}): Observation {
+    const ep = this.episode;
+    if (!ep) throw new EnvironmentError('no episode');
+    const task = this.requireTask(ep);
+    const info: Record<string, unknown> = {
+      episode_id: ep.episode_id,
+      seed: ep.seed,
+      mode: this.config.mode,
+      interpreter: this.config.interpreter,
+      env_version: ENV_VERSION,
+      ...extraInfo,
+    };
+    if (ep.breakage_spec) info.breakage_primitive = ep.breakage_spec;
+    if (ep.broken_execution) info.broken_execution = summarizeExecution(ep.broken_execution);
+    let script = ep.original_script;
+    let errorTrace: string | null = null;
+    let reward: number | null = null;
+    let rewardBreakdown: Record<string, number> = {};
+    let heldOut: Record<string, number> = {};
+    if (ep.phase === 'repair' && ep.broken_script !== null) {
+      script = ep.broken_script;
+      errorTrace = ep.broken_execution ? errorTraceOf(ep.broken_execution) || null : null;
+      info.broke = ep.broken_execution ? ep.broken_execution.exit_code !== 0 : null;
+    }
+    if (ep.phase === 'done' && ep.final) {
+      const f = ep.final;
+      script = f.repaired_script;
+      errorTrace = f.error_trace || null;
+      reward = f.reward;
+      rewardBreakdown = f.reward_breakdown;
+      heldOut = f.held_out_breakdown;
+      info.repair_apply = f.apply;
+      info.findings = f.findings;
+      info.success = f.success;
+      if (f.execution) info.repair_execution = summarizeExecution(f.execution);
+    }
+    return {
+      current_phase: ep.phase,
+      task_id: ep.task_id,
+      task_description: task.description,
+      target_category: ep.target_category,
+      script_content: script,
+      error_trace: errorTrace,
+      library_versions: { ...ep.library_versions },
+      reward,
+      reward_breakdown: { ...rewardBreakdown },
+      held_out_breakdown: { ...heldOut },
+      episode_step: ep.episode_step,
+      info,
+      done: ep.phase === 'done',
+      metadata: { difficulty: task.difficulty, category: task.category, task_source: task.source, started_at: ep.started_at },
+    };
+  }
+
+  private errorObservation(message: string, kind: string): Observation {
+    if (this.episode) {
+      const obs = this.observe();
+      return { ...obs, info: { ...obs.info, error: message, error_kind: kind } };
+    }
+    return {
+      current_phase: 'done',
+      task_id: '',
+      task_description: '',
+      target_category: '',
+      script_content: '',
+      error_trace: null,
+      library_versions: {},
+      reward: null,
+      reward_breakdown: {},
+      held_out_breakdown: {},
+      episode_step: 0,
+      info: { error: message, error_kind: kind },
+      done: false,
+      metadata: {},
+    };
+  }
+}
+
+/** What a repair agent sees as the error: stderr, or a clear note when the run ended abnormally. */
+export function errorTraceOf(exec: ExecutionResult): string {
+  const notes: string[] = [];
+  if (exec.violations.length) notes.push(`Script not run: forbidden constructs:\n${exec.violations.map((v) => `  ${v}`).join('\n')}`);
+  if (exec.timed_out) notes.push(`Script killed: timed out after ${Math.round(exec.wall_time_ms)} ms.`);
+  if (exec.output_truncated) notes.push('Script killed: output exceeded the cap.');
+  const stderr = exec.stderr.trimEnd();
+  if (exec.exit_code === 0 && notes.length === 0) return '';
+  return [stderr, ...notes].filter(Boolean).join('\n');
+}
+
+export function summarizeExecution(exec: ExecutionResult): Record<string, unknown> {
+  return {
+    exit_code: exec.exit_code,
+    wall_time_ms: Math.round(exec.wall_time_ms),
+    checkpoint_exists: exec.checkpoint_exists,
+    timed_out: exec.timed_out,
+    output_truncated: exec.output_truncated,
+    violations: exec.violations,
+  };
+}

@@ -1,0 +1,433 @@
+// Runs a training script with a real Python interpreter: a fresh temporary directory per run,
+// an argv array (never a shell), a timeout, a per-stream output cap and a process-group kill.
+//
+// Environment of the child:
+// - both modes: the parent's environment plus `extraEnv`, then PYTHONHASHSEED=0,
+//   PYTHONDONTWRITEBYTECODE=1, PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 (deterministic hashing,
+//   no .pyc litter, output decodable and live). These win over `extraEnv`.
+// - `simulated`: PYTHONPATH = our stand-in libraries only, FORGEENV_LIBRARY_VERSIONS = the
+//   snapshot as JSON, PYTHONNOUSERSITE=1 (so a real package in ~/.local cannot shadow a stand-in).
+// - `real`: PYTHONPATH and FORGEENV_LIBRARY_VERSIONS removed, so the user's own installed
+//   libraries are what the script sees.
+//
+// `peak_memory_mb` is best effort: on Linux the child's `VmHWM` (peak resident set of the Python
+// process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
+// ends between two samples reports the last sample; elsewhere it is 0.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { z } from 'zod';
+import { simlibsDir } from './paths';
+import { groupAlive, killProcessTree, signalGroup } from './processTree';
+import {
+  ExecutionModeSchema,
+  LibraryVersionsSchema,
+  formatZodError,
+  type ExecutionMode,
+  type ExecutionResult,
+  type LibraryVersions,
+} from './schemas';
+import { validateScript } from './validator';
+
+export interface RunOptions {
+  script: string;
+  mode: ExecutionMode;
+  libraryVersions: LibraryVersions;
+  /** Default 'python3'. */
+  interpreter?: string;
+  /** Default 60_000. */
+  timeoutMs?: number;
+  /** Per stream, default 1 MiB. Beyond it collection stops, `output_truncated` is set and the run is killed. */
+  outputCapBytes?: number;
+  /** Aborting kills the whole process tree. */
+  signal?: AbortSignal;
+  /** Where the per-run directory is made (default os.tmpdir()). */
+  parentDir?: string;
+  /** Default false: the run directory is removed after the run. */
+  keepRunDir?: boolean;
+  /** Default 'train.py'. */
+  scriptName?: string;
+  extraEnv?: Record<string, string>;
+  /** Live output for the editor; errors thrown by the callback are ignored. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  /** Default true: refuse scripts with forbidden constructs (see validator.ts). */
+  validate?: boolean;
+}
+
+/** A checkpoint left in the run directory: a weights file or a `checkpoint-*` folder. */
+export interface CheckpointInfo {
+  /** Relative to the run directory, `/`-separated. */
+  path: string;
+  kind: 'file' | 'dir';
+  /** File size, or the total size of the files in the folder (bounded walk). */
+  bytes: number;
+}
+
+export interface RunResult extends ExecutionResult {
+  /** The run directory (already removed unless `keepRunDir`); '' when the script was never written. */
+  run_dir: string;
+  checkpoints: CheckpointInfo[];
+}
+
+const OptionsSchema = z.object({
+  script: z.string(),
+  mode: ExecutionModeSchema,
+  libraryVersions: LibraryVersionsSchema,
+  interpreter: z.string().min(1, 'interpreter must not be empty').default('python3'),
+  timeoutMs: z.number().int().positive().default(60_000),
+  outputCapBytes: z.number().int().positive().default(1_048_576),
+  parentDir: z.string().min(1).optional(),
+  keepRunDir: z.boolean().default(false),
+  scriptName: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$/, 'a plain file name ending in .py')
+    .default('train.py'),
+  extraEnv: z.record(z.string(), z.string()).default({}),
+  validate: z.boolean().default(true),
+});
+
+const KILL_GRACE_MS = 500;
+/** After the process exits, how long to wait for its pipes to close before giving up on them. */
+const CLOSE_WAIT_MS = 2_000;
+const MEMORY_SAMPLE_MS = 50;
+const CHECKPOINT_FILE = /(\.safetensors|\.pt|\.pth|\.ckpt)$|^pytorch_model\.bin$/;
+const CHECKPOINT_DIR = /^checkpoint-/;
+const WALK_MAX_DEPTH = 8;
+const WALK_MAX_ENTRIES = 5_000;
+
+type StopReason = 'timeout' | 'cap' | 'cancel' | 'deactivate';
+
+interface LiveRun {
+  stop(reason: StopReason): void;
+  done: Promise<unknown>;
+}
+
+const liveRuns = new Set<LiveRun>();
+
+/** Number of runs whose process has not finished yet. */
+export function liveRunCount(): number {
+  return liveRuns.size;
+}
+
+/** Kills every live run's process group (for extension deactivation) and waits for them to end. */
+export async function killAllRuns(): Promise<void> {
+  const runs = [...liveRuns];
+  for (const r of runs) r.stop('deactivate');
+  await Promise.allSettled(runs.map((r) => r.done));
+}
+
+function notRun(base: Omit<RunResult, 'stderr'>, stderr: string): RunResult {
+  return { ...base, stderr };
+}
+
+function childEnv(o: z.infer<typeof OptionsSchema>, simlibs: string | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...o.extraEnv };
+  delete env.PYTHONPATH;
+  delete env.FORGEENV_LIBRARY_VERSIONS;
+  env.PYTHONHASHSEED = '0';
+  env.PYTHONDONTWRITEBYTECODE = '1';
+  env.PYTHONIOENCODING = 'utf-8';
+  env.PYTHONUNBUFFERED = '1';
+  if (o.mode === 'simulated' && simlibs) {
+    env.PYTHONPATH = simlibs;
+    env.PYTHONNOUSERSITE = '1';
+    env.FORGEENV_LIBRARY_VERSIONS = JSON.stringify(o.libraryVersions);
+  }
+  return env;
+}
+
+/** Runs `opts.script` and reports what happened. Never throws: every failure is in the result. */
+export async function executeScript(opts: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const parsed = OptionsSchema.safeParse(opts);
+  const base: Omit<RunResult, 'stderr'> = {
+    exit_code: null,
+    stdout: '',
+    wall_time_ms: 0,
+    checkpoint_exists: false,
+    peak_memory_mb: 0,
+    script_content: typeof opts?.script === 'string' ? opts.script : '',
+    timed_out: false,
+    output_truncated: false,
+    killed: false,
+    violations: [],
+    mode: opts?.mode === 'real' ? 'real' : 'simulated',
+    interpreter: typeof opts?.interpreter === 'string' && opts.interpreter ? opts.interpreter : 'python3',
+    run_dir: '',
+    checkpoints: [],
+  };
+  if (!parsed.success) return notRun(base, `ForgeEnv could not run the script: invalid run options: ${formatZodError(parsed.error)}`);
+  const o = parsed.data;
+
+  if (o.validate) {
+    const violations = validateScript(o.script);
+    if (violations.length) {
+      return notRun(
+        { ...base, violations },
+        `ForgeEnv did not run ${o.scriptName}: it uses constructs the environment forbids:\n${violations.join('\n')}\n`,
+      );
+    }
+  }
+
+  let simlibs: string | undefined;
+  if (o.mode === 'simulated') {
+    try {
+      simlibs = simlibsDir();
+      if (!existsSync(simlibs)) throw new Error(`${simlibs} does not exist`);
+    } catch (e) {
+      return notRun(base, `ForgeEnv could not run in simulated mode: the simulated libraries folder is missing (${(e as Error).message}).\n`);
+    }
+  }
+
+  if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+
+  let runDir: string;
+  try {
+    runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
+    await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
+  } catch (e) {
+    return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
+  }
+
+  const outcome = await runProcess(o, runDir, childEnv(o, simlibs), opts);
+  const checkpoints = await findCheckpoints(runDir);
+  if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+
+  return {
+    ...base,
+    ...outcome,
+    wall_time_ms: Math.round(performance.now() - started),
+    checkpoint_exists: checkpoints.length > 0,
+    checkpoints,
+    run_dir: runDir,
+  };
+}
+
+type Outcome = Pick<RunResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'output_truncated' | 'killed' | 'peak_memory_mb'>;
+
+interface StreamState {
+  chunks: Buffer[];
+  bytes: number;
+  full: boolean;
+  decoder: StringDecoder;
+}
+
+function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions): Promise<Outcome> {
+  return new Promise<Outcome>((resolve) => {
+    let child: ChildProcess;
+    const notes: string[] = [];
+    const streams: Record<'stdout' | 'stderr', StreamState> = {
+      stdout: { chunks: [], bytes: 0, full: false, decoder: new StringDecoder('utf8') },
+      stderr: { chunks: [], bytes: 0, full: false, decoder: new StringDecoder('utf8') },
+    };
+    let stopReason: StopReason | undefined;
+    let peakKb = 0;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let settled = false;
+    let exited = false;
+    let closeTimer: NodeJS.Timeout | undefined;
+
+    try {
+      child = spawn(o.interpreter, ['-u', o.scriptName], {
+        cwd: runDir,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (e) {
+      resolve(emptyOutcome(`ForgeEnv could not start ${o.interpreter}: ${(e as Error).message}\n`));
+      return;
+    }
+
+    const stop = (reason: StopReason) => {
+      if (stopReason || settled || exited) return;
+      stopReason = reason;
+      if (reason === 'timeout') notes.push(`[forgeenv] timed out after ${o.timeoutMs} ms: the process group was killed`);
+      else if (reason === 'cancel') notes.push('[forgeenv] cancelled: the process group was killed');
+      else if (reason === 'deactivate') notes.push('[forgeenv] stopped because ForgeEnv is shutting down: the process group was killed');
+      if (child.pid !== undefined) void killProcessTree(child.pid, KILL_GRACE_MS);
+    };
+
+    let markDone: () => void = () => undefined;
+    const live: LiveRun = { stop, done: new Promise<void>((r) => (markDone = r)) };
+    liveRuns.add(live);
+
+    const timeout = setTimeout(() => stop('timeout'), o.timeoutMs);
+    const onAbort = () => stop('cancel');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const sampleMemory = () => {
+      if (process.platform !== 'linux' || child.pid === undefined) return;
+      try {
+        const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peakKb = Math.max(peakKb, Number(m[1]));
+      } catch {
+        // The process is gone: keep the last sample.
+      }
+    };
+    const sampler = setInterval(sampleMemory, MEMORY_SAMPLE_MS);
+    sampleMemory();
+
+    const onData = (name: 'stdout' | 'stderr') => (buf: Buffer) => {
+      const s = streams[name];
+      if (s.full) return; // keep draining so the child is never blocked on a full pipe
+      const room = o.outputCapBytes - s.bytes;
+      const part = buf.length > room ? buf.subarray(0, room) : buf;
+      s.chunks.push(part);
+      s.bytes += part.length;
+      if (opts.onOutput && part.length) {
+        try {
+          opts.onOutput(name, s.decoder.write(part));
+        } catch {
+          // A faulty listener must not break the run.
+        }
+      }
+      if (buf.length > room) {
+        s.full = true;
+        notes.push(`[forgeenv] ${name} exceeded ${o.outputCapBytes} bytes: output collection stopped and the run was killed`);
+        stop('cap');
+      }
+    };
+    child.stdout?.on('data', onData('stdout'));
+    child.stderr?.on('data', onData('stderr'));
+
+    const finish = (startError?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timeout);
+      clearTimeout(closeTimer);
+      clearInterval(sampler);
+      opts.signal?.removeEventListener('abort', onAbort);
+      liveRuns.delete(live);
+      markDone();
+      if (startError) {
+        resolve(emptyOutcome(startError));
+        return;
+      }
+      if (!stopReason && exitSignal) notes.push(`[forgeenv] the process was ended by signal ${exitSignal}`);
+      const text = (s: StreamState) => Buffer.concat(s.chunks).toString('utf8');
+      let stderr = text(streams.stderr);
+      if (notes.length) stderr += (stderr && !stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
+      resolve({
+        exit_code: stopReason ? null : exitCode,
+        stdout: text(streams.stdout),
+        stderr,
+        timed_out: stopReason === 'timeout',
+        output_truncated: streams.stdout.full || streams.stderr.full,
+        killed: stopReason !== undefined,
+        peak_memory_mb: Math.round((peakKb / 1024) * 10) / 10,
+      });
+    };
+
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      // Spawn failures come here without an 'exit'; later errors (e.g. a failed kill) are ignored.
+      if (child.pid !== undefined && e.code !== 'ENOENT' && e.code !== 'EACCES') return;
+      if (e.code === 'ENOENT') finish(`${o.interpreter} not found: set forgeenv.pythonPath\n`);
+      else if (e.code === 'EACCES') finish(`${o.interpreter} cannot be executed (permission denied): set forgeenv.pythonPath\n`);
+      else finish(`ForgeEnv could not start ${o.interpreter}: ${e.message}\n`);
+    });
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = signal;
+      sampleMemory();
+      // Children the script left behind (they may hold our pipes open): end them with the run.
+      const pid = child.pid;
+      if (pid !== undefined && groupAlive(pid)) void killProcessTree(pid, KILL_GRACE_MS);
+      closeTimer = setTimeout(() => {
+        if (pid !== undefined) signalGroup(pid, 'SIGKILL');
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, CLOSE_WAIT_MS + KILL_GRACE_MS);
+    });
+    child.on('close', () => finish());
+  });
+}
+
+function emptyOutcome(stderr: string): Outcome {
+  return { exit_code: null, stdout: '', stderr, timed_out: false, output_truncated: false, killed: false, peak_memory_mb: 0 };
+}
+
+/** Bounded walk of the run directory for weights files and `checkpoint-*` folders; never throws. */
+export async function findCheckpoints(root: string): Promise<CheckpointInfo[]> {
+  const found: CheckpointInfo[] = [];
+  let budget = WALK_MAX_ENTRIES;
+  const list = async (dir: string): Promise<string[]> => {
+    try {
+      return (await readdir(dir)).sort();
+    } catch {
+      return []; // deleted by the script, or unreadable
+    }
+  };
+  const sizeOf = async (dir: string, depth: number): Promise<number> => {
+    let total = 0;
+    for (const name of await list(dir)) {
+      if (--budget < 0 || depth > WALK_MAX_DEPTH) break;
+      const st = await lstat(join(dir, name)).catch(() => undefined);
+      if (st?.isFile()) total += st.size;
+      else if (st?.isDirectory()) total += await sizeOf(join(dir, name), depth + 1);
+    }
+    return total;
+  };
+  const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
+    for (const name of await list(dir)) {
+      if (--budget < 0) return;
+      const full = join(dir, name);
+      const relPath = rel ? `${rel}/${name}` : name;
+      const st = await lstat(full).catch(() => undefined);
+      if (!st) continue;
+      if (st.isDirectory()) {
+        if (CHECKPOINT_DIR.test(name)) found.push({ path: relPath, kind: 'dir', bytes: await sizeOf(full, depth + 1) });
+        else if (depth < WALK_MAX_DEPTH) await walk(full, relPath, depth + 1);
+      } else if (st.isFile() && CHECKPOINT_FILE.test(name)) {
+        found.push({ path: relPath, kind: 'file', bytes: st.size });
+      }
+    }
+  };
+  await walk(root, '', 0);
+  return found;
+}
+
+/** Checks that `interpreter` starts and reports its version (e.g. `3.11.7`). Never throws. */
+export function probeInterpreter(interpreter: string): Promise<{ ok: true; version: string } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    if (typeof interpreter !== 'string' || !interpreter) {
+      resolve({ ok: false, error: 'no Python interpreter configured: set forgeenv.pythonPath' });
+      return;
+    }
+    let out = '';
+    let err = '';
+    let child: ChildProcess;
+    try {
+      child = spawn(interpreter, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (e) {
+      resolve({ ok: false, error: `${interpreter} could not be started: ${(e as Error).message}` });
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.stdout?.on('data', (b: Buffer) => (out += b.toString('utf8')));
+    child.stderr?.on('data', (b: Buffer) => (err += b.toString('utf8')));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({
+        ok: false,
+        error: e.code === 'ENOENT' ? `${interpreter} not found: set forgeenv.pythonPath` : `${interpreter} could not be started: ${e.message}`,
+      });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const version = out.trim();
+      if (code === 0 && /^\d+\.\d+\.\d+$/.test(version)) resolve({ ok: true, version });
+      else resolve({ ok: false, error: `${interpreter} is not a working Python (exit ${code}): ${(err || out).trim().slice(0, 300)}` });
+    });
+  });
+}

@@ -1,0 +1,135 @@
+// A human in the repair agent's seat: the drift phase is played by the Teacher and the baseline
+// drift generator (or the user's own primitive choice), the repair phase by the person.
+// The prompts a model would have seen are rendered too, so the demonstration trains a model
+// on exactly the layout the environment shows it.
+import { BaselineDriftGenerator } from './drift/generator';
+import type { ForgeEnvironment } from './environment';
+import { EnvironmentError } from './environment';
+import type { RepairEvaluation } from './episodeTypes';
+import { primitiveCatalog, getPrimitive } from './primitives/registry';
+import { renderDriftGeneratorPrompt, renderRepairAgentPrompt } from './prompts';
+import {
+  RolloutResultSchema,
+  type Difficulty,
+  type ExecutionResult,
+  type LibraryVersions,
+  type Observation,
+  type PrimitiveSpec,
+  type RolloutResult,
+  type Task,
+} from './schemas';
+
+export interface HumanEpisodeStart {
+  episodeId: string;
+  seed: number;
+  task: Task;
+  libraryVersions: LibraryVersions;
+  targetCategory: string;
+  breakageSpec: PrimitiveSpec;
+  inverseSpec: PrimitiveSpec;
+  driftPrompt: string;
+  driftCompletion: string;
+  repairPrompt: string;
+  originalScript: string;
+  brokenScript: string;
+  brokenExecution: ExecutionResult;
+  errorTrace: string;
+  observation: Observation;
+}
+
+export interface HumanEpisodeOptions {
+  taskId?: string;
+  difficulty?: Difficulty;
+  seed?: number;
+  /** The user's own choice; omitted: the Teacher picks a category and the baseline generator a spec. */
+  primitive?: { primitive_type: string; params?: Record<string, unknown> };
+  targetCategory?: string;
+  signal?: AbortSignal;
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+}
+
+export async function startHumanEpisode(env: ForgeEnvironment, opts: HumanEpisodeOptions = {}): Promise<HumanEpisodeStart> {
+  const target = opts.targetCategory ?? opts.primitive?.primitive_type;
+  const obs = await env.reset({ taskId: opts.taskId, difficulty: opts.difficulty, seed: opts.seed, target_category: target });
+  const state = env.state;
+  if (!state) throw new EnvironmentError('reset() did not start an episode');
+  const driftPrompt = renderDriftGeneratorPrompt({
+    script: obs.script_content,
+    target_category: obs.target_category,
+    library_versions: obs.library_versions,
+    primitives: primitiveCatalog().filter((p) => p.kind === 'breakage'),
+  });
+  let spec: PrimitiveSpec;
+  if (opts.primitive?.params) {
+    spec = { primitive_type: opts.primitive.primitive_type, params: opts.primitive.params };
+  } else {
+    if (opts.primitive && !getPrimitive(opts.primitive.primitive_type)) {
+      throw new EnvironmentError(`Unknown primitive "${opts.primitive.primitive_type}".`);
+    }
+    spec = new BaselineDriftGenerator(state.seed).propose(obs.target_category, obs.script_content, obs.library_versions);
+    if (opts.primitive && spec.primitive_type !== opts.primitive.primitive_type) {
+      throw new EnvironmentError(`${opts.primitive.primitive_type} has nothing to break in task ${obs.task_id}.`);
+    }
+  }
+  const driftCompletion = JSON.stringify({ primitive_type: spec.primitive_type, params: spec.params });
+  const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params } }, { signal: opts.signal, onOutput: opts.onOutput });
+  if (typeof obs2.info.error === 'string') throw new EnvironmentError(obs2.info.error);
+  const after = env.state;
+  if (!after || after.broken_script === null || !after.broken_execution || !after.inverse_spec || !after.breakage_spec) {
+    throw new EnvironmentError('The drift phase did not complete.');
+  }
+  const task = env.tasks.getById(obs.task_id);
+  if (!task) throw new EnvironmentError(`Unknown task ${obs.task_id}`);
+  const errorTrace = obs2.error_trace ?? '';
+  return {
+    episodeId: after.episode_id,
+    seed: after.seed,
+    task,
+    libraryVersions: after.library_versions,
+    targetCategory: after.target_category,
+    breakageSpec: after.breakage_spec,
+    inverseSpec: after.inverse_spec,
+    driftPrompt,
+    driftCompletion,
+    repairPrompt: renderRepairAgentPrompt({
+      broken_script: after.broken_script,
+      error_trace: errorTrace,
+      library_versions: after.library_versions,
+      target_category: after.target_category,
+    }),
+    originalScript: after.original_script,
+    brokenScript: after.broken_script,
+    brokenExecution: after.broken_execution,
+    errorTrace,
+    observation: obs2,
+  };
+}
+
+/** The RolloutResult line for a finished human episode; `repair_completion` is exactly the scored diff. */
+export function buildDemonstration(args: { start: HumanEpisodeStart; final: RepairEvaluation; info: Record<string, unknown> }): RolloutResult {
+  const { start, final } = args;
+  return RolloutResultSchema.parse({
+    task_id: start.task.task_id,
+    primitive_type: start.breakageSpec.primitive_type,
+    drift_prompt: start.driftPrompt,
+    drift_completion: start.driftCompletion,
+    repair_prompt: start.repairPrompt,
+    repair_completion: final.unified_diff,
+    visible_reward: final.reward,
+    visible_breakdown: final.reward_breakdown,
+    held_out_breakdown: final.held_out_breakdown,
+    success: (final.held_out_breakdown.executed_cleanly ?? 0) > 0.5,
+    error_trace: final.error_trace,
+    info: {
+      episode_id: start.episodeId,
+      seed: start.seed,
+      task_id: start.task.task_id,
+      primitive: { primitive_type: start.breakageSpec.primitive_type, params: start.breakageSpec.params },
+      target_category: start.targetCategory,
+      library_versions: start.libraryVersions,
+      repair_apply: final.apply,
+      findings: final.findings,
+      ...args.info,
+    },
+  });
+}

@@ -1,0 +1,108 @@
+// One full episode driven by generate functions, as the original's
+// forgeenv/training/rollout.py does for GRPO: the policy is asked twice with role-switched prompts.
+import { BaselineDriftGenerator, parseDriftOutput } from './drift/generator';
+import type { ForgeEnvironment } from './environment';
+import { EnvironmentError } from './environment';
+import {
+  DRIFT_GENERATOR_SYSTEM_PROMPT,
+  REPAIR_AGENT_SYSTEM_PROMPT,
+  extractDiff,
+  renderDriftGeneratorPrompt,
+  renderRepairAgentPrompt,
+} from './prompts';
+import { primitiveCatalog } from './primitives/registry';
+import { RolloutResultSchema, type Difficulty, type RolloutResult } from './schemas';
+
+/** A (system, user) prompt pair in, the assistant's completion out. */
+export type GenerateFn = (system: string, user: string) => string | Promise<string>;
+
+export interface RolloutOptions {
+  driftGenerate?: GenerateFn;
+  repairGenerate?: GenerateFn;
+  difficulty?: Difficulty;
+  taskId?: string;
+  seed?: number;
+  signal?: AbortSignal;
+}
+
+/** The seeded baseline drift generator, reading the target category and script from the prompt. */
+export function baselineDriftGenerate(seed = 0): GenerateFn {
+  const gen = new BaselineDriftGenerator(seed);
+  return (_system, user) => {
+    const target = /^target category:\s*(.+)$/im.exec(user)?.[1]?.trim() ?? 'RenameApiCall';
+    const script = /```python\n([\s\S]*?)```/.exec(user)?.[1] ?? '';
+    const versions: Record<string, string> = {};
+    for (const m of user.matchAll(/^([A-Za-z][\w-]*)=(\d+(?:\.\d+)*)\s*$/gm)) versions[m[1]!] = m[2]!;
+    return JSON.stringify(gen.propose(target, script, versions));
+  };
+}
+
+/** The intentional negative baseline: an empty diff. */
+export const noopRepairGenerate: GenerateFn = () => '';
+
+/** The upper-bound baseline: the inverse primitive's diff, read from the environment's state. */
+export function oracleRepairGenerate(env: ForgeEnvironment): GenerateFn {
+  return () => '```diff\n' + env.oracleDiff() + '```\n';
+}
+
+/** A generator that always answers with one fixed primitive spec (the CLI's --primitive). */
+export function fixedDriftGenerate(primitiveType: string, params?: Record<string, unknown>, seed = 0): GenerateFn {
+  if (params) return () => JSON.stringify({ primitive_type: primitiveType, params });
+  const gen = new BaselineDriftGenerator(seed);
+  return (_system, user) => {
+    const script = /```python\n([\s\S]*?)```/.exec(user)?.[1] ?? '';
+    const spec = gen.propose(primitiveType, script);
+    if (spec.primitive_type !== primitiveType) throw new EnvironmentError(`${primitiveType} has nothing to break in this script.`);
+    return JSON.stringify(spec);
+  };
+}
+
+export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOptions = {}): Promise<RolloutResult> {
+  const obs = await env.reset({ difficulty: opts.difficulty ?? (opts.taskId ? undefined : 'easy'), taskId: opts.taskId, seed: opts.seed });
+  const seed = env.state?.seed ?? 0;
+  const driftGenerate = opts.driftGenerate ?? baselineDriftGenerate(seed);
+  const repairGenerate = opts.repairGenerate ?? noopRepairGenerate;
+
+  // Phase 1: drift generator.
+  const driftPrompt = renderDriftGeneratorPrompt({
+    script: obs.script_content,
+    target_category: obs.target_category,
+    library_versions: obs.library_versions,
+    primitives: primitiveCatalog().filter((p) => p.kind === 'breakage'),
+  });
+  const driftRaw = await driftGenerate(DRIFT_GENERATOR_SYSTEM_PROMPT, driftPrompt);
+  const spec = parseDriftOutput(driftRaw) ?? { primitive_type: 'RenameApiCall', params: {} };
+  const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params ?? {} } }, { signal: opts.signal });
+  const driftError = typeof obs2.info.error === 'string' ? obs2.info.error : undefined;
+
+  // Phase 2: repair agent (skipped when the drift was refused: the episode never left drift_gen).
+  let repairPrompt = '';
+  let repairRaw = '';
+  let final = obs2;
+  if (!driftError) {
+    repairPrompt = renderRepairAgentPrompt({
+      broken_script: obs2.script_content,
+      error_trace: obs2.error_trace ?? '',
+      library_versions: obs2.library_versions,
+      target_category: obs2.target_category,
+    });
+    repairRaw = await repairGenerate(REPAIR_AGENT_SYSTEM_PROMPT, repairPrompt);
+    const diff = repairRaw ? extractDiff(repairRaw) : '';
+    final = await env.step({ repair: { unified_diff: diff } }, { signal: opts.signal });
+  }
+  const held = final.held_out_breakdown;
+  return RolloutResultSchema.parse({
+    task_id: obs.task_id,
+    primitive_type: spec.primitive_type,
+    drift_prompt: driftPrompt,
+    drift_completion: driftRaw,
+    repair_prompt: repairPrompt,
+    repair_completion: repairRaw,
+    visible_reward: final.reward ?? 0,
+    visible_breakdown: final.reward_breakdown,
+    held_out_breakdown: held,
+    success: (held.executed_cleanly ?? 0) > 0.5,
+    error_trace: driftError ?? final.error_trace ?? '',
+    info: { ...final.info, primitive: { primitive_type: spec.primitive_type, params: spec.params ?? {} }, library_versions: obs.library_versions },
+  });
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { RolloutResultSchema } from '../../src/env/schemas';
+
+const root = resolve(__dirname, '../..');
+function forgeenv(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, 'bin/forgeenv.js'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
+    timeout: 240_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('forgeenv CLI', () => {
+  test('episode --repair oracle appends a valid, successful RolloutResult line', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'forgeenv-cli-')), 'runs.jsonl');
+    for (let i = 0; i < 2; i++) {
+      const r = forgeenv('episode', '--task', 'bert_ner', '--repair', 'oracle', '--seed', String(i), '--out', out);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 2, 'appends, never overwrites');
+    for (const line of lines) {
+      const rec = RolloutResultSchema.parse(JSON.parse(line));
+      assert.equal(rec.task_id, 'bert_ner');
+      assert.equal(rec.success, true);
+    }
+  });
+
+  test('episode --repair none fails the episode; a diff file is used as the repair', () => {
+    const none = forgeenv('episode', '--task', 'simple_regression', '--repair', 'none', '--seed', '1');
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(RolloutResultSchema.parse(JSON.parse(none.stdout)).success, false);
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-cli-'));
+    writeFileSync(join(dir, 'bad.diff'), '--- a/train.py\n+++ b/train.py\n@@ -1,1 +1,1 @@\n-nothing like this\n+x\n');
+    const bad = forgeenv('episode', '--task', 'simple_regression', '--repair', join(dir, 'bad.diff'), '--seed', '1');
+    assert.equal(bad.code, 0, bad.stderr);
+    const rec = RolloutResultSchema.parse(JSON.parse(bad.stdout));
+    assert.equal(rec.success, false);
+    assert.match(rec.error_trace, /did not apply/);
+  });
+
+  test('episode with an explicit primitive and params, and with bad params', () => {
+    const ok = forgeenv('episode', '--task', 'distilbert_sst2', '--primitive', 'RenameApiCall', '--params', '{"old_name":"AutoTokenizer","new_name":"AutoTokeniser"}', '--seed', '0');
+    assert.equal(ok.code, 0, ok.stderr);
+    const rec = RolloutResultSchema.parse(JSON.parse(ok.stdout));
+    assert.equal(rec.primitive_type, 'RenameApiCall');
+    assert.match(rec.repair_prompt, /AutoTokeniser/);
+    const badJson = forgeenv('episode', '--primitive', 'RenameApiCall', '--params', '{oops');
+    assert.equal(badJson.code, 2);
+    assert.match(badJson.stderr, /--params is not valid JSON/);
+  });
+
+  test('tasks lists the corpus; unknown commands are usage errors', () => {
+    const r = forgeenv('tasks', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const tasks = JSON.parse(r.stdout) as Array<{ task_id: string; difficulty: string }>;
+    assert.ok(tasks.length >= 10);
+    for (const id of ['distilbert_sst2', 'bert_ner', 'gpt2_textgen', 't5_summarization', 'vit_cifar10', 'roberta_sentiment', 'albert_qa', 'electra_classification', 'tiny_mlp_mnist', 'simple_regression']) {
+      assert.ok(tasks.some((t) => t.task_id === id), id);
+    }
+    const u = forgeenv('frobnicate');
+    assert.equal(u.code, 2);
+    assert.match(u.stderr, /unknown command/);
+  });
+});
