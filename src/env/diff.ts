@@ -134,41 +134,60 @@ function tryStrict(script: string, patches: StructuredPatch[]): string | false {
 interface LooseHunk {
   header: string;
   oldStart: number;
+  /** Counts the header claims, when it has them. */
+  claimed?: { old: number; new: number };
   lines: string[];
   /** 1-based line of the header in the submission. */
   at: number;
+  /** Set when a non-diff line sits between the hunk's lines: such a hunk is never applied. */
+  malformed?: string;
 }
 
 /** Splits a submission into hunks without trusting header counts. Lines outside hunks are ignored. */
-function parseLooseHunks(text: string): { hunks: LooseHunk[]; errors: string[] } {
+function parseLooseHunks(text: string): LooseHunk[] {
   const hunks: LooseHunk[] = [];
-  const errors: string[] = [];
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   let current: LooseHunk | undefined;
+  let blankRun = 0; // blank lines turned into context, dropped again if they end the hunk
+  let garbage: string | undefined; // a non-diff line seen after the hunk's lines
+  const close = () => {
+    if (current && blankRun) current.lines.splice(current.lines.length - blankRun, blankRun);
+    current = undefined;
+    blankRun = 0;
+    garbage = undefined;
+  };
   lines.forEach((line, idx) => {
     const bare = line.replace(/\r$/, '');
     if (bare.startsWith('@@')) {
+      close();
       const m = HUNK_HEADER.exec(bare);
       current = { header: bare.trim(), oldStart: m ? Number(m[1]) : 1, lines: [], at: idx + 1 };
+      if (m) current.claimed = { old: m[2] === undefined ? 1 : Number(m[2]), new: m[4] === undefined ? 1 : Number(m[4]) };
       hunks.push(current);
       return;
     }
     if (!current) return;
     // The next file's headers end the hunk (a lone `--- x` line is a removed line starting with `--`).
     if (/^(diff --git |index )/.test(bare) || (bare.startsWith('--- ') && (lines[idx + 1] ?? '').startsWith('+++ '))) {
-      current = undefined;
+      close();
       return;
     }
     const c = line[0];
-    if (c === ' ' || c === '-' || c === '+' || c === '\\') current.lines.push(line);
-    else if (bare.trim() === '') current.lines.push(' ' + line); // a blank context line that lost its space
-    else {
-      errors.push(`submission line ${idx + 1} in hunk ${hunks.length} (${current.header}) is not a diff line: ${JSON.stringify(bare.slice(0, 80))}`);
-      current = undefined;
+    if (c === ' ' || c === '-' || c === '+' || c === '\\') {
+      if (garbage) current.malformed ??= garbage;
+      current.lines.push(line);
+      blankRun = 0;
+    } else if (bare.trim() === '') {
+      current.lines.push(' ' + line); // a blank context line that lost its leading space
+      blankRun++;
+    } else {
+      // Prose after the last hunk line is ignored; prose followed by more hunk lines spoils the hunk.
+      garbage ??= `submission line ${idx + 1} is not a diff line: ${JSON.stringify(bare.slice(0, 80))}`;
     }
   });
-  return { hunks: hunks.filter((h) => h.lines.some((l) => l[0] === '-' || l[0] === '+')), errors };
+  close();
+  return hunks.filter((h) => h.lines.some((l) => l[0] === '-' || l[0] === '+'));
 }
 
 function toStructured(h: LooseHunk): StructuredPatch {
@@ -178,7 +197,9 @@ function toStructured(h: LooseHunk): StructuredPatch {
   return { oldFileName: undefined, newFileName: undefined, oldHeader: undefined, newHeader: undefined, hunks: [hunk] };
 }
 
-const trimEndEq = (_n: number, line: string, _op: string, content: string) => line.trimEnd() === content.trimEnd();
+// jsdiff may probe past the end of the file while fuzzing: `line` can be undefined there.
+const trimEndEq = (_n: number, line: string | undefined, _op: string, content: string) =>
+  typeof line === 'string' && line.trimEnd() === content.trimEnd();
 
 /** Why a hunk does not fit: the first removed/context line not present in the script. */
 function explainMiss(script: string, h: LooseHunk): string {
@@ -188,19 +209,29 @@ function explainMiss(script: string, h: LooseHunk): string {
   return 'its lines exist but not in this order (the context does not match)';
 }
 
-function applyLenient(script: string, hunks: LooseHunk[]): { text: string; applied: number; failures: string[] } {
+function applyLenient(script: string, hunks: LooseHunk[]): { text: string; applied: number; failures: string[]; notes: string[] } {
   let text = script;
   let applied = 0;
   const failures: string[] = [];
+  const notes: string[] = [];
   hunks.forEach((h, i) => {
+    const label = `hunk ${i + 1} (${h.header}, submission line ${h.at})`;
+    if (h.malformed) {
+      failures.push(`${label} was not applied: ${h.malformed}`);
+      return;
+    }
+    const s = toStructured(h).hunks[0];
+    if (h.claimed && (h.claimed.old !== s.oldLines || h.claimed.new !== s.newLines)) {
+      notes.push(`${label}: the header counts ${h.claimed.old},${h.claimed.new} lines but the hunk has ${s.oldLines},${s.newLines}; the counts were recomputed`);
+    }
     const r = applyPatch(text, toStructured(h), { fuzzFactor: LENIENT_FUZZ, compareLine: trimEndEq });
-    if (r === false) failures.push(`hunk ${i + 1} (${h.header}, submission line ${h.at}) did not apply: ${explainMiss(text, h)}`);
+    if (r === false) failures.push(`${label} did not apply: ${explainMiss(text, h)}`);
     else {
       text = r;
       applied++;
     }
   });
-  return { text, applied, failures };
+  return { text, applied, failures, notes };
 }
 
 /** Applies a repair agent's submission to `script`. See the header comment for the order of attempts. */
@@ -214,7 +245,13 @@ export function applyRepairDiff(script: string, submission: string, fileName = '
       if (looksLikePython(text)) {
         return { ok: true, script: fenced ? text : submission, mode: 'whole_script', warnings: [...warnings, 'the submission is a whole script; it replaces the file'] };
       }
-      return { ok: false, error: 'the submission is neither a unified diff (no "@@ -a,b +c,d @@" hunk header) nor a Python script' };
+      const bodyLines = text.split('\n').filter((l) => /^[+-]/.test(l)).length;
+      return {
+        ok: false,
+        error: bodyLines
+          ? 'the diff has no "@@ -a,b +c,d @@" hunk header, so it cannot be placed in the script'
+          : 'the submission is neither a unified diff (no "@@ -a,b +c,d @@" hunk header) nor a Python script',
+      };
     }
 
     let patches: StructuredPatch[] | undefined;
@@ -237,13 +274,12 @@ export function applyRepairDiff(script: string, submission: string, fileName = '
       }
     }
 
-    const { hunks, errors } = parseLooseHunks(text);
-    if (hunks.length === 0) {
-      return { ok: false, error: `the diff has no usable hunk${errors.length ? `: ${errors.join('; ')}` : ' (no + or - lines)'}` };
-    }
-    const { text: out, applied, failures } = applyLenient(script, hunks);
-    if (applied === 0) return { ok: false, error: `the diff does not apply to ${fileName}: ${[...failures, ...errors].join('; ')}` };
-    return { ok: true, script: out, mode: 'lenient', warnings: [...warnings, ...errors, ...failures] };
+    const hunks = parseLooseHunks(text);
+    if (hunks.length === 0) return { ok: false, error: 'the diff has no usable hunk (no + or - lines after its @@ headers)' };
+    const { text: out, applied, failures, notes } = applyLenient(script, hunks);
+    if (applied === 0) return { ok: false, error: `the diff does not apply to ${fileName}: ${failures.join('; ')}` };
+    const note = 'the diff did not apply exactly; its hunks were applied one by one, tolerating shifted lines and small context differences';
+    return { ok: true, script: out, mode: 'lenient', warnings: [...warnings, note, ...notes, ...failures] };
   } catch (e) {
     return { ok: false, error: `the diff could not be applied: ${(e as Error).message}` };
   }

@@ -135,6 +135,8 @@ export interface ReadOptions {
   chunkBytes?: number;
   /** Lines longer than this are reported and skipped instead of buffered. */
   maxLineBytes?: number;
+  /** Names a line that is another kind of record (e.g. a review in demonstrations.jsonl) more clearly than a list of schema issues. */
+  foreign?: (json: unknown) => string | undefined;
 }
 
 const DEFAULT_CHUNK = 1 << 20;
@@ -232,7 +234,10 @@ export async function* readJsonl<S extends z.ZodType>(file: string, schema: S, o
       }
       const parsed = schema.safeParse(json);
       if (parsed.success) yield { ok: true, line: raw.line, value: parsed.data as z.infer<S> };
-      else yield problem(raw.line, 'schema', `not a valid ${what}: ${clip(formatZodError(parsed.error))}`);
+      else {
+        const foreign = opts.foreign?.(json);
+        yield problem(raw.line, 'schema', foreign ? `foreign line: ${foreign}, not a ${what}` : `not a valid ${what}: ${clip(formatZodError(parsed.error))}`);
+      }
     }
   } catch (err) {
     yield problem(0, 'unreadable', `cannot read: ${(err as Error).message}`);

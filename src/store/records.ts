@@ -156,3 +156,31 @@ export const TimelineEventSchema = z.looseObject({
   changes: z.array(TextChangeSchema).optional(),
 });
 export type TimelineEvent = z.infer<typeof TimelineEventSchema>;
+
+function field(json: unknown, ...path: string[]): unknown {
+  let v = json;
+  for (const k of path) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** Describes a line that is some other record kind or schema version, for clearer problem reports. */
+export function foreignDemonstration(json: unknown): string | undefined {
+  const kind = field(json, 'kind');
+  if (typeof kind === 'string') return `a "${kind}" record`;
+  const schema = field(json, 'info', 'schema');
+  if (typeof schema === 'string' && schema !== DEMONSTRATION_SCHEMA) return `schema "${schema}" (this version reads ${DEMONSTRATION_SCHEMA})`;
+  if (field(json, 'info') !== undefined && schema === undefined && typeof field(json, 'repair_completion') === 'string') return 'a plain RolloutResult without demonstration provenance (info.schema missing)';
+  return undefined;
+}
+
+/** Same for the side files, whose lines carry `kind` and `schema` at the top level. */
+export function foreignSideRecord(kind: string, schema: string): (json: unknown) => string | undefined {
+  return (json) => {
+    const k = field(json, 'kind');
+    const sc = field(json, 'schema');
+    if (typeof k === 'string' && k !== kind) return `a "${k}" record`;
+    if (k === undefined && typeof field(json, 'info', 'schema') === 'string') return 'a demonstration';
+    if (typeof sc === 'string' && sc !== schema) return `schema "${sc}" (this version reads ${schema})`;
+    return undefined;
+  };
+}

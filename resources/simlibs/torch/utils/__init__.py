@@ -1,0 +1,2 @@
+"""torch.utils (simulated)."""
+from . import data

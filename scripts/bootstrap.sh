@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything ForgeEnv Studio needs on a fresh Debian machine: Debian packages (when run
+# as root, or with sudo), npm packages, and the real VS Code used by the tests and `npm start`.
+# Idempotent: later runs skip what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# chromium: renders the VS Code workbench (tests and headless `npm start`); libkrb5-dev: headers for
+# the `kerberos` addon VS Code's server compiles; python3 runs the training scripts; git + patch:
+# the diff tests check our diffs apply with `git apply` and GNU `patch -p1`.
+pkgs=(chromium libkrb5-dev python3 git patch ca-certificates)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+fi
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+bash scripts/setup-vscode-host.sh

@@ -1,0 +1,83 @@
+// Builds everything VS Code and the command line load, with esbuild:
+//   dist/extension.js               the extension (one bundle; `vscode` is provided by the host)
+//   dist/cli.js                     the `forgeenv` command line (when src/cli/main.ts exists)
+//   dist/test/integration/*.js      the integration suites + their mocha entry (index.js)
+// Resources (resources/tasks, resources/simlibs) are not copied: src/env/paths.ts finds them
+// beside the extension root at run time.
+//
+// Usage: node scripts/build.mjs [--production] [--no-tests]
+//   --production (or NODE_ENV=production): minified bundles (source maps are always written).
+import * as esbuild from 'esbuild';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production') || process.env.NODE_ENV === 'production';
+const withTests = !args.has('--no-tests');
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: true,
+  minify: production,
+  logLevel: 'warning',
+  // Keeps `__dirname` meaningful (src/env/paths.ts walks up from it to find resources/).
+  legalComments: 'none',
+};
+
+const builds = [
+  esbuild.build({
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    metafile: true,
+  }),
+];
+if (existsSync(join(root, 'src/cli/main.ts'))) {
+  builds.push(esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }));
+}
+
+function walk(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+let testCount = 0;
+if (withTests) {
+  const dir = join(root, 'test/integration');
+  const entries = walk(dir)
+    .filter((f) => f.endsWith('.test.ts') || f === join(dir, 'index.ts'))
+    .map((f) => relative(root, f));
+  testCount = entries.length;
+  if (entries.length) {
+    // One output file per suite, so mocha loads each after it has installed its globals.
+    builds.push(
+      esbuild.build({
+        ...common,
+        minify: false,
+        entryPoints: entries,
+        outbase: 'test/integration',
+        outdir: 'dist/test/integration',
+        external: ['vscode', 'mocha', 'source-map-support'],
+      }),
+    );
+  }
+}
+
+const [ext] = await Promise.all(builds);
+const size = statSync(join(root, 'dist/extension.js')).size;
+const inputs = Object.keys(ext.metafile.inputs).length;
+console.log(
+  `built dist/extension.js (${(size / 1024).toFixed(1)} KiB, ${inputs} modules${production ? ', minified' : ''})` +
+    (existsSync(join(root, 'dist/cli.js')) ? ', dist/cli.js' : '') +
+    (testCount ? `, ${testCount} integration files` : ''),
+);

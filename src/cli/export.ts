@@ -1,0 +1,92 @@
+// `forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]`.
+import { parseArgs } from 'node:util';
+import { DatasetWriteError, formatProblem } from '../store/jsonlFile';
+import { ExportError, exportDataset } from '../store/export/exportDataset';
+import { EXPORT_FORMATS, PROMPT_STYLES, type ExportFormat, type PromptStyle } from '../store/export/formats';
+import { ReviewFilterSchema, StatusFilterSchema } from '../store/export/selection';
+
+export const EXPORT_USAGE = `Usage: forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE
+         [--status success|all]                    default success
+         [--review approved|not-rejected|any]      default not-rejected
+         [--primitive NAME]...                     default all primitives
+         [--style standard|conversational]         prompt shape for trl-sft/trl-grpo, default standard
+Writes FILE (JSONL) and a dataset card README.md beside it. Superseded revisions are never exported.`;
+
+export interface ExportCommandDeps {
+  /** Card date (tests). */
+  now?: Date;
+  systemPrompt?: string;
+}
+
+/** Problems printed to the terminal (all of them are in the card). */
+const MAX_PRINTED_PROBLEMS = 20;
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new ExportError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+/** `args` are the words after `export`. Exit codes: 0 ok, 1 export failed, 2 usage. */
+export async function runExportCommand(args: string[], out: (s: string) => void, deps: ExportCommandDeps = {}): Promise<number> {
+  let format: ExportFormat;
+  let style: PromptStyle;
+  let dir: string;
+  let outFile: string;
+  let status, review;
+  let primitives: string[];
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: 'string' },
+        out: { type: 'string' },
+        status: { type: 'string' },
+        review: { type: 'string' },
+        primitive: { type: 'string', multiple: true },
+        style: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      out(EXPORT_USAGE);
+      return 0;
+    }
+    if (!values.format) throw new ExportError('--format is required');
+    if (!values.out) throw new ExportError('--out FILE is required');
+    if (positionals.length !== 1) throw new ExportError(`expected one dataset folder, got ${positionals.length}`);
+    format = oneOf('format', values.format, EXPORT_FORMATS, 'trl-sft');
+    style = oneOf('style', values.style, PROMPT_STYLES, 'standard');
+    if (format === 'swebench' && values.style) throw new ExportError('--style applies to trl-sft and trl-grpo only');
+    status = oneOf('status', values.status, StatusFilterSchema.options, 'success');
+    review = oneOf('review', values.review, ReviewFilterSchema.options, 'not-rejected');
+    primitives = values.primitive ?? [];
+    dir = positionals[0]!;
+    outFile = values.out;
+  } catch (e) {
+    out(`forgeenv export: ${(e as Error).message}\n${EXPORT_USAGE}`);
+    return 2;
+  }
+
+  try {
+    const r = await exportDataset({ format, dir, out: outFile, style, filters: { status, review, primitives }, now: deps.now, systemPrompt: deps.systemPrompt });
+    const s = r.stats;
+    out(`Wrote ${r.rows} ${format} row(s) to ${r.out} (dataset card: ${r.card})`);
+    out(
+      `  from ${s.valid_lines} valid demonstration line(s): ${s.superseded} superseded, ${s.repeated_record_id} repeated id, ${s.failed} not successful, ${s.review} by review, ${s.primitive} by primitive, ${r.deduplicated} duplicate(s)`,
+    );
+    for (const p of r.unmatchedPrimitives) out(`  warning: no current demonstration has primitive "${p}"`);
+    if (r.problems.length) {
+      out(`  ${r.problems.length} unusable source line(s) skipped:`);
+      for (const p of r.problems.slice(0, MAX_PRINTED_PROBLEMS)) out(`    ${formatProblem(p)}`);
+      if (r.problems.length > MAX_PRINTED_PROBLEMS) out(`    … ${r.problems.length - MAX_PRINTED_PROBLEMS} more (all listed in the card)`);
+    }
+    if (r.rows === 0) out('  warning: no rows matched; the file is empty');
+    return 0;
+  } catch (e) {
+    if (e instanceof ExportError || e instanceof DatasetWriteError) out(`forgeenv export: ${e.message}`);
+    else out(`forgeenv export: failed: ${(e as NodeJS.ErrnoException).message}`);
+    return 1;
+  }
+}

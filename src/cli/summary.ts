@@ -1,0 +1,39 @@
+// `forgeenv summary DIR [--json]`: counts, rates and distributions of a dataset folder.
+import { stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { renderSummaryText, summarizeDataset } from '../store/summary';
+
+export const SUMMARY_USAGE = 'Usage: forgeenv summary DIR [--json]';
+
+/** `args` are the words after `summary`. Exit codes: 0 ok, 1 folder missing/unreadable, 2 usage. */
+export async function runSummaryCommand(args: string[], out: (s: string) => void): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    out(`forgeenv summary: ${(e as Error).message}\n${SUMMARY_USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    out(SUMMARY_USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    out(`forgeenv summary: expected one dataset folder, got ${parsed.positionals.length}\n${SUMMARY_USAGE}`);
+    return 2;
+  }
+  const dir = parsed.positionals[0]!;
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) {
+    out(`forgeenv summary: dataset folder ${dir} ${st ? 'is not a folder' : 'does not exist'}`);
+    return 1;
+  }
+  try {
+    const summary = await summarizeDataset(dir);
+    out(parsed.values.json ? JSON.stringify(summary, null, 2) : renderSummaryText(summary));
+    return 0;
+  } catch (e) {
+    out(`forgeenv summary: ${(e as Error).message}`);
+    return 1;
+  }
+}

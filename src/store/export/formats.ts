@@ -1,0 +1,108 @@
+// Row shapes of each export format. Every row of a format has the same keys in the same order
+// with the same JSON types (strings stay strings, no nulls, nested maps are JSON strings), so
+// Hugging Face `datasets`' JSON loader infers one schema for the whole file.
+import { canonicalJson } from '../hashing';
+import type { DemonstrationRecord } from '../records';
+
+export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'swebench'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const PROMPT_STYLES = ['standard', 'conversational'] as const;
+export type PromptStyle = (typeof PROMPT_STYLES)[number];
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ColumnDoc {
+  name: string;
+  type: string;
+  meaning: string;
+}
+
+export interface FormatSpec {
+  format: ExportFormat;
+  /** Rows with the same key are exported once (the first in file order); undefined: no deduplication. */
+  dedupeKey?: (rec: DemonstrationRecord) => string;
+  dedupeReason?: string;
+  row: (rec: DemonstrationRecord, systemPrompt: string, style: PromptStyle) => Record<string, unknown>;
+  columns: (style: PromptStyle) => ColumnDoc[];
+  description: (style: PromptStyle) => string;
+}
+
+/** The string prompt of the standard style: what the model sees, system prompt first. */
+export function flatPrompt(systemPrompt: string, repairPrompt: string): string {
+  return `${systemPrompt}\n\n${repairPrompt}`;
+}
+
+function chatPrompt(systemPrompt: string, repairPrompt: string): ChatMessage[] {
+  return [
+    { role: 'system', content: systemPrompt },
+    { role: 'user', content: repairPrompt },
+  ];
+}
+
+/** Stable across exports: the same task (script, breakage, seed, snapshot) always gets the same id. */
+export function swebenchInstanceId(rec: DemonstrationRecord): string {
+  return `${rec.task_id}__${rec.primitive_type}__${rec.info.seed}__${rec.info.task_hash.slice(0, 12)}`;
+}
+
+const promptColumn = (style: PromptStyle): ColumnDoc =>
+  style === 'standard'
+    ? { name: 'prompt', type: 'string', meaning: 'repair-agent system prompt, a blank line, then the repair prompt the environment rendered' }
+    : { name: 'prompt', type: 'list of {role, content}', meaning: 'system message (repair-agent system prompt) and user message (repair prompt)' };
+
+export const FORMATS: Record<ExportFormat, FormatSpec> = {
+  'trl-sft': {
+    format: 'trl-sft',
+    dedupeKey: (r) => r.info.record_hash,
+    dedupeReason: 'identical task and identical diff (record_hash)',
+    row: (r, sys, style) =>
+      style === 'standard'
+        ? { prompt: flatPrompt(sys, r.repair_prompt), completion: r.repair_completion }
+        : { prompt: chatPrompt(sys, r.repair_prompt), completion: [{ role: 'assistant', content: r.repair_completion }] },
+    columns: (style) => [
+      promptColumn(style),
+      style === 'standard'
+        ? { name: 'completion', type: 'string', meaning: 'the unified diff the annotator submitted (exactly what was scored)' }
+        : { name: 'completion', type: 'list of {role, content}', meaning: 'one assistant message: the unified diff the annotator submitted' },
+    ],
+    description: (style) =>
+      `TRL SFT ${style === 'standard' ? 'prompt-completion' : 'conversational prompt-completion'} rows: train the repair agent on human repairs (\`SFTTrainer\` with the default completion-only loss).`,
+  },
+  'trl-grpo': {
+    format: 'trl-grpo',
+    dedupeKey: (r) => r.info.task_hash,
+    dedupeReason: 'the same task (task_hash) already has a prompt row',
+    row: (r, sys, style) => ({
+      prompt: style === 'standard' ? flatPrompt(sys, r.repair_prompt) : chatPrompt(sys, r.repair_prompt),
+      task_id: r.task_id,
+      primitive_type: r.primitive_type,
+      primitive_params: canonicalJson(r.info.primitive.params),
+      seed: r.info.seed,
+      library_versions: canonicalJson(r.info.library_versions),
+    }),
+    columns: (style) => [
+      promptColumn(style),
+      { name: 'task_id', type: 'string', meaning: 'ForgeEnv task id' },
+      { name: 'primitive_type', type: 'string', meaning: 'breakage primitive class name' },
+      { name: 'primitive_params', type: 'string (JSON object, sorted keys)', meaning: 'the primitive params; `json.loads` it' },
+      { name: 'seed', type: 'int', meaning: 'episode seed; with the columns above, `reset` reproduces the broken script' },
+      { name: 'library_versions', type: 'string (JSON object, sorted keys)', meaning: 'library snapshot, e.g. {"datasets":"3.2.0",...}; `json.loads` it' },
+    ],
+    description: () =>
+      'TRL GRPO prompt-only rows (one per distinct task): the extra columns reach the reward function as keyword arguments, so it can rebuild the episode and score completions in ForgeEnv.',
+  },
+  swebench: {
+    format: 'swebench',
+    dedupeKey: swebenchInstanceId,
+    dedupeReason: 'instance_id already has a prediction (a predictions file holds one patch per instance)',
+    row: (r) => ({ instance_id: swebenchInstanceId(r), model_name_or_path: `human:${r.info.annotator_id}`, model_patch: r.repair_completion }),
+    columns: () => [
+      { name: 'instance_id', type: 'string', meaning: '`<task_id>__<primitive_type>__<seed>__<first 12 hex of task_hash>`' },
+      { name: 'model_name_or_path', type: 'string', meaning: '`human:<annotator_id>`' },
+      { name: 'model_patch', type: 'string', meaning: 'the submitted unified diff' },
+    ],
+    description: () => 'SWE-bench-style predictions (one patch per instance), for comparing human repairs with model repairs in the same harness format.',
+  },
+};

@@ -1,0 +1,344 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { executeScript, killAllRuns, liveRunCount, probeInterpreter, type RunOptions, type RunResult } from '../../src/env/executor';
+import { simlibsDir } from '../../src/env/paths';
+
+const VERSIONS = { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' };
+const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-exec-test-'));
+after(() => rmSync(parentDir, { recursive: true, force: true }));
+
+const exec = (script: string, over: Partial<RunOptions> = {}): Promise<RunResult> =>
+  executeScript({ script, mode: 'real', libraryVersions: VERSIONS, parentDir, timeoutMs: 30_000, ...over });
+
+/** Alive and not a zombie (an orphan may wait a moment for init to reap it). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+async function waitUntilDead(pid: number, limitMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < limitMs; waited += 50) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !alive(pid);
+}
+
+const forceKill = (pid: number | undefined) => {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+};
+
+// Spawns a grandchild that ignores SIGTERM (so only the SIGKILL after the grace period ends it)
+// and prints its pid; validation is off because the validator forbids subprocess.
+const GRANDCHILD_SCRIPT = [
+  'import subprocess, sys, time',
+  "child = 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'",
+  'p = subprocess.Popen([sys.executable, "-c", child])',
+  'time.sleep(0.2)',
+  'print(f"GRANDCHILD {p.pid}", flush=True)',
+  'time.sleep(60)',
+].join('\n');
+
+function watchForPid(onPid: (pid: number) => void): RunOptions['onOutput'] {
+  let buf = '';
+  return (stream, chunk) => {
+    if (stream !== 'stdout') return;
+    buf += chunk;
+    const m = /GRANDCHILD (\d+)\n/.exec(buf);
+    if (m) {
+      buf = '';
+      onPid(Number(m[1]));
+    }
+  };
+}
+
+describe('executeScript', () => {
+  test('runs real Python in a fresh directory and reports the run', async () => {
+    const r = await exec('import sys\nprint("out", flush=True)\nprint("err", file=sys.stderr)\nsys.exit(3)\n');
+    assert.equal(r.exit_code, 3);
+    assert.equal(r.stdout, 'out\n');
+    assert.equal(r.stderr, 'err\n');
+    assert.equal(r.mode, 'real');
+    assert.equal(r.interpreter, 'python3');
+    assert.equal(r.timed_out, false);
+    assert.equal(r.killed, false);
+    assert.equal(r.output_truncated, false);
+    assert.deepEqual(r.violations, []);
+    assert.ok(r.run_dir.startsWith(parentDir));
+    assert.equal(existsSync(r.run_dir), false, 'the run dir is removed by default');
+    assert.ok(r.wall_time_ms >= 0);
+  });
+
+  test('the script runs as train.py from its own directory, and output is UTF-8', async () => {
+    const r = await exec('import pathlib, sys\nprint(pathlib.Path.cwd().name, pathlib.Path(sys.argv[0]).name)\nprint("données ✓ 完成")\n', { keepRunDir: true });
+    const [cwdName, argv0] = r.stdout.split('\n')[0].split(' ');
+    assert.equal(cwdName, r.run_dir.split('/').pop());
+    assert.equal(argv0, 'train.py');
+    assert.equal(r.stdout.split('\n')[1], 'données ✓ 完成');
+    assert.equal(readFileSync(join(r.run_dir, 'train.py'), 'utf8'), r.script_content);
+    rmSync(r.run_dir, { recursive: true, force: true });
+  });
+
+  test('simulated mode: the simulated libraries and the versions reach the script', async () => {
+    const script = [
+      'import json, os, sys',
+      'print(json.dumps({k: os.environ.get(k) for k in ["PYTHONPATH", "FORGEENV_LIBRARY_VERSIONS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING"]}))',
+      'print(json.dumps(sys.path))',
+    ].join('\n');
+    const r = await exec(script, { mode: 'simulated', validate: false, extraEnv: { PYTHONPATH: '/not/this', MY_FLAG: 'x' } });
+    assert.equal(r.exit_code, 0, r.stderr);
+    const [envLine, pathLine] = r.stdout.trim().split('\n');
+    const env = JSON.parse(envLine);
+    assert.equal(env.PYTHONPATH, simlibsDir());
+    assert.deepEqual(JSON.parse(env.FORGEENV_LIBRARY_VERSIONS), VERSIONS);
+    assert.equal(env.PYTHONHASHSEED, '0');
+    assert.equal(env.PYTHONDONTWRITEBYTECODE, '1');
+    assert.equal(env.PYTHONIOENCODING, 'utf-8');
+    assert.ok((JSON.parse(pathLine) as string[]).includes(simlibsDir()));
+    assert.equal(r.mode, 'simulated');
+  });
+
+  test('real mode: an inherited PYTHONPATH is dropped and no versions are passed', async () => {
+    const saved = process.env.PYTHONPATH;
+    process.env.PYTHONPATH = '/inherited/path';
+    try {
+      const r = await exec('import os\nprint(os.environ.get("PYTHONPATH"), os.environ.get("FORGEENV_LIBRARY_VERSIONS"), os.environ.get("MY_FLAG"))\n', {
+        validate: false,
+        extraEnv: { MY_FLAG: 'set' },
+      });
+      assert.equal(r.stdout.trim(), 'None None set');
+    } finally {
+      if (saved === undefined) delete process.env.PYTHONPATH;
+      else process.env.PYTHONPATH = saved;
+    }
+  });
+
+  test('a script with forbidden constructs is not run', async () => {
+    const r = await exec('import os\nos.system("touch should_not_exist")\n');
+    assert.equal(r.exit_code, null);
+    assert.deepEqual(r.violations, ["line 1: import of forbidden module 'os'"]);
+    assert.match(r.stderr, /did not run train\.py: it uses constructs the environment forbids:\nline 1: import of forbidden module 'os'/);
+    assert.equal(r.run_dir, '', 'nothing was written');
+  });
+
+  test('timeout: an endless loop is killed', async () => {
+    const r = await exec('while True:\n    pass\n', { timeoutMs: 1000 });
+    assert.equal(r.timed_out, true);
+    assert.equal(r.killed, true);
+    assert.equal(r.exit_code, null);
+    assert.match(r.stderr, /\[forgeenv\] timed out after 1000 ms/);
+  });
+
+  test('output cap: a print flood stops, is marked truncated and stays within the cap', async () => {
+    const cap = 64 * 1024;
+    const r = await exec('while True:\n    print("x" * 1000)\n', { outputCapBytes: cap });
+    assert.equal(r.output_truncated, true);
+    assert.equal(r.killed, true);
+    assert.equal(r.timed_out, false);
+    assert.ok(Buffer.byteLength(r.stdout) <= cap, `${Buffer.byteLength(r.stdout)} bytes kept`);
+    assert.ok(Buffer.byteLength(r.stdout) >= cap - 1001, 'collected up to the cap');
+    assert.match(r.stderr, /stdout exceeded 65536 bytes/);
+  });
+
+  test('output cap applies to stderr too', async () => {
+    const r = await exec('import sys\nwhile True:\n    sys.stderr.write("e" * 4096)\n', { outputCapBytes: 10_000 });
+    assert.equal(r.output_truncated, true);
+    assert.ok(r.stderr.startsWith('e'.repeat(10_000)));
+    assert.match(r.stderr, /stderr exceeded 10000 bytes/);
+  });
+
+  test('cancel via AbortSignal kills the whole tree, including a grandchild that ignores SIGTERM', async () => {
+    const controller = new AbortController();
+    let grandchild: number | undefined;
+    try {
+      const r = await exec(GRANDCHILD_SCRIPT, {
+        validate: false,
+        signal: controller.signal,
+        onOutput: watchForPid((pid) => {
+          grandchild = pid;
+          controller.abort();
+        }),
+      });
+      assert.ok(grandchild, 'the grandchild pid was printed');
+      assert.equal(r.killed, true);
+      assert.equal(r.timed_out, false);
+      assert.equal(r.exit_code, null);
+      assert.match(r.stderr, /\[forgeenv\] cancelled/);
+      assert.equal(await waitUntilDead(grandchild), true, `grandchild ${grandchild} is still alive`);
+    } finally {
+      forceKill(grandchild);
+    }
+  });
+
+  test('timeout kills the grandchild too', async () => {
+    let grandchild: number | undefined;
+    try {
+      const r = await exec(GRANDCHILD_SCRIPT, { validate: false, timeoutMs: 1500, onOutput: watchForPid((pid) => (grandchild = pid)) });
+      assert.equal(r.timed_out, true);
+      assert.ok(grandchild);
+      assert.equal(await waitUntilDead(grandchild), true);
+    } finally {
+      forceKill(grandchild);
+    }
+  });
+
+  test('a script that exits leaving a background child does not hang, and the child is ended', async () => {
+    const script = [
+      'import subprocess, sys',
+      'p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])',
+      'print(f"GRANDCHILD {p.pid}", flush=True)',
+    ].join('\n');
+    let grandchild: number | undefined;
+    try {
+      const r = await exec(script, { validate: false, onOutput: watchForPid((pid) => (grandchild = pid)) });
+      assert.equal(r.exit_code, 0, r.stderr);
+      assert.equal(r.killed, false);
+      assert.ok(grandchild);
+      assert.equal(await waitUntilDead(grandchild), true);
+    } finally {
+      forceKill(grandchild);
+    }
+  });
+
+  test('a signal already aborted means no run', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = await exec('print("x")\n', { signal: controller.signal });
+    assert.equal(r.exit_code, null);
+    assert.equal(r.stdout, '');
+    assert.equal(r.killed, true);
+    assert.match(r.stderr, /cancelled before the run started/);
+  });
+
+  test('a missing interpreter is a clear result, never a throw', async () => {
+    const r = await exec('print(1)\n', { interpreter: 'python3-does-not-exist' });
+    assert.equal(r.exit_code, null);
+    assert.equal(r.stderr, 'python3-does-not-exist not found: set forgeenv.pythonPath\n');
+    assert.equal(r.interpreter, 'python3-does-not-exist');
+    const abs = await exec('print(1)\n', { interpreter: '/nonexistent/bin/python3' });
+    assert.match(abs.stderr, /^\/nonexistent\/bin\/python3 not found: set forgeenv\.pythonPath/);
+  });
+
+  test('invalid options are reported, not thrown', async () => {
+    const r = await exec('print(1)\n', { scriptName: '../escape.py' });
+    assert.equal(r.exit_code, null);
+    assert.match(r.stderr, /invalid run options: scriptName: a plain file name ending in \.py/);
+    const t = await exec('print(1)\n', { timeoutMs: -5 });
+    assert.match(t.stderr, /invalid run options: timeoutMs/);
+  });
+
+  test('a script that deletes itself and its directory does not break the executor', async () => {
+    const r1 = await exec('import pathlib\npathlib.Path(__file__).unlink()\nprint("gone")\n');
+    assert.equal(r1.exit_code, 0, r1.stderr);
+    assert.equal(r1.stdout, 'gone\n');
+    const r2 = await exec('import pathlib, shutil\nopen("model.pt", "w").write("x")\nshutil.rmtree(pathlib.Path.cwd())\nprint("dir gone")\n');
+    assert.equal(r2.exit_code, 0, r2.stderr);
+    assert.equal(r2.checkpoint_exists, false, 'the checkpoint was deleted with the directory');
+    assert.equal(existsSync(r2.run_dir), false);
+  });
+
+  test('checkpoint detection: weights files and checkpoint-* folders, anywhere in the run dir', async () => {
+    const none = await exec('open("model.bin", "w").write("x")\nopen("notes.txt", "w").write("x")\nimport pathlib\npathlib.Path("ckpt").mkdir()\n');
+    assert.equal(none.checkpoint_exists, false);
+    assert.deepEqual(none.checkpoints, []);
+    for (const [file, path] of [
+      ['model.safetensors', 'model.safetensors'],
+      ['pytorch_model.bin', 'pytorch_model.bin'],
+      ['w.pt', 'w.pt'],
+      ['w.pth', 'w.pth'],
+      ['last.ckpt', 'last.ckpt'],
+    ]) {
+      const r = await exec(`import pathlib\np = pathlib.Path("out/final")\np.mkdir(parents=True)\n(p / "${file}").write_text("1234")\n`);
+      assert.equal(r.checkpoint_exists, true, file);
+      assert.deepEqual(r.checkpoints, [{ path: `out/final/${path}`, kind: 'file', bytes: 4 }]);
+    }
+    const dir = await exec('import pathlib\np = pathlib.Path("out/checkpoint-10")\np.mkdir(parents=True)\n(p / "config.json").write_text("{}")\n(p / "sub").mkdir()\n(p / "sub" / "a.txt").write_text("abc")\n');
+    assert.deepEqual(dir.checkpoints, [{ path: 'out/checkpoint-10', kind: 'dir', bytes: 5 }]);
+    const empty = await exec('open("model.safetensors", "w").close()\n');
+    assert.deepEqual(empty.checkpoints, [{ path: 'model.safetensors', kind: 'file', bytes: 0 }]);
+  });
+
+  test('keepRunDir keeps the directory and its files', async () => {
+    const r = await exec('open("model.safetensors", "w").write("w")\n', { keepRunDir: true });
+    assert.equal(existsSync(join(r.run_dir, 'model.safetensors')), true);
+    rmSync(r.run_dir, { recursive: true, force: true });
+  });
+
+  test('live output arrives in order; a throwing listener does not break the run', async () => {
+    const chunks: string[] = [];
+    const r = await exec('import time\nfor i in range(3):\n    print(f"line {i}", flush=True)\n    time.sleep(0.05)\n', {
+      onOutput: (stream, chunk) => {
+        chunks.push(chunk);
+        throw new Error('listener bug');
+      },
+    });
+    assert.equal(r.exit_code, 0);
+    assert.equal(chunks.join(''), 'line 0\nline 1\nline 2\n');
+    assert.equal(r.stdout, 'line 0\nline 1\nline 2\n');
+  });
+
+  test('a process ended by a signal it raised itself is reported', async () => {
+    const r = await exec('import signal\nsignal.raise_signal(signal.SIGTERM)\n');
+    assert.equal(r.exit_code, null);
+    assert.equal(r.killed, false);
+    assert.match(r.stderr, /ended by signal SIGTERM/);
+  });
+
+  test('peak memory is sampled on Linux', { skip: process.platform !== 'linux' ? 'Linux only' : false }, async () => {
+    const r = await exec('import time\nblock = bytearray(60 * 1024 * 1024)\nfor i in range(0, len(block), 4096):\n    block[i] = 1\ntime.sleep(0.5)\n');
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.ok(r.peak_memory_mb >= 50, `peak ${r.peak_memory_mb} MB`);
+  });
+});
+
+describe('live runs', () => {
+  test('liveRunCount and killAllRuns', async () => {
+    let ready = 0;
+    let release: () => void = () => undefined;
+    const bothReady = new Promise<void>((r) => (release = r));
+    const onOutput: RunOptions['onOutput'] = (_s, chunk) => {
+      if (chunk.includes('ready') && ++ready === 2) release();
+    };
+    const runs = [0, 1].map(() => exec('import time\nprint("ready", flush=True)\ntime.sleep(60)\n', { onOutput }));
+    await bothReady;
+    assert.equal(liveRunCount(), 2);
+    await killAllRuns();
+    const results = await Promise.all(runs);
+    assert.equal(liveRunCount(), 0);
+    for (const r of results) {
+      assert.equal(r.killed, true);
+      assert.match(r.stderr, /shutting down/);
+    }
+  });
+});
+
+describe('probeInterpreter', () => {
+  test('python3 reports its version', async () => {
+    const p = await probeInterpreter('python3');
+    assert.ok(p.ok, !p.ok ? p.error : '');
+    assert.match(p.version, /^3\.\d+\.\d+$/);
+  });
+  test('a missing interpreter is a clear error', async () => {
+    assert.deepEqual(await probeInterpreter('python-nope'), { ok: false, error: 'python-nope not found: set forgeenv.pythonPath' });
+    const notPython = await probeInterpreter('false');
+    assert.equal(notPython.ok, false);
+    assert.match(!notPython.ok ? notPython.error : '', /is not a working Python/);
+  });
+});

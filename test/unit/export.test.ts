@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { runExportCommand } from '../../src/cli/export';
+import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
+import { DatasetStore } from '../../src/store/datasetStore';
+import { exportDataset, ExportError, type ExportOptions } from '../../src/store/export/exportDataset';
+import { swebenchInstanceId, type ExportFormat, type PromptStyle } from '../../src/store/export/formats';
+import { makeDemo, tempDir } from './storeTestUtils';
+
+const ROOT = resolve(__dirname, '../..');
+// Relative, so source paths printed in cards are the same on every machine.
+const SMALL = 'test/fixtures/datasets/small';
+const GOLDEN = join(ROOT, 'test/fixtures/golden/exports');
+const NOW = new Date('2025-04-01T12:00:00.000Z');
+const SYSTEM = 'SYSTEM PROMPT (golden fixture): answer with a unified diff.';
+
+function readRows(file: string): Array<Record<string, unknown>> {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** The JSON type shape of a value, as a columnar loader would infer it (lists of structs included). */
+function shape(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) {
+    const inner = [...new Set(v.map(shape))];
+    return `list<${inner.join('|')}>`;
+  }
+  if (typeof v === 'object') return `{${Object.keys(v as object).map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  return typeof v;
+}
+
+function assertUniformColumns(rows: Array<Record<string, unknown>>): void {
+  assert.ok(rows.length > 0);
+  const first = shape(rows[0]);
+  assert.doesNotMatch(first, /null|\|/, 'no nulls or mixed element types');
+  rows.forEach((r, i) => assert.equal(shape(r), first, `row ${i} has the same keys and types as row 0`));
+}
+
+async function exportTo(format: ExportFormat, extra: Partial<ExportOptions> = {}) {
+  const outDir = tempDir('forgeenv-export-');
+  const out = join(outDir, `${format}.jsonl`);
+  const result = await exportDataset({ format, dir: join(ROOT, SMALL), out, now: NOW, systemPrompt: SYSTEM, ...extra });
+  return { result, out, rows: readRows(out), card: readFileSync(join(outDir, 'README.md'), 'utf8') };
+}
+
+describe('golden exports of test/fixtures/datasets/small', () => {
+  const cases: Array<{ name: string; format: ExportFormat; style?: PromptStyle }> = [
+    { name: 'trl-sft', format: 'trl-sft' },
+    { name: 'trl-sft-conversational', format: 'trl-sft', style: 'conversational' },
+    { name: 'trl-grpo', format: 'trl-grpo' },
+    { name: 'swebench', format: 'swebench' },
+  ];
+  for (const c of cases) {
+    test(c.name, async () => {
+      const outDir = tempDir('forgeenv-golden-');
+      const out = join(outDir, `${c.name}.jsonl`);
+      process.chdir(ROOT);
+      await exportDataset({ format: c.format, style: c.style, dir: SMALL, out, now: NOW, systemPrompt: SYSTEM });
+      const data = readFileSync(out, 'utf8');
+      const card = readFileSync(join(outDir, 'README.md'), 'utf8');
+      const goldenData = join(GOLDEN, `${c.name}.jsonl`);
+      const goldenCard = join(GOLDEN, `${c.name}.README.md`);
+      if (process.env.UPDATE_GOLDEN === '1') {
+        writeFileSync(goldenData, data);
+        writeFileSync(goldenCard, card);
+      }
+      assert.equal(data, readFileSync(goldenData, 'utf8'));
+      assert.equal(card, readFileSync(goldenCard, 'utf8'));
+      assertUniformColumns(readRows(out));
+      assert.deepEqual(readdirSync(outDir).sort(), ['README.md', `${c.name}.jsonl`], 'no temp files left behind');
+    });
+  }
+});
+
+describe('export selection', () => {
+  test('default: current, successful, not rejected; identical repeats dropped', async () => {
+    const { result, rows, card } = await exportTo('trl-sft');
+    assert.deepEqual(result.stats, { valid_lines: 7, superseded: 1, repeated_record_id: 0, failed: 1, review: 1, primitive: 0, selected: 4 });
+    assert.equal(result.deduplicated, 1, 'carol repeated alice’s exact diff on the same task');
+    assert.equal(rows.length, 3);
+    assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'completion']);
+    assert.ok((rows[0]!.prompt as string).startsWith(`${SYSTEM}\n\nThe training script below broke`));
+    assert.ok((rows[0]!.completion as string).startsWith('--- a/train.py'));
+    assert.deepEqual(result.problems.map((p) => [p.file.split('/').pop(), p.line]), [['demonstrations.jsonl', 5], ['demonstrations.jsonl', 7], ['reviews.jsonl', 5]]);
+    assert.match(card, /demonstrations\.jsonl:5: not valid JSON/);
+    assert.match(card, /reviews\.jsonl:5: /);
+    // The superseded first revision's diff never appears; its replacement does.
+    const completions = rows.map((r) => r.completion as string);
+    assert.ok(completions.some((c) => c.includes('predict_with_generate=True')));
+    assert.ok(!completions.some((c) => c.includes('+args = Seq2SeqTrainingArguments(output_dir="out")\n')));
+  });
+
+  test('--status all includes failures; --review approved keeps only approved', async () => {
+    const all = await exportTo('swebench', { filters: { status: 'all' } });
+    assert.equal(all.result.stats.failed, 0);
+    assert.ok(all.rows.some((r) => r.model_name_or_path === 'human:bob'));
+    const approved = await exportTo('swebench', { filters: { review: 'approved' } });
+    assert.equal(approved.rows.length, 2);
+    assert.equal(approved.result.stats.review, 3, 'two unreviewed and one rejected');
+    const any = await exportTo('swebench', { filters: { status: 'all', review: 'any' } });
+    assert.equal(any.result.stats.selected, 6);
+  });
+
+  test('--primitive filters and reports names that match nothing', async () => {
+    const { result, rows } = await exportTo('trl-grpo', { filters: { primitives: ['RenameApiCall', 'RenameApiCal'] } });
+    assert.deepEqual([...new Set(rows.map((r) => r.primitive_type))], ['RenameApiCall']);
+    assert.equal(rows.length, 2, 'two seeds of the same task are two tasks');
+    assert.deepEqual(result.unmatchedPrimitives, ['RenameApiCal']);
+    assert.equal(result.stats.primitive, 1);
+  });
+
+  test('trl-grpo rows: one per task, params and versions as JSON strings', async () => {
+    const { rows } = await exportTo('trl-grpo');
+    assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'task_id', 'primitive_type', 'primitive_params', 'seed', 'library_versions']);
+    assert.deepEqual(JSON.parse(rows[0]!.primitive_params as string), { new_name: 'evaluation_strategy', old_name: 'eval_strategy' });
+    assert.deepEqual(JSON.parse(rows[0]!.library_versions as string), { datasets: '3.2.0', transformers: '4.50.0', trl: '0.12.0' });
+    assert.equal(rows[0]!.seed, 11);
+    assert.equal(new Set(rows.map((r) => `${r.task_id}/${r.seed}/${r.primitive_type}`)).size, rows.length);
+  });
+
+  test('conversational style: system + user prompt messages, one assistant completion', async () => {
+    const { rows } = await exportTo('trl-sft', { style: 'conversational' });
+    const row = rows[0] as { prompt: Array<{ role: string; content: string }>; completion: Array<{ role: string; content: string }> };
+    assert.deepEqual(row.prompt.map((m) => m.role), ['system', 'user']);
+    assert.equal(row.prompt[0]!.content, SYSTEM);
+    assert.deepEqual(row.completion.map((m) => m.role), ['assistant']);
+    assertUniformColumns(rows);
+  });
+
+  test('swebench instance ids are stable and unique per task', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    const a = makeDemo({ n: 1, seed: 5 });
+    await store.appendDemonstration(a);
+    await store.appendDemonstration(makeDemo({ n: 2, seed: 5, versions: { transformers: '4.45.0', datasets: '3.0.0', trl: '0.10.0' } }));
+    const out = join(tempDir(), 'preds.jsonl');
+    await exportDataset({ format: 'swebench', dir, out, systemPrompt: SYSTEM });
+    const rows = readRows(out);
+    assert.equal(rows.length, 2, 'other library versions are another instance');
+    assert.equal(rows[0]!.instance_id, swebenchInstanceId(a));
+    assert.match(rows[0]!.instance_id as string, /^task_a__RenameApiCall__5__[0-9a-f]{12}$/);
+    assert.notEqual(rows[0]!.instance_id, rows[1]!.instance_id);
+  });
+
+  test('the default system prompt is the environment’s repair-agent prompt', async () => {
+    const dir = tempDir();
+    await new DatasetStore(dir).appendDemonstration(makeDemo({ n: 1 }));
+    const out = join(tempDir(), 'sft.jsonl');
+    await exportDataset({ format: 'trl-sft', dir, out });
+    const [row] = readRows(out);
+    assert.ok(REPAIR_AGENT_SYSTEM_PROMPT.length > 0);
+    assert.ok((row!.prompt as string).startsWith(`${REPAIR_AGENT_SYSTEM_PROMPT}\n\n`));
+  });
+
+  test('a revision is exported instead of the record it supersedes', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    const first = makeDemo({ n: 1, success: true });
+    await store.appendDemonstration(first);
+    await store.appendDemonstration(makeDemo({ n: 2, previous: first, diff: '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-x\n+y\n' }));
+    const out = join(tempDir(), 'p.jsonl');
+    const r = await exportDataset({ format: 'swebench', dir, out, systemPrompt: SYSTEM });
+    assert.equal(r.rows, 1);
+    assert.equal(readRows(out)[0]!.model_patch, '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-x\n+y\n');
+    assert.equal(r.stats.superseded, 1);
+  });
+});
+
+describe('export safety', () => {
+  test('refuses to write into the dataset folder or over a foreign README', async () => {
+    const dir = tempDir();
+    await new DatasetStore(dir).appendDemonstration(makeDemo({ n: 1 }));
+    const before = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8');
+    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(dir, 'demonstrations.jsonl'), systemPrompt: SYSTEM }), ExportError);
+    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(dir, 'timelines', 'ep-1.jsonl'), systemPrompt: SYSTEM }), /inside the dataset folder/);
+    assert.equal(readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8'), before);
+    const outDir = tempDir();
+    writeFileSync(join(outDir, 'README.md'), '# my project\n');
+    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'x.jsonl'), systemPrompt: SYSTEM }), /not a ForgeEnv export card/);
+    assert.equal(readFileSync(join(outDir, 'README.md'), 'utf8'), '# my project\n');
+    assert.equal(existsSync(join(outDir, 'x.jsonl')), false);
+    // A subfolder of the dataset is fine, and re-exporting replaces our own card.
+    const sub = join(dir, 'exports', 'sft.jsonl');
+    await exportDataset({ format: 'trl-sft', dir, out: sub, systemPrompt: SYSTEM });
+    await exportDataset({ format: 'trl-sft', dir, out: sub, systemPrompt: SYSTEM });
+    assert.equal(readRows(sub).length, 1);
+  });
+});
+
+describe('forgeenv export command', () => {
+  test('prints counts and problem locations; usage errors exit 2, failures exit 1', async () => {
+    const printed: string[] = [];
+    const out = (s: string) => printed.push(s);
+    const outFile = join(tempDir(), 'sft.jsonl');
+    const code = await runExportCommand(['--format', 'trl-sft', join(ROOT, SMALL), '--out', outFile, '--primitive', 'RenameApiCall', '--primitive=ModifyConfigField'], out, { now: NOW, systemPrompt: SYSTEM });
+    assert.equal(code, 0);
+    const text = printed.join('\n');
+    assert.match(text, new RegExp(`Wrote 3 trl-sft row\\(s\\) to ${outFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(text, /demonstrations\.jsonl:5: /);
+    assert.match(text, /demonstrations\.jsonl:7: foreign line/);
+    assert.equal(readRows(outFile).length, 3);
+
+    printed.length = 0;
+    assert.equal(await runExportCommand(['--format', 'parquet', SMALL, '--out', outFile], out), 2);
+    assert.match(printed.join('\n'), /--format must be one of trl-sft, trl-grpo, swebench/);
+    assert.equal(await runExportCommand(['--format', 'trl-sft', SMALL], out), 2);
+    assert.equal(await runExportCommand(['--format', 'trl-sft', SMALL, '--out', outFile, '--status', 'failed'], out), 2);
+    assert.equal(await runExportCommand(['--format', 'swebench', SMALL, '--out', outFile, '--style', 'conversational'], out), 2);
+    printed.length = 0;
+    const missing = join(tempDir(), 'missing');
+    assert.equal(await runExportCommand(['--format', 'trl-sft', missing, '--out', outFile], out), 1);
+    assert.match(printed.join('\n'), /does not exist/);
+  });
+});
