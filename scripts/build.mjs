@@ -5,7 +5,7 @@
 // Resources (resources/tasks, resources/simlibs) are not copied: src/env/paths.ts finds them
 // beside the extension root at run time.
 //
-// Usage: node scripts/build.mjs [--production] [--no-tests]
+// Usage: node scripts/build.mjs [--production] [--no-tests] [--no-cli]
 //   --production (or NODE_ENV=production): minified bundles (source maps are always written).
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -15,6 +15,7 @@ const root = resolve(import.meta.dirname, '..');
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production') || process.env.NODE_ENV === 'production';
 const withTests = !args.has('--no-tests');
+const withCli = !args.has('--no-cli');
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 
@@ -40,7 +41,7 @@ const builds = [
     metafile: true,
   }),
 ];
-if (existsSync(join(root, 'src/cli/main.ts'))) {
+if (withCli && existsSync(join(root, 'src/cli/main.ts'))) {
   builds.push(esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }));
 }
 

@@ -2,14 +2,15 @@
 import { parseArgs } from 'node:util';
 import { DatasetWriteError, formatProblem } from '../store/jsonlFile';
 import { ExportError, exportDataset } from '../store/export/exportDataset';
-import { EXPORT_FORMATS, PROMPT_STYLES, type ExportFormat, type PromptStyle } from '../store/export/formats';
-import { ReviewFilterSchema, StatusFilterSchema } from '../store/export/selection';
+import { COMPLETION_FORMS, EXPORT_FORMATS, PROMPT_STYLES, type CompletionForm, type ExportFormat, type PromptStyle } from '../store/export/formats';
+import { ReviewFilterSchema, StatusFilterSchema, type ReviewFilter, type StatusFilter } from '../store/export/selection';
 
 export const EXPORT_USAGE = `Usage: forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE
          [--status success|all]                    default success
          [--review approved|not-rejected|any]      default not-rejected
          [--primitive NAME]...                     default all primitives
          [--style standard|conversational]         prompt shape for trl-sft/trl-grpo, default standard
+         [--completion raw|fenced]                 trl-sft: the diff as stored (default) or in a \`\`\`diff block
 Writes FILE (JSONL) and a dataset card README.md beside it. Superseded revisions are never exported.`;
 
 export interface ExportCommandDeps {
@@ -31,9 +32,11 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
 export async function runExportCommand(args: string[], out: (s: string) => void, deps: ExportCommandDeps = {}): Promise<number> {
   let format: ExportFormat;
   let style: PromptStyle;
+  let completion: CompletionForm;
   let dir: string;
   let outFile: string;
-  let status, review;
+  let status: StatusFilter;
+  let review: ReviewFilter;
   let primitives: string[];
   try {
     const { values, positionals } = parseArgs({
@@ -46,6 +49,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
         review: { type: 'string' },
         primitive: { type: 'string', multiple: true },
         style: { type: 'string' },
+        completion: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -59,6 +63,8 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     format = oneOf('format', values.format, EXPORT_FORMATS, 'trl-sft');
     style = oneOf('style', values.style, PROMPT_STYLES, 'standard');
     if (format === 'swebench' && values.style) throw new ExportError('--style applies to trl-sft and trl-grpo only');
+    completion = oneOf('completion', values.completion, COMPLETION_FORMS, 'raw');
+    if (format !== 'trl-sft' && values.completion) throw new ExportError('--completion applies to trl-sft only');
     status = oneOf('status', values.status, StatusFilterSchema.options, 'success');
     review = oneOf('review', values.review, ReviewFilterSchema.options, 'not-rejected');
     primitives = values.primitive ?? [];
@@ -70,7 +76,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
   }
 
   try {
-    const r = await exportDataset({ format, dir, out: outFile, style, filters: { status, review, primitives }, now: deps.now, systemPrompt: deps.systemPrompt });
+    const r = await exportDataset({ format, dir, out: outFile, style, completion, filters: { status, review, primitives }, now: deps.now, systemPrompt: deps.systemPrompt });
     const s = r.stats;
     out(`Wrote ${r.rows} ${format} row(s) to ${r.out} (dataset card: ${r.card})`);
     out(

@@ -56,7 +56,9 @@ export async function startServer(opts: { port: number; host: string; config?: P
     const env = newEnv();
     envs.add(env);
     let queue = Promise.resolve();
-    const reply = (m: ServerMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+    const reply = (m: ServerMessage): void => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    };
     ws.on('message', (raw) => {
       // One message at a time per session: the environment is a state machine.
       queue = queue.then(async () => {

@@ -191,7 +191,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         apply: { ok: true, mode: applied.mode, warnings: applied.warnings },
         repaired_script: applied.script,
         reward: visible.reward,
-        reward_breakdown: visible.breakdown,
+        reward_breakdown: { ...visible.breakdown },
         held_out_breakdown: heldOut,
         success: heldOut.executed_cleanly > 0.5,
         error_trace: exec.exit_code === 0 ? '' : errorTraceOf(exec),

@@ -31,20 +31,20 @@ export class RemoteBackend implements EnvironmentBackend {
   }
 
   async reset(options: ResetOptions = {}): Promise<Observation> {
-    return this.expect(await this.request({ type: 'reset', data: options as Record<string, unknown> }), 'observation');
+    return this.expect(await this.request({ type: 'reset', data: options as Record<string, unknown> }), 'observation') as Observation;
   }
 
   async step(action: unknown, _options: StepOptions = {}): Promise<Observation> {
-    return this.expect(await this.request({ type: 'step', data: action }), 'observation');
+    return this.expect(await this.request({ type: 'step', data: action }), 'observation') as Observation;
   }
 
   /** Our server's extension; a plain OpenEnv server answers with an error. */
   async evaluateRepair(unifiedDiff: string): Promise<RepairEvaluation> {
-    return this.expect(await this.request({ type: 'evaluate', data: { unified_diff: unifiedDiff } }), 'evaluation');
+    return this.expect(await this.request({ type: 'evaluate', data: { unified_diff: unifiedDiff } }), 'evaluation') as RepairEvaluation;
   }
 
   async state(): Promise<EpisodeState | null> {
-    return this.expect(await this.request({ type: 'state' }), 'state');
+    return this.expect(await this.request({ type: 'state' }), 'state') as EpisodeState | null;
   }
 
   async dispose(): Promise<void> {
@@ -57,10 +57,11 @@ export class RemoteBackend implements EnvironmentBackend {
     this.failPending(new RemoteEnvironmentError('connection closed'));
   }
 
-  private expect<T extends ServerMessage['type']>(m: ServerMessage, type: T): Extract<ServerMessage, { type: T }>['data'] {
+  /** The payload of an answer of the expected type; an `error` answer or another type throws. */
+  private expect(m: ServerMessage, type: ServerMessage['type']): unknown {
     if (m.type === 'error') throw new RemoteEnvironmentError(`Remote environment: ${m.data.message}`);
     if (m.type !== type) throw new RemoteEnvironmentError(`Remote environment answered "${m.type}" where "${type}" was expected`);
-    return m.data as Extract<ServerMessage, { type: T }>['data'];
+    return m.data;
   }
 
   private request(msg: ClientMessage): Promise<ServerMessage> {

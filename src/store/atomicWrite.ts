@@ -35,15 +35,17 @@ export class AtomicFileWriter {
     private readonly tempPath: string,
     fh: FileHandle,
     private readonly flushChars: number,
+    private readonly durable: boolean,
   ) {
     this.fh = fh;
   }
 
-  static async create(target: string, opts: { flushChars?: number } = {}): Promise<AtomicFileWriter> {
+  /** `durable: false` skips the fsyncs, for scratch files that are worthless after a crash anyway. */
+  static async create(target: string, opts: { flushChars?: number; durable?: boolean } = {}): Promise<AtomicFileWriter> {
     await mkdir(dirname(target), { recursive: true });
     const tempPath = tempPathFor(target);
     const fh = await open(tempPath, 'wx');
-    return new AtomicFileWriter(target, tempPath, fh, opts.flushChars ?? 1 << 20);
+    return new AtomicFileWriter(target, tempPath, fh, opts.flushChars ?? 1 << 20, opts.durable ?? true);
   }
 
   /** Buffers text and writes it in large chunks (few syscalls for many small rows). */
@@ -66,12 +68,12 @@ export class AtomicFileWriter {
     if (this.done) throw new Error(`AtomicFileWriter for ${this.target} is already closed`);
     try {
       await this.flush();
-      await this.fh!.sync();
+      if (this.durable) await this.fh!.sync();
       await this.fh!.close();
       this.fh = undefined;
       await rename(this.tempPath, this.target);
       this.done = true;
-      await fsyncDir(dirname(this.target));
+      if (this.durable) await fsyncDir(dirname(this.target));
     } catch (err) {
       await this.abort();
       throw err;

@@ -52,7 +52,10 @@ export function taskHash(input: TaskHashInput): string {
   );
 }
 
-/** The diff is hashed byte for byte: it is exactly what was scored. */
+/**
+ * The diff is hashed byte for byte: it is exactly what was scored. Plain concatenation is
+ * unambiguous (the task hash is 64 hex digits, no newline) and avoids re-escaping large diffs.
+ */
 export function recordHash(taskHashHex: string, diff: string): string {
-  return sha256Hex(canonicalJson({ v: HASH_VERSION, task_hash: taskHashHex, diff }));
+  return createHash('sha256').update(`forgeenv.record/v${HASH_VERSION}\n${taskHashHex}\n`, 'utf8').update(diff, 'utf8').digest('hex');
 }

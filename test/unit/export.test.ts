@@ -3,10 +3,10 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { runExportCommand } from '../../src/cli/export';
-import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
+import { extractDiff, REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
 import { DatasetStore } from '../../src/store/datasetStore';
 import { exportDataset, ExportError, type ExportOptions } from '../../src/store/export/exportDataset';
-import { swebenchInstanceId, type ExportFormat, type PromptStyle } from '../../src/store/export/formats';
+import { fencedDiff, swebenchInstanceId, type CompletionForm, type ExportFormat, type PromptStyle } from '../../src/store/export/formats';
 import { makeDemo, tempDir } from './storeTestUtils';
 
 const ROOT = resolve(__dirname, '../..');
@@ -50,8 +50,9 @@ async function exportTo(format: ExportFormat, extra: Partial<ExportOptions> = {}
 }
 
 describe('golden exports of test/fixtures/datasets/small', () => {
-  const cases: Array<{ name: string; format: ExportFormat; style?: PromptStyle }> = [
+  const cases: Array<{ name: string; format: ExportFormat; style?: PromptStyle; completion?: CompletionForm }> = [
     { name: 'trl-sft', format: 'trl-sft' },
+    { name: 'trl-sft-fenced', format: 'trl-sft', completion: 'fenced' },
     { name: 'trl-sft-conversational', format: 'trl-sft', style: 'conversational' },
     { name: 'trl-grpo', format: 'trl-grpo' },
     { name: 'swebench', format: 'swebench' },
@@ -61,7 +62,7 @@ describe('golden exports of test/fixtures/datasets/small', () => {
       const outDir = tempDir('forgeenv-golden-');
       const out = join(outDir, `${c.name}.jsonl`);
       process.chdir(ROOT);
-      await exportDataset({ format: c.format, style: c.style, dir: SMALL, out, now: NOW, systemPrompt: SYSTEM });
+      await exportDataset({ format: c.format, style: c.style, completion: c.completion, dir: SMALL, out, now: NOW, systemPrompt: SYSTEM });
       const data = readFileSync(out, 'utf8');
       const card = readFileSync(join(outDir, 'README.md'), 'utf8');
       const goldenData = join(GOLDEN, `${c.name}.jsonl`);
@@ -85,7 +86,7 @@ describe('export selection', () => {
     assert.equal(result.deduplicated, 1, 'carol repeated alice’s exact diff on the same task');
     assert.equal(rows.length, 3);
     assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'completion']);
-    assert.ok((rows[0]!.prompt as string).startsWith(`${SYSTEM}\n\nThe training script below broke`));
+    assert.ok((rows[0]!.prompt as string).startsWith(`${SYSTEM}\n\nTarget category: RenameApiCall\n`));
     assert.ok((rows[0]!.completion as string).startsWith('--- a/train.py'));
     assert.deepEqual(result.problems.map((p) => [p.file.split('/').pop(), p.line]), [['demonstrations.jsonl', 5], ['demonstrations.jsonl', 7], ['reviews.jsonl', 5]]);
     assert.match(card, /demonstrations\.jsonl:5: not valid JSON/);
@@ -131,6 +132,19 @@ describe('export selection', () => {
     assert.equal(row.prompt[0]!.content, SYSTEM);
     assert.deepEqual(row.completion.map((m) => m.role), ['assistant']);
     assertUniformColumns(rows);
+  });
+
+  test('fenced completions give back the exact scored diff through the environment’s extractDiff', async () => {
+    const raw = await exportTo('trl-sft');
+    const fenced = await exportTo('trl-sft', { completion: 'fenced' });
+    assert.equal(fenced.rows.length, raw.rows.length);
+    fenced.rows.forEach((r, i) => {
+      assert.match(r.completion as string, /^```diff\n/);
+      assert.equal(extractDiff(r.completion as string), raw.rows[i]!.completion);
+    });
+    const tricky = '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-s = "```"\n+s = "````"\n';
+    assert.equal(extractDiff(fencedDiff(tricky)), tricky, 'a diff containing backtick fences survives');
+    await assert.rejects(exportTo('swebench', { completion: 'fenced' }), /trl-sft only/);
   });
 
   test('swebench instance ids are stable and unique per task', async () => {

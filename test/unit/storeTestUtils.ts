@@ -1,12 +1,21 @@
 // Builders for crafted dataset folders used by the store, summary and export tests.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { createDemonstrationRecord, type DemonstrationProvenance } from '../../src/store/demonstrationBuilder';
 import type { DemonstrationRecord } from '../../src/store/records';
 
+const created: string[] = [];
+after(() => {
+  for (const d of created) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temp folder, removed when the test file finishes. */
 export function tempDir(prefix = 'forgeenv-store-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  created.push(d);
+  return d;
 }
 
 /** A deterministic uuid-shaped id from a small number. */

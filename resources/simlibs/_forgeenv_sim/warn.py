@@ -7,9 +7,13 @@ def future(message, stacklevel=3):
     warnings.warn(message, FutureWarning, stacklevel=stacklevel)
 
 
+LEVEL = [30]  # transformers' verbosity (WARNING); set_verbosity_error() silences log()
+
+
 def log(message):
     # transformers' logger.warning goes to stderr without a location.
-    sys.stderr.write(message + "\n")
+    if LEVEL[0] <= 30:
+        sys.stderr.write(message + "\n")
 
 
 def unexpected_kwarg(qualname, name):

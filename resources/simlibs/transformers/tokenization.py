@@ -186,7 +186,7 @@ class PreTrainedTokenizerBase:
         self._added = {}  # token -> id
         self.init_kwargs = dict(kwargs)
         self.model_max_length = kwargs.get("model_max_length") or fam["max_len"] or 512
-        self.padding_side = kwargs.get("padding_side", "left" if self._fam_name == "qwen2" and False else "right")
+        self.padding_side = kwargs.get("padding_side", "right")
         self.truncation_side = kwargs.get("truncation_side", "right")
         self.add_prefix_space = kwargs.get("add_prefix_space", False)
         self._special = {}
@@ -306,7 +306,7 @@ class PreTrainedTokenizerBase:
             elif self._style == "bpe":
                 out.append((("Ġ" + p) if (i == 0 and spaced) else p, s, e))
             else:  # sentencepiece
-                out.append((("▁" + p) if i == 0 else p, s, e))
+                out.append((("▁" + p) if (i == 0 and (spaced or first)) else p, s, e))
         return out
 
     def _encode_text(self, text, pretokenized):
@@ -513,7 +513,7 @@ class PreTrainedTokenizerBase:
         if truncation is True:
             truncation = "longest_first"
         elif truncation is None:
-            if max_length is not None and padding != "max_length" or (max_length is not None and padding == "max_length" and False):
+            if max_length is not None and padding == "do_not_pad":
                 _warn_once(
                     "trunc",
                     "Truncation was not explicitly activated but `max_length` is provided a specific value, please use `truncation=True` to explicitly "

@@ -1,7 +1,7 @@
 // The dataset card (README.md) written beside an export: what the columns are, how rows were
 // selected, and which source lines were unusable, so a published file explains itself.
 import { formatProblem, type StoreProblem } from '../jsonlFile';
-import { FORMATS, type ExportFormat, type PromptStyle } from './formats';
+import { FORMATS, type CompletionForm, type ExportFormat, type PromptStyle } from './formats';
 import type { SelectionFilters, SelectionStats } from './selection';
 
 /** Marks a README.md as ours, so an export never overwrites someone else's README. */
@@ -11,6 +11,7 @@ export const MAX_CARD_PROBLEMS = 200;
 export interface CardInput {
   format: ExportFormat;
   style: PromptStyle;
+  completion: CompletionForm;
   dataFile: string;
   source: string;
   date: Date;
@@ -61,7 +62,7 @@ export function renderDatasetCard(c: CardInput): string {
     '',
     '| column | type | meaning |',
     '|---|---|---|',
-    ...spec.columns(c.style).map((col) => `| \`${col.name}\` | ${mdCell(col.type)} | ${mdCell(col.meaning)} |`),
+    ...spec.columns(c.style, c.completion).map((col) => `| \`${col.name}\` | ${mdCell(col.type)} | ${mdCell(col.meaning)} |`),
     '',
     'Every row has the same keys and types; load it with `datasets.load_dataset("json", data_files=...)`.',
     '',
@@ -70,7 +71,8 @@ export function renderDatasetCard(c: CardInput): string {
     `- status: \`${c.filters.status}\` ${c.filters.status === 'success' ? '(held-out executed_cleanly > 0.5)' : '(successful and failed)'}`,
     `- review: \`${c.filters.review}\``,
     `- primitives: ${c.filters.primitives.length ? c.filters.primitives.map((p) => `\`${p}\``).join(', ') : 'all'}`,
-    `- prompt style: \`${c.style}\``,
+    ...(c.format === 'swebench' ? [] : [`- prompt style: \`${c.style}\``]),
+    ...(c.format === 'trl-sft' ? [`- completion: \`${c.completion}\``] : []),
     '',
     '| step | records |',
     '|---|---:|',

@@ -1,14 +1,15 @@
 // Runs one export: select, shape, deduplicate, and write the JSONL plus its dataset card, both
 // atomically (a failed or interrupted export leaves any previous files untouched).
 import { existsSync, realpathSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/prompts';
 import { AtomicFileWriter, writeFileAtomic } from '../atomicWrite';
-import type { StoreProblem } from '../jsonlFile';
+import { readLines, type StoreProblem } from '../jsonlFile';
 import { DATASET_FILES } from '../records';
 import { CARD_MARKER, renderDatasetCard } from './card';
-import { FORMATS, type ExportFormat, type PromptStyle } from './formats';
+import { FORMATS, type CompletionForm, type ExportFormat, type PromptStyle, type RowContext } from './formats';
 import { DEFAULT_FILTERS, selectDemonstrations, type SelectionFilters, type SelectionStats } from './selection';
 
 export interface ExportOptions {
@@ -17,6 +18,8 @@ export interface ExportOptions {
   out: string;
   filters?: Partial<SelectionFilters>;
   style?: PromptStyle;
+  /** trl-sft only; default `raw` (the stored diff). */
+  completion?: CompletionForm;
   /** Injectable for reproducible cards (golden tests). */
   now?: Date;
   /** Default: REPAIR_AGENT_SYSTEM_PROMPT from src/env/prompts.ts. */
@@ -70,41 +73,74 @@ async function checkPaths(dir: string, out: string): Promise<string> {
   return card;
 }
 
+function stagingPathFor(out: string): string {
+  return join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
+}
+
 export async function exportDataset(opts: ExportOptions): Promise<ExportResult> {
   const spec = FORMATS[opts.format];
   const filters: SelectionFilters = { ...DEFAULT_FILTERS, ...opts.filters };
   const style = opts.style ?? 'standard';
-  const systemPrompt = opts.systemPrompt ?? REPAIR_AGENT_SYSTEM_PROMPT;
+  const completion = opts.completion ?? 'raw';
+  if (completion !== 'raw' && opts.format !== 'trl-sft') throw new ExportError('--completion applies to trl-sft only');
+  const ctx: RowContext = { systemPrompt: opts.systemPrompt ?? REPAIR_AGENT_SYSTEM_PROMPT, style, completion };
   const cardPath = await checkPaths(opts.dir, opts.out);
 
-  const writer = await AtomicFileWriter.create(opts.out);
-  const keys = new Set<string>();
+  // Pass 1 shapes every candidate row into a staging file (one line each, in candidate order) and
+  // keeps only its dedupe key and primitive in memory; once supersession is known, pass 2 copies
+  // the selected lines without parsing them again.
+  const stagingPath = stagingPathFor(opts.out);
+  const keys: string[] = [];
+  const prims: string[] = [];
   const rowsByPrimitive = new Map<string, number>();
   let rows = 0;
   let deduplicated = 0;
   let selection;
   try {
-    selection = await selectDemonstrations(opts.dir, filters, async (rec) => {
-      if (spec.dedupeKey) {
-        const key = spec.dedupeKey(rec);
-        if (keys.has(key)) {
-          deduplicated++;
-          return;
+    const staging = await AtomicFileWriter.create(stagingPath, { durable: false });
+    try {
+      selection = await selectDemonstrations(opts.dir, filters, async (rec) => {
+        keys.push(spec.dedupeKey ? spec.dedupeKey(rec) : '');
+        prims.push(rec.primitive_type);
+        await staging.write(JSON.stringify(spec.row(rec, ctx)) + '\n');
+      });
+      await staging.commit();
+    } catch (err) {
+      await staging.abort();
+      throw err;
+    }
+    const writer = await AtomicFileWriter.create(opts.out);
+    try {
+      const seenKeys = new Set<string>();
+      let k = 0;
+      for await (const raw of readLines(stagingPath)) {
+        const index = k++;
+        if ('tooLong' in raw) throw new Error(`staged row ${index + 1} is unexpectedly long`);
+        if (!selection.isSelected(index)) continue;
+        if (spec.dedupeKey) {
+          if (seenKeys.has(keys[index]!)) {
+            deduplicated++;
+            continue;
+          }
+          seenKeys.add(keys[index]!);
         }
-        keys.add(key);
+        rows++;
+        rowsByPrimitive.set(prims[index]!, (rowsByPrimitive.get(prims[index]!) ?? 0) + 1);
+        await writer.write(raw.text + '\n');
       }
-      rows++;
-      rowsByPrimitive.set(rec.primitive_type, (rowsByPrimitive.get(rec.primitive_type) ?? 0) + 1);
-      await writer.write(JSON.stringify(spec.row(rec, systemPrompt, style)) + '\n');
-    });
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    throw err;
+      if (k !== keys.length) throw new Error(`staging file ${stagingPath} has ${k} rows, expected ${keys.length}`);
+      await writer.commit();
+    } catch (err) {
+      await writer.abort();
+      throw err;
+    }
+  } finally {
+    await unlink(stagingPath).catch(() => undefined);
   }
   const card = renderDatasetCard({
     format: opts.format,
     style,
+    completion,
     dataFile: basename(opts.out),
     source: opts.dir,
     date: opts.now ?? new Date(),

@@ -8,6 +8,15 @@ export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'swebench'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const PROMPT_STYLES = ['standard', 'conversational'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
+/** `raw`: the scored diff as stored; `fenced`: inside a ```diff block, as the repair system prompt asks a model to answer. */
+export const COMPLETION_FORMS = ['raw', 'fenced'] as const;
+export type CompletionForm = (typeof COMPLETION_FORMS)[number];
+
+export interface RowContext {
+  systemPrompt: string;
+  style: PromptStyle;
+  completion: CompletionForm;
+}
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -25,14 +34,26 @@ export interface FormatSpec {
   /** Rows with the same key are exported once (the first in file order); undefined: no deduplication. */
   dedupeKey?: (rec: DemonstrationRecord) => string;
   dedupeReason?: string;
-  row: (rec: DemonstrationRecord, systemPrompt: string, style: PromptStyle) => Record<string, unknown>;
-  columns: (style: PromptStyle) => ColumnDoc[];
+  row: (rec: DemonstrationRecord, ctx: RowContext) => Record<string, unknown>;
+  columns: (style: PromptStyle, completion?: CompletionForm) => ColumnDoc[];
   description: (style: PromptStyle) => string;
 }
 
 /** The string prompt of the standard style: what the model sees, system prompt first. */
 export function flatPrompt(systemPrompt: string, repairPrompt: string): string {
   return `${systemPrompt}\n\n${repairPrompt}`;
+}
+
+/** A ```diff block whose fence is longer than any backtick run in the diff, so it cannot close early. */
+export function fencedDiff(diff: string): string {
+  let longest = 0;
+  for (const m of diff.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
+  const ticks = '`'.repeat(Math.max(3, longest + 1));
+  return `${ticks}diff\n${diff}${diff.endsWith('\n') || diff === '' ? '' : '\n'}${ticks}\n`;
+}
+
+function completionText(rec: DemonstrationRecord, form: CompletionForm): string {
+  return form === 'fenced' ? fencedDiff(rec.repair_completion) : rec.repair_completion;
 }
 
 function chatPrompt(systemPrompt: string, repairPrompt: string): ChatMessage[] {
@@ -57,16 +78,17 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
     format: 'trl-sft',
     dedupeKey: (r) => r.info.record_hash,
     dedupeReason: 'identical task and identical diff (record_hash)',
-    row: (r, sys, style) =>
+    row: (r, { systemPrompt, style, completion }) =>
       style === 'standard'
-        ? { prompt: flatPrompt(sys, r.repair_prompt), completion: r.repair_completion }
-        : { prompt: chatPrompt(sys, r.repair_prompt), completion: [{ role: 'assistant', content: r.repair_completion }] },
-    columns: (style) => [
-      promptColumn(style),
-      style === 'standard'
-        ? { name: 'completion', type: 'string', meaning: 'the unified diff the annotator submitted (exactly what was scored)' }
-        : { name: 'completion', type: 'list of {role, content}', meaning: 'one assistant message: the unified diff the annotator submitted' },
-    ],
+        ? { prompt: flatPrompt(systemPrompt, r.repair_prompt), completion: completionText(r, completion) }
+        : { prompt: chatPrompt(systemPrompt, r.repair_prompt), completion: [{ role: 'assistant', content: completionText(r, completion) }] },
+    columns: (style, completion = 'raw') => {
+      const what = completion === 'fenced' ? 'the unified diff the annotator submitted (exactly what was scored), in a ```diff block' : 'the unified diff the annotator submitted (exactly what was scored)';
+      return [
+        promptColumn(style),
+        style === 'standard' ? { name: 'completion', type: 'string', meaning: what } : { name: 'completion', type: 'list of {role, content}', meaning: `one assistant message: ${what}` },
+      ];
+    },
     description: (style) =>
       `TRL SFT ${style === 'standard' ? 'prompt-completion' : 'conversational prompt-completion'} rows: train the repair agent on human repairs (\`SFTTrainer\` with the default completion-only loss).`,
   },
@@ -74,8 +96,8 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
     format: 'trl-grpo',
     dedupeKey: (r) => r.info.task_hash,
     dedupeReason: 'the same task (task_hash) already has a prompt row',
-    row: (r, sys, style) => ({
-      prompt: style === 'standard' ? flatPrompt(sys, r.repair_prompt) : chatPrompt(sys, r.repair_prompt),
+    row: (r, { systemPrompt, style }) => ({
+      prompt: style === 'standard' ? flatPrompt(systemPrompt, r.repair_prompt) : chatPrompt(systemPrompt, r.repair_prompt),
       task_id: r.task_id,
       primitive_type: r.primitive_type,
       primitive_params: canonicalJson(r.info.primitive.params),

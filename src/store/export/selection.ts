@@ -1,7 +1,7 @@
-// Which demonstrations an export takes. Supersession is only known once the whole file has
-// been read (revisions come later), so selection reads the file twice: pass 1 collects
-// superseded ids and problems, pass 2 streams records through the filters, so memory stays
-// small however big the folder is.
+// Which demonstrations an export takes. Whether a record is superseded is only known once the
+// whole file has been read, so the scan is one pass that hands every record passing the
+// filters to the caller (who stages it) and, at the end, says which of them are current.
+// Memory: a few ids and small codes per record, never the records themselves.
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readDemonstrationEntries } from '../datasetStore';
@@ -39,6 +39,8 @@ export interface SelectionResult {
   problems: StoreProblem[];
   /** Requested primitives no current record has (likely a typo). */
   unmatchedPrimitives: string[];
+  /** Whether the candidate with this index (as passed to `onCandidate`) is selected: current, first line of its id. */
+  isSelected: (candidateIndex: number) => boolean;
 }
 
 function reviewPasses(filter: ReviewFilter, verdict: ReviewVerdict | undefined): boolean {
@@ -47,11 +49,20 @@ function reviewPasses(filter: ReviewFilter, verdict: ReviewVerdict | undefined):
   return verdict !== 'reject';
 }
 
-/** Calls `onSelected` for each selected record in file order (awaited, so the caller can write with backpressure). */
+const PASS = 0;
+const FAILED = 1;
+const REVIEW = 2;
+const PRIMITIVE = 3;
+
+/**
+ * Streams the folder once. `onCandidate` gets each record that passes status, review and
+ * primitive filters, in file order, with a running candidate index; it is awaited so the caller
+ * can write with backpressure. Supersession and repeated ids are resolved afterwards (`isSelected`).
+ */
 export async function selectDemonstrations(
   dir: string,
   filters: SelectionFilters,
-  onSelected: (rec: DemonstrationRecord, line: number) => void | Promise<void>,
+  onCandidate: (rec: DemonstrationRecord, candidateIndex: number) => void | Promise<void>,
 ): Promise<SelectionResult> {
   const problems: StoreProblem[] = [];
   const latestReview = new LatestByKey<{ at: string; verdict: ReviewVerdict }>();
@@ -60,53 +71,63 @@ export async function selectDemonstrations(
     else problems.push(e.problem);
   }
 
+  const wanted = new Set(filters.primitives);
+  const ids: string[] = [];
+  const primitives: string[] = [];
+  const codes: number[] = [];
+  const candidateOf: number[] = []; // record index -> candidate index (or -1)
   const superseded = new Set<string>();
-  let lastLine = 0;
-  let validLines = 0;
+  let candidates = 0;
   for await (const e of readDemonstrationEntries(dir)) {
     if (!e.ok) {
       problems.push(e.problem);
       continue;
     }
-    validLines++;
-    lastLine = e.line;
-    if (e.value.info.supersedes) superseded.add(e.value.info.supersedes);
+    const r = e.value;
+    ids.push(r.info.record_id);
+    primitives.push(r.primitive_type);
+    if (r.info.supersedes) superseded.add(r.info.supersedes);
+    let code = PASS;
+    if (filters.status === 'success' && !r.success) code = FAILED;
+    else if (!reviewPasses(filters.review, latestReview.get(r.info.record_id)?.verdict)) code = REVIEW;
+    else if (wanted.size && !wanted.has(r.primitive_type)) code = PRIMITIVE;
+    codes.push(code);
+    if (code === PASS) {
+      candidateOf.push(candidates);
+      await onCandidate(r, candidates++);
+    } else candidateOf.push(-1);
   }
 
-  const stats: SelectionStats = { valid_lines: validLines, superseded: 0, repeated_record_id: 0, failed: 0, review: 0, primitive: 0, selected: 0 };
-  const wanted = new Set(filters.primitives);
-  const currentPrimitives = new Set<string>();
+  const stats: SelectionStats = { valid_lines: ids.length, superseded: 0, repeated_record_id: 0, failed: 0, review: 0, primitive: 0, selected: 0 };
+  const selected = new Uint8Array(candidates);
   const seen = new Set<string>();
-  for await (const e of readDemonstrationEntries(dir)) {
-    if (!e.ok) continue; // already reported by pass 1
-    // Lines appended while we were reading were not seen by pass 1 (their supersessions are unknown).
-    if (e.line > lastLine) break;
-    const r = e.value;
-    if (superseded.has(r.info.record_id)) {
+  const currentPrimitives = new Set<string>();
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (superseded.has(id)) {
       stats.superseded++;
       continue;
     }
-    if (seen.has(r.info.record_id)) {
+    if (seen.has(id)) {
       stats.repeated_record_id++;
       continue;
     }
-    seen.add(r.info.record_id);
-    currentPrimitives.add(r.primitive_type);
-    if (filters.status === 'success' && !r.success) {
-      stats.failed++;
-      continue;
+    seen.add(id);
+    currentPrimitives.add(primitives[i]!);
+    const code = codes[i]!;
+    if (code === FAILED) stats.failed++;
+    else if (code === REVIEW) stats.review++;
+    else if (code === PRIMITIVE) stats.primitive++;
+    else {
+      stats.selected++;
+      selected[candidateOf[i]!] = 1;
     }
-    if (!reviewPasses(filters.review, latestReview.get(r.info.record_id)?.verdict)) {
-      stats.review++;
-      continue;
-    }
-    if (wanted.size && !wanted.has(r.primitive_type)) {
-      stats.primitive++;
-      continue;
-    }
-    stats.selected++;
-    await onSelected(r, e.line);
   }
   problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  return { stats, problems, unmatchedPrimitives: [...wanted].filter((p) => !currentPrimitives.has(p)).sort() };
+  return {
+    stats,
+    problems,
+    unmatchedPrimitives: [...wanted].filter((p) => !currentPrimitives.has(p)).sort(),
+    isSelected: (k) => selected[k] === 1,
+  };
 }

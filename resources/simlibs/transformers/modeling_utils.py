@@ -1,0 +1,1 @@
+from .modeling import PreTrainedModel  # noqa: F401

@@ -1,0 +1,1 @@
+from .trainer import EarlyStoppingCallback, PrinterCallback, ProgressCallback, TrainerCallback, TrainerControl, TrainerState  # noqa: F401

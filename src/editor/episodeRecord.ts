@@ -1,0 +1,67 @@
+// What the editor persists about the episode in progress (VS Code's workspaceState), so that a
+// window reload, a crash or a restart resumes it: the environment's own EpisodeState, the
+// HumanEpisodeStart that the demonstration is built from, and the editor's bookkeeping.
+// Validated with zod on the way back in: a stale or hand-edited value is reported, not trusted.
+import { z } from 'zod';
+import { EpisodeStateSchema, RepairEvaluationSchema } from '../env/episodeTypes';
+import {
+  ExecutionModeSchema,
+  ExecutionResultSchema,
+  LibraryVersionsSchema,
+  ObservationSchema,
+  PrimitiveSpecSchema,
+  TaskSchema,
+} from '../env/schemas';
+
+/** Mirrors `HumanEpisodeStart` (src/env/humanEpisode.ts). */
+export const HumanEpisodeStartSchema = z.object({
+  episodeId: z.string().min(1),
+  seed: z.number().int().nonnegative(),
+  task: TaskSchema,
+  libraryVersions: LibraryVersionsSchema,
+  targetCategory: z.string(),
+  breakageSpec: PrimitiveSpecSchema,
+  inverseSpec: PrimitiveSpecSchema,
+  driftPrompt: z.string(),
+  driftCompletion: z.string(),
+  repairPrompt: z.string(),
+  originalScript: z.string(),
+  brokenScript: z.string(),
+  brokenExecution: ExecutionResultSchema,
+  errorTrace: z.string(),
+  observation: ObservationSchema,
+});
+
+export const RunSummarySchema = z.object({
+  /** 1-based run number within the episode. */
+  n: z.number().int().min(1),
+  at: z.string(),
+  reward: z.number(),
+  exit_code: z.number().int().nullable(),
+  success: z.boolean(),
+  wall_time_ms: z.number().nonnegative(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export const PersistedEpisodeSchema = z.object({
+  version: z.literal(1),
+  env: EpisodeStateSchema,
+  start: HumanEpisodeStartSchema,
+  /** Absolute path of the episode's `train.py`. */
+  filePath: z.string().min(1),
+  /** How the episode's scripts run (fixed at start, so every run of one episode is comparable). */
+  mode: ExecutionModeSchema,
+  interpreter: z.string().min(1),
+  startedAt: z.string(),
+  activeMs: z.number().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  runHistory: z.array(RunSummarySchema).default([]),
+  /** Timeline events already written to the episode's local timeline file. */
+  timelineEvents: z.number().int().nonnegative(),
+  lastEvaluation: RepairEvaluationSchema.nullable(),
+  /** The text that `lastEvaluation` scored (to tell whether the buffer changed since). */
+  lastScoredText: z.string().nullable(),
+  /** Set once the final step ran: the record to write, kept until it is safely stored. */
+  pendingRecord: z.unknown().optional(),
+});
+export type PersistedEpisode = z.infer<typeof PersistedEpisodeSchema>;

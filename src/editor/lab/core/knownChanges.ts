@@ -1,0 +1,82 @@
+// Library snapshot drift: what real-world change an error under an older or newer snapshot most
+// likely corresponds to. A small table of well-known Hugging Face changes, matched on the names
+// quoted in the exception message, plus whatever the environment's drift table knows (passed
+// in, so this module stays independent of its shape). No vscode import.
+import type { ParsedError } from '../../../env/traceback';
+
+export interface KnownChange {
+  /** Identifiers whose appearance in the message points at this change. */
+  names: readonly string[];
+  library: string;
+  /** Where the change happened, e.g. `4.41 (deprecated) / 4.46 (removed)`. */
+  when: string;
+  change: string;
+}
+
+export const KNOWN_CHANGES: readonly KnownChange[] = [
+  { names: ['evaluation_strategy', 'eval_strategy'], library: 'transformers', when: '4.41 added eval_strategy; 4.46 removed evaluation_strategy', change: 'TrainingArguments(evaluation_strategy=) was renamed to eval_strategy=' },
+  { names: ['processing_class'], library: 'transformers', when: '4.46', change: 'Trainer(tokenizer=) became Trainer(processing_class=); older versions only know tokenizer=' },
+  { names: ['use_auth_token'], library: 'transformers / datasets', when: 'datasets 2.14 deprecated, 3.0 removed; transformers deprecated for v5', change: 'use_auth_token= was replaced by token=' },
+  { names: ['load_metric'], library: 'datasets', when: '3.0', change: 'datasets.load_metric was removed; metrics moved to the evaluate library (evaluate.load)' },
+  { names: ['AdamW'], library: 'transformers', when: 'deprecated for years, then removed', change: 'transformers.AdamW was removed; use torch.optim.AdamW' },
+  { names: ['AutoModelWithLMHead'], library: 'transformers', when: 'deprecated since 4.0, removed later', change: 'AutoModelWithLMHead was split into AutoModelForCausalLM / AutoModelForSeq2SeqLM / AutoModelForMaskedLM' },
+  { names: ['as_target_tokenizer', 'text_target'], library: 'transformers', when: '4.21 added text_target=; as_target_tokenizer deprecated', change: 'tokenizer.as_target_tokenizer() was replaced by tokenizer(text_target=...)' },
+  { names: ['pad_to_max_length'], library: 'transformers', when: 'deprecated since 3.x', change: "tokenizer(pad_to_max_length=True) was replaced by padding='max_length'" },
+  { names: ['dataset_text_field', 'max_seq_length', 'packing', 'SFTConfig'], library: 'trl', when: '0.9 introduced SFTConfig; the trainer kwargs were deprecated, then removed', change: "SFTTrainer's dataset_text_field / max_seq_length / packing moved into SFTConfig" },
+  { names: ['prepare_model_for_int8_training', 'prepare_model_for_kbit_training'], library: 'peft', when: '0.4 added kbit; int8 variant removed later', change: 'prepare_model_for_int8_training was replaced by prepare_model_for_kbit_training' },
+  { names: ['no_cuda', 'use_cpu'], library: 'transformers', when: '4.34 added use_cpu', change: 'TrainingArguments(no_cuda=) was replaced by use_cpu=' },
+  { names: ['eval_accumulation_steps'], library: 'transformers', when: '', change: 'TrainingArguments eval options changed between versions' },
+];
+
+export interface DriftExplanation {
+  change: string;
+  library?: string;
+  when?: string;
+  /** Where the explanation came from. */
+  source: 'drift-table' | 'known-changes' | 'exception-kind';
+}
+
+/** Names quoted in a message ('x' or "x" or `x`), plus dotted tails (module.attr → attr). */
+export function quotedNames(message: string): string[] {
+  const out = new Set<string>();
+  for (const m of message.matchAll(/['"`]([A-Za-z_][\w.]*)['"`]/g)) {
+    out.add(m[1]!);
+    const tail = m[1]!.split('.').pop();
+    if (tail) out.add(tail);
+  }
+  return [...out];
+}
+
+/** One entry the environment's drift table contributes: identifiers and a one-line description. */
+export interface DriftTableHint {
+  names: readonly string[];
+  description: string;
+  library?: string;
+  when?: string;
+}
+
+/** The most specific explanation for an error: drift table, then our table, then the exception kind. */
+export function explainError(err: Pick<ParsedError, 'exception_type' | 'message'>, driftTable: readonly DriftTableHint[] = []): DriftExplanation {
+  const names = quotedNames(err.message);
+  const byName = (n: readonly string[]) => n.some((x) => names.includes(x));
+  const fromTable = driftTable.find((h) => byName(h.names));
+  if (fromTable) return { change: fromTable.description, library: fromTable.library, when: fromTable.when, source: 'drift-table' };
+  const known = KNOWN_CHANGES.find((k) => byName(k.names));
+  if (known) return { change: known.change, library: known.library, when: known.when || undefined, source: 'known-changes' };
+  return { change: kindExplanation(err.exception_type, err.message), source: 'exception-kind' };
+}
+
+function kindExplanation(type: string, message: string): string {
+  if (type === 'TypeError' && /unexpected keyword argument/.test(message)) return 'a keyword argument this snapshot does not accept (added, renamed or removed in another version)';
+  if (type === 'ImportError' || /cannot import name/.test(message)) return 'a name this snapshot does not export (added, moved or removed in another version)';
+  if (type === 'ModuleNotFoundError') return 'a module this snapshot does not have (or one the simulated libraries do not cover)';
+  if (type === 'AttributeError') return 'an attribute or method missing in this snapshot (renamed or removed)';
+  if (type === 'KeyError') return 'a key or dataset column that this snapshot names differently (schema drift)';
+  if (type === 'TypeError') return 'a call signature or return type that differs in this snapshot';
+  return 'a behaviour change between library versions';
+}
+
+export function explanationText(e: DriftExplanation): string {
+  const where = [e.library, e.when].filter(Boolean).join(' ');
+  return where ? `${e.change} (${where})` : e.change;
+}

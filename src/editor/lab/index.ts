@@ -1,0 +1,69 @@
+// Drift primitives in the editor (issue 4): apply one to the current file and inspect the
+// result, check all of them on a folder or the corpus, and run a script under another library
+// snapshot. Everything is registered here; src/extension.ts calls registerLab once.
+import * as vscode from 'vscode';
+import { ApplicabilityService } from './applicabilityService';
+import { applyPrimitiveCommand, BreakWithPrimitiveActions } from './applyPrimitive';
+import { CHECKS_VIEW_ID, checkAllCommand, exportChecksCommand, PrimitiveChecksView } from './checkAllView';
+import { checkInverseCommand, resolveSession, runBrokenCommand } from './labActions';
+import { LAB_SCHEME, LabDocuments, type LabSession } from './labDocuments';
+import { saveAsTaskCommand } from './saveAsTask';
+import { snapshotDriftCommand } from './snapshotDrift';
+
+/** Nothing is required; the lab reads its settings itself. */
+export interface LabDeps {
+  /** Where run logs go; default a "ForgeEnv Lab" output channel. */
+  output?: vscode.OutputChannel;
+}
+
+export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}): vscode.Disposable {
+  const disposables: vscode.Disposable[] = [];
+  const log = deps.output ?? vscode.window.createOutputChannel('ForgeEnv Lab');
+  if (!deps.output) disposables.push(log);
+  const docs = new LabDocuments();
+  const applicability = new ApplicabilityService();
+  const brokenDiagnostics = vscode.languages.createDiagnosticCollection('forgeenv-lab');
+  const snapshotDiagnostics = vscode.languages.createDiagnosticCollection('forgeenv-snapshot');
+  const view = new PrimitiveChecksView(docs);
+  const treeView = vscode.window.createTreeView(CHECKS_VIEW_ID, { treeDataProvider: view, showCollapseAll: true });
+  disposables.push(docs, applicability, brokenDiagnostics, snapshotDiagnostics, view, treeView);
+
+  const followUp = (session: LabSession) => {
+    void vscode.window
+      .showInformationMessage(`ForgeEnv: ${session.spec.primitive_type} applied in the diff (your file is unchanged).`, 'Run broken version', 'Check inverse', 'Save as task')
+      .then((choice) => {
+        const id = { session: session.id };
+        if (choice === 'Run broken version') void vscode.commands.executeCommand('forgeenv.lab.runBroken', id);
+        else if (choice === 'Check inverse') void vscode.commands.executeCommand('forgeenv.lab.checkInverse', id);
+        else if (choice === 'Save as task') void vscode.commands.executeCommand('forgeenv.lab.saveAsTask', id);
+      });
+  };
+
+  const pythonSelector: vscode.DocumentSelector = [
+    { language: 'python', scheme: 'file' },
+    { language: 'python', scheme: 'untitled' },
+  ];
+  disposables.push(
+    vscode.workspace.registerTextDocumentContentProvider(LAB_SCHEME, docs),
+    vscode.languages.registerCodeActionsProvider(pythonSelector, new BreakWithPrimitiveActions(applicability), { providedCodeActionKinds: [BreakWithPrimitiveActions.kind] }),
+    vscode.workspace.onDidCloseTextDocument((d) => {
+      if (d.uri.scheme === LAB_SCHEME) brokenDiagnostics.delete(d.uri);
+    }),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      // Snapshot diagnostics describe the text that ran; once it changes they would point at the wrong place.
+      if (e.contentChanges.length && snapshotDiagnostics.has(e.document.uri)) snapshotDiagnostics.delete(e.document.uri);
+    }),
+    vscode.commands.registerCommand('forgeenv.lab.applyPrimitive', (args?: unknown) => applyPrimitiveCommand({ docs, applicability, followUp }, args)),
+    vscode.commands.registerCommand('forgeenv.lab.runBroken', (args?: unknown) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args)),
+    vscode.commands.registerCommand('forgeenv.lab.checkInverse', (args?: unknown) => checkInverseCommand({ docs }, args)),
+    vscode.commands.registerCommand('forgeenv.lab.saveAsTask', (args?: unknown) => saveAsTaskCommand(resolveSession(docs, args), args)),
+    vscode.commands.registerCommand('forgeenv.lab.checkAll', (args?: unknown) => checkAllCommand({ view, treeView }, args)),
+    vscode.commands.registerCommand('forgeenv.lab.exportChecks', (args?: unknown) => exportChecksCommand(view, args)),
+    vscode.commands.registerCommand('forgeenv.lab.openCheckRow', (args?: unknown) => view.openRow(args)),
+    vscode.commands.registerCommand('forgeenv.lab.inspectChecks', () => view.snapshot()),
+    vscode.commands.registerCommand('forgeenv.lab.snapshotDrift', (args?: unknown) => snapshotDriftCommand({ diagnostics: snapshotDiagnostics, log }, args)),
+  );
+  const all = vscode.Disposable.from(...disposables);
+  context.subscriptions.push(all);
+  return all;
+}

@@ -1,0 +1,72 @@
+// Labeling, review mode and the dataset summary (issue 5). src/extension.ts calls
+// registerReview once.
+import * as vscode from 'vscode';
+import { labelCommand } from './labelCommand';
+import { exportCommand } from './exportCommand';
+import { REVIEW_SCHEME, ReviewCodeLens, ReviewController } from './reviewMode';
+import { reopenCommand } from './reopen';
+import { SummaryPanel } from './summaryPanel';
+
+export interface ReviewDeps {
+  /** Where problems are logged; default a "ForgeEnv Review" output channel. */
+  output?: vscode.OutputChannel;
+}
+
+/** Commands that may be invoked from anywhere show their failure instead of crashing. */
+function guarded<T>(name: string, fn: (args: unknown) => Promise<T>, log: vscode.OutputChannel): (args?: unknown) => Promise<T | undefined> {
+  return async (args?: unknown) => {
+    try {
+      return await fn(args);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      log.appendLine(`${name}: ${e instanceof Error && e.stack ? e.stack : msg}`);
+      void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+      return undefined;
+    }
+  };
+}
+
+export function registerReview(context: vscode.ExtensionContext, deps: ReviewDeps = {}): vscode.Disposable {
+  const disposables: vscode.Disposable[] = [];
+  const log = deps.output ?? vscode.window.createOutputChannel('ForgeEnv Review');
+  if (!deps.output) disposables.push(log);
+  const review = new ReviewController();
+  const summary = new SummaryPanel(context.extensionUri);
+  disposables.push(review, summary);
+  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => vscode.commands.registerCommand(id, guarded(id, fn, log));
+  disposables.push(
+    vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review.docs),
+    vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, new ReviewCodeLens(review)),
+    cmd('forgeenv.review.start', (a) => review.start(a)),
+    cmd('forgeenv.review.next', () => review.move(1)),
+    cmd('forgeenv.review.previous', () => review.move(-1)),
+    cmd('forgeenv.review.approve', (a) => review.verdict('approve', a)),
+    cmd('forgeenv.review.reject', (a) => review.verdict('reject', a)),
+    cmd('forgeenv.review.stop', () => review.stop()),
+    cmd('forgeenv.review.actions', () => review.actions()),
+    cmd('forgeenv.review.label', (a) => labelCommand(review, a)),
+    cmd('forgeenv.review.reopen', (a) => reopenCommand(review, a)),
+    cmd('forgeenv.review.summary', (a) => summary.open(a)),
+    cmd('forgeenv.review.export', (a) => exportCommand(a)),
+    // For tests: what the review walk and the summary panel currently show.
+    cmd('forgeenv.review.inspect', async () => ({
+      active: review.state !== undefined,
+      dir: review.state?.dir,
+      index: review.state?.index,
+      total: review.state?.items.length,
+      current: review.current() && {
+        recordId: review.current()!.record.info.record_id,
+        duplicates: review.current()!.duplicates,
+        brokenUri: review.uriFor(review.current()!, 'broken').toString(),
+        repairedUri: review.uriFor(review.current()!, 'repaired').toString(),
+        repairedOk: review.current()!.repaired.ok,
+      },
+      summaryOpen: summary.isOpen,
+      summaryHtml: summary.html,
+      rejectedMessages: summary.rejectedMessages,
+    })),
+  );
+  const all = vscode.Disposable.from(...disposables);
+  context.subscriptions.push(all);
+  return all;
+}

@@ -1,0 +1,102 @@
+// The score view: a webview panel beside the episode editor. It renders a ScoreModel with a
+// strict CSP and forwards the buttons' messages (validated with zod) to the controller.
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { renderScoreHtml, WebviewMessageSchema, type WebviewMessage } from './scoreHtml';
+import type { ScoreModel } from './scoreModel';
+
+export const SCORE_VIEW_TYPE = 'forgeenv.score';
+
+export class ScoreView implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private model: ScoreModel | undefined;
+  private readonly panelDisposables: vscode.Disposable[] = [];
+  private readonly serializer: vscode.Disposable;
+  /** Messages that failed validation (kept for diagnosis, never acted on). */
+  rejectedMessages = 0;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly onMessage: (m: WebviewMessage) => void,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    // After a reload VS Code hands back the panel; the controller fills it once the episode is restored.
+    this.serializer = vscode.window.registerWebviewPanelSerializer(SCORE_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => {
+        this.adopt(panel);
+        this.render();
+      },
+    });
+  }
+
+  get visible(): boolean {
+    return !!this.panel?.visible;
+  }
+
+  get current(): ScoreModel | undefined {
+    return this.model;
+  }
+
+  /** Updates the view; opens it beside the editor when `reveal` (never stealing focus). */
+  show(model: ScoreModel, reveal: boolean): void {
+    this.model = model;
+    if (!this.panel && reveal) {
+      this.adopt(
+        vscode.window.createWebviewPanel(SCORE_VIEW_TYPE, 'ForgeEnv Score', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {}),
+      );
+    } else if (this.panel && reveal && !this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);
+    this.render();
+  }
+
+  /** The episode ended: a final render, then the panel stays until the user closes it. */
+  close(): void {
+    this.panel?.dispose();
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.panel = panel;
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'forgeenv.svg');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')] };
+    this.panelDisposables.push(
+      panel.webview.onDidReceiveMessage((raw: unknown) => {
+        const parsed = WebviewMessageSchema.safeParse(raw);
+        if (!parsed.success) {
+          this.rejectedMessages++;
+          this.log.warn(`score view: ignored an invalid message ${JSON.stringify(raw)?.slice(0, 200)}`);
+          return;
+        }
+        if (parsed.data.type !== 'ready') this.onMessage(parsed.data);
+      }),
+      panel.onDidDispose(() => {
+        if (this.panel === panel) this.panel = undefined;
+        for (const d of this.panelDisposables.splice(0)) d.dispose();
+      }),
+    );
+  }
+
+  private render(): void {
+    const panel = this.panel;
+    if (!panel) return;
+    if (!this.model) {
+      panel.webview.html = renderScoreHtml(
+        { state: 'idle', taskId: 'No episode', taskDescription: 'Start an episode to see its score here.', primitive: '—', mode: '—', history: [] },
+        this.resources(panel),
+      );
+      return;
+    }
+    panel.title = `Score: ${this.model.taskId}`;
+    panel.webview.html = renderScoreHtml(this.model, this.resources(panel));
+  }
+
+  private resources(panel: vscode.WebviewPanel) {
+    const media = (f: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', f)).toString();
+    return { cspSource: panel.webview.cspSource, nonce: randomBytes(16).toString('base64'), styleUri: media('score.css'), scriptUri: media('score.js') };
+  }
+
+  dispose(): void {
+    this.serializer.dispose();
+    this.panel?.dispose();
+    for (const d of this.panelDisposables.splice(0)) d.dispose();
+  }
+}

@@ -1,0 +1,46 @@
+// The `forgeenv.*` settings as zod schemas (no vscode import, so unit tests check them against
+// package.json). Each key is parsed on its own: one bad value falls back to its default with a
+// readable problem instead of discarding every other setting.
+import { z } from 'zod';
+import { formatZodError } from '../env/schemas';
+
+const Trimmed = z.string().transform((s) => s.trim());
+
+export const SETTING_SCHEMAS = {
+  pythonPath: Trimmed.default(''),
+  executionMode: z.enum(['simulated', 'real']).default('simulated'),
+  runTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
+  outputCapKiB: z.number().int().min(1).max(262_144).default(1024),
+  datasetFolder: Trimmed.default(''),
+  episodesFolder: Trimmed.default(''),
+  annotatorId: Trimmed.pipe(z.string().max(200)).default(''),
+  taskFolders: z.array(Trimmed.pipe(z.string().min(1))).default([]),
+  backend: z.enum(['embedded', 'remote']).default('embedded'),
+  remoteUrl: Trimmed.refine((s) => s === '' || /^(https?|wss?):\/\/\S+$/.test(s), 'an http(s):// or ws(s):// URL').default(''),
+  idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
+} as const;
+
+export type SettingKey = keyof typeof SETTING_SCHEMAS;
+export type ForgeSettings = { [K in SettingKey]: z.output<(typeof SETTING_SCHEMAS)[K]> };
+export const SETTING_KEYS = Object.keys(SETTING_SCHEMAS) as SettingKey[];
+
+export function defaultSettings(): ForgeSettings {
+  return parseSettings(() => undefined).settings;
+}
+
+/** Reads every key through `get` (undefined = not set); invalid values fall back to defaults. */
+export function parseSettings(get: (key: SettingKey) => unknown): { settings: ForgeSettings; problems: string[] } {
+  const problems: string[] = [];
+  const settings: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const schema = SETTING_SCHEMAS[key] as z.ZodType;
+    const raw = get(key);
+    const parsed = schema.safeParse(raw === null ? undefined : raw);
+    if (parsed.success) settings[key] = parsed.data;
+    else {
+      problems.push(`forgeenv.${key}: ${formatZodError(parsed.error)} (using the default)`);
+      settings[key] = schema.parse(undefined);
+    }
+  }
+  return { settings: settings as ForgeSettings, problems };
+}
