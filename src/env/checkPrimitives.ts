@@ -77,11 +77,14 @@ interface RunVerdict {
   exec?: ExecutionResult;
 }
 
-/** A script we cannot judge in this mode (forbidden construct, a library we do not simulate) is `null`. */
-function verdictOf(exec: ExecutionResult, mode: ExecutionMode): RunVerdict {
+/**
+ * A script we cannot judge in this mode (forbidden construct, no interpreter, or, for the original
+ * script, a library we do not simulate) is `null`. A broken script's ModuleNotFoundError is a real breakage.
+ */
+function verdictOf(exec: ExecutionResult, mode: ExecutionMode, original: boolean): RunVerdict {
   if (exec.violations.length) return { ok: null, reason: `not run: ${exec.violations.join('; ')}`, exec };
   if (exec.exit_code === null && !exec.timed_out && !exec.output_truncated) return { ok: null, reason: exec.stderr.trim() || 'could not start the interpreter', exec };
-  if (exec.exit_code !== 0 && mode === 'simulated') {
+  if (original && exec.exit_code !== 0 && mode === 'simulated') {
     const tb = parseTraceback(exec.stderr);
     if (tb && tb.exception_type === 'ModuleNotFoundError') {
       return { ok: null, reason: `cannot run in simulated mode: ${tb.message} (not a simulated library)`, exec };
@@ -93,14 +96,14 @@ function verdictOf(exec: ExecutionResult, mode: ExecutionMode): RunVerdict {
 export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions): Promise<{ results: CheckRow[]; summary: CheckSummary }> {
   const t0 = performance.now();
   const prims = breakagePrimitives().filter((p) => !opts.primitives || opts.primitives.includes(p.name));
-  const run = async (script: string, versions: LibraryVersions): Promise<RunVerdict> => {
+  const run = async (script: string, versions: LibraryVersions, original = false): Promise<RunVerdict> => {
     if (opts.noRun) return { ok: null, reason: 'not run (--no-run)' };
     const exec = await executeScript({ script, mode: opts.mode, interpreter: opts.interpreter, libraryVersions: versions, timeoutMs: opts.timeoutMs ?? 60_000, signal: opts.signal });
-    return verdictOf(exec, opts.mode);
+    return verdictOf(exec, opts.mode, original);
   };
   const jobs: Array<() => Promise<CheckRow[]>> = scripts.map((s) => async () => {
     const versions = s.versions ?? snapshotVersions();
-    const original = await run(s.script, versions);
+    const original = await run(s.script, versions, true);
     const rows: CheckRow[] = [];
     for (const p of prims) {
       if (opts.signal?.aborted) break;

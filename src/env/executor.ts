@@ -3,7 +3,7 @@
 //
 // Environment of the child:
 // - both modes: the parent's environment plus `extraEnv`, then PYTHONHASHSEED=0,
-//   PYTHONDONTWRITEBYTECODE=1, PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 (deterministic hashing,
+//   PYTHONDONTWRITEBYTECODE=1 (simulated mode: a shared PYTHONPYCACHEPREFIX instead), PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 (deterministic hashing,
 //   no .pyc litter, output decodable and live). These win over `extraEnv`.
 // - `simulated`: PYTHONPATH = our stand-in libraries only, FORGEENV_LIBRARY_VERSIONS = the
 //   snapshot as JSON, PYTHONNOUSERSITE=1 (so a real package in ~/.local cannot shadow a stand-in).
@@ -132,6 +132,10 @@ function childEnv(o: z.infer<typeof OptionsSchema>, simlibs: string | undefined)
   env.PYTHONIOENCODING = 'utf-8';
   env.PYTHONUNBUFFERED = '1';
   if (o.mode === 'simulated' && simlibs) {
+    // Our stand-in libraries are compiled once into a shared cache instead of on every run
+    // (the episode's own script, run as __main__, is never cached).
+    delete env.PYTHONDONTWRITEBYTECODE;
+    env.PYTHONPYCACHEPREFIX = join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`);
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
     env.FORGEENV_LIBRARY_VERSIONS = JSON.stringify(o.libraryVersions);

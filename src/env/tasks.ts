@@ -178,7 +178,10 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
     }
     let script: string;
     try {
-      if (!statSync(file).isFile()) continue;
+      if (!statSync(file).isFile()) {
+        problems.push(`${file}: not a regular file; skipped`);
+        continue;
+      }
       script = readFileSync(file, 'utf8');
     } catch (e) {
       problems.push(`${file}: cannot be read (${(e as Error).message}); skipped`);

@@ -173,3 +173,19 @@ describe('check results model', () => {
     assert.deepEqual(firstMismatch('a\n', 'a'), { line: 2, expected: '', actual: '(end of file)' });
   });
 });
+
+describe('snapshot drift explanations from the drift table', () => {
+  test('the environment drift table explains a removed import by its API name, not by the module', async () => {
+    const { driftTableHints } = await import('../../src/editor/lab/core/driftHints');
+    const hints = driftTableHints();
+    assert.ok(hints.length > 0);
+    const e = explainError({ exception_type: 'ImportError', message: "cannot import name 'load_metric' from 'datasets'" }, hints);
+    assert.equal(e.source, 'drift-table');
+    assert.match(e.change, /load_metric/);
+    const kw = explainError({ exception_type: 'TypeError', message: "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'" }, hints);
+    assert.equal(kw.source, 'drift-table');
+    assert.match(kw.change, /eval_strategy/);
+    const onlyModule = explainError({ exception_type: 'ModuleNotFoundError', message: "No module named 'transformers'" }, hints);
+    assert.equal(onlyModule.source, 'exception-kind');
+  });
+});

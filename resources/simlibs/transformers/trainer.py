@@ -170,7 +170,7 @@ class ProgressCallback(TrainerCallback):
     pass
 
 
-def deprecate_tokenizer_kwarg(owner):
+def deprecate_tokenizer_kwarg(owner, removal="5.0.0"):
     """transformers >= 4.46: `tokenizer=` still works, with the real FutureWarning."""
 
     def wrap(fn):
@@ -179,7 +179,7 @@ def deprecate_tokenizer_kwarg(owner):
             if "tokenizer" in kwargs:
                 if "processing_class" in kwargs:
                     raise ValueError("Both `tokenizer` and `processing_class` are set for `%s.__init__`. Only `processing_class` should be set." % owner)
-                _warn.future("`tokenizer` is deprecated and will be removed in version 5.0.0 for `%s.__init__`. Use `processing_class` instead." % owner, stacklevel=3)
+                _warn.future("`tokenizer` is deprecated and will be removed in version %s for `%s.__init__`. Use `processing_class` instead." % (removal, owner), stacklevel=3)
                 kwargs["processing_class"] = kwargs.pop("tokenizer")
             return fn(self, *args, **kwargs)
 

@@ -69,7 +69,7 @@ def _prepare(dataset, tokenizer, text_field, formatting_func, max_len, packing):
 class SFTTrainer(Trainer):
     if _NEW:
 
-        @deprecate_tokenizer_kwarg("SFTTrainer")
+        @deprecate_tokenizer_kwarg("SFTTrainer", "0.14.0")
         def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None, processing_class=None, model_init=None,
                      compute_metrics=None, callbacks=None, optimizers=(None, None), preprocess_logits_for_metrics=None, peft_config=None, formatting_func=None):
             self._sft(model, args, data_collator, train_dataset, eval_dataset, processing_class, model_init, compute_metrics, callbacks, optimizers,

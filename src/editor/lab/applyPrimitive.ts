@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { applySpec, getPrimitive } from '../../env/primitives/registry';
 import { PrimitiveRefusal, type PrimitiveResult } from '../../env/primitives/types';
 import { LibraryVersionsSchema } from '../../env/schemas';
+import { refusal, type CommandResult } from '../commandArgs';
 import type { ApplicabilityService } from './applicabilityService';
 import { intersectingCandidates, type ApplicablePrimitive } from './core/applicability';
 import { candidatePickItems, checkParamsText, paramsText, primitivePickItems, type PrimitivePickItem } from './core/prefill';
@@ -103,18 +104,23 @@ async function pickParams(applicable: ApplicablePrimitive, script: string, prefi
 export async function applyPrimitiveCommand(
   ctx: { docs: LabDocuments; applicability: ApplicabilityService; followUp: (s: LabSession) => void },
   rawArgs: unknown,
-): Promise<ApplyOutcome | { items: PrimitivePickItem[] } | undefined> {
-  const parsed = ApplyArgsSchema.safeParse(rawArgs ?? {});
-  if (!parsed.success) throw new Error(`forgeenv.lab.applyPrimitive: invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+): Promise<CommandResult<ApplyOutcome> | CommandResult<{ items: PrimitivePickItem[] }>> {
+  const parsed = ApplyArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs } : rawArgs ?? {});
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Apply a Drift Primitive: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const args = parsed.data;
-  const document = await documentFor(args.uri);
+  let document: vscode.TextDocument | undefined;
+  try {
+    document = await documentFor(args.uri);
+  } catch (e) {
+    return refusal('invalid_args', `Cannot open ${String(args.uri)}: ${(e as Error).message}`);
+  }
   if (!document) {
     void vscode.window.showWarningMessage('ForgeEnv: open a Python training script first.');
-    return undefined;
+    return refusal('invalid_args', 'No Python script is open.');
   }
   if (document.uri.scheme === 'forgeenv-lab') {
     void vscode.window.showWarningMessage('ForgeEnv: this is a lab preview; apply primitives to the original file.');
-    return undefined;
+    return refusal('invalid_args', 'A lab preview cannot be broken again.');
   }
   const script = document.getText();
   const applicable = await vscode.window.withProgress(
@@ -122,37 +128,36 @@ export async function applyPrimitiveCommand(
     () => ctx.applicability.get(document),
   );
   const items = primitivePickItems(applicable);
-  if (args.list) return { items };
+  if (args.list) return { ok: true, items };
 
   const name = args.primitive ?? (applicable.length ? await pickPrimitive(items) : undefined);
   if (!args.primitive && applicable.length === 0) {
-    void vscode.window.showInformationMessage(`ForgeEnv: no drift primitive applies to ${document.fileName.split(/[\\/]/).pop()} (nothing it could break).`);
-    return undefined;
+    const msg = `No drift primitive applies to ${document.fileName.split(/[\\/]/).pop()} (nothing it could break).`;
+    void vscode.window.showInformationMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
   }
-  if (!name) return undefined;
+  if (!name) return refusal('cancelled', 'No primitive chosen.');
   const primitive = getPrimitive(name);
-  if (!primitive) throw new Error(`Unknown primitive "${name}".`);
+  if (!primitive || primitive.kind !== 'breakage') return refusal('invalid_args', `Unknown breakage primitive "${name}".`);
 
   let params: Record<string, unknown> | undefined;
   if (args.params) {
     const check = checkParamsText(primitive, JSON.stringify(args.params));
-    if (!check.ok) throw new Error(check.error);
+    if (!check.ok) return refusal('invalid_args', check.error);
     params = check.params;
   } else {
     const entry = applicable.find((a) => a.primitive.name === name) ?? { primitive, candidates: [] };
     params = await pickParams(entry, script, args.prefill);
   }
-  if (!params) return undefined;
+  if (!params) return refusal('cancelled', 'No params given.');
 
   let result: PrimitiveResult;
   try {
     result = applySpec(script, { primitive_type: name, params });
   } catch (e) {
-    if (e instanceof PrimitiveRefusal) {
-      void vscode.window.showErrorMessage(`ForgeEnv: ${name} refused: ${e.reason}`);
-      return undefined;
-    }
-    throw e;
+    const msg = e instanceof PrimitiveRefusal ? `${name} refused: ${e.reason}` : `${name} failed: ${(e as Error).message}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
   }
   const session = ctx.docs.add({
     source: document.uri,
@@ -164,6 +169,7 @@ export async function applyPrimitiveCommand(
   await openLabDiff(ctx.docs, session);
   if (!args.quiet) ctx.followUp(session);
   return {
+    ok: true,
     session: session.id,
     primitive: name,
     params,

@@ -10,6 +10,7 @@ import { ExecutionModeSchema, type ExecutionMode } from '../../env/schemas';
 import { loadCorpus } from '../../env/tasks';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { checkExport, countRows, groupByScript, groupDescription, rowDescription, rowReason, rowStatus, type ScriptGroup } from './core/checkResults';
+import { refusal, type CommandResult } from '../commandArgs';
 import { openLabDiff } from './applyPrimitive';
 import type { LabDocuments } from './labDocuments';
 import { interpreterSetting, taskFoldersSetting, timeoutSetting } from './labSettings';
@@ -208,9 +209,9 @@ function loadScripts(source: { corpus: true } | { folder: string }): { label: st
   return { label: basename(source.folder), scripts: scriptsInFolder(source.folder).map((s) => ({ ...s, path: join(source.folder, s.name) })) };
 }
 
-export async function checkAllCommand(ctx: { view: PrimitiveChecksView; treeView?: vscode.TreeView<unknown> }, rawArgs: unknown): Promise<{ summary: CheckSummary; results: CheckRow[]; cancelled: boolean } | undefined> {
+export async function checkAllCommand(ctx: { view: PrimitiveChecksView }, rawArgs: unknown): Promise<CommandResult<{ source: string; summary: CheckSummary; results: CheckRow[]; cancelled: boolean; noRun: boolean }>> {
   const parsed = CheckAllArgsSchema.safeParse(rawArgs ?? {});
-  if (!parsed.success) throw new Error(`forgeenv.lab.checkAll: invalid arguments: ${parsed.error.message}`);
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Check All Primitives: ${parsed.error.message}`);
   const args = parsed.data;
   const noRun = args.noRun ?? false;
   if (!noRun && !vscode.workspace.isTrusted) {
@@ -218,18 +219,21 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView; treeView
   }
   const effectiveNoRun = noRun || !vscode.workspace.isTrusted;
   const source = args.corpus ? { corpus: true as const } : args.folder ? { folder: args.folder } : await chooseSource();
-  if (!source) return undefined;
+  if (!source) return refusal('cancelled', 'No folder chosen.');
+  if (ctx.view.state?.running) return refusal('busy', 'A primitive check is already running.');
   let loaded: ReturnType<typeof loadScripts>;
   try {
     loaded = loadScripts(source);
   } catch (e) {
-    void vscode.window.showErrorMessage(`ForgeEnv: cannot read the scripts: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
+    const msg = `Cannot read the scripts: ${e instanceof Error ? e.message : String(e)}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
   }
   if (loaded.scripts.length === 0) {
     void vscode.window.showInformationMessage(`ForgeEnv: no .py scripts in ${loaded.label}.`);
-    return undefined;
+    return refusal('error', `No .py scripts in ${loaded.label}.`);
   }
+  const interpreter = await interpreterSetting();
   const mode = args.mode ?? 'simulated';
   const state: CheckRunState = { source: loaded.label, mode, noRun: effectiveNoRun, scripts: new Map(loaded.scripts.map((s) => [s.name, s])), rows: [], running: true };
   ctx.view.setState(state);
@@ -239,7 +243,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView; treeView
     { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: checking every primitive on ${loaded.label}`, cancellable: true },
     async (progress, token) => {
       const ac = new AbortController();
-      token.onCancellationRequested(() => {
+      const sub = token.onCancellationRequested(() => {
         cancelled = true;
         ac.abort();
       });
@@ -247,7 +251,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView; treeView
       try {
         return await checkPrimitives(loaded.scripts, {
           mode,
-          interpreter: interpreterSetting(),
+          interpreter,
           timeoutMs: timeoutSetting(),
           noRun: effectiveNoRun,
           primitives: args.primitives,
@@ -262,6 +266,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView; treeView
           },
         });
       } finally {
+        sub.dispose();
         state.running = false;
       }
     },
@@ -276,17 +281,19 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView; treeView
       `ForgeEnv: ${cancelled ? 'cancelled after ' : ''}${s.rows} checks on ${s.scripts} scripts in ${(s.wall_time_ms / 1000).toFixed(1)} s: ${s.applied} applied, ${s.broke} broke, ${s.restored} restored, ${s.passes_after_repair} pass after repair.`,
     );
   }
-  return { summary: out.summary, results: out.results, cancelled };
+  return { ok: true, source: loaded.label, summary: out.summary, results: out.results, cancelled, noRun: effectiveNoRun };
 }
 
-export async function exportChecksCommand(view: PrimitiveChecksView, rawArgs: unknown): Promise<string | undefined> {
+export async function exportChecksCommand(view: PrimitiveChecksView, rawArgs: unknown): Promise<CommandResult<{ out: string; rows: number }>> {
   const args = z.object({ out: z.string().min(1).optional() }).strict().safeParse(rawArgs ?? {});
+  if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Primitive Check Results: ${args.error.message}`);
   const state = view.state;
   if (!state || state.running || !state.summary) {
-    void vscode.window.showWarningMessage(state?.running ? 'ForgeEnv: the check is still running.' : 'ForgeEnv: run "Check All Primitives" first.');
-    return undefined;
+    const msg = state?.running ? 'The check is still running.' : 'Run "Check All Primitives" first.';
+    void vscode.window.showWarningMessage(`ForgeEnv: ${msg}`);
+    return refusal(state?.running ? 'busy' : 'error', msg);
   }
-  let out = args.success ? args.data.out : undefined;
+  let out = args.data.out;
   if (!out) {
     const root = vscode.workspace.workspaceFolders?.[0]?.uri;
     const target = await vscode.window.showSaveDialog({
@@ -294,16 +301,17 @@ export async function exportChecksCommand(view: PrimitiveChecksView, rawArgs: un
       filters: { JSON: ['json'] },
       defaultUri: root ? vscode.Uri.joinPath(root, `primitive-checks-${state.source}.json`) : undefined,
     });
-    if (!target) return undefined;
+    if (!target) return refusal('cancelled', 'No file chosen.');
     out = target.fsPath;
   }
   const data = checkExport({ source: state.source, mode: state.mode, noRun: state.noRun, summary: state.summary, results: state.rows });
   try {
     await writeFileAtomic(out, JSON.stringify(data, null, 2) + '\n');
   } catch (e) {
-    void vscode.window.showErrorMessage(`ForgeEnv: could not write ${out}: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
+    const msg = `Could not write ${out}: ${e instanceof Error ? e.message : String(e)}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
   }
-  if (!args.success || !args.data.out) void vscode.window.showInformationMessage(`ForgeEnv: wrote ${state.rows.length} check rows to ${out}.`);
-  return out;
+  if (!args.data.out) void vscode.window.showInformationMessage(`ForgeEnv: wrote ${state.rows.length} check rows to ${out}.`);
+  return { ok: true, out, rows: state.rows.length };
 }

@@ -3,6 +3,7 @@
 // snapshot. Everything is registered here; src/extension.ts calls registerLab once.
 import * as vscode from 'vscode';
 import { ApplicabilityService } from './applicabilityService';
+import { guarded } from './commandGuard';
 import { applyPrimitiveCommand, BreakWithPrimitiveActions } from './applyPrimitive';
 import { CHECKS_VIEW_ID, checkAllCommand, exportChecksCommand, PrimitiveChecksView } from './checkAllView';
 import { checkInverseCommand, resolveSession, runBrokenCommand } from './labActions';
@@ -39,6 +40,7 @@ export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}
       });
   };
 
+  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => vscode.commands.registerCommand(id, guarded(id, fn, log));
   const pythonSelector: vscode.DocumentSelector = [
     { language: 'python', scheme: 'file' },
     { language: 'python', scheme: 'untitled' },
@@ -53,15 +55,16 @@ export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}
       // Snapshot diagnostics describe the text that ran; once it changes they would point at the wrong place.
       if (e.contentChanges.length && snapshotDiagnostics.has(e.document.uri)) snapshotDiagnostics.delete(e.document.uri);
     }),
-    vscode.commands.registerCommand('forgeenv.lab.applyPrimitive', (args?: unknown) => applyPrimitiveCommand({ docs, applicability, followUp }, args)),
-    vscode.commands.registerCommand('forgeenv.lab.runBroken', (args?: unknown) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args)),
-    vscode.commands.registerCommand('forgeenv.lab.checkInverse', (args?: unknown) => checkInverseCommand({ docs }, args)),
-    vscode.commands.registerCommand('forgeenv.lab.saveAsTask', (args?: unknown) => saveAsTaskCommand(resolveSession(docs, args), args)),
-    vscode.commands.registerCommand('forgeenv.lab.checkAll', (args?: unknown) => checkAllCommand({ view, treeView }, args)),
-    vscode.commands.registerCommand('forgeenv.lab.exportChecks', (args?: unknown) => exportChecksCommand(view, args)),
-    vscode.commands.registerCommand('forgeenv.lab.openCheckRow', (args?: unknown) => view.openRow(args)),
-    vscode.commands.registerCommand('forgeenv.lab.inspectChecks', () => view.snapshot()),
-    vscode.commands.registerCommand('forgeenv.lab.snapshotDrift', (args?: unknown) => snapshotDriftCommand({ diagnostics: snapshotDiagnostics, log }, args)),
+    cmd('forgeenv.lab.applyPrimitive', (args) => applyPrimitiveCommand({ docs, applicability, followUp }, args)),
+    cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args)),
+    cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args)),
+    cmd('forgeenv.lab.saveAsTask', (args) => saveAsTaskCommand(resolveSession(docs, args), args)),
+    cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ view }, args)),
+    cmd('forgeenv.lab.exportChecks', (args) => exportChecksCommand(view, args)),
+    cmd('forgeenv.lab.openCheckRow', (args) => view.openRow(args)),
+    // For tests and scripts: what the check view shows, flattened.
+    cmd('forgeenv.lab.inspectChecks', async () => view.snapshot()),
+    cmd('forgeenv.lab.snapshotDrift', (args) => snapshotDriftCommand({ diagnostics: snapshotDiagnostics, log }, args)),
   );
   const all = vscode.Disposable.from(...disposables);
   context.subscriptions.push(all);

@@ -1,4 +1,76 @@
+// "Save as task" from a lab diff: folder (first forgeenv.taskFolders entry, or one the user
+// picks), task id (suggested, validated), then the files (see core/taskWriter.ts).
+import { mkdir } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { loadCorpus } from '../../env/tasks';
+import { refusal, type CommandResult } from '../commandArgs';
+import { readSettings, resolveAgainstWorkspace } from '../settings';
+import { saveLabTask, suggestTaskId, taskIdProblem, TaskSaveError, type SavedTask } from './core/taskWriter';
 import type { LabSession } from './labDocuments';
-export async function saveAsTaskCommand(_s: LabSession | undefined, _args: unknown): Promise<undefined> {
-  return undefined;
+
+export const SaveTaskArgsSchema = z
+  .object({
+    session: z.string().optional(),
+    uri: z.string().optional(),
+    folder: z.string().min(1).optional(),
+    taskId: z.string().min(1).optional(),
+    description: z.string().optional(),
+    quiet: z.boolean().optional(),
+  })
+  .strict();
+
+async function chooseFolder(configured: string[]): Promise<string | undefined> {
+  const items: Array<vscode.QuickPickItem & { dir?: string }> = [
+    ...configured.map((d) => ({ label: `$(folder) ${d}`, description: 'forgeenv.taskFolders', dir: d })),
+    { label: '$(folder-opened) Choose a folder…' },
+  ];
+  if (configured.length === 1) return configured[0];
+  const picked = configured.length ? await vscode.window.showQuickPick(items, { title: 'Save the task in…' }) : items[items.length - 1];
+  if (!picked) return undefined;
+  if (picked.dir) return picked.dir;
+  const dir = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Save task here' });
+  return dir?.[0]?.fsPath;
+}
+
+export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs: unknown): Promise<CommandResult<SavedTask> | undefined> {
+  const parsed = SaveTaskArgsSchema.safeParse(rawArgs instanceof vscode.Uri || rawArgs === undefined ? {} : rawArgs);
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Save as Task: ${parsed.error.message}`);
+  const args = parsed.data;
+  if (!session) {
+    void vscode.window.showWarningMessage('ForgeEnv: apply a primitive first (ForgeEnv: Apply a Drift Primitive).');
+    return refusal('no_episode', 'No lab result to save.');
+  }
+  const configured = readSettings().settings.taskFolders.map(resolveAgainstWorkspace);
+  const dir = args.folder ?? (await chooseFolder(configured));
+  if (!dir) return refusal('cancelled', 'No folder chosen.');
+  await mkdir(dir, { recursive: true });
+  const { tasks } = loadCorpus({ extraDirs: [...new Set([...configured, dir])] });
+  const taken = new Set(tasks.map((t) => t.task_id));
+  let taskId = args.taskId;
+  if (!taskId) {
+    taskId = await vscode.window.showInputBox({
+      title: 'Task id for the new task',
+      value: suggestTaskId(session.fileName, session.spec.primitive_type, taken),
+      prompt: `Saved in ${dir} as <id>.py, a tasks.json entry and <id>.breakage.json`,
+      validateInput: (v) => taskIdProblem(v.trim(), dir, taken),
+    });
+    if (!taskId) return refusal('cancelled', 'No task id given.');
+    taskId = taskId.trim();
+  }
+  const description =
+    args.description ?? `${session.fileName} broken with ${session.spec.primitive_type} ${JSON.stringify(session.spec.params)} (saved from the ForgeEnv lab).`;
+  try {
+    const saved = await saveLabTask({ dir, taskId, script: session.original, spec: session.spec, description, versions: session.versions, taken });
+    if (!args.quiet) {
+      void vscode.window.showInformationMessage(`ForgeEnv: saved task ${saved.taskId} in ${dir}.`, 'Open Script').then((c) => {
+        if (c) void vscode.window.showTextDocument(vscode.Uri.file(saved.scriptPath));
+      });
+    }
+    return { ok: true, ...saved };
+  } catch (e) {
+    const msg = e instanceof TaskSaveError ? e.message : `Could not save the task: ${(e as Error).message}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
+  }
 }

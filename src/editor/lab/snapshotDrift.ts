@@ -11,6 +11,8 @@ import { runOutcome } from './core/runDiagnostics';
 import { documentFor, isPythonDocument } from './applyPrimitive';
 import { toDiagnostics } from './diagnostics';
 import { interpreterSetting, timeoutSetting } from './labSettings';
+import { refusal, type CommandResult } from '../commandArgs';
+import { UNTRUSTED_MESSAGE } from '../trust';
 
 export const SnapshotDriftArgsSchema = z
   .object({
@@ -20,9 +22,9 @@ export const SnapshotDriftArgsSchema = z
   })
   .strict();
 
-export interface SnapshotDriftOutcome {
+export interface SnapshotDriftResult {
   snapshot: SnapshotId;
-  ok: boolean;
+  runsCleanly: boolean;
   headline: string;
   explanation?: DriftExplanation;
   diagnostics: number;
@@ -35,18 +37,18 @@ function versionsText(id: SnapshotId): string {
     .join(', ');
 }
 
-export async function snapshotDriftCommand(ctx: { diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<SnapshotDriftOutcome | undefined> {
+export async function snapshotDriftCommand(ctx: { diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<CommandResult<SnapshotDriftResult>> {
   const parsed = SnapshotDriftArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs.toString() } : rawArgs ?? {});
-  if (!parsed.success) throw new Error(`forgeenv.lab.snapshotDrift: invalid arguments: ${parsed.error.message}`);
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Snapshot Drift: ${parsed.error.message}`);
   const args = parsed.data;
   const document = await documentFor(args.uri);
   if (!document || !isPythonDocument(document)) {
     void vscode.window.showWarningMessage('ForgeEnv: open a Python training script first.');
-    return undefined;
+    return refusal('invalid_args', 'No Python script to run.');
   }
   if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage('ForgeEnv: scripts are never run in an untrusted workspace. Trust this folder to run it under another snapshot.');
-    return undefined;
+    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
+    return refusal('untrusted', UNTRUSTED_MESSAGE);
   }
   let snapshot = args.snapshot;
   if (!snapshot) {
@@ -54,16 +56,17 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
       SNAPSHOT_IDS.map((id) => ({ label: id, description: id === LATEST_SNAPSHOT ? 'latest (what the corpus targets)' : undefined, detail: versionsText(id), id })),
       { title: 'ForgeEnv: run this script under the simulated libraries of…' },
     );
-    if (!picked) return undefined;
+    if (!picked) return refusal('cancelled', 'No snapshot chosen.');
     snapshot = picked.id;
   }
   const script = document.getText();
+  const interpreter = await interpreterSetting();
   const exec = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: running under snapshot ${snapshot}`, cancellable: true },
     (_p, token) => {
       const ac = new AbortController();
-      token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter: interpreterSetting(), timeoutMs: timeoutSetting(), signal: ac.signal });
+      const sub = token.onCancellationRequested(() => ac.abort());
+      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, timeoutMs: timeoutSetting(), signal: ac.signal }).finally(() => sub.dispose());
     },
   );
   const outcome = runOutcome(exec, script);
@@ -76,5 +79,5 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
     if (outcome.ok) void vscode.window.showInformationMessage(`ForgeEnv: the script runs cleanly under ${snapshot} (${versionsText(snapshot)}).`);
     else void vscode.window.showWarningMessage(`ForgeEnv: under ${snapshot}: ${outcome.headline}${explanation ? ` — ${explanationText(explanation)}` : ''}`);
   }
-  return { snapshot, ok: outcome.ok, headline: outcome.headline, explanation, diagnostics: diags.length, uri: document.uri.toString() };
+  return { ok: true, snapshot, runsCleanly: outcome.ok, headline: outcome.headline, explanation, diagnostics: diags.length, uri: document.uri.toString() };
 }

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { exportDataset, type ExportResult } from '../../store/export/exportDataset';
 import { EXPORT_FORMATS, FORMATS, type ExportFormat } from '../../store/export/formats';
+import { refusal, type CommandResult } from '../commandArgs';
 import { datasetFolderSetting } from './reviewSettings';
 
 export const ExportArgsSchema = z
@@ -14,13 +15,11 @@ export const ExportArgsSchema = z
   })
   .strict();
 
-export async function exportCommand(rawArgs: unknown): Promise<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated'> | undefined> {
-  const args = ExportArgsSchema.parse(rawArgs ?? {});
-  const dir = args.dataset ?? datasetFolderSetting();
-  if (!dir) {
-    void vscode.window.showWarningMessage('ForgeEnv: set forgeenv.datasetFolder (or open a folder) to export a dataset.');
-    return undefined;
-  }
+export async function exportCommand(context: vscode.ExtensionContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated'>>> {
+  const parsed = ExportArgsSchema.safeParse(rawArgs ?? {});
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Dataset: ${parsed.error.message}`);
+  const args = parsed.data;
+  const dir = args.dataset ?? datasetFolderSetting(context);
   let format: ExportFormat | undefined = args.format;
   if (!format) {
     const picked = await vscode.window.showQuickPick(
@@ -29,7 +28,7 @@ export async function exportCommand(rawArgs: unknown): Promise<Pick<ExportResult
     );
     format = picked?.format;
   }
-  if (!format) return undefined;
+  if (!format) return refusal('cancelled', 'No format chosen.');
   let out = args.out;
   if (!out) {
     const target = await vscode.window.showSaveDialog({
@@ -39,7 +38,7 @@ export async function exportCommand(rawArgs: unknown): Promise<Pick<ExportResult
     });
     out = target?.fsPath;
   }
-  if (!out) return undefined;
+  if (!out) return refusal('cancelled', 'No file chosen.');
   const chosen = format;
   const target = out;
   try {
@@ -52,9 +51,10 @@ export async function exportCommand(rawArgs: unknown): Promise<Pick<ExportResult
         if (c === 'Open') void vscode.window.showTextDocument(vscode.Uri.file(result.out));
       });
     }
-    return { out: result.out, card: result.card, rows: result.rows, deduplicated: result.deduplicated };
+    return { ok: true, out: result.out, card: result.card, rows: result.rows, deduplicated: result.deduplicated };
   } catch (e) {
-    void vscode.window.showErrorMessage(`ForgeEnv: export failed: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
+    const msg = `Export failed: ${e instanceof Error ? e.message : String(e)}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
   }
 }

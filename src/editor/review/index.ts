@@ -1,10 +1,11 @@
 // Labeling, review mode and the dataset summary (issue 5). src/extension.ts calls
 // registerReview once.
 import * as vscode from 'vscode';
+import { guarded } from '../lab/commandGuard';
 import { labelCommand } from './labelCommand';
 import { exportCommand } from './exportCommand';
 import { REVIEW_SCHEME, ReviewCodeLens, ReviewController } from './reviewMode';
-import { reopenCommand } from './reopen';
+import { discardRevisionCommand, disposeRevision, reopenCommand, submitRevisionCommand } from './reopen';
 import { SummaryPanel } from './summaryPanel';
 
 export interface ReviewDeps {
@@ -12,27 +13,13 @@ export interface ReviewDeps {
   output?: vscode.OutputChannel;
 }
 
-/** Commands that may be invoked from anywhere show their failure instead of crashing. */
-function guarded<T>(name: string, fn: (args: unknown) => Promise<T>, log: vscode.OutputChannel): (args?: unknown) => Promise<T | undefined> {
-  return async (args?: unknown) => {
-    try {
-      return await fn(args);
-    } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
-      log.appendLine(`${name}: ${e instanceof Error && e.stack ? e.stack : msg}`);
-      void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
-      return undefined;
-    }
-  };
-}
-
 export function registerReview(context: vscode.ExtensionContext, deps: ReviewDeps = {}): vscode.Disposable {
   const disposables: vscode.Disposable[] = [];
   const log = deps.output ?? vscode.window.createOutputChannel('ForgeEnv Review');
   if (!deps.output) disposables.push(log);
-  const review = new ReviewController();
-  const summary = new SummaryPanel(context.extensionUri);
-  disposables.push(review, summary);
+  const review = new ReviewController(context);
+  const summary = new SummaryPanel(context);
+  disposables.push(review, summary, { dispose: disposeRevision });
   const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => vscode.commands.registerCommand(id, guarded(id, fn, log));
   disposables.push(
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review.docs),
@@ -44,10 +31,12 @@ export function registerReview(context: vscode.ExtensionContext, deps: ReviewDep
     cmd('forgeenv.review.reject', (a) => review.verdict('reject', a)),
     cmd('forgeenv.review.stop', () => review.stop()),
     cmd('forgeenv.review.actions', () => review.actions()),
-    cmd('forgeenv.review.label', (a) => labelCommand(review, a)),
-    cmd('forgeenv.review.reopen', (a) => reopenCommand(review, a)),
+    cmd('forgeenv.review.label', (a) => labelCommand(context, review, a)),
+    cmd('forgeenv.review.reopen', (a) => reopenCommand(context, review, a)),
+    cmd('forgeenv.review.submitRevision', (a) => submitRevisionCommand(context, review, a)),
+    cmd('forgeenv.review.discardRevision', () => discardRevisionCommand()),
     cmd('forgeenv.review.summary', (a) => summary.open(a)),
-    cmd('forgeenv.review.export', (a) => exportCommand(a)),
+    cmd('forgeenv.review.export', (a) => exportCommand(context, a)),
     // For tests: what the review walk and the summary panel currently show.
     cmd('forgeenv.review.inspect', async () => ({
       active: review.state !== undefined,

@@ -7,6 +7,7 @@ import { DatasetStore } from '../../store/datasetStore';
 import { labelTargetKey, type LabelRecord, type LabelTarget } from '../../store/records';
 import { taskFoldersSetting } from '../lab/labSettings';
 import { CONFIDENCE_CHOICES, DIFFICULTY_CHOICES, LabelArgsSchema, labelInput, targetTitle, type Choice } from './core/labelForm';
+import { refusal, type CommandResult } from '../commandArgs';
 import type { ReviewController } from './reviewMode';
 import { datasetFolderSetting, labelTagsSetting, reviewerSetting } from './reviewSettings';
 
@@ -71,13 +72,11 @@ async function chooseTarget(dir: string): Promise<{ target: LabelTarget; title: 
   return d ? { target: { type: 'demonstration', record_id: d.id }, title: d.label } : undefined;
 }
 
-export async function labelCommand(review: ReviewController, rawArgs: unknown): Promise<LabelRecord | undefined> {
-  const args = LabelArgsSchema.parse(rawArgs ?? {});
-  const dir = args.dataset ?? review.state?.dir ?? datasetFolderSetting();
-  if (!dir) {
-    void vscode.window.showWarningMessage('ForgeEnv: set forgeenv.datasetFolder (or open a folder) to store labels.');
-    return undefined;
-  }
+export async function labelCommand(context: vscode.ExtensionContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ label: LabelRecord; dir: string }>> {
+  const parsed = LabelArgsSchema.safeParse(rawArgs ?? {});
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Label: ${parsed.error.message}`);
+  const args = parsed.data;
+  const dir = args.dataset ?? review.state?.dir ?? datasetFolderSetting(context);
   let target = args.target;
   let title = target ? targetTitle(target) : '';
   if (!target) {
@@ -87,7 +86,7 @@ export async function labelCommand(review: ReviewController, rawArgs: unknown): 
       title = `${item.record.task_id} · ${item.record.primitive_type}`;
     } else {
       const chosen = await chooseTarget(dir);
-      if (!chosen) return undefined;
+      if (!chosen) return refusal('cancelled', 'Nothing chosen to label.');
       ({ target, title } = chosen);
     }
   }
@@ -97,18 +96,24 @@ export async function labelCommand(review: ReviewController, rawArgs: unknown): 
   const interactive = args.difficulty === undefined || args.tags === undefined || args.confidence === undefined;
   const total = 4;
   const difficulty = args.difficulty ?? (await pickWithAccelerators(`Label ${title}: difficulty`, DIFFICULTY_CHOICES, 1, total, previous?.difficulty));
-  if (difficulty === undefined) return undefined;
+  if (difficulty === undefined) return refusal('cancelled', 'Label cancelled.');
   const tags = args.tags ?? (await pickTags(labelTagsSetting(), previous?.tags ?? []));
-  if (tags === undefined) return undefined;
+  if (tags === undefined) return refusal('cancelled', 'Label cancelled.');
   const confidence = args.confidence ?? (await pickWithAccelerators(`Label ${title}: confidence`, CONFIDENCE_CHOICES, 3, total, previous?.confidence));
-  if (confidence === undefined) return undefined;
+  if (confidence === undefined) return refusal('cancelled', 'Label cancelled.');
   let note = args.note;
   if (note === undefined) {
     note = interactive ? await vscode.window.showInputBox({ title: `Label ${title}: note (optional, Enter to save)`, value: previous?.note ?? '', ignoreFocusOut: true }) : '';
-    if (note === undefined) return undefined;
+    if (note === undefined) return refusal('cancelled', 'Label cancelled.');
   }
-  const rec = await store.appendLabel(labelInput({ target, difficulty, tags, confidence, note, labeler: reviewerSetting() }));
+  let input;
+  try {
+    input = labelInput({ target, difficulty, tags, confidence, note, labeler: reviewerSetting() });
+  } catch (e) {
+    return refusal('invalid_args', (e as Error).message);
+  }
+  const rec = await store.appendLabel(input);
   if (review.state?.dir === dir) await review.reload();
   if (interactive) void vscode.window.setStatusBarMessage(`ForgeEnv: labeled ${title} (difficulty ${rec.difficulty}, confidence ${rec.confidence})`, 4000);
-  return rec;
+  return { ok: true, label: rec, dir };
 }

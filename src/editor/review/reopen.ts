@@ -1,5 +1,204 @@
-// Reopen: placeholder until the episode controller's API is known.
+// Reopen a submitted demonstration: the same task, breakage, seed and snapshot are rebuilt, the
+// recorded repair is put back into an editable train.py, and submitting writes a NEW record
+// (revision N+1, `supersedes` = the old record id) through the store's revision support. The
+// old line is never touched.
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { createRepairDiff } from '../../env/diff';
+import { ENV_VERSION, ForgeEnvironment } from '../../env/environment';
+import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
+import { loadCorpus, TaskSampler } from '../../env/tasks';
+import { snapshotIdOf } from '../../env/versions';
+import { DatasetStore } from '../../store/datasetStore';
+import { createDemonstrationRecord } from '../../store/demonstrationBuilder';
+import { taskHash } from '../../store/hashing';
+import type { DemonstrationRecord } from '../../store/records';
+import { ActiveTimeTracker } from '../activeTime';
+import { refusal, type CommandResult } from '../commandArgs';
+import { annotatorId, episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
+import { UNTRUSTED_MESSAGE } from '../trust';
+import { applyRepairDiffTolerant, brokenScriptFromPrompt } from './core/reviewItems';
 import type { ReviewController } from './reviewMode';
-export async function reopenCommand(_review: ReviewController, _args: unknown): Promise<undefined> {
-  return undefined;
+import { datasetFolderSetting } from './reviewSettings';
+
+export const REVISION_CONTEXT_KEY = 'forgeenv.revisionActive';
+
+export const ReopenArgsSchema = z
+  .object({
+    recordId: z.uuid().optional(),
+    dataset: z.string().min(1).optional(),
+    /** Headless: the revised repaired script; with `submit`, scored and stored at once. */
+    script: z.string().optional(),
+    submit: z.boolean().optional(),
+  })
+  .strict();
+
+interface Revision {
+  env: ForgeEnvironment;
+  start: HumanEpisodeStart;
+  previous: DemonstrationRecord;
+  dir: string;
+  file: vscode.Uri;
+  startedAt: Date;
+  tracker: ActiveTimeTracker;
+  runs: number;
+  mode: 'simulated' | 'real';
+  interpreter: string;
+  listeners: vscode.Disposable[];
+}
+
+let current: Revision | undefined;
+const sessionId = randomUUID();
+
+async function endRevision(): Promise<void> {
+  if (!current) return;
+  for (const l of current.listeners) l.dispose();
+  await current.env.dispose();
+  current = undefined;
+  await vscode.commands.executeCommand('setContext', REVISION_CONTEXT_KEY, false);
+}
+
+async function findRecord(review: ReviewController, dir: string, recordId: string | undefined): Promise<DemonstrationRecord | undefined> {
+  if (!recordId) return review.current()?.record;
+  const snap = await new DatasetStore(dir).readAll();
+  return snap.demonstrations.current.find((r) => r.info.record_id === recordId);
+}
+
+export async function reopenCommand(context: vscode.ExtensionContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ file: string; recordId: string; revision: number; stored?: { recordId: string; revision: number; supersedes: string } }>> {
+  const parsed = ReopenArgsSchema.safeParse(rawArgs ?? {});
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Reopen Demonstration: ${parsed.error.message}`);
+  const args = parsed.data;
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
+    return refusal('untrusted', UNTRUSTED_MESSAGE);
+  }
+  if (current) return refusal('episode_open', `A revision of ${current.previous.task_id} is open: submit it (ForgeEnv: Submit Revision) or discard it first.`);
+  const dir = args.dataset ?? review.state?.dir ?? datasetFolderSetting(context);
+  const previous = await findRecord(review, dir, args.recordId);
+  if (!previous) {
+    const msg = args.recordId ? `Demonstration ${args.recordId} is not a current record in ${dir} (a superseded one cannot be reopened; reopen its latest revision).` : 'Open a demonstration in review mode first, or pass its record id.';
+    void vscode.window.showWarningMessage(`ForgeEnv: ${msg}`);
+    return refusal('invalid_args', msg);
+  }
+  const settings = readSettings().settings;
+  const taskDirs = settings.taskFolders.map(resolveAgainstWorkspace);
+  const tasks = new TaskSampler(loadCorpus({ extraDirs: taskDirs }).tasks);
+  const task = tasks.getById(previous.task_id);
+  if (!task) return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
+  const { interpreter } = await resolveInterpreter(settings);
+  const mode = previous.info.mode;
+  const env = new ForgeEnvironment({ mode, interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs }, { tasks });
+  let start: HumanEpisodeStart;
+  try {
+    start = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ForgeEnv: rebuilding ${previous.task_id} · ${previous.primitive_type}` }, () =>
+      startHumanEpisode(env, { taskId: previous.task_id, seed: previous.info.seed, primitive: { primitive_type: previous.info.primitive.primitive_type, params: previous.info.primitive.params } }),
+    );
+  } catch (e) {
+    await env.dispose();
+    return refusal('error', `Could not rebuild the episode: ${(e as Error).message}`);
+  }
+  const th = taskHash({ script: start.originalScript, primitive: start.breakageSpec, seed: start.seed, library_versions: start.libraryVersions });
+  if (th !== previous.info.task_hash) {
+    await env.dispose();
+    return refusal('error', `Task ${previous.task_id} changed since this demonstration was recorded (task hash differs), so a revision would not be of the same task.`);
+  }
+  const broken = brokenScriptFromPrompt(previous.repair_prompt) ?? start.brokenScript;
+  const repaired = applyRepairDiffTolerant(start.brokenScript, previous.repair_completion);
+  const initial = repaired.ok ? repaired.script : broken;
+  const folder = join(episodesFolder(settings, context), 'revisions', `${previous.info.episode_id}-r${previous.info.revision + 1}`);
+  await mkdir(folder, { recursive: true });
+  const filePath = join(folder, 'train.py');
+  await writeFile(filePath, args.script ?? initial, 'utf8');
+  const file = vscode.Uri.file(filePath);
+  const tracker = new ActiveTimeTracker({ idleMs: settings.idleThresholdSeconds * 1000 });
+  const rev: Revision = { env, start, previous, dir, file, startedAt: new Date(), tracker, runs: 0, mode, interpreter, listeners: [] };
+  const isOurs = (e?: vscode.TextEditor) => e?.document.uri.toString() === file.toString();
+  tracker.setFocused(vscode.window.state.focused && isOurs(vscode.window.activeTextEditor));
+  rev.listeners.push(
+    vscode.window.onDidChangeActiveTextEditor((e) => tracker.setFocused(vscode.window.state.focused && isOurs(e))),
+    vscode.window.onDidChangeWindowState((s) => tracker.setFocused(s.focused && isOurs(vscode.window.activeTextEditor))),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.toString() === file.toString()) tracker.activity();
+    }),
+  );
+  current = rev;
+  await vscode.commands.executeCommand('setContext', REVISION_CONTEXT_KEY, true);
+  if (args.submit) {
+    const stored = await submitRevisionCommand(context, review, {});
+    if (!stored.ok) return stored;
+    return { ok: true, file: filePath, recordId: previous.info.record_id, revision: previous.info.revision + 1, stored: { recordId: stored.recordId, revision: stored.revision, supersedes: stored.supersedes } };
+  }
+  await vscode.window.showTextDocument(file, { preview: false });
+  void vscode.window.showInformationMessage(`ForgeEnv: revision ${previous.info.revision + 1} of ${previous.task_id} · ${previous.primitive_type}: edit the repair, then submit it. The old record stays, superseded.`, 'Submit Revision', 'Discard').then((c) => {
+    if (c === 'Submit Revision') void vscode.commands.executeCommand('forgeenv.review.submitRevision');
+    else if (c === 'Discard') void vscode.commands.executeCommand('forgeenv.review.discardRevision');
+  });
+  return { ok: true, file: filePath, recordId: previous.info.record_id, revision: previous.info.revision + 1 };
+}
+
+export async function submitRevisionCommand(context: vscode.ExtensionContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ recordId: string; revision: number; supersedes: string; reward: number; success: boolean }>> {
+  const args = z.object({ force: z.boolean().optional() }).strict().safeParse(rawArgs ?? {});
+  if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Submit Revision: ${args.error.message}`);
+  const rev = current;
+  if (!rev) return refusal('no_episode', 'No reopened demonstration (ForgeEnv: Reopen Demonstration as a New Revision).');
+  const doc = await vscode.workspace.openTextDocument(rev.file);
+  if (doc.isDirty) await doc.save();
+  const diff = createRepairDiff(rev.start.brokenScript, doc.getText());
+  const evaluation = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: scoring the revision' }, () => rev.env.evaluateRepair(diff));
+  rev.runs++;
+  const obs = await rev.env.step({ repair: { unified_diff: diff } });
+  const final = rev.env.state?.final ?? evaluation;
+  if (typeof obs.info.error === 'string') return refusal('error', `Could not score the revision: ${obs.info.error}`);
+  const submittedAt = new Date();
+  const provenance = {
+    session_id: sessionId,
+    annotator_id: annotatorId(readSettings().settings),
+    mode: rev.mode,
+    interpreter: rev.interpreter,
+    extension_version: String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'),
+    env_version: ENV_VERSION,
+    started_at: rev.startedAt.toISOString(),
+    submitted_at: submittedAt.toISOString(),
+    active_ms: Math.round(rev.tracker.activeMs),
+    wall_ms: Math.max(0, submittedAt.getTime() - rev.startedAt.getTime()),
+    runs: rev.runs,
+  };
+  let record: DemonstrationRecord;
+  try {
+    const rollout = buildDemonstration({
+      start: rev.start,
+      final,
+      info: { ...provenance, library_snapshot: snapshotIdOf(rev.start.libraryVersions) ?? null, reopened_from: rev.previous.info.record_id },
+    });
+    record = createDemonstrationRecord({
+      rollout,
+      originalScript: rev.start.originalScript,
+      episodeId: rev.previous.info.episode_id,
+      seed: rev.start.seed,
+      primitive: rev.start.breakageSpec,
+      libraryVersions: rev.start.libraryVersions,
+      provenance,
+      previous: rev.previous,
+    });
+  } catch (e) {
+    return refusal('error', `Could not build the revision record: ${(e as Error).message}`);
+  }
+  const stored = await new DatasetStore(rev.dir).appendDemonstration(record);
+  await endRevision();
+  if (review.state?.dir === rev.dir) await review.reload();
+  void vscode.window.showInformationMessage(`ForgeEnv: revision ${stored.info.revision} saved (reward ${final.reward.toFixed(2)}); it supersedes ${stored.info.supersedes}.`);
+  return { ok: true, recordId: stored.info.record_id, revision: stored.info.revision, supersedes: stored.info.supersedes!, reward: final.reward, success: final.success };
+}
+
+export async function discardRevisionCommand(): Promise<CommandResult> {
+  if (!current) return refusal('no_episode', 'No reopened demonstration.');
+  await endRevision();
+  return { ok: true };
+}
+
+export function disposeRevision(): void {
+  void endRevision();
 }

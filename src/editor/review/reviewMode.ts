@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DatasetStore } from '../../store/datasetStore';
 import type { ReviewRecord, ReviewVerdict } from '../../store/records';
 import { buildReviewItems, firstUnreviewed, scoreMarkdown, statusText, type ReviewItem } from './core/reviewItems';
+import { refusal, type CommandResult } from '../commandArgs';
 import { datasetFolderSetting, reviewerSetting } from './reviewSettings';
 
 export const REVIEW_SCHEME = 'forgeenv-review';
@@ -62,7 +63,7 @@ export class ReviewController implements vscode.Disposable {
   readonly onDidChangeItem = this.changed.event;
   state: ReviewState | undefined;
 
-  constructor() {
+  constructor(private readonly context: vscode.ExtensionContext) {
     this.status.name = 'ForgeEnv review';
     this.status.command = 'forgeenv.review.actions';
   }
@@ -75,13 +76,11 @@ export class ReviewController implements vscode.Disposable {
     return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${item.record.info.record_id}/${side}/train.py` });
   }
 
-  async start(rawArgs: unknown): Promise<{ dir: string; total: number; index: number; recordId?: string } | undefined> {
-    const args = StartArgsSchema.parse(rawArgs ?? {});
-    const dir = args.dataset ?? datasetFolderSetting();
-    if (!dir) {
-      void vscode.window.showWarningMessage('ForgeEnv: set forgeenv.datasetFolder (or open a folder) to review demonstrations.');
-      return undefined;
-    }
+  async start(rawArgs: unknown): Promise<CommandResult<{ dir: string; total: number; index: number; recordId?: string; problems: number }>> {
+    const parsed = StartArgsSchema.safeParse(rawArgs ?? {});
+    if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Start Review: ${parsed.error.message}`);
+    const args = parsed.data;
+    const dir = args.dataset ?? datasetFolderSetting(this.context);
     const snapshot = await new DatasetStore(dir).readAll();
     const items = buildReviewItems(snapshot);
     if (snapshot.problems.length) {
@@ -89,42 +88,45 @@ export class ReviewController implements vscode.Disposable {
     }
     if (items.length === 0) {
       void vscode.window.showInformationMessage(`ForgeEnv: no submitted demonstrations in ${dir}.`);
-      return { dir, total: 0, index: 0 };
+      return { ok: true, dir, total: 0, index: 0, problems: snapshot.problems.length };
     }
     let index = firstUnreviewed(items);
     if (args.recordId) {
       const i = items.findIndex((it) => it.record.info.record_id === args.recordId);
-      if (i < 0) throw new Error(`Demonstration ${args.recordId} is not a current record in ${dir}.`);
+      if (i < 0) return refusal('invalid_args', `Demonstration ${args.recordId} is not a current record in ${dir}.`);
       index = i;
     } else if (args.index !== undefined) index = Math.min(args.index, items.length - 1);
     this.state = { dir, items, index };
     await vscode.commands.executeCommand('setContext', REVIEW_CONTEXT_KEY, true);
     await this.show();
-    return { dir, total: items.length, index, recordId: items[index]!.record.info.record_id };
+    return { ok: true, dir, total: items.length, index, recordId: items[index]!.record.info.record_id, problems: snapshot.problems.length };
   }
 
-  async move(delta: number): Promise<{ index: number; recordId: string } | undefined> {
-    if (!this.state) {
-      void vscode.window.showInformationMessage('ForgeEnv: start review mode first (ForgeEnv: Start Review).');
-      return undefined;
-    }
+  async move(delta: number): Promise<CommandResult<{ index: number; recordId: string; moved: boolean }>> {
+    if (!this.state) return this.notReviewing();
     const next = this.state.index + delta;
     if (next < 0 || next >= this.state.items.length) {
       void vscode.window.showInformationMessage(delta > 0 ? 'ForgeEnv: this is the last demonstration.' : 'ForgeEnv: this is the first demonstration.');
-      return { index: this.state.index, recordId: this.current()!.record.info.record_id };
+      return { ok: true, index: this.state.index, recordId: this.current()!.record.info.record_id, moved: false };
     }
     this.state.index = next;
     await this.show();
-    return { index: next, recordId: this.current()!.record.info.record_id };
+    return { ok: true, index: next, recordId: this.current()!.record.info.record_id, moved: true };
   }
 
-  async verdict(verdict: ReviewVerdict, rawArgs: unknown): Promise<ReviewRecord | undefined> {
+  private notReviewing(): CommandResult<never> {
+    const msg = 'Start review mode first (ForgeEnv: Start Review).';
+    void vscode.window.showInformationMessage(`ForgeEnv: ${msg}`);
+    return refusal('no_episode', msg);
+  }
+
+  async verdict(verdict: ReviewVerdict, rawArgs: unknown): Promise<CommandResult<{ review: ReviewRecord; index: number }>> {
     const item = this.current();
-    if (!this.state || !item) {
-      void vscode.window.showInformationMessage('ForgeEnv: start review mode first (ForgeEnv: Start Review).');
-      return undefined;
-    }
-    const args = VerdictArgsSchema.parse(rawArgs ?? {});
+    if (!this.state || !item) return this.notReviewing();
+    const parsed = VerdictArgsSchema.safeParse(rawArgs ?? {});
+    if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Review ${verdict}: ${parsed.error.message}`);
+    const args = parsed.data;
+    if (verdict === 'reject' && args.comment !== undefined && !args.comment.trim()) return refusal('invalid_args', 'A rejection needs a comment saying why.');
     let comment = args.comment;
     if (comment === undefined) {
       comment = await vscode.window.showInputBox({
@@ -133,7 +135,7 @@ export class ReviewController implements vscode.Disposable {
         ignoreFocusOut: true,
         validateInput: (t) => (verdict === 'reject' && !t.trim() ? 'Say why, so the annotator can learn from it' : undefined),
       });
-      if (comment === undefined) return undefined;
+      if (comment === undefined) return refusal('cancelled', 'Review cancelled.');
     }
     const rec = await new DatasetStore(this.state.dir).appendReview({ record_id: item.record.info.record_id, reviewer: reviewerSetting(), verdict, comment: comment.trim() });
     item.review = rec;
@@ -144,7 +146,7 @@ export class ReviewController implements vscode.Disposable {
       this.render();
       if (args.advance !== false) void vscode.window.showInformationMessage(`ForgeEnv: ${verdict === 'approve' ? 'approved' : 'rejected'}; that was the last demonstration.`);
     }
-    return rec;
+    return { ok: true, review: rec, index: this.state.index };
   }
 
   /** Re-reads the folder (after a label or a revision) keeping the position on the same record. */

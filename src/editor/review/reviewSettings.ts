@@ -1,27 +1,16 @@
-// Settings the review features read: the dataset folder, who is reviewing/labeling, the tag
-// taxonomy. Same keys as the editor's episode features.
-import { userInfo } from 'node:os';
+// Settings the review features read, through the editor's own settings module: the dataset
+// folder and the reviewer id are resolved exactly as for episodes; the tag taxonomy is ours.
 import * as vscode from 'vscode';
-import { forgeSettings, resolveSettingPath } from '../lab/labSettings';
+import { annotatorId, datasetFolder, readSettings } from '../settings';
 import { tagsFromSetting } from './core/labelForm';
 
-/** The dataset folder, resolved; undefined when not set and no workspace folder to default into. */
-export function datasetFolderSetting(): string | undefined {
-  const v = forgeSettings().datasetFolder;
-  if (v) return resolveSettingPath(v);
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return root ? resolveSettingPath('.forgeenv/dataset') : undefined;
+export function datasetFolderSetting(context: vscode.ExtensionContext): string {
+  return datasetFolder(readSettings().settings, context);
 }
 
-/** Reviewer / labeler id: the annotator setting, else the OS user name. */
+/** Reviewer / labeler id: the annotator id setting, else the OS user name. */
 export function reviewerSetting(): string {
-  const v = forgeSettings().annotatorId;
-  if (v) return v;
-  try {
-    return userInfo().username || 'anonymous';
-  } catch {
-    return 'anonymous';
-  }
+  return annotatorId(readSettings().settings);
 }
 
 export function labelTagsSetting(): string[] {

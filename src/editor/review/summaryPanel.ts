@@ -1,9 +1,11 @@
 // The dataset summary webview: one panel, re-rendered on Refresh or when reviews/labels change.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import { DatasetStore } from '../../store/datasetStore';
 import { summarizeDataset } from '../../store/summary';
 import { renderSummaryHtml, SummaryMessageSchema } from './core/summaryHtml';
+import { refusal, type CommandResult } from '../commandArgs';
 import { datasetFolderSetting } from './reviewSettings';
 
 export const SUMMARY_VIEW_TYPE = 'forgeenv.review.summary';
@@ -14,15 +16,16 @@ export class SummaryPanel implements vscode.Disposable {
   /** Messages from the page that failed validation (tests read it). */
   rejectedMessages = 0;
 
-  constructor(private readonly extensionUri: vscode.Uri) {}
+  private readonly extensionUri: vscode.Uri;
 
-  async open(rawArgs: unknown): Promise<{ dir: string; submitted: number } | undefined> {
-    const arg = rawArgs && typeof rawArgs === 'object' && 'dataset' in rawArgs && typeof (rawArgs as { dataset: unknown }).dataset === 'string' ? (rawArgs as { dataset: string }).dataset : undefined;
-    const dir = arg ?? datasetFolderSetting();
-    if (!dir) {
-      void vscode.window.showWarningMessage('ForgeEnv: set forgeenv.datasetFolder (or open a folder) to summarise a dataset.');
-      return undefined;
-    }
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.extensionUri = context.extensionUri;
+  }
+
+  async open(rawArgs: unknown): Promise<CommandResult<{ dir: string; submitted: number }>> {
+    const args = z.object({ dataset: z.string().min(1).optional() }).strict().safeParse(rawArgs ?? {});
+    if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Show Dataset Summary: ${args.error.message}`);
+    const dir = args.data.dataset ?? datasetFolderSetting(this.context);
     this.dir = dir;
     const media = vscode.Uri.joinPath(this.extensionUri, 'media', 'review');
     if (!this.panel) {
@@ -46,15 +49,17 @@ export class SummaryPanel implements vscode.Disposable {
     return this.panel?.webview.html;
   }
 
-  async render(): Promise<{ dir: string; submitted: number } | undefined> {
-    if (!this.panel || !this.dir) return undefined;
+  async render(): Promise<CommandResult<{ dir: string; submitted: number }>> {
+    if (!this.panel || !this.dir) return refusal('error', 'The summary panel is not open.');
     const dir = this.dir;
     let summary;
     try {
       summary = await summarizeDataset(dir);
     } catch (e) {
-      void vscode.window.showErrorMessage(`ForgeEnv: cannot summarise ${dir}: ${e instanceof Error ? e.message : String(e)}`);
-      return undefined;
+      const msg = `Cannot summarise ${dir}: ${e instanceof Error ? e.message : String(e)}`;
+      this.panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head><body><p>${msg.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!)}</p></body></html>`;
+      void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+      return refusal('error', msg);
     }
     const labels = (await new DatasetStore(dir).readAll()).labels.latest;
     const byTag: Record<string, number> = {};
@@ -68,7 +73,7 @@ export class SummaryPanel implements vscode.Disposable {
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'summary.css')).toString(),
       labels: { total: labels.size, byTag },
     });
-    return { dir, submitted: summary.counts.submitted };
+    return { ok: true, dir, submitted: summary.counts.submitted };
   }
 
   private async onMessage(raw: unknown): Promise<void> {

@@ -25,6 +25,8 @@ export interface PrimitiveCandidate<P = Record<string, unknown>> {
   to: number;
   /** The real-world drift this candidate models, when it comes from the drift table. */
   drift?: string;
+  /** False when the simulated libraries still accept the drifted form (a deprecation warning only). */
+  breaks?: boolean;
 }
 
 export interface PrimitiveResult {

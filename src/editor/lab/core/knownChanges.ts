@@ -55,13 +55,32 @@ export interface DriftTableHint {
   when?: string;
 }
 
+const LIBRARY_MODULES = new Set(['transformers', 'datasets', 'trl', 'peft', 'torch', 'evaluate', 'accelerate']);
+
+/** How well an entry's names match the quoted names: an API name counts more than a bare library module. */
+function matchScore(entryNames: readonly string[], quoted: readonly string[]): number {
+  let score = 0;
+  for (const n of entryNames) if (quoted.includes(n)) score += LIBRARY_MODULES.has(n) ? 1 : 3;
+  return score;
+}
+
+function best<T extends { names: readonly string[] }>(entries: readonly T[], quoted: readonly string[]): T | undefined {
+  let top: T | undefined;
+  let topScore = 0;
+  for (const e of entries) {
+    const s = matchScore(e.names, quoted);
+    if (s > topScore) [top, topScore] = [e, s];
+  }
+  // A bare module name alone ("from 'transformers'") says too little to name a change.
+  return topScore >= 3 ? top : undefined;
+}
+
 /** The most specific explanation for an error: drift table, then our table, then the exception kind. */
 export function explainError(err: Pick<ParsedError, 'exception_type' | 'message'>, driftTable: readonly DriftTableHint[] = []): DriftExplanation {
   const names = quotedNames(err.message);
-  const byName = (n: readonly string[]) => n.some((x) => names.includes(x));
-  const fromTable = driftTable.find((h) => byName(h.names));
+  const fromTable = best(driftTable, names);
   if (fromTable) return { change: fromTable.description, library: fromTable.library, when: fromTable.when, source: 'drift-table' };
-  const known = KNOWN_CHANGES.find((k) => byName(k.names));
+  const known = best(KNOWN_CHANGES, names);
   if (known) return { change: known.change, library: known.library, when: known.when || undefined, source: 'known-changes' };
   return { change: kindExplanation(err.exception_type, err.message), source: 'exception-kind' };
 }
