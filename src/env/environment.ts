@@ -18,6 +18,7 @@ import { PrimitiveRefusal } from './primitives/types';
 import { mulberry32 } from './random';
 import { heldOutReward, visibleReward } from './reward';
 import {
+  ExecutionResultSchema,
   ForgeActionSchema,
   ResetOptionsSchema,
   formatZodError,
@@ -246,8 +247,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
         signal: controller.signal,
         onOutput: options.onOutput,
       });
-      const { run_dir: _runDir, ...exec } = r;
-      return exec;
+      // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.
+      return ExecutionResultSchema.parse(r);
     } finally {
       this.live.delete(controller);
       options.signal?.removeEventListener('abort', onAbort);

@@ -41,16 +41,18 @@ suite('Workspace Trust (untrusted folder)', () => {
     mkdirSync(dir, { recursive: true });
     const changed = new Promise<void>((resolve) => {
       const sub = vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('forgeenv.pythonPath')) {
+        if (e.affectsConfiguration('forgeenv.annotatorId')) {
           sub.dispose();
           resolve();
         }
       });
     });
-    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ 'forgeenv.pythonPath': '/nonexistent/python-from-workspace' }));
+    // One restricted setting and one ordinary one: the ordinary one proves the file was read.
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ 'forgeenv.pythonPath': '/nonexistent/python-from-workspace', 'forgeenv.annotatorId': 'workspace-annotator' }));
     await Promise.race([changed, new Promise((r) => setTimeout(r, 10_000))]);
-    const inspected = vscode.workspace.getConfiguration('forgeenv').inspect<string>('pythonPath');
-    assert.equal(inspected?.workspaceValue, '/nonexistent/python-from-workspace', 'the workspace sets it');
-    assert.equal(vscode.workspace.getConfiguration('forgeenv').get('pythonPath'), '', 'but it does not apply');
+    const config = vscode.workspace.getConfiguration('forgeenv');
+    assert.equal(config.get('annotatorId'), 'workspace-annotator', 'the workspace settings file was read');
+    assert.equal(config.get('pythonPath'), '', 'but its interpreter path does not apply in Restricted Mode');
+    assert.equal(config.inspect('pythonPath')?.workspaceValue, undefined);
   });
 });

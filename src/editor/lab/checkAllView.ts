@@ -128,15 +128,16 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
   }
 
   /** Opens the row's original ↔ broken diff (re-applying its spec, which is deterministic). */
-  async openRow(args: unknown): Promise<string | undefined> {
+  async openRow(args: unknown): Promise<CommandResult<{ session: string; brokenUri: string; script: string }>> {
     const a = z.object({ script: z.string(), primitive: z.string() }).safeParse(args);
-    if (!a.success || !this.state) return undefined;
-    const row = this.state.rows.find((r) => r.script === a.data.script && r.primitive === a.data.primitive);
-    const source = this.state.scripts.get(a.data.script);
-    if (!row || !source) return undefined;
+    if (!a.success) return refusal('invalid_args', 'Expected {script, primitive} of a check row.');
+    const row = this.state?.rows.find((r) => r.script === a.data.script && r.primitive === a.data.primitive);
+    const source = this.state?.scripts.get(a.data.script);
+    if (!row || !source) return refusal('invalid_args', `No check row ${a.data.script} × ${a.data.primitive}.`);
     if (!row.applied || !row.params) {
-      void vscode.window.showInformationMessage(`ForgeEnv: ${row.primitive} does not apply to ${basename(row.script)}: ${rowReason(row) ?? 'no candidate'}`);
-      return undefined;
+      const msg = `${row.primitive} does not apply to ${basename(row.script)}: ${rowReason(row) ?? 'no candidate'}`;
+      void vscode.window.showInformationMessage(`ForgeEnv: ${msg}`);
+      return refusal('error', msg);
     }
     const result = applySpec(source.script, { primitive_type: row.primitive, params: row.params });
     const session = this.docs.add({
@@ -149,7 +150,7 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
       taskId: source.path ? undefined : row.script,
     });
     await openLabDiff(this.docs, session);
-    return session.id;
+    return { ok: true, session: session.id, brokenUri: this.docs.uriFor(session, 'broken').toString(), script: result.script };
   }
 
   /** What the tree shows, flattened (tests compare it with checkPrimitives' own summary). */

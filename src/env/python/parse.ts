@@ -1,7 +1,7 @@
 // Parsing Python with @lezer/python. Lezer never fails: it recovers with error nodes, and it
 // accepts two things CPython rejects (an unterminated string, a dedent to an unknown level), so
 // we check those too. A script with any problem is one the primitives refuse to edit.
-import type { Tree } from '@lezer/common';
+import type { SyntaxNode, Tree } from '@lezer/common';
 import { parser } from '@lezer/python';
 import { lineNumberAt, lineStarts } from './lines';
 
@@ -64,7 +64,9 @@ function findProblem(source: string, tree: Tree): { offset: number; message: str
     enter(node) {
       if (found && node.from > found.offset) return false;
       if (node.type.isError) {
-        note(node.from, node.from >= source.length ? 'unexpected end of file' : 'invalid syntax');
+        const open = unclosedBracket(source, node.node);
+        if (open) note(open.from, `'${open.bracket}' is never closed`);
+        else note(node.from, node.from >= source.length ? 'unexpected end of file' : 'invalid syntax');
         return false;
       }
       const name = node.name;
@@ -77,6 +79,23 @@ function findProblem(source: string, tree: Tree): { offset: number; message: str
     },
   });
   return found;
+}
+
+const CLOSING: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/** The innermost bracket around an error node that has no closing partner (CPython reports that line). */
+function unclosedBracket(source: string, node: SyntaxNode): { from: number; bracket: string } | undefined {
+  for (let p = node.parent; p; p = p.parent) {
+    const first = p.firstChild;
+    if (!first) continue;
+    // Brackets open the node (ArgList, TupleExpression, ...) or follow its first child (subscripts).
+    for (const b of [first, first.nextSibling]) {
+      if (!b || !(b.name in CLOSING)) continue;
+      const close = CLOSING[b.name]!;
+      if (p.lastChild?.name !== close) return { from: b.from, bracket: source.slice(b.from, b.to) };
+    }
+  }
+  return undefined;
 }
 
 function isTerminated(text: string): boolean {
