@@ -21,7 +21,9 @@ function bareRun(script: string, versions: Record<string, string>): number {
   const t0 = performance.now();
   spawnSync('python3', ['-u', 'train.py'], {
     cwd: dir,
-    env: { ...process.env, PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), PYTHONHASHSEED: '0', PYTHONDONTWRITEBYTECODE: '1' },
+    // The same interpreter settings as the executor's simulated mode (shared bytecode cache included),
+    // so the difference is our overhead only.
+    env: { ...process.env, PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), PYTHONHASHSEED: '0', PYTHONNOUSERSITE: '1', PYTHONUNBUFFERED: '1', PYTHONPYCACHEPREFIX: join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`) },
   });
   const t = performance.now() - t0;
   rmSync(dir, { recursive: true, force: true });
