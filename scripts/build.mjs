@@ -5,11 +5,12 @@
 // Resources (resources/tasks, resources/simlibs) are not copied: src/env/paths.ts finds them
 // beside the extension root at run time.
 //
-// Usage: node scripts/build.mjs [--production] [--no-tests] [--no-cli]
+// Usage: node scripts/build.mjs [--production] [--no-tests] [--no-cli] [--analyze]
+//   --analyze: also print what the extension bundle is made of (largest packages/folders).
 //   --production (or NODE_ENV=production): minified bundles (source maps are always written).
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const args = new Set(process.argv.slice(2));
@@ -18,6 +19,25 @@ const withTests = !args.has('--no-tests');
 const withCli = !args.has('--no-cli');
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
+
+// zod's `z` namespace re-exports every locale (about 200 KiB minified) although only English
+// is ever used (the default, which zod's schemas.js imports itself): bundle `z.locales.en` only.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    // zod's classic entry and its core both re-export `../locales/index`.
+    b.onResolve({ filter: /^\.\.\/locales\/index\.c?js$/ }, (a) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(a.importer)
+        ? { path: 'en', namespace: 'zod-english-only', pluginData: { dir: join(dirname(a.importer), '..', 'locales'), cjs: a.path.endsWith('.cjs') } }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (a) => ({
+      contents: a.pluginData.cjs ? "exports.en = require('./en.cjs').default;" : "export { default as en } from './en.js';",
+      resolveDir: a.pluginData.dir,
+      loader: 'js',
+    }));
+  },
+};
 
 const common = {
   absWorkingDir: root,
@@ -30,6 +50,7 @@ const common = {
   logLevel: 'warning',
   // Keeps `__dirname` meaningful (src/env/paths.ts walks up from it to find resources/).
   legalComments: 'none',
+  plugins: [zodEnglishOnly],
 };
 
 const builds = [
@@ -77,6 +98,17 @@ if (withTests) {
 const [ext] = await Promise.all(builds);
 const size = statSync(join(root, 'dist/extension.js')).size;
 const inputs = Object.keys(ext.metafile.inputs).length;
+if (args.has('--analyze')) {
+  const by = new Map();
+  for (const out of Object.values(ext.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) {
+      const parts = input.split('/');
+      const key = parts[0] === 'node_modules' ? parts.slice(0, parts[1].startsWith('@') ? 3 : 2).join('/') : parts.slice(0, 3).join('/');
+      by.set(key, (by.get(key) ?? 0) + bytesInOutput);
+    }
+  }
+  for (const [k, v] of [...by].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${(v / 1024).toFixed(1).padStart(8)} KiB  ${k}`);
+}
 console.log(
   `built dist/extension.js (${(size / 1024).toFixed(1)} KiB, ${inputs} modules${production ? ', minified' : ''})` +
     (existsSync(join(root, 'dist/cli.js')) ? ', dist/cli.js' : '') +

@@ -2,13 +2,14 @@
 // starts a Node extension host with this checkout as the extension under development, and
 // headless Debian Chromium (driven by playwright-core) opens the workbench it talks to.
 //
-// Two launches ("phases"), each with its own user data, browser profile and copy of the workspace:
-//   trusted    Workspace Trust disabled (everything trusted): every suite but *.untrusted.test.ts
+// Three launches ("phases"), each with its own user data, browser profile and copy of the workspace:
+//   trusted    Workspace Trust disabled (everything trusted): the main suites
 //   untrusted  Workspace Trust enabled, the folder never trusted and no start-up prompt: only
 //              *.untrusted.test.ts (the extension must refuse to run scripts there)
+//   reload     *.reload.test.ts, around a real window reload (the extension host restarts)
 // The suite entry (test/integration/index.ts) reads FORGEENV_TEST_PHASE to pick its files.
 //
-// Env: VSCODE_TEST_PHASE=trusted|untrusted (one phase only; default both)
+// Env: VSCODE_TEST_PHASE=trusted|untrusted|reload (one phase only; default all)
 //      VSCODE_TEST_GREP (mocha grep, applied inside the extension host)
 //      VSCODE_TEST_WORKSPACE (folder to open as is; default: a fresh copy of test/workspace/ per phase)
 //      VSCODE_TEST_TIMEOUT_MS (per phase, default 240000), CHROMIUM (default /usr/bin/chromium)
@@ -41,6 +42,7 @@ const note = (msg) => console.error(`[vscode-tests] ${msg} (${since()})`);
 const PHASES = {
   trusted: { trust: false },
   untrusted: { trust: true },
+  reload: { trust: false },
 };
 const only = process.env.VSCODE_TEST_PHASE;
 if (only && !(only in PHASES)) {
@@ -99,7 +101,7 @@ process.on('SIGTERM', () => { note('terminated'); void cleanupAndExit(143); });
 /** One code-server + Chromium launch; resolves with the suite's exit code and counts. */
 async function runPhase(name, { trust }) {
   const dir = join(tmp, name);
-  for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'xdg-cache', 'tmp', 'chromium']) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'xdg-cache', 'tmp', 'chromium', 'state']) mkdirSync(join(dir, d), { recursive: true });
   let workspace;
   if (process.env.VSCODE_TEST_WORKSPACE) workspace = resolve(process.env.VSCODE_TEST_WORKSPACE);
   else {
@@ -149,6 +151,7 @@ async function runPhase(name, { trust }) {
       // Read by test/integration/index.ts inside the extension host (it inherits this environment).
       FORGEENV_TEST_PHASE: name,
       FORGEENV_TEST_WORKSPACE: workspace,
+      FORGEENV_TEST_STATE_DIR: join(dir, 'state'), // survives the reload phase's window reload
     },
   });
   live.server = server;
@@ -188,21 +191,26 @@ async function runPhase(name, { trust }) {
       live.ctx = ctx;
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       let printing = false;
-      const chatter = /^(Ignoring fetching additional builtin extensions|Updating additional builtin extensions cache|\[AccountPolicyGate\]|\[AgentHost)/;
+      // Workbench chatter that interleaves with the suites' output (the reload phase adds the
+      // lifecycle and reconnection lines of a window reload).
+      const chatter = /^(Ignoring fetching additional builtin extensions|Updating additional builtin extensions cache|\[AccountPolicyGate\]|\[AgentHost|\[lifecycle\]|\[reconnection-grace-time\]|Resolving connection token|Resolved connection token|Creating a socket|navigator is now a global|Timed out waiting for authentication provider)/;
       // VS Code's web workbench reports the extension host's console and the exit code through
       // these hooks (the same ones @vscode/test-web and VS Code's own CI use).
       await page.exposeFunction('codeAutomationLog', (type, args) => {
         const line = format(...args);
+        const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(line);
+        if (m) Object.assign(counts, { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0), seen: true });
         if (verbose) return console.error(`[vscode ${type}] ${line}`);
         if (line.includes('[forgeenv-tests] start')) { printing = true; return; }
-        const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(line);
         if (m) {
-          Object.assign(counts, { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0), seen: true });
           printing = false;
           console.log(`[${name}] ${line}`);
           return;
         }
-        if ((printing && !chatter.test(line)) || type === 'error') console.log(line);
+        // After the closing line only real errors are worth showing, not shutdown chatter.
+        if (!printing && counts.seen && /^Canceled/.test(line)) return;
+        if (chatter.test(line)) return;
+        if (printing || type === 'error') console.log(line);
       });
       await page.exposeFunction('codeAutomationExit', async (c) => {
         if (process.env.VSCODE_TEST_SCREENSHOT) {

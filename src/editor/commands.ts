@@ -1,6 +1,7 @@
 // Registers every `forgeenv.*` command declared in package.json (and no other). Each returns
 // the controller's CommandResult, so tests and other extensions can drive the loop headless.
 import * as vscode from 'vscode';
+import { configureExecution } from './configureExecution';
 import type { ForgeEnvController } from './controller';
 import type { QueueNode } from './taskQueue';
 
@@ -32,7 +33,7 @@ export function registerCommands(c: ForgeEnvController): vscode.Disposable[] {
       return { ok: true };
     }),
     reg('forgeenv.openDatasetFolder', () => c.openDatasetFolder()),
-    reg('forgeenv.configureExecution', (args) => c.configureExecution(args)),
+    reg('forgeenv.configureExecution', (args) => configureExecution(args)),
     reg('forgeenv.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', 'forgeenv.forgeenv-studio#gettingStarted', false)),
   ];
 }

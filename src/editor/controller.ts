@@ -3,6 +3,7 @@
 // Every command returns a CommandResult so tests (and other extensions) can drive it headless.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile, access } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { createRepairDiff } from '../env/diff';
@@ -10,23 +11,19 @@ import { ENV_VERSION, ForgeEnvironment } from '../env/environment';
 import type { RepairEvaluation } from '../env/episodeTypes';
 import { probeInterpreter } from '../env/executor';
 import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../env/humanEpisode';
-import { applicablePrimitives } from '../env/primitives/registry';
-import type { Task } from '../env/schemas';
 import { loadCorpus, TaskSampler } from '../env/tasks';
 import { snapshotIdOf } from '../env/versions';
 import { createDemonstrationRecord } from '../store/demonstrationBuilder';
 import { DatasetStore } from '../store/datasetStore';
 import { formatProblem } from '../store/jsonlFile';
-import { SKIP_REASONS, type SkipReason } from '../store/records';
+import type { SkipReason } from '../store/records';
 import { EpisodeCodeLens } from './codeLens';
 import {
-  ConfigureArgsSchema,
   refusal,
   SkipArgsSchema,
   StartArgsSchema,
   SubmitArgsSchema,
   type CommandResult,
-  type ConfigureArgs,
   type SkipArgs,
   type StartArgs,
   type SubmitArgs,
@@ -35,13 +32,16 @@ import { EpisodeDiagnostics } from './diagnostics';
 import { diagnosticsForRun, lineSpan, type DiagnosticSpec } from './diagnosticsModel';
 import { PersistedEpisodeSchema, type PersistedEpisode, type RunSummary } from './episodeRecord';
 import { EPISODE_STATE_KEY, LiveEpisode, timelineFileOf } from './liveEpisode';
-import { PendingWrites, pendingAsJsonl, type PendingWrite, type WriteOutcome } from './pendingWrites';
+import { DatasetWriter } from './datasetWriter';
+import { PendingWrites, type PendingWrite } from './pendingWrites';
+import { pickPrimitive, pickSkip, pickTask, SKIP_LABELS } from './pickers';
 import { scoreModel, type ScoreState } from './scoreModel';
 import { ScoreView } from './scoreView';
 import { annotatorId, datasetFolder, episodesFolder, readSettings, resolveInterpreter } from './settings';
 import type { ForgeSettings } from './settingsSchema';
 import { EpisodeStatusBar } from './statusBar';
 import { TaskQueueProvider, type QueueNode } from './taskQueue';
+import { RunStream } from './runStream';
 import { readTimelineFile } from './timeline';
 import { UNTRUSTED_MESSAGE } from './trust';
 import { brokenScriptUri, formatRunOutput, runOutputUri, VirtualDocuments } from './virtualDocuments';
@@ -83,14 +83,6 @@ export interface StoredResult {
   error?: string;
 }
 
-const SKIP_LABELS: Record<SkipReason, string> = {
-  too_hard: 'Too hard for me',
-  unclear_task: 'The task is unclear',
-  broken_environment: 'The environment is broken (the original would not run either)',
-  not_a_real_drift: 'Not a realistic library drift',
-  other: 'Other…',
-};
-
 export class ForgeEnvController implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   private readonly runs: vscode.OutputChannel;
@@ -102,9 +94,10 @@ export class ForgeEnvController implements vscode.Disposable {
   private readonly lens: EpisodeCodeLens;
   private readonly score: ScoreView;
   readonly queue: TaskQueueProvider;
-  readonly pending: PendingWrites;
+  readonly writer: DatasetWriter;
   private episode: LiveEpisode | undefined;
   private starting = false;
+  private restoring: Promise<CommandResult<{ episodeId: string | null; restoreMs?: number }>> | undefined;
   private catalog: { key: string; sampler: TaskSampler; problems: string[] } | undefined;
   private datasetWatcher: vscode.Disposable | undefined;
   private shownSettingProblems = new Set<string>();
@@ -119,7 +112,7 @@ export class ForgeEnvController implements vscode.Disposable {
     this.score = new ScoreView(context.extensionUri, (m) => {
       if (m.type !== 'ready') void this.onWebviewMessage(m.type);
     }, this.log);
-    this.pending = new PendingWrites(context.globalState);
+    this.writer = new DatasetWriter(new PendingWrites(context.globalState), this.log, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? homedir(), () => this.queue.refresh());
     this.queue = new TaskQueueProvider({
       tasks: () => this.tasks().all,
       dataset: () => this.datasetFacts(),
@@ -138,7 +131,7 @@ export class ForgeEnvController implements vscode.Disposable {
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this.catalog = undefined; // restricted settings (task folders) now apply
         this.queue.refresh();
-        void this.retryPendingOnStartup();
+        void this.writer.retryWaiting();
       }),
     );
     void this.setContext('forgeenv.episodeActive', false);
@@ -263,7 +256,7 @@ export class ForgeEnvController implements vscode.Disposable {
     let taskId = args?.taskId;
     if (!taskId && args?.next) taskId = await this.queue.nextTaskId();
     if (!args) {
-      const picked = await this.pickTask(tasks);
+      const picked = await pickTask(tasks, await this.queue.current().catch(() => undefined));
       if (!picked) return refusal('cancelled', 'No task chosen.');
       taskId = picked === 'next' ? await this.queue.nextTaskId() : picked;
     }
@@ -272,7 +265,7 @@ export class ForgeEnvController implements vscode.Disposable {
     if (taskId && !task) return this.fail(`ForgeEnv: unknown task "${taskId}".`);
     let primitive = args?.primitive;
     if (!args && task) {
-      const choice = await this.pickPrimitive(task);
+      const choice = await pickPrimitive(task, this.log);
       if (choice === undefined) return refusal('cancelled', 'No breakage chosen.');
       primitive = choice ?? undefined;
     }
@@ -285,7 +278,7 @@ export class ForgeEnvController implements vscode.Disposable {
       if (!probe.ok) {
         return this.fail(`ForgeEnv cannot run Python with "${interpreter}" (${source === 'setting' ? 'forgeenv.pythonPath' : source === 'python-extension' ? "the Python extension's interpreter" : 'default'}): ${probe.error}`, undefined, {
           title: 'Choose Interpreter',
-          run: () => this.configureExecution(),
+          run: () => vscode.commands.executeCommand('forgeenv.configureExecution'),
         });
       }
       const env = new ForgeEnvironment(
@@ -304,6 +297,7 @@ export class ForgeEnvController implements vscode.Disposable {
         async (_progress, token) => {
           const abort = new AbortController();
           const sub = token.onCancellationRequested(() => abort.abort());
+          const stream = new RunStream(this.runs);
           try {
             return await startHumanEpisode(env, {
               taskId: task?.task_id,
@@ -311,9 +305,10 @@ export class ForgeEnvController implements vscode.Disposable {
               seed: args?.seed,
               primitive,
               signal: abort.signal,
-              onOutput: (_s, chunk) => this.runs.append(chunk),
+              onOutput: stream.write,
             });
           } finally {
+            stream.flush();
             sub.dispose();
             if (abort.signal.aborted) await env.dispose();
           }
@@ -344,6 +339,9 @@ export class ForgeEnvController implements vscode.Disposable {
           run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'forgeenv.episodesFolder'),
         });
       }
+      // The dataset folder exists from the first episode on: with the default location this puts
+      // `.forgeenv/` in the workspace, which activates the extension after a reload (resume).
+      await mkdir(this.datasetDir(), { recursive: true }).catch(() => undefined);
       const envState = env.state;
       if (!envState) {
         await env.dispose();
@@ -392,63 +390,6 @@ export class ForgeEnvController implements vscode.Disposable {
       this.starting = false;
       if (!this.episode) this.status.update({ kind: 'idle' });
     }
-  }
-
-  private async pickTask(tasks: TaskSampler): Promise<string | 'next' | undefined> {
-    const queue = await this.queue.current().catch(() => undefined);
-    const groupOf = new Map<string, string>();
-    if (queue) for (const [g, entries] of Object.entries(queue)) for (const e of entries) groupOf.set(e.task.task_id, g);
-    type Item = vscode.QuickPickItem & { id: string };
-    const items: Item[] = [
-      { id: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true },
-      { id: '', label: 'Tasks', kind: vscode.QuickPickItemKind.Separator },
-      ...[...tasks.all]
-        .sort((a, b) => a.task_id.localeCompare(b.task_id))
-        .map((t) => ({
-          id: t.task_id,
-          label: t.task_id,
-          description: `${t.difficulty} · ${t.category.replace(/_/g, ' ')}${groupOf.get(t.task_id) === 'submitted' ? ' · submitted' : groupOf.get(t.task_id) === 'skipped' ? ' · skipped' : ''}`,
-          detail: t.description,
-        })),
-    ];
-    const pick = await vscode.window.showQuickPick(items, { title: 'ForgeEnv: Start Repair Episode (1/2): task', placeHolder: 'Pick a task, or Next task', matchOnDescription: true, matchOnDetail: true });
-    return pick ? pick.id : undefined;
-  }
-
-  /** undefined: cancelled; null: let the Teacher choose. */
-  private async pickPrimitive(task: Task): Promise<{ primitive_type: string; params?: Record<string, unknown> } | null | undefined> {
-    let applicable: ReturnType<typeof applicablePrimitives> = [];
-    try {
-      applicable = applicablePrimitives(task.script_content, task.library_versions);
-    } catch (e) {
-      this.log.warn(`applicablePrimitives(${task.task_id}) failed: ${(e as Error).message}`);
-    }
-    type Item = vscode.QuickPickItem & { choice: string | null };
-    const items: Item[] = [
-      { choice: null, label: '$(sparkle) Let the Teacher choose', description: 'a category the Teacher picks, a breakage the drift generator proposes', alwaysShow: true },
-      { choice: null, label: 'Breakage primitives that apply to this task', kind: vscode.QuickPickItemKind.Separator },
-      ...applicable.map(({ primitive, candidates }) => ({
-        choice: primitive.name,
-        label: primitive.name,
-        description: `${primitive.category} · ${candidates.length} place${candidates.length === 1 ? '' : 's'}`,
-        detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
-      })),
-    ];
-    const pick = await vscode.window.showQuickPick(items, { title: `ForgeEnv: Start Repair Episode (2/2): breakage for ${task.task_id}`, placeHolder: 'How should the script break?', matchOnDetail: true });
-    if (!pick) return undefined;
-    if (pick.choice === null) return null;
-    const entry = applicable.find((a) => a.primitive.name === pick.choice);
-    if (!entry || entry.candidates.length <= 1) return entry?.candidates[0] ? { primitive_type: pick.choice, params: entry.candidates[0].params } : { primitive_type: pick.choice };
-    type Where = vscode.QuickPickItem & { params?: Record<string, unknown> };
-    const where = await vscode.window.showQuickPick<Where>(
-      [
-        { label: '$(sparkle) Let the drift generator choose', alwaysShow: true },
-        ...entry.candidates.map((c) => ({ label: c.label, description: c.drift, params: c.params as Record<string, unknown> })),
-      ],
-      { title: `ForgeEnv: where should ${pick.choice} act?` },
-    );
-    if (!where) return undefined;
-    return where.params ? { primitive_type: pick.choice, params: where.params } : { primitive_type: pick.choice };
   }
 
   /** Makes `persisted` the live episode: listeners, views, context keys. */
@@ -560,9 +501,11 @@ export class ForgeEnvController implements vscode.Disposable {
         async (_p, token) => {
           const abort = new AbortController();
           const sub = token.onCancellationRequested(() => abort.abort());
+          const stream = new RunStream(this.runs);
           try {
-            return await live.env.evaluateRepair(diff, { signal: abort.signal, onOutput: (_s, chunk) => this.runs.append(chunk) });
+            return await live.env.evaluateRepair(diff, { signal: abort.signal, onOutput: stream.write });
           } finally {
+            stream.flush();
             sub.dispose();
           }
         },
@@ -730,18 +673,8 @@ export class ForgeEnvController implements vscode.Disposable {
     if (!live) return this.noEpisode();
     if (live.running) return refusal('busy', 'A run is in progress; skip when it has finished.');
     if (!args) {
-      const pick = await vscode.window.showQuickPick(
-        SKIP_REASONS.map((r) => ({ label: SKIP_LABELS[r], reason: r })),
-        { title: `ForgeEnv: skip ${live.state.start.task.task_id} — why?`, placeHolder: 'The reason is recorded with the skip' },
-      );
-      if (!pick) return refusal('cancelled', 'Skip cancelled.');
-      const note = await vscode.window.showInputBox({
-        title: 'ForgeEnv: skip note',
-        prompt: pick.reason === 'other' ? 'Say why (required)' : 'Anything to add? (optional, Enter to skip)',
-        validateInput: (v) => (pick.reason === 'other' && !v.trim() ? 'Please say why.' : undefined),
-      });
-      if (note === undefined) return refusal('cancelled', 'Skip cancelled.');
-      args = { reason: pick.reason, note: note.trim() };
+      args = await pickSkip(live.state.start.task.task_id);
+      if (!args) return refusal('cancelled', 'Skip cancelled.');
     }
     const start = live.state.start;
     const skip = {
@@ -755,7 +688,7 @@ export class ForgeEnvController implements vscode.Disposable {
       seed: start.seed,
     };
     live.timeline.record({ kind: 'save', event: 'skip', reason: args.reason });
-    const stored = await this.finishEpisode(live, 'skip', skip, 'submitted');
+    const stored = await this.finishEpisode(live, 'skip', skip, 'skipped');
     if (stored.stored) void vscode.window.showInformationMessage(`ForgeEnv: skipped ${start.task.task_id} (${SKIP_LABELS[args.reason].replace(/…$/, '')}).`);
     return { ok: true, ...stored, reason: args.reason };
   }
@@ -765,13 +698,13 @@ export class ForgeEnvController implements vscode.Disposable {
     await live.timeline.flush();
     const { events } = await readTimelineFile(timelineFileOf(live.state.filePath));
     const datasetDir = this.datasetDir();
-    const pending = await this.pending.enqueue({ kind, datasetDir, episodeId: live.episodeId, taskId: live.state.start.task.task_id, record, timeline: events });
+    const pending = await this.writer.pending.enqueue({ kind, datasetDir, episodeId: live.episodeId, taskId: live.state.start.task.task_id, record, timeline: events });
     this.updateScore(state, false);
     await this.endEpisode(live);
-    const outcome = await this.pending.attempt(pending.id);
+    const outcome = await this.writer.pending.attempt(pending.id);
     this.queue.refresh();
     if (outcome.ok) return { episodeId: live.episodeId, stored: true, datasetDir: outcome.datasetDir };
-    this.reportWriteFailure(outcome);
+    this.writer.reportFailure(outcome);
     return { episodeId: live.episodeId, stored: false, datasetDir, pendingId: pending.id, error: outcome.error };
   }
 
@@ -793,74 +726,6 @@ export class ForgeEnvController implements vscode.Disposable {
     await this.setContext('forgeenv.inEpisodeEditor', false);
     this.refreshStatus();
     this.queue.refresh();
-  }
-
-  private reportWriteFailure(outcome: Extract<WriteOutcome, { ok: false }>): void {
-    const p = outcome.pending;
-    this.log.error(`dataset write failed (${outcome.kind}): ${outcome.error}`);
-    if (!p) return;
-    void vscode.window
-      .showErrorMessage(`ForgeEnv could not save the ${p.kind === 'demonstration' ? 'demonstration' : 'skip'}: ${outcome.error} It is kept and nothing is lost.`, 'Retry', 'Save As…', 'Choose Dataset Folder…')
-      .then((c) => {
-        if (c === 'Retry') void this.retryPending(p.id);
-        else if (c === 'Save As…') void this.savePendingAs(p.id);
-        else if (c === 'Choose Dataset Folder…') void this.retryPendingElsewhere(p.id);
-      });
-  }
-
-  async retryPending(id: string, datasetDir?: string): Promise<WriteOutcome> {
-    const outcome = await this.pending.attempt(id, datasetDir);
-    if (outcome.ok) {
-      void vscode.window.showInformationMessage(`ForgeEnv: saved to ${outcome.datasetDir}.`);
-      this.queue.refresh();
-    } else this.reportWriteFailure(outcome);
-    return outcome;
-  }
-
-  private async retryPendingElsewhere(id: string): Promise<void> {
-    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, title: 'ForgeEnv: dataset folder for this record', openLabel: 'Save Here' });
-    if (picked?.[0]) await this.retryPending(id, picked[0].fsPath);
-  }
-
-  /** Writes a queued record (and its timeline beside it) to a file the user picks. */
-  async savePendingAs(id: string, target?: string): Promise<boolean> {
-    const p = this.pending.list().find((x) => x.id === id);
-    if (!p) return false;
-    let file = target;
-    if (!file) {
-      const uri = await vscode.window.showSaveDialog({ title: 'ForgeEnv: save the record as', filters: { 'JSON Lines': ['jsonl'] }, defaultUri: vscode.Uri.file(join(dirname(this.context.globalStorageUri.fsPath), `${p.kind}-${p.episodeId}.jsonl`)) });
-      if (!uri) return false;
-      file = uri.fsPath;
-    }
-    const { record, timeline } = pendingAsJsonl(p);
-    try {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, record, { encoding: 'utf8', flag: 'a' });
-      if (timeline) await writeFile(file.replace(/(\.jsonl)?$/, '.timeline.jsonl'), timeline, { encoding: 'utf8', flag: 'a' });
-    } catch (e) {
-      this.reportWriteFailure({ ok: false, error: `${file}: ${(e as Error).message}`, kind: 'not_writable', pending: p });
-      return false;
-    }
-    await this.pending.remove(id);
-    void vscode.window.showInformationMessage(`ForgeEnv: saved to ${file}.`);
-    return true;
-  }
-
-  private async retryPendingOnStartup(): Promise<void> {
-    const waiting = this.pending.list();
-    if (waiting.length === 0) return;
-    let failed: Extract<WriteOutcome, { ok: false }> | undefined;
-    let n = 0;
-    for (const p of waiting) {
-      const o = await this.pending.attempt(p.id);
-      if (o.ok) n++;
-      else failed ??= o;
-    }
-    if (n) {
-      this.log.info(`wrote ${n} record(s) that were waiting from an earlier session`);
-      this.queue.refresh();
-    }
-    if (failed) this.reportWriteFailure(failed);
   }
 
   // ---------------------------------------------------------------- review, output, misc
@@ -912,63 +777,13 @@ export class ForgeEnvController implements vscode.Disposable {
     return { ok: true, dir };
   }
 
-  async configureExecution(rawArgs?: unknown): Promise<CommandResult<{ mode: string; pythonPath: string }>> {
-    let args: ConfigureArgs | undefined;
-    if (rawArgs !== undefined) {
-      const parsed = ConfigureArgsSchema.safeParse(rawArgs);
-      if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Choose Interpreter and Execution Mode: ${parsed.error.message}`);
-      args = parsed.data;
-    }
-    const config = vscode.workspace.getConfiguration('forgeenv');
-    const target = vscode.ConfigurationTarget.Global;
-    if (args) {
-      if (args.mode !== undefined) await config.update('executionMode', args.mode, target);
-      if (args.pythonPath !== undefined) await config.update('pythonPath', args.pythonPath || undefined, target);
-      const s = readSettings().settings;
-      return { ok: true, mode: s.executionMode, pythonPath: s.pythonPath };
-    }
-    const current = this.settings();
-    const mode = await vscode.window.showQuickPick(
-      [
-        { label: 'simulated', description: current.executionMode === 'simulated' ? 'current' : '', detail: "ForgeEnv's stand-in libraries for the episode's version snapshot: needs only Python 3, deterministic scoring" },
-        { label: 'real', description: current.executionMode === 'real' ? 'current' : '', detail: 'The libraries installed in your interpreter (transformers, datasets, trl, torch…)' },
-      ],
-      { title: 'ForgeEnv (1/2): execution mode' },
-    );
-    if (!mode) return refusal('cancelled', 'Cancelled.');
-    await config.update('executionMode', mode.label, target);
-    const hasPythonExt = !!vscode.extensions.getExtension('ms-python.python');
-    type Item = vscode.QuickPickItem & { id: 'ext' | 'path' | 'default' };
-    const items: Item[] = [
-      ...(hasPythonExt ? [{ id: 'ext' as const, label: "$(python) Use the Python extension's interpreter", detail: 'Follows the interpreter you select with Python: Select Interpreter' }] : []),
-      { id: 'path', label: '$(file) Enter an interpreter path…' },
-      { id: 'default', label: '$(terminal) python3 on PATH', detail: hasPythonExt ? undefined : 'The Python extension is not installed' },
-    ];
-    const which = await vscode.window.showQuickPick(items, { title: 'ForgeEnv (2/2): Python interpreter', placeHolder: current.pythonPath ? `current: ${current.pythonPath}` : 'current: automatic' });
-    if (!which) return refusal('cancelled', 'Cancelled.');
-    if (which.id === 'ext') {
-      await config.update('pythonPath', undefined, target);
-      await vscode.commands.executeCommand('python.setInterpreter').then(undefined, () => undefined);
-    } else if (which.id === 'default') await config.update('pythonPath', 'python3', target);
-    else {
-      const path = await vscode.window.showInputBox({ title: 'ForgeEnv: Python interpreter', prompt: 'Absolute path of the python executable', value: current.pythonPath, ignoreFocusOut: true });
-      if (!path) return refusal('cancelled', 'Cancelled.');
-      const probe = await probeInterpreter(path.trim());
-      if (!probe.ok) return this.fail(`ForgeEnv: "${path}" is not a usable Python: ${probe.error}`);
-      await config.update('pythonPath', path.trim(), target);
-      void vscode.window.showInformationMessage(`ForgeEnv will use ${probe.version} (${path.trim()}).`);
-    }
-    const s = readSettings().settings;
-    return { ok: true, mode: s.executionMode, pythonPath: s.pythonPath };
-  }
-
   async startTaskFromQueue(node?: QueueNode): Promise<CommandResult<StartResult>> {
     if (!node || node.kind !== 'task') return this.startEpisode();
     const task = this.tasks().getById(node.entry.task.task_id);
     if (!task) return this.fail(`ForgeEnv: unknown task "${node.entry.task.task_id}".`);
     const untrusted = this.refuseUntrusted();
     if (untrusted) return untrusted as never;
-    const choice = await this.pickPrimitive(task);
+    const choice = await pickPrimitive(task, this.log);
     if (choice === undefined) return refusal('cancelled', 'No breakage chosen.');
     return this.startEpisode(choice ? { taskId: task.task_id, primitive: choice } : { taskId: task.task_id });
   }
@@ -980,9 +795,15 @@ export class ForgeEnvController implements vscode.Disposable {
 
   // ---------------------------------------------------------------- resume
 
-  /** Restores the persisted episode (after a reload or restart) and retries waiting writes. */
-  async restore(): Promise<CommandResult<{ episodeId: string | null }>> {
-    void this.retryPendingOnStartup();
+  /** Restores the persisted episode (after a reload or restart) and retries waiting writes. Idempotent. */
+  restore(): Promise<CommandResult<{ episodeId: string | null; restoreMs?: number }>> {
+    this.restoring ??= this.restoreOnce();
+    return this.restoring;
+  }
+
+  private async restoreOnce(): Promise<CommandResult<{ episodeId: string | null; restoreMs?: number }>> {
+    const t0 = Date.now();
+    void this.writer.retryWaiting();
     const raw = this.context.workspaceState.get<unknown>(EPISODE_STATE_KEY);
     if (raw === undefined || this.episode) return { ok: true, episodeId: this.episode?.episodeId ?? null };
     const parsed = PersistedEpisodeSchema.safeParse(raw);
@@ -1017,8 +838,9 @@ export class ForgeEnvController implements vscode.Disposable {
     const last = p.lastEvaluation;
     if (last?.execution) this.showDiagnostics(live, last.execution, last.repaired_script, runOutputUri(live.episodeId, p.runs));
     else this.showDiagnostics(live, p.start.brokenExecution, p.start.brokenScript, runOutputUri(live.episodeId, 'start'));
-    this.log.info(`episode ${live.episodeId} resumed (task ${p.start.task.task_id}, ${p.runs} runs, ${Math.round(p.activeMs / 1000)} s active)`);
-    return { ok: true, episodeId: live.episodeId };
+    const restoreMs = Date.now() - t0;
+    this.log.info(`episode ${live.episodeId} resumed in ${restoreMs} ms (task ${p.start.task.task_id}, ${p.runs} runs, ${Math.round(p.activeMs / 1000)} s active)`);
+    return { ok: true, episodeId: live.episodeId, restoreMs };
   }
 
   /** Ends the window's use of the episode without ending the episode (it stays resumable). */

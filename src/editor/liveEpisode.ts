@@ -51,8 +51,8 @@ export class LiveEpisode implements vscode.Disposable {
     this.listen();
     this.ticker = setInterval(() => {
       opts.onTick();
-      // Active time is persisted in passing, so a crash loses at most a few seconds of it.
-      if (this.tracker.isCounting) this.persistSoon(5000);
+      // Active time is persisted in passing, so a crash loses at most ~15 s of it.
+      if (this.tracker.isCounting) this.persistSoon(15_000);
     }, 1000);
   }
 

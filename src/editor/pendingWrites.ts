@@ -34,6 +34,9 @@ export type WriteOutcome =
   | { ok: true; stored: unknown; datasetDir: string }
   | { ok: false; error: string; kind: 'not_writable' | 'invalid' | 'other'; pending?: PendingWrite };
 
+// Shared by every PendingWrites of the process (a reloaded editor layer makes a new one).
+const inFlight = new Map<string, Promise<void>>();
+
 export class PendingWrites {
   constructor(
     private readonly store: KeyValueStore,
@@ -59,8 +62,23 @@ export class PendingWrites {
     await this.save(this.raw().filter((r) => (r as { id?: unknown }).id !== id));
   }
 
-  /** Tries to write one queued entry into `datasetDir` (default: the one it was meant for). */
-  async attempt(id: string, datasetDir?: string): Promise<WriteOutcome> {
+  /**
+   * Tries to write one queued entry into `datasetDir` (default: the one it was meant for).
+   * Attempts on the same entry run one after another, so a retry racing the start-up retry can
+   * never write the record twice.
+   */
+  attempt(id: string, datasetDir?: string): Promise<WriteOutcome> {
+    const prev = inFlight.get(id) ?? Promise.resolve();
+    const next = prev.then(() => this.attemptNow(id, datasetDir));
+    const tail = next.then(() => undefined);
+    inFlight.set(id, tail);
+    void tail.then(() => {
+      if (inFlight.get(id) === tail) inFlight.delete(id);
+    });
+    return next;
+  }
+
+  private async attemptNow(id: string, datasetDir?: string): Promise<WriteOutcome> {
     const found = this.list().find((p) => p.id === id);
     if (!found) return { ok: false, error: `No pending ForgeEnv record ${id}.`, kind: 'other' };
     let entry = found;

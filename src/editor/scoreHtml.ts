@@ -76,17 +76,18 @@ function history(model: ScoreModel): string {
 <tbody>${rows}</tbody></table>`;
 }
 
-export function renderScoreHtml(model: ScoreModel, res: ScorePageResources): string {
-  const csp = [`default-src 'none'`, `style-src ${res.cspSource}`, `script-src 'nonce-${res.nonce}'`, `img-src ${res.cspSource}`, `font-src ${res.cspSource}`].join('; ');
+/** The inside of `<main>`: what changes from one update to the next. */
+export function renderScoreBody(model: ScoreModel): string {
   const run = model.run;
   const busy = model.state === 'running';
-  const ended = model.state === 'submitted';
+  const ended = model.state === 'submitted' || model.state === 'skipped';
   let status: string;
   if (busy) status = `<p class="status running" role="status">Running train.py…</p>`;
+  else if (!run && ended) status = `<p class="status" role="status">Episode ${model.state} without a score.</p>`;
   else if (!run) status = `<p class="status" role="status">Not scored yet. Edit <code>train.py</code>, then press <strong>Run &amp; Score</strong>.</p>`;
   else {
     const verdict = run.success ? 'runs cleanly' : run.exitCode === 0 ? 'exits 0 but fails held-out checks' : 'does not run cleanly yet';
-    status = `<p class="status ${run.success ? 'ok' : 'fail'}" role="status">Run ${run.n}: the repaired script ${verdict}${ended ? ' — submitted' : ''}.</p>`;
+    status = `<p class="status ${run.success ? 'ok' : 'fail'}" role="status">Run ${run.n}: the repaired script ${verdict}${ended ? ` — episode ${model.state}` : ''}.</p>`;
   }
   const summary = run
     ? `<div class="reward" aria-label="${escapeHtml(`Visible reward ${fmt(run.reward)} of ${fmt(run.maxReward)}`)}">
@@ -95,7 +96,7 @@ export function renderScoreHtml(model: ScoreModel, res: ScorePageResources): str
 </div>`
     : '';
   const disabled = busy || ended ? ' disabled' : '';
-  const body = run
+  const details = run
     ? [
         run.applyError ? list('apply-error', 'The diff did not apply', [run.applyError], 'problems') : '',
         list('notes', 'Run', run.notes, 'problems'),
@@ -106,18 +107,7 @@ export function renderScoreHtml(model: ScoreModel, res: ScorePageResources): str
         history(model),
       ].join('\n')
     : '';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(res.styleUri)}">
-<title>ForgeEnv Score</title>
-</head>
-<body>
-<main aria-busy="${busy}">
-<header>
+  return `<header>
   <h1>${escapeHtml(model.taskId)}</h1>
   <p class="meta">${escapeHtml(model.taskDescription)}</p>
   <p class="meta">Breakage: <code>${escapeHtml(model.primitive)}</code></p>
@@ -131,7 +121,28 @@ ${summary}
   <button type="button" data-action="submit" class="primary"${disabled}>Submit</button>
   <button type="button" data-action="skip" class="secondary"${disabled}>Skip…</button>
 </nav>
-${body}
+${details}`;
+}
+
+/**
+ * The whole page, set once per panel. Later updates go to the page as
+ * `{type: 'render', body, busy}` messages (media/score.js swaps the body in), so the webview's
+ * frame is never reloaded mid-update and keyboard focus stays where it was.
+ */
+export function renderScoreHtml(model: ScoreModel, res: ScorePageResources): string {
+  const csp = [`default-src 'none'`, `style-src ${res.cspSource}`, `script-src 'nonce-${res.nonce}'`, `img-src ${res.cspSource}`, `font-src ${res.cspSource}`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${escapeHtml(res.styleUri)}">
+<title>ForgeEnv Score</title>
+</head>
+<body>
+<main id="root" aria-busy="${model.state === 'running'}">
+${renderScoreBody(model)}
 </main>
 <script nonce="${res.nonce}" src="${escapeHtml(res.scriptUri)}"></script>
 </body>

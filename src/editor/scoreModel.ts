@@ -16,7 +16,7 @@ export interface ScoreRow {
   help: string;
 }
 
-export type ScoreState = 'idle' | 'running' | 'scored' | 'submitted';
+export type ScoreState = 'idle' | 'running' | 'scored' | 'submitted' | 'skipped';
 
 export interface ScoreModel {
   state: ScoreState;

@@ -2,7 +2,7 @@
 // strict CSP and forwards the buttons' messages (validated with zod) to the controller.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { renderScoreHtml, WebviewMessageSchema, type WebviewMessage } from './scoreHtml';
+import { renderScoreBody, renderScoreHtml, WebviewMessageSchema, type WebviewMessage } from './scoreHtml';
 import type { ScoreModel } from './scoreModel';
 
 export const SCORE_VIEW_TYPE = 'forgeenv.score';
@@ -10,6 +10,9 @@ export const SCORE_VIEW_TYPE = 'forgeenv.score';
 export class ScoreView implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private model: ScoreModel | undefined;
+  /** The panel's page is loaded (its script said `ready`): updates can go by message. */
+  private pageReady = false;
+  private pageHasHtml = false;
   private readonly panelDisposables: vscode.Disposable[] = [];
   private readonly serializer: vscode.Disposable;
   /** Messages that failed validation (kept for diagnosis, never acted on). */
@@ -56,6 +59,8 @@ export class ScoreView implements vscode.Disposable {
   private adopt(panel: vscode.WebviewPanel): void {
     this.panel?.dispose();
     this.panel = panel;
+    this.pageReady = false;
+    this.pageHasHtml = false;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'forgeenv.svg');
     panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')] };
     this.panelDisposables.push(
@@ -66,7 +71,10 @@ export class ScoreView implements vscode.Disposable {
           this.log.warn(`score view: ignored an invalid message ${JSON.stringify(raw)?.slice(0, 200)}`);
           return;
         }
-        if (parsed.data.type !== 'ready') this.onMessage(parsed.data);
+        if (parsed.data.type === 'ready') {
+          this.pageReady = true;
+          this.render(); // anything that changed while the page loaded
+        } else this.onMessage(parsed.data);
       }),
       panel.onDidDispose(() => {
         if (this.panel === panel) this.panel = undefined;
@@ -78,15 +86,22 @@ export class ScoreView implements vscode.Disposable {
   private render(): void {
     const panel = this.panel;
     if (!panel) return;
-    if (!this.model) {
-      panel.webview.html = renderScoreHtml(
-        { state: 'idle', taskId: 'No episode', taskDescription: 'Start an episode to see its score here.', primitive: '—', mode: '—', history: [] },
-        this.resources(panel),
-      );
+    const model: ScoreModel = this.model ?? {
+      state: 'idle',
+      taskId: 'No episode',
+      taskDescription: 'Start an episode to see its score here.',
+      primitive: '—',
+      mode: '—',
+      history: [],
+    };
+    panel.title = this.model ? `Score: ${model.taskId}` : 'ForgeEnv Score';
+    if (!this.pageHasHtml) {
+      // The page is set once; replacing it mid-load races the webview's frame swap.
+      this.pageHasHtml = true;
+      panel.webview.html = renderScoreHtml(model, this.resources(panel));
       return;
     }
-    panel.title = `Score: ${this.model.taskId}`;
-    panel.webview.html = renderScoreHtml(this.model, this.resources(panel));
+    if (this.pageReady) void panel.webview.postMessage({ type: 'render', body: renderScoreBody(model), busy: model.state === 'running' });
   }
 
   private resources(panel: vscode.WebviewPanel) {

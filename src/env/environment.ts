@@ -200,8 +200,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
         execution: exec,
       };
     }
-    // Only cache what belongs to the episode that is still current.
-    if (this.episode?.episode_id === ep.episode_id) this.evaluations.set(unifiedDiff, evaluation);
+    // Only cache what belongs to the episode that is still current, and never a cancelled run.
+    const cancelled = options.signal?.aborted || evaluation.execution?.killed;
+    if (this.episode?.episode_id === ep.episode_id && !cancelled) this.evaluations.set(unifiedDiff, evaluation);
     return structuredClone(evaluation);
   }
 

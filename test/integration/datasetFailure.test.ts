@@ -30,19 +30,19 @@ suite('Dataset folder not writable', () => {
     assert.match(r.error ?? '', /not writable/);
     assert.ok(r.pendingId);
     const c = a.controller();
-    assert.equal(c.pending.list().length, 1, 'the record waits in the queue');
+    assert.equal(c.writer.pending.list().length, 1, 'the record waits in the queue');
     assert.equal(c.currentEpisode, undefined, 'the episode ended anyway');
 
     // Survives a reload, then a retry elsewhere stores it.
     await a.reload();
     const c2 = a.controller();
-    const waiting = c2.pending.list();
+    const waiting = c2.writer.pending.list();
     assert.equal(waiting.length, 1);
-    const out = await c2.retryPending(waiting[0].id, datasetDir());
+    const out = await c2.writer.retry(waiting[0].id, datasetDir('dataset-failure'));
     assert.equal(out.ok, true);
-    const rec = DemonstrationRecordSchema.parse(readJsonl(join(datasetDir(), 'demonstrations.jsonl')).at(-1));
+    const rec = DemonstrationRecordSchema.parse(readJsonl(join(datasetDir('dataset-failure'), 'demonstrations.jsonl')).at(-1));
     assert.equal(rec.info.episode_id, s.episodeId);
-    assert.equal(c2.pending.list().length, 0);
+    assert.equal(c2.writer.pending.list().length, 0);
   });
 
   test('Save As writes a queued record to a file of the user\'s choice', async () => {
@@ -52,10 +52,10 @@ suite('Dataset folder not writable', () => {
     const r = await ok<StoredResult>('forgeenv.skipEpisode', { reason: 'too_hard' });
     assert.equal(r.stored, false);
     const target = join(workspaceDir(), 'saved-skip.jsonl');
-    assert.equal(await c.savePendingAs(r.pendingId!, target), true);
+    assert.equal(await c.writer.saveAs(r.pendingId!, target), true);
     const [line] = readJsonl(target) as Array<{ reason: string; episode_id: string }>;
     assert.equal(line.reason, 'too_hard');
     assert.equal(line.episode_id, r.episodeId);
-    assert.equal(c.pending.list().length, 0);
+    assert.equal(c.writer.pending.list().length, 0);
   });
 });

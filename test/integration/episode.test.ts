@@ -7,7 +7,7 @@ import { loadCorpus } from '../../src/env/tasks';
 import { DemonstrationRecordSchema, SkipRecordSchema, TimelineEventSchema } from '../../src/store/records';
 import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/controller';
 import type { CommandResult } from '../../src/editor/commandArgs';
-import { api, datasetDir, endAnyEpisode, ok, readJsonl, replaceBuffer, timing } from './helpers';
+import { api, datasetDir, endAnyEpisode, ok, readJsonl, replaceBuffer, timing, useOwnDataset, workspaceDir } from './helpers';
 
 // A fixed episode: DistilBERT/SST-2 with one import renamed to a name transformers does not have.
 const TASK = 'distilbert_sst2';
@@ -23,7 +23,10 @@ suite('Episode lifecycle', () => {
 
   suiteSetup(async () => {
     a = await api();
+    // Without the setting, the dataset goes to the workspace's .forgeenv/dataset.
+    assert.equal(a.controller().datasetDir(), join(workspaceDir(), '.forgeenv', 'dataset'));
   });
+  useOwnDataset('dataset-episode');
   suiteTeardown(endAnyEpisode);
 
   test('Start Episode writes train.py, opens it and points a diagnostic at the failing line', async () => {
@@ -116,8 +119,8 @@ suite('Episode lifecycle', () => {
   test('Submit appends a valid demonstration whose diff reproduces the buffer', async () => {
     const r = await ok<StoredResult & { recordId: string; reward: number }>('forgeenv.submitEpisode');
     assert.equal(r.stored, true);
-    assert.equal(r.datasetDir, datasetDir());
-    const lines = readJsonl(join(datasetDir(), 'demonstrations.jsonl'));
+    assert.equal(r.datasetDir, datasetDir('dataset-episode'));
+    const lines = readJsonl(join(datasetDir('dataset-episode'), 'demonstrations.jsonl'));
     assert.ok(lines.length >= 1);
     const rec = DemonstrationRecordSchema.parse(lines[lines.length - 1]);
     assert.equal(rec.info.record_id, r.recordId);
@@ -138,7 +141,7 @@ suite('Episode lifecycle', () => {
     assert.ok(rec.info.active_ms <= rec.info.wall_ms + 1000, 'active time within wall time');
     assert.ok(Date.parse(rec.info.submitted_at) >= Date.parse(rec.info.started_at));
     // The edit timeline beside it.
-    const timeline = readJsonl(join(datasetDir(), rec.info.timeline_file)).map((e) => TimelineEventSchema.parse(e));
+    const timeline = readJsonl(join(datasetDir('dataset-episode'), rec.info.timeline_file)).map((e) => TimelineEventSchema.parse(e));
     assert.ok(timeline.some((e) => e.kind === 'change'), 'the edit is in the timeline');
     assert.equal(timeline.filter((e) => e.kind === 'run').length, 2);
     // The episode is over: diagnostics cleared, commands refuse, the queue moved the task.
@@ -154,7 +157,7 @@ suite('Episode lifecycle', () => {
     const s = await ok<StartResult>('forgeenv.startEpisode', { taskId: 'simple_regression', seed: 3 });
     const r = await ok<StoredResult>('forgeenv.skipEpisode', { reason: 'unclear_task', note: 'integration test' });
     assert.equal(r.stored, true);
-    const skips = readJsonl(join(datasetDir(), 'skips.jsonl')).map((x) => SkipRecordSchema.parse(x));
+    const skips = readJsonl(join(datasetDir('dataset-episode'), 'skips.jsonl')).map((x) => SkipRecordSchema.parse(x));
     const mine = skips.find((x) => x.episode_id === s.episodeId);
     assert.ok(mine, 'the skip line exists');
     assert.equal(mine.reason, 'unclear_task');

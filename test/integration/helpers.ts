@@ -32,8 +32,21 @@ export function workspaceDir(): string {
   return f.uri.fsPath;
 }
 
-export function datasetDir(): string {
-  return join(workspaceDir(), '.forgeenv', 'dataset');
+/** The dataset folder a suite writes to (see useOwnDataset). */
+export function datasetDir(name = 'dataset'): string {
+  return join(workspaceDir(), '.forgeenv', name);
+}
+
+/**
+ * Gives the calling suite its own dataset folder (`.forgeenv/<name>`, set as a workspace-relative
+ * forgeenv.datasetFolder), so suites sharing one VS Code never see each other's records.
+ */
+export function useOwnDataset(name: string): void {
+  suiteSetup(() => setSetting('datasetFolder', `.forgeenv/${name}`));
+  suiteTeardown(async () => {
+    await endAnyEpisode();
+    await setSetting('datasetFolder', undefined);
+  });
 }
 
 export function readJsonl(file: string): unknown[] {

@@ -3,9 +3,10 @@ import * as vscode from 'vscode';
 import type { ScoreResult, StartResult } from '../../src/editor/controller';
 import { EPISODE_STATE_KEY } from '../../src/editor/liveEpisode';
 import { PersistedEpisodeSchema } from '../../src/editor/episodeRecord';
-import { api, endAnyEpisode, ok, replaceBuffer } from './helpers';
+import { api, endAnyEpisode, ok, replaceBuffer, useOwnDataset } from './helpers';
 
 suite('Resume after reload', () => {
+  useOwnDataset('dataset-resume');
   let a: Awaited<ReturnType<typeof api>>;
   suiteSetup(async () => {
     a = await api();

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ScoreResult, StartResult } from '../../src/editor/controller';
-import { endAnyEpisode, ok, replaceBuffer, setSetting, timing } from './helpers';
+import { endAnyEpisode, ok, replaceBuffer, setSetting, timing, useOwnDataset } from './helpers';
 
 // Scripts that misbehave: each is typed into the episode buffer and run with Run & Score.
 suite('Diagnostics for misbehaving scripts', () => {
+  useOwnDataset('dataset-runs');
   let uri: vscode.Uri;
   suiteSetup(async () => {
     await setSetting('runTimeoutSeconds', 3);

@@ -99,7 +99,7 @@ describe('executeScript', () => {
   test('simulated mode: the simulated libraries and the versions reach the script', async () => {
     const script = [
       'import json, os, sys',
-      'print(json.dumps({k: os.environ.get(k) for k in ["PYTHONPATH", "FORGEENV_LIBRARY_VERSIONS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING"]}))',
+      'print(json.dumps({k: os.environ.get(k) for k in ["PYTHONPATH", "FORGEENV_LIBRARY_VERSIONS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONPYCACHEPREFIX"]}))',
       'print(json.dumps(sys.path))',
     ].join('\n');
     const r = await exec(script, { mode: 'simulated', validate: false, extraEnv: { PYTHONPATH: '/not/this', MY_FLAG: 'x' } });
@@ -109,7 +109,9 @@ describe('executeScript', () => {
     assert.equal(env.PYTHONPATH, simlibsDir());
     assert.deepEqual(JSON.parse(env.FORGEENV_LIBRARY_VERSIONS), VERSIONS);
     assert.equal(env.PYTHONHASHSEED, '0');
-    assert.equal(env.PYTHONDONTWRITEBYTECODE, '1');
+    // The stand-in libraries compile once into a shared cache, outside the run directory.
+    assert.equal(env.PYTHONDONTWRITEBYTECODE, null);
+    assert.ok(typeof env.PYTHONPYCACHEPREFIX === 'string' && !env.PYTHONPYCACHEPREFIX.startsWith(r.run_dir), env.PYTHONPYCACHEPREFIX);
     assert.equal(env.PYTHONIOENCODING, 'utf-8');
     assert.ok((JSON.parse(pathLine) as string[]).includes(simlibsDir()));
     assert.equal(r.mode, 'simulated');

@@ -19,11 +19,18 @@ export function registerReview(context: vscode.ExtensionContext, deps: ReviewDep
   if (!deps.output) disposables.push(log);
   const review = new ReviewController(context);
   const summary = new SummaryPanel(context);
-  disposables.push(review, summary, { dispose: disposeRevision });
-  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => vscode.commands.registerCommand(id, guarded(id, fn, log));
+  const lens = new ReviewCodeLens(review);
+  disposables.push(review, summary, lens, { dispose: disposeRevision });
+  // Reviews, labels and revisions change the numbers: keep an open summary current.
+  disposables.push(review.onDidChangeItem(() => void (summary.isOpen ? summary.render() : undefined)));
+  // Editor-title buttons pass the editor's URI as the first argument; these commands take options objects only.
+  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => {
+    const run = guarded(id, fn, log);
+    return vscode.commands.registerCommand(id, (args?: unknown) => run(args instanceof vscode.Uri ? undefined : args));
+  };
   disposables.push(
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review.docs),
-    vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, new ReviewCodeLens(review)),
+    vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, lens),
     cmd('forgeenv.review.start', (a) => review.start(a)),
     cmd('forgeenv.review.next', () => review.move(1)),
     cmd('forgeenv.review.previous', () => review.move(-1)),

@@ -122,7 +122,8 @@ export class ReviewController implements vscode.Disposable {
 
   async verdict(verdict: ReviewVerdict, rawArgs: unknown): Promise<CommandResult<{ review: ReviewRecord; index: number }>> {
     const item = this.current();
-    if (!this.state || !item) return this.notReviewing();
+    const state = this.state;
+    if (!state || !item) return this.notReviewing();
     const parsed = VerdictArgsSchema.safeParse(rawArgs ?? {});
     if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Review ${verdict}: ${parsed.error.message}`);
     const args = parsed.data;
@@ -137,16 +138,19 @@ export class ReviewController implements vscode.Disposable {
       });
       if (comment === undefined) return refusal('cancelled', 'Review cancelled.');
     }
-    const rec = await new DatasetStore(this.state.dir).appendReview({ record_id: item.record.info.record_id, reviewer: reviewerSetting(), verdict, comment: comment.trim() });
+    // The walk may have moved or stopped while the comment box was open: the verdict is for `item` regardless.
+    const rec = await new DatasetStore(state.dir).appendReview({ record_id: item.record.info.record_id, reviewer: reviewerSetting(), verdict, comment: comment.trim() });
     item.review = rec;
-    if (args.advance !== false && this.state.index < this.state.items.length - 1) {
-      this.state.index++;
+    if (this.state !== state || this.current() !== item) return { ok: true, review: rec, index: item.index };
+    if (args.advance !== false && state.index < state.items.length - 1) {
+      state.index++;
       await this.show();
     } else {
       this.render();
+      this.changed.fire(item);
       if (args.advance !== false) void vscode.window.showInformationMessage(`ForgeEnv: ${verdict === 'approve' ? 'approved' : 'rejected'}; that was the last demonstration.`);
     }
-    return { ok: true, review: rec, index: this.state.index };
+    return { ok: true, review: rec, index: state.index };
   }
 
   /** Re-reads the folder (after a label or a revision) keeping the position on the same record. */
@@ -156,7 +160,7 @@ export class ReviewController implements vscode.Disposable {
     const items = buildReviewItems(await new DatasetStore(this.state.dir).readAll());
     const i = items.findIndex((it) => it.record.info.record_id === id);
     this.state = { ...this.state, items, index: i >= 0 ? i : Math.min(this.state.index, Math.max(0, items.length - 1)) };
-    if (items.length) await this.show();
+    if (items.length) await this.show({ announce: false });
     else await this.stop();
   }
 
@@ -168,7 +172,7 @@ export class ReviewController implements vscode.Disposable {
     this.changed.fire(undefined);
   }
 
-  private async show(): Promise<void> {
+  private async show(opts: { announce?: boolean } = {}): Promise<void> {
     const item = this.current();
     if (!item || !this.state) return;
     const broken = this.uriFor(item, 'broken');
@@ -179,7 +183,7 @@ export class ReviewController implements vscode.Disposable {
     const title = `Review ${item.index + 1}/${this.state.items.length}: ${r.task_id} · ${r.primitive_type} · ${r.success ? '✓' : '✗'} ${Math.round(r.visible_reward * 100) / 100}${item.duplicates.length ? ' · ⚠ duplicate' : ''}`;
     await vscode.commands.executeCommand('vscode.diff', broken, repaired, title, { preview: true });
     this.render();
-    if (item.duplicates.length) void vscode.window.showWarningMessage(`ForgeEnv: ${r.task_id} · ${r.primitive_type}: ${item.duplicates.join('; ')}`);
+    if (item.duplicates.length && opts.announce !== false) void vscode.window.showWarningMessage(`ForgeEnv: ${r.task_id} · ${r.primitive_type}: ${item.duplicates.join('; ')}`);
     this.changed.fire(item);
   }
 
@@ -219,12 +223,18 @@ export class ReviewController implements vscode.Disposable {
 }
 
 /** CodeLens titles on the repaired side (shown when the diff editor has CodeLens enabled) with the shortcuts. */
-export class ReviewCodeLens implements vscode.CodeLensProvider {
+export class ReviewCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly sub: vscode.Disposable;
 
   constructor(private readonly controller: ReviewController) {
-    controller.onDidChangeItem(() => this.changed.fire());
+    this.sub = controller.onDidChangeItem(() => this.changed.fire());
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {

@@ -1,56 +1,130 @@
-// The seeded baseline drift generator: proposes a valid primitive spec for a target category and
-// script, preferring real drifts from the drift table, and falling back to another primitive in a
-// fixed order when the target has nothing to break.
-import { mulberry32 } from '../random';
+// The seeded baseline drift generator (the original's BaselineDriftGenerator): given a target
+// category and a script, it proposes a concrete primitive spec that applies and breaks the
+// script under the versions. It takes a candidate of the target primitive (real drifts that break
+// first); when the target has nothing that breaks, it falls back to another primitive in a fixed
+// order (the caller sees the changed primitive_type). Deterministic for a seed and a call sequence.
+import { describeProblem, parsePython } from '../python/parse';
 import { breakagePrimitives, getPrimitive } from '../primitives/registry';
-import { PrimitiveRefusal } from '../primitives/types';
+import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate } from '../primitives/types';
+import { mulberry32, randomIndex } from '../random';
 import { PrimitiveSpecSchema, type LibraryVersions, type PrimitiveSpec } from '../schemas';
+
+/** Fallback order when the target has no candidate: the most broadly applicable first. */
+export const FALLBACK_ORDER: readonly string[] = [
+  'RenameApiCall',
+  'ModifyConfigField',
+  'RestructureDatasetSchema',
+  'DeprecateImport',
+  'RemoveDeprecatedMethod',
+  'ChangeArgumentSignature',
+  'ChangeTokenizerBehavior',
+  'ChangeReturnType',
+];
+
+/** The breakage primitives a target names: a primitive name (any case) or a category such as `api_drift`. */
+export function primitivesForTarget(target: string): Primitive[] {
+  const t = target.trim();
+  const exact = getPrimitive(t);
+  if (exact && exact.kind === 'breakage') return [exact];
+  const lower = t.toLowerCase();
+  return breakagePrimitives().filter((p) => p.name.toLowerCase() === lower || p.category === lower);
+}
+
+/** Real drifts that break first, then anything that breaks, then the rest. */
+export function preferredCandidates(candidates: readonly PrimitiveCandidate[]): PrimitiveCandidate[] {
+  const real = candidates.filter((c) => c.drift && c.breaks === true);
+  if (real.length) return real;
+  const breaking = candidates.filter((c) => c.breaks !== false);
+  return breaking.length ? breaking : [...candidates];
+}
 
 export class BaselineDriftGenerator {
   private readonly rng: () => number;
+
   constructor(readonly seed: number) {
     this.rng = mulberry32(seed);
   }
 
   propose(targetCategory: string, script: string, versions?: LibraryVersions): PrimitiveSpec {
-    const order = [getPrimitive(targetCategory), ...breakagePrimitives().filter((p) => p.name !== targetCategory)].filter(
-      (p): p is NonNullable<typeof p> => !!p && p.kind === 'breakage',
+    const targets = primitivesForTarget(targetCategory).map((p) => ({ p, c: p.candidates(script, versions) }));
+    const tried = new Set(targets.map((t) => t.p.name));
+    const rest = FALLBACK_ORDER.map((n) => getPrimitive(n))
+      .filter((p): p is Primitive => !!p && !tried.has(p.name))
+      .map((p) => ({ p, c: p.candidates(script, versions) }));
+    // A spec exists to break the script: a target candidate that breaks, else another primitive's
+    // breaking candidate (fixed order), and only when nothing breaks, a deprecation-only one.
+    const breaks = (x: { c: PrimitiveCandidate[] }) => x.c.some((c) => c.breaks !== false);
+    const choice = targets.find(breaks) ?? rest.find(breaks) ?? targets.find((x) => x.c.length) ?? rest.find((x) => x.c.length);
+    if (choice) return this.specOf(choice.p, choice.c);
+    const problem = parsePython(script).problem;
+    throw new PrimitiveRefusal(
+      'BaselineDriftGenerator',
+      problem ? `no breakage primitive applies: the script does not parse (${describeProblem(problem)})` : 'no breakage primitive applies to this script',
     );
-    for (const prim of order) {
-      let cands;
-      try {
-        cands = prim.candidates(script, versions);
-      } catch {
-        continue;
-      }
-      if (!cands.length) continue;
-      // Real drifts that break at this snapshot first, then any candidate that breaks, then the rest.
-      const real = cands.filter((c) => c.drift && c.breaks !== false);
-      const breaking = cands.filter((c) => c.breaks !== false);
-      const pool = real.length ? real : breaking.length ? breaking : cands;
-      const pick = pool[Math.floor(this.rng() * pool.length)] ?? pool[0]!;
-      return { primitive_type: prim.name, category: prim.category, params: { ...pick.params } };
-    }
-    throw new PrimitiveRefusal(targetCategory, 'no breakage primitive applies to this script');
+  }
+
+  private specOf(p: Primitive, candidates: readonly PrimitiveCandidate[]): PrimitiveSpec {
+    const pool = preferredCandidates(candidates);
+    const chosen = pool[randomIndex(this.rng, pool.length)]!;
+    return { primitive_type: p.name, category: p.category, params: structuredClone(chosen.params) };
   }
 }
 
-/** A JSON spec from a model's completion: bare, inside a ```json fence, or embedded in prose. */
+const MAX_COMPLETION_CHARS = 200_000;
+
+/**
+ * The spec in a drift model's completion: a bare JSON object, one inside a ```json (or plain
+ * ```) fence, or one embedded in prose; `{"breakage": {...}}` (the action shape) is accepted too.
+ * Null when no JSON object in the text is a valid spec.
+ */
 export function parseDriftOutput(text: string): PrimitiveSpec | null {
+  if (typeof text !== 'string') return null;
+  const input = text.length > MAX_COMPLETION_CHARS ? text.slice(0, MAX_COMPLETION_CHARS) : text;
   const tries: string[] = [];
-  const fence = /```(?:json)?\s*\n([\s\S]*?)```/i.exec(text);
-  if (fence) tries.push(fence[1]!);
-  tries.push(text.trim());
-  const first = text.indexOf('{');
-  const last = text.lastIndexOf('}');
-  if (first >= 0 && last > first) tries.push(text.slice(first, last + 1));
+  for (const m of input.matchAll(/```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)```/g)) tries.push(m[1]!);
+  tries.push(input.trim());
+  tries.push(...jsonObjectsIn(input));
   for (const t of tries) {
-    try {
-      const parsed = PrimitiveSpecSchema.safeParse(JSON.parse(t));
-      if (parsed.success) return parsed.data;
-    } catch {
-      // not JSON: try the next reading
-    }
+    const spec = specFrom(t);
+    if (spec) return spec;
   }
   return null;
+}
+
+function specFrom(text: string): PrimitiveSpec | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'breakage' in value) value = (value as { breakage: unknown }).breakage;
+  const parsed = PrimitiveSpecSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** Balanced `{...}` substrings (string-aware) in order of their opening brace, nested ones too (bounded). */
+function jsonObjectsIn(text: string): string[] {
+  const out: string[] = [];
+  let starts = 0;
+  for (let start = text.indexOf('{'); start !== -1 && starts < 50; start = text.indexOf('{', start + 1), starts++) {
+    const end = matchingBrace(text, start);
+    if (end !== -1) out.push(text.slice(start, end + 1));
+  }
+  return out;
+}
+
+function matchingBrace(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i;
+  }
+  return -1;
 }

@@ -1,72 +1,182 @@
-// ChangeReturnType: a value returned by a library call is used as the other kind of object:
-// `metrics["eval_accuracy"]` (a dict) ↔ `metrics.eval_accuracy` (an object), for one variable and key.
-// Models the return-type changes of the ecosystem: model outputs became ModelOutput objects
-// (transformers 4.0: `outputs[0]` → `outputs.loss`), Trainer.train()/predict() return NamedTuples
-// (TrainOutput, PredictionOutput), evaluate's compute() and Trainer.evaluate() return plain dicts.
+// ChangeReturnType: the script reads a return value in the shape another version returned.
+// - metric_prefix: Trainer.evaluate() returns keys prefixed with metric_key_prefix ("eval_"); the
+//   broken script reads `metrics["accuracy"]` instead of `metrics["eval_accuracy"]` (KeyError).
+// - output_index: models return ModelOutput objects since transformers 4 (return_dict=True); the
+//   broken script indexes them like the old tuples, `outputs[0]` for `outputs.loss`.
+// Only the string content of the keys (or the `.loss` → `[0]` accessor) changes.
+import type { SyntaxNode } from '@lezer/common';
 import { z } from 'zod';
-import { accessRefs, IDENTIFIER, type AccessRef, type ParsedScript } from '../python/syntax';
-import { parseOrNull, parseOrRefuse, resultOf, spanOf } from './base';
-import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate } from './types';
+import type { TextEdit } from '../python/edits';
+import type { CallSite, ScriptIndex } from '../python/scriptIndex';
+import type { StringLiteral } from '../python/strings';
+import { definePrimitive, driftProposals, refuse, type Plan, type ScriptContext } from './engine';
+import { keywordArg, lastSegment, receiverOf } from './queries';
 
-const Style = z.enum(['subscript', 'attribute']);
-const Params = z
+const Change = z.enum(['metric_prefix', 'output_index']);
+const Prefix = z.string().regex(/^[A-Za-z][A-Za-z0-9]*_$/, 'a prefix such as eval_');
+
+export const ReturnTypeParamsSchema = z
   .object({
-    variable: z.string().regex(IDENTIFIER).describe('Variable holding the returned value (e.g. metrics)'),
-    key: z.string().regex(IDENTIFIER, 'an identifier (attribute access needs one)').describe('Key or attribute (e.g. eval_accuracy)'),
-    from: Style.describe('How the script accesses it now'),
-    to: Style.describe('How code for the other return type accesses it'),
-    quote: z.enum(['"', "'"]).default('"').describe('Quote for subscript keys'),
+    change: Change.describe('metric_prefix: Trainer.evaluate() keys lose their prefix (metrics["eval_accuracy"] → metrics["accuracy"]); output_index: outputs.loss / .logits → outputs[0] / [1].'),
+    prefix: Prefix.optional().describe('metric_prefix: the prefix to strip (default eval_; Trainer.predict uses test_).'),
+  })
+  .strict();
+export type ReturnTypeParams = z.infer<typeof ReturnTypeParamsSchema>;
+
+export const RestoreReturnTypeParamsSchema = z
+  .object({
+    change: Change.describe('The change ChangeReturnType made.'),
+    prefix: Prefix.optional().describe('metric_prefix: the prefix to put back (default eval_).'),
+    keys: z.array(z.string().min(1)).min(1).optional().describe('metric_prefix: the keys (without prefix) to prefix again; required for metric_prefix.'),
   })
   .strict()
-  .refine((p) => p.from !== p.to, 'from and to must differ');
-type P = z.infer<typeof Params>;
+  .refine((p) => p.change !== 'metric_prefix' || p.keys !== undefined, { message: 'metric_prefix needs keys', path: ['keys'] });
+export type RestoreReturnTypeParams = z.infer<typeof RestoreReturnTypeParamsSchema>;
 
-const hits = (p: ParsedScript, v: string, key: string, style: 'subscript' | 'attribute'): AccessRef[] =>
-  accessRefs(p).filter((a) => a.object === v && a.key === key && a.style === style && !a.called);
+const NAME = 'ChangeReturnType';
+const RESTORE = 'RestoreReturnType';
 
-/** Values whose attribute access works either way (BatchEncoding) would not break: rank them last. */
-const DUAL_ACCESS = /^(batch|inputs|encod\w*|tokenized\w*|enc|features)$/;
+// --- metric_prefix ------------------------------------------------------------------------------
 
-export const ChangeReturnType: Primitive<P> = {
-  name: 'ChangeReturnType',
+interface KeySite {
+  lit: StringLiteral;
+}
+
+/** String keys read from Trainer.evaluate()/predict() results: `m["k"]`, `m.get("k")`, `trainer.evaluate()["k"]`. */
+function metricKeySites(index: ScriptIndex): KeySite[] {
+  const trainers = new Set(index.assignments.filter((a) => a.call?.callee && /Trainer$/.test(lastSegment(a.call.callee))).map((a) => a.target));
+  const isEval = (c: CallSite) => (c.method?.name === 'evaluate' || c.method?.name === 'predict') && trainers.has(receiverOf(c) ?? '');
+  const evalCalls = new Set(index.calls.filter(isEval).map((c) => c.from));
+  const metricVars = new Set(index.assignments.filter((a) => a.call && evalCalls.has(a.call.from) && a.call.method?.name === 'evaluate').map((a) => a.target));
+  // predict() returns a PredictionOutput; its metrics live in `.metrics`.
+  for (const a of index.assignments) if (a.call && evalCalls.has(a.call.from) && a.call.method?.name === 'predict') metricVars.add(`${a.target}.metrics`);
+  const sites: KeySite[] = [];
+  for (const s of index.subscripts) {
+    if (!s.key?.plain) continue;
+    const direct = s.objectNode.name === 'CallExpression' && evalCalls.has(s.objectNode.from) && index.callsByFrom.get(s.objectNode.from)?.method?.name === 'evaluate';
+    if (direct || (s.object !== null && metricVars.has(s.object))) sites.push({ lit: s.key });
+  }
+  for (const c of index.calls) {
+    const first = c.args[0];
+    if (c.method?.name !== 'get' || !first || first.kind !== 'positional' || !metricVars.has(receiverOf(c) ?? '')) continue;
+    const lit = index.strings.find((x) => x.from === first.from && x.to === first.to);
+    if (lit?.plain) sites.push({ lit });
+  }
+  return sites;
+}
+
+function planPrefixForward(ctx: ScriptContext, prefix: string): Plan {
+  const sites = metricKeySites(ctx.index);
+  const hits = sites.filter((s) => s.lit.raw.startsWith(prefix) && s.lit.raw.length > prefix.length);
+  if (hits.length === 0) refuse(NAME, `no Trainer.evaluate() result is read with a key starting with ${prefix}`);
+  const keys = [...new Set(hits.map((s) => s.lit.raw.slice(prefix.length)))];
+  const clash = sites.find((s) => keys.includes(s.lit.raw));
+  if (clash) refuse(NAME, `the script already reads the unprefixed key "${clash.lit.raw}", so the change could not be undone exactly`);
+  return {
+    edits: hits.map((s) => ({ from: s.lit.contentFrom, to: s.lit.contentFrom + prefix.length, insert: '' })),
+    inverse: { primitive_type: RESTORE, params: prefix === 'eval_' ? { change: 'metric_prefix', keys } : { change: 'metric_prefix', prefix, keys } },
+  };
+}
+
+function planPrefixRestore(ctx: ScriptContext, prefix: string, keys: string[]): Plan {
+  const sites = metricKeySites(ctx.index);
+  const wanted = new Set(keys);
+  const hits = sites.filter((s) => wanted.has(s.lit.raw));
+  if (hits.length === 0) refuse(RESTORE, `no metric key ${keys.map((k) => `"${k}"`).join(', ')} is read from a Trainer.evaluate() result`);
+  return {
+    edits: hits.map((s) => ({ from: s.lit.contentFrom, to: s.lit.contentFrom, insert: prefix })),
+    inverse: { primitive_type: NAME, params: prefix === 'eval_' ? { change: 'metric_prefix' } : { change: 'metric_prefix', prefix } },
+  };
+}
+
+// --- output_index -------------------------------------------------------------------------------
+
+const FIELDS = ['loss', 'logits'] as const;
+
+/** Model calls (`model(...)`, `self.model(...)`, `peft_model(...)`) and what their tuple holds. */
+function modelOutputs(index: ScriptIndex): { calls: Map<number, readonly string[]>; vars: Map<string, readonly string[]> } {
+  const calls = new Map<number, readonly string[]>();
+  for (const c of index.calls) {
+    if (!c.callee || !/(^|_)model$/i.test(lastSegment(c.callee))) continue;
+    // The loss comes first only when labels are passed (explicitly or inside **batch).
+    const withLoss = keywordArg(c, 'labels') !== undefined || c.args.some((a) => a.kind === 'double_star');
+    calls.set(c.from, withLoss ? ['loss', 'logits'] : ['logits']);
+  }
+  const vars = new Map<string, readonly string[]>();
+  const conflicting = new Set<string>();
+  for (const a of index.assignments) {
+    const layout = a.call ? calls.get(a.call.from) : undefined;
+    if (!layout) continue;
+    const prev = vars.get(a.target);
+    if (prev && prev.join() !== layout.join()) conflicting.add(a.target);
+    vars.set(a.target, layout);
+  }
+  for (const v of conflicting) vars.delete(v);
+  return { calls, vars };
+}
+
+function layoutOf(outputs: ReturnType<typeof modelOutputs>, object: string | null, objectNode: SyntaxNode): readonly string[] | undefined {
+  if (objectNode.name === 'CallExpression') return outputs.calls.get(objectNode.from);
+  return object !== null ? outputs.vars.get(object) : undefined;
+}
+
+function planIndexForward(ctx: ScriptContext): Plan {
+  const { index, script } = ctx;
+  const outputs = modelOutputs(index);
+  const edits: TextEdit[] = [];
+  for (const s of index.subscripts) {
+    if (s.integer !== undefined && layoutOf(outputs, s.object, s.objectNode)) {
+      refuse(NAME, `the script already indexes a model output (${script.slice(s.from, s.to)}), so the change could not be undone exactly`);
+    }
+  }
+  for (const a of index.attributes) {
+    if (!(FIELDS as readonly string[]).includes(a.property)) continue;
+    const layout = layoutOf(outputs, a.object, a.objectNode);
+    const i = layout?.indexOf(a.property) ?? -1;
+    if (i >= 0) edits.push({ from: a.dotFrom, to: a.propertyTo, insert: `[${i}]` });
+  }
+  if (edits.length === 0) refuse(NAME, 'no model output is read as .loss or .logits');
+  return { edits, inverse: { primitive_type: RESTORE, params: { change: 'output_index' } } };
+}
+
+function planIndexRestore(ctx: ScriptContext): Plan {
+  const { index, script } = ctx;
+  const outputs = modelOutputs(index);
+  for (const a of index.attributes) {
+    if ((FIELDS as readonly string[]).includes(a.property) && layoutOf(outputs, a.object, a.objectNode)) {
+      refuse(RESTORE, `the script already reads a model output as .${a.property}, so the change could not be undone exactly`);
+    }
+  }
+  const edits: TextEdit[] = [];
+  for (const s of index.subscripts) {
+    if (s.integer === undefined) continue;
+    const field = layoutOf(outputs, s.object, s.objectNode)?.[s.integer];
+    if (field && script.slice(s.openBracket, s.closeBracket + 1) === `[${s.integer}]`) edits.push({ from: s.openBracket, to: s.closeBracket + 1, insert: `.${field}` });
+  }
+  if (edits.length === 0) refuse(RESTORE, 'no model output is indexed as [0] or [1]');
+  return { edits, inverse: { primitive_type: NAME, params: { change: 'output_index' } } };
+}
+
+export const ChangeReturnType = definePrimitive<ReturnTypeParams>({
+  name: NAME,
   category: 'return_type_drift',
   kind: 'breakage',
-  description: 'Access a returned value as a dict where it is an object, or the reverse',
-  models: 'ModelOutput objects (transformers 4.0), TrainOutput/PredictionOutput NamedTuples, dict metrics from evaluate and Trainer.evaluate()',
-  paramsSchema: Params as unknown as z.ZodType<P>,
-  candidates(script) {
-    const p = parseOrNull(script);
-    if (!p) return [];
-    const seen = new Set<string>();
-    const good: PrimitiveCandidate<P>[] = [];
-    const weak: PrimitiveCandidate<P>[] = [];
-    for (const a of accessRefs(p)) {
-      if (a.called || !IDENTIFIER.test(a.key) || a.key.startsWith('_')) continue;
-      const k = `${a.object}|${a.key}|${a.style}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const to = a.style === 'subscript' ? 'attribute' : 'subscript';
-      if (hits(p, a.object, a.key, to).length) continue;
-      const same = hits(p, a.object, a.key, a.style);
-      if (a.style === 'subscript' && new Set(same.map((h) => h.quote)).size > 1) continue;
-      // Attribute access on modules/classes/self is not a returned value.
-      if (a.style === 'attribute' && !/^[a-z_][a-z0-9_]*$/.test(a.object)) continue;
-      if (a.style === 'attribute' && /^(self|np|torch|nn|F|os|sys|math|random|json|evaluate|datasets|transformers|trl|peft|optim)$/.test(a.object)) continue;
-      const params: P = { variable: a.object, key: a.key, from: a.style, to, quote: (a.quote as '"' | "'") ?? '"' };
-      const c = { params, label: a.style === 'subscript' ? `${a.object}["${a.key}"] → ${a.object}.${a.key}` : `${a.object}.${a.key} → ${a.object}["${a.key}"]`, ...spanOf(same.map((h) => ({ from: h.from, to: h.to, insert: '' }))) };
-      (a.style === 'subscript' && !DUAL_ACCESS.test(a.object) ? good : weak).push(c);
-    }
-    return [...good, ...weak];
-  },
-  apply(script, params) {
-    const p = parseOrRefuse(this.name, script);
-    if (hits(p, params.variable, params.key, params.to).length) throw new PrimitiveRefusal(this.name, `the script already accesses ${params.variable} ${params.key} as ${params.to}, so the change could not be undone exactly`);
-    const found = hits(p, params.variable, params.key, params.from);
-    const quotes = new Set(found.map((h) => h.quote));
-    if (params.from === 'subscript' && quotes.size > 1) throw new PrimitiveRefusal(this.name, 'the key is quoted in different ways, so the change could not be undone exactly');
-    const quote = (found[0]?.quote as '"' | "'" | undefined) ?? params.quote;
-    const edits = found.map((h) => ({ from: h.from, to: h.to, insert: params.to === 'attribute' ? `.${params.key}` : `[${params.quote}${params.key}${params.quote}]` }));
-    return resultOf(this.name, script, edits, { primitive_type: 'ChangeReturnType', params: { variable: params.variable, key: params.key, from: params.to, to: params.from, quote: params.from === 'subscript' ? quote : params.quote } },
-      `no ${params.from} access ${params.from === 'subscript' ? `${params.variable}["${params.key}"]` : `${params.variable}.${params.key}`} in the script`);
-  },
-};
+  description: 'Reads a return value in the shape another version returned: unprefixed Trainer.evaluate() keys, or tuple-indexed model outputs.',
+  models: 'Trainer.evaluate() metric keys carry the eval_ prefix (metric_key_prefix); model outputs became ModelOutput objects in transformers 4 (outputs.loss vs outputs[0])',
+  paramsSchema: ReturnTypeParamsSchema,
+  label: (p) => (p.change === 'metric_prefix' ? `read Trainer.evaluate() keys without the ${p.prefix ?? 'eval_'} prefix` : 'index model outputs as tuples (outputs[0] for outputs.loss)'),
+  plan: (ctx, p) => (p.change === 'metric_prefix' ? planPrefixForward(ctx, p.prefix ?? 'eval_') : planIndexForward(ctx)),
+  propose: (_ctx, versions) => driftProposals(NAME, versions),
+});
+
+export const RestoreReturnType = definePrimitive<RestoreReturnTypeParams>({
+  name: RESTORE,
+  category: 'return_type_drift',
+  kind: 'inverse',
+  description: 'Undoes ChangeReturnType: prefixed metric keys again, or .loss / .logits instead of tuple indexes.',
+  models: 'the repair of an outdated return shape, e.g. metrics["accuracy"] → metrics["eval_accuracy"]',
+  paramsSchema: RestoreReturnTypeParamsSchema,
+  label: (p) => (p.change === 'metric_prefix' ? `prefix ${p.keys?.join(', ')} with ${p.prefix ?? 'eval_'} again` : 'read model outputs as .loss / .logits again'),
+  plan: (ctx, p) => (p.change === 'metric_prefix' ? planPrefixRestore(ctx, p.prefix ?? 'eval_', p.keys ?? []) : planIndexRestore(ctx)),
+  propose: () => [],
+});

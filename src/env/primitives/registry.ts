@@ -1,15 +1,18 @@
 // The primitive registry: the one list the environment, the CLI and the editor read. A primitive
-// added here (with its zod params schema) shows up in every picker, prompt and check.
+// added here shows up in every picker, prompt and check (docs/primitives.md, "How to add a primitive").
 import { z } from 'zod';
 import { formatZodError, type LibraryVersions, type PrimitiveSpec } from '../schemas';
-import { ChangeReturnType } from './changeReturnType';
+import { ChangeArgumentSignature } from './changeArgumentSignature';
+import { ChangeReturnType, RestoreReturnType } from './changeReturnType';
+import { ChangeTokenizerBehavior, RestoreTokenizerBehavior } from './changeTokenizerBehavior';
 import { DeprecateImport, RestoreImport } from './deprecateImport';
-import { ChangeArgumentSignature, ChangeTokenizerBehavior, ModifyConfigField } from './keywordArguments';
+import { ModifyConfigField } from './modifyConfigField';
 import { RemoveDeprecatedMethod, RestoreMethod } from './removeDeprecatedMethod';
 import { RenameApiCall, RestoreApiCall } from './renameApiCall';
 import { RestoreColumn, RestructureDatasetSchema } from './restructureDatasetSchema';
 import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate, type PrimitiveResult } from './types';
 
+/** Breakage primitives first (the original's eight, alphabetical), then the repair-only inverses. */
 export const PRIMITIVES: readonly Primitive[] = [
   ChangeArgumentSignature,
   ChangeReturnType,
@@ -23,7 +26,9 @@ export const PRIMITIVES: readonly Primitive[] = [
   RestoreImport,
   RestoreMethod,
   RestoreColumn,
-] as unknown as readonly Primitive[];
+  RestoreTokenizerBehavior,
+  RestoreReturnType,
+] as readonly Primitive[];
 
 const byName = new Map(PRIMITIVES.map((p) => [p.name, p]));
 
@@ -35,13 +40,16 @@ export function breakagePrimitives(): Primitive[] {
   return PRIMITIVES.filter((p) => p.kind === 'breakage');
 }
 
-/** Validates params and applies; every failure (unknown name, bad params, nothing to do, a bug) is a PrimitiveRefusal. */
+/**
+ * Validates the params and applies the primitive. Every failure (unknown primitive, invalid params,
+ * nothing to do, an inexact inverse, a bug) is a PrimitiveRefusal with a readable reason.
+ */
 export function applySpec(script: string, spec: { primitive_type: string; params?: Record<string, unknown> }): PrimitiveResult {
   const prim = byName.get(spec.primitive_type);
-  if (!prim) throw new PrimitiveRefusal(spec.primitive_type, `unknown primitive; known: ${PRIMITIVES.map((p) => p.name).join(', ')}`);
-  const parsed = prim.paramsSchema.safeParse(spec.params ?? {});
-  if (!parsed.success) throw new PrimitiveRefusal(prim.name, `invalid params: ${formatZodError(parsed.error)}`);
+  if (!prim) throw new PrimitiveRefusal(String(spec.primitive_type), `unknown primitive; known: ${PRIMITIVES.map((p) => p.name).join(', ')}`);
   try {
+    const parsed = prim.paramsSchema.safeParse(spec.params ?? {});
+    if (!parsed.success) throw new PrimitiveRefusal(prim.name, `invalid params: ${formatZodError(parsed.error)}`);
     return prim.apply(script, parsed.data);
   } catch (e) {
     if (e instanceof PrimitiveRefusal) throw e;
@@ -49,16 +57,14 @@ export function applySpec(script: string, spec: { primitive_type: string; params
   }
 }
 
-/** Breakage primitives with at least one candidate on `script`, in registry order. */
+/**
+ * Breakage primitives with at least one candidate on `script`, in registry order (what the
+ * editor's picker offers). The script is parsed once: candidates share a parse cache.
+ */
 export function applicablePrimitives(script: string, versions?: LibraryVersions): Array<{ primitive: Primitive; candidates: PrimitiveCandidate[] }> {
   const out: Array<{ primitive: Primitive; candidates: PrimitiveCandidate[] }> = [];
   for (const primitive of breakagePrimitives()) {
-    let candidates: PrimitiveCandidate[] = [];
-    try {
-      candidates = primitive.candidates(script, versions);
-    } catch {
-      candidates = [];
-    }
+    const candidates = primitive.candidates(script, versions);
     if (candidates.length) out.push({ primitive, candidates });
   }
   return out;
@@ -75,6 +81,7 @@ export interface CatalogEntry {
 }
 
 let catalog: CatalogEntry[] | undefined;
+
 export function primitiveCatalog(): CatalogEntry[] {
   catalog ??= PRIMITIVES.map((p) => ({
     name: p.name,
@@ -84,7 +91,7 @@ export function primitiveCatalog(): CatalogEntry[] {
     models: p.models,
     params: z.toJSONSchema(p.paramsSchema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>,
   }));
-  return catalog;
+  return structuredClone(catalog);
 }
 
 export type { PrimitiveSpec };

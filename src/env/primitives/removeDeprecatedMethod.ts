@@ -1,113 +1,138 @@
-// RemoveDeprecatedMethod / RestoreMethod: calls to `call` go back to `deprecated_call`, a method
-// the library has removed; optionally the import line the old code needed is added after the
-// last import. Models `datasets.load_metric(...)` (removed in datasets 3.0; now
-// `evaluate.load(...)`) and `Trainer.is_world_master()` (now `is_world_process_zero()`).
+// RemoveDeprecatedMethod: the script regresses to calling a function or method that a library
+// removed. Modelled on datasets.load_metric (removed in datasets 3.0; evaluate.load replaces it),
+// the in-place Dataset.rename_column_/remove_columns_ (removed in datasets 2.0) and
+// Trainer.is_world_master (removed in transformers 4). Two forms:
+// - a module function: calls whose callee is exactly `current_call` (e.g. `evaluate.load`) now
+//   call `deprecated_call`, with the import it needs added as one new line;
+// - a method (`.name`): every `<anything>.name(...)` call becomes `<anything>.deprecated(...)`.
 import { z } from 'zod';
-import { driftEntriesFor, driftNote } from '../drift/driftTable';
-import { callRefs, DOTTED, importRefs, type ParsedScript } from '../python/syntax';
-import { parseOrNull, parseOrRefuse, resultOf, spanOf, type Edit } from './base';
-import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate } from './types';
+import { isIdentifier } from '../python/identifiers';
+import type { TextEdit } from '../python/edits';
+import { definePrimitive, driftProposals, refuse, type Plan, type ScriptContext } from './engine';
+import { importBinding, importsModule, insertLineAfter, removeLineEdit, usedAsName } from './queries';
 
-const ImportLine = z.string().regex(/^(from [\w.]+ import [\w, ]+|import [\w.]+( as \w+)?)$/, 'a single import statement, e.g. "from datasets import load_metric"');
+const CALL_PATH = /^\.?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+const CallPathSchema = z
+  .string()
+  .regex(CALL_PATH, 'a dotted callee such as evaluate.load, a bare name such as load_metric, or a method such as .rename_column')
+  .refine((s) => !s.startsWith('.') || !s.slice(1).includes('.'), 'a method form is one name after the dot, e.g. .rename_column');
 
-const Params = z
+const isMethod = (s: string) => s.startsWith('.');
+
+export const RemoveMethodParamsSchema = z
   .object({
-    call: z.string().regex(DOTTED).describe('Dotted callee the script uses now (e.g. evaluate.load)'),
-    deprecated_call: z.string().regex(DOTTED).describe('The removed callee older code used (e.g. load_metric)'),
-    deprecated_import: ImportLine.optional().describe('Import the old code needed, added after the last import'),
+    current_call: CallPathSchema.describe('What the script calls now: a dotted callee (evaluate.load) or a method on any object (.rename_column).'),
+    deprecated_call: CallPathSchema.describe('The removed API the broken script calls instead: dotted (datasets.load_metric), a bare name with import_from (load_metric), or a method (.rename_column_).'),
+    import_from: z.string().regex(/^[A-Za-z_][\w.]*$/).optional().describe('For a bare deprecated_call: the module it used to be imported from (adds `from <module> import <name>`).'),
   })
   .strict()
-  .refine((p) => p.call !== p.deprecated_call, 'call and deprecated_call must differ');
-type P = z.infer<typeof Params>;
-const RestoreParams = z
+  .refine((p) => isMethod(p.current_call) === isMethod(p.deprecated_call), { message: 'both calls must be methods (.name) or both functions', path: ['deprecated_call'] })
+  .refine((p) => p.current_call !== p.deprecated_call, { message: 'the calls must differ', path: ['deprecated_call'] });
+export type RemoveMethodParams = z.infer<typeof RemoveMethodParamsSchema>;
+
+export const RestoreMethodParamsSchema = z
   .object({
-    deprecated_call: z.string().regex(DOTTED).describe('The removed callee in the broken script'),
-    call: z.string().regex(DOTTED).describe('The current callee to restore'),
-    remove_import: ImportLine.optional().describe('Import line to remove (the one the breakage added)'),
+    current_call: CallPathSchema.describe('The removed API as the broken script calls it, e.g. load_metric or .rename_column_.'),
+    restored_call: CallPathSchema.describe('The call to restore, e.g. evaluate.load or .rename_column.'),
+    remove_import: z.string().regex(/^(import [\w.]+|from [\w.]+ import \w+)$/).optional().describe('The import line RemoveDeprecatedMethod added, to drop.'),
   })
-  .strict();
-type R = z.infer<typeof RestoreParams>;
+  .strict()
+  .refine((p) => isMethod(p.current_call) === isMethod(p.restored_call), { message: 'both calls must be methods (.name) or both functions', path: ['restored_call'] });
+export type RestoreMethodParams = z.infer<typeof RestoreMethodParamsSchema>;
 
-const callEdits = (p: ParsedScript, from: string, to: string): Edit[] =>
-  callRefs(p).filter((c) => c.callee === from).map((c) => ({ from: c.calleeFrom, to: c.calleeTo, insert: to }));
-
-/** Offset just after the line of the last top-level import (where an added import goes). */
-function afterLastImport(p: ParsedScript): number {
-  const imps = importRefs(p).filter((r) => r.node.parent?.name === 'Script');
-  const last = imps[imps.length - 1];
-  if (!last) return 0;
-  const nl = p.source.indexOf('\n', last.node.to);
-  return nl < 0 ? p.source.length : nl + 1;
+interface Rewrite {
+  edits: TextEdit[];
+  /** The import line added for the new callee. */
+  added?: string;
 }
 
-const hasLine = (source: string, line: string) => source.split(/\r?\n/).some((l) => l === line);
+/** Rewrites calls of `from` to call `to`; `importFrom`/`allowInsert` govern the import the new callee needs. */
+function rewriteCalls(primitive: string, ctx: ScriptContext, from: string, to: string, allowInsert: boolean, importFrom?: string): Rewrite {
+  const { index } = ctx;
+  if (isMethod(from)) {
+    const name = from.slice(1);
+    const target = to.slice(1);
+    const sites = index.calls.filter((c) => c.method?.name === name);
+    if (sites.length === 0) refuse(primitive, `no call of .${name}() in the script`);
+    if ((index.namesByText.get(target) ?? []).some((o) => o.role === 'property')) {
+      refuse(primitive, `.${target} already occurs in the script, so the change could not be undone exactly`);
+    }
+    return { edits: sites.map((c) => ({ from: c.method!.from, to: c.method!.to, insert: target })) };
+  }
+  const sites = index.calls.filter((c) => c.callee === from);
+  if (sites.length === 0) refuse(primitive, `${from}(...) is not called in the script`);
+  const edits: TextEdit[] = sites.map((c) => ({ from: c.calleeFrom, to: c.calleeTo, insert: to }));
+  if (!allowInsert) return { edits };
+  const anchor = importBinding(index, from.split('.')[0]!);
+  let line: string | undefined;
+  if (to.includes('.')) {
+    if (index.calls.some((c) => c.callee === to) || index.attributes.some((a) => a.object !== null && `${a.object}.${a.property}` === to)) {
+      refuse(primitive, `${to} already occurs in the script, so the change could not be undone exactly`);
+    }
+    const module = to.slice(0, to.lastIndexOf('.'));
+    if (!importsModule(index, module)) {
+      if (usedAsName(index, module.split('.')[0]!)) refuse(primitive, `"${module.split('.')[0]}" is already a name in the script, so \`import ${module}\` cannot be added`);
+      line = `import ${module}`;
+    }
+  } else {
+    if (!importFrom) refuse(primitive, `a bare deprecated_call ("${to}") needs import_from, the module it was imported from`);
+    if (!isIdentifier(to)) refuse(primitive, `"${to}" is not an identifier`);
+    if (usedAsName(index, to)) refuse(primitive, `"${to}" already occurs as a name in the script, so the change could not be undone exactly`);
+    line = `from ${importFrom} import ${to}`;
+  }
+  if (line) {
+    const edit = insertLineAfter(index, line, anchor);
+    if (!edit) refuse(primitive, `no place for \`${line}\` (the script has no top-level import line to put it after)`);
+    edits.push(edit);
+  }
+  return { edits, added: line };
+}
 
-export const RemoveDeprecatedMethod: Primitive<P> = {
+export const RemoveDeprecatedMethod = definePrimitive<RemoveMethodParams>({
   name: 'RemoveDeprecatedMethod',
-  category: 'method_removal',
+  category: 'method_drift',
   kind: 'breakage',
-  description: 'Call a method the library has since removed instead of its replacement',
-  models: 'datasets.load_metric removed in datasets 3.0 (now evaluate.load); Trainer.is_world_master → is_world_process_zero',
-  paramsSchema: Params as unknown as z.ZodType<P>,
-  candidates(script) {
-    const p = parseOrNull(script);
-    if (!p) return [];
-    const out: PrimitiveCandidate<P>[] = [];
-    const calls = callRefs(p);
-    for (const d of driftEntriesFor('RemoveDeprecatedMethod')) {
-      const params = d.params as P;
-      const edits = callEdits(p, params.call, params.deprecated_call);
-      if (!edits.length || calls.some((c) => c.callee === params.deprecated_call)) continue;
-      if (params.deprecated_import && hasLine(script, params.deprecated_import)) continue;
-      out.push({ params, label: `${params.call}(…) → ${params.deprecated_call}(…)`, ...spanOf(edits), ...driftNote(d) });
-    }
-    // Generic: any method call on a library object, back to a removed "_legacy" spelling.
-    const seen = new Set(out.map((c) => c.params.call));
-    for (const c of calls) {
-      if (!c.callee.includes('.') || c.callee.startsWith('.') || seen.has(c.callee)) continue;
-      if (!/^(trainer|model|tokenizer|dataset|ds|metric|evaluate|torch|optimizer|scheduler)\b/i.test(c.callee)) continue;
-      seen.add(c.callee);
-      const params = { call: c.callee, deprecated_call: `${c.callee}_legacy` };
-      out.push({ params, label: `${params.call}(…) → ${params.deprecated_call}(…)`, ...spanOf(callEdits(p, params.call, params.deprecated_call)) });
-    }
-    return out;
+  description: 'Makes the script call a function or method that a library removed, instead of its replacement.',
+  models: 'datasets.load_metric (removed in datasets 3.0; now evaluate.load); Dataset.rename_column_ / remove_columns_ (removed in datasets 2.0)',
+  paramsSchema: RemoveMethodParamsSchema,
+  label: (p) => `call ${p.import_from && !p.deprecated_call.includes('.') && !isMethod(p.deprecated_call) ? `${p.import_from}.` : ''}${p.deprecated_call}() instead of ${p.current_call}()`,
+  plan(ctx, p): Plan {
+    const r = rewriteCalls('RemoveDeprecatedMethod', ctx, p.current_call, p.deprecated_call, true, p.import_from);
+    const inverse: Record<string, unknown> = { current_call: p.deprecated_call, restored_call: p.current_call };
+    if (r.added) inverse.remove_import = r.added;
+    return { edits: r.edits, inverse: { primitive_type: 'RestoreMethod', params: inverse } };
   },
-  apply(script, params) {
-    const p = parseOrRefuse(this.name, script);
-    if (callRefs(p).some((c) => c.callee === params.deprecated_call)) throw new PrimitiveRefusal(this.name, `the script already calls ${params.deprecated_call}, so the change could not be undone exactly`);
-    const edits = callEdits(p, params.call, params.deprecated_call);
-    if (edits.length && params.deprecated_import) {
-      if (hasLine(script, params.deprecated_import)) throw new PrimitiveRefusal(this.name, `the script already has the line "${params.deprecated_import}"`);
-      const at = afterLastImport(p);
-      const eol = script.includes('\r\n') ? '\r\n' : '\n';
-      // At end of a file with no final newline, the new line needs one before it.
-      const lead = at === script.length && script.length > 0 && !script.endsWith('\n') ? eol : '';
-      edits.push({ from: at, to: at, insert: `${lead}${params.deprecated_import}${lead ? '' : eol}` });
-    }
-    return resultOf(this.name, script, edits, { primitive_type: 'RestoreMethod', params: { deprecated_call: params.deprecated_call, call: params.call, ...(params.deprecated_import ? { remove_import: params.deprecated_import } : {}) } }, `no call to ${params.call} in the script`);
-  },
-};
+  propose: (_ctx, versions) => driftProposals('RemoveDeprecatedMethod', versions),
+});
 
-export const RestoreMethod: Primitive<R> = {
+export const RestoreMethod = definePrimitive<RestoreMethodParams>({
   name: 'RestoreMethod',
-  category: 'method_removal',
+  category: 'method_drift',
   kind: 'inverse',
-  description: 'Call the current replacement of a removed method again',
-  models: RemoveDeprecatedMethod.models,
-  paramsSchema: RestoreParams as unknown as z.ZodType<R>,
-  candidates: () => [],
-  apply(script, params) {
-    const p = parseOrRefuse(this.name, script);
-    if (callRefs(p).some((c) => c.callee === params.call)) throw new PrimitiveRefusal(this.name, `the script already calls ${params.call}`);
-    const edits = callEdits(p, params.deprecated_call, params.call);
-    if (params.remove_import) {
-      const re = new RegExp(`(^|\\n)${params.remove_import.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\r?\\n|$)`);
-      const m = re.exec(script);
-      if (!m) throw new PrimitiveRefusal(this.name, `the line "${params.remove_import}" is not in the script`);
-      const start = m.index + m[1]!.length;
-      // Removing a last line without newline also removes the newline before it.
-      edits.push(m[2] ? { from: start, to: start + params.remove_import.length + m[2].length, insert: '' } : { from: m.index, to: start + params.remove_import.length, insert: '' });
+  description: 'Undoes RemoveDeprecatedMethod: calls the replacement again and drops the import line that was added.',
+  models: 'the repair of a removed API, e.g. load_metric("accuracy") → evaluate.load("accuracy")',
+  paramsSchema: RestoreMethodParamsSchema,
+  label: (p) => `restore ${p.restored_call}() in place of ${p.current_call}()`,
+  plan(ctx, p): Plan {
+    const r = rewriteCalls('RestoreMethod', ctx, p.current_call, p.restored_call, false);
+    const edits = [...r.edits];
+    if (p.remove_import) {
+      const drop = removeLineEdit(ctx.index, p.remove_import);
+      if (!drop) refuse('RestoreMethod', `there is no top-level \`${p.remove_import}\` line to remove`);
+      edits.push(drop);
     }
-    return resultOf(this.name, script, edits, { primitive_type: 'RemoveDeprecatedMethod', params: { call: params.call, deprecated_call: params.deprecated_call, ...(params.remove_import ? { deprecated_import: params.remove_import } : {}) } }, `no call to ${params.deprecated_call} in the script`);
+    const inverse: Record<string, unknown> = { current_call: p.restored_call, deprecated_call: p.current_call };
+    const fromImport = p.remove_import ? /^from ([\w.]+) import \w+$/.exec(p.remove_import) : null;
+    if (fromImport) inverse.import_from = fromImport[1];
+    return { edits, inverse: { primitive_type: 'RemoveDeprecatedMethod', params: inverse } };
   },
-};
+  propose: (_ctx, versions) =>
+    driftProposals<RemoveMethodParams>('RemoveDeprecatedMethod', versions).map((d) => ({
+      ...d,
+      params: {
+        current_call: d.params.deprecated_call,
+        restored_call: d.params.current_call,
+        ...(d.params.import_from ? { remove_import: `from ${d.params.import_from} import ${d.params.deprecated_call}` } : {}),
+      },
+    })),
+});

@@ -1,80 +1,107 @@
-// RenameApiCall / RestoreApiCall: every identifier `old_name` (variables, attributes, imported
-// names; never strings or comments) becomes `new_name`.
-// Models: AutoModelWithLMHead -> AutoModelForCausalLM (transformers 4.x, removed),
-// peft prepare_model_for_int8_training -> prepare_model_for_kbit_training (peft 0.10).
+// RenameApiCall: an API name the script uses is replaced by the name another library version
+// had. Modelled on peft's prepare_model_for_int8_training → prepare_model_for_kbit_training
+// (0.10) and transformers' AutoModelWithLMHead → AutoModelForCausalLM & co. Unlike the
+// original's `\b` text replacement it renames only code names (never strings, comments or a
+// call's keyword names), and a dotted `old_name` such as `trainer.evaluate` renames just that
+// attribute chain, leaving `import evaluate` alone.
 import { z } from 'zod';
-import { driftEntriesFor, driftNote } from '../drift/driftTable';
-import { IDENTIFIER, importRefs, nameRefs, type ParsedScript } from '../python/syntax';
-import { isLibraryModule, parseOrNull, parseOrRefuse, resultOf, spanOf } from './base';
-import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate } from './types';
+import { isDottedName, isIdentifier } from '../python/identifiers';
+import type { NameOccurrence } from '../python/scriptIndex';
+import { definePrimitive, driftProposals, refuse, type Plan, type Proposal, type ScriptContext } from './engine';
+import { lastSegment } from './queries';
 
-const Params = z
+const NameSchema = z.string().refine(isDottedName, 'a Python name or dotted name such as prepare_model_for_kbit_training or trainer.evaluate');
+
+export const RenameParamsSchema = z
   .object({
-    old_name: z.string().regex(IDENTIFIER, 'a Python identifier').describe('Identifier in the script to rename'),
-    new_name: z.string().regex(IDENTIFIER, 'a Python identifier').describe('Name it had in another library version'),
+    old_name: NameSchema.describe('The name as the script uses it now: an identifier (every code occurrence) or a dotted attribute chain such as trainer.evaluate (only that chain).'),
+    new_name: NameSchema.describe('The replacement, e.g. the name an older release had. For a dotted old_name: an identifier, or a chain with the same prefix.'),
   })
   .strict()
-  .refine((p) => p.old_name !== p.new_name, 'old_name and new_name must differ');
-type P = z.infer<typeof Params>;
+  .refine((p) => p.old_name !== p.new_name, { message: 'old_name and new_name must differ', path: ['new_name'] });
+export type RenameParams = z.infer<typeof RenameParamsSchema>;
 
-function renameEdits(p: ParsedScript, from: string, to: string) {
-  return nameRefs(p)
-    .filter((r) => r.name === from)
-    .map((r) => ({ from: r.from, to: r.to, insert: to }));
+/** Libraries whose imported names make sensible generic rename candidates. */
+const API_LIBRARIES = new Set(['transformers', 'datasets', 'evaluate', 'trl', 'peft', 'torch', 'accelerate']);
+
+/** A name the script's library never had, for generic candidates (fails with ImportError). */
+export function legacyNameFor(name: string): string {
+  return /^[A-Z]/.test(name) ? `${name}Legacy` : `${name}_legacy`;
 }
 
-function makeRename(name: 'RenameApiCall' | 'RestoreApiCall'): Primitive<P> {
-  const inverseName = name === 'RenameApiCall' ? 'RestoreApiCall' : 'RenameApiCall';
+function renameSites(ctx: ScriptContext, name: string): Array<{ from: number; to: number }> {
+  if (!name.includes('.')) return (ctx.index.namesByText.get(name) ?? []).filter((o: NameOccurrence) => o.role !== 'keyword');
+  return ctx.index.attributes.filter((a) => a.object !== null && `${a.object}.${a.property}` === name).map((a) => ({ from: a.propertyFrom, to: a.propertyTo }));
+}
+
+function planRename(primitive: string, inverse: string, ctx: ScriptContext, p: RenameParams): Plan {
+  const dotted = p.old_name.includes('.');
+  let replacement = p.new_name;
+  if (dotted) {
+    const prefix = p.old_name.slice(0, p.old_name.lastIndexOf('.') + 1);
+    if (p.new_name.includes('.') && !p.new_name.startsWith(prefix)) {
+      refuse(primitive, `a dotted rename keeps the prefix "${prefix.slice(0, -1)}"; to move a name to another module use DeprecateImport`);
+    }
+    replacement = lastSegment(p.new_name);
+  } else if (!isIdentifier(p.new_name)) {
+    refuse(primitive, `new_name "${p.new_name}" must be a plain identifier when old_name is one`);
+  }
+  const newFull = dotted ? p.old_name.slice(0, p.old_name.lastIndexOf('.') + 1) + replacement : replacement;
+  const sites = renameSites(ctx, p.old_name);
+  if (sites.length === 0) {
+    const onlyKeyword = !dotted && (ctx.index.namesByText.get(p.old_name) ?? []).length > 0;
+    refuse(
+      primitive,
+      onlyKeyword
+        ? `"${p.old_name}" occurs only as a keyword-argument name, not as an API name (use ChangeArgumentSignature)`
+        : `"${p.old_name}" does not occur as a name in the script`,
+    );
+  }
+  if (renameSites(ctx, newFull).length > 0) {
+    refuse(primitive, `"${newFull}" already occurs as a name in the script, so the rename could not be undone exactly`);
+  }
   return {
-    name,
-    category: 'api_drift',
-    kind: name === 'RenameApiCall' ? 'breakage' : 'inverse',
-    description: name === 'RenameApiCall' ? 'Rename an API (class, function, method) everywhere it is used' : 'Rename an API back to its current name',
-    models: 'AutoModelWithLMHead → AutoModelForCausalLM (transformers); prepare_model_for_int8_training → prepare_model_for_kbit_training (peft 0.10)',
-    paramsSchema: Params as unknown as z.ZodType<P>,
-    candidates(script) {
-      const p = parseOrNull(script);
-      if (!p) return [];
-      const refs = nameRefs(p);
-      const present = new Set(refs.map((r) => r.name));
-      const out: PrimitiveCandidate<P>[] = [];
-      const seen = new Set<string>();
-      const add = (params: P, note?: { drift: string; breaks: boolean }) => {
-        if (seen.has(params.old_name) || present.has(params.new_name)) return;
-        const edits = renameEdits(p, params.old_name, params.new_name);
-        if (!edits.length) return;
-        seen.add(params.old_name);
-        out.push({ params, label: `rename ${params.old_name} → ${params.new_name} (${edits.length}×)`, ...spanOf(edits), ...note });
-      };
-      if (name === 'RenameApiCall') {
-        for (const d of driftEntriesFor('RenameApiCall')) {
-          const params = d.params as P;
-          if (present.has(params.old_name)) add(params, driftNote(d));
-        }
-        // Any other name imported from a library: a synthetic "older name" for it.
-        for (const imp of importRefs(p)) {
-          if (imp.form !== 'from' || !isLibraryModule(imp.module)) continue;
-          for (const n of imp.names) add({ old_name: n, new_name: legacyName(n) });
-        }
-      }
-      return out;
-    },
-    apply(script, params) {
-      const p = parseOrRefuse(name, script);
-      if (nameRefs(p).some((r) => r.name === params.new_name)) {
-        throw new PrimitiveRefusal(name, `"${params.new_name}" already occurs in the script, so the rename could not be undone exactly`);
-      }
-      return resultOf(name, script, renameEdits(p, params.old_name, params.new_name), { primitive_type: inverseName, params: { old_name: params.new_name, new_name: params.old_name } }, `"${params.old_name}" does not occur as a name in the script`);
-    },
+    edits: sites.map((s) => ({ from: s.from, to: s.to, insert: replacement })),
+    inverse: { primitive_type: inverse, params: { old_name: newFull, new_name: p.old_name } },
   };
 }
 
-/** A plausible pre-rename spelling, for names the drift table does not cover (clearly synthetic). */
-export function legacyName(n: string): string {
-  if (/^Auto/.test(n)) return n.replace(/^Auto/, 'Auto') + 'Legacy';
-  if (/^[a-z_]+$/.test(n)) return `${n}_legacy`;
-  return `${n}Legacy`;
+function genericProposals(ctx: ScriptContext): Array<Proposal<RenameParams>> {
+  const out: Array<Proposal<RenameParams>> = [];
+  for (const imp of ctx.index.imports) {
+    if (imp.kind !== 'from' || !imp.module || !API_LIBRARIES.has(imp.module.split('.')[0]!)) continue;
+    for (const n of imp.names) {
+      if (n.alias) continue;
+      // Only names the script really uses beyond importing them.
+      const used = (ctx.index.namesByText.get(n.name) ?? []).some((o) => o.role === 'name');
+      if (used) out.push({ params: { old_name: n.name, new_name: legacyNameFor(n.name) }, breaks: true });
+    }
+  }
+  return out;
 }
 
-export const RenameApiCall = makeRename('RenameApiCall');
-export const RestoreApiCall = makeRename('RestoreApiCall');
+export const RenameApiCall = definePrimitive<RenameParams>({
+  name: 'RenameApiCall',
+  category: 'api_drift',
+  kind: 'breakage',
+  description: 'Renames an API name (class, function, attribute) everywhere it occurs in code.',
+  models: 'peft prepare_model_for_kbit_training → prepare_model_for_int8_training (removed in 0.10); transformers AutoModelForCausalLM → AutoModelWithLMHead',
+  paramsSchema: RenameParamsSchema,
+  label: (p) => `rename ${p.old_name} → ${p.new_name}`,
+  plan: (ctx, p) => planRename('RenameApiCall', 'RestoreApiCall', ctx, p),
+  propose: (ctx, versions) => [...driftProposals<RenameParams>('RenameApiCall', versions), ...genericProposals(ctx)],
+});
+
+export const RestoreApiCall = definePrimitive<RenameParams>({
+  name: 'RestoreApiCall',
+  category: 'api_drift',
+  kind: 'inverse',
+  description: 'Undoes RenameApiCall: renames old_name (the name in the broken script) back to new_name.',
+  models: 'the repair of a renamed API, e.g. prepare_model_for_int8_training → prepare_model_for_kbit_training',
+  paramsSchema: RenameParamsSchema,
+  label: (p) => `restore ${p.old_name} → ${p.new_name}`,
+  plan: (ctx, p) => planRename('RestoreApiCall', 'RenameApiCall', ctx, p),
+  // Repair hints: the drift table read backwards.
+  propose: (_ctx, versions) =>
+    driftProposals<RenameParams>('RenameApiCall', versions).map((d) => ({ ...d, params: { old_name: d.params.new_name, new_name: d.params.old_name } })),
+});

@@ -1,96 +1,145 @@
-// RestructureDatasetSchema / RestoreColumn: the dataset column `old_column` is called
-// `new_column` in another version of the dataset: string keys in subscripts (`examples["sentence"]`)
-// and column names passed to dataset methods (`remove_columns=["sentence"]`) change; quotes kept.
-// Models glue/sst2 `sentence` vs `text`, `label` vs `labels`, cifar10 `img` vs `image`.
+// RestructureDatasetSchema: the script reads a dataset column under the name another dataset
+// revision (or a sibling dataset) used: GLUE SST-2's "sentence" vs "text", "label" vs "labels",
+// CIFAR-10's "img" vs "image", CNN/DailyMail's "highlights" vs XSum's "summary". This primitive
+// is about string content: it rewrites plain string literals in column positions only, i.e.
+// subscript keys (`examples["sentence"]`), column keywords (`remove_columns=["sentence"]`,
+// `dataset_text_field="text"`) and column arguments of Dataset methods (`rename_column("a", ...)`).
+// Dict keys that build a dataset are left alone, so the reads no longer match what is loaded.
 import type { SyntaxNode } from '@lezer/common';
 import { z } from 'zod';
-import { driftEntriesFor, driftNote } from '../drift/driftTable';
-import { accessRefs, callRefs, textOf, type ParsedScript } from '../python/syntax';
-import { parseOrNull, parseOrRefuse, resultOf, spanOf, type Edit } from './base';
-import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate } from './types';
+import type { TextEdit } from '../python/edits';
+import type { StringLiteral } from '../python/strings';
+import type { CallArgument, ScriptIndex } from '../python/scriptIndex';
+import { definePrimitive, driftProposals, refuse, type Plan, type Proposal, type ScriptContext } from './engine';
 
-const Column = z.string().min(1).regex(/^[^'"\\\n]+$/, 'a column name without quotes or backslashes');
-const Params = z
+const Column = z
+  .string()
+  .min(1)
+  .regex(/^[^"'\\\n\r]+$/, 'a column name without quotes, backslashes or line breaks');
+
+export const ColumnParamsSchema = z
   .object({
-    old_column: Column.describe('Column name the script uses'),
-    new_column: Column.describe('Name of that column in another dataset version'),
+    old_column: Column.describe('The column name the script reads now, e.g. sentence.'),
+    new_column: Column.describe('The name to read instead, e.g. text (what another dataset revision calls it).'),
   })
   .strict()
-  .refine((p) => p.old_column !== p.new_column, 'old_column and new_column must differ');
-type P = z.infer<typeof Params>;
+  .refine((p) => p.old_column !== p.new_column, { message: 'old_column and new_column must differ', path: ['new_column'] });
+export type ColumnParams = z.infer<typeof ColumnParamsSchema>;
 
-const DATASET_METHODS = /^(map|filter|rename_column|rename_columns|remove_columns|select_columns|cast_column|class_encode_column|sort|unique|set_format|with_format|train_test_split|flatten|add_column)$/;
-const COLUMN_KEYWORDS = /^(remove_columns|input_columns|columns|column|label_column|text_column|dataset_text_field)$/;
+/** Keywords whose value names columns. */
+const COLUMN_KEYWORDS = new Set([
+  'remove_columns', 'input_columns', 'columns', 'column_names', 'dataset_text_field', 'text_column', 'label_column', 'text_column_name',
+  'label_column_name', 'question_column', 'context_column', 'answer_column', 'column',
+]);
+/** Dataset methods whose positional arguments name columns. */
+const COLUMN_METHODS = new Set(['rename_column', 'remove_columns', 'select_columns', 'class_encode_column', 'cast_column', 'unique', 'sort']);
+/** Names scripts give to a dataset row or batch, for candidate columns. */
+const ROW_NAMES = /^(examples?|batch|ex|samples?|rows?|items?|records?|features)$/;
 
-function nearestCall(n: SyntaxNode | null): SyntaxNode | null {
-  for (let x = n; x; x = x.parent) if (x.name === 'CallExpression') return x;
-  return null;
+/** Plain string literals of an argument value: the string itself or the elements of a list/tuple. */
+function argumentStrings(index: ScriptIndex, arg: CallArgument, byFrom: Map<number, StringLiteral>): StringLiteral[] {
+  const single = byFrom.get(arg.valueFrom);
+  if (single && single.to === arg.valueTo) return single.plain ? [single] : [];
+  const source = index.source;
+  const text = source.slice(arg.valueFrom, arg.valueTo);
+  if (!/^[[(]/.test(text)) return [];
+  const out: StringLiteral[] = [];
+  for (const s of index.strings) {
+    if (s.from <= arg.valueFrom || s.to >= arg.valueTo || !s.plain) continue;
+    // Direct elements only: the text between the brackets is strings, commas and whitespace.
+    out.push(s);
+  }
+  const inner = text.slice(1, -1);
+  const rest = out.reduce((acc, s) => acc.replace(source.slice(s.from, s.to), ''), inner);
+  return /^[\s,]*$/.test(rest) ? out : [];
 }
 
-/** Ranges (inside the quotes) of every column-name occurrence of `column`. */
-function columnRanges(p: ParsedScript, column: string): Edit[] {
-  const out: Edit[] = [];
-  const seen = new Set<number>();
-  for (const a of accessRefs(p)) {
-    if (a.style === 'subscript' && a.key === column) {
-      out.push({ from: a.keyFrom, to: a.keyTo, insert: '' });
-      seen.add(a.keyFrom);
+interface ColumnSite {
+  lit: StringLiteral;
+  /** A subscript whose object looks like a row or batch (for candidates). */
+  rowRead: boolean;
+}
+
+function columnSites(ctx: ScriptContext): ColumnSite[] {
+  const { index } = ctx;
+  const byFrom = new Map(index.strings.map((s) => [s.from, s]));
+  const rows = rowVariables(ctx);
+  const sites: ColumnSite[] = [];
+  for (const s of index.subscripts) {
+    if (s.key?.plain) sites.push({ lit: s.key, rowRead: isRowRead(ctx.script, s.objectNode, rows) });
+  }
+  for (const c of index.calls) {
+    for (const a of c.args) {
+      const named = a.kind === 'keyword' && COLUMN_KEYWORDS.has(a.name!);
+      const positional = a.kind === 'positional' && c.method !== undefined && COLUMN_METHODS.has(c.method.name);
+      if (named || positional) for (const lit of argumentStrings(index, a, byFrom)) sites.push({ lit, rowRead: true });
     }
   }
-  const methodOf = new Map(callRefs(p).map((c) => [c.node.from * 1e7 + c.node.to, c.method]));
-  for (const n of p.nodes) {
-    if (n.name !== 'String' || seen.has(n.from + 1)) continue;
-    const m = /^(['"])([^'"\\\n]*)\1$/.exec(textOf(p, n));
-    if (!m || m[2] !== column) continue;
-    const call = nearestCall(n.parent);
-    const method = call ? methodOf.get(call.from * 1e7 + call.to) : undefined;
-    // `remove_columns=["x"]`: the keyword name sits before the value in the ArgList.
-    let kw: string | undefined;
-    let top: SyntaxNode | null = n;
-    while (top && top.parent && top.parent.name !== 'ArgList') top = top.parent;
-    const eq = top?.prevSibling;
-    if (eq?.name === 'AssignOp') kw = eq.prevSibling ? textOf(p, eq.prevSibling) : undefined;
-    if ((method && DATASET_METHODS.test(method)) || (kw && COLUMN_KEYWORDS.test(kw))) out.push({ from: n.from + 1, to: n.to - 1, insert: '' });
+  return sites;
+}
+
+/** Names holding a dataset row or batch: function parameters, row-like names, and `x = row["a"][i]`. */
+function rowVariables(ctx: ScriptContext): Set<string> {
+  const rows = new Set(ctx.index.functions.flatMap((f) => f.params).filter((p) => p !== 'self'));
+  for (const n of ctx.index.names) if (n.role === 'name' && ROW_NAMES.test(n.text)) rows.add(n.text);
+  for (const a of ctx.index.assignments) {
+    if (a.valueNode.name === 'MemberExpression' && isRowRead(ctx.script, a.valueNode, rows)) rows.add(a.target);
   }
-  return out;
+  return rows;
 }
 
-function makeSchema(name: 'RestructureDatasetSchema' | 'RestoreColumn'): Primitive<P> {
-  const inverseName = name === 'RestructureDatasetSchema' ? 'RestoreColumn' : 'RestructureDatasetSchema';
-  return {
-    name,
-    category: 'schema_drift',
-    kind: name === 'RestructureDatasetSchema' ? 'breakage' : 'inverse',
-    description: name === 'RestructureDatasetSchema' ? 'Use a dataset column under the name it has in another dataset version' : 'Use the dataset column under its current name again',
-    models: 'glue/sst2 "sentence" vs "text", "label" vs "labels", cifar10 "img" vs "image" (datasets schema changes)',
-    paramsSchema: Params as unknown as z.ZodType<P>,
-    candidates(script) {
-      const p = parseOrNull(script);
-      if (!p || name === 'RestoreColumn') return [];
-      const out: PrimitiveCandidate<P>[] = [];
-      const seen = new Set<string>();
-      const add = (params: P, note?: { drift: string; breaks: boolean }) => {
-        if (seen.has(params.old_column)) return;
-        const edits = columnRanges(p, params.old_column);
-        if (!edits.length || columnRanges(p, params.new_column).length) return;
-        seen.add(params.old_column);
-        out.push({ params, label: `column "${params.old_column}" → "${params.new_column}" (${edits.length}×)`, ...spanOf(edits), ...note });
-      };
-      for (const d of driftEntriesFor('RestructureDatasetSchema')) add(d.params as P, driftNote(d));
-      for (const a of accessRefs(p)) {
-        if (a.style !== 'subscript' || !/^(examples?|batch|ex|row|sample|item|record|features)$/.test(a.object)) continue;
-        add({ old_column: a.key, new_column: a.key.endsWith('s') ? a.key.slice(0, -1) : `${a.key}s` });
-      }
-      return out;
-    },
-    apply(script, params) {
-      const p = parseOrRefuse(name, script);
-      if (columnRanges(p, params.new_column).length) throw new PrimitiveRefusal(name, `the script already uses a column "${params.new_column}", so the rename could not be undone exactly`);
-      const edits = columnRanges(p, params.old_column).map((e) => ({ ...e, insert: params.new_column }));
-      return resultOf(name, script, edits, { primitive_type: inverseName, params: { old_column: params.new_column, new_column: params.old_column } }, `the script does not use a dataset column "${params.old_column}"`);
-    },
-  };
+/** A subscript object that is a row, a subscript of a row (`examples["answers"][i]`), or `<ds>.features`. */
+function isRowRead(source: string, node: SyntaxNode, rows: Set<string>): boolean {
+  if (node.name === 'MemberExpression' && node.lastChild?.name === 'PropertyName' && source.slice(node.lastChild.from, node.lastChild.to) === 'features') return true;
+  let n: SyntaxNode | null = node;
+  while (n && n.name === 'MemberExpression' && n.firstChild?.nextSibling?.name === '[') n = n.firstChild;
+  return n !== null && n.name === 'VariableName' && rows.has(source.slice(n.from, n.to));
 }
 
-export const RestructureDatasetSchema = makeSchema('RestructureDatasetSchema');
-export const RestoreColumn = makeSchema('RestoreColumn');
+function plan(primitive: string, inverse: string, ctx: ScriptContext, p: ColumnParams): Plan {
+  const sites = columnSites(ctx);
+  const hits = sites.filter((s) => s.lit.raw === p.old_column);
+  if (hits.length === 0) refuse(primitive, `no dataset column "${p.old_column}" is read in the script (as a subscript key or a column argument)`);
+  if (sites.some((s) => s.lit.raw === p.new_column)) refuse(primitive, `the script already uses the column name "${p.new_column}", so the rename could not be undone exactly`);
+  const edits: TextEdit[] = hits.map((s) => ({ from: s.lit.contentFrom, to: s.lit.contentTo, insert: p.new_column }));
+  return { edits, inverse: { primitive_type: inverse, params: { old_column: p.new_column, new_column: p.old_column } } };
+}
+
+/** `label` ↔ `labels` style: the plural or singular of the name. */
+export function siblingColumnName(column: string): string {
+  return column.endsWith('s') && column.length > 1 ? column.slice(0, -1) : `${column}s`;
+}
+
+function proposals(ctx: ScriptContext, versions: Parameters<typeof driftProposals>[1]): Array<Proposal<ColumnParams>> {
+  const sites = columnSites(ctx);
+  const columns = [...new Set(sites.filter((s) => s.rowRead).map((s) => s.lit.raw))];
+  const used = new Set(columns);
+  const drift = driftProposals<ColumnParams>('RestructureDatasetSchema', versions).filter((d) => used.has(d.params.old_column));
+  const generic = columns.map((c) => ({ params: { old_column: c, new_column: siblingColumnName(c) }, breaks: true }));
+  return [...drift, ...generic];
+}
+
+export const RestructureDatasetSchema = definePrimitive<ColumnParams>({
+  name: 'RestructureDatasetSchema',
+  category: 'schema_drift',
+  kind: 'breakage',
+  description: 'Reads a dataset column under the name another dataset revision used (subscript keys and column arguments).',
+  models: 'dataset columns renamed between revisions and sibling datasets: sentence ↔ text (GLUE SST-2), label ↔ labels, img ↔ image (CIFAR-10), highlights ↔ summary',
+  paramsSchema: ColumnParamsSchema,
+  label: (p) => `read column "${p.new_column}" instead of "${p.old_column}"`,
+  plan: (ctx, p) => plan('RestructureDatasetSchema', 'RestoreColumn', ctx, p),
+  propose: proposals,
+});
+
+export const RestoreColumn = definePrimitive<ColumnParams>({
+  name: 'RestoreColumn',
+  category: 'schema_drift',
+  kind: 'inverse',
+  description: 'Undoes RestructureDatasetSchema: reads old_column (the broken name) as new_column again.',
+  models: 'the repair of a renamed dataset column, e.g. examples["text"] → examples["sentence"]',
+  paramsSchema: ColumnParamsSchema,
+  label: (p) => `restore column "${p.new_column}" (was read as "${p.old_column}")`,
+  plan: (ctx, p) => plan('RestoreColumn', 'RestructureDatasetSchema', ctx, p),
+  propose: (_ctx, versions) =>
+    driftProposals<ColumnParams>('RestructureDatasetSchema', versions).map((d) => ({ ...d, params: { old_column: d.params.new_column, new_column: d.params.old_column } })),
+});

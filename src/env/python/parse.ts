@@ -32,7 +32,7 @@ export function parsePython(source: string): ParsedScript {
     cache.set(source, hit);
     return hit;
   }
-  const tree = parser.parse(source);
+  const tree = parser.parse(maskGrammarGaps(source));
   const starts = lineStarts(source);
   const problemAt = findProblem(source, tree);
   const parsed: ParsedScript = {
@@ -48,6 +48,19 @@ export function parsePython(source: string): ParsedScript {
   cache.set(source, parsed);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   return parsed;
+}
+
+/**
+ * Valid Python that @lezer/python 1.1 rejects, rewritten for parsing only. Each rewrite keeps the
+ * length and every quote, so all offsets and string tokens stay as in the source (which is what
+ * the index reads text from): a form feed becomes a space, a bare `yield` the name `Yield`, and
+ * a float with a trailing dot (`24.`) gets a digit (`240`).
+ */
+export function maskGrammarGaps(source: string): string {
+  return source
+    .replace(/\f/g, ' ')
+    .replace(/\byield(?=[ \t]*(?:$|[)\];,#}]))/gm, 'Yield')
+    .replace(/(?<![\w.])(\d+)\.(?![\w.])/g, (_m, digits: string) => `${digits}0`);
 }
 
 /** `line 12: unterminated string literal` style text for refusals. */

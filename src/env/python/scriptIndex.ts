@@ -7,9 +7,11 @@ import { readStringLiteral, type StringLiteral } from './strings';
 
 /**
  * `name`: a variable in code; `property`: after a dot; `keyword`: a call's keyword-argument name;
- * `import`: in an import statement; `definition`: a def/class name; `parameter`: a function or lambda parameter.
+ * `import`: a name an import statement binds (or imports); `module`: a module path segment that
+ * binds nothing (`x` in `from x import y`, `b` in `import a.b`); `definition`: a def/class name;
+ * `parameter`: a function or lambda parameter.
  */
-export type NameRole = 'name' | 'property' | 'keyword' | 'import' | 'definition' | 'parameter';
+export type NameRole = 'name' | 'property' | 'keyword' | 'import' | 'module' | 'definition' | 'parameter';
 
 export interface Span {
   from: number;
@@ -222,8 +224,13 @@ function roleOf(node: SyntaxNode, source: string): NameRole {
   const parent = node.parent;
   if (!parent) return 'name';
   switch (parent.name) {
-    case 'ImportStatement':
-      return 'import';
+    case 'ImportStatement': {
+      if (parent.firstChild?.name === 'from') {
+        for (let n = node.nextSibling; n; n = n.nextSibling) if (n.name === 'import') return 'module';
+        return 'import';
+      }
+      return node.prevSibling?.name === '.' ? 'module' : 'import';
+    }
     case 'FunctionDefinition':
     case 'ClassDefinition':
       return 'definition';

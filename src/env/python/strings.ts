@@ -27,7 +27,8 @@ export function readStringLiteral(source: string, from: number, to: number): Str
   const contentTo = to - quote.length;
   if (contentTo < contentFrom || !text.endsWith(quote)) return undefined;
   const raw = source.slice(contentFrom, contentTo);
-  const plain = /^[uUrR]?$/.test(prefix) && !/[\\\n\r]/.test(raw);
+  // A quote inside means the text was not one literal (`"a" + "b"`) or needs escaping.
+  const plain = /^[uUrR]?$/.test(prefix) && !/[\\\n\r]/.test(raw) && !raw.includes(quote);
   return { from, to, prefix, quote, contentFrom, contentTo, raw, plain };
 }
 

@@ -66,3 +66,15 @@ describe('PendingWrites', () => {
     assert.equal(timeline.trim().split('\n').length, 2);
   });
 });
+
+describe('PendingWrites concurrency', () => {
+  test('two racing attempts on one entry write the record once', async () => {
+    const dir = join(root, 'race');
+    const store = memento();
+    const p = await new PendingWrites(store).enqueue({ kind: 'skip', datasetDir: dir, episodeId: 'ep-5', taskId: 'task_a', record: skip('ep-5'), timeline: events });
+    const [a, b] = await Promise.all([new PendingWrites(store).attempt(p.id), new PendingWrites(store).attempt(p.id)]);
+    assert.equal([a, b].filter((o) => o.ok).length, 1, 'exactly one attempt wrote it');
+    assert.equal(readFileSync(join(dir, 'skips.jsonl'), 'utf8').trim().split('\n').length, 1);
+    assert.equal(readFileSync(join(dir, 'timelines/ep-5.jsonl'), 'utf8').trim().split('\n').length, 2);
+  });
+});

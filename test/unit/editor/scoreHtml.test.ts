@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { renderScoreHtml, WebviewMessageSchema } from '../../../src/editor/scoreHtml';
+import { renderScoreBody, renderScoreHtml, WebviewMessageSchema } from '../../../src/editor/scoreHtml';
 import { scoreModel } from '../../../src/editor/scoreModel';
 import type { RepairEvaluation } from '../../../src/env/episodeTypes';
 
@@ -59,6 +59,13 @@ describe('score view', () => {
     assert.match(busy, /data-action="runAndScore" disabled/);
     assert.match(busy, /data-action="submit" class="primary" disabled/);
     assert.match(busy, /aria-busy="true"/);
+  });
+
+  test('updates carry the same body the page starts with, and never a script', () => {
+    const body = renderScoreBody(model);
+    assert.ok(html.includes(body), 'the page embeds the body');
+    assert.doesNotMatch(body, /<script|on\w+=/i);
+    assert.match(renderScoreBody({ ...model, state: 'skipped' }), /episode skipped/);
   });
 
   test('webview messages are validated', () => {
