@@ -5,6 +5,7 @@
 // No vscode import: the caller passes the webview's URIs and CSP source as strings.
 import { z } from 'zod';
 import type { ScoreModel, ScoreRow } from './scoreModel';
+import { escapeHtml } from './webviewHtml';
 
 export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }).strict(),
@@ -23,9 +24,6 @@ export interface ScorePageResources {
   scriptUri: string;
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
 
 const fmt = (n: number): string => (Object.is(n, -0) ? 0 : n).toFixed(2);
 

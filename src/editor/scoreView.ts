@@ -1,6 +1,6 @@
 // The score view: a webview panel beside the episode editor. It renders a ScoreModel with a
 // strict CSP and forwards the buttons' messages (validated with zod) to the controller.
-import { randomBytes } from 'node:crypto';
+import { newNonce } from './webviewHtml';
 import * as vscode from 'vscode';
 import { renderScoreBody, renderScoreHtml, WebviewMessageSchema, type WebviewMessage } from './scoreHtml';
 import type { ScoreModel } from './scoreModel';
@@ -106,7 +106,7 @@ export class ScoreView implements vscode.Disposable {
 
   private resources(panel: vscode.WebviewPanel) {
     const media = (f: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', f)).toString();
-    return { cspSource: panel.webview.cspSource, nonce: randomBytes(16).toString('base64'), styleUri: media('score.css'), scriptUri: media('score.js') };
+    return { cspSource: panel.webview.cspSource, nonce: newNonce(), styleUri: media('score.css'), scriptUri: media('score.js') };
   }
 
   dispose(): void {

@@ -1,5 +1,5 @@
 // The dataset summary webview: one panel, re-rendered on Refresh or when reviews/labels change.
-import { randomBytes } from 'node:crypto';
+import { newNonce } from '../webviewHtml';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { DatasetStore } from '../../store/datasetStore';
@@ -68,7 +68,7 @@ export class SummaryPanel implements vscode.Disposable {
     const media = vscode.Uri.joinPath(this.extensionUri, 'media', 'review');
     webview.html = renderSummaryHtml(summary, {
       cspSource: webview.cspSource,
-      nonce: randomBytes(16).toString('base64'),
+      nonce: newNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'summary.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'summary.css')).toString(),
       labels: { total: labels.size, byTag },

@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import { EXPORT_FORMATS } from '../../../store/export/formats';
 import { formatDuration, type Bin, type DatasetSummary } from '../../../store/summary';
+import { escapeHtml } from '../../webviewHtml';
+
+export { escapeHtml };
 
 /** Messages the page may post; anything else is ignored. */
 export const SummaryMessageSchema = z.discriminatedUnion('type', [
@@ -25,9 +28,6 @@ export interface SummaryPageOptions {
   labels?: { total: number; byTag: Record<string, number> };
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | null, d = 2) => (x === null ? '–' : String(Math.round(x * 10 ** d) / 10 ** d));
