@@ -25,12 +25,17 @@ export interface RolloutOptions {
   signal?: AbortSignal;
 }
 
+/** The script in a prompt's ```python fence (both renderers put it there), or '' if none. */
+function scriptFromPrompt(user: string): string {
+  return /```python\n([\s\S]*?)```/.exec(user)?.[1] ?? '';
+}
+
 /** The seeded baseline drift generator, reading the target category and script from the prompt. */
 export function baselineDriftGenerate(seed = 0): GenerateFn {
   const gen = new BaselineDriftGenerator(seed);
   return (_system, user) => {
     const target = /^target category:\s*(.+)$/im.exec(user)?.[1]?.trim() ?? 'RenameApiCall';
-    const script = /```python\n([\s\S]*?)```/.exec(user)?.[1] ?? '';
+    const script = scriptFromPrompt(user);
     const versions: Record<string, string> = {};
     for (const m of user.matchAll(/^([A-Za-z][\w-]*)=(\d+(?:\.\d+)*)\s*$/gm)) versions[m[1]!] = m[2]!;
     return JSON.stringify(gen.propose(target, script, versions));
@@ -50,7 +55,7 @@ export function fixedDriftGenerate(primitiveType: string, params?: Record<string
   if (params) return () => JSON.stringify({ primitive_type: primitiveType, params });
   const gen = new BaselineDriftGenerator(seed);
   return (_system, user) => {
-    const script = /```python\n([\s\S]*?)```/.exec(user)?.[1] ?? '';
+    const script = scriptFromPrompt(user);
     const spec = gen.propose(primitiveType, script);
     if (spec.primitive_type !== primitiveType) throw new EnvironmentError(`${primitiveType} has nothing to break in this script.`);
     return JSON.stringify(spec);
