@@ -20,3 +20,5 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 bash scripts/setup-vscode-host.sh
+# The real-library tier: uv and the snapshot venvs that `npm test` runs in real mode.
+bash scripts/setup-snapshots.sh

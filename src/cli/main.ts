@@ -3,12 +3,15 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkPrimitives, renderCheckTable, scriptsInFolder, type CheckScript } from '../env/checkPrimitives';
+import { checkPrimitives, checkScriptOfTask, renderCheckTable, scriptsInFolder, scriptsWithManifest, type CheckScript } from '../env/checkPrimitives';
 import { ForgeEnvironment } from '../env/environment';
+import { JsonFileTeacherStore } from '../env/teacher';
 import { primitiveCatalog } from '../env/primitives/registry';
 import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
 import { DifficultySchema, ExecutionModeSchema, RolloutResultSchema } from '../env/schemas';
 import { runExportCommand } from './export';
+import { runFidelityCommand } from './fidelity';
+import { runSnapshotsCommand } from './snapshots';
 import { runServeCommand } from './serve';
 import { runSummaryCommand } from './summary';
 
@@ -16,17 +19,20 @@ const USAGE = `forgeenv — the ForgeEnv drift/repair environment on the command
 
 Usage:
   forgeenv episode [--task ID] [--difficulty easy|medium|hard] [--primitive NAME] [--params JSON]
-                   [--repair oracle|none|FILE.diff] [--seed N] [--out FILE.jsonl] [common options]
-  forgeenv check-primitives [--scripts DIR] [--primitive NAME]... [--json] [--no-run] [common options]
+                   [--repair oracle|none|FILE.diff] [--seed N] [--out FILE.jsonl]
+                   [--teacher-state FILE.json] [--hints] [common options]
+  forgeenv check-primitives [--scripts DIR [--manifest FILE]] [--primitive NAME]... [--json] [--no-run] [common options]
   forgeenv tasks [--json] [--task-dir DIR]...
   forgeenv primitives [--json]
   forgeenv summary DIR [--json]
   forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]
   forgeenv serve [--port 7860] [--host 127.0.0.1]
+  forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
+  forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]
 
 Common options:
   --mode simulated|real   simulated (default): our pure-Python stand-in libraries; real: your interpreter's libraries
-  --python PATH           interpreter (default python3)
+  --python PATH           interpreter (default: python3; real mode: the snapshot's managed venv)
   --timeout SECONDS       per run (default 60)
   --task-dir DIR          add a folder of your own task scripts (repeatable)
 `;
@@ -53,6 +59,10 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
         return await runExportCommand(rest, out);
       case 'serve':
         return await runServeCommand(rest, out, err);
+      case 'snapshots':
+        return await runSnapshotsCommand(rest, out, err);
+      case 'fidelity':
+        return await runFidelityCommand(rest, out, err);
       case undefined:
       case '-h':
       case '--help':
@@ -74,17 +84,19 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
 
 const commonOptions = {
   mode: { type: 'string', default: 'simulated' },
-  python: { type: 'string', default: 'python3' },
+  python: { type: 'string' },
   timeout: { type: 'string', default: '60' },
   'task-dir': { type: 'string', multiple: true, default: [] as string[] },
 } as const;
 
-function envFrom(values: { mode?: string; python?: string; timeout?: string; 'task-dir'?: string[] }): ForgeEnvironment {
+function envFrom(values: { mode?: string; python?: string; timeout?: string; 'task-dir'?: string[]; 'teacher-state'?: string }): ForgeEnvironment {
   const mode = ExecutionModeSchema.safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be simulated or real, not "${values.mode}"`);
   const timeout = Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout must be a positive number of seconds`);
-  const env = new ForgeEnvironment({ mode: mode.data, interpreter: values.python, timeoutMs: Math.round(timeout * 1000), taskDirs: values['task-dir'] ?? [] });
+  const teacher = values['teacher-state'] ? { teacherStore: new JsonFileTeacherStore(resolve(values['teacher-state']), (m) => process.stderr.write(`warning: ${m}\n`)) } : {};
+  const onProgress = (m: string) => void process.stderr.write(`[real mode] ${m}\n`);
+  const env = new ForgeEnvironment({ mode: mode.data, interpreter: values.python, timeoutMs: Math.round(timeout * 1000), taskDirs: values['task-dir'] ?? [] }, { ...teacher, onProgress });
   return env;
 }
 
@@ -100,6 +112,8 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
       repair: { type: 'string', default: 'oracle' },
       seed: { type: 'string' },
       out: { type: 'string' },
+      'teacher-state': { type: 'string' },
+      hints: { type: 'boolean', default: false },
     },
   });
   const env = envFrom(values);
@@ -132,6 +146,7 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
       seed,
       driftGenerate: values.primitive ? fixedDriftGenerate(values.primitive, params, seed ?? 0) : seed !== undefined ? baselineDriftGenerate(seed) : undefined,
       repairGenerate,
+      migrationHints: values.hints,
     });
     const line = JSON.stringify(RolloutResultSchema.parse(result));
     if (values.out) {
@@ -154,6 +169,7 @@ async function checkCommand(args: string[], out: Out, err: Out): Promise<number>
     options: {
       ...commonOptions,
       scripts: { type: 'string' },
+      manifest: { type: 'string' },
       primitive: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       'no-run': { type: 'boolean', default: false },
@@ -163,11 +179,13 @@ async function checkCommand(args: string[], out: Out, err: Out): Promise<number>
   if (values.scripts) {
     const dir = resolve(values.scripts);
     if (!existsSync(dir)) throw new UsageError(`--scripts: ${dir} does not exist`);
-    scripts = scriptsInFolder(dir);
+    if (values.manifest && !existsSync(resolve(values.manifest))) throw new UsageError(`--manifest: ${resolve(values.manifest)} does not exist`);
+    scripts = values.manifest ? scriptsWithManifest(dir, resolve(values.manifest)) : scriptsInFolder(dir);
     if (scripts.length === 0) err(`warning: no .py files in ${dir}`);
   } else {
+    if (values.manifest) throw new UsageError('--manifest needs --scripts DIR');
     const env = envFrom(values);
-    scripts = env.tasks.all.map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions }));
+    scripts = env.tasks.all.map(checkScriptOfTask);
   }
   const known = new Set(primitiveCatalog().map((p) => p.name));
   for (const p of values.primitive ?? []) if (!known.has(p)) throw new UsageError(`unknown primitive "${p}"`);
@@ -182,7 +200,7 @@ async function checkCommand(args: string[], out: Out, err: Out): Promise<number>
     onRow: values.json ? undefined : (_r, done, total) => process.stderr.isTTY && process.stderr.write(`\r${done}/${total}`),
   });
   if (!values.json && process.stderr.isTTY) process.stderr.write('\r');
-  out(values.json ? JSON.stringify(report, null, 2) : renderCheckTable(report.results, report.summary));
+  out(values.json ? JSON.stringify(report, null, 2) : renderCheckTable(report.results, report.summary, report.scripts));
   return report.summary.internal_errors > 0 ? 3 : 0;
 }
 

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { createRepairDiff } from '../env/diff';
+import { JsonFileTeacherStore } from '../env/teacher';
 import { ENV_VERSION, ForgeEnvironment } from '../env/environment';
 import type { RepairEvaluation } from '../env/episodeTypes';
 import { probeInterpreter } from '../env/executor';
@@ -289,7 +290,8 @@ export class ForgeEnvController implements vscode.Disposable {
           outputCapBytes: settings.outputCapKiB * 1024,
           taskDirs: settings.taskFolders,
         },
-        { tasks },
+        // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
+        { tasks, teacherStore: new JsonFileTeacherStore(join(this.context.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => this.log.warn(`Teacher: ${m}`)) },
       );
       this.runs.appendLine(`\n── ${new Date().toLocaleTimeString()} · breaking ${task?.task_id ?? 'a sampled task'} and running it once (${settings.executionMode}, ${interpreter}) ──`);
       const started = await vscode.window.withProgress(
@@ -306,6 +308,7 @@ export class ForgeEnvController implements vscode.Disposable {
               primitive,
               signal: abort.signal,
               onOutput: stream.write,
+              migrationHints: settings.migrationHints,
             });
           } finally {
             stream.flush();

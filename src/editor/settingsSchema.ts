@@ -18,6 +18,7 @@ export const SETTING_SCHEMAS = {
   backend: z.enum(['embedded', 'remote']).default('embedded'),
   remoteUrl: Trimmed.refine((s) => s === '' || /^(https?|wss?):\/\/\S+$/.test(s), 'an http(s):// or ws(s):// URL').default(''),
   idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
+  migrationHints: z.boolean().default(false),
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

@@ -13,8 +13,10 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { executeScript, killAllRuns } from './executor';
+import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
 import { PrimitiveRefusal } from './primitives/types';
+import { prepareRealRun, RealModeError, snapshotIdForVersions } from './realMode';
 import { mulberry32 } from './random';
 import { heldOutReward, visibleReward } from './reward';
 import {
@@ -28,7 +30,7 @@ import {
   type Task,
 } from './schemas';
 import { loadCorpus, TaskSampler } from './tasks';
-import { Teacher } from './teacher';
+import { Teacher, type TeacherStore } from './teacher';
 import { snapshotVersions } from './versions';
 
 export const ENV_VERSION = '0.1.0';
@@ -48,8 +50,18 @@ export class ForgeEnvironment implements EnvironmentBackend {
   /** Scored repairs of the current episode, by diff text, so Submit scores exactly what was run. */
   private readonly evaluations = new Map<string, RepairEvaluation>();
   private readonly live = new Set<AbortController>();
+  /** The Teacher's history across episodes; without one each episode's Teacher starts afresh (same seed, same target). */
+  private readonly teacherStore: TeacherStore | undefined;
 
-  constructor(config: Partial<EnvironmentConfig> = {}, deps: { tasks?: TaskSampler } = {}) {
+  /** Real mode: progress of preparing the snapshot venv and local hub, when a step passes no `onProgress`. */
+  private readonly onProgress: ((message: string) => void) | undefined;
+
+  constructor(
+    config: Partial<EnvironmentConfig> = {},
+    deps: { tasks?: TaskSampler; teacherStore?: TeacherStore; onProgress?: (message: string) => void } = {},
+  ) {
+    this.onProgress = deps.onProgress;
+    this.teacherStore = deps.teacherStore;
     const parsed = EnvironmentConfigSchema.safeParse(config);
     if (!parsed.success) throw new EnvironmentError(`Invalid environment config: ${formatZodError(parsed.error)}`);
     this.config = parsed.data;
@@ -86,7 +98,14 @@ export class ForgeEnvironment implements EnvironmentBackend {
       task = this.tasks.sample(rng, o.difficulty ?? o.options?.difficulty);
     }
     const libraryVersions = o.library_versions ?? task.library_versions ?? snapshotVersions();
-    const target = o.target_category ?? new Teacher(seed).targetCategory(task.script_content, libraryVersions);
+    if (this.config.mode === 'real') {
+      try {
+        snapshotIdForVersions(libraryVersions); // real mode needs a known snapshot: say so now, not at the first run
+      } catch (e) {
+        throw new EnvironmentError((e as Error).message);
+      }
+    }
+    const target = o.target_category ?? new Teacher(seed, this.teacherStore).targetCategory(task.script_content, libraryVersions);
     this.evaluations.clear();
     this.episode = {
       episode_id: randomUUID(),
@@ -108,6 +127,16 @@ export class ForgeEnvironment implements EnvironmentBackend {
   }
 
   async step(action: unknown, options: StepOptions = {}): Promise<Observation> {
+    try {
+      return await this.stepUnguarded(action, options);
+    } catch (e) {
+      // Real mode could not get its interpreter ready (venv, libraries, local hub): the state is unchanged.
+      if (e instanceof RealModeError) return this.errorObservation(e.message, 'real_mode_unavailable');
+      throw e;
+    }
+  }
+
+  private async stepUnguarded(action: unknown, options: StepOptions): Promise<Observation> {
     const ep = this.episode;
     if (!ep) return this.errorObservation('No episode: call reset() before step().', 'no_episode');
     const parsed = ForgeActionSchema.safeParse(action);
@@ -131,14 +160,21 @@ export class ForgeEnvironment implements EnvironmentBackend {
         const msg = e instanceof PrimitiveRefusal ? e.message : `Primitive failed: ${String(e)}`;
         return this.errorObservation(msg, 'primitive_refused');
       }
-      const exec = await this.run(result.script, options);
+      // The broken script runs as it is (it may use anything the original used): only repairs are judged.
+      const exec = await this.run(result.script, options, false);
       // Commit only after every fallible part succeeded, so a failure leaves the state untouched.
       this.episode = {
         ...ep,
         phase: 'repair',
         episode_step: 1,
         broken_script: result.script,
-        breakage_spec: { primitive_type: a.breakage.primitive_type, category: primitive?.category, params: a.breakage.params },
+        // Whether the break models a real drift of this snapshot (and which catalog entry), or is synthetic.
+        breakage_spec: {
+          primitive_type: a.breakage.primitive_type,
+          category: primitive?.category,
+          params: a.breakage.params,
+          ...specProvenance(ep.original_script, a.breakage, ep.library_versions),
+        },
         inverse_spec: result.inverse,
         broken_execution: exec,
       };
@@ -183,7 +219,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         execution: null,
       };
     } else {
-      const exec = await this.run(applied.script, options);
+      const exec = await this.run(applied.script, options, { baseline: ep.broken_script });
       const visible = visibleReward({ original: ep.original_script, repaired: applied.script, exec });
       const held = heldOutReward({ task, original: ep.original_script, repaired: applied.script, exec });
       const { findings, ...heldOut } = held;
@@ -229,24 +265,36 @@ export class ForgeEnvironment implements EnvironmentBackend {
     await killAllRuns();
   }
 
-  private async run(script: string, options: StepOptions): Promise<ExecutionResult> {
+  /** Runs a script of the current episode with its task's arguments and files; `validate` as in RunOptions. */
+  private async run(script: string, options: StepOptions, validate: false | { baseline: string }): Promise<ExecutionResult> {
     const ep = this.episode;
+    const task = ep ? this.tasks.getById(ep.task_id) : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) controller.abort();
     this.live.add(controller);
     try {
+      // Real mode: the snapshot's venv (or the user's interpreter) and the offline local hub; a
+      // RealModeError from here reaches the caller (step turns it into an error observation).
+      const real =
+        this.config.mode === 'real'
+          ? await prepareRealRun({ libraryVersions: ep?.library_versions ?? snapshotVersions(), interpreter: this.config.interpreter, onProgress: options.onProgress ?? this.onProgress, signal: controller.signal })
+          : undefined;
       const r = await executeScript({
         script,
         mode: this.config.mode,
-        interpreter: this.config.interpreter,
+        interpreter: real?.interpreter ?? this.config.interpreter,
+        extraEnv: real?.env,
         libraryVersions: ep?.library_versions ?? snapshotVersions(),
         timeoutMs: this.config.timeoutMs,
         outputCapBytes: this.config.outputCapBytes,
         parentDir: this.config.parentDir,
         signal: controller.signal,
         onOutput: options.onOutput,
+        validate,
+        args: task?.args,
+        files: task?.files,
       });
       // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.
       return ExecutionResultSchema.parse(r);
@@ -270,7 +318,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       episode_id: ep.episode_id,
       seed: ep.seed,
       mode: this.config.mode,
-      interpreter: this.config.interpreter,
+      interpreter: this.config.interpreter ?? (this.config.mode === 'real' ? 'snapshot venv' : 'python3'),
       env_version: ENV_VERSION,
       ...extraInfo,
     };

@@ -16,7 +16,11 @@ import {
 
 export const EnvironmentConfigSchema = z.object({
   mode: ExecutionModeSchema.default('simulated'),
-  interpreter: z.string().min(1).default('python3'),
+  /**
+   * The user's interpreter. Unset: `python3` in simulated mode; in real mode the managed venv of the
+   * episode's snapshot (realMode.ts).
+   */
+  interpreter: z.string().min(1).optional(),
   timeoutMs: z.number().int().min(1000).max(3_600_000).default(60_000),
   outputCapBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
   /** Parent folder for per-run temporary directories (default: the OS temp folder). */
@@ -72,6 +76,8 @@ export type EpisodeState = z.infer<typeof EpisodeStateSchema>;
 export interface StepOptions {
   signal?: AbortSignal;
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  /** Real mode: progress of building the snapshot's venv and local hub (first use only). */
+  onProgress?: (message: string) => void;
 }
 
 export interface EnvironmentBackend {

@@ -14,10 +14,10 @@
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { simlibsDir } from './paths';
@@ -25,12 +25,16 @@ import { groupAlive, killProcessTree, signalGroup } from './processTree';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
+  RunArgsSchema,
+  RunFilesSchema,
   formatZodError,
   type ExecutionMode,
   type ExecutionResult,
   type LibraryVersions,
 } from './schemas';
-import { validateScript } from './validator';
+import { scrubPaths } from './scrubPaths';
+import { snapshotIdOf } from './versions';
+import { validateRepair, validateScript } from './validator';
 
 export interface RunOptions {
   script: string;
@@ -53,8 +57,16 @@ export interface RunOptions {
   extraEnv?: Record<string, string>;
   /** Live output for the editor; errors thrown by the callback are ignored. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
-  /** Default true: refuse scripts with forbidden constructs (see validator.ts). */
-  validate?: boolean;
+  /**
+   * What to refuse (see validator.ts). `{ baseline }`: a repair, refused for the forbidden
+   * constructs it adds to `baseline` (the broken script it repairs). `false`: run as is (a task's
+   * original or broken script may contain anything). Default true: every forbidden construct.
+   */
+  validate?: boolean | { baseline: string };
+  /** Command-line arguments after the script name (default none). */
+  args?: string[];
+  /** Extra files written into the run directory before the run: relative path -> text (e.g. a YAML config). */
+  files?: Record<string, string>;
 }
 
 /** A checkpoint left in the run directory: a weights file or a `checkpoint-*` folder. */
@@ -86,7 +98,11 @@ const OptionsSchema = z.object({
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$/, 'a plain file name ending in .py')
     .default('train.py'),
   extraEnv: z.record(z.string(), z.string()).default({}),
-  validate: z.boolean().default(true),
+  validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
+  args: RunArgsSchema.default([]),
+  files: RunFilesSchema.default({}),
+}).superRefine((o, ctx) => {
+  if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
 });
 
 const KILL_GRACE_MS = 500;
@@ -127,10 +143,14 @@ function childEnv(o: z.infer<typeof OptionsSchema>, simlibs: string | undefined)
   const env: NodeJS.ProcessEnv = { ...process.env, ...o.extraEnv };
   delete env.PYTHONPATH;
   delete env.FORGEENV_LIBRARY_VERSIONS;
+  delete env.FORGEENV_SNAPSHOT;
+  delete env.FORGEENV_API_DIR;
   env.PYTHONHASHSEED = '0';
   env.PYTHONDONTWRITEBYTECODE = '1';
   env.PYTHONIOENCODING = 'utf-8';
   env.PYTHONUNBUFFERED = '1';
+  // Real mode with a managed bytecode cache (realMode.ts): compiled libraries are kept between runs.
+  if (o.mode === 'real' && o.extraEnv.PYTHONPYCACHEPREFIX) delete env.PYTHONDONTWRITEBYTECODE;
   if (o.mode === 'simulated' && simlibs) {
     // Our stand-in libraries are compiled once into a shared cache instead of on every run
     // (the episode's own script, run as __main__, is never cached).
@@ -139,6 +159,10 @@ function childEnv(o: z.infer<typeof OptionsSchema>, simlibs: string | undefined)
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
     env.FORGEENV_LIBRARY_VERSIONS = JSON.stringify(o.libraryVersions);
+    // The stand-ins obey this snapshot's recorded API (resources/snapshots/api, _forgeenv_sim/surface.py).
+    const snapshot = snapshotIdOf(o.libraryVersions);
+    if (snapshot) env.FORGEENV_SNAPSHOT = snapshot;
+    env.FORGEENV_API_DIR = join(dirname(simlibs), 'snapshots', 'api');
   }
   return env;
 }
@@ -166,13 +190,12 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   if (!parsed.success) return notRun(base, `ForgeEnv could not run the script: invalid run options: ${formatZodError(parsed.error)}`);
   const o = parsed.data;
 
-  if (o.validate) {
-    const violations = validateScript(o.script);
+  if (o.validate !== false) {
+    const repair = typeof o.validate === 'object';
+    const violations = typeof o.validate === 'object' ? validateRepair(o.script, o.validate.baseline) : validateScript(o.script);
     if (violations.length) {
-      return notRun(
-        { ...base, violations },
-        `ForgeEnv did not run ${o.scriptName}: it uses constructs the environment forbids:\n${violations.join('\n')}\n`,
-      );
+      const what = repair ? 'the repair adds constructs the environment forbids' : 'it uses constructs the environment forbids';
+      return notRun({ ...base, violations }, `ForgeEnv did not run ${o.scriptName}: ${what}:\n${violations.join('\n')}\n`);
     }
   }
 
@@ -192,11 +215,19 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
     await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
+    for (const [rel, text] of Object.entries(o.files)) {
+      await mkdir(dirname(join(runDir, rel)), { recursive: true });
+      await writeFile(join(runDir, rel), text, 'utf8');
+    }
   } catch (e) {
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
   const outcome = await runProcess(o, runDir, childEnv(o, simlibs), opts);
+  // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
+  const scrub = pathScrubber(runDir, simlibs);
+  outcome.stdout = scrub(outcome.stdout);
+  outcome.stderr = scrub(outcome.stderr);
   const checkpoints = await findCheckpoints(runDir);
   if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
 
@@ -208,6 +239,25 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     checkpoints,
     run_dir: runDir,
   };
+}
+
+/** Rewrites the run folder, the stand-ins' folders and the home folder out of a run's output (see scrubPaths.ts). */
+function pathScrubber(runDir: string, simlibs: string | undefined): (text: string) => string {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const standIns = simlibs ? [simlibs, `${simlibs}-fallback`] : [];
+  const ctx = {
+    runDir,
+    standInDirs: [...new Set([...standIns, ...standIns.map(real)])],
+    homeDir: homedir(),
+  };
+  const realRun = real(runDir);
+  return (text) => scrubPaths(realRun !== runDir ? scrubPaths(text, { runDir: realRun }) : text, ctx);
 }
 
 type Outcome = Pick<RunResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'output_truncated' | 'killed' | 'peak_memory_mb'>;
@@ -236,7 +286,7 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
     let closeTimer: NodeJS.Timeout | undefined;
 
     try {
-      child = spawn(o.interpreter, ['-u', o.scriptName], {
+      child = spawn(o.interpreter, ['-u', o.scriptName, ...o.args], {
         cwd: runDir,
         env,
         detached: true,

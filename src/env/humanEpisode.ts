@@ -6,6 +6,7 @@ import { BaselineDriftGenerator } from './drift/generator';
 import type { ForgeEnvironment } from './environment';
 import { EnvironmentError } from './environment';
 import type { RepairEvaluation } from './episodeTypes';
+import { migrationHint, type MigrationHint } from './migrationHint';
 import { primitiveCatalog, getPrimitive } from './primitives/registry';
 import { renderDriftGeneratorPrompt, renderRepairAgentPrompt } from './prompts';
 import {
@@ -35,6 +36,8 @@ export interface HumanEpisodeStart {
   brokenExecution: ExecutionResult;
   errorTrace: string;
   observation: Observation;
+  /** Whether the repair prompt carried the release's migration note (absent in episodes saved before hints existed). */
+  migrationHint?: MigrationHint;
 }
 
 export interface HumanEpisodeOptions {
@@ -46,6 +49,8 @@ export interface HumanEpisodeOptions {
   targetCategory?: string;
   signal?: AbortSignal;
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  /** Put the release's migration note for the drift in the repair prompt (default false). */
+  migrationHints?: boolean;
 }
 
 export async function startHumanEpisode(env: ForgeEnvironment, opts: HumanEpisodeOptions = {}): Promise<HumanEpisodeStart> {
@@ -81,6 +86,7 @@ export async function startHumanEpisode(env: ForgeEnvironment, opts: HumanEpisod
   const task = env.tasks.getById(obs.task_id);
   if (!task) throw new EnvironmentError(`Unknown task ${obs.task_id}`);
   const errorTrace = obs2.error_trace ?? '';
+  const hint = migrationHint(after.breakage_spec, opts.migrationHints ?? false);
   return {
     episodeId: after.episode_id,
     seed: after.seed,
@@ -96,12 +102,14 @@ export async function startHumanEpisode(env: ForgeEnvironment, opts: HumanEpisod
       error_trace: errorTrace,
       library_versions: after.library_versions,
       target_category: after.target_category,
+      migration_hint: hint.shown ? hint.text : undefined,
     }),
     originalScript: after.original_script,
     brokenScript: after.broken_script,
     brokenExecution: after.broken_execution,
     errorTrace,
     observation: obs2,
+    migrationHint: { shown: hint.shown, ...(hint.drift_id ? { drift_id: hint.drift_id } : {}) },
   };
 }
 
@@ -129,6 +137,7 @@ export function buildDemonstration(args: { start: HumanEpisodeStart; final: Repa
       library_versions: start.libraryVersions,
       repair_apply: final.apply,
       findings: final.findings,
+      migration_hint: start.migrationHint ?? { shown: false },
       ...args.info,
     },
   });

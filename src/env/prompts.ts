@@ -80,8 +80,11 @@ export function renderRepairAgentPrompt(input: {
   error_trace: string;
   library_versions: Readonly<Record<string, string>>;
   target_category: string;
+  /** The release's migration note, when the episode shows hints (migrationHint.ts). */
+  migration_hint?: string;
 }): string {
   const trace = input.error_trace.trim() === '' ? '(the script produced no error output)' : input.error_trace;
+  const hint = input.migration_hint?.trim() ? ['Migration note from the library release:', fence(input.migration_hint.trim(), 'text'), ''] : [];
   return (
     [
       `Target category: ${input.target_category}`,
@@ -95,6 +98,7 @@ export function renderRepairAgentPrompt(input: {
       'Error trace:',
       fence(trace, 'text'),
       '',
+      ...hint,
       'Respond with a unified diff against train.py (--- a/train.py, +++ b/train.py) in a ```diff block.',
     ].join('\n') + '\n'
   );

@@ -64,7 +64,9 @@ export interface HeldOutBreakdown {
 export type RewardExecution = Pick<ExecutionResult, 'exit_code' | 'stdout' | 'stderr' | 'checkpoint_exists'> &
   Partial<Pick<ExecutionResult, 'timed_out'>> & { checkpoints?: CheckpointInfo[] };
 
-const LOSS_RE = /loss[=:\s]+([\d.]+)/gi;
+// Also the real Trainer's log line, a Python dict: `{'loss': 0.6931, …}` (4.x) or `{'loss': '0.6931', …}` (5.x);
+// its `'train_loss'` (the run's mean) and `'eval_loss'` keys do not match.
+const LOSS_RE = /'loss':\s*'?([\d.]+)|loss[=:\s]+([\d.]+)/gi;
 const METRIC_RE = /(?:accuracy|acc|eval)[=:\s]+([\d.]+)/gi;
 /** Losses of held-out splits are not the training curve. */
 const HELD_OUT_LOSS_PREFIX = /(?:eval|val|valid|validation|test)[_ ]$/i;
@@ -77,7 +79,7 @@ export function parseLosses(stdout: string): number[] {
   const out: number[] = [];
   for (const m of stdout.matchAll(LOSS_RE)) {
     if (HELD_OUT_LOSS_PREFIX.test(stdout.slice(Math.max(0, (m.index ?? 0) - 12), m.index))) continue;
-    const v = Number.parseFloat(m[1]);
+    const v = Number.parseFloat(m[1] ?? m[2]);
     if (Number.isFinite(v)) out.push(v);
   }
   return out;

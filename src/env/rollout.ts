@@ -10,6 +10,7 @@ import {
   renderDriftGeneratorPrompt,
   renderRepairAgentPrompt,
 } from './prompts';
+import { migrationHint, type MigrationHint } from './migrationHint';
 import { primitiveCatalog } from './primitives/registry';
 import { RolloutResultSchema, type Difficulty, type RolloutResult } from './schemas';
 
@@ -23,6 +24,8 @@ export interface RolloutOptions {
   taskId?: string;
   seed?: number;
   signal?: AbortSignal;
+  /** Put the release's migration note for the drift in the repair prompt (default false). */
+  migrationHints?: boolean;
 }
 
 /** The script in a prompt's ```python fence (both renderers put it there), or '' if none. */
@@ -84,12 +87,16 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
   let repairPrompt = '';
   let repairRaw = '';
   let final = obs2;
+  let hint: MigrationHint = { shown: false };
   if (!driftError) {
+    const spec2 = env.state?.breakage_spec;
+    hint = spec2 ? migrationHint(spec2, opts.migrationHints ?? false) : hint;
     repairPrompt = renderRepairAgentPrompt({
       broken_script: obs2.script_content,
       error_trace: obs2.error_trace ?? '',
       library_versions: obs2.library_versions,
       target_category: obs2.target_category,
+      migration_hint: hint.shown ? hint.text : undefined,
     });
     repairRaw = await repairGenerate(REPAIR_AGENT_SYSTEM_PROMPT, repairPrompt);
     const diff = repairRaw ? extractDiff(repairRaw) : '';
@@ -108,6 +115,11 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
     held_out_breakdown: held,
     success: (held.executed_cleanly ?? 0) > 0.5,
     error_trace: driftError ?? final.error_trace ?? '',
-    info: { ...final.info, primitive: { primitive_type: spec.primitive_type, params: spec.params ?? {} }, library_versions: obs.library_versions },
+    info: {
+      ...final.info,
+      primitive: { primitive_type: spec.primitive_type, params: spec.params ?? {} },
+      library_versions: obs.library_versions,
+      migration_hint: { shown: hint.shown, ...(hint.drift_id ? { drift_id: hint.drift_id } : {}) },
+    },
   });
 }

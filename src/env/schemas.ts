@@ -31,6 +31,44 @@ export type ExecutionMode = z.infer<typeof ExecutionModeSchema>;
 
 const Range01 = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]);
 
+/** Limits on a task's run files: per file, in total, and how many. */
+export const RUN_FILE_LIMITS = { fileBytes: 1_048_576, totalBytes: 4_194_304, count: 64, pathLength: 200 } as const;
+
+/**
+ * A file written into the run folder before the run: a relative `/`-separated path with no `.`,
+ * `..` or empty segment, no absolute, drive or backslash path.
+ */
+export const RunFilePathSchema = z
+  .string()
+  .min(1, 'an empty path')
+  .max(RUN_FILE_LIMITS.pathLength, `a path longer than ${RUN_FILE_LIMITS.pathLength} characters`)
+  .refine((p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p), 'an absolute path (must be relative to the run folder)')
+  .refine((p) => !p.includes('\\') && !p.includes('\0'), 'a backslash or NUL in the path (use / between folders)')
+  .refine((p) => p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..'), "a '..', '.' or empty segment (the file must stay inside the run folder)");
+
+const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** Relative path -> text content, written into the run folder (e.g. a YAML config the script reads). */
+export const RunFilesSchema = z
+  .record(z.string(), z.string().refine((t) => utf8Bytes(t) <= RUN_FILE_LIMITS.fileBytes, `larger than ${RUN_FILE_LIMITS.fileBytes} bytes`))
+  .superRefine((files, ctx) => {
+    const names = Object.keys(files);
+    // Keys are checked here rather than by the record's key schema, whose error names no reason.
+    for (const k of names) {
+      const key = RunFilePathSchema.safeParse(k);
+      if (!key.success) ctx.addIssue({ code: 'custom', path: [k], message: `invalid path: ${key.error.issues[0]?.message ?? 'not allowed'}` });
+    }
+    if (names.length > RUN_FILE_LIMITS.count) ctx.addIssue({ code: 'custom', message: `more than ${RUN_FILE_LIMITS.count} files` });
+    const total = names.reduce((n, k) => n + utf8Bytes(files[k]), 0);
+    if (total > RUN_FILE_LIMITS.totalBytes) ctx.addIssue({ code: 'custom', message: `${total} bytes in all (at most ${RUN_FILE_LIMITS.totalBytes})` });
+    const dirs = new Set(names.flatMap((k) => k.split('/').slice(0, -1).map((_, i, segs) => segs.slice(0, i + 1).join('/'))));
+    for (const k of names) if (dirs.has(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'is both a file and a folder of another file' });
+  });
+export type RunFiles = z.infer<typeof RunFilesSchema>;
+
+/** Command-line arguments after the script name. */
+export const RunArgsSchema = z.array(z.string().max(4096, 'an argument longer than 4096 characters')).max(256, 'more than 256 arguments');
+
 export const TaskSchema = z.object({
   task_id: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
   description: z.string(),
@@ -41,6 +79,10 @@ export const TaskSchema = z.object({
   expected_accuracy_range: Range01,
   /** Snapshot the script is written against (defaults to the latest snapshot). */
   library_versions: LibraryVersionsSchema.optional(),
+  /** Command-line arguments the script is run with (`python train.py ARGS`); tasks.json's, else derived from the script. */
+  args: RunArgsSchema.optional(),
+  /** Files written into the run folder before every run of the task (relative path -> text). */
+  files: RunFilesSchema.optional(),
   /** Free-form tags, e.g. `trainer`, `custom_loop`, `trl`, `peft`. */
   tags: z.array(z.string()).default([]),
   /** Where the script came from: the built-in corpus or a user folder. */
@@ -53,6 +95,10 @@ export const PrimitiveSpecSchema = z.object({
   primitive_type: z.string().min(1),
   category: z.string().optional(),
   params: z.record(z.string(), z.unknown()).default({}),
+  /** ours: whether the spec reproduces a real release's drift or a made-up one (drift generator). */
+  provenance: z.enum(['real', 'synthetic']).optional(),
+  /** ours: the entry of resources/drifts/catalog.json the spec reproduces, when there is one. */
+  drift_id: z.string().optional(),
 });
 export type PrimitiveSpec = z.infer<typeof PrimitiveSpecSchema>;
 

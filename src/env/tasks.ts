@@ -6,9 +6,13 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { tasksDir } from './paths';
 import { randomIndex } from './random';
+import { deriveScriptArgs } from './scriptArgs';
 import {
+  DifficultySchema,
   formatZodError,
   LibraryVersionsSchema,
+  RunArgsSchema,
+  RunFilesSchema,
   TaskSchema,
   type Difficulty,
   type Task,
@@ -24,7 +28,7 @@ const orderedRange = (lo: number, hi: number) =>
     .tuple([z.number().min(lo).max(hi), z.number().min(lo).max(hi)])
     .refine(([a, b]) => a <= b, 'the lower bound must not exceed the upper bound');
 
-/** One entry of `tasks.json`. Difficulty, category and the script itself are derived, never stored. */
+/** One entry of `tasks.json`. Category and the script itself are derived, never stored; difficulty is derived unless the entry sets it. */
 export const TaskMetadataSchema = z
   .object({
     task_id: TaskSchema.shape.task_id,
@@ -34,7 +38,13 @@ export const TaskMetadataSchema = z
     /** Range of the printed accuracy-like metrics. */
     expected_accuracy_range: orderedRange(0, 1).optional(),
     tags: z.array(z.string()).optional(),
+    /** Overrides the line-count rule (a labeller's judgement, e.g. from "Make Task from This Script"). */
+    difficulty: DifficultySchema.optional(),
     library_versions: LibraryVersionsSchema.optional(),
+    /** argv after `train.py`; absent: derived from the script (scriptArgs.ts). */
+    args: RunArgsSchema.optional(),
+    /** Relative path -> text, written into the run folder before every run of the task. */
+    files: RunFilesSchema.optional(),
   })
   .strict();
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
@@ -188,15 +198,18 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       continue;
     }
     const meta = metadata.get(taskId);
+    const args = meta?.args ?? deriveScriptArgs(script).args;
     const candidate = {
       task_id: taskId,
       description: meta?.description ?? (describeScript(script) || `${taskId} training script`),
       script_content: script,
-      difficulty: deriveDifficulty(script),
+      difficulty: meta?.difficulty ?? deriveDifficulty(script),
       category: deriveCategory(script, taskId),
       expected_loss_range: meta?.expected_loss_range ?? DEFAULT_LOSS_RANGE,
       expected_accuracy_range: meta?.expected_accuracy_range ?? DEFAULT_ACCURACY_RANGE,
       library_versions: meta?.library_versions,
+      ...(args.length ? { args } : {}),
+      ...(meta?.files ? { files: meta.files } : {}),
       tags: meta?.tags ?? [],
       source,
     };

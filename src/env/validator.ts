@@ -1,28 +1,99 @@
-// The script validator: the original ForgeEnv's forbidden list, checked on the Python syntax
-// tree (Lezer) so that strings and comments never trigger a finding. It is a policy check that
-// keeps episodes comparable with the original, not a sandbox: a determined script can still
-// reach the OS (e.g. through `getattr`), which is why runs also happen in a throwaway directory
-// with a timeout and a process-group kill.
+// The repair validator: which forbidden constructs a REPAIR adds to the script it repairs, found on
+// the Python syntax tree (Lezer) so that strings and comments never trigger a finding.
+//
+// Policy (GitHub issue 9): the validator judges the repair, not the script. A task's original
+// script and the broken script may contain anything (real training scripts import `os`, call
+// `subprocess`, `eval` configuration strings): they are run as they are. A repair is refused only
+// for forbidden constructs it ADDS compared with the broken script it repairs. Constructs are
+// counted per kind (`call to os.system`, `import of 'subprocess'`, …), so a repair that adds a
+// second `os.system(...)` is caught even when the broken script already had one. `validateScript`
+// is the same check against an empty baseline (every construct counts).
+//
+// It is a policy check that keeps repairs honest (a repair must not shell out, open sockets or
+// evaluate code), not a sandbox: runs also happen in a throwaway directory with a timeout and a
+// process-group kill.
+//
+// Forbidden constructs:
+// - imports (statement or `__import__`/`importlib.import_module` with a literal name) of the
+//   original's `os`, `subprocess`, `socket`, and of modules that reach the OS or run code around
+//   them: `posix`, `nt`, `ctypes`, `_ctypes`, `cffi`, `pty`, `multiprocessing`, `_posixsubprocess`,
+//   `_socket`, `runpy`, `code`, `codeop`, `zipimport`, `importlib.machinery`;
+// - any use of a name bound to those modules (`subprocess.run`, `from subprocess import run; run()`,
+//   `s = subprocess`), except the harmless part of `os`: `os.path`, `os.environ`, `os.getenv`,
+//   `os.getcwd`, `os.makedirs`, `os.listdir`, `os.sep`, … (OS_SAFE_MEMBERS), and `multiprocessing.cpu_count`.
+//   A bare reference to
+//   `os` (e.g. `getattr(os, name)`) counts: it can reach every function;
+// - `eval`/`exec`, called or referenced (`f = eval`), also as `builtins.eval`;
+// - imports with a computed name (`__import__(name)`, `importlib.import_module("o" + "s")`) and any
+//   non-call reference to an importer (`imp = __import__`);
+// - reflection on the builtins and on guarded modules: `getattr|setattr|delattr|vars(builtins |
+//   __builtins__ | sys | importlib | asyncio, …)`, `builtins.__dict__`, any `__builtins__`, the
+//   escape attributes `__globals__`, `__subclasses__`, `__builtins__`, `f_globals`, `f_builtins`,
+//   `f_locals`, and string literals naming them (`globals()["__builtins__"]`);
+// - `sys.modules` (any use), module loaders (`spec_from_file_location`, `module_from_spec`,
+//   `exec_module`, `load_module`, `SourceFileLoader`, …), `asyncio.create_subprocess_exec|shell`;
+// - string literals that are paths under `/proc` (`open('/proc/self/environ')`, `Path(f"/proc/{p}")`).
 //
 // Decisions:
 // - `shutil.rmtree` is NOT forbidden: the original allows it, real training scripts use it to
 //   clear output folders, and the run directory is fresh and temporary.
 // - Imports are matched on the top-level module (`import os.path`, `from os.path import join`
 //   are both `os`). Relative imports (`from . import os`) are the script's own modules: allowed.
-// - `__import__('os')` and `importlib.import_module('os')` with a literal name count as imports.
+// - Names are resolved through the script's own imports, without scopes (Lezer gives no scopes):
+//   a local variable named like an imported module counts as that module, in the broken script and
+//   in the repair alike, so it cannot make a repair look worse than it is.
+// - Definitions and keyword names are not uses: `def eval(self)`, `f(exec=1)`, `model.eval()`.
+// - Known gap: after `from os import *` in the broken script, a bare `system(...)` added by a repair
+//   is not recognised (the names a star import binds are not known without running it).
 // - A parse failure is not itself a violation (Python reports the SyntaxError when run). Lezer
 //   recovers from errors, so constructs in the parts that did parse are still reported: a
 //   difference between Lezer's grammar and CPython's must never become a way around the check.
+// - Findings name the line in the repaired script: an added construct is one whose source line
+//   does not occur, with that construct, in the broken script; when the counts say more were
+//   added than such lines exist (a duplicated line), the last occurrences are named.
 import type { SyntaxNode } from '@lezer/common';
 import { parser } from '@lezer/python';
 
-export const FORBIDDEN_MODULES: readonly string[] = ['os', 'subprocess', 'socket'];
+/** Modules a repair may not import or use (the original's three first). */
+export const FORBIDDEN_MODULES: readonly string[] = [
+  'os',
+  'subprocess',
+  'socket',
+  'posix',
+  'nt',
+  'ctypes',
+  '_ctypes',
+  'cffi',
+  'pty',
+  'multiprocessing',
+  '_posixsubprocess',
+  '_socket',
+  'runpy',
+  'code',
+  'codeop',
+  'zipimport',
+];
+/** Dotted modules forbidden although their package is not (`importlib` itself is fine). */
+const FORBIDDEN_SUBMODULES: readonly string[] = ['importlib.machinery'];
 export const FORBIDDEN_CALLS: readonly string[] = ['eval', 'exec'];
-
-/** Callees that import a module named by their first (string literal) argument. */
-const DYNAMIC_IMPORTERS = new Set(['__import__', 'importlib.import_module', 'import_module', 'importlib.__import__']);
-/** Spellings of the forbidden builtins reached through the builtins module. */
-const BUILTIN_PREFIXES = ['', 'builtins.', '__builtins__.'];
+/** Members of `os` that neither run programs nor change the process: allowed in repairs. */
+export const OS_SAFE_MEMBERS: readonly string[] = [
+  'path', 'environ', 'getenv', 'getcwd', 'makedirs', 'mkdir', 'listdir', 'scandir', 'walk', 'sep', 'linesep',
+  'pathsep', 'extsep', 'curdir', 'pardir', 'devnull', 'cpu_count', 'fspath', 'PathLike', 'name', 'getpid',
+];
+/** Members of forbidden modules that are harmless (importing the module is still an added construct). */
+const SAFE_MEMBERS: Readonly<Record<string, readonly string[]>> = { os: OS_SAFE_MEMBERS, multiprocessing: ['cpu_count'] };
+const IMPORTERS = new Set(['builtins.__import__', 'importlib.import_module', 'importlib.__import__']);
+const REFLECTORS = new Set(['getattr', 'setattr', 'delattr', 'vars']);
+/** Modules whose bare name is only a problem as the object of reflection (`getattr(sys, n)`). */
+const REFLECTION_GUARDED = new Set(['builtins', 'sys', 'importlib', 'asyncio']);
+const ESCAPE_ATTRIBUTES = new Set(['__globals__', '__subclasses__', '__builtins__', 'f_globals', 'f_builtins', 'f_locals']);
+const ESCAPE_STRINGS = new Set(['__builtins__', '__import__', '__globals__', '__subclasses__']);
+const LOADER_NAMES = new Set([
+  'spec_from_file_location', 'spec_from_loader', 'module_from_spec', 'exec_module', 'load_module',
+  'SourceFileLoader', 'SourcelessFileLoader', 'ExtensionFileLoader',
+]);
+const ASYNC_SPAWNERS = new Set(['create_subprocess_exec', 'create_subprocess_shell']);
 
 /** An import found in a script: the dotted module and the names taken from it. */
 export interface ImportFound {
@@ -160,29 +231,240 @@ function firstArgument(call: SyntaxNode): SyntaxNode | undefined {
 
 const topModule = (dotted: string) => dotted.split('.')[0];
 
-/**
- * Forbidden constructs in `script`, one readable line each, e.g.
- * `line 3: import of forbidden module 'os'`. Empty when the script is allowed.
- */
-export function validateScript(script: string): string[] {
+function isForbiddenModule(dotted: string): boolean {
+  return FORBIDDEN_MODULES.includes(topModule(dotted)) || FORBIDDEN_SUBMODULES.some((m) => dotted === m || dotted.startsWith(`${m}.`));
+}
+
+/** The module path that makes `dotted` forbidden (`os`, `importlib.machinery`), for messages. */
+function forbiddenModuleOf(dotted: string): string {
+  return FORBIDDEN_SUBMODULES.find((m) => dotted === m || dotted.startsWith(`${m}.`)) ?? topModule(dotted);
+}
+
+/** One forbidden construct: `key` is what is counted, `text` what is reported. */
+export interface ForbiddenConstruct {
+  key: string;
+  text: string;
+  line: number;
+  /** The trimmed source line, used to tell the added occurrences from the inherited ones. */
+  lineText: string;
+}
+
+/** Local names bound by the script's imports: `import a.b` binds a -> a, `import a.b as c` c -> a.b, `from m import n as x` x -> m.n. */
+function importBindings(source: string, root: SyntaxNode): Map<string, string> {
+  const bound = new Map<string, string>();
+  const text = (n: SyntaxNode) => source.slice(n.from, n.to);
+  walkTree(root, (node) => {
+    if (node.name !== 'ImportStatement') return;
+    const parts = children(node);
+    if (parts[0]?.name === 'from') {
+      const importAt = parts.findIndex((p) => p.name === 'import');
+      if (importAt < 0 || parts[1]?.name === '.') return; // relative: the script's own modules
+      const module = parts.slice(1, importAt).filter((p) => p.name === 'VariableName').map(text).join('.');
+      const rest = parts.slice(importAt + 1);
+      for (let i = 0; i < rest.length; i++) {
+        if (rest[i].name !== 'VariableName') continue;
+        const name = text(rest[i]);
+        if (rest[i + 1]?.name === 'as' && rest[i + 2]?.name === 'VariableName') {
+          bound.set(text(rest[i + 2]), `${module}.${name}`);
+          i += 2;
+        } else bound.set(name, `${module}.${name}`);
+      }
+      return;
+    }
+    let dotted: string[] = [];
+    let alias: string | undefined;
+    let inAlias = false;
+    const flush = () => {
+      if (dotted.length) bound.set(alias ?? dotted[0], alias ? dotted.join('.') : dotted[0]);
+      dotted = [];
+      alias = undefined;
+      inAlias = false;
+    };
+    for (const p of parts.slice(1)) {
+      if (p.name === ',') flush();
+      else if (p.name === 'as') inAlias = true;
+      else if (p.name === 'VariableName') {
+        if (inAlias) alias = text(p);
+        else dotted.push(text(p));
+      }
+    }
+    flush();
+  });
+  return bound;
+}
+
+/** A VariableName that names something being defined or a keyword, not a use. */
+function isDefinitionOrKeyword(node: SyntaxNode): boolean {
+  const parent = node.parent;
+  if (!parent) return false;
+  if (parent.name === 'ImportStatement') return true;
+  if ((parent.name === 'FunctionDefinition' || parent.name === 'ClassDefinition') && parent.getChild('VariableName')?.from === node.from) return true;
+  if (parent.name === 'ParamList') return true;
+  if (parent.name === 'ArgList' && node.nextSibling?.name === 'AssignOp') return true;
+  return false;
+}
+
+/** The `.name` chain after `node` (`os` in `os.path.join(x)` gives ['path', 'join']) and the node that ends it. */
+function memberChain(source: string, node: SyntaxNode): { chain: string[]; outer: SyntaxNode } {
+  const chain: string[] = [];
+  let outer = node;
+  for (let p = node.parent; p && p.name === 'MemberExpression' && p.firstChild?.from === outer.from && p.firstChild.to === outer.to; p = p.parent) {
+    const prop = p.lastChild;
+    if (!prop || prop.name !== 'PropertyName') break;
+    chain.push(source.slice(prop.from, prop.to));
+    outer = p;
+  }
+  return { chain, outer };
+}
+
+/** The call whose callee is exactly `node`, if any. */
+function callOf(node: SyntaxNode): SyntaxNode | undefined {
+  const p = node.parent;
+  return p && p.name === 'CallExpression' && p.firstChild?.from === node.from && p.firstChild.to === node.to ? p : undefined;
+}
+
+/** True when `node` is the first argument of getattr/setattr/delattr/vars. */
+function isReflected(source: string, node: SyntaxNode): boolean {
+  const args = node.parent;
+  if (!args || args.name !== 'ArgList') return false;
+  const first = children(args).find((c) => c.name !== '(');
+  const call = args.parent;
+  if (!first || first.from !== node.from || !call || call.name !== 'CallExpression' || !call.firstChild) return false;
+  return REFLECTORS.has(calleeText(source, call.firstChild));
+}
+
+/** The text of a String/FormatString without prefix and quotes (f-string replacements kept as written). */
+function literalBody(source: string, node: SyntaxNode): string | undefined {
+  const m = /^([rRuUbBfF]{0,2})('''|"""|'|")([\s\S]*)\2$/.exec(source.slice(node.from, node.to));
+  return m ? m[3] : undefined;
+}
+
+/** Every forbidden construct of `script`, in source order. */
+export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
   const root = parseScript(script);
-  const findings: Array<{ line: number; text: string }> = [];
+  const lineOf = lineIndex(script);
+  const lines = script.split(/\r?\n/);
+  const found: ForbiddenConstruct[] = [];
+  const add = (node: SyntaxNode, key: string, text: string) => {
+    const line = lineOf(node.from);
+    found.push({ key, text, line, lineText: (lines[line - 1] ?? '').trim() });
+  };
+
   for (const imp of findImports(script, root)) {
     if (imp.relative) continue;
-    const mod = topModule(imp.module);
-    if (FORBIDDEN_MODULES.includes(mod)) findings.push({ line: imp.line, text: `import of forbidden module '${mod}'` });
-  }
-  for (const call of findCalls(script, root)) {
-    if (DYNAMIC_IMPORTERS.has(call.callee)) {
-      const arg = firstArgument(call.node);
-      const name = arg && stringLiteralValue(script, arg);
-      if (name !== undefined && FORBIDDEN_MODULES.includes(topModule(name))) {
-        findings.push({ line: call.line, text: `import of forbidden module '${topModule(name)}' (via ${call.callee})` });
-      }
-      continue;
+    const dotted = [imp.module, ...imp.names.filter((n) => n !== '*').map((n) => `${imp.module}.${n}`)].find(isForbiddenModule);
+    if (dotted !== undefined) {
+      const mod = forbiddenModuleOf(dotted);
+      found.push({ key: `import:${mod}`, text: `import of forbidden module '${mod}'`, line: imp.line, lineText: (lines[imp.line - 1] ?? '').trim() });
     }
-    const fn = FORBIDDEN_CALLS.find((f) => BUILTIN_PREFIXES.some((p) => call.callee === p + f));
-    if (fn) findings.push({ line: call.line, text: `call to forbidden function '${fn}'` });
   }
-  return findings.sort((a, b) => a.line - b.line).map((f) => `line ${f.line}: ${f.text}`);
+
+  const bindings = importBindings(script, root);
+  walkTree(root, (node) => {
+    if (node.name === 'String' || node.name === 'FormatString') {
+      const body = literalBody(script, node);
+      if (body === undefined) return;
+      if (/^\/proc(\/|$)/.test(body)) add(node, 'path:/proc', `path under /proc ('${body.slice(0, 40)}')`);
+      if (ESCAPE_STRINGS.has(body)) add(node, `escape:${body}`, `string '${body}' (reaches the builtins or other modules)`);
+      return;
+    }
+    if (node.name === 'PropertyName') {
+      const name = script.slice(node.from, node.to);
+      if (ESCAPE_ATTRIBUTES.has(name)) add(node, `escape:${name}`, `access to attribute '${name}'`);
+      else if (LOADER_NAMES.has(name)) add(node, `loader:${name}`, `module loading through '${name}'`);
+      return;
+    }
+    if (node.name !== 'VariableName' || isDefinitionOrKeyword(node)) return;
+    const name = script.slice(node.from, node.to);
+    if (LOADER_NAMES.has(name) && !bindings.has(name)) {
+      add(node, `loader:${name}`, `module loading through '${name}'`);
+      return;
+    }
+    const base = bindings.get(name) ?? (name === 'builtins' || name === '__builtins__' || name === 'importlib' ? name : FORBIDDEN_CALLS.includes(name) || name === '__import__' ? `builtins.${name}` : undefined);
+    if (base === undefined) return;
+    const { chain, outer } = memberChain(script, node);
+    const dotted = [base, ...chain].join('.');
+    const parts = dotted.split('.');
+    const call = callOf(outer);
+    const spelled = [name, ...chain].join('.');
+
+    if (parts[0] === '__builtins__') return add(node, 'escape:__builtins__', `access to '__builtins__'${chain.length ? ` (${spelled})` : ''}`);
+    if (parts[0] === 'builtins' && FORBIDDEN_CALLS.includes(parts[1] ?? '')) {
+      return add(node, `call:${parts[1]}`, `${call ? 'call to' : 'reference to'} forbidden function '${parts[1]}'`);
+    }
+    const importer = [...IMPORTERS].find((i) => dotted === i);
+    if (importer) {
+      const arg = call && firstArgument(call);
+      const literal = arg && stringLiteralValue(script, arg);
+      if (literal === undefined) return add(node, 'import:computed', `${call ? 'import with a computed module name' : 'reference to an importer'} (via ${spelled})`);
+      if (isForbiddenModule(literal)) {
+        const mod = forbiddenModuleOf(literal);
+        add(node, `import:${mod}`, `import of forbidden module '${mod}' (via ${spelled})`);
+      }
+      return;
+    }
+    if (parts[0] === 'builtins' && parts[1] === '__dict__') return add(node, 'escape:builtins.__dict__', `access to the builtins' namespace (${spelled})`);
+    if (parts.length === 1 && REFLECTION_GUARDED.has(parts[0])) {
+      if (isReflected(script, node)) add(node, `reflect:${parts[0]}`, `reflection on module '${parts[0]}' (${script.slice(node.parent!.parent!.from, node.parent!.parent!.to).slice(0, 60)})`);
+      return;
+    }
+    if (parts[0] === 'sys' && parts[1] === 'modules') return add(node, 'use:sys.modules', `use of sys.modules`);
+    if (parts[0] === 'asyncio' && ASYNC_SPAWNERS.has(parts[1] ?? '')) return add(node, `use:asyncio.${parts[1]}`, `use of asyncio.${parts[1]}`);
+    if (!isForbiddenModule(dotted)) return;
+    const mod = forbiddenModuleOf(dotted);
+    if ((SAFE_MEMBERS[mod] ?? []).includes(parts[1] ?? '')) return;
+    const member = parts.length > mod.split('.').length ? parts.slice(0, mod.split('.').length + 1).join('.') : mod;
+    add(node, `use:${member}`, member === mod ? `reference to forbidden module '${mod}'${name !== mod ? ` (as ${name})` : ''}` : `use of ${member}${spelled !== member ? ` (as ${spelled})` : ''}`);
+  });
+  return found.sort((a, b) => a.line - b.line);
+}
+
+function countByKey(items: readonly ForbiddenConstruct[]): Map<string, ForbiddenConstruct[]> {
+  const by = new Map<string, ForbiddenConstruct[]>();
+  for (const c of items) by.set(c.key, [...(by.get(c.key) ?? []), c]);
+  return by;
+}
+
+/** The constructs `repaired` has more of than `baseline`, each on the line it was (most likely) added. */
+export function addedConstructs(repaired: string, baseline: string): Array<ForbiddenConstruct & { before: number; after: number }> {
+  const before = countByKey(baseline ? forbiddenConstructs(baseline) : []);
+  const out: Array<ForbiddenConstruct & { before: number; after: number }> = [];
+  for (const [key, now] of countByKey(forbiddenConstructs(repaired))) {
+    const old = before.get(key) ?? [];
+    const excess = now.length - old.length;
+    if (excess <= 0) continue;
+    const oldLines = new Map<string, number>();
+    for (const c of old) oldLines.set(c.lineText, (oldLines.get(c.lineText) ?? 0) + 1);
+    const fresh: ForbiddenConstruct[] = [];
+    const inherited: ForbiddenConstruct[] = [];
+    for (const c of now) {
+      const left = oldLines.get(c.lineText) ?? 0;
+      if (left > 0) {
+        oldLines.set(c.lineText, left - 1);
+        inherited.push(c);
+      } else fresh.push(c);
+    }
+    const named = [...fresh.slice(0, excess), ...inherited.slice(inherited.length - Math.max(0, excess - fresh.length))];
+    for (const c of named) out.push({ ...c, before: old.length, after: now.length });
+  }
+  return out.sort((a, b) => a.line - b.line);
+}
+
+/**
+ * Forbidden constructs the repair adds to the broken script it repairs, one readable line each,
+ * e.g. `line 7: use of os.system (the broken script has 1, the repair 2)`. Empty when allowed.
+ */
+export function validateRepair(repaired: string, broken: string): string[] {
+  return addedConstructs(repaired, broken).map((c) => {
+    const counts = c.before > 0 ? ` (the broken script has ${c.before}, the repair ${c.after})` : '';
+    return `line ${c.line}: ${c.text}${counts}`;
+  });
+}
+
+/**
+ * Every forbidden construct in `script` (the check against an empty baseline), one readable line
+ * each, e.g. `line 3: import of forbidden module 'os'`. Empty when the script has none.
+ */
+export function validateScript(script: string): string[] {
+  return validateRepair(script, '');
 }

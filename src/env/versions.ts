@@ -1,23 +1,31 @@
-// Library version snapshots. The first four columns are the original ForgeEnv's
-// (transformers 4.36/4.40/4.45/4.50, datasets 2.14/2.18/3.0/3.2, trl 0.7/0.8/0.10/0.12);
-// torch, peft and evaluate are ours, picked from the same release months.
+// Library version snapshots: dated sets of real releases, defined in
+// resources/snapshots/snapshots.json (see docs/snapshots.md and src/env/snapshots/registry.ts).
+// 2023-12 … 2025-03 keep the original ForgeEnv's transformers/datasets/trl columns (trl 0.10.0 was
+// never published, so 2024-09 has 0.10.1); torch, peft and evaluate are from the same months.
 import type { LibraryVersions } from './schemas';
+import { allSnapshots, getSnapshot } from './snapshots/registry';
 
-export const SNAPSHOT_IDS = ['2023-12', '2024-04', '2024-09', '2025-03'] as const;
-export type SnapshotId = (typeof SNAPSHOT_IDS)[number];
+/** A snapshot id (a YYYY-MM date); the known ones are SNAPSHOT_IDS. */
+export type SnapshotId = string;
 
-export const LIBRARY_SNAPSHOTS: Readonly<Record<SnapshotId, Readonly<LibraryVersions>>> = {
-  '2023-12': { transformers: '4.36.0', datasets: '2.14.0', trl: '0.7.0', torch: '2.1.0', peft: '0.7.0', evaluate: '0.4.1' },
-  '2024-04': { transformers: '4.40.0', datasets: '2.18.0', trl: '0.8.0', torch: '2.2.0', peft: '0.10.0', evaluate: '0.4.1' },
-  '2024-09': { transformers: '4.45.0', datasets: '3.0.0', trl: '0.10.0', torch: '2.4.0', peft: '0.12.0', evaluate: '0.4.3' },
-  '2025-03': { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0', torch: '2.5.0', peft: '0.14.0', evaluate: '0.4.3' },
-};
+function loadIds(): readonly [SnapshotId, ...SnapshotId[]] {
+  const [first, ...rest] = allSnapshots().map((s) => s.id);
+  if (first === undefined) throw new Error('snapshots.json defines no snapshot');
+  return [first, ...rest];
+}
+
+/** Snapshot ids, oldest first. */
+export const SNAPSHOT_IDS: readonly [SnapshotId, ...SnapshotId[]] = loadIds();
+
+export const LIBRARY_SNAPSHOTS: Readonly<Record<SnapshotId, Readonly<LibraryVersions>>> = Object.fromEntries(
+  allSnapshots().map((s) => [s.id, Object.freeze({ ...s.versions })]),
+);
 
 /** The snapshot corpus scripts are written against unless their metadata says otherwise. */
 export const LATEST_SNAPSHOT: SnapshotId = '2025-03';
 
 export function snapshotVersions(id: SnapshotId = LATEST_SNAPSHOT): LibraryVersions {
-  return { ...LIBRARY_SNAPSHOTS[id] };
+  return { ...getSnapshot(id).versions };
 }
 
 /** The snapshot id whose versions equal `v` exactly, if any. */

@@ -18,7 +18,7 @@ import type { PrimitivePickItem } from '../../src/editor/lab/core/prefill';
 import type { InverseCheck } from '../../src/editor/lab/core/inverseCheck';
 import type { CheckRow, CheckSummary } from '../../src/env/checkPrimitives';
 import type { SavedTask } from '../../src/editor/lab/core/taskWriter';
-import { api, ok, timing, workspaceDir } from './helpers';
+import { api, endAnyEpisode, ok, timing, workspaceDir } from './helpers';
 
 type ChecksSnapshot = { status: string; groups: Array<{ label: string; description: string; rows: Array<{ label: string; description: string; status: string }> }> };
 
@@ -152,6 +152,45 @@ suite('Lab: drift primitives in the editor', () => {
     assert.equal(applySpec(t.script_content, spec).script, session.script, 'the saved spec reproduces the broken script');
     const again = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('forgeenv.lab.saveAsTask', { session: session.session, folder, taskId: 'lab_saved_task', quiet: true });
     assert.equal(again.ok, false, 'an existing id is refused');
+  });
+
+  test('Make Task from This Script: a plain script becomes a task with its args, files, difficulty and snapshot, and an episode starts on it', async function () {
+    this.timeout(120_000);
+    const folder = mkdtempSync(join(base, 'made-'));
+    const scriptDir = mkdtempSync(join(base, 'user-'));
+    const userScript = join(scriptDir, 'train_user.py');
+    writeFileSync(userScript, trainer.text);
+    writeFileSync(join(scriptDir, 'config.yaml'), 'learning_rate: 0.1\n');
+    await vscode.window.showTextDocument(vscode.Uri.file(userScript));
+    const r = await ok<{ taskId: string; scriptPath: string; started: boolean; episodeId?: string }>('forgeenv.lab.makeTask', {
+      folder,
+      taskId: 'made_from_script',
+      args: ['--config', 'config.yaml'],
+      files: ['config.yaml'],
+      difficulty: 'hard',
+      snapshot: '2024-09',
+      start: true,
+    });
+    assert.equal(r.started, true);
+    const t = loadTaskFolder(folder).tasks.find((x) => x.task_id === 'made_from_script');
+    assert.ok(t, 'the task loads from its folder');
+    assert.equal(t.script_content, trainer.text);
+    assert.deepEqual(t.args, ['--config', 'config.yaml']);
+    assert.deepEqual(t.files, { 'config.yaml': 'learning_rate: 0.1\n' });
+    assert.equal(t.difficulty, 'hard');
+    assert.equal(t.library_versions?.transformers, '4.45.0');
+    const folders = vscode.workspace.getConfiguration('forgeenv').get<string[]>('taskFolders') ?? [];
+    assert.ok(folders.includes(folder), 'the folder joins forgeenv.taskFolders so episodes find the task');
+    assert.ok(r.episodeId, 'an episode started on the new task');
+    const active = vscode.window.activeTextEditor?.document;
+    assert.ok(active && active.uri.fsPath.includes('made_from_script'), `the episode's script is open (${active?.uri.fsPath})`);
+    await endAnyEpisode();
+    const bad = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('forgeenv.lab.makeTask', { folder, taskId: 'made_bad', args: [], files: ['missing.yaml'], difficulty: 'easy', snapshot: '2024-09', quiet: true });
+    assert.equal(bad.ok, false);
+    assert.match(bad.message ?? '', /missing\.yaml/);
+    const unknown = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('forgeenv.lab.makeTask', { folder, taskId: 'made_bad2', args: [], files: [], difficulty: 'easy', snapshot: '1999-01', quiet: true });
+    assert.equal(unknown.ok, false);
+    assert.match(unknown.message ?? '', /2026-11/, 'an unknown snapshot lists the known ones');
   });
 
   test('code actions on a selected keyword offer exactly the primitives whose candidates meet it', async () => {

@@ -106,14 +106,16 @@ describe('executeScript', () => {
     assert.equal(r.exit_code, 0, r.stderr);
     const [envLine, pathLine] = r.stdout.trim().split('\n');
     const env = JSON.parse(envLine);
-    assert.equal(env.PYTHONPATH, simlibsDir());
+    // Output is scrubbed of machine paths (scrubPaths.ts): the stand-ins' folder reads `site-packages`.
+    assert.equal(env.PYTHONPATH, 'site-packages');
     assert.deepEqual(JSON.parse(env.FORGEENV_LIBRARY_VERSIONS), VERSIONS);
     assert.equal(env.PYTHONHASHSEED, '0');
     // The stand-in libraries compile once into a shared cache, outside the run directory.
     assert.equal(env.PYTHONDONTWRITEBYTECODE, null);
     assert.ok(typeof env.PYTHONPYCACHEPREFIX === 'string' && !env.PYTHONPYCACHEPREFIX.startsWith(r.run_dir), env.PYTHONPYCACHEPREFIX);
     assert.equal(env.PYTHONIOENCODING, 'utf-8');
-    assert.ok((JSON.parse(pathLine) as string[]).includes(simlibsDir()));
+    assert.equal((JSON.parse(pathLine) as string[])[1], 'site-packages', 'PYTHONPATH comes right after the script folder');
+    assert.ok(!r.stdout.includes(simlibsDir()));
     assert.equal(r.mode, 'simulated');
   });
 
@@ -135,9 +137,23 @@ describe('executeScript', () => {
   test('a script with forbidden constructs is not run', async () => {
     const r = await exec('import os\nos.system("touch should_not_exist")\n');
     assert.equal(r.exit_code, null);
-    assert.deepEqual(r.violations, ["line 1: import of forbidden module 'os'"]);
+    assert.deepEqual(r.violations, ["line 1: import of forbidden module 'os'", 'line 2: use of os.system']);
     assert.match(r.stderr, /did not run train\.py: it uses constructs the environment forbids:\nline 1: import of forbidden module 'os'/);
     assert.equal(r.run_dir, '', 'nothing was written');
+  });
+
+  test('validate: { baseline } refuses only what the script adds to the baseline; false runs anything', async () => {
+    const broken = 'import os\nprint(os.getcwd() != "", os.system("true"))\n';
+    const same = await exec(broken, { validate: { baseline: broken } });
+    assert.deepEqual(same.violations, []);
+    assert.equal(same.exit_code, 0, same.stderr);
+    const added = await exec(broken + 'os.system("touch should_not_exist")\n', { validate: { baseline: broken } });
+    assert.equal(added.exit_code, null);
+    assert.deepEqual(added.violations, ['line 3: use of os.system (the broken script has 1, the repair 2)']);
+    assert.match(added.stderr, /the repair adds constructs the environment forbids/);
+    assert.equal(added.run_dir, '', 'nothing was written');
+    const off = await exec(broken, { validate: false });
+    assert.equal(off.exit_code, 0, off.stderr);
   });
 
   test('timeout: an endless loop is killed', async () => {

@@ -16,9 +16,9 @@ const BREAKAGE = [
 ];
 
 describe('registry', () => {
-  test('the eight breakage primitives and the named inverses are registered', () => {
-    assert.deepEqual(breakagePrimitives().map((p) => p.name), BREAKAGE);
-    for (const name of ['RestoreApiCall', 'RestoreImport', 'RestoreMethod', 'RestoreColumn']) assert.equal(getPrimitive(name)?.kind, 'inverse', name);
+  test('the breakage primitives (the original eight, then ours) and the named inverses are registered', () => {
+    assert.deepEqual(breakagePrimitives().map((p) => p.name), [...BREAKAGE, 'ChangeDefaultValue', 'PassArgumentPositionally']);
+    for (const name of ['RestoreApiCall', 'RestoreImport', 'RestoreMethod', 'RestoreColumn', 'RestoreExplicitArgument', 'RestoreKeywordArgument']) assert.equal(getPrimitive(name)?.kind, 'inverse', name);
     assert.equal(getPrimitive('RenameApiCall')?.category, 'api_drift');
     assert.equal(getPrimitive('DeprecateImport')?.category, 'import_drift');
     assert.equal(getPrimitive('Nope'), undefined);
@@ -86,20 +86,22 @@ describe('registry', () => {
     const a = getPrimitive('RenameApiCall')!.candidates(script);
     assert.deepEqual(getPrimitive('RenameApiCall')!.candidates(script), a);
     assert.deepEqual(a[0]!.params, { old_name: 'AutoModelForCausalLM', new_name: 'AutoModelWithLMHead' });
-    assert.match(a[0]!.drift!, /AutoModelWithLMHead .*\(transformers 4\.46\)/);
-    assert.equal(a[0]!.breaks, true);
+    // The drift catalog's probe: the real transformers removed AutoModelWithLMHead in 5.0.
+    assert.match(a[0]!.drift!, /AutoModelWithLMHead .*\(transformers 5\.0\.0\)/);
+    assert.equal(a[0]!.breaks, false, 'still present in the real 4.50');
+    assert.equal(getPrimitive('RenameApiCall')!.candidates(script, { transformers: '5.0.0' })[0]!.breaks, true);
     (a[0]!.params as Record<string, unknown>).new_name = 'Mutated';
     assert.equal(getPrimitive('RenameApiCall')!.candidates(script)[0]!.params.new_name, 'AutoModelWithLMHead', 'candidates are copies');
     const firstGeneric = a.findIndex((c) => !c.drift);
     assert.ok(firstGeneric > 0 && a.slice(firstGeneric).every((c) => !c.drift));
   });
 
-  test('`breaks` follows the versions: evaluation_strategy is only rejected from transformers 4.46', () => {
+  test('`breaks` follows the versions: evaluation_strategy is only rejected from transformers 4.51 (the catalog)', () => {
     const script = fixture('trainer_text_classification.py');
     const at = (transformers: string) =>
       getPrimitive('ModifyConfigField')!.candidates(script, { transformers }).find((c) => c.params.new_field === 'evaluation_strategy');
-    assert.equal(at('4.50.0')?.breaks, true);
-    assert.equal(at('4.45.0')?.breaks, false);
+    assert.equal(at('4.51.0')?.breaks, true);
+    assert.equal(at('4.50.0')?.breaks, false);
   });
 });
 

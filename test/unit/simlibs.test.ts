@@ -163,10 +163,13 @@ describe('version-gated facts raise the real errors', () => {
   };
   const runs = (r: ProbeResult) => assert.equal(r.ok, true, `${r.type}: ${r.message}`);
 
-  test('TrainingArguments(evaluation_strategy=): deprecated in 4.45, TypeError in 4.50', () => {
-    runs(at('2024-09', 'evaluation_strategy'));
-    assert.ok(at('2024-09', 'evaluation_strategy').warnings.some((w) => /FutureWarning: `evaluation_strategy` is deprecated/.test(w)));
-    fails(at('2025-03', 'evaluation_strategy'), 'TypeError', "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'");
+  // Real boundaries (resources/drifts/catalog.json, checked against the real releases): deprecated 4.41, removed 4.51.
+  test('TrainingArguments(evaluation_strategy=): deprecated in 4.45 and 4.50, TypeError in 4.56', () => {
+    for (const s of ['2024-09', '2025-03'] as const) {
+      runs(at(s, 'evaluation_strategy'));
+      assert.ok(at(s, 'evaluation_strategy').warnings.some((w) => /FutureWarning: `evaluation_strategy` is deprecated/.test(w)), s);
+    }
+    fails(at('2025-09', 'evaluation_strategy'), 'TypeError', "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'");
   });
   test('TrainingArguments(eval_strategy=): TypeError in 4.40, accepted from 4.41', () => {
     fails(at('2024-04', 'eval_strategy'), 'TypeError', "TrainingArguments.__init__() got an unexpected keyword argument 'eval_strategy'");
@@ -186,9 +189,10 @@ describe('version-gated facts raise the real errors', () => {
     runs(at('2024-09', 'adamw_import'));
     fails(at('2025-03', 'adamw_import'), 'ImportError', /^cannot import name 'AdamW' from 'transformers'/);
   });
-  test('AutoModelWithLMHead: deprecated in 4.45, ImportError in 4.50', () => {
+  test('AutoModelWithLMHead: present through 4.x, ImportError in 5.x', () => {
     runs(at('2024-09', 'with_lm_head'));
-    fails(at('2025-03', 'with_lm_head'), 'ImportError', /^cannot import name 'AutoModelWithLMHead' from 'transformers'/);
+    runs(at('2025-09', 'with_lm_head'));
+    fails(at('2026-11', 'with_lm_head'), 'ImportError', /^cannot import name 'AutoModelWithLMHead' from 'transformers'/);
   });
   test('datasets.load_metric: works in 2.18, gone in 3.0', () => {
     runs(at('2024-04', 'load_metric_import'));
@@ -210,13 +214,15 @@ describe('version-gated facts raise the real errors', () => {
       assert.ok(at(s, 'from_pretrained_auth').warnings.some((w) => w.includes('`use_auth_token` argument is deprecated')));
     }
   });
-  test('tokenizer.as_target_tokenizer(): deprecated in 4.40, AttributeError in 4.45', () => {
+  test('tokenizer.as_target_tokenizer(): present through 4.x, AttributeError in 5.x', () => {
     runs(at('2024-04', 'as_target_tokenizer'));
-    fails(at('2024-09', 'as_target_tokenizer'), 'AttributeError', "'T5TokenizerFast' object has no attribute 'as_target_tokenizer'");
+    runs(at('2024-09', 'as_target_tokenizer'));
+    fails(at('2026-11', 'as_target_tokenizer'), 'AttributeError', "'T5TokenizerFast' object has no attribute 'as_target_tokenizer'");
   });
-  test('tokenizer(pad_to_max_length=True): pads in 4.40, ignored in 4.45 (ragged batch -> ValueError)', () => {
+  test('tokenizer(pad_to_max_length=True): pads through 4.50, ignored from 4.52 (ragged batch -> ValueError)', () => {
     runs(at('2024-04', 'pad_to_max_length'));
-    const r = at('2024-09', 'pad_to_max_length');
+    runs(at('2025-03', 'pad_to_max_length'));
+    const r = at('2025-09', 'pad_to_max_length');
     fails(r, 'ValueError', /^Unable to create tensor, you should probably activate truncation and\/or padding/);
     assert.match(r.stderr, /Keyword arguments \{'pad_to_max_length': True\} not recognized\./);
   });

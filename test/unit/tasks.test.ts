@@ -124,10 +124,15 @@ describe('loadTaskFolder', () => {
     assert.ok(r1.problems.some((p) => /tasks\.json: invalid task metadata .*expected_accuracy_range/.test(p)), r1.problems.join('\n'));
     assert.ok(r1.problems.some((p) => p.includes('bad name.py') && /not a valid task id/.test(p)));
     assert.ok(r1.problems.some((p) => p.includes('folder.py') && /not a regular file/.test(p)));
-    const d2 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'two' }, { task_id: 'one', difficulty: 'hard' }]) });
+    // Category is always derived: an entry that sets it is refused (difficulty may be set, see below).
+    const d2 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'two' }, { task_id: 'one', category: 'ner' }]) });
     const r2 = loadTaskFolder(d2);
     assert.equal(r2.tasks.length, 1);
-    assert.ok(r2.problems.some((p) => /Unrecognized key/.test(p) && p.includes('difficulty')), r2.problems.join('\n'));
+    assert.ok(r2.problems.some((p) => /Unrecognized key/.test(p) && p.includes('category')), r2.problems.join('\n'));
+    const d4 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'one', difficulty: 'hard' }]) });
+    assert.equal(loadTaskFolder(d4).tasks[0]?.difficulty, 'hard', "an entry's difficulty overrides the line-count rule");
+    const d5 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'one', difficulty: 'extreme' }]) });
+    assert.ok(loadTaskFolder(d5).problems.some((p) => p.includes('difficulty')), 'an invalid difficulty names the field');
     const d3 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'two' }]) });
     assert.deepEqual(loadTaskFolder(d3).problems, [`${join(d3, 'tasks.json')}: entry "two" has no loaded script two.py`]);
   });

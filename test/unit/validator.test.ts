@@ -1,10 +1,15 @@
 import { strict as assert } from 'node:assert';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { FORBIDDEN_CALLS, FORBIDDEN_MODULES, findCalls, findImports, validateScript } from '../../src/env/validator';
+import { FORBIDDEN_CALLS, FORBIDDEN_MODULES, findCalls, findImports, validateRepair, validateScript } from '../../src/env/validator';
+
+const REALWORLD = join(__dirname, '..', '..', '..', 'shared', 'realworld', 'scripts');
 
 describe('validateScript', () => {
-  test('the documented lists', () => {
-    assert.deepEqual([...FORBIDDEN_MODULES].sort(), ['os', 'socket', 'subprocess']);
+  test('the documented lists: the original three modules first, then the OS and code-loading back doors', () => {
+    assert.deepEqual(FORBIDDEN_MODULES.slice(0, 3), ['os', 'subprocess', 'socket']);
+    for (const m of ['posix', 'nt', 'ctypes', 'cffi', 'pty', 'multiprocessing', 'runpy', 'zipimport']) assert.ok(FORBIDDEN_MODULES.includes(m), m);
     assert.deepEqual([...FORBIDDEN_CALLS].sort(), ['eval', 'exec']);
   });
 
@@ -76,6 +81,114 @@ describe('validateScript', () => {
       'model.eval()',
     ].join('\n');
     assert.deepEqual(validateScript(script), []);
+  });
+});
+
+describe('validateRepair: the repair is judged against the broken script', () => {
+  const broken = ['import os, subprocess', 'import torch', 'out = os.path.join("out", "x")', 'subprocess.run(["nvidia-smi"])', 'x = eval("1 + 1")', 'model.train()'].join('\n');
+
+  test('the broken script against itself, and a repair that only fixes an API, are allowed', () => {
+    assert.deepEqual(validateRepair(broken, broken), []);
+    assert.deepEqual(validateRepair(broken.replace('model.train()', 'model.train(mode=True)'), broken), []);
+    // Editing a line that holds a construct keeps its count: allowed.
+    assert.deepEqual(validateRepair(broken.replace('["nvidia-smi"]', '["nvidia-smi", "-L"]').replace('"1 + 1"', '"2"'), broken), []);
+    // Removing constructs is fine.
+    assert.deepEqual(validateRepair('import torch\nmodel.train()\n', broken), []);
+  });
+
+  test('an added construct is refused on its line; a second occurrence of an existing one is counted', () => {
+    const once = 'import os\nos.system("echo a")\nprint(1)\n';
+    assert.deepEqual(validateRepair('import os\nos.system("echo a")\nprint(1)\nos.system("echo b")\n', once), [
+      'line 4: use of os.system (the broken script has 1, the repair 2)',
+    ]);
+    // The same line duplicated: the counts still catch it.
+    assert.deepEqual(validateRepair('import os\nos.system("echo a")\nos.system("echo a")\nprint(1)\n', once), [
+      'line 3: use of os.system (the broken script has 1, the repair 2)',
+    ]);
+    assert.deepEqual(validateRepair('import torch\nimport os\nprint(1)\n', 'import torch\nprint(1)\n'), ["line 2: import of forbidden module 'os'"]);
+    assert.deepEqual(validateRepair(broken + '\ny = eval("3")', broken), ["line 7: call to forbidden function 'eval' (the broken script has 1, the repair 2)"]);
+    assert.deepEqual(validateRepair(broken + '\nimport subprocess as sp', broken), ["line 7: import of forbidden module 'subprocess' (the broken script has 1, the repair 2)"]);
+  });
+
+  test('harmless parts of os stay usable in a repair of a script that imports it', () => {
+    const base = 'import os\nout = "out"\n';
+    const repair = 'import os\nout = os.path.join(os.getcwd(), os.environ.get("OUT", "out"))\nos.makedirs(out, exist_ok=True)\nn = os.cpu_count()\n';
+    assert.deepEqual(validateRepair(repair, base), []);
+    for (const bad of ['os.system("x")', 'os.popen("x")', 'os.execv("/bin/sh", [])', 'os.remove("x")', 'os.fork()', 'f = os.posix_spawn']) {
+      assert.equal(validateRepair(`${base}${bad}\n`, base).length, 1, bad);
+    }
+  });
+
+  test('bypasses are refused wherever the repair adds them, and allowed when the broken script already has them', () => {
+    const base = 'import importlib, builtins, sys, asyncio, os, subprocess\nname = "json"\n';
+    const bypasses: Array<[string, RegExp]> = [
+      ['m = importlib.import_module(name)', /import with a computed module name \(via importlib\.import_module\)/],
+      ['m = importlib.import_module("o" + "s")', /computed module name/],
+      ['m = importlib.import_module("subprocess")', /import of forbidden module 'subprocess' \(via importlib\.import_module\)/],
+      ['m = __import__(name)', /computed module name \(via __import__\)/],
+      ['imp = __import__', /reference to an importer \(via __import__\)/],
+      ['from importlib import import_module as im\nm = im(name)', /computed module name \(via im\)/],
+      ['e = getattr(builtins, "ev" + "al")', /reflection on module 'builtins'/],
+      ['e = getattr(__builtins__, "exec")', /access to '__builtins__'/],
+      ['e = vars(builtins)["eval"]', /reflection on module 'builtins'/],
+      ['e = builtins.__dict__["exec"]', /builtins' namespace/],
+      ['e = globals()["__builtins__"]', /string '__builtins__'/],
+      ['f = eval', /reference to forbidden function 'eval'/],
+      ['builtins.exec("1")', /call to forbidden function 'exec'/],
+      ['c = ().__class__.__bases__[0].__subclasses__()', /attribute '__subclasses__'/],
+      ['g = load.__globals__', /attribute '__globals__'/],
+      ['import posix', /forbidden module 'posix'/],
+      ['import nt', /forbidden module 'nt'/],
+      ['import ctypes', /forbidden module 'ctypes'/],
+      ['from cffi import FFI', /forbidden module 'cffi'/],
+      ['import pty', /forbidden module 'pty'/],
+      ['import multiprocessing', /forbidden module 'multiprocessing'/],
+      ['import importlib.machinery', /forbidden module 'importlib\.machinery'/],
+      ['from importlib import machinery', /forbidden module 'importlib\.machinery'/],
+      ['spec = importlib.util.spec_from_file_location("m", "m.py")', /module loading through 'spec_from_file_location'/],
+      ['spec.loader.exec_module(mod)', /module loading through 'exec_module'/],
+      ['m = sys.modules["os"]', /use of sys\.modules/],
+      ['m = sys.modules.get("subprocess")', /use of sys\.modules/],
+      ['m = getattr(sys, "modules")', /reflection on module 'sys'/],
+      ['t = open("/proc/self/environ").read()', /path under \/proc/],
+      ['t = open(f"/proc/{pid}/mem", "rb")', /path under \/proc/],
+      ['p = asyncio.create_subprocess_shell("ls")', /use of asyncio\.create_subprocess_shell/],
+      ['sh = getattr(os, "sys" + "tem")', /reference to forbidden module 'os'/],
+      ['run = subprocess', /reference to forbidden module 'subprocess'/],
+      ['from subprocess import run as r\nr(["ls"])', /use of subprocess\.run \(as r\)/],
+    ];
+    for (const [code, message] of bypasses) {
+      const found = validateRepair(`${base}${code}\n`, base);
+      assert.ok(found.length >= 1, `not caught: ${code}`);
+      assert.ok(found.some((f) => message.test(f)), `${code}: ${found.join(' | ')}`);
+      assert.ok(found.every((f) => /^line (3|4): /.test(f)), `${code}: ${found.join(' | ')}`);
+      // Present in the broken script already: the repair adds nothing.
+      assert.deepEqual(validateRepair(`${base}${code}\n`, `${base}${code}\n`), [], code);
+    }
+  });
+
+  test('names used as definitions, keywords and attributes are not uses', () => {
+    const script = 'class M:\n    def eval(self, os=None):\n        return f(exec=1)\nmodel.eval()\nimportlib_ok = 1\nsplit = "eval"\n';
+    assert.deepEqual(validateScript(script), []);
+  });
+
+  test('real script with import os runs: every real-world script is allowed against itself, though the strict check refuses most', { skip: !existsSync(REALWORLD) && 'no real-world corpus' }, () => {
+    const files = readdirSync(REALWORLD).filter((f) => f.endsWith('.py'));
+    assert.equal(files.length, 32);
+    let strictRefused = 0;
+    for (const f of files) {
+      const script = readFileSync(join(REALWORLD, f), 'utf8');
+      assert.deepEqual(validateRepair(script, script), [], f);
+      if (validateScript(script).length) strictRefused++;
+    }
+    assert.ok(strictRefused >= 15, `the strict check refuses ${strictRefused}`);
+    const sagemaker = readFileSync(join(REALWORLD, '23_nb_sagemaker_vit_image_classification.py'), 'utf8');
+    assert.match(validateScript(sagemaker).join('\n'), /import of forbidden module 'subprocess'/);
+    // A repair of it that renames an API is allowed; one that adds a shell call is not.
+    const repaired = sagemaker.replace(/evaluation_strategy/g, 'eval_strategy');
+    assert.notEqual(repaired, sagemaker);
+    assert.deepEqual(validateRepair(repaired, sagemaker), []);
+    assert.equal(validateRepair(`${repaired}\nsubprocess.run(["sh", "-c", "id"])\n`, sagemaker).length, 1);
   });
 });
 

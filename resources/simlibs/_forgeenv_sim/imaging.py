@@ -5,6 +5,10 @@ cheap and processors that sample a few pixels stay fast.
 """
 
 
+def _rgb(v):
+    return v[:3] if isinstance(v, tuple) else (v,) * 3
+
+
 class Image:
     def __init__(self, mode, size, fn=None, pixels=None):
         self.mode = mode
@@ -23,7 +27,7 @@ class Image:
 
     @property
     def channels(self):
-        return 3 if self.mode == "RGB" else 1
+        return {"RGB": 3, "RGBA": 4}.get(self.mode, 1)
 
     def getpixel(self, xy):
         x, y = xy
@@ -43,6 +47,10 @@ class Image:
         if mode == self.mode:
             return self
         src = self
+        if mode == "RGBA":
+            return Image("RGBA", self.size, lambda x, y: tuple(_rgb(src.getpixel((x, y)))) + (255,))
+        if mode == "RGB" and self.mode == "RGBA":
+            return Image("RGB", self.size, lambda x, y: tuple(src.getpixel((x, y))[:3]))
         if mode == "RGB":
             return Image("RGB", self.size, lambda x, y: (src.getpixel((x, y)),) * 3)
         if mode == "L":

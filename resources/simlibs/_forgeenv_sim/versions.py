@@ -15,6 +15,10 @@ DEFAULTS = {
     "torch": "2.5.0",
     "peft": "0.14.0",
     "evaluate": "0.4.3",
+    "accelerate": "1.5.2",
+    "tokenizers": "0.21.1",
+    "huggingface_hub": "0.29.3",
+    "bitsandbytes": "0.45.3",
 }
 
 

@@ -4,8 +4,9 @@ from _forgeenv_sim import warn as _warn
 
 from .arrow_dataset import Dataset
 from .dataset_dict import DatasetDict
-from .features import ClassLabel, Features, Image, Sequence, Value
+from .features import Audio, ClassLabel, Features, Image, Sequence, Value
 from .load import DatasetNotFoundError, load_dataset, load_from_disk
+from . import utils  # noqa: F401
 
 __version__ = _v.version("datasets")
 
@@ -70,3 +71,24 @@ def __getattr__(name):
     if name == "load_metric" and _v.below("datasets", "3.0"):
         return _load_metric
     raise AttributeError("module 'datasets' has no attribute '%s'" % name)
+
+
+# Streaming returns the same in-memory datasets (the simulation never downloads).
+IterableDataset = Dataset
+IterableDatasetDict = DatasetDict
+
+
+def interleave_datasets(datasets, probabilities=None, seed=None, info=None, split=None, stopping_strategy="first_exhausted"):
+    return concatenate_datasets(list(datasets))
+
+
+def disable_caching():
+    pass
+
+
+def enable_caching():
+    pass
+
+
+def is_caching_enabled():
+    return True

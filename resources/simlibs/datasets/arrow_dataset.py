@@ -199,7 +199,8 @@ class Dataset:
 
     def __getitems__(self, keys):
         batch = self[list(keys)]
-        n = len(keys)
+        # As the real one: the number of examples is the first column's length (a transform may change it).
+        n = len(batch[next(iter(batch))]) if batch else 0
         return [{k: v[i] for k, v in batch.items()} for i in range(n)]
 
     def __iter__(self):
@@ -428,7 +429,19 @@ class Dataset:
         self._check_column(column)
         feats = dict(self._features)
         feats[column] = feature
-        return self._derive(self._data, features=feats)
+        data = self._data
+        if isinstance(feature, _f.Audio) and feature.sampling_rate:
+            # Decoding at another rate resamples (here: by picking samples).
+            def resample(a):
+                if not isinstance(a, dict) or not a.get("sampling_rate") or a["sampling_rate"] == feature.sampling_rate:
+                    return a
+                r = a["sampling_rate"] / feature.sampling_rate
+                arr = a["array"]
+                return dict(a, array=[arr[int(i * r)] for i in range(int(len(arr) / r))], sampling_rate=feature.sampling_rate)
+
+            data = dict(data)
+            data[column] = [resample(a) for a in data[column]]
+        return self._derive(data, features=feats)
 
     def class_encode_column(self, column, include_nulls=False):
         self._check_column(column)
@@ -488,6 +501,10 @@ class Dataset:
         os.makedirs(dataset_path, exist_ok=True)
         with open(os.path.join(dataset_path, "data.json"), "w", encoding="utf-8") as f:
             json.dump({k: v for k, v in self._data.items() if not (v and type(v[0]).__name__ == "Image")}, f)
+        # Class labels survive the round trip (the sim's stand-in for the Arrow schema in dataset_info.json).
+        labels = {k: ["class", list(f.names)] for k, f in self._features.items() if isinstance(f, ClassLabel)}
+        with open(os.path.join(dataset_path, "dataset_info.json"), "w", encoding="utf-8") as f:
+            json.dump({"sim_features": labels}, f)
 
     def to_json(self, path_or_buf, batch_size=None, num_proc=None, storage_options=None, **to_json_kwargs):
         with open(path_or_buf, "w", encoding="utf-8") as f:

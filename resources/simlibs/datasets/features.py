@@ -61,6 +61,14 @@ class Image:
         return "Image(mode=None, decode=True, id=None)"
 
 
+class Audio:
+    def __init__(self, sampling_rate=None, mono=True, decode=True, id=None):
+        self.sampling_rate, self.mono, self.decode, self.id = sampling_rate, mono, decode, id
+
+    def __repr__(self):
+        return "Audio(sampling_rate=%r, mono=%r, decode=%r, id=None)" % (self.sampling_rate, self.mono, self.decode)
+
+
 class Features(dict):
     def __repr__(self):
         return "{%s}" % ", ".join("%r: %r" % kv for kv in self.items())
@@ -79,6 +87,8 @@ def from_spec(spec):
         return Sequence({k: from_spec(v) for k, v in spec[1].items()})
     if kind == "image":
         return Image()
+    if kind == "audio":
+        return Audio(sampling_rate=spec[1])
     return Value(kind)
 
 

@@ -128,13 +128,20 @@ def load_dataset(
         raise _builder_config_error(path, name, "trust_remote_code")
     if config_kwargs:
         raise _builder_config_error(path, name, next(iter(config_kwargs)))
-    if path in ("csv", "json", "text"):
+    if path in ("parquet", "arrow") and _hub_files(data_files):
+        # hf://datasets/<owner>/<name>/... files: the simulated hub's copy of that dataset, split as data_files says.
+        dd = _hub_parquet(data_files)
+    elif path in ("csv", "json", "text", "parquet", "arrow"):
         if data_files is None:
             raise ValueError("At least one data file must be specified, but got data_files=None")
         dd = _local(path, data_files)
     else:
         canonical = synthetic.ALIASES.get(path, path)
         entry = synthetic.BUILDERS.get(canonical)
+        if entry is None:
+            from _forgeenv_sim import hub_datasets
+
+            entry = hub_datasets.lookup(path)
         if entry is None:
             raise DatasetNotFoundError("Dataset '%s' doesn't exist on the Hub or cannot be accessed." % path)
         configs, build = entry
@@ -161,7 +168,36 @@ def load_dataset(
     return load_one(dd, split)
 
 
+def _hub_files(data_files):
+    files = [data_files] if isinstance(data_files, str) else list(data_files.values()) if isinstance(data_files, dict) else list(data_files or [])
+    flat = [f for x in files for f in ([x] if isinstance(x, str) else x)]
+    return bool(flat) and all(str(f).startswith("hf://datasets/") for f in flat)
+
+
+def _hub_parquet(data_files):
+    from _forgeenv_sim import hub_datasets
+
+    if isinstance(data_files, str) or isinstance(data_files, (list, tuple)):
+        data_files = {"train": data_files}
+    out = DatasetDict()
+    for split, files in data_files.items():
+        first = files if isinstance(files, str) else files[0]
+        repo = "/".join(first[len("hf://datasets/"):].split("/")[:2])
+        entry = hub_datasets.lookup(repo)
+        if entry is None:
+            raise FileNotFoundError("Unable to find '%s'" % first)
+        built = entry[1](None)
+        cols, spec = built.get(split) or next(iter(built.values()))
+        out[split] = Dataset(cols, features=Features({k: from_spec(v) for k, v in spec.items()}), split=split)
+    return out
+
+
 def load_one(dd, split):
+    if "+" in str(split):
+        # "train+validation": the parts, concatenated in order (as the real split grammar).
+        parts = [load_one(dd, p.strip()) for p in str(split).split("+")]
+        cols = {k: [v for d in parts for v in d._data[k]] for k in parts[0].column_names}
+        return Dataset(cols, features=parts[0].features, split=str(split))
     name, lo, lo_pct, hi, hi_pct = _split_spec(str(split), dd.keys())
     ds = dd[name]
     if lo is None and hi is None:
@@ -172,16 +208,23 @@ def load_one(dd, split):
 def load_from_disk(dataset_path, keep_in_memory=None, storage_options=None):
     import os
 
-    p = os.path.join(dataset_path, "data.json")
-    if os.path.exists(p):
-        with open(p, encoding="utf-8") as f:
-            return Dataset(json.load(f))
+    def one(folder, split=None):
+        with open(os.path.join(folder, "data.json"), encoding="utf-8") as f:
+            cols = json.load(f)
+        feats = None
+        info = os.path.join(folder, "dataset_info.json")
+        if os.path.exists(info):
+            with open(info, encoding="utf-8") as f:
+                spec = json.load(f).get("sim_features", {})
+            feats = Features({k: from_spec(tuple(v) if isinstance(v, list) else v) for k, v in spec.items()})
+        return Dataset(cols, features=feats, split=split)
+
+    if os.path.exists(os.path.join(dataset_path, "data.json")):
+        return one(dataset_path)
     splits = {}
     for name in sorted(os.listdir(dataset_path)) if os.path.isdir(dataset_path) else []:
-        sp = os.path.join(dataset_path, name, "data.json")
-        if os.path.exists(sp):
-            with open(sp, encoding="utf-8") as f:
-                splits[name] = Dataset(json.load(f), split=name)
+        if os.path.exists(os.path.join(dataset_path, name, "data.json")):
+            splits[name] = one(os.path.join(dataset_path, name), name)
     if not splits:
         raise FileNotFoundError("Directory %s is neither a `Dataset` directory nor a `DatasetDict` directory." % dataset_path)
     return DatasetDict(splits)

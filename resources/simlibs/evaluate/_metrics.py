@@ -283,6 +283,36 @@ class ExactMatch(Metric):
         return {"exact_match": sum(1 for p, r in zip(predictions, references) if str(p) == str(r)) / n}
 
 
+def _edit_distance(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+class Wer(Metric):
+    """Word error rate over the corpus (jiwer's definition: edits / reference words)."""
+
+    name = "wer"
+    _unit = staticmethod(lambda s: s.split())
+
+    def _compute(self, predictions=None, references=None, concatenate_texts=False):
+        edits = total = 0
+        for p, r in zip(predictions, references):
+            rp, rr = self._unit(p), self._unit(r)
+            edits += _edit_distance(rp, rr)
+            total += len(rr)
+        return edits / total if total else 0.0
+
+
+class Cer(Wer):
+    name = "cer"
+    _unit = staticmethod(lambda s: list(s))
+
+
 class Glue(Metric):
     name = "glue"
 
@@ -309,6 +339,8 @@ REGISTRY = {
     "seqeval": Seqeval,
     "exact_match": ExactMatch,
     "glue": Glue,
+    "wer": Wer,
+    "cer": Cer,
 }
 
 

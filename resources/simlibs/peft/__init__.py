@@ -33,7 +33,7 @@ class PeftType(str, enum.Enum):
 DEFAULT_TARGETS = {
     "bert": ["query", "value"], "distilbert": ["q_lin", "v_lin"], "roberta": ["query", "value"], "albert": ["query", "value"],
     "electra": ["query", "value"], "deberta-v2": ["query_proj", "value_proj"], "gpt2": ["c_attn"], "opt": ["q_proj", "v_proj"],
-    "llama": ["q_proj", "v_proj"], "qwen2": ["q_proj", "v_proj"], "t5": ["q", "v"], "bart": ["q_proj", "v_proj"], "vit": ["query", "value"],
+    "llama": ["q_proj", "v_proj"], "qwen2": ["q_proj", "v_proj"], "falcon": ["query_key_value"], "t5": ["q", "v"], "bart": ["q_proj", "v_proj"], "vit": ["query", "value"], "clip": ["q_proj", "v_proj"],
 }
 HEAD_MODULES = {"SEQ_CLS": ["classifier", "score", "pre_classifier", "classification_head"], "TOKEN_CLS": ["classifier", "score"], "QUESTION_ANS": ["qa_outputs"]}
 
@@ -59,13 +59,18 @@ class PeftConfig:
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path, subfolder=None, **kwargs):
-        p = os.path.join(pretrained_model_name_or_path, "adapter_config.json")
+        folder = os.path.join(pretrained_model_name_or_path, subfolder) if subfolder else pretrained_model_name_or_path
+        p = os.path.join(folder, "adapter_config.json")
         if not os.path.exists(p):
+            if "/" in str(pretrained_model_name_or_path) and not os.path.exists(str(pretrained_model_name_or_path)):
+                # A Hub adapter id: the simulated hub serves a default LoRA adapter for the base model it names.
+                return LoraConfig(task_type="CAUSAL_LM", base_model_name_or_path=str(pretrained_model_name_or_path))
             raise ValueError("Can't find '%s' at '%s'" % ("adapter_config.json", pretrained_model_name_or_path))
         with open(p, encoding="utf-8") as f:
             d = json.load(f)
-        d.pop("peft_type", None)
-        return LoraConfig(**{k: v for k, v in d.items() if k in LoraConfig.__dataclass_fields__})
+        from ._more import peft_config_from_dict
+
+        return peft_config_from_dict(d)
 
 
 @dataclass
@@ -146,6 +151,8 @@ def _inject(model, config):
             raise ValueError("Please specify `target_modules` in `peft_config`")
         targets = set(DEFAULT_TARGETS[family])
         config.target_modules = targets
+    if targets == "all-linear":
+        targets = {"all-linear"}
     if isinstance(targets, str):
         import re
 
@@ -195,7 +202,11 @@ class PeftModel(nn.Module):
         try:
             return nn.Module.__getattr__(self, name)
         except AttributeError:
-            return getattr(self.base_model.model, name)
+            pass
+        tuner = nn.Module.__getattr__(self, "base_model")
+        if name in type(tuner).__dict__ or name in tuner.__dict__:
+            return getattr(tuner, name)  # the tuner's own API (e.g. AdaLoRA's update_and_allocate), as real peft
+        return getattr(tuner.model, name)
 
     @property
     def config(self):
@@ -262,6 +273,10 @@ class _LoraModel(nn.Module):
         super().__init__()
         _inject(model, config)
         self.model = model
+        self.peft_config = {"default": config}
+        if getattr(config, "peft_type", None) == "ADALORA":
+            # AdaLoRA's rank allocator: the simulation keeps every rank (the budget schedule is not modelled).
+            self.update_and_allocate = lambda global_step: None
 
     def forward(self, *args, **kwargs):
         return self.model(*args, **kwargs)
@@ -284,6 +299,13 @@ _BY_TASK = {
 
 
 def _wrap(model, config):
+    if hasattr(config, "_as_lora"):
+        # Prompt-learning methods train through small adapters in the simulation.
+        lora = config._as_lora()
+        peft = _wrap(model, lora)
+        peft.peft_config = {"default": config}
+        config.base_model_name_or_path = getattr(model, "name_or_path", None)
+        return peft
     cls = _BY_TASK.get(config.task_type.value if config.task_type else "", PeftModel)
     return cls(model, config)
 
@@ -308,6 +330,26 @@ def _prepare_model_for_int8_training(*args, **kwargs):
 
 
 _prepare_model_for_int8_training.__name__ = "prepare_model_for_int8_training"
+
+
+from ._more import (  # noqa: E402,F401
+    AdaLoraConfig,
+    AutoPeftModel,
+    AutoPeftModelForCausalLM,
+    AutoPeftModelForSeq2SeqLM,
+    AutoPeftModelForSequenceClassification,
+    AutoPeftModelForTokenClassification,
+    FrodConfig,
+    LoftQConfig,
+    PrefixTuningConfig,
+    PromptEncoderConfig,
+    PromptEncoderReparameterizationType,
+    PromptTuningConfig,
+    PromptTuningInit,
+    get_peft_model_state_dict,
+    replace_lora_weights_loftq,
+    set_peft_model_state_dict,
+)
 
 
 def __getattr__(name):

@@ -119,14 +119,22 @@ def is_grad_enabled():
     return _GradMode.enabled
 
 
+from _forgeenv_sim import hardware as _hw  # noqa: E402
+
+
+def _no_cuda():
+    if not _hw.SIM_CUDA:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+
 class _Cuda:
     @staticmethod
     def is_available():
-        return False
+        return _hw.SIM_CUDA
 
     @staticmethod
     def device_count():
-        return 0
+        return 1 if _hw.SIM_CUDA else 0
 
     @staticmethod
     def manual_seed(seed):
@@ -140,11 +148,94 @@ class _Cuda:
 
     @staticmethod
     def is_bf16_supported():
-        return False
+        return _hw.SIM_CUDA
 
+    # A CPU-only build: every device query fails the way real torch's _lazy_init does (unless the
+    # run opted into a simulated GPU, see _forgeenv_sim/hardware.py).
     @staticmethod
     def current_device():
-        raise AssertionError("Torch not compiled with CUDA enabled")
+        _no_cuda()
+        return 0
+
+    @staticmethod
+    def get_device_capability(device=None):
+        _no_cuda()
+        return _hw.CAPABILITY
+
+    @staticmethod
+    def get_device_properties(device=None):
+        _no_cuda()
+        return type("_CudaDeviceProperties", (), {"name": _hw.DEVICE_NAME, "major": _hw.CAPABILITY[0], "minor": _hw.CAPABILITY[1],
+                                                   "total_memory": _hw.TOTAL_MEMORY, "multi_processor_count": 108})()
+
+    @staticmethod
+    def get_device_name(device=None):
+        _no_cuda()
+        return _hw.DEVICE_NAME
+
+    @staticmethod
+    def mem_get_info(device=None):
+        _no_cuda()
+        return (_hw.TOTAL_MEMORY - 1024 ** 3, _hw.TOTAL_MEMORY)
+
+    @staticmethod
+    def set_device(device):
+        _no_cuda()
+
+    @staticmethod
+    def memory_allocated(device=None):
+        return 0
+
+    max_memory_allocated = memory_allocated
+
+    @staticmethod
+    def synchronize(device=None):
+        _no_cuda()
+
+    @staticmethod
+    def is_initialized():
+        return False
+
+    class amp:
+        class autocast:
+            """torch.cuda.amp.autocast on a machine without CUDA: disabled (real torch warns and disables)."""
+
+            def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+                self.enabled = False
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def __call__(self, fn):
+                return fn
+
+        class GradScaler:
+            def __init__(self, init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+                self._enabled = False
+
+            def scale(self, outputs):
+                return outputs
+
+            def step(self, optimizer, *args, **kwargs):
+                return optimizer.step(*args, **kwargs)
+
+            def update(self, new_scale=None):
+                pass
+
+            def unscale_(self, optimizer):
+                pass
+
+            def is_enabled(self):
+                return False
+
+            def state_dict(self):
+                return {}
+
+            def load_state_dict(self, state):
+                pass
 
 
 cuda = _Cuda()
@@ -290,3 +381,26 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):
     return model if model is not None else (lambda m: m)
+
+
+class _TypedTensorMeta(type):
+    """torch.LongTensor & co.: calling one builds a tensor of its dtype; isinstance checks the dtype."""
+
+    def __call__(cls, *args):
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            return tensor(args[0], dtype=cls._dtype)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return args[0].to(cls._dtype)
+        return zeros(*args, dtype=cls._dtype)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls._dtype
+
+
+LongTensor = _TypedTensorMeta("LongTensor", (), {"_dtype": int64})
+IntTensor = _TypedTensorMeta("IntTensor", (), {"_dtype": int32})
+FloatTensor = _TypedTensorMeta("FloatTensor", (), {"_dtype": float32})
+DoubleTensor = _TypedTensorMeta("DoubleTensor", (), {"_dtype": float64})
+HalfTensor = _TypedTensorMeta("HalfTensor", (), {"_dtype": float16})
+BFloat16Tensor = _TypedTensorMeta("BFloat16Tensor", (), {"_dtype": bfloat16})
+BoolTensor = _TypedTensorMeta("BoolTensor", (), {"_dtype": bool})

@@ -4,6 +4,9 @@ Everything is contiguous and materialised; that is plenty for the corpus's tiny 
 code small. Ops that the corpus does not need raise a clear NotImplementedError.
 """
 import math
+
+from _forgeenv_sim import hardware as _hardware
+from _forgeenv_sim import progress as _progress
 import operator
 import random as _random
 
@@ -74,7 +77,12 @@ _CPU = device("cpu")
 
 
 def _check_device(dev):
-    d = dev if isinstance(dev, device) else device(dev)
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        d = device("cuda", dev)  # a bare ordinal names a CUDA device
+    else:
+        d = dev if isinstance(dev, device) else device(dev)
+    if d.type == "cuda" and _hardware.SIM_CUDA:
+        return d
     if d.type == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
     if d.type == "mps":
@@ -482,6 +490,8 @@ class Tensor:
         return self
 
     def cuda(self, *args, **kwargs):
+        if _hardware.SIM_CUDA:
+            return self
         raise AssertionError("Torch not compiled with CUDA enabled")
 
     def float(self):
@@ -577,6 +587,7 @@ class Tensor:
             if len(self.data) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             seed = [1.0]
+            _progress.record(float(self.data[0]))
         else:
             seed = list(_as_tensor(gradient).data)
         order, seen = [], set()
@@ -1011,6 +1022,8 @@ class Tensor:
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
             sizes = tuple(sizes[0])
         out = self
+        while out.dim() < len(sizes):
+            out = out.unsqueeze(0)  # torch prepends dimensions when sizes has more entries
         for d, r in enumerate(sizes):
             if r != 1:
                 out = cat([out] * r, dim=d)

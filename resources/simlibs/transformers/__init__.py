@@ -5,14 +5,17 @@ from _forgeenv_sim import versions as _v
 from _forgeenv_sim import warn as _warn
 
 from . import _families
+from .data.processors.squad import SquadExample, SquadFeatures, SquadV1Processor, SquadV2Processor, squad_convert_examples_to_features
 from .data_collator import (
     DataCollatorForLanguageModeling,
     DataCollatorForSeq2Seq,
     DataCollatorForTokenClassification,
+    DataCollatorForWholeWordMask,
     DataCollatorWithPadding,
     DefaultDataCollator,
     default_data_collator,
 )
+from .hf_argparser import HfArgumentParser
 from .image_processing import AutoFeatureExtractor, AutoImageProcessor, BaseImageProcessor, BatchFeature, ViTFeatureExtractor, ViTImageProcessor
 from .modeling import AUTO_CLASSES as _AUTO
 from .modeling import AutoConfig, GenerationConfig, PretrainedConfig, PreTrainedModel
@@ -26,6 +29,10 @@ from .optimization import (
     get_polynomial_decay_schedule_with_warmup,
     get_scheduler,
 )
+from . import audio as _audio
+from .audio import AutoModelForCTC, Wav2Vec2Config, Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor, Wav2Vec2ForCTC, Wav2Vec2Processor
+from .multimodal import AutoProcessor, DonutProcessor, IdeficsForVisionText2Text, IdeficsProcessor, VisionEncoderDecoderConfig, VisionEncoderDecoderModel
+from .whisper import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration, WhisperProcessor, WhisperTokenizer
 from .pipelines import Pipeline, pipeline
 from .tokenization import AutoTokenizer, BatchEncoding, PreTrainedTokenizer, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 from .tokenization import tokenizer_class as _tokenizer_class
@@ -55,6 +62,12 @@ AutoModelForCausalLM = _AUTO["AutoModelForCausalLM"]
 AutoModelForSeq2SeqLM = _AUTO["AutoModelForSeq2SeqLM"]
 AutoModelForMaskedLM = _AUTO["AutoModelForMaskedLM"]
 AutoModelForImageClassification = _AUTO["AutoModelForImageClassification"]
+AutoModelForImageTextToText = _AUTO["AutoModelForImageTextToText"]
+AutoModelForVision2Seq = _AUTO["AutoModelForVision2Seq"]
+CONFIG_MAPPING = {fam: None for fam in _families.FAMILIES}
+MODEL_FOR_CAUSAL_LM_MAPPING = {fam: None for fam, spec in _families.FAMILIES.items() if "causal" in spec["heads"]}
+MODEL_FOR_MASKED_LM_MAPPING = {fam: None for fam, spec in _families.FAMILIES.items() if "mlm" in spec["heads"]}
+MODEL_MAPPING = {fam: None for fam in _families.FAMILIES}
 
 
 class BitsAndBytesConfig:
@@ -85,6 +98,11 @@ def _concrete_names():
     names["T5ForConditionalGeneration"] = ("model", "t5", "seq2seq")
     names["BartForConditionalGeneration"] = ("model", "bart", "seq2seq")
     names["LlamaTokenizerFast"] = ("tok", "llama", True)
+    # Legacy examples list XLM/XLNet next to BERT: the names import, backed by the bert family.
+    for prefix in ("XLM", "XLNet"):
+        names[prefix + "Config"] = ("config", "bert", None)
+        names[prefix + "ForQuestionAnswering"] = ("model", "bert", "qa")
+        names[prefix + "Tokenizer"] = ("tok", "bert", False)
     return names
 
 
@@ -92,11 +110,11 @@ _CONCRETE = _concrete_names()
 
 
 def __getattr__(name):
-    if name == "AdamW" and _v.below("transformers", "4.46"):
+    if name == "AdamW" and _v.below("transformers", "4.50"):
         from .optimization import AdamW
 
         return AdamW
-    if name == "AutoModelWithLMHead" and _v.below("transformers", "4.46"):
+    if name == "AutoModelWithLMHead" and _v.below("transformers", "5.0"):
         from .modeling import _AutoModelWithLMHead
 
         return _AutoModelWithLMHead
@@ -109,3 +127,32 @@ def __getattr__(name):
             return _model_class(fam, extra)
         return _tokenizer_class(fam, extra)
     raise AttributeError("module 'transformers' has no attribute '%s'" % name)
+
+
+for _fam in list(CONFIG_MAPPING):
+    CONFIG_MAPPING[_fam] = _config_class(_fam)
+MODEL_TYPES = list(CONFIG_MAPPING)
+# Real mappings are keyed by config classes (scripts read `conf.model_type` from the keys).
+MODEL_MAPPING = {_config_class(f): None for f in MODEL_MAPPING}
+MODEL_FOR_CAUSAL_LM_MAPPING = {_config_class(f): None for f in MODEL_FOR_CAUSAL_LM_MAPPING}
+MODEL_FOR_MASKED_LM_MAPPING = {_config_class(f): None for f in MODEL_FOR_MASKED_LM_MAPPING}
+WEIGHTS_NAME = "pytorch_model.bin"
+CONFIG_NAME = "config.json"
+
+
+# Speech (wav2vec2) checkpoints and folders dispatch to the audio classes (transformers/audio.py).
+def _audio_dispatch(auto, target):
+    orig = auto.from_pretrained.__func__
+
+    def from_pretrained(cls, pretrained_model_name_or_path, *args, **kwargs):
+        if _audio.is_wav2vec2(pretrained_model_name_or_path, kwargs):
+            return target.from_pretrained(pretrained_model_name_or_path, **kwargs)
+        return orig(cls, pretrained_model_name_or_path, *args, **kwargs)
+
+    auto.from_pretrained = classmethod(from_pretrained)
+
+
+_audio_dispatch(AutoConfig, Wav2Vec2Config)
+_audio_dispatch(AutoTokenizer, Wav2Vec2CTCTokenizer)
+_audio_dispatch(AutoFeatureExtractor, Wav2Vec2FeatureExtractor)
+_audio_dispatch(AutoProcessor, Wav2Vec2Processor)

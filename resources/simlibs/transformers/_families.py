@@ -50,6 +50,10 @@ FAMILIES = {
                   tokens={"bos": ("<|endoftext|>", 0), "eos": ("<|endoftext|>", 0), "unk": ("<|endoftext|>", 0)}, type_ids=False,
                   heads={"base", "causal", "seqcls", "tokcls", "qa"}, attn=["q_proj", "k_proj", "v_proj", "o_proj"],
                   layer_path="layers.{i}.self_attn", max_len=2048),
+    "falcon": dict(prefix="Falcon", base_attr="transformer", vocab=65024, style="bpe", lower=False,
+                   tokens={"eos": ("<|endoftext|>", 11), "bos": ("<|endoftext|>", 11), "unk": ("<|endoftext|>", 11)}, type_ids=False,
+                   heads={"base", "causal", "seqcls", "tokcls", "qa"}, attn=["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+                   layer_path="h.{i}.self_attention", max_len=2048),
     "qwen2": dict(prefix="Qwen2", base_attr="model", vocab=151936, style="bpe", lower=False,
                   tokens={"eos": ("<|endoftext|>", 151643), "pad": ("<|endoftext|>", 151643)}, type_ids=False,
                   heads={"base", "causal", "seqcls", "tokcls", "qa"}, attn=["q_proj", "k_proj", "v_proj", "o_proj"],
@@ -64,6 +68,10 @@ FAMILIES = {
     "vit": dict(prefix="ViT", base_attr="vit", vocab=0, style="image", lower=False, tokens={}, type_ids=False,
                 heads={"base", "imgcls"}, attn=["query", "key", "value", "dense"], layer_path="encoder.layer.{i}.attention.attention",
                 max_len=0, image_size=224),
+    # CLIP's vision tower (image classification fine-tunes use CLIPForImageClassification).
+    "clip": dict(prefix="CLIP", base_attr="vision_model", vocab=0, style="image", lower=False, tokens={}, type_ids=False,
+                 heads={"base", "imgcls"}, attn=["q_proj", "k_proj", "v_proj", "out_proj", "fc1", "fc2"],
+                 layer_path="encoder.layers.{i}.self_attn", max_len=0, image_size=224),
 }
 
 # checkpoint -> (family, extra config)
@@ -97,6 +105,8 @@ CHECKPOINTS = {
     "distilbert/distilgpt2": ("gpt2", {}),
     "sshleifer/tiny-gpt2": ("gpt2", {}),
     "gpt2-medium": ("gpt2", {}),
+    "roberta-large": ("roberta", {}),
+    "bert-base-chinese": ("bert", {"vocab_size": 21128, "lower": False}),
     "facebook/opt-125m": ("opt", {}),
     "facebook/opt-350m": ("opt", {}),
     "HuggingFaceTB/SmolLM-135M": ("llama", {}),
@@ -118,9 +128,29 @@ CHECKPOINTS = {
 MODEL_TYPES = {k: k for k in FAMILIES}
 
 
+# Substrings of a Hub id -> the family whose tiny model stands in for it (first match wins).
+NAME_HINTS = [
+    ("distilbert", "distilbert"), ("deberta", "deberta-v2"), ("roberta", "roberta"), ("luke", "roberta"), ("electra", "electra"),
+    ("albert", "albert"), ("bert", "bert"), ("qwen", "qwen2"), ("flan-t5", "t5"), ("mt5", "t5"), ("t5", "t5"), ("bart", "bart"),
+    ("pegasus", "bart"), ("falcon", "falcon"), ("opt-", "opt"), ("gpt2", "gpt2"), ("gpt-neo", "gpt2"), ("distilgpt", "gpt2"), ("clip", "clip"), ("vit", "vit"),
+    ("deit", "vit"), ("beit", "vit"), ("swin", "vit"), ("convnext", "vit"),
+]
+
+
 def resolve(name):
-    """(family, extra) for a hub id, or None."""
-    return CHECKPOINTS.get(str(name))
+    """(family, extra) for a hub id, or None. Any `owner/name` id not in the table maps to the family its
+    name suggests (default: a llama-style causal LM), so real-world scripts find a tiny model."""
+    hit = CHECKPOINTS.get(str(name))
+    if hit is not None:
+        return hit
+    name = str(name)
+    if "/" not in name or name.startswith((".", "/")) or not is_valid_hub_id(name):
+        return None
+    low = name.lower()
+    for key, fam in NAME_HINTS:
+        if key in low:
+            return (fam, {"model_vocab_pad": 128} if fam in ("llama", "qwen2", "gpt2", "opt", "falcon") else {})
+    return ("llama", {"model_vocab_pad": 128})
 
 
 def model_class_name(family, head):

@@ -141,3 +141,12 @@ class DefaultDataCollator:
 
     def __call__(self, features, return_tensors=None):
         return default_data_collator(features, return_tensors or self.return_tensors)
+
+
+class DataCollatorForWholeWordMask(DataCollatorForLanguageModeling):
+    """Masks whole words (sub-words starting with '##' follow their head); `chinese_ref` rows are accepted and dropped."""
+
+    def __call__(self, examples):
+        if isinstance(examples[0], dict):
+            examples = [{k: v for k, v in e.items() if k != "chinese_ref"} for e in examples]
+        return super().__call__(examples)

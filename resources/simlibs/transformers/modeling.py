@@ -178,6 +178,8 @@ _CONFIG_DEFAULTS = dict(
     hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, classifier_dropout=None, use_cache=True, gradient_checkpointing=False,
     dropout=0.1, seq_classif_dropout=0.2, initializer_range=0.02, layer_norm_eps=1e-12, hidden_act="gelu", num_beams=1,
 )
+if _v.at_least("transformers", "4.56"):
+    _CONFIG_DEFAULTS["dtype"] = None  # torch_dtype's new name
 
 _FAMILY_CONFIG = {
     "bert": dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072, max_position_embeddings=512, type_vocab_size=2, pad_token_id=0),
@@ -189,11 +191,13 @@ _FAMILY_CONFIG = {
     "gpt2": dict(n_embd=768, n_layer=12, n_head=12, n_positions=1024, n_ctx=1024, bos_token_id=50256, eos_token_id=50256, hidden_size=768, max_position_embeddings=1024),
     "opt": dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, max_position_embeddings=2048, pad_token_id=1, bos_token_id=2, eos_token_id=2),
     "llama": dict(hidden_size=576, num_hidden_layers=30, num_attention_heads=9, max_position_embeddings=2048, bos_token_id=0, eos_token_id=0),
+    "falcon": dict(hidden_size=4544, num_hidden_layers=32, num_attention_heads=71, max_position_embeddings=2048, bos_token_id=11, eos_token_id=11),
     "qwen2": dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, max_position_embeddings=32768, bos_token_id=151643, eos_token_id=151643),
     "t5": dict(d_model=512, num_layers=6, num_heads=8, d_ff=2048, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0, is_encoder_decoder=True, hidden_size=512, max_position_embeddings=100000,
                task_specific_params={"summarization": {"prefix": "summarize: ", "max_length": 200, "min_length": 30, "num_beams": 4}}),
     "bart": dict(d_model=768, encoder_layers=6, decoder_layers=6, pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2, is_encoder_decoder=True, hidden_size=768, max_position_embeddings=1024),
     "vit": dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, image_size=224, patch_size=16, num_channels=3),
+    "clip": dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, image_size=224, patch_size=32, num_channels=3),
 }
 
 
@@ -304,6 +308,8 @@ _LOADING_KWARGS = {
     "use_flash_attention_2", "tp_plan", "key_mapping", "gguf_file", "_from_auto", "_from_pipeline", "code_revision", "mirror", "local_files_only",
     "cache_dir", "force_download", "revision", "use_safetensors", "weights_only", "state_dict", "token", "config", "ignore_mismatched_sizes",
 }
+if _v.at_least("transformers", "4.56"):
+    _LOADING_KWARGS.add("dtype")  # the new spelling of torch_dtype
 
 
 def _load_config(name, kwargs, cls=None):
@@ -334,6 +340,9 @@ def _load_config(name, kwargs, cls=None):
         base = {"sim_base_checkpoint": name}
         if "vocab_size" in extra:
             base["vocab_size"] = extra["vocab_size"]
+        if extra.get("model_vocab_pad"):
+            # Many checkpoints pad their embedding matrix beyond the tokenizer (pythia: 50304 rows for 50277 tokens).
+            base["vocab_size"] = base.get("vocab_size", _families.FAMILIES[family]["vocab"]) + extra["model_vocab_pad"]
         if extra.get("labels"):
             base["id2label"] = {i: l for i, l in enumerate(extra["labels"])}
     ccls = config_class(family)
@@ -382,6 +391,19 @@ class _Container(nn.Module):
     pass
 
 
+class _ShapeOnly:
+    """The embedding matrix as scripts inspect it (shape, dtype, device) without allocating vocab x hidden floats."""
+
+    def __init__(self, shape):
+        self.shape = torch.Size(shape)
+        self.dtype = torch.float32
+        self.device = torch.device("cpu")
+        self.requires_grad = True
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self.shape[dim]
+
+
 def _centred_linear(i, o, seed):
     lin = nn.Linear(i, o)
     import random as _r
@@ -411,7 +433,7 @@ _OUT = ["output_attentions", "output_hidden_states", "return_dict"]
 
 
 def forward_params(family, head):
-    if family == "vit":
+    if _families.FAMILIES[family]["style"] == "image":
         base = ["pixel_values", "head_mask", "labels", "output_attentions", "output_hidden_states", "interpolate_pos_encoding", "return_dict"]
         return base
     text = list(_TEXT)
@@ -419,7 +441,7 @@ def forward_params(family, head):
         text = ["input_ids", "attention_mask", "head_mask", "inputs_embeds"]
     if family in ("gpt2",):
         text = ["input_ids", "past_key_values", "attention_mask", "token_type_ids", "position_ids", "head_mask", "inputs_embeds"]
-    if family in ("opt", "llama", "qwen2"):
+    if family in ("opt", "llama", "qwen2", "falcon"):
         text = ["input_ids", "attention_mask", "position_ids", "past_key_values", "inputs_embeds"]
     if family in ("t5", "bart"):
         text = ["input_ids", "attention_mask", "decoder_input_ids", "decoder_attention_mask", "head_mask", "decoder_head_mask",
@@ -430,8 +452,8 @@ def forward_params(family, head):
         tail = []
     else:
         tail = ["labels"]
-    extra = ["use_cache"] if family in ("gpt2", "opt", "llama", "qwen2", "t5", "bart") else []
-    if family in ("llama", "qwen2", "opt") and head == "causal":
+    extra = ["use_cache"] if family in ("gpt2", "opt", "llama", "qwen2", "falcon", "t5", "bart") else []
+    if family in ("llama", "qwen2", "opt", "falcon") and head == "causal":
         extra += ["cache_position", "logits_to_keep"] if _v.at_least("transformers", "4.45") else ["cache_position"]
     return text + tail + extra + _OUT
 
@@ -490,7 +512,7 @@ class PreTrainedModel(nn.Module):
                 names = [("pre_classifier", SIM_HIDDEN), ("classifier", n)]
             elif fam in ("roberta", "electra"):
                 names = [("classifier.dense", SIM_HIDDEN), ("classifier.out_proj", n)]
-            elif fam in ("gpt2", "opt", "llama", "qwen2"):
+            elif fam in ("gpt2", "opt", "llama", "qwen2", "falcon"):
                 names = [("score", n)]
             elif fam == "bart":
                 names = [("classification_head.dense", SIM_HIDDEN), ("classification_head.out_proj", n)]
@@ -546,6 +568,7 @@ class PreTrainedModel(nn.Module):
         emb = _Container()
         emb.num_embeddings = self.config.vocab_size
         emb.embedding_dim = getattr(self.config, "hidden_size", SIM_HIDDEN)
+        emb.weight = _ShapeOnly((emb.num_embeddings, emb.embedding_dim))
         return emb
 
     def get_output_embeddings(self):
@@ -568,8 +591,10 @@ class PreTrainedModel(nn.Module):
     def prepare_decoder_input_ids_from_labels(self, labels):
         return _shift_right(labels, self.config.decoder_start_token_id or 0, self.config.pad_token_id or 0)
 
-    def push_to_hub(self, *args, **kwargs):
-        raise OSError("forgeenv-sim: there is no network; push_to_hub is not available")
+    def push_to_hub(self, repo_id=None, *args, **kwargs):
+        from _forgeenv_sim import hub
+
+        return hub.push(self, repo_id or kwargs.get("repo_name") or self.name_or_path, **kwargs)
 
     # -- the simulated computation --
     def _progress(self):
@@ -623,7 +648,7 @@ class PreTrainedModel(nn.Module):
     def _validate(self, kw):
         ids = kw.get("input_ids")
         emb = kw.get("inputs_embeds")
-        if self._family == "vit":
+        if _families.FAMILIES[self._family]["style"] == "image":
             px = kw.get("pixel_values")
             if px is None:
                 raise ValueError("You have to specify pixel_values")
@@ -745,10 +770,18 @@ class PreTrainedModel(nn.Module):
         chance = 1.0 / max(n, 1)
         p = chance + (target - chance) * s
         data = self._class_logits(self._row_keys(kw, b, t), labels, n, p, q, "seqcls")
-        if self._family in ("gpt2", "opt", "llama", "qwen2") and b > 1 and self.config.pad_token_id is None:
+        if self._family in ("gpt2", "opt", "llama", "qwen2", "falcon") and b > 1 and self.config.pad_token_id is None:
             raise ValueError("Cannot handle batch sizes > 1 if no padding token is defined.")
         out_cls = ImageClassifierOutput if self._head == "imgcls" else SequenceClassifierOutput
-        return out_cls(loss=loss, logits=self._scaled(data, (b, n), q))
+        logits = self._scaled(data, (b, n), q)
+        if n == 1 and y is None and self._head == "seqcls" and isinstance(q, torch.Tensor) and q.requires_grad:
+            # A reward head scored without labels (pairwise reward modelling): its score rises with the
+            # input's length as training progresses, so a pairwise loss over data whose preferred answers
+            # are longer (the synthetic preference datasets' convention) decreases with training.
+            mask = kw.get("attention_mask")
+            lengths = [sum(1 for v in mask.data[i * t : (i + 1) * t] if v) for i in range(b)] if mask is not None else [t] * b
+            logits = logits + q * torch.tensor([[0.1 * n_tok] for n_tok in lengths])
+        return out_cls(loss=loss, logits=logits)
 
     _forward_imgcls = _forward_seqcls
 
@@ -993,7 +1026,7 @@ def model_class(family, head):
         mod = family.replace("-", "_")
         _MODEL_CLASSES[key] = type(name, (PreTrainedModel,), {
             "_family": family, "_head": head, "config_class": config_class(family),
-            "main_input_name": "pixel_values" if family == "vit" else "input_ids",
+            "main_input_name": "pixel_values" if _families.FAMILIES[family]["style"] == "image" else "input_ids",
             "__module__": "transformers.models.%s.modeling_%s" % (mod, mod),
         })
     return _MODEL_CLASSES[key]
@@ -1001,11 +1034,20 @@ def model_class(family, head):
 
 def _load_model(cls, family_hint, head, name, config, ignore_mismatched_sizes, kwargs):
     name = str(name)
+    quant = {}
     for k in ("quantization_config", "load_in_8bit", "load_in_4bit"):
         if kwargs.get(k):
-            raise ImportError("Using `bitsandbytes` 8-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`")
+            try:
+                import bitsandbytes  # noqa: F401  (the simulated one: quantization is recorded, weights stay float)
+            except ImportError:
+                raise ImportError("Using `bitsandbytes` 8-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`")
+            if k == "load_in_8bit" and _v.at_least("transformers", "5.0"):
+                raise TypeError("%s.__init__() got an unexpected keyword argument 'load_in_8bit'" % "PreTrainedModel")
+            quant[k] = kwargs[k]
         kwargs.pop(k, None)
     output_loading_info = kwargs.pop("output_loading_info", False)
+    # Hub code (trust_remote_code=True) defines its own classes, which commonly take **kwargs.
+    remote_code = bool(kwargs.get("trust_remote_code"))
     if config is None:
         cfg, extra = _load_config(name, kwargs)
     else:
@@ -1022,11 +1064,17 @@ def _load_model(cls, family_hint, head, name, config, ignore_mismatched_sizes, k
             if k == "use_cache":
                 cfg.use_cache = kwargs[k]
             kwargs.pop(k)
-    if kwargs:
+    if kwargs and not remote_code:
         raise _warn.unexpected_kwarg(_families.model_class_name(family, head) + ".__init__", next(iter(kwargs)))
     target = model_class(family, head) if cls is None or cls._family is None else cls
     model = target(cfg)
     model.name_or_path = name
+    if quant:
+        qc = quant.get("quantization_config")
+        model.is_loaded_in_8bit = bool(quant.get("load_in_8bit") or getattr(qc, "load_in_8bit", False))
+        model.is_loaded_in_4bit = bool(quant.get("load_in_4bit") or getattr(qc, "load_in_4bit", False))
+        model.is_quantized = True
+        model.quantization_method = "bitsandbytes"
     new = list(model._sim_new_params)
     pretrained_labels = extra.get("labels") if extra else None
     pretrained_head = extra.get("head") if extra else None
@@ -1096,6 +1144,9 @@ _AUTO_HEADS = {
     "AutoModelForSeq2SeqLM": "seq2seq",
     "AutoModelForMaskedLM": "mlm",
     "AutoModelForImageClassification": "imgcls",
+    # Vision-language checkpoints: the simulated model is the family's causal LM.
+    "AutoModelForImageTextToText": "causal",
+    "AutoModelForVision2Seq": "causal",
 }
 
 

@@ -65,7 +65,13 @@ class Pipeline:
         with torch.no_grad():
             if head == "seqcls":
                 enc = self.tokenizer(x, return_tensors="pt", truncation=True)
-                probs = _softmax(m(**enc).logits.data)
+                logits = list(m(**enc).logits.data)
+                probs = logits if kwargs.get("function_to_apply") == "none" else _softmax(logits)
+                if kwargs.get("return_all_scores"):
+                    # Deprecated spelling of top_k=None: every label, in label order.
+                    return [{"label": m.config.id2label[i], "score": probs[i]} for i in range(len(probs))]
+                if "top_k" in kwargs and kwargs["top_k"] is None:
+                    return sorted(({"label": m.config.id2label[i], "score": probs[i]} for i in range(len(probs))), key=lambda d: -d["score"])
                 k = max(range(len(probs)), key=lambda i: probs[i])
                 res = {"label": m.config.id2label[k], "score": probs[k]}
                 return [res] if kwargs.get("top_k") else res

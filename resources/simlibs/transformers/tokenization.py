@@ -194,7 +194,9 @@ class PreTrainedTokenizerBase:
             self._special[role] = tok
             _SEEN[tid] = tok
         self._special_ids = {tok: tid for role, (tok, tid) in fam["tokens"].items()}
-        self.chat_template = "chatml" if self._fam_name == "qwen2" else None
+        # Chat/instruct checkpoints ship a chat template; base checkpoints mostly do not.
+        low = str(getattr(self, "name_or_path", "") or "").lower()
+        self.chat_template = "chatml" if self._fam_name == "qwen2" or any(k in low for k in ("instruct", "chat", "-it", "sft", "llama-3", "smol", "zephyr")) else None
         self.model_input_names = ["input_ids"] + (["token_type_ids"] if fam["type_ids"] else []) + ["attention_mask"]
         self.clean_up_tokenization_spaces = self._style == "wordpiece"
 
@@ -490,7 +492,7 @@ class PreTrainedTokenizerBase:
     def _resolve_padding(self, padding, truncation, max_length, kwargs):
         if "pad_to_max_length" in kwargs:
             value = kwargs.pop("pad_to_max_length")
-            if _v.below("transformers", "4.45"):
+            if _v.below("transformers", "4.52"):
                 _warn.future(
                     "The `pad_to_max_length` argument is deprecated and will be removed in a future version, use `padding=True` or "
                     "`padding='longest'` to pad to the longest sequence in the batch, or use `padding='max_length'` to pad to a max length. "
@@ -792,8 +794,8 @@ class PreTrainedTokenizerBase:
         return "%s(name_or_path='%s', vocab_size=%d, model_max_length=%d, is_fast=%s, padding_side='%s', truncation_side='%s', special_tokens=%s)" % (
             type(self).__name__, self.name_or_path, self.vocab_size, self.model_max_length, self.is_fast, self.padding_side, self.truncation_side, self.special_tokens_map)
 
-    if _v.below("transformers", "4.45"):
-        # Removed in the sim from 4.45 (deprecated since 4.21 in favour of text_target=).
+    if _v.below("transformers", "5.0"):
+        # Removed in 5.0 (deprecated since 4.21 in favour of text_target=).
         @contextlib.contextmanager
         def as_target_tokenizer(self):
             _warn.future(

@@ -4,6 +4,7 @@ are simulated and deterministic so that a run's output is byte-for-byte reproduc
 import functools
 import json
 import math
+import sys
 import os
 import random
 import shutil
@@ -280,6 +281,19 @@ class Trainer:
             raise ValueError("The train_dataset does not implement __len__, max_steps has to be specified. The number of steps needs to be known in advance for the learning rate scheduler.")
         self._call("on_init_end")
 
+    # One CPU process: no FSDP / DeepSpeed; the accelerator is accelerate's single-process one.
+    is_fsdp_enabled = False
+    is_deepspeed_enabled = False
+
+    @property
+    def accelerator(self):
+        acc = self.__dict__.get("_sim_accelerator")
+        if acc is None:
+            from accelerate import Accelerator
+
+            acc = self.__dict__["_sim_accelerator"] = Accelerator()
+        return acc
+
     @property
     def tokenizer(self):
         if _NEW_API:
@@ -373,7 +387,11 @@ class Trainer:
             if name == "sgd":
                 self.optimizer = torch.optim.SGD(groups, lr=self.args.learning_rate)
             elif name in ("adamw_8bit", "paged_adamw_8bit", "paged_adamw_32bit"):
-                raise ImportError("You need to install `bitsandbytes` in order to use bitsandbytes optimizers: `pip install -U bitsandbytes`")
+                try:
+                    import bitsandbytes  # noqa: F401  (the simulated one: float AdamW underneath)
+                except ImportError:
+                    raise ImportError("You need to install `bitsandbytes` in order to use bitsandbytes optimizers: `pip install -U bitsandbytes`")
+                self.optimizer = torch.optim.AdamW(groups, lr=self.args.learning_rate, betas=(self.args.adam_beta1, self.args.adam_beta2), eps=self.args.adam_epsilon)
             else:
                 self.optimizer = torch.optim.AdamW(groups, lr=self.args.learning_rate, betas=(self.args.adam_beta1, self.args.adam_beta2), eps=self.args.adam_epsilon)
         return self.optimizer
@@ -438,6 +456,12 @@ class Trainer:
     def train(self, resume_from_checkpoint=None, trial=None, ignore_keys_for_eval=None, **kwargs):
         if kwargs:
             raise TypeError("train() received got unexpected keyword arguments: %s." % ", ".join(kwargs))
+        from _forgeenv_sim import progress
+
+        with progress.muted():  # the Trainer prints its own log lines
+            return self._sim_train(resume_from_checkpoint, ignore_keys_for_eval)
+
+    def _sim_train(self, resume_from_checkpoint, ignore_keys_for_eval):
         args = self.args
         loader = self.get_train_dataloader()
         n_batches = len(loader)
@@ -478,6 +502,7 @@ class Trainer:
             self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=args.gradient_checkpointing_kwargs)
         self._call("on_train_begin")
         total_loss, window_loss, window_steps = 0.0, 0.0, 0
+        step_losses, step_acc, logged_before = [], 0.0, sum(1 for h in st.log_history if "loss" in h)
         params = [p for p in self.model.parameters() if p.requires_grad]
         done = False
         for epoch in range(epochs):
@@ -497,6 +522,7 @@ class Trainer:
                 (loss / accum).backward() if accum > 1 else loss.backward()
                 lv = loss.item()
                 window_loss += lv / accum
+                step_acc += lv / accum
                 micro += 1
                 if micro % accum != 0 and step + 1 != n_batches:
                     continue
@@ -508,6 +534,8 @@ class Trainer:
                 self.model.zero_grad()
                 st.global_step += 1
                 window_steps += 1
+                step_losses.append((st.global_step, step_acc))
+                step_acc = 0.0
                 st.epoch = epoch + (step + 1) / n_batches
                 self._call("on_step_end")
                 gs = st.global_step
@@ -536,6 +564,13 @@ class Trainer:
             if done or self.control.should_training_stop:
                 break
         total_loss += window_loss
+        if sum(1 for h in st.log_history if "loss" in h) - logged_before < 2 and len(step_losses) >= 2:
+            # The run logged (almost) no losses (logging_steps beyond the run's length): the simulation
+            # still shows its progress, one line per step (at most ten), in the log line's format, on stderr
+            # so that a script's own stdout stays exactly what it printed.
+            stride = max(1, math.ceil(len(step_losses) / 10))
+            for gs, lv in step_losses[::stride] + ([step_losses[-1]] if (len(step_losses) - 1) % stride else []):
+                sys.stderr.write("step=%d loss=%.4f (sim: not logged by the script's logging_steps)\n" % (gs, lv))
         steps = max(st.global_step - resume_step, 1)
         if args.load_best_model_at_end and self._best_state is not None:
             own = dict(self.model.named_parameters())
@@ -691,8 +726,16 @@ class Trainer:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(allm, f, indent=4, sort_keys=True)
 
+    def create_model_card(self, language=None, license=None, tags=None, model_name=None, finetuned_from=None, tasks=None, dataset_tags=None,
+                          dataset=None, dataset_args=None, **kwargs):
+        os.makedirs(self.args.output_dir, exist_ok=True)
+        with open(os.path.join(self.args.output_dir, "README.md"), "w", encoding="utf-8") as f:
+            f.write("---\nlibrary_name: transformers\n---\n\n# %s\n\nTrained with the simulated Trainer.\n" % (model_name or os.path.basename(self.args.output_dir)))
+
     def push_to_hub(self, commit_message="End of training", blocking=True, token=None, revision=None, **kwargs):
-        raise OSError("forgeenv-sim: there is no network; push_to_hub is not available")
+        from _forgeenv_sim import hub
+
+        return hub.push(self.model, self.args.hub_model_id or os.path.basename(os.path.abspath(self.args.output_dir)))
 
     def hyperparameter_search(self, *args, **kwargs):
         raise RuntimeError("At least one of optuna or ray should be installed. To install optuna run `pip install optuna`. To install ray run `pip install ray[tune]`.")

@@ -7,11 +7,12 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, Dict, List, Optional, Union
 
+from _forgeenv_sim import hardware as _hw
 from _forgeenv_sim import versions as _v
 from _forgeenv_sim import warn as _warn
 
 _NEW_EVAL = _v.at_least("transformers", "4.41")  # eval_strategy added
-_OLD_EVAL = _v.below("transformers", "4.46")  # evaluation_strategy still accepted
+_OLD_EVAL = _v.below("transformers", "4.51")  # evaluation_strategy still accepted (removed in 4.51)
 
 
 class ExplicitEnum(str, Enum):
@@ -228,11 +229,11 @@ class TrainingArguments:
             self.metric_for_best_model = "loss"
         if self.greater_is_better is None and self.metric_for_best_model is not None:
             self.greater_is_better = not self.metric_for_best_model.endswith("loss")
-        if self.fp16 or self.bf16:
-            raise ValueError(
-                "fp16 mixed precision requires a GPU (not 'cpu')." if self.fp16 else
-                "Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want to train the model on CPU."
-            )
+        if self.tf32 and not _hw.SIM_CUDA:
+            raise ValueError("--tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7")
+        # A CPU-only machine: bf16 is accepted (CPU autocast); fp16 only with torch >= 2.3 from 4.41 on.
+        if (self.fp16 or getattr(self, "fp16_full_eval", False)) and not _hw.SIM_CUDA and (_v.below("transformers", "4.41") or _v.below("torch", "2.3")):
+            raise ValueError("fp16 mixed precision requires a GPU (not 'cpu').")
         if self.warmup_ratio < 0 or self.warmup_ratio > 1:
             raise ValueError("warmup_ratio must lie in range [0,1]")
         if self.run_name is None:
@@ -241,6 +242,18 @@ class TrainingArguments:
             self.report_to = []
         if self.logging_dir is None:
             self.logging_dir = self.output_dir + "/runs/sim"
+
+    def main_process_first(self, local=True, desc="work"):
+        """One process: the block just runs."""
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    @property
+    def distributed_state(self):
+        from accelerate import PartialState
+
+        return PartialState()
 
     @property
     def train_batch_size(self):

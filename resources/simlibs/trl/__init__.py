@@ -37,8 +37,8 @@ _SFTConfig.__init__.__qualname__ = "SFTConfig.__init__"
 
 
 def _prepare(dataset, tokenizer, text_field, formatting_func, max_len, packing):
-    if dataset is None or (hasattr(dataset, "column_names") and "input_ids" in dataset.column_names):
-        return dataset
+    if dataset is None or not hasattr(dataset, "column_names") or "input_ids" in dataset.column_names:
+        return dataset  # already tokenized, or an iterable such as ConstantLengthDataset
     cols = dataset.column_names
 
     def tok(batch):
@@ -48,6 +48,15 @@ def _prepare(dataset, tokenizer, text_field, formatting_func, max_len, packing):
                 raise ValueError(
                     "The `formatting_func` should return a list of processed strings since it can lead to silent bugs."
                 )
+        elif text_field not in batch and _HAS_CONFIG and "messages" in batch:
+            # Conversational datasets (trl >= 0.9): the chat template renders each conversation.
+            from ._trainers import _as_text
+
+            texts = [_as_text(m, tokenizer) for m in batch["messages"]]
+        elif text_field not in batch and _HAS_CONFIG and "prompt" in batch and "completion" in batch:
+            from ._trainers import _as_text
+
+            texts = [_as_text(p, tokenizer) + _as_text(c, tokenizer) for p, c in zip(batch["prompt"], batch["completion"])]
         else:
             texts = batch[text_field]
         enc = tokenizer(texts, truncation=True, max_length=max_len, padding=False, add_special_tokens=True)
@@ -111,7 +120,7 @@ class SFTTrainer(Trainer):
             model = get_peft_model(model, peft_config)
         text_field = settings["dataset_text_field"]
         if text_field is None and formatting_func is None and not _HAS_CONFIG:
-            if train_dataset is not None and "input_ids" not in getattr(train_dataset, "column_names", []):
+            if train_dataset is not None and "input_ids" not in (getattr(train_dataset, "column_names", None) or ["input_ids"]):
                 raise ValueError(
                     "You passed `packing=False` to the SFTTrainer/SFTConfig, but you didn't pass a `dataset_text_field` or `formatting_func` argument."
                 )
@@ -152,9 +161,54 @@ class DataCollatorForCompletionOnlyLM(DataCollatorForLanguageModeling):
         return batch
 
 
+# name -> (first trl version that has it, first version without it, module, attribute)
+_GATED = {
+    "DPOTrainer": ("0.5", None, "_trainers", "DPOTrainer"),
+    "DPOConfig": ("0.9", None, "_trainers", "DPOConfig"),
+    "KTOTrainer": ("0.8.2", None, "_trainers", "KTOTrainer"),
+    "KTOConfig": ("0.8.2", None, "_trainers", "KTOConfig"),
+    "ORPOTrainer": ("0.8.2", None, "_trainers", "ORPOTrainer"),
+    "ORPOConfig": ("0.8.2", None, "_trainers", "ORPOConfig"),
+    "CPOTrainer": ("0.8.2", None, "_trainers", "CPOTrainer"),
+    "CPOConfig": ("0.8.2", None, "_trainers", "CPOConfig"),
+    "BCOTrainer": ("0.9", None, "_trainers", "BCOTrainer"),
+    "BCOConfig": ("0.9", None, "_trainers", "BCOConfig"),
+    "RewardTrainer": ("0.5", None, "_trainers", "RewardTrainer"),
+    "RewardConfig": ("0.7", None, "_trainers", "RewardConfig"),
+    "GRPOTrainer": ("0.14", None, "_trainers", "GRPOTrainer"),
+    "GRPOConfig": ("0.14", None, "_trainers", "GRPOConfig"),
+    "OnlineDPOTrainer": ("0.11", "0.22", "_trainers", "OnlineDPOTrainer"),
+    "OnlineDPOConfig": ("0.11", "0.22", "_trainers", "OnlineDPOConfig"),
+    "RLOOTrainer": ("0.9", None, "_trainers", "RLOOTrainer"),
+    "RLOOConfig": ("0.9", None, "_trainers", "RLOOConfig"),
+    "LogCompletionsCallback": ("0.12", None, "_trainers", "LogCompletionsCallback"),
+    "setup_chat_format": ("0.7", None, "_trainers", "setup_chat_format"),
+    "ModelConfig": ("0.8", None, "_parser", "ModelConfig"),
+    "TrlParser": ("0.8", None, "_parser", "TrlParser"),
+    "ScriptArguments": ("0.11", None, "_parser", "ScriptArguments"),
+    "get_peft_config": ("0.8", None, "_parser", "get_peft_config"),
+    "get_quantization_config": ("0.8", None, "_parser", "get_quantization_config"),
+    "get_kbit_device_map": ("0.8", None, "_parser", "get_kbit_device_map"),
+    "AutoModelForCausalLMWithValueHead": ("0.1", "0.22", "_ppo_legacy", "AutoModelForCausalLMWithValueHead"),
+    "AutoModelForSeq2SeqLMWithValueHead": ("0.1", "0.22", "_ppo_legacy", "AutoModelForSeq2SeqLMWithValueHead"),
+    "set_seed": ("0.1", "0.12", "transformers", "set_seed"),
+}
+
+
 def __getattr__(name):
+    import importlib
+
     if name == "SFTConfig" and _HAS_CONFIG:
         return _SFTConfig
+    if name in ("PPOConfig", "PPOTrainer"):
+        if _v.below("trl", "0.12"):
+            return getattr(importlib.import_module("trl._ppo_legacy"), name)
+        if _v.below("trl", "0.22"):
+            return getattr(importlib.import_module("trl._trainers"), name)
+    gate = _GATED.get(name)
+    if gate is not None and _v.at_least("trl", gate[0]) and (gate[1] is None or _v.below("trl", gate[1])):
+        mod = importlib.import_module(gate[2] if gate[2] == "transformers" else "trl." + gate[2])
+        return getattr(mod, gate[3])
     raise AttributeError("module 'trl' has no attribute '%s'" % name)
 
 

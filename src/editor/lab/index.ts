@@ -8,6 +8,7 @@ import { applyPrimitiveCommand, BreakWithPrimitiveActions } from './applyPrimiti
 import { CHECKS_VIEW_ID, checkAllCommand, exportChecksCommand, PrimitiveChecksView } from './checkAllView';
 import { checkInverseCommand, resolveSession, runBrokenCommand } from './labActions';
 import { LAB_SCHEME, LabDocuments, type LabSession } from './labDocuments';
+import { makeTaskCommand } from './makeTask';
 import { saveAsTaskCommand } from './saveAsTask';
 import { snapshotDriftCommand } from './snapshotDrift';
 
@@ -59,6 +60,7 @@ export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}
     cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args)),
     cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args)),
     cmd('forgeenv.lab.saveAsTask', (args) => saveAsTaskCommand(resolveSession(docs, args), args)),
+    cmd('forgeenv.lab.makeTask', (args) => makeTaskCommand(args)),
     cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ view }, args)),
     cmd('forgeenv.lab.exportChecks', (args) => exportChecksCommand(view, args)),
     cmd('forgeenv.lab.openCheckRow', (args) => view.openRow(args)),

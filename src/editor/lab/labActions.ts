@@ -64,7 +64,7 @@ export async function runBrokenCommand(ctx: { docs: LabDocuments; diagnostics: v
     (_p, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, timeoutMs: timeoutSetting(), signal: ac.signal }).finally(() => sub.dispose());
+      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, timeoutMs: timeoutSetting(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
     },
   );
   const outcome = runOutcome(exec, session.result.script);

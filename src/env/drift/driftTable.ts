@@ -4,6 +4,7 @@
 // Params go from the form the corpus is written in (the latest snapshot) to the form a user
 // writing for another version would have used, so the broken script fails under the snapshot.
 import { compareVersions } from '../versions';
+import { driftCatalog } from './catalog';
 import type { LibraryVersions } from '../schemas';
 
 export interface DriftEntry {
@@ -22,19 +23,32 @@ export interface DriftEntry {
   rejectedWhen?: { library: string; atLeast?: string; below?: string } | 'always';
   /** How the drifted form fails, e.g. `ImportError`. */
   failure?: string;
+  /**
+   * `real`: a change a real release made (or a failure the real library raises); `synthetic`: a
+   * made-up or pre-history drift, offered only when no real one applies.
+   */
+  provenance: Provenance;
+  /** The matching entry of `resources/drifts/catalog.json`, when there is one. */
+  catalogId?: string;
 }
+
+export type Provenance = 'real' | 'synthetic';
+
+/** An entry as written below: `provenance` defaults to `real`. */
+type RawEntry = Omit<DriftEntry, 'provenance'> & { provenance?: Provenance };
 
 const TRAINING_ARGUMENT_CLASSES = ['TrainingArguments', 'Seq2SeqTrainingArguments', 'SFTConfig'] as const;
 
 function perArgumentsClass(
   id: string,
   fields: { old_field: string; new_field: string },
-  rest: Omit<DriftEntry, 'id' | 'primitive' | 'params'>,
-): DriftEntry[] {
-  return TRAINING_ARGUMENT_CLASSES.map((config_class) => ({ id: `${id}:${config_class}`, primitive: 'ModifyConfigField', params: { config_class, ...fields }, ...rest }));
+  rest: Omit<RawEntry, 'id' | 'primitive' | 'params'>,
+  classes: readonly string[] = TRAINING_ARGUMENT_CLASSES,
+): RawEntry[] {
+  return classes.map((config_class) => ({ id: `${id}:${config_class}`, primitive: 'ModifyConfigField', params: { config_class, ...fields }, ...rest }));
 }
 
-export const DRIFT_TABLE: readonly DriftEntry[] = [
+const ENTRIES: readonly RawEntry[] = [
   // RenameApiCall
   {
     id: 'peft-int8-training',
@@ -47,7 +61,7 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     failure: 'ImportError',
   },
   ...['AutoModelForCausalLM', 'AutoModelForSeq2SeqLM', 'AutoModelForMaskedLM'].map(
-    (current): DriftEntry => ({
+    (current): RawEntry => ({
       id: `auto-model-with-lm-head:${current}`,
       primitive: 'RenameApiCall',
       params: { old_name: current, new_name: 'AutoModelWithLMHead' },
@@ -78,6 +92,8 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     description: 'the package was called pytorch_transformers until it was renamed transformers in 2.0.0',
     rejectedWhen: 'always',
     failure: 'ModuleNotFoundError',
+    // Older than every snapshot: no user of our snapshots writes this, so it is only a fallback.
+    provenance: 'synthetic',
   },
   {
     id: 'nlp-package',
@@ -88,6 +104,7 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     description: 'the datasets library was called nlp until it was renamed datasets in 1.0.0',
     rejectedWhen: 'always',
     failure: 'ModuleNotFoundError',
+    provenance: 'synthetic',
   },
   // RemoveDeprecatedMethod
   {
@@ -101,7 +118,7 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     failure: 'ImportError',
   },
   ...['rename_column', 'remove_columns'].map(
-    (method): DriftEntry => ({
+    (method): RawEntry => ({
       id: `datasets-inplace-${method}`,
       primitive: 'RemoveDeprecatedMethod',
       params: { current_call: `.${method}`, deprecated_call: `.${method}_` },
@@ -124,14 +141,14 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
   },
   // ChangeArgumentSignature
   ...['dataset_text_field', 'max_seq_length'].map(
-    (keyword): DriftEntry => ({
+    (keyword): RawEntry => ({
       id: `trl-sft-${keyword}`,
       primitive: 'ChangeArgumentSignature',
       params: { function: 'SFTConfig', old_keyword: keyword, move_to: 'SFTTrainer' },
       library: 'trl',
-      changedIn: '0.12',
-      description: `SFTTrainer(${keyword}=...) moved into SFTConfig; trl 0.12 removed the SFTTrainer keyword`,
-      rejectedWhen: { library: 'trl', atLeast: '0.12' },
+      changedIn: '0.13',
+      description: `SFTTrainer(${keyword}=...) moved into SFTConfig (deprecated in trl 0.9); the SFTTrainer keyword was removed in 0.13`,
+      rejectedWhen: { library: 'trl', atLeast: '0.13' },
       failure: 'TypeError',
     }),
   ),
@@ -146,7 +163,7 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     failure: 'ValueError / TypeError',
   },
   ...['Trainer', 'Seq2SeqTrainer', 'SFTTrainer'].map(
-    (cls): DriftEntry => ({
+    (cls): RawEntry => ({
       id: `processing-class:${cls}`,
       primitive: 'ChangeArgumentSignature',
       params: { function: cls, old_keyword: 'processing_class', new_keyword: 'tokenizer' },
@@ -170,7 +187,7 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     {
       library: 'transformers',
       changedIn: '4.46',
-      description: 'TrainingArguments.evaluation_strategy was renamed eval_strategy in transformers 4.41 and the old name removed in 4.46',
+      description: 'TrainingArguments.evaluation_strategy was renamed eval_strategy in transformers 4.41 (deprecated) and the old name later removed',
       rejectedWhen: { library: 'transformers', atLeast: '4.46' },
       failure: 'TypeError',
     },
@@ -226,7 +243,7 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
       ['ner_tags', 'tags', 'CoNLL-2003 calls the labels "ner_tags"; other token-classification datasets use "tags"'],
     ] as const
   ).map(
-    ([old_column, new_column, description]): DriftEntry => ({
+    ([old_column, new_column, description]): RawEntry => ({
       id: `column:${old_column}->${new_column}`,
       primitive: 'RestructureDatasetSchema',
       params: { old_column, new_column },
@@ -235,8 +252,30 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
       description,
       rejectedWhen: 'always',
       failure: 'KeyError',
+      // Sibling datasets name columns differently, but no release changed them.
+      provenance: 'synthetic',
     }),
   ),
+  {
+    id: 'transformers-generation-utils',
+    primitive: 'DeprecateImport',
+    params: { old_module: 'transformers.generation', new_module: 'transformers.generation_utils' },
+    library: 'transformers',
+    changedIn: '4.40.0',
+    description: 'transformers.generation_utils became the transformers.generation package; the old module is gone',
+    rejectedWhen: { library: 'transformers', atLeast: '4.40.0' },
+    failure: 'ModuleNotFoundError',
+  },
+  {
+    id: 'transformers-deepspeed-module',
+    primitive: 'DeprecateImport',
+    params: { old_module: 'transformers.integrations', new_module: 'transformers.deepspeed', names: ['is_deepspeed_zero3_enabled'] },
+    library: 'transformers',
+    changedIn: '4.46.0',
+    description: 'transformers.deepspeed moved to transformers.integrations (deepspeed helpers); the old module is gone',
+    rejectedWhen: { library: 'transformers', atLeast: '4.46.0' },
+    failure: 'ModuleNotFoundError',
+  },
   // ChangeReturnType
   {
     id: 'trainer-evaluate-eval-prefix',
@@ -256,7 +295,233 @@ export const DRIFT_TABLE: readonly DriftEntry[] = [
     changedIn: '4.0.0',
     description: 'models returned tuples before transformers 4 (return_dict=True became the default); tuple indexing still works on ModelOutput',
   },
+  // The other direction: a script written for a newer release, run under an older snapshot.
+  ...perArgumentsClass(
+    'eval-strategy-added',
+    { old_field: 'evaluation_strategy', new_field: 'eval_strategy' },
+    {
+      library: 'transformers',
+      changedIn: '4.41',
+      description: 'TrainingArguments(eval_strategy=) only exists from transformers 4.41; older releases know evaluation_strategy only',
+      rejectedWhen: { library: 'transformers', below: '4.41' },
+      failure: 'TypeError',
+    },
+    ['TrainingArguments', 'Seq2SeqTrainingArguments'],
+  ),
+  ...perArgumentsClass(
+    'sft-max-seq-length',
+    { old_field: 'max_length', new_field: 'max_seq_length' },
+    {
+      library: 'trl',
+      changedIn: '0.20',
+      description: 'SFTConfig(max_seq_length=) was deprecated for max_length in trl 0.16 and removed in 0.20',
+      rejectedWhen: { library: 'trl', atLeast: '0.20' },
+      failure: 'TypeError',
+    },
+    ['SFTConfig'],
+  ),
+  ...['Trainer', 'Seq2SeqTrainer'].map(
+    (cls): RawEntry => ({
+      id: `processing-class-added:${cls}`,
+      primitive: 'ChangeArgumentSignature',
+      params: { function: cls, old_keyword: 'tokenizer', new_keyword: 'processing_class' },
+      library: 'transformers',
+      changedIn: '4.46',
+      description: `${cls}(processing_class=) only exists from transformers 4.46; older releases take tokenizer=`,
+      rejectedWhen: { library: 'transformers', below: '4.46' },
+      failure: 'TypeError',
+    }),
+  ),
+  {
+    id: 'from-pretrained-torch-dtype',
+    primitive: 'ChangeArgumentSignature',
+    params: { function: 'from_pretrained', old_keyword: 'dtype', new_keyword: 'torch_dtype' },
+    library: 'transformers',
+    changedIn: '4.56',
+    description: 'from_pretrained(torch_dtype=) was deprecated for dtype= in transformers 4.56; it still works with a warning',
+  },
+  {
+    id: 'from-pretrained-dtype-added',
+    primitive: 'ChangeArgumentSignature',
+    params: { function: 'from_pretrained', old_keyword: 'torch_dtype', new_keyword: 'dtype' },
+    library: 'transformers',
+    changedIn: '4.56',
+    description: 'from_pretrained(dtype=) only exists from transformers 4.56; older releases pass the unknown keyword on to the model constructor',
+    rejectedWhen: { library: 'transformers', below: '4.56' },
+    failure: 'TypeError',
+  },
+  {
+    id: 'peft-kbit-training-added',
+    primitive: 'RenameApiCall',
+    params: { old_name: 'prepare_model_for_int8_training', new_name: 'prepare_model_for_kbit_training' },
+    library: 'peft',
+    changedIn: '0.4.0',
+    description: 'prepare_model_for_kbit_training only exists from peft 0.4.0; older releases have prepare_model_for_int8_training',
+    rejectedWhen: { library: 'peft', below: '0.4.0' },
+    failure: 'ImportError',
+  },
+  // DeprecateImport: modules that moved
+  ...(
+    [
+      ['trl.experimental.ppo', ['PPOConfig', 'PPOTrainer']],
+      ['trl.experimental.online_dpo', ['OnlineDPOConfig', 'OnlineDPOTrainer']],
+      ['trl.experimental.orpo', ['ORPOConfig', 'ORPOTrainer']],
+      ['trl.experimental.cpo', ['CPOConfig', 'CPOTrainer']],
+      ['trl.experimental.gkd', ['GKDConfig', 'GKDTrainer']],
+    ] as const
+  ).map(
+    ([module, names]): RawEntry => ({
+      id: `trl-experimental-moved:${module}`,
+      primitive: 'DeprecateImport',
+      params: { old_module: module, new_module: 'trl' },
+      library: 'trl',
+      changedIn: '0.29',
+      description: `${names.join(' and ')} moved to ${module} in the TRL v1 refactor (0.26, with deprecation stubs at the old place) and the top-level import was removed in 0.29`,
+      rejectedWhen: { library: 'trl', atLeast: '0.29' },
+      failure: 'ImportError',
+    }),
+  ),
+  ...(
+    [
+      ['trl', 'trl.experimental.ppo', ['PPOConfig', 'PPOTrainer']],
+      ['trl', 'trl.experimental.online_dpo', ['OnlineDPOConfig', 'OnlineDPOTrainer']],
+      ['trl', 'trl.experimental.orpo', ['ORPOConfig', 'ORPOTrainer']],
+      ['trl', 'trl.experimental.cpo', ['CPOConfig', 'CPOTrainer']],
+      ['trl', 'trl.experimental.gkd', ['GKDConfig', 'GKDTrainer']],
+    ] as const
+  ).map(
+    ([from, to, names]): RawEntry => ({
+      id: `trl-experimental-added:${to}`,
+      primitive: 'DeprecateImport',
+      params: { old_module: from, new_module: to, names: [...names] },
+      library: 'trl',
+      changedIn: '0.26',
+      description: `${to} only exists from trl 0.26 (the TRL v1 refactor); older releases have ${names.join(' and ')} at the top level`,
+      rejectedWhen: { library: 'trl', below: '0.26' },
+      failure: 'ModuleNotFoundError',
+    }),
+  ),
+  {
+    id: 'model-return-dict-default',
+    primitive: 'ChangeReturnType',
+    params: { change: 'return_dict' },
+    library: 'transformers',
+    changedIn: '4.0.0',
+    description: 'transformers 4.0 changed return_dict\'s default from False to True; 3.x-style code gets tuples (return_dict=False), so outputs.loss raises AttributeError',
+    rejectedWhen: 'always',
+    failure: 'AttributeError',
+  },
+  // ChangeDefaultValue: an explicit argument dropped, so a default that differs takes over
+  {
+    id: 'collator-mlm-default',
+    primitive: 'ChangeDefaultValue',
+    params: { function: 'DataCollatorForLanguageModeling', keyword: 'mlm', value: 'False' },
+    library: 'transformers',
+    changedIn: '2.9',
+    description: 'DataCollatorForLanguageModeling defaults to mlm=True (masked LM); causal-LM code must pass mlm=False, and a causal tokenizer has no mask token',
+    rejectedWhen: 'always',
+    failure: 'ValueError',
+  },
+  {
+    id: 'remove-unused-columns-default',
+    primitive: 'ChangeDefaultValue',
+    params: { function: 'TrainingArguments', keyword: 'remove_unused_columns', value: 'False' },
+    library: 'transformers',
+    changedIn: '4.0.0',
+    description: 'TrainingArguments.remove_unused_columns defaults to True: the Trainer drops the columns the model forward does not name, which custom collators and transforms still read',
+    rejectedWhen: 'always',
+    failure: 'KeyError / ValueError',
+  },
+  {
+    id: 'torch-load-weights-only-default',
+    primitive: 'ChangeDefaultValue',
+    params: { function: 'torch.load', keyword: 'weights_only', value: 'False' },
+    library: 'torch',
+    changedIn: '2.6',
+    description: 'torch.load(weights_only=) defaults to True from torch 2.6 (False before), so loading pickled Python objects fails unless weights_only=False is passed',
+    rejectedWhen: { library: 'torch', atLeast: '2.6' },
+    failure: 'UnpicklingError',
+  },
+  {
+    id: 'report-to-default',
+    primitive: 'ChangeDefaultValue',
+    params: { function: 'TrainingArguments', keyword: 'report_to', value: '"none"' },
+    library: 'transformers',
+    changedIn: '5.0',
+    description: 'TrainingArguments.report_to defaulted to "all" (every installed integration) before transformers 5.0 and to "none" since; dropping report_to="none" turns integrations back on under 4.x',
+  },
+  // PassArgumentPositionally: keyword-only parameters passed by position
+  ...['compute', 'add_batch'].map(
+    (method): RawEntry => ({
+      id: `metric-${method}-keyword-only`,
+      primitive: 'PassArgumentPositionally',
+      params: { function: method, keywords: ['predictions', 'references'] },
+      library: 'evaluate',
+      changedIn: '0.1.0',
+      description: `EvaluationModule.${method}(*, predictions=, references=) is keyword-only (as datasets.Metric.${method} was); the nlp-era positional call fails`,
+      rejectedWhen: 'always',
+      failure: 'TypeError',
+    }),
+  ),
 ];
+
+/**
+ * Entries (by id, or by the id before `:` for per-class families) that reproduce a drift of
+ * resources/drifts/catalog.json. `old`: the broken script uses the old form, which the real library
+ * rejects from the catalog's `changed_in` (when it errors then; a warning-only drift gets no gate).
+ * `new`: the broken script uses the new form, which releases before `deprecated_in` lack.
+ */
+const CATALOG_LINKS: Readonly<Record<string, { id: string; form: 'old' | 'new' }>> = {
+  'peft-int8-training': { id: 'peft-prepare-model-for-int8-training-removed', form: 'old' },
+  'auto-model-with-lm-head': { id: 'transformers-automodelwithlmhead-removed', form: 'old' },
+  'transformers-adamw': { id: 'transformers-adamw-removed', form: 'old' },
+  'datasets-load-metric': { id: 'datasets-load-metric-removed', form: 'old' },
+  'trl-sft-dataset_text_field': { id: 'trl-sfttrainer-dataset-text-field-kwarg', form: 'old' },
+  'load-dataset-use-auth-token': { id: 'datasets-load-dataset-use-auth-token', form: 'old' },
+  'processing-class:Trainer': { id: 'transformers-trainer-tokenizer-kwarg', form: 'old' },
+  'processing-class:Seq2SeqTrainer': { id: 'transformers-trainer-tokenizer-kwarg', form: 'old' },
+  'processing-class:SFTTrainer': { id: 'trl-sfttrainer-tokenizer-kwarg', form: 'old' },
+  'from-pretrained-use-auth-token': { id: 'transformers-from-pretrained-use-auth-token', form: 'old' },
+  'evaluation-strategy': { id: 'transformers-trainingargs-evaluation-strategy', form: 'old' },
+  'per-gpu-batch-size': { id: 'transformers-trainingargs-per-gpu-batch-size', form: 'old' },
+  'no-cuda': { id: 'transformers-trainingargs-no-cuda', form: 'old' },
+  'as-target-tokenizer': { id: 'transformers-as-target-tokenizer-removed', form: 'old' },
+  'eval-strategy-added': { id: 'transformers-trainingargs-evaluation-strategy', form: 'new' },
+  'sft-max-seq-length': { id: 'trl-sftconfig-max-seq-length', form: 'old' },
+  'processing-class-added': { id: 'transformers-trainer-tokenizer-kwarg', form: 'new' },
+  'from-pretrained-torch-dtype': { id: 'transformers-from-pretrained-torch-dtype', form: 'old' },
+  'from-pretrained-dtype-added': { id: 'transformers-from-pretrained-torch-dtype', form: 'new' },
+  'trl-experimental-moved:trl.experimental.online_dpo': { id: 'trl-online-dpo-moved-to-experimental', form: 'old' },
+  'trl-experimental-added:trl.experimental.online_dpo': { id: 'trl-online-dpo-moved-to-experimental', form: 'new' },
+  'trl-experimental-moved:trl.experimental.orpo': { id: 'trl-orpo-moved-to-experimental', form: 'old' },
+  'trl-experimental-added:trl.experimental.orpo': { id: 'trl-orpo-moved-to-experimental', form: 'new' },
+  'trl-experimental-moved:trl.experimental.cpo': { id: 'trl-cpo-moved-to-experimental', form: 'old' },
+  'trl-experimental-added:trl.experimental.cpo': { id: 'trl-cpo-moved-to-experimental', form: 'new' },
+  'trl-experimental-moved:trl.experimental.gkd': { id: 'trl-gkd-moved-to-experimental', form: 'old' },
+  'trl-experimental-added:trl.experimental.gkd': { id: 'trl-gkd-moved-to-experimental', form: 'new' },
+  'transformers-generation-utils': { id: 'transformers-generation-utils-module', form: 'old' },
+  'transformers-deepspeed-module': { id: 'transformers-deepspeed-module', form: 'old' },
+};
+
+/** The entry with its catalog id and the catalog's version gate, when the catalog has the drift. */
+function linkCatalog(e: RawEntry): DriftEntry {
+  const entry: DriftEntry = { ...e, provenance: e.provenance ?? 'real' };
+  const link = CATALOG_LINKS[e.id] ?? CATALOG_LINKS[e.id.split(':')[0]!];
+  const c = link ? driftCatalog().get(link.id) : undefined;
+  if (!link || !c) return entry;
+  entry.catalogId = c.id;
+  if (link.form === 'old') {
+    entry.changedIn = c.changed_in;
+    if (c.expect_after === 'error') entry.rejectedWhen = { library: e.library, atLeast: c.changed_in };
+    else delete entry.rejectedWhen;
+  } else if (c.deprecated_in) {
+    entry.changedIn = c.deprecated_in;
+    entry.rejectedWhen = { library: e.library, below: c.deprecated_in };
+  }
+  return entry;
+}
+
+export const DRIFT_TABLE: readonly DriftEntry[] = ENTRIES.map(linkCatalog);
 
 export function driftEntriesFor(primitive: string): DriftEntry[] {
   return DRIFT_TABLE.filter((d) => d.primitive === primitive);
@@ -272,6 +537,26 @@ export function breaksUnder(entry: DriftEntry, versions: LibraryVersions): boole
   if (gate.atLeast && compareVersions(v, gate.atLeast) < 0) return false;
   if (gate.below && compareVersions(v, gate.below) >= 0) return false;
   return true;
+}
+
+/**
+ * transformers 4.0 moved every model's files under `transformers.models.<model>`; the flat
+ * `transformers.modeling_bert` (etc.) of 3.x is gone. One entry per module a script imports.
+ */
+export function flatModelModuleDrift(module: string): DriftEntry | undefined {
+  const m = /^transformers\.models\.\w+\.((?:modeling|modeling_tf|modeling_flax|tokenization|configuration|feature_extraction)_\w+)$/.exec(module);
+  if (!m) return undefined;
+  return {
+    id: `transformers-flat-model-module:${m[1]}`,
+    primitive: 'DeprecateImport',
+    params: { old_module: module, new_module: `transformers.${m[1]}` },
+    library: 'transformers',
+    changedIn: '4.0.0',
+    description: `transformers 3.x had ${m[1]} at the top level (transformers.${m[1]}); 4.0 moved it to ${module}`,
+    rejectedWhen: 'always',
+    failure: 'ModuleNotFoundError',
+    provenance: 'real',
+  };
 }
 
 /** One line for pickers: the drift and where it changed. */

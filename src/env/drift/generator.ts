@@ -1,8 +1,8 @@
 // The seeded baseline drift generator (the original's BaselineDriftGenerator): given a target
 // category and a script, it proposes a concrete primitive spec that applies and breaks the
-// script under the versions. It takes a candidate of the target primitive (real drifts that break
-// first); when the target has nothing that breaks, it falls back to another primitive in a fixed
-// order (the caller sees the changed primitive_type). Deterministic for a seed and a call sequence.
+// script under the versions. Real drifts that the snapshot rejects come first: the target's, then
+// another primitive's in a fixed order (the caller sees the changed primitive_type); synthetic
+// drifts only when no real one breaks. Deterministic for a seed and a call sequence.
 import { describeProblem, parsePython } from '../python/parse';
 import { breakagePrimitives, getPrimitive } from '../primitives/registry';
 import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate } from '../primitives/types';
@@ -19,6 +19,8 @@ export const FALLBACK_ORDER: readonly string[] = [
   'ChangeArgumentSignature',
   'ChangeTokenizerBehavior',
   'ChangeReturnType',
+  'ChangeDefaultValue',
+  'PassArgumentPositionally',
 ];
 
 /** The breakage primitives a target names: a primitive name (any case) or a category such as `api_drift`. */
@@ -30,9 +32,12 @@ export function primitivesForTarget(target: string): Primitive[] {
   return breakagePrimitives().filter((p) => p.name.toLowerCase() === lower || p.category === lower);
 }
 
+/** A real drift that the versions reject. */
+export const breaksReally = (c: PrimitiveCandidate): boolean => c.provenance === 'real' && c.breaks === true;
+
 /** Real drifts that break first, then anything that breaks, then the rest. */
 export function preferredCandidates(candidates: readonly PrimitiveCandidate[]): PrimitiveCandidate[] {
-  const real = candidates.filter((c) => c.drift && c.breaks === true);
+  const real = candidates.filter(breaksReally);
   if (real.length) return real;
   const breaking = candidates.filter((c) => c.breaks !== false);
   return breaking.length ? breaking : [...candidates];
@@ -51,10 +56,13 @@ export class BaselineDriftGenerator {
     const rest = FALLBACK_ORDER.map((n) => getPrimitive(n))
       .filter((p): p is Primitive => !!p && !tried.has(p.name))
       .map((p) => ({ p, c: p.candidates(script, versions) }));
-    // A spec exists to break the script: a target candidate that breaks, else another primitive's
-    // breaking candidate (fixed order), and only when nothing breaks, a deprecation-only one.
+    // A spec exists to break the script: a real drift the snapshot rejects (the target's, else
+    // another primitive's in the fixed order), then a synthetic one that breaks, and only when
+    // nothing breaks, a deprecation-only one.
+    const real = (x: { c: PrimitiveCandidate[] }) => x.c.some(breaksReally);
     const breaks = (x: { c: PrimitiveCandidate[] }) => x.c.some((c) => c.breaks !== false);
-    const choice = targets.find(breaks) ?? rest.find(breaks) ?? targets.find((x) => x.c.length) ?? rest.find((x) => x.c.length);
+    const choice =
+      targets.find(real) ?? rest.find(real) ?? targets.find(breaks) ?? rest.find(breaks) ?? targets.find((x) => x.c.length) ?? rest.find((x) => x.c.length);
     if (choice) return this.specOf(choice.p, choice.c);
     const problem = parsePython(script).problem;
     throw new PrimitiveRefusal(
@@ -66,7 +74,9 @@ export class BaselineDriftGenerator {
   private specOf(p: Primitive, candidates: readonly PrimitiveCandidate[]): PrimitiveSpec {
     const pool = preferredCandidates(candidates);
     const chosen = pool[randomIndex(this.rng, pool.length)]!;
-    return { primitive_type: p.name, category: p.category, params: structuredClone(chosen.params) };
+    const spec: PrimitiveSpec = { primitive_type: p.name, category: p.category, params: structuredClone(chosen.params), provenance: chosen.provenance };
+    if (chosen.drift_id) spec.drift_id = chosen.drift_id;
+    return spec;
   }
 }
 
@@ -127,4 +137,23 @@ function matchingBrace(text: string, start: number): number {
     else if (ch === '}' && --depth === 0) return i;
   }
   return -1;
+}
+
+/**
+ * The provenance of any spec (from a model, a human or the baseline), found by matching it to the
+ * primitive's candidates on the script: `real` with the catalog id when it is a real drift's
+ * params, `synthetic` otherwise. For recording which drift an episode reproduced.
+ */
+export function specProvenance(script: string, spec: { primitive_type: string; params?: Record<string, unknown> }, versions?: LibraryVersions): Pick<PrimitiveSpec, 'provenance' | 'drift_id'> {
+  const p = getPrimitive(spec.primitive_type);
+  const key = JSON.stringify(sortedKeys(spec.params ?? {}));
+  const match = p?.candidates(script, versions).find((c) => JSON.stringify(sortedKeys(c.params)) === key);
+  if (!match || match.provenance !== 'real') return { provenance: 'synthetic' };
+  return match.drift_id ? { provenance: 'real', drift_id: match.drift_id } : { provenance: 'real' };
+}
+
+function sortedKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sortedKeys(x)]));
+  return v;
 }

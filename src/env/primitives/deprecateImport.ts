@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { isDottedName, isIdentifier } from '../python/identifiers';
 import type { TextEdit } from '../python/edits';
-import { definePrimitive, driftProposals, refuse, type Plan, type ScriptContext } from './engine';
+import { breaksUnder, flatModelModuleDrift } from '../drift/driftTable';
+import { definePrimitive, driftProposals, refuse, type Plan, type Proposal, type ScriptContext } from './engine';
 import { importBinding, importsModule, insertLineAfter, lineOf, removeLineEdit, usedAsName } from './queries';
 
 const ModuleSchema = z.string().refine(isDottedName, 'a dotted module path such as torch.optim');
@@ -116,8 +117,18 @@ export const DeprecateImport = definePrimitive<DeprecateImportParams>({
     if (m.added) inverse.remove_import = m.added;
     return { edits: m.edits, inverse: { primitive_type: 'RestoreImport', params: inverse } };
   },
-  propose: (_ctx, versions) => driftProposals('DeprecateImport', versions),
+  propose: (ctx, versions) => [...driftProposals<DeprecateImportParams>('DeprecateImport', versions), ...movedModelModules(ctx, versions)],
 });
+
+/** `from transformers.models.bert.modeling_bert import ...`: the 3.x flat module path (real, 4.0). */
+function movedModelModules(ctx: ScriptContext, versions: Parameters<typeof breaksUnder>[1]): Array<Proposal<DeprecateImportParams>> {
+  const out: Array<Proposal<DeprecateImportParams>> = [];
+  for (const imp of ctx.index.imports) {
+    const drift = imp.kind === 'from' && imp.module ? flatModelModuleDrift(imp.module) : undefined;
+    if (drift) out.push({ params: drift.params as DeprecateImportParams, drift, breaks: breaksUnder(drift, versions) });
+  }
+  return out;
+}
 
 export const RestoreImport = definePrimitive<RestoreImportParams>({
   name: 'RestoreImport',

@@ -96,11 +96,22 @@ function candidatesOf<P extends Record<string, unknown>>(def: PrimitiveDefinitio
       const span = spanOfEdits(plan.edits);
       const breaks = p.breaks ?? (p.drift ? breaksUnder(p.drift, v) : undefined);
       // A copy: callers may edit a candidate's params (the editor's prefill) without touching the drift table.
-      const c: PrimitiveCandidate<P> = { params: structuredClone(p.params), label: p.label ?? def.label(p.params), from: span.from, to: span.to };
-      if (p.drift) c.drift = driftText(p.drift);
+      const c: PrimitiveCandidate<P> = {
+        params: structuredClone(p.params),
+        label: p.label ?? def.label(p.params),
+        from: span.from,
+        to: span.to,
+        provenance: p.drift?.provenance ?? 'synthetic',
+      };
+      if (p.drift) {
+        c.drift = driftText(p.drift);
+        c.drift_entry = p.drift.id;
+        if (p.drift.catalogId) c.drift_id = p.drift.catalogId;
+      }
       if (breaks !== undefined) c.breaks = breaks;
-      // Real drifts that break under `versions` first, then other real drifts, then the rest.
-      ranked.push({ c, tier: p.drift ? (breaks === false ? 1 : 0) : 2 });
+      // Real drifts that break under `versions` first, then other real drifts, then synthetic
+      // ones (breaking before deprecation-only).
+      ranked.push({ c, tier: c.provenance === 'real' ? (breaks === false ? 1 : 0) : breaks === false ? 3 : 2 });
     }
     return ranked.sort((a, b) => a.tier - b.tier).map((r) => r.c);
   } catch {

@@ -3,16 +3,18 @@
 import { z } from 'zod';
 import { formatZodError, type LibraryVersions, type PrimitiveSpec } from '../schemas';
 import { ChangeArgumentSignature } from './changeArgumentSignature';
+import { ChangeDefaultValue, RestoreExplicitArgument } from './changeDefaultValue';
 import { ChangeReturnType, RestoreReturnType } from './changeReturnType';
 import { ChangeTokenizerBehavior, RestoreTokenizerBehavior } from './changeTokenizerBehavior';
 import { DeprecateImport, RestoreImport } from './deprecateImport';
 import { ModifyConfigField } from './modifyConfigField';
+import { PassArgumentPositionally, RestoreKeywordArgument } from './passArgumentPositionally';
 import { RemoveDeprecatedMethod, RestoreMethod } from './removeDeprecatedMethod';
 import { RenameApiCall, RestoreApiCall } from './renameApiCall';
 import { RestoreColumn, RestructureDatasetSchema } from './restructureDatasetSchema';
 import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate, type PrimitiveResult } from './types';
 
-/** Breakage primitives first (the original's eight, alphabetical), then the repair-only inverses. */
+/** Breakage primitives first (the original's eight, alphabetical, then ours), then the repair-only inverses. */
 export const PRIMITIVES: readonly Primitive[] = [
   ChangeArgumentSignature,
   ChangeReturnType,
@@ -22,12 +24,16 @@ export const PRIMITIVES: readonly Primitive[] = [
   RemoveDeprecatedMethod,
   RenameApiCall,
   RestructureDatasetSchema,
+  ChangeDefaultValue,
+  PassArgumentPositionally,
   RestoreApiCall,
   RestoreImport,
   RestoreMethod,
   RestoreColumn,
   RestoreTokenizerBehavior,
   RestoreReturnType,
+  RestoreExplicitArgument,
+  RestoreKeywordArgument,
 ] as readonly Primitive[];
 
 const byName = new Map(PRIMITIVES.map((p) => [p.name, p]));

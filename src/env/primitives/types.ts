@@ -27,6 +27,12 @@ export interface PrimitiveCandidate<P = Record<string, unknown>> {
   drift?: string;
   /** False when the simulated libraries still accept the drifted form (a deprecation warning only). */
   breaks?: boolean;
+  /** `real` when the candidate reproduces a real release's change; `synthetic` for made-up drifts. */
+  provenance: 'real' | 'synthetic';
+  /** The drift table entry it comes from (`src/env/drift/driftTable.ts`). */
+  drift_entry?: string;
+  /** The matching entry of `resources/drifts/catalog.json`, when there is one. */
+  drift_id?: string;
 }
 
 export interface PrimitiveResult {

@@ -9,7 +9,41 @@ from . import functional as F
 from . import init, utils
 
 
+class _ParamData(list):
+    """A parameter's `.data`: its flat values (the simulation's storage), answering the dtype/device
+    conversions scripts apply to `param.data` (e.g. `param.data = param.data.to(torch.float32)`)."""
+
+    def to(self, *args, **kwargs):
+        return self
+
+    def _same(self, *args, **kwargs):
+        return self
+
+    float = half = bfloat16 = double = cpu = cuda = contiguous = detach = _same
+
+    def clone(self):
+        return _ParamData(self)
+
+    def zero_(self):
+        self[:] = [0.0] * len(self)
+        return self
+
+    def fill_(self, value):
+        self[:] = [float(value)] * len(self)
+        return self
+
+
 class Parameter(Tensor):
+    @property
+    def data(self):
+        return self.__dict__["_pdata"]
+
+    @data.setter
+    def data(self, value):
+        if isinstance(value, Tensor):
+            value = value.data
+        self.__dict__["_pdata"] = value if isinstance(value, _ParamData) else _ParamData(value)
+
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _t.zeros(0)
@@ -22,6 +56,14 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self.detach()).replace(")", ", requires_grad=True)", 1) if self.requires_grad else Tensor.__repr__(self)
+
+
+class _RemovableHandle:
+    def __init__(self, table, key):
+        self._table, self.id = table, key
+
+    def remove(self):
+        self._table.pop(self.id, None)
 
 
 class Module:
@@ -77,7 +119,20 @@ class Module:
         raise NotImplementedError('Module [%s] is missing the required "forward" function' % type(self).__name__)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        hooks = self.__dict__.get("_sim_forward_hooks")
+        out = self.forward(*args, **kwargs)
+        if hooks:
+            for h in list(hooks.values()):
+                res = h(self, args, out)
+                if res is not None:
+                    out = res
+        return out
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        hooks = self.__dict__.setdefault("_sim_forward_hooks", {})
+        key = len(hooks)
+        hooks[key] = hook
+        return _RemovableHandle(hooks, key)
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         seen = set()
@@ -186,6 +241,10 @@ class Module:
         return self
 
     def cuda(self, device=None):
+        from _forgeenv_sim import hardware
+
+        if hardware.SIM_CUDA:
+            return self
         raise AssertionError("Torch not compiled with CUDA enabled")
 
     def float(self):

@@ -288,3 +288,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return (normalize(x1, dim=dim) * normalize(x2, dim=dim)).sum(dim)
+
+
+def logsigmoid(input):
+    # log(sigmoid(x)) = -softplus(-x), written with the tensor ops that carry gradients.
+    return input.sigmoid().log()

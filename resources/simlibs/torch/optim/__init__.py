@@ -5,7 +5,24 @@ from .._tensor import Tensor
 from . import lr_scheduler
 
 
+from _forgeenv_sim import progress as _progress  # noqa: E402
+
+
 class Optimizer:
+    def __init_subclass__(cls, **kwargs):
+        # Every optimizer's step reports the loss of the backward pass it applies (see _forgeenv_sim/progress.py).
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            orig = cls.__dict__["step"]
+
+            def step(self, *args, **kw):
+                out = orig(self, *args, **kw)
+                _progress.after_step()
+                return out
+
+            step.__name__, step.__qualname__, step.__doc__ = orig.__name__, orig.__qualname__, orig.__doc__
+            cls.step = step
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         if isinstance(params, Tensor):

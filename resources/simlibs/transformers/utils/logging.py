@@ -48,3 +48,19 @@ def disable_default_handler():
 
 def enable_explicit_format():
     return None
+
+
+def enable_default_handler():
+    pass
+
+
+def reset_format():
+    pass
+
+
+def add_handler(handler):
+    pass
+
+
+def remove_handler(handler):
+    pass

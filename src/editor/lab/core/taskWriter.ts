@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatZodError, PrimitiveSpecSchema, TaskSchema, type LibraryVersions, type PrimitiveSpec } from '../../../env/schemas';
+import { formatZodError, PrimitiveSpecSchema, TaskSchema, type Difficulty, type LibraryVersions, type PrimitiveSpec } from '../../../env/schemas';
 import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../../../env/tasks';
 import { writeFileAtomic } from '../../../store/atomicWrite';
 
@@ -98,4 +98,99 @@ export async function saveLabTask(input: SaveTaskInput): Promise<SavedTask> {
     throw new TaskSaveError(`Could not save the task in ${input.dir}: ${(e as Error).message}`);
   }
   return { taskId: input.taskId, scriptPath, metadataPath, specPath };
+}
+
+export interface SaveScriptTaskInput {
+  dir: string;
+  taskId: string;
+  /** The working script, as the user wrote it. */
+  script: string;
+  description: string;
+  /** argv after `train.py`; omitted when empty (the loader then derives them from the script). */
+  args?: string[];
+  /** Relative path -> text, written beside the script in every run. */
+  files?: Record<string, string>;
+  difficulty?: Difficulty;
+  versions?: LibraryVersions;
+  tags?: string[];
+  taken: ReadonlySet<string>;
+}
+
+export interface SavedScriptTask {
+  taskId: string;
+  scriptPath: string;
+  metadataPath: string;
+}
+
+/**
+ * "Make task from this script": any working Python file becomes a task (its script and one tasks.json
+ * entry with the run's args, extra files, difficulty and snapshot). The entry is validated with the
+ * corpus's own schema, so a bad arg or file path is refused with the field named, before anything is written.
+ */
+export async function saveScriptTask(input: SaveScriptTaskInput): Promise<SavedScriptTask> {
+  const problem = taskIdProblem(input.taskId, input.dir, input.taken);
+  if (problem) throw new TaskSaveError(problem);
+  const existing = readTaskMetadata(input.dir);
+  if (existing.some((e) => e.task_id === input.taskId)) throw new TaskSaveError(`${TASK_METADATA_FILE} already has an entry "${input.taskId}"`);
+  const entry: TaskMetadata = {
+    task_id: input.taskId,
+    description: input.description,
+    tags: [...new Set([...(input.tags ?? []), 'user-script'])],
+    ...(input.difficulty ? { difficulty: input.difficulty } : {}),
+    ...(input.versions ? { library_versions: input.versions } : {}),
+    ...(input.args?.length ? { args: input.args } : {}),
+    ...(input.files && Object.keys(input.files).length ? { files: input.files } : {}),
+  };
+  const parsed = TaskMetadataFileSchema.safeParse([...existing, entry]);
+  if (!parsed.success) throw new TaskSaveError(`The task is not valid: ${formatZodError(parsed.error)}`);
+  const scriptPath = join(input.dir, `${input.taskId}.py`);
+  const metadataPath = join(input.dir, TASK_METADATA_FILE);
+  try {
+    await writeFileAtomic(scriptPath, input.script);
+  } catch (e) {
+    throw new TaskSaveError(`Could not save the task in ${input.dir}: ${(e as Error).message}`);
+  }
+  try {
+    await writeFileAtomic(metadataPath, JSON.stringify(parsed.data, null, 2) + '\n');
+  } catch (e) {
+    await unlink(scriptPath).catch(() => undefined);
+    throw new TaskSaveError(`Could not save the task in ${input.dir}: ${(e as Error).message}`);
+  }
+  return { taskId: input.taskId, scriptPath, metadataPath };
+}
+
+/** Splits an args line the way a POSIX shell would for plain words and quotes (no expansion). */
+export function splitArgsLine(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quote: '"' | "'" | undefined;
+  let any = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      any = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      any = true;
+    } else if (/\s/.test(c)) {
+      if (any || cur) out.push(cur);
+      cur = '';
+      any = false;
+    } else {
+      cur += c;
+    }
+  }
+  if (quote) throw new TaskSaveError(`Unclosed ${quote} quote in the arguments`);
+  if (any || cur) out.push(cur);
+  return out;
+}
+
+/** The inverse of splitArgsLine, for showing args in an input box. */
+export function joinArgsLine(args: readonly string[]): string {
+  return args.map((a) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }

@@ -1,0 +1,1 @@
+from . import tqdm, trange  # noqa: F401

@@ -1,0 +1,1 @@
+from ...whisper import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration, WhisperProcessor, WhisperTokenizer  # noqa: F401

@@ -1,0 +1,3 @@
+from torch import nn
+
+ALL_LAYERNORM_LAYERS = [nn.LayerNorm]

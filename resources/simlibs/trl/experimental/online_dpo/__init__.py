@@ -1,0 +1,1 @@
+from ..._trainers import OnlineDPOConfig, OnlineDPOTrainer  # noqa: F401

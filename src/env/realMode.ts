@@ -1,0 +1,250 @@
+// `real` execution mode: which interpreter runs an episode's script and with which environment.
+// - No interpreter chosen: the managed venv of the episode's snapshot (src/env/snapshots/venv.ts),
+//   built on first use, with progress through `onProgress`.
+// - An interpreter chosen by the user: that one, after a short (cached) import probe.
+// Either way the script sees the local hub (localHub.ts) as its HF_HOME, fully offline, on CPU,
+// single-threaded, with no experiment trackers, and never our stand-in libraries.
+// Failures are RealModeError with a message meant for the user; nothing falls back silently.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ensureLocalHub, LocalHubError } from './localHub';
+import type { LibraryVersions } from './schemas';
+import { allSnapshots, getSnapshot, snapshotIds, type Snapshot } from './snapshots/registry';
+import { cacheRoot, ensureSnapshotVenv, SnapshotInstallError } from './snapshots/venv';
+
+export type RealModeErrorKind = 'unknown_snapshot' | 'venv_failed' | 'missing_libraries' | 'interpreter' | 'hub_failed' | 'aborted';
+
+export class RealModeError extends Error {
+  override readonly name = 'RealModeError';
+  constructor(
+    message: string,
+    readonly kind: RealModeErrorKind,
+  ) {
+    super(message);
+  }
+}
+
+const SIMULATED_HINT = 'Simulated mode (`--mode simulated`, setting forgeenv.executionMode) runs without it.';
+
+/** The libraries a corpus script imports; the probe checks these in a user's interpreter. */
+export const REQUIRED_MODULES = ['torch', 'transformers', 'datasets', 'evaluate', 'tokenizers', 'huggingface_hub'] as const;
+/** Needed only by some tasks (TRL/PEFT tasks, image tasks): reported, not required. */
+export const OPTIONAL_MODULES = ['trl', 'peft', 'accelerate', 'PIL'] as const;
+
+/**
+ * The snapshot an episode's versions belong to: the one with the same transformers release and the
+ * most other versions equal (so `{transformers, datasets, trl}` records from older code still map).
+ */
+export function snapshotIdForVersions(versions: LibraryVersions): string {
+  const tf = versions.transformers;
+  const known = snapshotIds().join(', ');
+  if (!tf) throw new RealModeError(`The episode's library versions name no transformers release, so no snapshot can be chosen; known snapshots: ${known}`, 'unknown_snapshot');
+  let best: { s: Snapshot; score: number } | undefined;
+  for (const s of allSnapshots()) {
+    if (s.versions.transformers !== tf) continue;
+    const score = Object.entries(versions).filter(([k, v]) => s.versions[k] === v).length;
+    if (!best || score > best.score) best = { s, score };
+  }
+  if (!best) {
+    const wanted = Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ');
+    throw new RealModeError(`No library snapshot holds transformers ${tf} (the episode asks for ${wanted}); known snapshots: ${snapshotIds().map((id) => `${id} (transformers ${getSnapshot(id).versions.transformers})`).join(', ')}`, 'unknown_snapshot');
+  }
+  return best.s.id;
+}
+
+/** The child environment of a real-mode run (added to the executor's `extraEnv`). */
+export function realModeEnv(hubDir: string): Record<string, string> {
+  return {
+    HF_HOME: hubDir,
+    HF_HUB_OFFLINE: '1',
+    HF_DATASETS_OFFLINE: '1',
+    TRANSFORMERS_OFFLINE: '1',
+    HF_EVALUATE_OFFLINE: '1',
+    HF_HUB_DISABLE_TELEMETRY: '1',
+    HF_HUB_DISABLE_PROGRESS_BARS: '1',
+    HF_DATASETS_DISABLE_PROGRESS_BARS: '1',
+    // Small datasets load into memory, so `map` never writes cache files into the shared hub.
+    HF_DATASETS_IN_MEMORY_MAX_SIZE: '1000000000',
+    // Metric scratch files go into the run directory (removed with it), not the shared hub.
+    HF_METRICS_CACHE: './.hf-metrics',
+    TQDM_DISABLE: '1',
+    TOKENIZERS_PARALLELISM: 'false',
+    RAYON_NUM_THREADS: '1',
+    OMP_NUM_THREADS: '1',
+    MKL_NUM_THREADS: '1',
+    OPENBLAS_NUM_THREADS: '1',
+    CUDA_VISIBLE_DEVICES: '',
+    WANDB_DISABLED: 'true',
+    WANDB_MODE: 'disabled',
+    DISABLE_MLFLOW_INTEGRATION: 'TRUE',
+    HF_HUB_DISABLE_IMPLICIT_TOKEN: '1',
+    // The executor keeps bytecode in this shared cache instead of recompiling torch on every run.
+    PYTHONPYCACHEPREFIX: join(cacheRoot(), 'pycache'),
+  };
+}
+
+export interface RealRunSetup {
+  interpreter: string;
+  /** Pass as the executor's `extraEnv`. */
+  env: Record<string, string>;
+  snapshot: string;
+  hubDir: string;
+  source: 'snapshot-venv' | 'user';
+}
+
+export interface PrepareOptions {
+  libraryVersions: LibraryVersions;
+  /** A snapshot id, instead of deriving it from the versions. */
+  snapshot?: string;
+  /** The user's interpreter; undefined = the snapshot's managed venv. */
+  interpreter?: string;
+  onProgress?: (msg: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Resolves interpreter + environment for a real-mode run, building the venv and the hub when needed. */
+export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup> {
+  let snapshot: string;
+  if (opts.snapshot !== undefined) {
+    try {
+      snapshot = getSnapshot(opts.snapshot).id;
+    } catch {
+      throw new RealModeError(`Unknown snapshot "${opts.snapshot}"; known snapshots: ${snapshotIds().join(', ')}`, 'unknown_snapshot');
+    }
+  } else {
+    snapshot = snapshotIdForVersions(opts.libraryVersions);
+  }
+  const progress = opts.onProgress;
+  let interpreter: string;
+  let hubKey: string;
+  let source: RealRunSetup['source'];
+  if (opts.interpreter === undefined) {
+    source = 'snapshot-venv';
+    hubKey = snapshot;
+    try {
+      interpreter = await ensureSnapshotVenv(snapshot, { onProgress: progress, signal: opts.signal });
+    } catch (e) {
+      if (opts.signal?.aborted) throw new RealModeError(`Preparing snapshot ${snapshot} was cancelled.`, 'aborted');
+      throw venvError(snapshot, e);
+    }
+  } else {
+    source = 'user';
+    interpreter = opts.interpreter;
+    const probe = await probeLibraries(interpreter);
+    if (!probe.ok) throw new RealModeError(probe.error, 'interpreter');
+    if (probe.missing.length) {
+      const pins = getSnapshot(snapshot).versions;
+      const reqs = probe.missing.map((m) => (pins[m] ? `${m.replace(/_/g, '-')}==${pins[m]}` : m));
+      throw new RealModeError(
+        `${interpreter} cannot import ${probe.missing.join(', ')}, which real mode needs. Install them (snapshot ${snapshot} pins: ${interpreter} -m pip install ${reqs.join(' ')}), or leave the interpreter unset so ForgeEnv uses its managed environment for snapshot ${snapshot}. ${SIMULATED_HINT}`,
+        'missing_libraries',
+      );
+    }
+    hubKey = `user-${createHash('sha256').update(resolved(interpreter)).digest('hex').slice(0, 12)}`;
+  }
+  let hubDir: string;
+  try {
+    hubDir = await ensureLocalHub(hubKey, interpreter, { onProgress: progress, signal: opts.signal });
+  } catch (e) {
+    if (opts.signal?.aborted) throw new RealModeError(`Building the local hub for ${snapshot} was cancelled.`, 'aborted');
+    const detail = e instanceof LocalHubError ? e.message : String(e);
+    throw new RealModeError(`ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
+  }
+  return { interpreter, env: realModeEnv(hubDir), snapshot, hubDir, source };
+}
+
+function venvError(snapshot: string, e: unknown): RealModeError {
+  if (e instanceof SnapshotInstallError) {
+    const what = e.requirement ? `installing ${e.requirement} failed` : 'the installer failed';
+    return new RealModeError(`ForgeEnv could not build the Python environment of snapshot ${snapshot}: ${what}.\n${e.message}\n${SIMULATED_HINT}`, 'venv_failed');
+  }
+  return new RealModeError(`ForgeEnv could not build the Python environment of snapshot ${snapshot}: ${(e as Error)?.message ?? String(e)}\n${SIMULATED_HINT}`, 'venv_failed');
+}
+
+function resolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+const ProbeSchema = z.object({ python: z.string(), versions: z.record(z.string(), z.string().nullable()) });
+export type LibraryProbe = { ok: true; missing: string[]; versions: Record<string, string | null>; python: string } | { ok: false; error: string };
+
+const probeCache = new Map<string, Promise<LibraryProbe>>();
+
+/**
+ * Which of the real libraries `interpreter` can import, with their versions (one short
+ * `python -c`, cached per interpreter file and modification time).
+ */
+export function probeLibraries(interpreter: string): Promise<LibraryProbe> {
+  let stamp = '';
+  try {
+    stamp = String(statSync(resolved(interpreter)).mtimeMs);
+  } catch {
+    // not a path (e.g. `python3` on PATH): keyed by name only
+  }
+  const key = `${interpreter}\0${stamp}`;
+  let p = probeCache.get(key);
+  if (!p) {
+    p = runProbe(interpreter);
+    probeCache.set(key, p);
+    void p.then((r) => {
+      if (!r.ok) probeCache.delete(key); // a broken interpreter may be fixed: do not remember it
+    });
+  }
+  return p;
+}
+
+/** Forgets probe results (after the user installs packages). */
+export function clearLibraryProbeCache(): void {
+  probeCache.clear();
+}
+
+function runProbe(interpreter: string): Promise<LibraryProbe> {
+  const mods = [...REQUIRED_MODULES, ...OPTIONAL_MODULES];
+  const code = [
+    'import importlib.util, importlib.metadata as m, json, sys',
+    'dist = {"PIL": "pillow"}',
+    'out = {}',
+    'for n in sys.argv[1:]:',
+    '    if importlib.util.find_spec(n) is None: out[n] = None; continue',
+    '    try: out[n] = m.version(dist.get(n, n))',
+    '    except Exception: out[n] = "?"',
+    'print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "versions": out}))',
+  ].join('\n');
+  return new Promise((resolve) => {
+    let out = '';
+    let err = '';
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.PYTHONPATH;
+    let child;
+    try {
+      child = spawn(interpreter, ['-c', code, ...mods], { stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true });
+    } catch (e) {
+      resolve({ ok: false, error: `${interpreter} could not be started: ${(e as Error).message}` });
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ ok: false, error: e.code === 'ENOENT' ? `${interpreter} not found: set forgeenv.pythonPath (or --python), or leave it unset to use the managed environment` : `${interpreter} could not be started: ${e.message}` });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      try {
+        const parsed = ProbeSchema.parse(JSON.parse(out.trim().split('\n').pop() ?? ''));
+        const missing = REQUIRED_MODULES.filter((m) => parsed.versions[m] == null);
+        resolve({ ok: true, missing, versions: parsed.versions, python: parsed.python });
+      } catch {
+        resolve({ ok: false, error: `${interpreter} is not a working Python (exit ${code}): ${(err || out).trim().slice(0, 300)}` });
+      }
+    });
+  });
+}

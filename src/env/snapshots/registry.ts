@@ -1,0 +1,91 @@
+// The dated library snapshots (resources/snapshots/snapshots.json): which real releases were current
+// together. Read once, validated with zod; see docs/snapshots.md.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { resourcesDir } from '../paths';
+
+const DottedVersion = z.string().regex(/^\d+(\.\d+)*$/, 'a dotted version such as 4.36.0');
+
+export const SnapshotSchema = z.object({
+  id: z.string().regex(/^\d{4}-\d{2}$/, 'a YYYY-MM date'),
+  date: z.string().regex(/^\d{4}-\d{2}(-\d{2})?$/, 'a YYYY-MM date'),
+  note: z.string().optional(),
+  /** Import name → the historical release. */
+  versions: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/, 'an import name'), DottedVersion),
+  /** pip requirement strings needed to make the set importable (e.g. `numpy<2`). */
+  extra_requirements: z.array(z.string().min(1)).default([]),
+  /** The torch actually installed when it differs from `versions.torch` (shared between snapshots). */
+  torch_runtime: DottedVersion.optional(),
+});
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+export const SnapshotsFileSchema = z
+  .object({
+    format: z.literal(1),
+    python: z.string().regex(/^\d+\.\d+$/),
+    snapshots: z.array(SnapshotSchema).min(1),
+  })
+  .superRefine((f, ctx) => {
+    const seen = new Set<string>();
+    for (const [i, s] of f.snapshots.entries()) {
+      if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'id'], message: `duplicate snapshot id ${s.id}` });
+      seen.add(s.id);
+    }
+  });
+export type SnapshotsFile = z.infer<typeof SnapshotsFileSchema>;
+
+export const snapshotsFilePath = (): string => join(resourcesDir(), 'snapshots', 'snapshots.json');
+
+/** Parses and validates a snapshots.json text; `source` names it in errors. */
+export function parseSnapshotsFile(text: string, source = 'snapshots.json'): SnapshotsFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${source}: not valid JSON (${(e as Error).message})`);
+  }
+  const r = SnapshotsFileSchema.safeParse(raw);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new Error(`${source}: invalid snapshots file: ${issues}`);
+  }
+  return r.data;
+}
+
+/** Reads a snapshots file from disk (validated). */
+export function loadSnapshotsFile(path = snapshotsFilePath()): SnapshotsFile {
+  return parseSnapshotsFile(readFileSync(path, 'utf8'), path);
+}
+
+let cached: SnapshotsFile | undefined;
+
+/** The shipped snapshots file, read once. */
+export function snapshotsFile(): SnapshotsFile {
+  return (cached ??= loadSnapshotsFile());
+}
+
+/** Snapshot ids in file order (chronological). */
+export function snapshotIds(): string[] {
+  return snapshotsFile().snapshots.map((s) => s.id);
+}
+
+export function allSnapshots(): readonly Snapshot[] {
+  return snapshotsFile().snapshots;
+}
+
+/** The snapshot `id`; an unknown id throws an error listing the known ones. */
+export function getSnapshot(id: string): Snapshot {
+  const s = snapshotsFile().snapshots.find((x) => x.id === id);
+  if (!s) throw new Error(`unknown snapshot "${id}"; known snapshots: ${snapshotIds().join(', ')}`);
+  return s;
+}
+
+/** pip requirement strings installing the snapshot (distribution names, `torch_runtime` honoured). */
+export function snapshotRequirements(s: Snapshot): string[] {
+  const reqs = Object.entries(s.versions).map(([name, v]) => {
+    const version = name === 'torch' && s.torch_runtime ? s.torch_runtime : v;
+    return `${name.replace(/_/g, '-')}==${version}`;
+  });
+  return [...reqs, ...s.extra_requirements];
+}
