@@ -31,7 +31,8 @@ Usage:
   forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]
 
 Common options:
-  --mode simulated|real   simulated (default): our pure-Python stand-in libraries; real: your interpreter's libraries
+  --mode simulated|real   simulated (default): our pure-Python stand-ins, held to the snapshot's real API;
+                          real: the snapshot's real releases in a managed venv (built on first use), offline
   --python PATH           interpreter (default: python3; real mode: the snapshot's managed venv)
   --timeout SECONDS       per run (default 60)
   --task-dir DIR          add a folder of your own task scripts (repeatable)

@@ -7,6 +7,8 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { createRepairDiff } from '../env/diff';
+import { snapshotIdForVersions } from '../env/realMode';
+import { snapshotPython } from '../env/snapshots/venv';
 import { JsonFileTeacherStore } from '../env/teacher';
 import { ENV_VERSION, ForgeEnvironment } from '../env/environment';
 import type { RepairEvaluation } from '../env/episodeTypes';
@@ -274,14 +276,19 @@ export class ForgeEnvController implements vscode.Disposable {
     this.starting = true;
     this.status.update({ kind: 'starting' });
     try {
-      const { interpreter, source } = await resolveInterpreter(settings);
-      const probe = await probeInterpreter(interpreter);
+      const resolved = await resolveInterpreter(settings);
+      const { source } = resolved;
+      // Real mode without an explicit forgeenv.pythonPath runs the snapshot's managed venv (built on first use).
+      const managed = settings.executionMode === 'real' && source !== 'setting';
+      const interpreter = managed ? undefined : resolved.interpreter;
+      const probe = interpreter === undefined ? { ok: true as const } : await probeInterpreter(interpreter);
       if (!probe.ok) {
         return this.fail(`ForgeEnv cannot run Python with "${interpreter}" (${source === 'setting' ? 'forgeenv.pythonPath' : source === 'python-extension' ? "the Python extension's interpreter" : 'default'}): ${probe.error}`, undefined, {
           title: 'Choose Interpreter',
           run: () => vscode.commands.executeCommand('forgeenv.configureExecution'),
         });
       }
+      let reportProgress: ((m: string) => void) | undefined;
       const env = new ForgeEnvironment(
         {
           mode: settings.executionMode,
@@ -291,12 +298,21 @@ export class ForgeEnvController implements vscode.Disposable {
           taskDirs: settings.taskFolders,
         },
         // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
-        { tasks, teacherStore: new JsonFileTeacherStore(join(this.context.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => this.log.warn(`Teacher: ${m}`)) },
+        {
+          tasks,
+          teacherStore: new JsonFileTeacherStore(join(this.context.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => this.log.warn(`Teacher: ${m}`)),
+          // Real mode: building the snapshot venv and the local hub takes minutes the first time; say so.
+          onProgress: (m: string) => {
+            this.runs.appendLine(`[real mode] ${m}`);
+            reportProgress?.(m);
+          },
+        },
       );
-      this.runs.appendLine(`\n── ${new Date().toLocaleTimeString()} · breaking ${task?.task_id ?? 'a sampled task'} and running it once (${settings.executionMode}, ${interpreter}) ──`);
+      this.runs.appendLine(`\n── ${new Date().toLocaleTimeString()} · breaking ${task?.task_id ?? 'a sampled task'} and running it once (${settings.executionMode}, ${interpreter ?? 'the snapshot venv'}) ──`);
       const started = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: breaking the script and running it once…', cancellable: true },
-        async (_progress, token) => {
+        async (progress, token) => {
+          reportProgress = (m) => progress.report({ message: m });
           const abort = new AbortController();
           const sub = token.onCancellationRequested(() => abort.abort());
           const stream = new RunStream(this.runs);
@@ -356,7 +372,8 @@ export class ForgeEnvController implements vscode.Disposable {
         start,
         filePath,
         mode: settings.executionMode,
-        interpreter,
+        // The managed venv is recorded by its path, so provenance and a resumed episode name the interpreter that ran.
+        interpreter: interpreter ?? snapshotPython(snapshotIdForVersions(start.libraryVersions)),
         startedAt: new Date().toISOString(),
         activeMs: 0,
         runs: 0,

@@ -3,6 +3,7 @@
 // the reason) when the snapshot venv is not built; build it with ensureSnapshotVenv('2026-11').
 // Slow: each run imports torch + transformers (tens of seconds on a busy machine).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,45 +204,53 @@ describe('real mode: bad input', () => {
     assert.match(String(obs.info.error), /\/nonexistent\/bin\/python not found/);
   });
 
-  test('a venv that fails to build names the package and version and points to simulated mode (no silent fallback)', async () => {
+  test('a venv that fails to build names the package and version and points to simulated mode (no silent fallback)', () => {
     // A fake `uv` in an empty cache: creating the venv works, installing fails as uv reports it.
+    // Run in a child process: venv.ts remembers the uv it found, and the environment variables
+    // must not leak into the other tests.
     const dir = mkdtempSync(join(tmpdir(), 'forgeenv-realmode-'));
-    const uv = join(dir, 'uv');
-    writeFileSync(
-      uv,
-      [
-        '#!/bin/sh',
-        'if [ "$1" = "--version" ]; then echo "uv 0.0.0"; exit 0; fi',
-        'if [ "$1" = "venv" ]; then mkdir -p "$5/bin"; exit 0; fi',
-        'echo "  x No solution found when resolving dependencies:" >&2',
-        `echo "  Because there is no version of torch==${VERSIONS.torch} and you require torch==${VERSIONS.torch}, we can conclude that your requirements are unsatisfiable." >&2`,
-        'exit 1',
-      ].join('\n') + '\n',
-    );
-    chmodSync(uv, 0o755);
-    const saved = { cache: process.env.FORGEENV_CACHE_DIR, uv: process.env.FORGEENV_UV };
-    process.env.FORGEENV_CACHE_DIR = join(dir, 'cache');
-    process.env.FORGEENV_UV = uv;
     try {
-      const env = new ForgeEnvironment({ mode: 'real' });
-      await env.reset({ taskId: 'distilbert_sst2', seed: 1, library_versions: VERSIONS });
-      const obs = await env.step({ breakage: CASES[0].breakage });
-      if (obs.info.error === undefined) {
-        // venv.ts had already found the real uv earlier in this process (it remembers it): the
-        // failure cannot be staged here.
-        assert.fail('the fake uv was not used (uv lookup cached earlier in this process); run this file alone');
-      }
-      const msg = String(obs.info.error);
-      assert.equal(obs.info.error_kind, 'real_mode_unavailable');
+      const uv = join(dir, 'uv');
+      writeFileSync(
+        uv,
+        [
+          '#!/bin/sh',
+          'if [ "$1" = "--version" ]; then echo "uv 0.0.0"; exit 0; fi',
+          'if [ "$1" = "venv" ]; then for a; do d="$a"; done; mkdir -p "$d/bin"; exit 0; fi',
+          'echo "  x No solution found when resolving dependencies:" >&2',
+          `echo "  Because there is no version of torch==${VERSIONS.torch} and you require torch==${VERSIONS.torch}, we can conclude that your requirements are unsatisfiable." >&2`,
+          'exit 1',
+        ].join('\n') + '\n',
+      );
+      chmodSync(uv, 0o755);
+      const child = join(dir, 'child.ts');
+      writeFileSync(
+        child,
+        [
+          `import { ForgeEnvironment } from ${JSON.stringify(join(__dirname, '../../src/env/environment'))};`,
+          '(async () => {',
+          "  const env = new ForgeEnvironment({ mode: 'real' });",
+          `  await env.reset({ taskId: 'distilbert_sst2', seed: 1, library_versions: ${JSON.stringify(VERSIONS)} });`,
+          `  const obs = await env.step({ breakage: ${JSON.stringify(CASES[0].breakage)} });`,
+          '  console.log(JSON.stringify({ error: obs.info.error, kind: obs.info.error_kind, phase: env.state?.phase }));',
+          '})();',
+        ].join('\n'),
+      );
+      const r = spawnSync(process.execPath, ['--import', 'tsx', child], {
+        cwd: join(__dirname, '../..'),
+        env: { ...process.env, FORGEENV_CACHE_DIR: join(dir, 'cache'), FORGEENV_UV: uv },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { error?: string; kind?: string; phase?: string };
+      const msg = String(out.error);
+      assert.equal(out.kind, 'real_mode_unavailable', msg);
       assert.match(msg, new RegExp(`snapshot ${SNAPSHOT}`));
-      assert.match(msg, new RegExp(`torch==${VERSIONS.torch.replace(/\./g, '\\.')}`));
+      assert.match(msg, new RegExp(`installing torch==${VERSIONS.torch.replace(/\./g, '\\.')} failed`));
       assert.match(msg, /[Ss]imulated mode/);
-      assert.equal(env.state!.phase, 'drift_gen');
+      assert.equal(out.phase, 'drift_gen');
     } finally {
-      if (saved.cache === undefined) delete process.env.FORGEENV_CACHE_DIR;
-      else process.env.FORGEENV_CACHE_DIR = saved.cache;
-      if (saved.uv === undefined) delete process.env.FORGEENV_UV;
-      else process.env.FORGEENV_UV = saved.uv;
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -154,8 +154,8 @@ print("OK", LlamaForCausalLM is transformers.LlamaForCausalLM, LlamaForCausalLM.
   });
 
   test('a name the data has is not hidden by a hand-written version gate', () => {
-    // Our stand-in drops AutoModelWithLMHead from 4.46; the data (here with versions saying 4.50) keeps it.
-    const versions = JSON.stringify({ transformers: '4.50.0' });
+    // Our stand-in drops AutoModelWithLMHead from 5.0; the data (here with versions saying 5.0) keeps it.
+    const versions = JSON.stringify({ transformers: '5.0.0' });
     const code = PROBE('from transformers import AutoModelWithLMHead\nprint("OK", AutoModelWithLMHead.__name__)');
     assert.equal(sim(code, 'fx-removed', { FORGEENV_LIBRARY_VERSIONS: versions }).stdout.trim(), 'OK AutoModelWithLMHead');
     const off = python(code, { PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: versions, FORGEENV_API_DIR: FIXTURE, FORGEENV_SNAPSHOT: 'no-such-snapshot' });

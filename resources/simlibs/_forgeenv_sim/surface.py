@@ -93,6 +93,14 @@ def _method_params(mro, name):
     return None, False
 
 
+def _renames(mro, name):
+    """Renamed keywords recorded for `name` on the class that defines it in the data MRO."""
+    for k, o in mro:
+        if (name == "__init__" and o.get("init") is not None) or name in o.get("methods", {}):
+            return _data.renamed(k + "." + name)
+    return None
+
+
 def _class_deps(key, pkg_name):
     """{member or None: [(kwarg, category, message)]} for a class or function key."""
     pkg = _data.package(pkg_name)
@@ -155,7 +163,8 @@ def surface_class(cls, key, obj=None):
     if (init is not None or deps.get(None)) and raw is not _MISSING and not isinstance(raw, (staticmethod, classmethod)) and callable(raw):
         base = getattr(raw, "__wrapped__", raw) if getattr(raw, "__fe_params__", None) is not None else raw
         if base is not object.__init__ and getattr(raw, "__fe_params__", _MISSING) is not init:
-            w = make_wrapper(base, init, owner, "__init__", method=True, config_like=_config_like(obj, owner), deps=deps.get(None), package=top)
+            w = make_wrapper(base, init, owner, "__init__", method=True, config_like=_config_like(obj, owner), deps=deps.get(None), package=top,
+                             renames=_renames(mro, "__init__"))
             if w is not base:
                 type.__setattr__(cls, "__init__", w)
     if not hot:
@@ -171,7 +180,7 @@ def surface_class(cls, key, obj=None):
                 # Recorded but not simulated (or removed by a hand-written gate): the data wins.
                 rawm = _stub_method(name, is_cm)
                 type.__setattr__(cls, name, rawm)
-            _wrap_member(cls, name, rawm, params, owner, member_deps, top)
+            _wrap_member(cls, name, rawm, params, owner, member_deps, top, _renames(mro, name))
     if complete:
         known = _members(mro)
         for c in cls.__mro__[:-1]:
@@ -187,21 +196,21 @@ def surface_class(cls, key, obj=None):
     return cls
 
 
-def _wrap_member(cls, name, rawm, params, owner, deps, top):
+def _wrap_member(cls, name, rawm, params, owner, deps, top, renames=None):
     if getattr(rawm, "__fe_params__", _MISSING) is params and params is not None:
         return
     if isinstance(rawm, classmethod):
         f = rawm.__func__
         if params is not None and not (params and params[0][0] in ("cls", "self") and params[0][1] in ("p", "pk")):
             params = [["cls", "pk"]] + list(params)
-        type.__setattr__(cls, name, classmethod(make_wrapper(f, params, owner, name, method=True, deps=deps, package=top)))
+        type.__setattr__(cls, name, classmethod(make_wrapper(f, params, owner, name, method=True, deps=deps, package=top, renames=renames)))
     elif isinstance(rawm, staticmethod):
-        type.__setattr__(cls, name, staticmethod(make_wrapper(rawm.__func__, params, owner, name, method=False, deps=deps, package=top)))
+        type.__setattr__(cls, name, staticmethod(make_wrapper(rawm.__func__, params, owner, name, method=False, deps=deps, package=top, renames=renames)))
     elif callable(rawm) and not isinstance(rawm, type):
         f = getattr(rawm, "__wrapped__", rawm) if getattr(rawm, "__fe_params__", None) is not None else rawm
         if params is not None and not params:
             return
-        type.__setattr__(cls, name, make_wrapper(f, params, owner, name, method=True, deps=deps, package=top))
+        type.__setattr__(cls, name, make_wrapper(f, params, owner, name, method=True, deps=deps, package=top, renames=renames))
 
 
 def _hook_subclasses(cls):
@@ -403,7 +412,8 @@ def adopt(key, obj, impl):
                 _hook_subclasses(impl)
     elif callable(impl) and kind == "function" and key.partition(".")[0] != "torch":
         deps = _class_deps(key, key.partition(".")[0]).get(None)
-        w = make_wrapper(impl, obj.get("signature"), "", obj.get("qualname", key).rpartition(".")[2], method=False, deps=deps, package=key.partition(".")[0])
+        w = make_wrapper(impl, obj.get("signature"), "", obj.get("qualname", key).rpartition(".")[2], method=False, deps=deps, package=key.partition(".")[0],
+                         renames=_data.renamed(key))
         qn = obj.get("qualname", "")
         if w is not impl and "." in qn:
             w.__qualname__ = qn
@@ -499,7 +509,9 @@ def _gate(module, info, pkg):
             else:
                 # Our module defines the name itself: that is the implementation.
                 v = adopt(ref, obj, ours)
-        elif ours is not _MISSING and (ref.startswith("value:") or isinstance(ours, ModuleType)):
+        elif ours is not _MISSING and (ref.startswith("value:") or isinstance(ours, ModuleType) or not isinstance(ours, (type, int, float, str, bool))):
+            # A real submodule that we implement as a module-like object (torch.cuda): ours, which has
+            # the members (torch.cuda.amp) that the data's cut walk did not record.
             v = ours
         else:
             v = resolve_ref(ref, pkg)
@@ -577,6 +589,17 @@ class _SyntheticLoader:
         return self._info.get("file", "").endswith("__init__.py")
 
 
+_FULLY_WALKED = frozenset(("trl", "peft", "accelerate", "datasets", "evaluate", "huggingface_hub"))
+
+
+def _imported_by_us():
+    """True when the import statement being served is in our own simulated code."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith("<frozen importlib"):
+        f = f.f_back
+    return f is not None and f.f_code.co_filename.startswith(_OURS)
+
+
 class SurfaceFinder:
     @classmethod
     def find_spec(cls, fullname, path=None, target=None):
@@ -593,6 +616,11 @@ class SurfaceFinder:
         finally:
             _BUSY.discard(fullname)
         if spec is not None:
+            if info is None and top in _FULLY_WALKED and fullname.count(".") == 1 and not fullname.rpartition(".")[2].startswith("_") \
+                    and not _imported_by_us():
+                # Every public subpackage of these is recorded: one the release lacks does not exist
+                # there, although our stand-in has it for other releases (trl.experimental, trl.core).
+                raise ModuleNotFoundError("No module named '%s'" % fullname, name=fullname)
             if info is not None and spec.loader is not None:
                 spec.loader = _OursLoader(spec.loader, pkg, info)
             return spec

@@ -86,10 +86,11 @@ def shadow(owner, fname, params):
 class Acceptor:
     """What our implementation's signature takes."""
 
-    __slots__ = ("kw", "pos_only", "varargs", "varkw", "required")
+    __slots__ = ("kw", "pos_only", "positional", "varargs", "varkw", "required")
 
     def __init__(self, func):
         self.kw, self.pos_only, self.varargs, self.varkw, self.required = set(), [], False, True, set()
+        self.positional = []  # names that can be filled positionally, in order
         try:
             sig = inspect.signature(func, follow_wrapped=False)  # our decorators take what they rename
         except (TypeError, ValueError):
@@ -103,8 +104,13 @@ class Acceptor:
                 self.varargs = True
             elif p.kind is p.POSITIONAL_ONLY:
                 self.pos_only.append(p.name)
+                self.positional.append(p.name)
+                if p.default is p.empty:
+                    self.required.add(p.name)
             else:
                 self.kw.add(p.name)
+                if p.kind is p.POSITIONAL_OR_KEYWORD:
+                    self.positional.append(p.name)
                 if p.default is p.empty:
                     self.required.add(p.name)
 
@@ -119,36 +125,38 @@ def acceptor(func):
     return a
 
 
-def translate(bound, params, acc, bound_first):
-    """Arguments for our implementation from the real binding; extras are the real-but-unsimulated ones."""
-    pos, kw, extras = [], {}, {}
-    # A non-empty *args forces every parameter before it to travel positionally.
-    star = next((i for i, p in enumerate(params) if p[1] == "*" and bound[p[0]]), -1)
-    for i, p in enumerate(params):
-        name, kind = p[0], p[1]
-        v = bound[name]
-        if kind == "*":
-            pos.extend(v)
-        elif kind == "**":
-            for k, vv in v.items():
-                if k in acc.kw or acc.varkw:
-                    kw[k] = vv
-                else:
-                    extras[k] = vv
-        elif v is _NOT_GIVEN:
-            if name in acc.required and len(p) > 2 and not isinstance(p[2], dict):
-                kw[name] = p[2]
-        elif (i == 0 and bound_first) or kind == "p" or name in acc.pos_only or i < star:
-            if not kw:
-                pos.append(v)
-            elif name in acc.kw:
-                kw[name] = v
-            else:
-                extras[name] = v
-        elif name in acc.kw or acc.varkw:
-            kw[name] = v
+def translate(args, kwargs, bound, params, acc, renames=None):
+    """Arguments for our implementation: what the user passed positionally stays positional (as far
+    as our signature takes positionals), keywords stay keywords; extras are the real-but-unsimulated
+    keywords our implementation cannot take. `renames` maps a deprecated keyword to its new name."""
+    real_pos = [p[0] for p in params if p[1] in ("p", "pk")]
+    cap = len(args) if acc.varargs else min(len(args), len(acc.positional))
+    pos, kw, extras = list(args[:cap]), {}, {}
+    filled = set(acc.positional[:cap])
+    for i in range(cap, len(args)):
+        # More positionals than our signature takes: pass them by their real name when we accept it.
+        name = real_pos[i] if i < len(real_pos) else None
+        if name is not None and name not in filled and (name in acc.kw or acc.varkw):
+            kw[name] = args[i]
+        elif name is not None:
+            extras[name] = args[i]
+    for k, v in kwargs.items():
+        if renames and k in renames:
+            if renames[k] in kwargs and renames[k] != k:
+                continue  # both names given: the new one wins, as the real decorators do
+            k = renames[k]
+        if k in filled:
+            continue
+        if k in acc.kw or acc.varkw:
+            kw[k] = v
         else:
-            extras[name] = v
+            extras[k] = v
+    # A parameter our implementation requires but the real one defaults: pass the real default.
+    for p in params:
+        name = p[0]
+        if p[1] in ("p", "pk", "k") and name in acc.required and name not in filled and name not in kw and len(p) > 2 \
+                and not isinstance(p[2], dict) and bound.get(name, None) is _NOT_GIVEN and name not in acc.pos_only:
+            kw[name] = p[2]
     return pos, kw, extras
 
 
@@ -181,13 +189,19 @@ def given(bound, params, kwarg):
     return False
 
 
-def make_wrapper(func, params, owner, fname, *, method, config_like=False, deps=None, package=None):
+def make_wrapper(func, params, owner, fname, *, method, config_like=False, deps=None, package=None, renames=None):
     """Wrap `func` (ours) so that user calls are bound against `params` first.
 
     method: True when the first real parameter is the instance/class (passed through unchanged).
-    deps: [(kwarg or None, category, message)] deprecations of this API."""
-    if params is None and not deps:
+    deps: [(kwarg or None, category, message)] deprecations of this API.
+    renames: {old kwarg: {"new", "category", "message"}} a real renaming decorator accepts."""
+    if params is None and not deps and not renames:
         return func
+    if params is not None and renames:
+        names = {p[0] for p in params}
+        renames = {k: v for k, v in renames.items() if k not in names}
+        if not any(p[1] == "**" for p in params):
+            params = list(params) + [[k, "k", None] for k in sorted(renames)]
     if params is not None and deps and not any(p[1] == "**" for p in params):
         # The release warned for these keywords rather than failing: a renaming decorator accepts
         # them although the recorded (unwrapped) signature does not show them.
@@ -216,10 +230,25 @@ def make_wrapper(func, params, owner, fname, *, method, config_like=False, deps=
                     if not cat.startswith("logging."):
                         fired = fired or set()
                         fired.add(category(cat))
+        rmap = None
+        if renames:
+            for kwarg in renames:
+                if kwarg in kwargs:
+                    r = renames[kwarg]
+                    # The catalog-harvested deprecation of the same keyword (deps) already warned.
+                    if r.get("category") and r.get("message") and not any(d[0] == kwarg for d in (deps or ())):
+                        emit(r["category"], r["message"], 2, package)
+                        if not r["category"].startswith("logging."):
+                            fired = fired or set()
+                            fired.add(category(r["category"]))
+                    rmap = rmap or {}
+                    new = r.get("new")
+                    # Our implementation gets the new name (or the old one if that is all it takes).
+                    rmap[kwarg] = new if new and (new in acc.kw or acc.varkw or kwarg not in acc.kw) else kwarg
         if bound is None:
             call_pos, call_kw, extras = list(args), kwargs, {}
         else:
-            call_pos, call_kw, extras = translate(bound, params, acc, method)
+            call_pos, call_kw, extras = translate(args, kwargs, bound, params, acc, rmap)
         if fired:
             # The data's warning replaces our hand-written one of the same category for this call.
             with warnings.catch_warnings(record=True) as caught:

@@ -244,6 +244,25 @@ def package(name):
     return pkg
 
 
+_RENAMED = []
+
+
+def renamed(key):
+    """{old kwarg: {"new", "category", "message"}} that a real renaming decorator accepts for the
+    callable `key` ("<object key>.<method>" or a function's key), from api/<snapshot>/_renamed_kwargs.json."""
+    if not _RENAMED:
+        data = {}
+        if _SELECTED:
+            try:
+                with open(os.path.join(_SELECTED[0][0], _SELECTED[0][1], "_renamed_kwargs.json"), encoding="utf-8") as f:
+                    data = json.load(f)
+            except (OSError, ValueError):
+                data = {}
+        _RENAMED.append(data if isinstance(data, dict) else {})
+    v = _RENAMED[0].get(key)
+    return v if isinstance(v, dict) else None
+
+
 def find_object(key):
     """The recorded object for a fully qualified key, looked up in its own package's data."""
     pkg = package(key.partition(".")[0])

@@ -4,7 +4,7 @@ from _forgeenv_sim import warn as _warn
 
 from .arrow_dataset import Dataset
 from .dataset_dict import DatasetDict
-from .features import Audio, ClassLabel, Features, Image, Sequence, Value
+from .features import Audio, ClassLabel, Features, Image, List, Sequence, Value
 from .load import DatasetNotFoundError, load_dataset, load_from_disk
 from . import utils  # noqa: F401
 

@@ -3,7 +3,11 @@ import json
 import math
 import random
 
+from collections.abc import Sequence as _SequenceABC
+
+from _forgeenv_sim import versions as _v
 from _forgeenv_sim.hashing import stable_hash
+from _forgeenv_sim.surface_call import internal as _internal
 
 from . import features as _f
 from .features import ClassLabel, Features
@@ -178,7 +182,10 @@ class Dataset:
             self._check_column(key)
             col = self._data[key]
             out = self._format_batch({key: col})
-            return out[key] if key in out else col
+            values = out[key] if key in out else col
+            if self._format["type"] is None and _v.at_least("datasets", "4.0") and not _internal(1):
+                return Column(values, key)  # datasets >= 4.0: a lazy column, not a list
+            return values
         if isinstance(key, bool) or not isinstance(key, (int, slice, range, list, tuple)) and not hasattr(key, "__index__"):
             raise TypeError("Wrong key type: '%s' of type '%s'. Expected one of int, slice, range, str or Iterable." % (key, type(key)))
         if isinstance(key, slice):
@@ -510,3 +517,27 @@ class Dataset:
         with open(path_or_buf, "w", encoding="utf-8") as f:
             for row in self.to_list():
                 f.write(json.dumps(row) + "\n")
+
+
+class Column(_SequenceABC):
+    """datasets >= 4.0: what `ds["col"]` returns (a read-only sequence of the column's values)."""
+
+    def __init__(self, source, column_name):
+        self.source, self.column_name = source, column_name
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return Column(self.source[key], self.column_name)
+        if isinstance(key, str):
+            raise TypeError("list indices must be integers or slices, not str")
+        return self.source[key]
+
+    def __len__(self):
+        return len(self.source)
+
+    def __iter__(self):
+        return iter(self.source)
+
+    def __repr__(self):
+        head = ", ".join(repr(v) for v in self.source[:5])
+        return "Column([%s%s])" % (head, ", ..." if len(self.source) > 5 else "")

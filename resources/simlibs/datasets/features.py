@@ -1,4 +1,5 @@
 """datasets.features: Value, ClassLabel, Sequence, Image, Features."""
+from _forgeenv_sim import versions as _v
 
 
 class Value:
@@ -44,6 +45,12 @@ class ClassLabel:
 
 
 class Sequence:
+    def __new__(cls, feature=None, length=-1, id=None):
+        # datasets >= 4.0: Sequence(feature) builds a List (dict features keep the old type here).
+        if cls is Sequence and not isinstance(feature, dict) and _v.at_least("datasets", "4.0"):
+            return object.__new__(List)
+        return object.__new__(cls)
+
     def __init__(self, feature, length=-1, id=None):
         self.feature = feature
         self.length = length
@@ -51,6 +58,13 @@ class Sequence:
 
     def __repr__(self):
         return "Sequence(feature=%r, length=%d, id=None)" % (self.feature, self.length)
+
+
+class List(Sequence):
+    """datasets >= 4.0's list feature (the names it exists under come from the API data)."""
+
+    def __repr__(self):
+        return "List(%r%s)" % (self.feature, "" if self.length == -1 else ", length=%d" % self.length)
 
 
 class Image:

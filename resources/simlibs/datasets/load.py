@@ -26,6 +26,31 @@ def _builder_config_error(name, config, key):
     )
 
 
+_PACKAGED = ("csv", "json", "text", "parquet", "arrow")
+
+
+def _packaged_config_fields(kind):
+    """The real <Kind>Config's fields for a packaged builder (from the snapshot's API data), or None."""
+    try:
+        from _forgeenv_sim import surface_data
+
+        obj = surface_data.find_object("datasets.packaged_modules.%s.%s.%sConfig" % (kind, kind, kind.capitalize()))
+    except Exception:  # noqa: BLE001 - no layer: the generic builder-config error below
+        return None
+    if not obj or not obj.get("init"):
+        return None
+    return {p[0] for p in obj["init"] if p[1] in ("pk", "k")} - {"self"}
+
+
+def _config_error(path, name, key, data_files):
+    """Packaged builders (csv, json, …) build their config from the keywords: an unknown one is the
+    dataclass's TypeError; a builder with predefined configs reports the missing key instead."""
+    if path in _PACKAGED and not (path in ("parquet", "arrow") and _hub_files(data_files)):
+        if _packaged_config_fields(path) is not None:
+            return TypeError("%sConfig.__init__() got an unexpected keyword argument '%s'" % (path.capitalize(), key))
+    return _builder_config_error(path, name, key)
+
+
 def _split_spec(split, available):
     m = re.fullmatch(r"\s*(\w+)\s*(?:\[\s*(-?\d*)\s*(%?)\s*:\s*(-?\d*)\s*(%?)\s*\])?\s*", split)
     if not m:
@@ -49,7 +74,7 @@ def _apply_split(ds, lo, lo_pct, hi, hi_pct):
     return ds.select(range(*slice(a, b).indices(n)))
 
 
-def _local(kind, data_files):
+def _local(kind, data_files, delimiter=None):
     if isinstance(data_files, str):
         data_files = {"train": [data_files]}
     elif isinstance(data_files, (list, tuple)):
@@ -63,7 +88,7 @@ def _local(kind, data_files):
             try:
                 with open(path, encoding="utf-8", newline="") as f:
                     if kind == "csv":
-                        for r in csv.DictReader(f):
+                        for r in csv.DictReader(f, delimiter=delimiter or ","):
                             rows.append({k: _num(v) for k, v in r.items()})
                     elif kind == "json":
                         text = f.read()
@@ -113,7 +138,7 @@ def load_dataset(
     if "use_auth_token" in config_kwargs:
         value = config_kwargs.pop("use_auth_token")
         if _v.at_least("datasets", "3.0"):
-            raise _builder_config_error(path, name, "use_auth_token")
+            raise _config_error(path, name, "use_auth_token", data_files)
         _warn.future(
             "'use_auth_token' was deprecated in favor of 'token' in version 2.14.0 and will be removed in 3.0.0.\n"
             "You can remove this warning by passing 'token=<use_auth_token>' instead."
@@ -122,19 +147,27 @@ def load_dataset(
     if "ignore_verifications" in config_kwargs or "task" in config_kwargs:
         key = "ignore_verifications" if "ignore_verifications" in config_kwargs else "task"
         if _v.at_least("datasets", "3.0"):
-            raise _builder_config_error(path, name, key)
+            raise _config_error(path, name, key, data_files)
         config_kwargs.pop(key)
     if trust_remote_code is not None and _v.below("datasets", "2.16"):
         raise _builder_config_error(path, name, "trust_remote_code")
+    fields = _packaged_config_fields(path) if path in _PACKAGED else None
+    csv_delimiter = None
+    if fields is not None:
+        for key in list(config_kwargs):
+            if key in fields:
+                value = config_kwargs.pop(key)  # a real option of the builder; only the delimiter is simulated
+                if key in ("sep", "delimiter") and value:
+                    csv_delimiter = value
     if config_kwargs:
-        raise _builder_config_error(path, name, next(iter(config_kwargs)))
+        raise _config_error(path, name, next(iter(config_kwargs)), data_files)
     if path in ("parquet", "arrow") and _hub_files(data_files):
         # hf://datasets/<owner>/<name>/... files: the simulated hub's copy of that dataset, split as data_files says.
         dd = _hub_parquet(data_files)
     elif path in ("csv", "json", "text", "parquet", "arrow"):
         if data_files is None:
             raise ValueError("At least one data file must be specified, but got data_files=None")
-        dd = _local(path, data_files)
+        dd = _local(path, data_files, csv_delimiter)
     else:
         canonical = synthetic.ALIASES.get(path, path)
         entry = synthetic.BUILDERS.get(canonical)

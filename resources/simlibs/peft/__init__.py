@@ -206,6 +206,12 @@ class PeftModel(nn.Module):
         tuner = nn.Module.__getattr__(self, "base_model")
         if name in type(tuner).__dict__ or name in tuner.__dict__:
             return getattr(tuner, name)  # the tuner's own API (e.g. AdaLoRA's update_and_allocate), as real peft
+        for c in type(self).__mro__:
+            d = c.__dict__.get(name)
+            if d is not None and type(d).__name__ == "_Removed":
+                # Hidden by the API layer because the real PeftModel lacks it: real peft reaches it on
+                # the tuner (LoraModel.merge_and_unload), which ours implements on PeftModel.
+                return d.__get__(self, type(self))
         return getattr(tuner.model, name)
 
     @property

@@ -175,9 +175,13 @@ class PreTrainedTokenizerBase:
     truncation_side = "right"
 
     def __init__(self, name_or_path="", family=None, extra=None, **kwargs):
-        fam = _families.FAMILIES[family or self._family]
+        # Built directly (PreTrainedTokenizerFast(tokenizer_object=...) / (tokenizer_file=...)) rather
+        # than loaded: a plain byte-level BPE whose special tokens are the ones passed in.
+        direct = (family or self._family) is None
+        family = family or self._family or "llama"
+        fam = _families.FAMILIES[family]
         extra = dict(extra or {})
-        self._fam_name = family or self._family
+        self._fam_name = family
         self._fam = fam
         self.name_or_path = name_or_path
         self._lower = extra.get("lower", fam["lower"])
@@ -199,6 +203,24 @@ class PreTrainedTokenizerBase:
         self.chat_template = "chatml" if self._fam_name == "qwen2" or any(k in low for k in ("instruct", "chat", "-it", "sft", "llama-3", "smol", "zephyr")) else None
         self.model_input_names = ["input_ids"] + (["token_type_ids"] if fam["type_ids"] else []) + ["attention_mask"]
         self.clean_up_tokenization_spaces = self._style == "wordpiece"
+        self._backend = None
+        if direct:
+            # A `tokenizers.Tokenizer` given to the constructor does the tokenising (its vocabulary, its ids).
+            obj = kwargs.get("tokenizer_object")
+            if obj is None and kwargs.get("tokenizer_file"):
+                try:
+                    from tokenizers import Tokenizer as _RawTokenizer
+
+                    obj = _RawTokenizer.from_file(kwargs["tokenizer_file"])
+                except Exception:  # noqa: BLE001 - an unreadable file: the hashing tokenizer stands in
+                    obj = None
+            if obj is not None and callable(getattr(obj, "encode", None)) and callable(getattr(obj, "token_to_id", None)):
+                self._backend = obj
+                self._base_vocab = obj.get_vocab_size(with_added_tokens=True)
+            self._special = {}
+            for role in ("bos", "eos", "unk", "sep", "pad", "cls", "mask"):
+                if kwargs.get(role + "_token") is not None:
+                    self._set_tok(role, kwargs[role + "_token"])
 
     # -- special tokens --
     def _tok(self, role):
@@ -209,7 +231,7 @@ class PreTrainedTokenizerBase:
             self._special.pop(role, None)
             return
         value = str(value)
-        if value not in self._special_ids and value not in self._added:
+        if value not in self._special_ids and value not in self._added and not (self._backend is not None and self._backend.token_to_id(value) is not None):
             self._added[value] = self._base_vocab + len(self._added)
             _SEEN[self._added[value]] = value
         self._special[role] = value
@@ -250,7 +272,7 @@ class PreTrainedTokenizerBase:
         return self._base_vocab + len(self._added)
 
     def get_vocab(self):
-        v = dict(self._special_ids)
+        v = dict(self._backend.get_vocab(with_added_tokens=True)) if self._backend is not None else dict(self._special_ids)
         v.update(self._added)
         return v
 
@@ -281,6 +303,11 @@ class PreTrainedTokenizerBase:
     def _id_of(self, token):
         if token in self._added:
             return self._added[token]
+        if self._backend is not None:
+            tid = self._backend.token_to_id(token)
+            if tid is None and self._special.get("unk") is not None:
+                tid = self._backend.token_to_id(self._special["unk"])
+            return tid
         if token in self._special_ids:
             return self._special_ids[token]
         reserved = set(self._special_ids.values())
@@ -313,6 +340,9 @@ class PreTrainedTokenizerBase:
 
     def _encode_text(self, text, pretokenized):
         """(ids, tokens, word_ids, offsets) without special tokens."""
+        if self._backend is not None and (pretokenized or isinstance(text, str)):
+            enc = self._backend.encode([str(w) for w in text] if pretokenized else text, is_pretokenized=bool(pretokenized), add_special_tokens=False)
+            return list(enc.ids), list(enc.tokens), list(enc.word_ids), list(enc.offsets)
         ids, toks, wids, offs = [], [], [], []
         if pretokenized:
             if self._style == "bpe" and not self.add_prefix_space:
@@ -486,7 +516,8 @@ class PreTrainedTokenizerBase:
         for i in seq:
             if skip_special_tokens and i in specials:
                 continue
-            out.append(_SEEN.get(i, self._special.get("unk") or "<unk>"))
+            t = self._backend.id_to_token(i) if self._backend is not None else None
+            out.append(t if t is not None else _SEEN.get(i, self._special.get("unk") or "<unk>"))
         return out[0] if single else out
 
     def _resolve_padding(self, padding, truncation, max_length, kwargs):
@@ -732,7 +763,10 @@ class PreTrainedTokenizerBase:
             if int(t) < 0:
                 raise OverflowError("out of range integral type conversion attempted")
         toks = self.convert_ids_to_tokens([int(t) for t in token_ids], skip_special_tokens=skip_special_tokens)
-        if self._style == "wordpiece":
+        if self._backend is not None:
+            decoder = getattr(self._backend, "decoder", None)
+            text = decoder.decode(toks) if decoder is not None and hasattr(decoder, "decode") else " ".join(toks)
+        elif self._style == "wordpiece":
             text = " ".join(toks).replace(" ##", "").replace("##", "")
         elif self._style == "bpe":
             specials = set(self.all_special_tokens)
@@ -751,21 +785,45 @@ class PreTrainedTokenizerBase:
         return [self.decode(s, skip_special_tokens=skip_special_tokens, clean_up_tokenization_spaces=clean_up_tokenization_spaces) for s in sequences]
 
     def apply_chat_template(self, conversation, tools=None, documents=None, chat_template=None, add_generation_prompt=False, continue_final_message=False,
-                            tokenize=True, padding=False, truncation=False, max_length=None, return_tensors=None, return_dict=False,
+                            tokenize=True, padding=False, truncation=False, max_length=None, return_tensors=None, return_dict=None,
                             return_assistant_tokens_mask=False, tokenizer_kwargs=None, **kwargs):
+        if return_dict is None:
+            return_dict = _v.at_least("transformers", "5.0")  # 5.0: a BatchEncoding by default
         if (chat_template or self.chat_template) is None:
             raise ValueError(
                 "Cannot use chat template functions because tokenizer.chat_template is not set and no template argument was passed! For "
                 "information about writing templates and setting the tokenizer.chat_template attribute, please see the documentation at "
                 "https://huggingface.co/docs/transformers/main/en/chat_templating"
             )
-        text = "".join("<|im_start|>%s\n%s<|im_end|>\n" % (m["role"], m["content"]) for m in conversation)
-        if add_generation_prompt:
-            text += "<|im_start|>assistant\n"
+        text = self._render_template(chat_template or self.chat_template, conversation, add_generation_prompt, kwargs)
+        if text is None:
+            text = "".join("<|im_start|>%s\n%s<|im_end|>\n" % (m["role"], m["content"]) for m in conversation)
+            if add_generation_prompt:
+                text += "<|im_start|>assistant\n"
         if not tokenize:
             return text
         enc = self(text, padding=padding, truncation=truncation, max_length=max_length, return_tensors=return_tensors)
         return enc if return_dict else enc["input_ids"]
+
+    def _render_template(self, template, conversation, add_generation_prompt, extra):
+        """A Jinja chat template set by the script, rendered as transformers does (jinja2 when
+        installed); None for the checkpoints' built-in ChatML stand-in."""
+        if not isinstance(template, str) or "{" not in template:
+            return None
+        try:
+            from jinja2.sandbox import ImmutableSandboxedEnvironment
+        except ImportError:
+            return None
+
+        def raise_exception(message):
+            raise ValueError(message)
+
+        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+        env.filters["tojson"] = lambda x, indent=None: json.dumps(x, indent=indent, ensure_ascii=False)
+        env.globals["raise_exception"] = raise_exception
+        values = dict(self.special_tokens_map)
+        values.update(extra)
+        return env.from_string(template).render(messages=conversation, add_generation_prompt=add_generation_prompt, **values)
 
     def save_pretrained(self, save_directory, legacy_format=None, filename_prefix=None, push_to_hub=False, **kwargs):
         if os.path.isfile(save_directory):

@@ -1,6 +1,6 @@
 // The dated library snapshots (resources/snapshots/snapshots.json): which real releases were current
 // together. Read once, validated with zod; see docs/snapshots.md.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
@@ -58,11 +58,15 @@ export function loadSnapshotsFile(path = snapshotsFilePath()): SnapshotsFile {
   return parseSnapshotsFile(readFileSync(path, 'utf8'), path);
 }
 
-let cached: SnapshotsFile | undefined;
+let cached: { file: SnapshotsFile; mtimeMs: number } | undefined;
 
-/** The shipped snapshots file, read once. */
+/** The shipped snapshots file; re-read when it changes on disk, so that a long-running process
+ * never rebuilds a venv from stale definitions. */
 export function snapshotsFile(): SnapshotsFile {
-  return (cached ??= loadSnapshotsFile());
+  const path = snapshotsFilePath();
+  const mtimeMs = statSync(path).mtimeMs;
+  if (!cached || cached.mtimeMs !== mtimeMs) cached = { file: loadSnapshotsFile(path), mtimeMs };
+  return cached.file;
 }
 
 /** Snapshot ids in file order (chronological). */
