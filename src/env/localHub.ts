@@ -6,10 +6,11 @@
 // digest of the generator, so an edited generator rebuilds it.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir, simlibsDir } from './paths';
+import { acquireDirLock } from './dirLock';
 import { cacheRoot } from './snapshots/venv';
 
 export const HUB_READY_MARKER = '.forgeenv-hub-ready.json';
@@ -163,48 +164,14 @@ function runGenerator(python: string, args: string[], key: string, opts: HubOpti
 }
 
 /** A lock directory per hub so that two processes never build the same hub at once. */
-async function acquireLock(key: string, opts: HubOptions): Promise<() => void> {
-  const lock = `${localHubDir(key)}.lock`;
-  mkdirSync(join(cacheRoot(), 'hub'), { recursive: true });
-  let told = false;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      return () => rmSync(lock, { recursive: true, force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    if (!lockHolderAlive(lock)) {
-      rmSync(lock, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) opts.onProgress?.(`${key}: another process is building this local hub; waiting`);
-    told = true;
-    if (opts.signal?.aborted) throw new LocalHubError(`local hub ${key}: aborted`, '');
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+function acquireLock(key: string, opts: HubOptions): Promise<() => void> {
+  return acquireDirLock(`${localHubDir(key)}.lock`, {
+    onWait: () => opts.onProgress?.(`${key}: another process is building this local hub; waiting`),
+    signal: opts.signal,
+    abortError: () => new LocalHubError(`local hub ${key}: aborted`, ''),
+  });
 }
 
-function lockHolderAlive(lock: string): boolean {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-  } catch {
-    try {
-      return Date.now() - statSync(lock).mtimeMs < 10_000;
-    } catch {
-      return false;
-    }
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether the hub directory exists at all (ready or not), for messages. */
 export function localHubExists(key: string): boolean {

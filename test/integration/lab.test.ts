@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { checkPrimitives } from '../../src/env/checkPrimitives';
 import { applicablePrimitives, applySpec } from '../../src/env/primitives/registry';
 import { loadCorpus, loadTaskFolder } from '../../src/env/tasks';
+import { snapshotVersions } from '../../src/env/versions';
 import { intersectingCandidates } from '../../src/editor/lab/core/applicability';
 import { CheckExportSchema } from '../../src/editor/lab/core/checkResults';
 import type { ApplyOutcome } from '../../src/editor/lab/applyPrimitive';
@@ -110,9 +111,12 @@ suite('Lab: drift primitives in the editor', () => {
 
   let session: ApplyOutcome;
   test('Run broken version: its error shows as a diagnostic on the right-side document', async () => {
-    const m = applicablePrimitives(trainer.text).find((a) => a.primitive.name === 'ModifyConfigField')!;
-    const c = m.candidates.find((x) => x.params.old_field === 'eval_strategy') ?? m.candidates[0]!;
-    session = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: trainer.uri.toString(), primitive: 'ModifyConfigField', params: c.params, quiet: true });
+    // `evaluation_strategy` was removed in transformers 4.51 (deprecated from 4.41), so break under 2025-09 (4.56).
+    const versions = snapshotVersions('2025-09');
+    const m = applicablePrimitives(trainer.text, versions).find((a) => a.primitive.name === 'ModifyConfigField')!;
+    const c = m.candidates.find((x) => x.params.old_field === 'eval_strategy')!;
+    assert.notEqual(c.breaks, false, 'the real release rejects evaluation_strategy at 2025-09');
+    session = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: trainer.uri.toString(), primitive: 'ModifyConfigField', params: c.params, versions, quiet: true });
     const t0 = Date.now();
     const run = await ok<RunBrokenResult>('forgeenv.lab.runBroken', { session: session.session, quiet: true });
     timing('run broken version', Date.now() - t0);

@@ -69,10 +69,11 @@ suite('Diagnostics for misbehaving scripts', () => {
 
   test('a script that deletes itself and leaves a child process still ends and is scored', async () => {
     const script = [
-      'import multiprocessing, pathlib, time',
+      // A process pool, not `multiprocessing` itself: a repair may not add that module (its helpers can exec binaries).
+      'import concurrent.futures, pathlib, time',
       'if __name__ == "__main__":',
       '    pathlib.Path(__file__).unlink()',
-      '    multiprocessing.Process(target=time.sleep, args=(600,)).start()',
+      '    concurrent.futures.ProcessPoolExecutor(1).submit(time.sleep, 600)',
       '    raise RuntimeError("gone")',
       '',
     ].join('\n');

@@ -226,10 +226,12 @@ describe('version-gated facts raise the real errors', () => {
     fails(r, 'ValueError', /^Unable to create tensor, you should probably activate truncation and\/or padding/);
     assert.match(r.stderr, /Keyword arguments \{'pad_to_max_length': True\} not recognized\./);
   });
-  test('SFTTrainer(dataset_text_field=, max_seq_length=): UserWarning in trl 0.10, TypeError in 0.12', () => {
+  test('SFTTrainer(dataset_text_field=, max_seq_length=): UserWarning in trl 0.10, deprecated in 0.12, TypeError in 0.23', () => {
     runs(at('2024-09', 'sft_trainer_kwargs'));
     assert.ok(at('2024-09', 'sft_trainer_kwargs').warnings.some((w) => w.includes('You passed a `dataset_text_field` argument to the SFTTrainer')));
-    fails(at('2025-03', 'sft_trainer_kwargs'), 'TypeError', "SFTTrainer.__init__() got an unexpected keyword argument 'dataset_text_field'");
+    runs(at('2025-03', 'sft_trainer_kwargs'));
+    assert.ok(at('2025-03', 'sft_trainer_kwargs').warnings.some((w) => w.includes("Deprecated argument(s) used in '__init__': dataset_text_field")));
+    fails(at('2025-09', 'sft_trainer_kwargs'), 'TypeError', "SFTTrainer.__init__() got an unexpected keyword argument 'dataset_text_field'");
   });
   test('trl.SFTConfig: missing in 0.8, present from 0.9', () => {
     fails(at('2024-04', 'sft_config_import'), 'ImportError', /^cannot import name 'SFTConfig' from 'trl'/);

@@ -14,14 +14,15 @@ const corpus = join(root, '..', 'shared', 'realworld', 'scripts');
 const haveCorpus = existsSync(corpus);
 
 // One per style: TrlParser + YAML SFT (trl 1.x, vision-language), HfArgumentParser DPO (trl 0.7), accelerate custom loop,
-// argparse Trainer script (OLoRA), notebook-style PEFT int8 seq2seq, HfArgumentParser speech CTC.
+// argparse Trainer script (OLoRA), notebook-style PEFT int8 seq2seq, HfArgumentParser masked LM (2021 code, 2025 snapshot).
+// (26, the speech CTC script, needs transformers >= 4.46 with datasets < 3.0 — no real snapshot has both.)
 const REPRESENTATIVE = [
   '10_trl_sft_vlm.py',
   '03_trl_stackllama2_dpo.py',
   '17_acc_complete_nlp_example_2022.py',
   '16_peft_olora_clm.py',
   '20_phil_peft_flan_t5_int8_summarization.py',
-  '26_trp_speech_recognition_ctc_bnb.py',
+  '27_trp_run_mlm_wwm.py',
 ];
 
 for (const name of REPRESENTATIVE) {

@@ -156,6 +156,12 @@ def surface_class(cls, key, obj=None):
     top = key.partition(".")[0]
     mro, complete = _mro(key)
     deps = _class_deps(key, top)
+    for k, _ in mro[1:]:
+        # A method's deprecation recorded on the base that defines it (PreTrainedModel.from_pretrained(torch_dtype=)).
+        for member, entries in _class_deps(k, k.partition(".")[0]).items():
+            if member is not None:
+                deps.setdefault(member, [])
+                deps[member] = deps[member] + [e for e in entries if e not in deps[member]]
     owner = obj.get("qualname", cls.__name__)
     hot = top == "torch"  # tensors and modules are called in tight loops: bind constructors only
     init = _init_params(mro)
@@ -173,6 +179,9 @@ def surface_class(cls, key, obj=None):
                 continue
             params, is_cm = _method_params(mro, name)
             member_deps = [(kw, c, m) for kw, c, m in deps.get(name, [])]
+            if is_cm and name.startswith("from_"):
+                # A deprecated class warns when it is built, through its constructors too (AutoModelWithLMHead.from_config).
+                member_deps += [d for d in deps.get(None, []) if not d[0]]
             if params is None and not member_deps:
                 continue
             rawm = _raw_member(cls, name)
@@ -180,7 +189,9 @@ def surface_class(cls, key, obj=None):
                 # Recorded but not simulated (or removed by a hand-written gate): the data wins.
                 rawm = _stub_method(name, is_cm)
                 type.__setattr__(cls, name, rawm)
-            _wrap_member(cls, name, rawm, params, owner, member_deps, top, _renames(mro, name))
+            # CPython names the class that defines the method (PushToHubMixin.push_to_hub()), as the data does.
+            definer = next((o.get("qualname") for _, o in mro if name in o.get("methods", {})), None) or owner
+            _wrap_member(cls, name, rawm, params, definer, member_deps, top, _renames(mro, name))
     if complete:
         known = _members(mro)
         for c in cls.__mro__[:-1]:
@@ -513,6 +524,11 @@ def _gate(module, info, pkg):
             # A real submodule that we implement as a module-like object (torch.cuda): ours, which has
             # the members (torch.cuda.amp) that the data's cut walk did not record.
             v = ours
+        elif ref.startswith("value:") and _is_ours(sys.modules.get(pkg.name)) and name in sys.modules[pkg.name].__dict__ \
+                and not isinstance(sys.modules[pkg.name].__dict__[name], ModuleType):
+            # A value the release defines in a submodule we do not have (peft.mapping's registries):
+            # our top-level definition of it rather than an empty placeholder.
+            v = sys.modules[pkg.name].__dict__[name]
         else:
             v = resolve_ref(ref, pkg)
         type(self)._fe_done[name] = v

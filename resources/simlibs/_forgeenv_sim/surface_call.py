@@ -86,11 +86,12 @@ def shadow(owner, fname, params):
 class Acceptor:
     """What our implementation's signature takes."""
 
-    __slots__ = ("kw", "pos_only", "positional", "varargs", "varkw", "required")
+    __slots__ = ("kw", "pos_only", "positional", "varargs", "varkw", "required", "defaults")
 
     def __init__(self, func):
         self.kw, self.pos_only, self.varargs, self.varkw, self.required = set(), [], False, True, set()
         self.positional = []  # names that can be filled positionally, in order
+        self.defaults = {}  # name -> our default
         try:
             sig = inspect.signature(func, follow_wrapped=False)  # our decorators take what they rename
         except (TypeError, ValueError):
@@ -113,6 +114,8 @@ class Acceptor:
                     self.positional.append(p.name)
                 if p.default is p.empty:
                     self.required.add(p.name)
+                else:
+                    self.defaults[p.name] = p.default
 
 
 _ACCEPTORS = {}
@@ -123,6 +126,23 @@ def acceptor(func):
     if a is None:
         a = _ACCEPTORS[func] = Acceptor(func)
     return a
+
+
+_SCALARS = (type(None), bool, int, float, str)
+
+
+def real_defaults(kw, bound, params, acc):
+    """Configuration objects: a field the user left out gets the release's recorded default where ours
+    differs (trl 0.23 SFTConfig(logging_steps=10, gradient_checkpointing=True), ...)."""
+    for p in params:
+        name = p[0]
+        if len(p) < 3 or p[1] not in ("pk", "k") or name in kw or name not in acc.defaults or bound.get(name, None) is not _NOT_GIVEN:
+            continue
+        real, ours = p[2], acc.defaults[name]
+        if isinstance(real, _SCALARS) and isinstance(ours, _SCALARS) and (type(real) is not type(ours) or real != ours) \
+                and real is not None and not (isinstance(real, (int, float)) and isinstance(ours, (int, float))
+                                                             and not isinstance(real, bool) and not isinstance(ours, bool) and real == ours):
+            kw[name] = real
 
 
 def translate(args, kwargs, bound, params, acc, renames=None):
@@ -230,6 +250,7 @@ def make_wrapper(func, params, owner, fname, *, method, config_like=False, deps=
                     if not cat.startswith("logging."):
                         fired = fired or set()
                         fired.add(category(cat))
+                        fired.add(msg[:40])
         rmap = None
         if renames:
             for kwarg in renames:
@@ -249,13 +270,16 @@ def make_wrapper(func, params, owner, fname, *, method, config_like=False, deps=
             call_pos, call_kw, extras = list(args), kwargs, {}
         else:
             call_pos, call_kw, extras = translate(args, kwargs, bound, params, acc, rmap)
+            if config_like and is_init:
+                real_defaults(call_kw, bound, params, acc)
         if fired:
-            # The data's warning replaces our hand-written one of the same category for this call.
+            # The data's warning replaces our hand-written one of the same category (or the same
+            # wording under another category) for this call.
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 result = func(*call_pos, **call_kw)
             for w in caught:
-                if w.category not in fired:
+                if w.category not in fired and str(w.message)[:40] not in fired:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         else:
             result = func(*call_pos, **call_kw)

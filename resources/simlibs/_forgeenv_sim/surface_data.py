@@ -202,7 +202,8 @@ class Package:
                 # A harvested warning that does not name the API it is filed under came from something
                 # else the probe did (e.g. tokenizer loading): not this API's deprecation.
                 word = kw or path.rpartition(".")[2]
-                if word and word.lower() not in entry[1].lower():
+                stem = re.sub(r"(Config|Arguments|Args|Trainer)$", "", word)  # "Bone will be removed" names BoneConfig
+                if word and word.lower() not in entry[1].lower() and not (stem and stem.lower() in entry[1].lower()):
                     continue
                 target = self._split(path)
                 if target is not None:

@@ -25,11 +25,26 @@ class AcceleratedOptimizer:
         self._acc = accelerator
 
     def __getattr__(self, name):
-        return getattr(self.optimizer, name)
+        try:
+            return getattr(self.__dict__["optimizer"], name)
+        except (AttributeError, KeyError):
+            raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name)) from None
 
     @property
     def param_groups(self):
         return self.optimizer.param_groups
+
+    if _v.below("accelerate", "1.0"):
+
+        @property
+        def is_overflow(self):
+            warnings.warn(
+                "The `is_overflow` property is deprecated and will be removed in version 1.0 of Accelerate use "
+                "`optimizer.step_was_skipped` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            return self.step_was_skipped
 
     @property
     def state(self):
@@ -150,6 +165,18 @@ class Accelerator:
     is_local_main_process = property(lambda self: self.state.is_local_main_process)
     is_last_process = property(lambda self: self.state.is_last_process)
     mixed_precision = property(lambda self: self.state.mixed_precision)
+
+    if _v.below("accelerate", "1.0"):
+
+        @property
+        def use_fp16(self):
+            warnings.warn(
+                "The `use_fp16` property is deprecated and will be removed in version 1.0 of Accelerate use "
+                "`Accelerator.mixed_precision == 'fp16'` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            return self.mixed_precision == "fp16"
     use_distributed = property(lambda self: self.state.use_distributed)
     sync_gradients = property(lambda self: self.gradient_state.sync_gradients)
     project_dir = property(lambda self: self.project_configuration.project_dir)

@@ -358,6 +358,12 @@ from ._more import (  # noqa: E402,F401
 )
 
 
+# The registries scripts index by PEFT type (the data decides which modules expose them).
+PEFT_TYPE_TO_CONFIG_MAPPING = {"LORA": LoraConfig, "ADALORA": AdaLoraConfig, "PROMPT_TUNING": PromptTuningConfig,
+                               "PREFIX_TUNING": PrefixTuningConfig, "P_TUNING": PromptEncoderConfig}
+PEFT_TYPE_TO_TUNER_MAPPING = {"LORA": _LoraModel, "ADALORA": _LoraModel}
+
+
 def __getattr__(name):
     # Removed in peft 0.10: from-imports then fail with the real ImportError.
     if name == "prepare_model_for_int8_training" and _v.below("peft", "0.10"):

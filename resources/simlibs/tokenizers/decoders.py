@@ -26,8 +26,14 @@ class ByteLevel(Decoder):
 
 
 class Metaspace(Decoder):
-    def __init__(self, replacement="▁", prepend_scheme="always", split=True):
-        self.replacement, self.prepend_scheme, self.split = replacement, prepend_scheme, split
+    def __init__(self, replacement="▁", **kwargs):
+        from .pre_tokenizers import check_keywords
+
+        check_keywords("decoders", "Metaspace", kwargs)
+        self.replacement = replacement
+        self.add_prefix_space = kwargs.get("add_prefix_space", True)
+        self.prepend_scheme = kwargs.get("prepend_scheme", "always" if self.add_prefix_space else "never")
+        self.split = kwargs.get("split", True)
 
     def decode(self, tokens):
         text = "".join(tokens).replace(self.replacement, " ")

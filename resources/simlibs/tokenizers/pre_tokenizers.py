@@ -2,6 +2,23 @@
 import re
 
 
+def check_keywords(module, cls_name, kwargs):
+    """The Rust classes take their recorded attributes as constructor keywords (the API data lists
+    them): another keyword is pyo3's TypeError, worded as the real release words it."""
+    try:
+        from _forgeenv_sim import surface_data
+
+        obj = surface_data.find_object("tokenizers.%s.%s" % (module, cls_name))
+    except Exception:  # noqa: BLE001 - no data: accept
+        return
+    known = set((obj or {}).get("attributes") or ())
+    if not known:
+        return
+    for k in kwargs:
+        if k not in known:
+            raise TypeError("%s.__new__() got an unexpected keyword argument '%s'" % (cls_name, k))
+
+
 class PreTokenizer:
     _pattern = re.compile(r"\S+")
 
@@ -52,8 +69,13 @@ class ByteLevel(PreTokenizer):
 
 
 class Metaspace(PreTokenizer):
-    def __init__(self, replacement="▁", prepend_scheme="always", split=True):
-        self.replacement, self.prepend_scheme, self.split = replacement, prepend_scheme, split
+    def __init__(self, replacement="▁", **kwargs):
+        # tokenizers < 0.19: add_prefix_space (and prepend_scheme from 0.15); >= 0.19: prepend_scheme, split.
+        check_keywords("pre_tokenizers", "Metaspace", kwargs)
+        self.replacement = replacement
+        self.add_prefix_space = kwargs.get("add_prefix_space", True)
+        self.prepend_scheme = kwargs.get("prepend_scheme", "always" if self.add_prefix_space else "never")
+        self.split = kwargs.get("split", True)
 
     def pre_tokenize_str(self, sequence):
         text = sequence.replace(" ", self.replacement)

@@ -315,7 +315,8 @@ if _v.at_least("transformers", "4.56"):
 def _load_config(name, kwargs, cls=None):
     """(config, sim_extra) for a hub id or a saved folder; pops the config kwargs it uses."""
     name = str(name)
-    if "use_auth_token" in kwargs:
+    if "use_auth_token" in kwargs and _v.below("transformers", "5.0"):
+        # Removed in 5.0: it then travels on with the model's other unknown keywords (TypeError).
         kwargs.pop("use_auth_token")
         _warn.future("The `use_auth_token` argument is deprecated and will be removed in v5 of Transformers. Please use `token` instead.", stacklevel=5)
     if os.path.isdir(name):

@@ -854,15 +854,15 @@ class PreTrainedTokenizerBase:
 
     if _v.below("transformers", "5.0"):
         # Removed in 5.0 (deprecated since 4.21 in favour of text_target=).
-        @contextlib.contextmanager
         def as_target_tokenizer(self):
+            # Warns when called (not on __enter__), so that the API layer's recorded warning replaces it.
             _warn.future(
                 "`as_target_tokenizer` is deprecated and will be removed in v5 of Transformers. You can tokenize your labels by using the "
                 "argument `text_target` of the regular `__call__` method (either in the same call as your input texts if you use the same "
                 "keyword arguments, or in a separate call.",
-                stacklevel=4,
+                stacklevel=3,
             )
-            yield
+            return contextlib.nullcontext()
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path, *init_inputs, cache_dir=None, force_download=False, local_files_only=False, token=None, revision="main", trust_remote_code=False, **kwargs):

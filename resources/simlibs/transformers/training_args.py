@@ -185,6 +185,9 @@ class TrainingArguments:
     average_tokens_across_devices: Optional[bool] = False
 
     def __post_init__(self):
+        if _v.below("transformers", "5.0") and (not isinstance(self.warmup_steps, int) or self.warmup_steps < 0):
+            # 5.0 accepts a float (a ratio below 1); before, only a non-negative int.
+            raise ValueError("warmup_steps must be of type int and must be 0 or a positive integer.")
         if _OLD_EVAL and self.evaluation_strategy is not None and _NEW_EVAL:
             _warn.future(
                 "`evaluation_strategy` is deprecated and will be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
@@ -257,11 +260,12 @@ class TrainingArguments:
 
     @property
     def train_batch_size(self):
-        return self.per_device_train_batch_size
+        # The deprecated per_gpu_* value still wins where the release has it (one CPU process).
+        return getattr(self, "per_gpu_train_batch_size", None) or self.per_device_train_batch_size
 
     @property
     def eval_batch_size(self):
-        return self.per_device_eval_batch_size
+        return getattr(self, "per_gpu_eval_batch_size", None) or self.per_device_eval_batch_size
 
     @property
     def device(self):
@@ -278,7 +282,9 @@ class TrainingArguments:
     parallel_mode = "not_parallel"
 
     def get_warmup_steps(self, num_training_steps):
-        return self.warmup_steps if self.warmup_steps > 0 else math.ceil(num_training_steps * self.warmup_ratio)
+        if isinstance(self.warmup_steps, float) and 0 < self.warmup_steps < 1:
+            return math.ceil(num_training_steps * self.warmup_steps)
+        return int(self.warmup_steps) if self.warmup_steps > 0 else math.ceil(num_training_steps * self.warmup_ratio)
 
     def to_dict(self):
         d = {}

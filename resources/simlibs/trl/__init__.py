@@ -76,7 +76,21 @@ def _prepare(dataset, tokenizer, text_field, formatting_func, max_len, packing):
 
 
 class SFTTrainer(Trainer):
-    if _NEW:
+    if _NEW and _v.below("trl", "0.13"):
+        # 0.12 took processing_class= but still accepted the dataset keywords (deprecated, removed in 0.13).
+
+        @deprecate_tokenizer_kwarg("SFTTrainer", "0.14.0")
+        def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None, processing_class=None, model_init=None,
+                     compute_metrics=None, callbacks=None, optimizers=(None, None), preprocess_logits_for_metrics=None, peft_config=None,
+                     dataset_text_field=None, packing=False, formatting_func=None, max_seq_length=None, infinite=None, num_of_sequences=None,
+                     chars_per_token=None, dataset_num_proc=None, dataset_batch_size=None, neftune_noise_alpha=None, model_init_kwargs=None,
+                     dataset_kwargs=None, eval_packing=None):
+            legacy = {"dataset_text_field": dataset_text_field, "packing": packing or None, "max_seq_length": max_seq_length,
+                      "dataset_num_proc": dataset_num_proc, "model_init_kwargs": model_init_kwargs, "dataset_kwargs": dataset_kwargs}
+            self._sft(model, args, data_collator, train_dataset, eval_dataset, processing_class, model_init, compute_metrics, callbacks, optimizers,
+                      preprocess_logits_for_metrics, peft_config, formatting_func, {k: v for k, v in legacy.items() if v is not None})
+
+    elif _NEW:
 
         @deprecate_tokenizer_kwarg("SFTTrainer", "0.14.0")
         def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None, processing_class=None, model_init=None,

@@ -4,10 +4,11 @@
 // without it (interrupted, failed) is rebuilt from scratch next time; a rebuild happens in a
 // staging directory that replaces the old venv only once complete.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { acquireDirLock } from '../dirLock';
 import { getSnapshot, snapshotRequirements, snapshotsFile, type Snapshot } from './registry';
 
 export const READY_MARKER = '.forgeenv-ready.json';
@@ -265,46 +266,12 @@ function keyLines(output: string): string {
 }
 
 /** A lock directory per snapshot so that two processes never build the same venv at once. */
-async function acquireLock(id: string, opts: EnsureOptions): Promise<() => void> {
-  const lock = join(cacheRoot(), 'venvs', `${id}.lock`);
-  mkdirSync(join(cacheRoot(), 'venvs'), { recursive: true });
-  let told = false;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      return () => rmSync(lock, { recursive: true, force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    if (!lockHolderAlive(lock)) {
-      rmSync(lock, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) opts.onProgress?.(`${id}: another process is building this venv; waiting`);
-    told = true;
-    if (opts.signal?.aborted) throw new Error(`snapshot ${id}: aborted`);
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+function acquireLock(id: string, opts: EnsureOptions): Promise<() => void> {
+  return acquireDirLock(join(cacheRoot(), 'venvs', `${id}.lock`), {
+    onWait: () => opts.onProgress?.(`${id}: another process is building this venv; waiting`),
+    signal: opts.signal,
+    abortError: () => new Error(`snapshot ${id}: aborted`),
+    pollMs: 2000,
+  });
 }
 
-function lockHolderAlive(lock: string): boolean {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-  } catch {
-    // The holder may be between mkdir and writing its pid: a fresh lock is alive, an old one stale.
-    try {
-      return Date.now() - statSync(lock).mtimeMs < 10_000;
-    } catch {
-      return false;
-    }
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -211,3 +211,29 @@ def extract_model_from_parallel(model, keep_fp32_wrapper=True, keep_torch_compil
 def merge_dicts(source, destination):
     destination.update(source)
     return destination
+
+
+class FindTiedParametersResult(list):
+    """accelerate < 1.11: find_tied_parameters' list, with a deprecated dict-like values()."""
+
+    def values(self):
+        import warnings
+
+        warnings.warn(
+            "The 'values' method of FindTiedParametersResult is deprecated and will be removed in Accelerate v1.3.0. ",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return sum([group[1:] for group in self], [])
+
+
+def find_tied_parameters(model, **kwargs):
+    """Groups of parameter names sharing one tensor (sorted, as accelerate returns them)."""
+    seen = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        seen.setdefault(id(p), []).append(name)
+    groups = [sorted(names) for names in seen.values() if len(names) > 1]
+    groups.sort()
+    from _forgeenv_sim import versions as _v
+
+    return FindTiedParametersResult(groups) if _v.below("accelerate", "1.11") else groups

@@ -21,6 +21,12 @@ export const CheckExportSchema = z.object({
     passes_after_repair: z.number().int(),
     not_runnable: z.number().int(),
     internal_errors: z.number().int(),
+    // Optional: exports written before these counts existed still load.
+    names_changed_api: z.number().int().optional(),
+    verified: z.number().int().optional(),
+    verified_real: z.number().int().optional(),
+    original_runs: z.number().int().optional(),
+    scripts_two_verified: z.number().int().optional(),
     wall_time_ms: z.number(),
   }),
   results: z.array(CheckRowSchema),
