@@ -72,6 +72,8 @@ export interface CheckScript {
   args?: string[];
   /** Files the script reads, written into the run directory (relative path -> text). */
   files?: Record<string, string>;
+  /** Environment variables the script reads (e.g. SageMaker's `SM_CHANNEL_*`); manifests only. */
+  env?: Record<string, string>;
 }
 
 export interface CheckOptions {
@@ -105,6 +107,7 @@ export const ScriptRunManifestSchema = z.array(
       versions: LibraryVersionsSchema.optional(),
       args: z.array(z.string()).optional(),
       files: z.record(z.string(), z.string()).optional(),
+      env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
     })
     .passthrough(),
 );
@@ -121,7 +124,7 @@ export function scriptsWithManifest(dir: string, manifestPath: string): CheckScr
     const e = byFile.get(s.name);
     if (!e) return s;
     const versions = e.versions ?? (e.snapshot ? getSnapshot(e.snapshot).versions : undefined);
-    return { ...s, ...(versions ? { versions } : {}), ...(e.args ? { args: e.args } : {}), ...(e.files ? { files: e.files } : {}) };
+    return { ...s, ...(versions ? { versions } : {}), ...(e.args ? { args: e.args } : {}), ...(e.files ? { files: e.files } : {}), ...(e.env ? { env: e.env } : {}) };
   });
 }
 
@@ -189,6 +192,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
         validate: repairOf === undefined ? false : { baseline: repairOf },
         ...(s.args ? { args: s.args } : {}),
         ...(s.files ? { files: s.files } : {}),
+        ...(s.env ? { extraEnv: s.env } : {}),
       });
       return verdictOf(exec, opts.mode, original);
     } catch (e) {

@@ -90,6 +90,15 @@ describe('checkPrimitives', () => {
     assert.equal(checkSummaryLine(summary), 'scripts 1 · original runs 1/1 · ≥2 verified primitives 0/1 · verified 1/1 (real drifts 1)');
   });
 
+  test("a script's environment variables reach its runs", async () => {
+    const script = 'import os\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\nprint(os.environ["SM_CHANNEL_TRAIN"])\n';
+    const opts = { mode: 'simulated' as const, timeoutMs: 20_000, primitives: ['RenameApiCall'] };
+    const without = await checkPrimitives([{ name: 'env.py', script }], opts);
+    assert.equal(without.results[0]!.original_runs, false);
+    const withEnv = await checkPrimitives([{ name: 'env.py', script, env: { SM_CHANNEL_TRAIN: 'train' } }], opts);
+    assert.equal(withEnv.results[0]!.original_runs, true, withEnv.results[0]!.error);
+  });
+
   test('the real-world scripts with their manifest (no run): rows for every script, no internal error', { skip: existsSync(REAL_DIR) && existsSync(REAL_MANIFEST) ? false : 'real-world corpus or manifest absent' }, async () => {
     const scripts = scriptsWithManifest(REAL_DIR, REAL_MANIFEST);
     assert.ok(scripts.length >= 30);
@@ -114,7 +123,7 @@ describe('checkPrimitives', () => {
     assert.equal(mentionsChangedApi('ValueError: boom', names), false);
   });
 
-  test('a manifest gives scripts of a folder their snapshot, args and files', () => {
+  test('a manifest gives scripts of a folder their snapshot, args, files and environment', () => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeenv-check-'));
     try {
       writeFileSync(join(dir, 'a.py'), 'print(1)\n');
@@ -129,6 +138,10 @@ describe('checkPrimitives', () => {
       assert.equal(scripts[1]!.versions, undefined);
       writeFileSync(manifest, JSON.stringify([{ file: 'a.py', args: 'not a list' }]));
       assert.throws(() => scriptsWithManifest(dir, manifest), /args/);
+      writeFileSync(manifest, JSON.stringify([{ file: 'a.py', env: { SM_CHANNEL_TRAIN: 'train' } }]));
+      assert.deepEqual(scriptsWithManifest(dir, manifest)[0]!.env, { SM_CHANNEL_TRAIN: 'train' });
+      writeFileSync(manifest, JSON.stringify([{ file: 'a.py', env: { 'BAD NAME': 'x' } }]));
+      assert.throws(() => scriptsWithManifest(dir, manifest), /env/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -38,6 +38,9 @@ export interface SnapshotBuildResult {
 }
 
 export const introspectScript = (): string => join(resourcesDir(), 'snapshots', 'introspect.py');
+export const renamedKwargsScript = (): string => join(resourcesDir(), 'snapshots', 'renamed_kwargs.py');
+/** Beside the package files; the leading underscore keeps it out of the package list. */
+export const RENAMED_KWARGS_FILE = '_renamed_kwargs.json';
 const probeRunner = (): string => join(resourcesDir(), 'drifts', 'probe_runner.py');
 const driftCatalog = (): string => join(resourcesDir(), 'drifts', 'catalog.json');
 
@@ -85,6 +88,16 @@ export async function buildSnapshotApi(id: string, opts: BuildOptions = {}): Pro
       results.push(r);
       const summary = stderr.trim().split('\n').pop() ?? '';
       progress(`${id}: ${pkg} done in ${r.seconds}s, ${(r.bytes / 1024).toFixed(0)} KiB (${summary.replace(/^.*?\(/, '(')})`);
+    }
+    // Keywords the real releases still accept through renaming decorators (their recorded signatures are the
+    // unwrapped ones): read by the simulated libraries' API layer. Only after the package files exist.
+    if (packages.length === all.length) {
+      const t = Date.now();
+      progress(`${id}: recording keywords renamed by decorators`);
+      const tmpOut = join(work, RENAMED_KWARGS_FILE);
+      await runPython(python, [renamedKwargsScript(), snapshotApiDir(id), tmpOut], work, INTROSPECT_TIMEOUT_MS, opts.signal);
+      renameOrCopy(tmpOut, join(snapshotApiDir(id), RENAMED_KWARGS_FILE));
+      progress(`${id}: renamed keywords done in ${secondsSince(t)}s`);
     }
     return { id, python, venvSeconds, probesSeconds, packages: results };
   } finally {
