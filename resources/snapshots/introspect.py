@@ -22,6 +22,7 @@ import os
 import pkgutil
 import re
 import sys
+import time
 import types
 import warnings
 
@@ -120,6 +121,10 @@ def want_package(package, name):
 
 # --------------------------------------------------------------------------- values
 
+CLOCK = re.compile(r"(?<!\d)\d{10}(?!\d)")
+BUILD_TIME = time.time()
+
+
 def default_value(v):
     if v is None or isinstance(v, bool):
         return v
@@ -128,7 +133,9 @@ def default_value(v):
     if isinstance(v, float) and not isinstance(v, enum.Enum) and v == v and v not in (float("inf"), float("-inf")):
         return v
     if isinstance(v, str) and not isinstance(v, enum.Enum) and len(v) <= MAX_DEFAULT:
-        return v
+        # Defaults built from the clock at import (BenchmarkArguments' f"..._{round(time())}.csv") would
+        # make every rebuild differ: the build's own time becomes "{time}".
+        return CLOCK.sub(lambda m: "{time}" if abs(int(m.group(0)) - BUILD_TIME) < 86400 else m.group(0), v)
     try:
         r = repr(v)
     except Exception:

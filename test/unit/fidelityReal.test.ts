@@ -25,7 +25,7 @@ describe('fidelity on the CI snapshots (real releases)', () => {
       const r = await runFidelity({ snapshotList: snapshots, cacheDir: dir });
       // Only the real releases decide what this pair can check: an API that appeared after 2024-09, or a
       // deprecation window that closed before 2026-11, is checked by its own adjacent snapshots in
-      // `npm run fidelity` (all seven snapshots), not by this pair.
+      // `npm run fidelity` (all eight snapshots), not by this pair.
       const checked = r.entries.filter((e) => e.validity === 'valid');
       const skipped = r.entries.filter((e) => e.validity === 'invalid').map((e) => e.id);
       console.log(`    [fidelity] not checkable by ${TIER.join(' → ')} (checked by adjacent snapshots instead): ${skipped.join(', ') || 'none'}`);

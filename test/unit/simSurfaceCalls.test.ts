@@ -176,6 +176,33 @@ print(raw.get_vocab()["hello"], enc["input_ids"], tok.pad_token_id, tok.decode(e
     assert.equal(r.stdout, '2 [[2, 4, 0], [3, 1, 2]] 0 hello world [PAD]', r.stderr);
   });
 
+  test('a method the release defines on a subclass stays on it although our base hides it', () => {
+    // transformers 4.30 defines convert_tokens_to_ids on PreTrainedTokenizerFast, not on
+    // PreTrainedTokenizerBase (where our stand-in has it): the base hides it, the fast tokenizer keeps it.
+    const code = `
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
+tok = AutoTokenizer.from_pretrained("facebook/bart-base")
+print(type(tok).__name__, isinstance(tok.convert_tokens_to_ids(["<s>"])[0], int), hasattr(PreTrainedTokenizerBase, "convert_tokens_to_ids"))
+`;
+    const r = sim(code, '2023-06');
+    assert.equal(r.stdout, 'BartTokenizerFast True False', r.stderr);
+  });
+
+  test('trl 0.9 ran BCO through KTOTrainer(embedding_func=); 0.8 and 0.10 refuse the keyword', () => {
+    const code = `
+from trl import KTOTrainer
+try:
+    KTOTrainer(model=None, embedding_func=len)
+except TypeError as e:
+    print(e)
+except Exception as e:
+    print("accepted")
+`;
+    assert.equal(sim(code, '2024-06').stdout, 'accepted');
+    assert.match(sim(code, '2024-04').stdout, /KTOTrainer.__init__\(\) got an unexpected keyword argument 'embedding_func'/);
+    assert.match(sim(code, '2024-09').stdout, /KTOTrainer.__init__\(\) got an unexpected keyword argument 'embedding_func'/);
+  });
+
   test('a public subpackage the release lacks is not importable although our stand-in has it', () => {
     const code = `
 try:

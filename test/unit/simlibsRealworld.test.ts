@@ -15,10 +15,12 @@ const haveCorpus = existsSync(corpus);
 
 // One per style: TrlParser + YAML SFT (trl 1.x, vision-language), HfArgumentParser DPO (trl 0.7), accelerate custom loop,
 // argparse Trainer script (OLoRA), notebook-style PEFT int8 seq2seq, HfArgumentParser masked LM (2021 code, 2025 snapshot).
-// (26, the speech CTC script, needs transformers >= 4.46 with datasets < 3.0 — no real snapshot has both.)
+// BCO through KTOTrainer (trl 0.9, 2024-06). (26, the speech CTC script, needs transformers >= 4.46 with
+// datasets < 3.0: no real snapshot has both.)
 const REPRESENTATIVE = [
   '10_trl_sft_vlm.py',
   '03_trl_stackllama2_dpo.py',
+  '06_trl_bco_2024.py',
   '17_acc_complete_nlp_example_2022.py',
   '16_peft_olora_clm.py',
   '20_phil_peft_flan_t5_int8_summarization.py',

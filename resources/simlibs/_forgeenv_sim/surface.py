@@ -126,12 +126,35 @@ class _Removed:
         self.name, self.orig = name, orig
 
     def __get__(self, obj, cls=None):
-        if internal(1):
+        if internal(1) or _member_of_subclass(type(obj) if obj is not None else cls, self.name):
             get = getattr(type(self.orig), "__get__", None)
             return get(self.orig, obj, cls) if get else self.orig
         if obj is None:
             raise AttributeError("type object '%s' has no attribute '%s'" % (cls.__name__, self.name))
         raise AttributeError("'%s' object has no attribute '%s'" % (type(obj).__name__, self.name))
+
+
+_CLASS_KEYS = {}  # id(our class) -> its recorded key, for _member_of_subclass
+_SUB_MEMBER = {}
+
+
+def _member_of_subclass(cls, name):
+    """True when the nearest surfaced class of `cls` has `name` in its recorded MRO: our stand-in defines
+    a method on a base (PreTrainedTokenizerBase.convert_tokens_to_ids) that the real release defines
+    lower down (PreTrainedTokenizerFast), so the base hides it but the subclass must not."""
+    if cls is None:
+        return False
+    hit = _SUB_MEMBER.get((id(cls), name))
+    if hit is not None:
+        return hit
+    found = False
+    for c in getattr(cls, "__mro__", ()):
+        key = _CLASS_KEYS.get(id(c))
+        if key is not None:
+            found = name in _members(_mro(key)[0])
+            break
+    _SUB_MEMBER[(id(cls), name)] = found
+    return found
 
 
 def _raw_member(cls, name):
@@ -153,6 +176,7 @@ def surface_class(cls, key, obj=None):
     obj = obj or _data.find_object(key)
     if obj is None:
         return cls
+    _CLASS_KEYS[id(cls)] = key
     top = key.partition(".")[0]
     mro, complete = _mro(key)
     deps = _class_deps(key, top)

@@ -212,7 +212,9 @@ class DPOTrainer(_TextTrainer):
 
 class KTOTrainer(_TextTrainer):
     _text_columns = (("prompt", "completion"),)
-    __init__ = _trainer_init("KTOTrainer", _PREF_EXTRA)
+    # embedding_func/embedding_tokenizer: BCO ran through KTOTrainer (loss_type="bco") in trl 0.9; the
+    # snapshot's recorded signature decides whether a release accepts them.
+    __init__ = _trainer_init("KTOTrainer", _PREF_EXTRA | {"embedding_func", "embedding_tokenizer"})
 
     def _check_columns(self, cols):
         for c in ("prompt", "completion", "label"):
