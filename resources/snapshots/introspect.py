@@ -121,6 +121,7 @@ def want_package(package, name):
 
 # --------------------------------------------------------------------------- values
 
+SHIM_NAME = re.compile(r"""\bname\s*==\s*["']([A-Za-z_]\w*)["']""")
 CLOCK = re.compile(r"(?<!\d)\d{10}(?!\d)")
 BUILD_TIME = time.time()
 
@@ -188,8 +189,14 @@ def qual_of(obj):
 
 
 def is_function(obj):
-    return inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(obj, (types.MethodDescriptorType,
-                                                                                  functools.partial))
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(obj, (types.MethodDescriptorType, functools.partial)):
+        return True
+    # A decorated function (functools.lru_cache: accelerate's and transformers' is_*_available) is one too.
+    try:
+        # (Bound methods re-exported as functions, as huggingface_hub's create_repo = api.create_repo, stay values.)
+        return not inspect.isclass(obj) and not inspect.ismethod(obj) and callable(obj) and inspect.isfunction(inspect.unwrap(obj))
+    except Exception:  # noqa: BLE001 - unwrap loops or odd __wrapped__
+        return False
 
 
 # --------------------------------------------------------------------------- recorder
@@ -201,6 +208,7 @@ class Recorder:
         self.objects = {}
         self.unimportable = {}
         self.failed_names = 0
+        self.shim_warnings = {}  # "module.Name" -> {category, message}: warnings of module __getattr__ shims
 
     def in_package(self, modname):
         return root(modname) == self.package
@@ -241,12 +249,46 @@ class Recorder:
                 self.failed_names += 1
             if ref is not None:
                 names[n] = ref
+        if not lazy:
+            self.record_getattr_shims(mod, name, names)
         self.modules[name] = {
             "file": module_file(mod, self.package),
             "lazy": lazy,
             "names": names,
             "missing_getattr": missing_getattr(mod),
         }
+
+    def record_getattr_shims(self, mod, name, names):
+        """Names served by a module-level __getattr__ (backward-compatibility shims such as peft's
+        PEFT_TYPE_TO_MODEL_MAPPING) are invisible to dir(): take the names its source compares against,
+        fetch each (recording the warning it gives) and keep those that resolve."""
+        ga = vars(mod).get("__getattr__")
+        if not inspect.isfunction(ga):
+            return
+        try:
+            src = inspect.getsource(ga)
+        except (OSError, TypeError):
+            return
+        for n in sorted(set(SHIM_NAME.findall(src))):
+            if n in names or n.startswith("_"):
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    value = getattr(mod, n)
+                except BaseException:  # noqa: BLE001 - an optional backend the shim needs is absent
+                    continue
+            try:
+                ref = self.reference(value, name, listed=True)
+            except Exception:  # noqa: BLE001
+                continue
+            if ref is None:
+                continue
+            names[n] = ref
+            for w in caught:
+                if issubclass(w.category, (DeprecationWarning, FutureWarning, PendingDeprecationWarning)):
+                    self.shim_warnings.setdefault(f"{name}.{n}", {"category": w.category.__name__, "message": str(w.message)})
+                    break
 
     def reference(self, value, host, listed):
         """The reference string for a module member, or None when it is not part of the surface."""
@@ -437,7 +479,7 @@ def main(argv):
         "version": dist_version(package),
         "modules": rec.modules,
         "objects": rec.objects,
-        "deprecations": harvest_deprecations(dep_file, package),
+        "deprecations": {**rec.shim_warnings, **harvest_deprecations(dep_file, package)},
         "unimportable": rec.unimportable,
         "stats": {"modules": len(rec.modules), "objects": len(rec.objects),
                   "unimportable_modules": len(rec.unimportable), "unavailable_names": rec.failed_names},

@@ -170,6 +170,21 @@ describe('recorded API data', () => {
     assert.equal(api('2026-11', 'transformers').modules.transformers!.names.AdamW, undefined);
   });
 
+  test('decorated functions and module __getattr__ shims are recorded, clock-made defaults are not', { skip: !(built('2024-04') && built('2024-09') && built('2025-09')) && 'not built' }, () => {
+    // accelerate's is_*_available are functools.lru_cache wrappers: functions all the same.
+    const acc = api('2024-09', 'accelerate');
+    const xla = acc.modules['accelerate.utils']!.names.is_torch_xla_available;
+    assert.ok(xla && acc.objects[xla]?.kind === 'function', `is_torch_xla_available: ${xla}`);
+    // peft 0.17 serves PEFT_TYPE_TO_MODEL_MAPPING from a module __getattr__, with a DeprecationWarning.
+    const peft = api('2025-09', 'peft');
+    assert.equal(peft.modules['peft.peft_model']!.names.PEFT_TYPE_TO_MODEL_MAPPING, 'value:dict');
+    assert.equal(peft.deprecations['peft.peft_model.PEFT_TYPE_TO_MODEL_MAPPING']?.category, 'DeprecationWarning');
+    // transformers 4.40's BenchmarkArguments builds CSV names from time(): recorded as {time}, so rebuilds agree.
+    const bench = api('2024-04', 'transformers').objects['transformers.benchmark.benchmark_args_utils.BenchmarkArguments'] as ClassInfo;
+    const csv = (bench.init ?? []).find((p) => p[0] === 'inference_time_csv_file');
+    assert.equal(csv?.[2], 'inference_time_{time}.csv');
+  });
+
   test('trl.SFTTrainer takes tokenizer= up to trl 0.10 and processing_class= from 0.12', { skip: !(built('2024-09') && built('2025-03')) && 'not built' }, () => {
     const sft = (id: string): string[] => {
       const a = api(id, 'trl');

@@ -200,10 +200,11 @@ class Package:
                 path, kw = m.group(1), (m.group(2) or "") if "(" in key else None
                 entry = (d.get("category") or "FutureWarning", d.get("message") or "")
                 # A harvested warning that does not name the API it is filed under came from something
-                # else the probe did (e.g. tokenizer loading): not this API's deprecation.
+                # else the probe did (e.g. tokenizer loading): not this API's deprecation. An empty message
+                # names nothing else (datasets 2.x's @deprecated on Dataset.prepare_for_task really is empty).
                 word = kw or path.rpartition(".")[2]
                 stem = re.sub(r"(Config|Arguments|Args|Trainer)$", "", word)  # "Bone will be removed" names BoneConfig
-                if word and word.lower() not in entry[1].lower() and not (stem and stem.lower() in entry[1].lower()):
+                if word and entry[1] and word.lower() not in entry[1].lower() and not (stem and stem.lower() in entry[1].lower()):
                     continue
                 target = self._split(path)
                 if target is not None:

@@ -535,7 +535,11 @@ class PreTrainedTokenizerBase:
                     padding = "max_length"
             else:
                 kwargs["pad_to_max_length"] = value
-        if kwargs:
+        kwargs.pop("split_special_tokens", None)
+        if kwargs and _v.below("transformers", "5.0"):
+            if isinstance(self, PreTrainedTokenizerFast):
+                # 4.x fast tokenizers hand leftover keywords to _batch_encode_plus, which takes none.
+                raise TypeError("PreTrainedTokenizerFast._batch_encode_plus() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
             _warn.log("Keyword arguments %s not recognized." % kwargs)
         if padding is True:
             padding = "longest"
