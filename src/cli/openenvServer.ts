@@ -73,6 +73,27 @@ export function environmentMetadata(): Record<string, unknown> {
   };
 }
 
+/**
+ * A minimal OpenAPI document: openenv-core's runtime validator (`openenv validate --url`) reads
+ * `info.version` and the paths (simulation mode: /reset, /step and /state present).
+ */
+export function openApiDocument(): Record<string, unknown> {
+  const op = (method: 'get' | 'post', summary: string) => ({ [method]: { summary, responses: { '200': { description: 'OK' } } } });
+  return {
+    openapi: '3.1.0',
+    info: { title: 'ForgeEnv (OpenEnv environment)', version: ENV_VERSION },
+    paths: {
+      '/health': op('get', 'Health check'),
+      '/metadata': op('get', 'Environment metadata'),
+      '/schema': op('get', 'JSON schemas of action, observation and state'),
+      '/state': op('get', 'State of a fresh environment (episodes live in /ws sessions)'),
+      '/reset': op('post', 'Reset a fresh environment and return its first observation'),
+      '/step': op('post', 'Validate an action (a stateless step has no episode: use /ws)'),
+      '/mcp': op('post', 'MCP JSON-RPC endpoint (ForgeEnv offers no tools)'),
+    },
+  };
+}
+
 /** OpenEnv's /schema: JSON schemas of the action, the observation and the state. */
 export function environmentSchemas(): Record<string, unknown> {
   const state = z.object({ episode_id: z.string().nullable(), step_count: z.number().int().nonnegative() }).extend(EpisodeStateSchema.partial().omit({ episode_id: true }).shape);
@@ -97,6 +118,7 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   // Schemas never change: computed once, not per request.
   const schemaBody = JSON.stringify(environmentSchemas());
   const metadataBody = JSON.stringify(environmentMetadata());
+  const openApiBody = JSON.stringify(openApiDocument());
 
   // ---- HTTP ----------------------------------------------------------------------------------
   const http = createServer((req, res) => {
@@ -112,18 +134,29 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const get = req.method === 'GET' || req.method === 'HEAD';
-    const routes: Record<string, 'GET' | 'POST'> = { '/health': 'GET', '/metadata': 'GET', '/schema': 'GET', '/state': 'GET', '/reset': 'POST', '/step': 'POST' };
+    const routes: Record<string, 'GET' | 'POST'> = {
+      '/health': 'GET',
+      '/metadata': 'GET',
+      '/schema': 'GET',
+      '/openapi.json': 'GET',
+      '/state': 'GET',
+      '/reset': 'POST',
+      '/step': 'POST',
+      '/mcp': 'POST',
+    };
     const method = routes[path];
     if (!method) return sendJson(res, 404, { detail: 'Not Found' });
     if ((method === 'GET' && !get) || (method === 'POST' && req.method !== 'POST')) return sendJson(res, 405, { detail: 'Method Not Allowed' });
     if (path === '/health') return sendJson(res, 200, { status: 'healthy' });
     if (path === '/metadata') return sendRaw(res, 200, metadataBody);
     if (path === '/schema') return sendRaw(res, 200, schemaBody);
+    if (path === '/openapi.json') return sendRaw(res, 200, openApiBody);
     // As in openenv-core, plain HTTP builds a fresh environment per request: no episode survives it.
     if (path === '/state') return sendJson(res, 200, toWireState(undefined));
 
     const body = await readJsonBody(req, res, opts.maxMessageBytes);
     if (body === undefined) return; // already answered
+    if (path === '/mcp') return sendJson(res, 200, mcpAnswer(body.value));
     if (path === '/reset') {
       const r = parseWireReset(body.value ?? {});
       if (!r.ok) return sendJson(res, 422, { detail: bodyIssues(r.issues) });
@@ -283,6 +316,18 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
       wss.close();
     },
   };
+}
+
+/**
+ * The MCP JSON-RPC endpoint every OpenEnv server has. ForgeEnv's actions are not tools, so
+ * `tools/list` is empty and every other method is unknown; malformed requests get JSON-RPC errors.
+ */
+export function mcpAnswer(request: unknown): Record<string, unknown> {
+  const r = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number(), z.null()]).optional() }).passthrough().safeParse(request);
+  if (!r.success) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } };
+  const id = r.data.id ?? null;
+  if (r.data.method === 'tools/list') return { jsonrpc: '2.0', id, result: { tools: [] } };
+  return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${r.data.method}` } };
 }
 
 function send(ws: WebSocket, m: ServerMessage): void {

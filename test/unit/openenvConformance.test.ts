@@ -157,6 +157,19 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
     });
   }
 
+  test("openenv-core's runtime validator (openenv validate --url) passes both servers", async () => {
+    const { stdout } = await run(openenvPython(), [join(FIXTURE_DIR, 'validate_servers.py'), targets.ours.url, targets.openenv.url], { timeout: 300_000 });
+    const reports = stdout.trim().split('\n').map((l) => JSON.parse(l) as { passed: boolean; mode: string; criteria: Array<{ id?: string; name?: string; passed: boolean }> });
+    assert.equal(reports.length, 2);
+    for (const [i, r] of reports.entries()) {
+      const failed = r.criteria.filter((c) => !c.passed);
+      assert.deepEqual(failed, [], `${i === 0 ? 'forgeenv serve' : 'fixture'}: failed criteria`);
+      assert.equal(r.passed, true);
+      assert.equal(r.mode, 'simulation');
+      assert.ok(r.criteria.length >= 6);
+    }
+  });
+
   test("openenv-core's own client plays whole episodes on both servers and sees the whole observation", async () => {
     const args = [join(FIXTURE_DIR, 'drive_episode.py'), targets.ours.url, targets.ours.task, targets.openenv.url, targets.openenv.task];
     const { stdout } = await run(openenvPython(), args, { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });

@@ -61,6 +61,13 @@ describe('OpenEnv wire format (HTTP)', () => {
     assert.ok(schema.observation.properties.current_phase);
     assert.ok(schema.state.properties.step_count);
     assert.deepEqual(await (await fetch(`${base}/state`)).json(), { episode_id: null, step_count: 0 });
+    const openapi = (await (await fetch(`${base}/openapi.json`)).json()) as { info: { version: string }; paths: Record<string, unknown> };
+    assert.equal(typeof openapi.info.version, 'string');
+    assert.ok(['/reset', '/step', '/state'].every((p) => p in openapi.paths));
+    const mcp = async (body: unknown) => (await (await fetch(`${base}/mcp`, { method: 'POST', body: JSON.stringify(body) })).json()) as any;
+    assert.deepEqual(await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { jsonrpc: '2.0', id: 1, result: { tools: [] } });
+    assert.equal((await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call' })).error.code, -32601);
+    assert.equal((await mcp({})).error.code, -32600);
   });
 
   test('reset wraps the observation, keeps reward and done beside it, and ignores unknown keys', async () => {
