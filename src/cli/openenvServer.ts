@@ -63,7 +63,7 @@ export interface ForgeServer {
 /** OpenEnv's EnvironmentMetadata for ForgeEnv. */
 export function environmentMetadata(): Record<string, unknown> {
   return {
-    name: 'forgeenv',
+    name: 'forge_env',
     description:
       'ForgeEnv: a two-phase drift/repair environment for Hugging Face training scripts. In drift_gen the agent breaks a working script with a breakage primitive; in repair it submits a unified diff that makes the broken script train again, scored by execution.',
     readme_content: null,

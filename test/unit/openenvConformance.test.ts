@@ -194,6 +194,9 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
       assert.equal(r.repair.observation.info.success, true, name);
       assert.ok(r.repair.reward > 0, `${name}: reward ${r.repair.reward}`);
       assert.equal(r.state_after_repair.step_count, 2, name);
+      // ForgeEnv's typed Python client (clients/python) parses every observation strictly.
+      assert.deepEqual(r.typed, { phases: ['drift_gen', 'repair', 'done'], reward: r.typed.reward, done: true, success: true, step_count: 2 }, name);
+      assert.ok(r.typed.reward > 0, name);
     }
     assert.equal(results[0]!.reset.observation.metadata.difficulty !== undefined, true, 'our metadata reaches the Python client');
   });

@@ -54,7 +54,7 @@ describe('OpenEnv wire format (HTTP)', () => {
   test('health, metadata, schema and state before any episode', async () => {
     assert.deepEqual(await (await fetch(`${base}/health`)).json(), { status: 'healthy' });
     const meta = (await (await fetch(`${base}/metadata`)).json()) as Record<string, unknown>;
-    assert.equal(meta.name, 'forgeenv');
+    assert.equal(meta.name, 'forge_env');
     assert.equal(typeof meta.description, 'string');
     const schema = (await (await fetch(`${base}/schema`)).json()) as { action: any; observation: any; state: any };
     assert.ok(JSON.stringify(schema.action).includes('unified_diff'));
