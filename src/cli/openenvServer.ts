@@ -41,6 +41,8 @@ export const ServerOptionsSchema = z.object({
   maxMessageBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(8 * 1024 * 1024),
   /** Messages a session may have waiting behind the one being handled (the protocol is request/response). */
   maxPendingMessages: z.number().int().min(1).max(1024).default(16),
+  /** Close a session idle this long (no message, nothing running), freeing its slot; 0: never (openenv-core's default). */
+  sessionIdleSeconds: z.number().min(0).max(7 * 24 * 3600).default(0),
   /** Answers a client may leave unread before the server drops it as too slow. */
   maxBufferedBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
 });
@@ -214,6 +216,19 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     const pending: Array<{ data: RawData; isBinary: boolean }> = [];
     let busy = false;
     let closing = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idleTimer);
+      if (opts.sessionIdleSeconds > 0 && !closing) {
+        idleTimer = setTimeout(() => {
+          if (busy || pending.length) return armIdle();
+          closing = true;
+          ws.close(1001, `idle for ${opts.sessionIdleSeconds} s`);
+        }, opts.sessionIdleSeconds * 1000);
+        idleTimer.unref();
+      }
+    };
+    armIdle();
 
     const reply = (m: ServerMessage): void => {
       if (ws.readyState !== ws.OPEN) return;
@@ -269,6 +284,7 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
         for (let next = pending.shift(); next && !closing; next = pending.shift()) await handle(next.data, next.isBinary);
       } finally {
         busy = false;
+        armIdle();
       }
     };
     ws.on('message', (data, isBinary) => {
@@ -284,6 +300,7 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
       void pump();
     });
     ws.on('close', () => {
+      clearTimeout(idleTimer);
       closing = true;
       pending.length = 0;
       sessions--;

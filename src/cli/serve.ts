@@ -7,7 +7,8 @@ import { startServer } from './openenvServer';
 export { startServer, type ForgeServer, type ServerOptions } from './openenvServer';
 
 export const SERVE_USAGE = `forgeenv serve [--port 7860] [--host 127.0.0.1] [--mode simulated|real] [--python python3]
-               [--max-sessions 64] [--max-runs <cores>] [--max-queued-runs <max-sessions>] [--task-dir DIR ...]`;
+               [--max-sessions 64] [--max-runs <cores>] [--max-queued-runs <max-sessions>]
+               [--session-idle-timeout SECONDS] [--task-dir DIR ...]`;
 
 function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -28,6 +29,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
         'max-sessions': { type: 'string' },
         'max-runs': { type: 'string' },
         'max-queued-runs': { type: 'string' },
+        'session-idle-timeout': { type: 'string' },
         'task-dir': { type: 'string', multiple: true },
       },
     }));
@@ -50,6 +52,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
       maxSessions: intOption('max-sessions', values['max-sessions']),
       maxRuns: intOption('max-runs', values['max-runs']),
       maxQueuedRuns: intOption('max-queued-runs', values['max-queued-runs']),
+      sessionIdleSeconds: intOption('session-idle-timeout', values['session-idle-timeout']),
       config: { mode: values.mode, ...(values.python ? { interpreter: values.python } : {}), taskDirs: values['task-dir'] ?? [] },
       log: (line) => err(line),
     });

@@ -197,6 +197,18 @@ describe('OpenEnv wire format (/ws)', () => {
   });
 });
 
+test('an idle session is closed (1001) and frees its slot, when a timeout is set', async () => {
+  const small = await startServer({ port: 0, host: '127.0.0.1', maxSessions: 1, sessionIdleSeconds: 0.2 });
+  try {
+    const s = await openSession(`http://127.0.0.1:${small.port}`);
+    assert.equal((await s.ask({ type: 'state' })).type, 'state');
+    assert.equal((await s.closed).code, 1001);
+    await until(() => small.stats().sessions === 0, 'the idle session to be released');
+  } finally {
+    await small.close();
+  }
+});
+
 describe('sessions are isolated', () => {
   test('disposing one environment never cancels another environment\'s run', async () => {
     const a = new ForgeEnvironment({ taskDirs: [taskDir] });
