@@ -1,6 +1,6 @@
 # /// script
 # requires-python = ">=3.10"
-# dependencies = ["trl>=1.0", "openenv-core>=0.3.0,<0.4", "datasets", "jmespath"]
+# dependencies = ["trl>=1.0", "openenv[core]>=0.3.1", "datasets", "jmespath"]
 # ///
 """GRPO on ForgeEnv's repair phase with TRL's OpenEnv integration (`environment_factory`).
 

@@ -46,6 +46,8 @@ export interface WireStepResult {
   observation: Record<string, unknown>;
   reward: number | null;
   done: boolean;
+  /** The observation's metadata again, beside it, when not empty (as openenv >= 0.4 sends it). */
+  metadata?: Record<string, unknown>;
 }
 
 export interface WireState {
@@ -174,10 +176,14 @@ export function validationError(issues: WireValidationIssue[], what = 'action'):
 
 // --- server side: observation and state on the wire -------------------------------------------
 
-/** openenv's serialize_observation: reward and done beside the observation, not inside it. */
+/**
+ * openenv's serialize_observation: reward and done beside the observation, not inside it; the
+ * metadata stays inside (typed clients read it there) and, when not empty, is repeated beside it
+ * as later openenv releases do (0.3 clients ignore the extra key).
+ */
 export function toWireResult(obs: Observation): WireStepResult {
   const { reward, done, ...rest } = obs;
-  return { observation: rest, reward, done };
+  return { observation: rest, reward, done, ...(Object.keys(obs.metadata).length ? { metadata: obs.metadata } : {}) };
 }
 
 /** OpenEnv's State (episode_id, step_count) with the whole ForgeEnv episode state beside them. */
@@ -212,7 +218,12 @@ const WireErrorDataSchema = z.object({ message: z.string(), code: z.string().def
 export const ServerMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('observation'),
-    data: z.object({ observation: z.record(z.string(), z.unknown()), reward: z.number().nullable().default(null), done: z.boolean().default(false) }),
+    data: z.object({
+      observation: z.record(z.string(), z.unknown()),
+      reward: z.number().nullable().default(null),
+      done: z.boolean().default(false),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+    }),
   }),
   z.object({ type: z.literal('evaluation'), data: RepairEvaluationSchema }),
   z.object({ type: z.literal('state'), data: z.object({ episode_id: z.string().nullable().default(null), step_count: z.number().int().nonnegative().default(0) }).passthrough() }),
@@ -221,8 +232,10 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
 export type ParsedServerMessage = z.infer<typeof ServerMessageSchema>;
 
 /** Joins `{observation, reward, done}` back into one ForgeEnv observation, validated. */
-export function fromWireResult(data: { observation: Record<string, unknown>; reward: number | null; done: boolean }): { ok: true; observation: Observation } | { ok: false; error: string } {
-  const r = WireObservationSchema.safeParse(data.observation);
+export function fromWireResult(data: { observation: Record<string, unknown>; reward: number | null; done: boolean; metadata?: Record<string, unknown> }): { ok: true; observation: Observation } | { ok: false; error: string } {
+  // Servers that keep metadata only beside the observation (none known today) still fill it in.
+  const inner = data.observation.metadata === undefined && data.metadata ? { ...data.observation, metadata: data.metadata } : data.observation;
+  const r = WireObservationSchema.safeParse(inner);
   if (!r.success) return { ok: false, error: issuesText(zodIssues(r.error, ['observation'])) };
   const obs = ObservationSchema.safeParse({ ...r.data, reward: data.reward, done: data.done });
   if (!obs.success) return { ok: false, error: issuesText(zodIssues(obs.error)) };

@@ -73,8 +73,9 @@ describe('OpenEnv wire format (HTTP)', () => {
   test('reset wraps the observation, keeps reward and done beside it, and ignores unknown keys', async () => {
     const res = await fetch(`${base}/reset`, { method: 'POST', body: JSON.stringify({ task_id: 'simple_regression', seed: 1, episode_id: 'ep-http', trainer_extra: 3 }) });
     assert.equal(res.status, 200);
-    const r = (await res.json()) as { observation: Record<string, unknown>; reward: unknown; done: unknown };
-    assert.deepEqual(Object.keys(r).sort(), ['done', 'observation', 'reward']);
+    const r = (await res.json()) as { observation: Record<string, unknown>; reward: unknown; done: unknown; metadata: unknown };
+    assert.deepEqual(Object.keys(r).sort(), ['done', 'metadata', 'observation', 'reward']);
+    assert.deepEqual(r.metadata, r.observation.metadata, 'metadata inside the observation and beside it, as openenv >= 0.4 sends it');
     assert.equal(r.observation.current_phase, 'drift_gen');
     assert.equal(r.observation.task_id, 'simple_regression');
     assert.equal((r.observation.info as { episode_id: string }).episode_id, 'ep-http');
