@@ -22,3 +22,5 @@ fi
 bash scripts/setup-vscode-host.sh
 # The real-library tier: uv and the snapshot venvs that `npm test` runs in real mode.
 bash scripts/setup-snapshots.sh
+# The OpenEnv conformance tier: openenv-core (pinned, locked) in a test venv.
+bash scripts/setup-openenv.sh

@@ -26,7 +26,8 @@ Usage:
   forgeenv primitives [--json]
   forgeenv summary DIR [--json]
   forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]
-  forgeenv serve [--port 7860] [--host 127.0.0.1]
+  forgeenv serve [--port 7860] [--host 127.0.0.1] [--max-sessions 64] [--max-runs CORES]
+                 [--max-queued-runs N] [--session-idle-timeout S] [--mode M] [--python PATH] [--task-dir DIR]...
   forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
   forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]
 

@@ -12,12 +12,13 @@ import {
   type RepairEvaluation,
   type StepOptions,
 } from './episodeTypes';
-import { executeScript, killAllRuns } from './executor';
+import { executeScript } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
 import { PrimitiveRefusal } from './primitives/types';
 import { prepareRealRun, RealModeError, snapshotIdForVersions } from './realMode';
 import { mulberry32 } from './random';
+import type { RunLimiter } from './runLimiter';
 import { heldOutReward, visibleReward } from './reward';
 import {
   ExecutionResultSchema,
@@ -49,7 +50,12 @@ export class ForgeEnvironment implements EnvironmentBackend {
   private episode: EpisodeState | undefined;
   /** Scored repairs of the current episode, by diff text, so Submit scores exactly what was run. */
   private readonly evaluations = new Map<string, RepairEvaluation>();
+  /** This environment's own runs (cancel handles and completion), so dispose ends only those. */
   private readonly live = new Set<AbortController>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private disposed = false;
+  /** Shared by the sessions of a server: bounds concurrent runs (none: unbounded, as in the editor). */
+  private readonly runLimiter: RunLimiter | undefined;
   /** The Teacher's history across episodes; without one each episode's Teacher starts afresh (same seed, same target). */
   private readonly teacherStore: TeacherStore | undefined;
 
@@ -58,9 +64,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
 
   constructor(
     config: Partial<EnvironmentConfig> = {},
-    deps: { tasks?: TaskSampler; teacherStore?: TeacherStore; onProgress?: (message: string) => void } = {},
+    deps: { tasks?: TaskSampler; teacherStore?: TeacherStore; onProgress?: (message: string) => void; runLimiter?: RunLimiter } = {},
   ) {
     this.onProgress = deps.onProgress;
+    this.runLimiter = deps.runLimiter;
     this.teacherStore = deps.teacherStore;
     const parsed = EnvironmentConfigSchema.safeParse(config);
     if (!parsed.success) throw new EnvironmentError(`Invalid environment config: ${formatZodError(parsed.error)}`);
@@ -90,9 +97,13 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const seed = o.seed ?? randomInt(0, 2 ** 31 - 1);
     const rng = mulberry32(seed);
     let task: Task | undefined;
-    if (o.taskId !== undefined) {
-      task = this.tasks.getById(o.taskId);
-      if (!task) throw new EnvironmentError(`Unknown task "${o.taskId}". Known: ${this.tasks.all.map((t) => t.task_id).join(', ')}`);
+    if (o.taskId !== undefined && o.task_id !== undefined && o.taskId !== o.task_id) {
+      throw new EnvironmentError(`Invalid reset options: task_id "${o.task_id}" and taskId "${o.taskId}" disagree.`);
+    }
+    const taskId = o.task_id ?? o.taskId;
+    if (taskId !== undefined) {
+      task = this.tasks.getById(taskId);
+      if (!task) throw new EnvironmentError(`Unknown task "${taskId}". Known: ${this.tasks.all.map((t) => t.task_id).join(', ')}`);
     } else {
       if (this.tasks.all.length === 0) throw new EnvironmentError('The task corpus is empty.');
       task = this.tasks.sample(rng, o.difficulty ?? o.options?.difficulty);
@@ -108,7 +119,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const target = o.target_category ?? new Teacher(seed, this.teacherStore).targetCategory(task.script_content, libraryVersions);
     this.evaluations.clear();
     this.episode = {
-      episode_id: randomUUID(),
+      episode_id: o.episode_id ?? randomUUID(),
       seed,
       phase: 'drift_gen',
       episode_step: 0,
@@ -260,21 +271,43 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (parsed.data.final) this.evaluations.set(parsed.data.final.unified_diff, parsed.data.final);
   }
 
+  /**
+   * Cancels this environment's own runs (never another environment's: a server holds one per
+   * session) and waits for them to end. Runs asked for afterwards are cancelled before they start.
+   */
   async dispose(): Promise<void> {
+    this.disposed = true;
     for (const c of this.live) c.abort();
-    await killAllRuns();
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Number of this environment's runs in flight (waiting for a slot or executing). */
+  get liveRunCount(): number {
+    return this.inflight.size;
   }
 
   /** Runs a script of the current episode with its task's arguments and files; `validate` as in RunOptions. */
-  private async run(script: string, options: StepOptions, validate: false | { baseline: string }): Promise<ExecutionResult> {
+  private run(script: string, options: StepOptions, validate: false | { baseline: string }): Promise<ExecutionResult> {
+    const p = this.runOwned(script, options, validate);
+    this.inflight.add(p);
+    const forget = () => this.inflight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  private async runOwned(script: string, options: StepOptions, validate: false | { baseline: string }): Promise<ExecutionResult> {
     const ep = this.episode;
     const task = ep ? this.tasks.getById(ep.task_id) : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted) controller.abort();
+    if (options.signal?.aborted || this.disposed) controller.abort();
     this.live.add(controller);
+    let release: (() => void) | undefined;
     try {
+      // Wait for a run slot (a RunQueueFullError leaves the episode untouched); aborted while
+      // waiting, the run below is reported as cancelled without starting.
+      release = this.runLimiter ? await this.runLimiter.acquire(controller.signal) : undefined;
       // Real mode: the snapshot's venv (or the user's interpreter) and the offline local hub; a
       // RealModeError from here reaches the caller (step turns it into an error observation).
       const real =
@@ -299,6 +332,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.
       return ExecutionResultSchema.parse(r);
     } finally {
+      release?.();
       this.live.delete(controller);
       options.signal?.removeEventListener('abort', onAbort);
     }

@@ -1,24 +1,43 @@
-// Client for a remote OpenEnv server over its WebSocket `/ws` session (plain HTTP reset/step
-// would get a fresh environment per request). Every message from the server is validated.
+// Client for a remote OpenEnv server over its WebSocket `/ws` session (plain HTTP reset/step get a
+// fresh environment per request). Speaks openenv-core's wire format (openenvProtocol.ts), so it
+// drives both `forgeenv serve` and any OpenEnv server of a ForgeEnv-shaped environment. Every
+// message from the server is validated.
 import WebSocket from 'ws';
 import type { EnvironmentBackend, EpisodeState, RepairEvaluation, StepOptions } from './episodeTypes';
-import { ServerMessageSchema, type ClientMessage, type ServerMessage } from './openenvProtocol';
+import {
+  ServerMessageSchema,
+  episodeStateOf,
+  fromWireResult,
+  resetToWire,
+  type ClientMessage,
+  type ParsedServerMessage,
+  type WireState,
+} from './openenvProtocol';
 import { formatZodError, type Observation, type ResetOptions } from './schemas';
 
 export class RemoteEnvironmentError extends Error {
   override readonly name = 'RemoteEnvironmentError';
+  /** The server's error code (openenv's WSErrorCode, e.g. CAPACITY_REACHED), when it sent one. */
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 export class RemoteBackend implements EnvironmentBackend {
   readonly kind = 'remote' as const;
   private socket: WebSocket | undefined;
-  private pending: Array<{ resolve: (m: ServerMessage) => void; reject: (e: Error) => void }> = [];
+  private pending: Array<{ resolve: (m: ParsedServerMessage) => void; reject: (e: Error) => void }> = [];
   private queue: Promise<unknown> = Promise.resolve();
+  /** The last observation of the current remote session's episode; a dropped connection loses the episode. */
+  private lastObservation: Observation | undefined;
 
   /** `url`: the server's base URL (`http://host:7860`) or its `ws://host:7860/ws` endpoint. */
   constructor(
     readonly url: string,
-    private readonly timeoutMs = 120_000,
+    private readonly timeoutMs = 300_000,
   ) {}
 
   static wsUrl(url: string): string {
@@ -31,44 +50,79 @@ export class RemoteBackend implements EnvironmentBackend {
   }
 
   async reset(options: ResetOptions = {}): Promise<Observation> {
-    return this.expect(await this.request({ type: 'reset', data: options as Record<string, unknown> }), 'observation') as Observation;
+    const m = await this.request({ type: 'reset', data: resetToWire(options) });
+    this.lastObservation = this.observationOf(m);
+    return structuredClone(this.lastObservation);
   }
 
+  /**
+   * As the embedded environment: bad input (no episode, an action the server rejects as invalid)
+   * yields an observation carrying `info.error`; transport failures and server errors throw.
+   * `options` (cancel, output streaming) have no counterpart in the OpenEnv protocol.
+   */
   async step(action: unknown, _options: StepOptions = {}): Promise<Observation> {
-    return this.expect(await this.request({ type: 'step', data: action }), 'observation') as Observation;
+    const before = this.lastObservation;
+    if (!before) return noEpisodeObservation();
+    if (action === null || typeof action !== 'object' || Array.isArray(action)) {
+      return withError(before, 'Invalid action: expected an object {breakage: {...}} or {repair: {unified_diff}}', 'invalid_action');
+    }
+    const m = await this.request({ type: 'step', data: action as Record<string, unknown> });
+    if (m.type === 'error' && m.data.code === 'VALIDATION_ERROR') {
+      return withError(before, `Invalid action (expected exactly one of {breakage: {primitive_type, params}} or {repair: {unified_diff}}): ${m.data.message}`, 'invalid_action');
+    }
+    this.lastObservation = this.observationOf(m);
+    return structuredClone(this.lastObservation);
   }
 
-  /** Our server's extension; a plain OpenEnv server answers with an error. */
+  /** Our server's extension; a plain OpenEnv server answers with an UNKNOWN_TYPE error. */
   async evaluateRepair(unifiedDiff: string): Promise<RepairEvaluation> {
     return this.expect(await this.request({ type: 'evaluate', data: { unified_diff: unifiedDiff } }), 'evaluation') as RepairEvaluation;
   }
 
-  async state(): Promise<EpisodeState | null> {
-    return this.expect(await this.request({ type: 'state' }), 'state') as EpisodeState | null;
+  /** OpenEnv's state: `episode_id` (null before reset) and `step_count`, plus whatever else the server keeps. */
+  async state(): Promise<WireState> {
+    return this.expect(await this.request({ type: 'state' }), 'state') as WireState;
+  }
+
+  /** The whole ForgeEnv episode state, when the server sends it (`forgeenv serve` does); null before reset. */
+  async episodeState(): Promise<EpisodeState | null> {
+    const s = await this.state();
+    if (s.episode_id === null) return null;
+    const full = episodeStateOf(s);
+    if (!full) throw new RemoteEnvironmentError('The remote environment keeps no ForgeEnv episode state (a plain OpenEnv server sends only episode_id and step_count).');
+    return full;
   }
 
   async dispose(): Promise<void> {
     const s = this.socket;
     this.socket = undefined;
+    this.lastObservation = undefined;
     if (s && s.readyState === WebSocket.OPEN) {
       s.send(JSON.stringify({ type: 'close' }));
-      s.close();
+      s.close(1000);
     }
     this.failPending(new RemoteEnvironmentError('connection closed'));
   }
 
+  private observationOf(m: ParsedServerMessage): Observation {
+    const data = this.expect(m, 'observation') as { observation: Record<string, unknown>; reward: number | null; done: boolean };
+    const r = fromWireResult(data);
+    if (!r.ok) throw new RemoteEnvironmentError(`Remote environment sent an observation that is not ForgeEnv's: ${r.error}`);
+    return r.observation;
+  }
+
   /** The payload of an answer of the expected type; an `error` answer or another type throws. */
-  private expect(m: ServerMessage, type: ServerMessage['type']): unknown {
-    if (m.type === 'error') throw new RemoteEnvironmentError(`Remote environment: ${m.data.message}`);
+  private expect(m: ParsedServerMessage, type: ParsedServerMessage['type']): unknown {
+    if (m.type === 'error') throw new RemoteEnvironmentError(`Remote environment: ${m.data.message} (code: ${m.data.code})`, m.data.code);
     if (m.type !== type) throw new RemoteEnvironmentError(`Remote environment answered "${m.type}" where "${type}" was expected`);
     return m.data;
   }
 
-  private request(msg: ClientMessage): Promise<ServerMessage> {
+  private request(msg: ClientMessage): Promise<ParsedServerMessage> {
     // Requests are strictly sequential: the protocol has no request ids.
     const p = this.queue.then(async () => {
       const socket = await this.connect();
-      return new Promise<ServerMessage>((resolve, reject) => {
+      return new Promise<ParsedServerMessage>((resolve, reject) => {
         const timer = setTimeout(() => {
           this.pending = this.pending.filter((x) => x.resolve !== resolve);
           reject(new RemoteEnvironmentError(`Remote environment did not answer "${msg.type}" within ${this.timeoutMs} ms`));
@@ -98,7 +152,7 @@ export class RemoteBackend implements EnvironmentBackend {
         this.socket = s;
         resolve(s);
       });
-      s.once('error', (e) => reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: ${e.message}`)));
+      s.on('error', (e) => reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: ${e.message}`)));
       s.on('message', (raw) => {
         const next = this.pending.shift();
         if (!next) return;
@@ -111,9 +165,12 @@ export class RemoteBackend implements EnvironmentBackend {
         if (!parsed.success) next.reject(new RemoteEnvironmentError(`Remote environment sent an invalid message: ${formatZodError(parsed.error)}`));
         else next.resolve(parsed.data);
       });
-      s.on('close', () => {
-        if (this.socket === s) this.socket = undefined;
-        this.failPending(new RemoteEnvironmentError('Remote environment closed the connection'));
+      s.on('close', (code, reason) => {
+        if (this.socket === s) {
+          this.socket = undefined;
+          this.lastObservation = undefined; // the server's session, and its episode, are gone
+        }
+        this.failPending(new RemoteEnvironmentError(`Remote environment closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ''})`));
       });
     });
   }
@@ -123,4 +180,28 @@ export class RemoteBackend implements EnvironmentBackend {
     this.pending = [];
     for (const x of p) x.reject(e);
   }
+}
+
+function withError(obs: Observation, message: string, kind: string): Observation {
+  return { ...structuredClone(obs), info: { ...obs.info, error: message, error_kind: kind } };
+}
+
+/** What the embedded environment answers to a step before reset. */
+function noEpisodeObservation(): Observation {
+  return {
+    current_phase: 'done',
+    task_id: '',
+    task_description: '',
+    target_category: '',
+    script_content: '',
+    error_trace: null,
+    library_versions: {},
+    reward: null,
+    reward_breakdown: {},
+    held_out_breakdown: {},
+    episode_step: 0,
+    info: { error: 'No episode: call reset() before step().', error_kind: 'no_episode' },
+    done: false,
+    metadata: {},
+  };
 }

@@ -164,8 +164,12 @@ export type Observation = z.infer<typeof ObservationSchema>;
 export const ResetOptionsSchema = z
   .object({
     difficulty: DifficultySchema.optional(),
+    /** The task to run (snake_case as on the OpenEnv wire); `taskId` is the same, for callers in TypeScript. */
+    task_id: z.string().optional(),
     taskId: z.string().optional(),
     seed: z.number().int().nonnegative().optional(),
+    /** OpenEnv's custom episode identifier; a fresh UUID when absent. */
+    episode_id: z.string().min(1).max(255).optional(),
     /** Pin the snapshot instead of the task's own. */
     library_versions: LibraryVersionsSchema.optional(),
     /** Pin the Teacher's target category (a primitive class name). */
