@@ -5,6 +5,15 @@
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
+// A closed pipe (`forgeenv tasks | head`) is the reader saying it has enough: stop quietly, as
+// Unix tools do, instead of crashing on the unhandled EPIPE error event.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e) => {
+    if (e && e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
+
 const bundle = join(__dirname, '..', 'dist', 'cli.js');
 let cli;
 if (existsSync(bundle) && !process.env.FORGEENV_FROM_SOURCE) {

@@ -18,3 +18,5 @@ export const MAX_MAX_DIFF_BYTES = 64 * 1024 * 1024;
  * 18 s and 957 MB to load).
  */
 export const MAX_TASK_FILE_BYTES = 1024 * 1024;
+/** `tasks.json` may carry run files (`files`: path → text) for many tasks, hence more room than a script. */
+export const MAX_TASK_METADATA_BYTES = 4 * 1024 * 1024;
