@@ -141,7 +141,7 @@ const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
  * be whitespace only). Scans the ends of the text once; a regular expression here backtracked
  * quadratically on a long first line.
  */
-function stripFence(text: string): { text: string; fenced: boolean } {
+export function stripFence(text: string): { text: string; fenced: boolean } {
   const none = { text, fenced: false };
   const start = text.search(/\S/);
   if (start < 0 || !text.startsWith('```', start)) return none;

@@ -3,7 +3,7 @@
 // the folder, never outside it (`x.py → /proc/self/environ` would load the host's environment as a
 // script); fifos, devices, sockets and directories are refused (a fifo blocks the reader forever);
 // the size is checked before reading, and the read itself never takes more than the limit.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 
 export type FolderFileResult = { ok: true; text: string; bytes: number } | { ok: false; problem: string };
@@ -42,7 +42,11 @@ export function readFolderFile(dir: string, name: string, maxBytes: number): Fol
       } catch (e) {
         return { ok: false, problem: `${file}: a symbolic link that cannot be followed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
       }
-      if (!inside(realpathSync(dir), real)) return { ok: false, problem: `${file}: a symbolic link to ${real}, outside the folder` };
+      if (!inside(realpathSync(dir), real)) {
+        // Named as written in the link (what `ls -l` shows), and where it ends when that differs.
+        const written = readlinkSync(file);
+        return { ok: false, problem: `${file}: a symbolic link to ${written}${written === real ? '' : ` (→ ${real})`}, outside the folder` };
+      }
       target = real;
     }
     const st = link.isSymbolicLink() ? statSync(target) : link;
