@@ -409,14 +409,23 @@ export function refuseOversized(submission: string, maxBytes = DEFAULT_MAX_DIFF_
   return { ok: false, error: `the submission is ${plainlyOver ? 'at least ' : ''}${formatSize(size)}, over the ${formatSize(maxBytes)} limit; nothing was applied` };
 }
 
-/** applyRepairDiff, also saying what it cost (for tests, benchmarks and the inline-or-worker choice). */
-export function applyRepairDiffCounted(script: string, submission: string, options: ApplyOptions = {}): { result: ApplyResult; cost: ApplyCost } {
+/**
+ * applyRepairDiff, also saying what it cost (for tests, benchmarks and the inline-or-worker
+ * choice). `stopAtBudget`: give up as soon as a stage reaches its budget (the result is then
+ * meaningless; the caller runs it again with a larger budget).
+ */
+export function applyRepairDiffCounted(
+  script: string,
+  submission: string,
+  options: ApplyOptions = {},
+  control: { stopAtBudget?: boolean } = {},
+): { result: ApplyResult; cost: ApplyCost } {
   const cost: ApplyCost = { steps: 0, budgetHit: false };
-  const result = applyCounted(script, submission, options, cost);
+  const result = applyCounted(script, submission, options, cost, control.stopAtBudget ?? false);
   return { result, cost };
 }
 
-function applyCounted(script: string, submission: string, options: ApplyOptions, cost: ApplyCost): ApplyResult {
+function applyCounted(script: string, submission: string, options: ApplyOptions, cost: ApplyCost, stopAtBudget: boolean): ApplyResult {
   const fileName = options.fileName ?? 'train.py';
   try {
     if (typeof submission !== 'string') return { ok: false, error: 'the submission is not text' };
@@ -463,6 +472,7 @@ function applyCounted(script: string, submission: string, options: ApplyOptions,
       } finally {
         cost.steps += budget.spent;
       }
+      if (cost.budgetHit && stopAtBudget) return { ok: false, error: 'the work budget was reached' };
     } else {
       const names = [...text.matchAll(/^(?:---|\+\+\+) (\S+)/gm)].map((m) => normaliseName(m[1]) as string);
       const others = [...new Set(names)].filter((n) => n !== '/dev/null' && n !== fileName && !n.endsWith(`/${fileName}`));

@@ -1,9 +1,10 @@
 // Applying a repair submission without blocking the event loop (the extension host, the OpenEnv
 // server). A small submission is applied inline under a small step budget: at most INLINE_STEPS
-// placement steps plus a few linear passes over at most INLINE_CHARS characters, about a
-// millisecond. A larger one, or a small one that needs more search than that, is applied by the
-// same code in a worker thread with the full budget. The answer is the same either way: a run that
-// never reached its budget gives the same result under any larger budget.
+// placement steps per stage (exact, then tolerant) plus a few linear passes over at most
+// INLINE_CHARS characters, a millisecond or two (bench/diff.bench.ts). A larger one, or a small
+// one that needs more search than that, is applied by the same code in a worker thread with the
+// full budget. The answer is the same either way: a run that never reached its budget gives the
+// same result under any larger budget.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -12,7 +13,7 @@ import { ApplyResultSchema, type DiffJob } from './diffJob';
 
 /** Submissions up to this many characters may be applied on the calling thread. */
 export const INLINE_CHARS = 16 * 1024;
-/** Placement steps allowed on the calling thread (roughly 10–30 ns each). */
+/** Placement steps per stage allowed on the calling thread (roughly 10–40 ns each). */
 export const INLINE_STEPS = 50_000;
 /** A worker job is bounded by the work budget; this only catches a worker that hangs or dies silently. */
 const WORKER_TIMEOUT_MS = 60_000;
@@ -40,7 +41,7 @@ export async function applyRepairDiffAsync(script: string, submission: string, o
   }
   const full = opts.workBudget ?? DIFF_WORK_BUDGET;
   if (submission.length <= INLINE_CHARS) {
-    const { result, cost } = applyRepairDiffCounted(script, submission, { ...opts, workBudget: Math.min(full, INLINE_STEPS) });
+    const { result, cost } = applyRepairDiffCounted(script, submission, { ...opts, workBudget: Math.min(full, INLINE_STEPS) }, { stopAtBudget: full > INLINE_STEPS });
     if (!cost.budgetHit || full <= INLINE_STEPS) {
       note('inline');
       return result;
