@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { main } from '../../src/cli/main';
 import { breakagePrimitives } from '../../src/env/primitives/registry';
+import { RolloutResultSchema } from '../../src/env/schemas';
 
 // The command line's small faults: a closed pipe, an unknown primitive, a broken task script.
 const root = resolve(__dirname, '../..');
@@ -65,6 +66,28 @@ describe('CLI faults', () => {
     const r = await run('episode', '--task', 'broken_task', '--task-dir', d, '--seed', '1', '--repair', 'none');
     assert.equal(r.code, 1, r.err);
     assert.match(r.err, new RegExp(`^forgeenv: ${join(d, 'broken_task.py').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: the task script does not parse`));
+  });
+
+  test('output larger than a pipe buffer reaches the reader whole (exit waits for the flush)', { timeout: 120_000 }, async () => {
+    const d = tempFolder();
+    const diff = join(d, 'big.diff');
+    let text = '';
+    for (let i = 0; text.length < 400_000; i++) text += `@@ -1,1 +1,1 @@\n-nothing_${i}\n+y\n`;
+    writeFileSync(diff, text);
+    const out = await new Promise<{ code: number | null; stdout: string }>((done) => {
+      const child = spawn(process.execPath, [join(root, 'bin/forgeenv.js'), 'episode', '--task', 'simple_regression', '--repair', diff, '--seed', '1'], {
+        cwd: root,
+        env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.on('close', (code) => done({ code, stdout }));
+    });
+    assert.equal(out.code, 0);
+    const rec = RolloutResultSchema.parse(JSON.parse(out.stdout));
+    assert.equal(rec.repair_completion, text);
+    assert.match(rec.error_trace, /did not apply/);
   });
 
   test('a --repair file over the diff size limit is refused before it is read', async () => {
