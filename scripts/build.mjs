@@ -1,6 +1,7 @@
 // Builds everything VS Code and the command line load, with esbuild:
 //   dist/extension.js               the extension (one bundle; `vscode` is provided by the host)
 //   dist/cli.js                     the `forgeenv` command line (when src/cli/main.ts exists)
+//   dist/diffWorker.js              the worker thread that applies large repair diffs (src/env/diffAsync.ts)
 //   dist/test/integration/*.js      the integration suites + their mocha entry (index.js)
 // Resources (resources/tasks, resources/simlibs) are not copied: src/env/paths.ts finds them
 // beside the extension root at run time.
@@ -61,6 +62,8 @@ const builds = [
     external: ['vscode'],
     metafile: true,
   }),
+  // Beside extension.js and cli.js, where src/env/diffAsync.ts looks for it (`__dirname`).
+  esbuild.build({ ...common, entryPoints: ['src/env/diffWorker.ts'], outfile: 'dist/diffWorker.js' }),
 ];
 if (withCli && existsSync(join(root, 'src/cli/main.ts'))) {
   builds.push(esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }));

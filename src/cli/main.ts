@@ -1,12 +1,15 @@
 // `forgeenv` command line: episodes, primitive checks, the corpus, dataset summary and exports.
 // Exit codes: 0 ok, 1 the command ran but failed (e.g. bad input), 2 usage error, 3 internal error.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkPrimitives, checkScriptOfTask, renderCheckTable, scriptsInFolder, scriptsWithManifest, type CheckScript } from '../env/checkPrimitives';
 import { ForgeEnvironment } from '../env/environment';
 import { JsonFileTeacherStore } from '../env/teacher';
-import { primitiveCatalog } from '../env/primitives/registry';
+import { breakagePrimitives, primitiveCatalog } from '../env/primitives/registry';
+import { parsePython } from '../env/python/parse';
+import { tasksDir } from '../env/paths';
+import type { Task } from '../env/schemas';
 import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
 import { DifficultySchema, ExecutionModeSchema, RolloutResultSchema } from '../env/schemas';
 import { runExportCommand } from './export';
@@ -40,6 +43,20 @@ Common options:
 `;
 
 class UsageError extends Error {}
+/** The command ran but the input was bad (exit 1), e.g. a task script that does not parse. */
+class CommandError extends Error {}
+
+/** A usage error unless every name is a breakage primitive; the message lists the valid names. */
+function checkPrimitiveNames(names: readonly string[]): void {
+  const valid = breakagePrimitives().map((p) => p.name);
+  const unknown = names.filter((n) => !valid.includes(n));
+  if (unknown.length) throw new UsageError(`unknown primitive ${unknown.map((n) => `"${n}"`).join(', ')}; the breakage primitives are: ${valid.join(', ')}`);
+}
+
+/** Where a task's script lives, for file:line messages. */
+function taskFile(task: Task): string {
+  return join(task.source === 'builtin' ? tasksDir() : task.source, `${task.task_id}.py`);
+}
 
 type Out = (s: string) => void;
 
@@ -80,7 +97,7 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
       return 2;
     }
     err(`forgeenv: ${e instanceof Error ? e.message : String(e)}`);
-    return e instanceof Error && e.name === 'EnvironmentError' ? 1 : 3;
+    return e instanceof CommandError || (e instanceof Error && e.name === 'EnvironmentError') ? 1 : 3;
   }
 }
 
@@ -123,6 +140,7 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) throw new UsageError('--seed must be a non-negative integer');
   const difficulty = values.difficulty === undefined ? undefined : DifficultySchema.parse(values.difficulty);
+  if (values.primitive !== undefined) checkPrimitiveNames([values.primitive]);
   let params: Record<string, unknown> | undefined;
   if (values.params !== undefined) {
     if (!values.primitive) throw new UsageError('--params needs --primitive');
@@ -138,6 +156,9 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
   else {
     const file = resolve(values.repair!);
     if (!existsSync(file)) throw new UsageError(`--repair: ${file} does not exist (use oracle, none, or a .diff file)`);
+    // Refused before reading: the environment would refuse it anyway (forgeenv.maxDiffBytes).
+    const size = statSync(file).size;
+    if (size > env.config.maxDiffBytes) throw new CommandError(`--repair: ${file} is ${size} bytes, over the ${env.config.maxDiffBytes}-byte limit for a repair`);
     const diff = readFileSync(file, 'utf8');
     repairGenerate = () => diff;
   }
@@ -149,6 +170,12 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
       driftGenerate: values.primitive ? fixedDriftGenerate(values.primitive, params, seed ?? 0) : seed !== undefined ? baselineDriftGenerate(seed) : undefined,
       repairGenerate,
       migrationHints: values.hints,
+    }).catch((e: unknown) => {
+      // A task script with a syntax error makes every primitive refuse: say where the error is.
+      const task = env.task;
+      const problem = task && parsePython(task.script_content).problem;
+      if (problem) throw new CommandError(`${taskFile(task)}:${problem.line}:${problem.column}: the task script does not parse (${problem.message}); fix it first`);
+      throw e;
     });
     const line = JSON.stringify(RolloutResultSchema.parse(result));
     if (values.out) {
@@ -182,15 +209,15 @@ async function checkCommand(args: string[], out: Out, err: Out): Promise<number>
     const dir = resolve(values.scripts);
     if (!existsSync(dir)) throw new UsageError(`--scripts: ${dir} does not exist`);
     if (values.manifest && !existsSync(resolve(values.manifest))) throw new UsageError(`--manifest: ${resolve(values.manifest)} does not exist`);
-    scripts = values.manifest ? scriptsWithManifest(dir, resolve(values.manifest)) : scriptsInFolder(dir);
+    const warn = (p: string) => err(`warning: ${p}`);
+    scripts = values.manifest ? scriptsWithManifest(dir, resolve(values.manifest), warn) : scriptsInFolder(dir, warn);
     if (scripts.length === 0) err(`warning: no .py files in ${dir}`);
   } else {
     if (values.manifest) throw new UsageError('--manifest needs --scripts DIR');
     const env = envFrom(values);
     scripts = env.tasks.all.map(checkScriptOfTask);
   }
-  const known = new Set(primitiveCatalog().map((p) => p.name));
-  for (const p of values.primitive ?? []) if (!known.has(p)) throw new UsageError(`unknown primitive "${p}"`);
+  checkPrimitiveNames(values.primitive ?? []);
   const mode = ExecutionModeSchema.safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be simulated or real`);
   const report = await checkPrimitives(scripts, {

@@ -296,6 +296,7 @@ export class ForgeEnvController implements vscode.Disposable {
           timeoutMs: settings.runTimeoutSeconds * 1000,
           outputCapBytes: settings.outputCapKiB * 1024,
           taskDirs: settings.taskFolders,
+          maxDiffBytes: settings.maxDiffBytes,
         },
         // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
         {
@@ -839,7 +840,7 @@ export class ForgeEnvController implements vscode.Disposable {
     let env: ForgeEnvironment;
     try {
       env = new ForgeEnvironment(
-        { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders },
+        { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders, maxDiffBytes: settings.maxDiffBytes },
         { tasks: this.tasks() },
       );
       env.restore(p.env);

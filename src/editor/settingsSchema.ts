@@ -2,6 +2,7 @@
 // package.json). Each key is parsed on its own: one bad value falls back to its default with a
 // readable problem instead of discarding every other setting.
 import { z } from 'zod';
+import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../env/limits';
 import { formatZodError } from '../env/schemas';
 
 const Trimmed = z.string().transform((s) => s.trim());
@@ -11,6 +12,7 @@ export const SETTING_SCHEMAS = {
   executionMode: z.enum(['simulated', 'real']).default('simulated'),
   runTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
   outputCapKiB: z.number().int().min(1).max(262_144).default(1024),
+  maxDiffBytes: z.number().int().min(MIN_MAX_DIFF_BYTES).max(MAX_MAX_DIFF_BYTES).default(DEFAULT_MAX_DIFF_BYTES),
   datasetFolder: Trimmed.default(''),
   episodesFolder: Trimmed.default(''),
   annotatorId: Trimmed.pipe(z.string().max(200)).default(''),

@@ -3,13 +3,15 @@
 // the original exactly and make it pass, and how big is the diff. A row is `verified` when all of
 // these hold. Any script, even one our parser or the simulated libraries cannot handle, gives
 // rows with reasons: this never throws for a bad script.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { preferredCandidates } from './drift/generator';
 import { applyRepairDiff, createRepairDiff, diffStats } from './diff';
 import { errorTraceOf } from './environment';
 import { executeScript } from './executor';
+import { readFolderFile } from './folderFile';
+import { MAX_TASK_FILE_BYTES } from './limits';
 import { applySpec, breakagePrimitives, getPrimitive } from './primitives/registry';
 import { PrimitiveRefusal, type PrimitiveResult } from './primitives/types';
 import { formatZodError, LibraryVersionsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
@@ -89,12 +91,18 @@ export interface CheckOptions {
   onRow?: (row: CheckRow, done: number, total: number) => void;
 }
 
-/** Every `.py` file in a folder (not recursive: a folder of training scripts). */
-export function scriptsInFolder(dir: string): CheckScript[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.py') && statSync(join(dir, f)).isFile())
-    .sort()
-    .map((f) => ({ name: f, script: readFileSync(join(dir, f), 'utf8') }));
+/**
+ * Every `.py` file in a folder (not recursive: a folder of training scripts). Symlinks out of the
+ * folder, non-regular files and files over the task-script limit are left out and reported.
+ */
+export function scriptsInFolder(dir: string, onProblem: (problem: string) => void = () => undefined): CheckScript[] {
+  const out: CheckScript[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.py')).sort()) {
+    const read = readFolderFile(dir, f, MAX_TASK_FILE_BYTES);
+    if (read.ok) out.push({ name: f, script: read.text });
+    else onProblem(`${read.problem}; skipped`);
+  }
+  return out;
 }
 
 /** How to run the scripts of a folder: one entry per file (test/fixtures/realworld-tasks.json). */
@@ -116,11 +124,11 @@ export const ScriptRunManifestSchema = z.array(
  * The folder's scripts with the run inputs of `manifestPath` (args, files, snapshot versions).
  * Entries for files that are not there are ignored; an unknown snapshot id is an error.
  */
-export function scriptsWithManifest(dir: string, manifestPath: string): CheckScript[] {
+export function scriptsWithManifest(dir: string, manifestPath: string, onProblem?: (problem: string) => void): CheckScript[] {
   const parsed = ScriptRunManifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, 'utf8')));
   if (!parsed.success) throw new Error(`${manifestPath}: ${formatZodError(parsed.error)}`);
   const byFile = new Map(parsed.data.map((e) => [basename(e.file), e]));
-  return scriptsInFolder(dir).map((s) => {
+  return scriptsInFolder(dir, onProblem).map((s) => {
     const e = byFile.get(s.name);
     if (!e) return s;
     const versions = e.versions ?? (e.snapshot ? getSnapshot(e.snapshot).versions : undefined);

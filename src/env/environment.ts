@@ -2,7 +2,8 @@
 // Bad input never throws out of `step`: it yields an observation carrying `info.error`, and the
 // episode state is left exactly as it was.
 import { randomInt, randomUUID } from 'node:crypto';
-import { createRepairDiff, applyRepairDiff } from './diff';
+import { createRepairDiff } from './diff';
+import { applyRepairDiffAsync } from './diffAsync';
 import {
   EnvironmentConfigSchema,
   EpisodeStateSchema,
@@ -206,7 +207,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const cached = this.evaluations.get(unifiedDiff);
     if (cached) return structuredClone(cached);
     const task = this.requireTask(ep);
-    const applied = applyRepairDiff(ep.broken_script, unifiedDiff);
+    // Off the event loop when large: the server and the extension host keep answering meanwhile.
+    const applied = await applyRepairDiffAsync(ep.broken_script, unifiedDiff, { maxBytes: this.config.maxDiffBytes, signal: options.signal });
     let evaluation: RepairEvaluation;
     if (!applied.ok) {
       evaluation = {

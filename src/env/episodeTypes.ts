@@ -2,6 +2,7 @@
 // The embedded implementation is `ForgeEnvironment` (environment.ts); the editor talks to
 // either backend through `EnvironmentBackend` so it never depends on where the env runs.
 import { z } from 'zod';
+import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from './limits';
 import {
   BreakdownSchema,
   ExecutionModeSchema,
@@ -27,6 +28,8 @@ export const EnvironmentConfigSchema = z.object({
   parentDir: z.string().optional(),
   /** Extra folders of user task scripts (`.py` + optional `tasks.json`). */
   taskDirs: z.array(z.string()).default([]),
+  /** Repair submissions larger than this (UTF-8 bytes) are refused unapplied (`forgeenv.maxDiffBytes`). */
+  maxDiffBytes: z.number().int().min(MIN_MAX_DIFF_BYTES).max(MAX_MAX_DIFF_BYTES).default(DEFAULT_MAX_DIFF_BYTES),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
 

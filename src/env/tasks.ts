@@ -1,9 +1,11 @@
 // The task corpus: training scripts (`<task_id>.py`) plus optional metadata (`tasks.json`) from the
 // built-in folder and from user folders. Loading never throws on bad input: every unreadable script
 // or invalid metadata file becomes a problem string naming the file, and the rest still loads.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { readFolderFile } from './folderFile';
+import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
 import { tasksDir } from './paths';
 import { randomIndex } from './random';
 import { deriveScriptArgs } from './scriptArgs';
@@ -139,17 +141,12 @@ export interface LoadResult {
 function readMetadata(dir: string, problems: string[]): Map<string, TaskMetadata> {
   const file = join(dir, TASK_METADATA_FILE);
   const out = new Map<string, TaskMetadata>();
-  let text: string;
-  try {
-    if (!statSync(file).isFile()) {
-      problems.push(`${file}: not a file; metadata ignored`);
-      return out;
-    }
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(`${file}: cannot be read (${(e as Error).message}); metadata ignored`);
+  const read = readFolderFile(dir, TASK_METADATA_FILE, MAX_TASK_METADATA_BYTES);
+  if (!read.ok) {
+    if (!read.missing) problems.push(`${read.problem}; metadata ignored`);
     return out;
   }
+  const text = read.text;
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -186,17 +183,12 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       problems.push(`${file}: "${taskId}" is not a valid task id (letters, digits, _ . - only); skipped`);
       continue;
     }
-    let script: string;
-    try {
-      if (!statSync(file).isFile()) {
-        problems.push(`${file}: not a regular file; skipped`);
-        continue;
-      }
-      script = readFileSync(file, 'utf8');
-    } catch (e) {
-      problems.push(`${file}: cannot be read (${(e as Error).message}); skipped`);
+    const read = readFolderFile(dir, name, MAX_TASK_FILE_BYTES);
+    if (!read.ok) {
+      problems.push(`${read.problem}; skipped`);
       continue;
     }
+    const script = read.text;
     const meta = metadata.get(taskId);
     const args = meta?.args ?? deriveScriptArgs(script).args;
     const candidate = {

@@ -2,8 +2,17 @@
 // disk, then written with one append of the whole line plus `\n` and fsync'd, so a crash can
 // at most leave one torn last line; earlier lines are never rewritten. Readers stream the file
 // in chunks (never one giant string), report bad lines with file and line number, and skip them.
+//
+// Several processes may append to one file (two windows, the CLI and the editor). Each append
+// holds a lock directory beside the file (`.<name>.lock`, src/env/dirLock.ts) while it checks the
+// last byte, writes and fsyncs. The file is opened O_APPEND and each batch is one write() call,
+// which on a local filesystem already lands whole at the end; the lock makes the torn-line check
+// and the rare short write (continued by a second write) safe too, and covers filesystems where
+// O_APPEND is not atomic (NFS). A writer killed while holding the lock leaves it behind; the next
+// writer sees its pid is gone and takes the lock over.
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { acquireDirLock } from '../env/dirLock';
 import type { z } from 'zod';
 import { formatZodError } from '../env/schemas';
 
@@ -72,7 +81,16 @@ function enqueue<T>(file: string, job: () => Promise<T>): Promise<T> {
 export interface AppendOptions {
   /** Folder named in the error message (default: the file's folder). */
   datasetDir?: string;
+  /** How long to wait for another process's append (default 30 s; appends take milliseconds). */
+  lockTimeoutMs?: number;
 }
+
+/** The lock directory that serialises appends to `file` across processes. */
+export function appendLockPath(file: string): string {
+  return join(dirname(file), `.${basename(file)}.lock`);
+}
+
+class LockTimeout extends Error {}
 
 /**
  * Appends already-serialized lines (no `\n` inside) as one write, then fsyncs. If the file's last
@@ -82,8 +100,17 @@ export function appendLines(file: string, lines: readonly string[], records: rea
   if (lines.length === 0) return Promise.resolve();
   return enqueue(file, async () => {
     let fh: FileHandle | undefined;
+    let release: (() => void) | undefined;
     try {
       await mkdir(dirname(file), { recursive: true });
+      release = await acquireDirLock(appendLockPath(file), {
+        pollMs: 4,
+        timeoutMs: opts.lockTimeoutMs ?? 30_000,
+        timeoutError: (holder) => new LockTimeout(`${holder} has been appending to ${basename(file)} for too long`),
+        // A holder on another machine (a shared folder) is stale after a minute: an append takes milliseconds.
+        staleAfterMs: 60_000,
+        abortError: () => new Error('aborted'),
+      });
       fh = await open(file, 'a+');
       const { size } = await fh.stat();
       let prefix = '';
@@ -99,9 +126,11 @@ export function appendLines(file: string, lines: readonly string[], records: rea
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       const dir = opts.datasetDir ?? dirname(file);
+      if (err instanceof LockTimeout) throw new DatasetWriteError(`Dataset folder ${dir} is busy: ${e.message}`, file, 'ELOCKED', records);
       throw new DatasetWriteError(`Dataset folder ${dir} is not writable: ${e.message}`, file, e.code, records);
     } finally {
       await fh?.close().catch(() => undefined);
+      release?.();
     }
   });
 }

@@ -2,6 +2,7 @@
 // repair prompt the annotator saw), the repaired script (broken + the scored diff), its scores,
 // its latest review and label, and whether it duplicates another record. No vscode import.
 import { applyRepairDiff } from '../../../env/diff';
+import { MAX_MAX_DIFF_BYTES } from '../../../env/limits';
 import type { DatasetSnapshot } from '../../../store/datasetStore';
 import { labelTargetKey, type DemonstrationRecord, type LabelRecord, type ReviewRecord } from '../../../store/records';
 
@@ -41,7 +42,8 @@ export function brokenScriptFromPrompt(repairPrompt: string): string | undefined
 export function applyRepairDiffTolerant(broken: string, diff: string): ReviewItem['repaired'] {
   const noEol = /^\\ No newline at end of file/m.test(diff);
   const variants = !broken.endsWith('\n') ? [broken] : noEol ? [broken.slice(0, -1), broken] : [broken, broken.slice(0, -1)];
-  const results = variants.map((v) => applyRepairDiff(v, diff));
+  // A recorded diff was accepted under the maxDiffBytes setting of its day: allow the setting's upper bound.
+  const results = variants.map((v) => applyRepairDiff(v, diff, { maxBytes: MAX_MAX_DIFF_BYTES }));
   const best = results.find((r) => r.ok && r.mode !== 'lenient') ?? results.find((r) => r.ok) ?? results[0]!;
   return best.ok ? { ok: true, script: best.script, warnings: best.warnings } : { ok: false, error: best.error };
 }
