@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
+import { prewarmDiffWorker } from '../env/diffAsync';
 import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
 import { EpisodeStateSchema, type EnvironmentConfig } from '../env/episodeTypes';
 import {
@@ -318,6 +319,8 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     });
   });
   http.on('error', (e) => log(`http server error: ${e.message}`));
+  // Large repairs are applied in a worker; start it now so the first one does not pay its start.
+  prewarmDiffWorker();
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return {
