@@ -1,6 +1,6 @@
 // Types shared by the embedded environment, the remote backend and the editor.
-// The embedded implementation is `ForgeEnvironment` (environment.ts); the editor talks to
-// either backend through `EnvironmentBackend` so it never depends on where the env runs.
+// `EnvironmentBackend` is the OpenEnv-level contract (reset/step) of `ForgeEnvironment` and
+// `RemoteBackend`; the editor's episodes go through `EpisodeSession` (episodeSession.ts), built on them.
 import { z } from 'zod';
 import {
   BreakageActionSchema,
