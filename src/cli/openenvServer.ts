@@ -11,7 +11,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { prewarmDiffWorker } from '../env/diffAsync';
 import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
-import { EpisodeStateSchema, type EnvironmentConfig } from '../env/episodeTypes';
+import { EpisodeStateSchema, type EnvironmentConfig, type StepOptions } from '../env/episodeTypes';
 import {
   WireActionSchema,
   parseClientMessage,
@@ -20,8 +20,10 @@ import {
   toWireResult,
   toWireState,
   validationError,
+  wantsOutput,
   zodIssues,
   type ServerMessage,
+  type WireOutput,
   type WireError,
   type WireValidationIssue,
 } from '../env/openenvProtocol';
@@ -231,7 +233,33 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     };
     armIdle();
 
+    // The run of the message being handled: `cancel` aborts it; its output goes to the client when asked for.
+    let run: AbortController | undefined;
+    let out: WireOutput | undefined;
+    let outTimer: NodeJS.Timeout | undefined;
+    const flushOutput = (): void => {
+      clearTimeout(outTimer);
+      outTimer = undefined;
+      const o = out;
+      out = undefined;
+      if (o) reply({ type: 'output', data: o });
+    };
+    /** Options for one run-carrying message; output is batched (one message per 100 ms or 64 KiB, per stream). */
+    const runOptions = (streamOutput: boolean | undefined): StepOptions => {
+      const mine = new AbortController();
+      run = mine;
+      const onOutput = (stream: 'stdout' | 'stderr', text: string): void => {
+        if (run !== mine || closing) return;
+        if (out && out.stream !== stream) flushOutput();
+        out = { stream, text: (out?.text ?? '') + text };
+        if (out.text.length >= 64 * 1024) flushOutput();
+        else outTimer ??= setTimeout(flushOutput, 100);
+      };
+      return { signal: mine.signal, ...(streamOutput ? { onOutput } : {}) };
+    };
+
     const reply = (m: ServerMessage): void => {
+      if (m.type !== 'output') flushOutput(); // a run's output always comes before its answer
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > opts.maxBufferedBytes) {
         dropped++;
@@ -258,10 +286,16 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
             const a = parseWireAction(m.data);
             if (!a.ok) return reply({ type: 'error', data: validationError(a.issues) });
             if (!env.state) return reply({ type: 'error', data: { message: 'No episode: send reset before step.', code: 'EXECUTION_ERROR' } });
-            return reply({ type: 'observation', data: toWireResult(await env.step(a.action)) });
+            return reply({ type: 'observation', data: toWireResult(await env.step(a.action, runOptions(wantsOutput(m.data)))) });
           }
           case 'evaluate':
-            return reply({ type: 'evaluation', data: await env.evaluateRepair(m.data.unified_diff) });
+            return reply({ type: 'evaluation', data: await env.evaluateRepair(m.data.unified_diff, runOptions(m.data.stream_output)) });
+          case 'restore': {
+            const { stream_output, ...recipe } = m.data;
+            return reply({ type: 'observation', data: toWireResult(await env.recreate(recipe, runOptions(stream_output))) });
+          }
+          case 'cancel':
+            return; // acted on when it arrived (see the message listener); never answered
           case 'state':
             return reply({ type: 'state', data: toWireState(env.state) });
           case 'close':
@@ -273,6 +307,8 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
       } catch (e) {
         reply({ type: 'error', data: errorData(e) });
         if (!(e instanceof EnvironmentError) && !(e instanceof RunQueueFullError)) log(`ws session: ${(e as Error).stack ?? String(e)}`);
+      } finally {
+        run = undefined;
       }
     };
 
@@ -290,6 +326,11 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     };
     ws.on('message', (data, isBinary) => {
       if (closing) return;
+      // `cancel` cannot wait behind the run it ends: it acts on arrival (and is never answered).
+      if (!isBinary && isCancel(data)) {
+        run?.abort();
+        return;
+      }
       if (pending.length >= opts.maxPendingMessages) {
         dropped++;
         closing = true;
@@ -302,6 +343,7 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     });
     ws.on('close', () => {
       clearTimeout(idleTimer);
+      clearTimeout(outTimer);
       closing = true;
       pending.length = 0;
       sessions--;
@@ -352,6 +394,14 @@ export function mcpAnswer(request: unknown): Record<string, unknown> {
 
 function send(ws: WebSocket, m: ServerMessage): void {
   ws.send(JSON.stringify(m));
+}
+
+/** A small text frame holding a valid `cancel` message. */
+function isCancel(data: RawData): boolean {
+  const size = Buffer.isBuffer(data) ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+  if (size > 1024) return false;
+  const parsed = parseClientMessage(rawText(data));
+  return parsed.ok && parsed.message.type === 'cancel';
 }
 
 function rawText(data: RawData): string {

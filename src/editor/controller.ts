@@ -13,7 +13,10 @@ import { JsonFileTeacherStore } from '../env/teacher';
 import { ENV_VERSION, ForgeEnvironment } from '../env/environment';
 import type { RepairEvaluation } from '../env/episodeTypes';
 import { probeInterpreter } from '../env/executor';
+import { EmbeddedEpisodeSession, type EpisodeSession } from '../env/episodeSession';
 import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../env/humanEpisode';
+import { RemoteEnvironmentError } from '../env/remoteBackend';
+import { isCancelledRemoteError, RemoteEpisodeSession } from '../env/remoteEpisodeSession';
 import { loadCorpus, TaskSampler } from '../env/tasks';
 import { snapshotIdOf } from '../env/versions';
 import { createDemonstrationRecord } from '../store/demonstrationBuilder';
@@ -242,10 +245,8 @@ export class ForgeEnvController implements vscode.Disposable {
     }
     if (this.starting) return refusal('busy', 'An episode is already being started.');
     const settings = this.settings();
-    if (settings.backend === 'remote') {
-      const msg = settings.remoteUrl
-        ? 'ForgeEnv: human repair episodes run on the embedded backend for now; set forgeenv.backend to "embedded" to start one.'
-        : 'ForgeEnv: forgeenv.backend is "remote" but no server is configured: set forgeenv.remoteUrl, or set forgeenv.backend to "embedded".';
+    if (settings.backend === 'remote' && !settings.remoteUrl) {
+      const msg = 'ForgeEnv: forgeenv.backend is "remote" but no server is configured: set forgeenv.remoteUrl, or set forgeenv.backend to "embedded".';
       return this.fail(msg, undefined, { title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'forgeenv.backend') });
     }
 
@@ -276,12 +277,14 @@ export class ForgeEnvController implements vscode.Disposable {
     this.starting = true;
     this.status.update({ kind: 'starting' });
     try {
+      const remote = settings.backend === 'remote';
       const resolved = await resolveInterpreter(settings);
       const { source } = resolved;
       // Real mode without an explicit forgeenv.pythonPath runs the snapshot's managed venv (built on first use).
       const managed = settings.executionMode === 'real' && source !== 'setting';
       const interpreter = managed ? undefined : resolved.interpreter;
-      const probe = interpreter === undefined ? { ok: true as const } : await probeInterpreter(interpreter);
+      // A remote server runs the scripts with its own Python: none is needed here.
+      const probe = interpreter === undefined || remote ? { ok: true as const } : await probeInterpreter(interpreter);
       if (!probe.ok) {
         return this.fail(`ForgeEnv cannot run Python with "${interpreter}" (${source === 'setting' ? 'forgeenv.pythonPath' : source === 'python-extension' ? "the Python extension's interpreter" : 'default'}): ${probe.error}`, undefined, {
           title: 'Choose Interpreter',
@@ -289,27 +292,32 @@ export class ForgeEnvController implements vscode.Disposable {
         });
       }
       let reportProgress: ((m: string) => void) | undefined;
-      const env = new ForgeEnvironment(
-        {
-          mode: settings.executionMode,
-          interpreter,
-          timeoutMs: settings.runTimeoutSeconds * 1000,
-          outputCapBytes: settings.outputCapKiB * 1024,
-          taskDirs: settings.taskFolders,
-          maxDiffBytes: settings.maxDiffBytes,
-        },
-        // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
-        {
-          tasks,
-          teacherStore: new JsonFileTeacherStore(join(this.context.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => this.log.warn(`Teacher: ${m}`)),
-          // Real mode: building the snapshot venv and the local hub takes minutes the first time; say so.
-          onProgress: (m: string) => {
-            this.runs.appendLine(`[real mode] ${m}`);
-            reportProgress?.(m);
-          },
-        },
-      );
-      this.runs.appendLine(`\n── ${new Date().toLocaleTimeString()} · breaking ${task?.task_id ?? 'a sampled task'} and running it once (${settings.executionMode}, ${interpreter ?? 'the snapshot venv'}) ──`);
+      const env: EpisodeSession = remote
+        ? new RemoteEpisodeSession(settings.remoteUrl, { tasks })
+        : new EmbeddedEpisodeSession(
+            new ForgeEnvironment(
+              {
+                mode: settings.executionMode,
+                interpreter,
+                timeoutMs: settings.runTimeoutSeconds * 1000,
+                outputCapBytes: settings.outputCapKiB * 1024,
+                taskDirs: settings.taskFolders,
+                maxDiffBytes: settings.maxDiffBytes,
+              },
+              // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
+              {
+                tasks,
+                teacherStore: new JsonFileTeacherStore(join(this.context.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => this.log.warn(`Teacher: ${m}`)),
+                // Real mode: building the snapshot venv and the local hub takes minutes the first time; say so.
+                onProgress: (m: string) => {
+                  this.runs.appendLine(`[real mode] ${m}`);
+                  reportProgress?.(m);
+                },
+              },
+            ),
+          );
+      const where = remote ? `on the ForgeEnv server at ${settings.remoteUrl}` : `${settings.executionMode}, ${interpreter ?? 'the snapshot venv'}`;
+      this.runs.appendLine(`\n── ${new Date().toLocaleTimeString()} · breaking ${task?.task_id ?? 'a sampled task'} and running it once (${where}) ──`);
       const started = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: breaking the script and running it once…', cancellable: true },
         async (progress, token) => {
@@ -339,6 +347,7 @@ export class ForgeEnvController implements vscode.Disposable {
       );
       if (!started.ok) {
         await env.dispose();
+        if (isCancelledRemoteError(started.error)) return refusal('cancelled', 'Episode start cancelled.');
         return this.fail(`ForgeEnv could not start the episode: ${(started.error as Error)?.message ?? String(started.error)}`, started.error);
       }
       const start = started.value;
@@ -369,12 +378,14 @@ export class ForgeEnvController implements vscode.Disposable {
       }
       const persisted: PersistedEpisode = {
         version: 1,
+        backend: remote ? { kind: 'remote', url: settings.remoteUrl } : { kind: 'embedded' },
         env: envState,
         start,
         filePath,
-        mode: settings.executionMode,
+        // Remote: how the server says it runs them.
+        mode: env.runsOn && remote ? env.runsOn.mode : settings.executionMode,
         // The managed venv is recorded by its path, so provenance and a resumed episode name the interpreter that ran.
-        interpreter: interpreter ?? snapshotPython(snapshotIdForVersions(start.libraryVersions)),
+        interpreter: env.runsOn && remote ? env.runsOn.interpreter : (interpreter ?? snapshotPython(snapshotIdForVersions(start.libraryVersions))),
         startedAt: new Date().toISOString(),
         activeMs: 0,
         runs: 0,
@@ -414,7 +425,7 @@ export class ForgeEnvController implements vscode.Disposable {
   }
 
   /** Makes `persisted` the live episode: listeners, views, context keys. */
-  private async attach(env: ForgeEnvironment, persisted: PersistedEpisode): Promise<LiveEpisode> {
+  private async attach(env: EpisodeSession, persisted: PersistedEpisode): Promise<LiveEpisode> {
     const settings = this.settings();
     const live = new LiveEpisode({
       env,
@@ -534,16 +545,17 @@ export class ForgeEnvController implements vscode.Disposable {
         (v) => ({ ok: true as const, v }),
         (e: unknown) => ({ ok: false as const, e }),
       );
-      if (!result.ok) return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e);
-      evaluation = result.v;
-      if (evaluation.execution?.killed && /\bcancelled\b/.test(evaluation.execution.stderr)) {
-        // A cancelled run is not a score: drop it from the environment's cache of scored diffs.
-        const st = live.env.state;
-        if (st) live.env.restore(st);
+      const cancelled = result.ok ? !!result.v.execution?.killed && /\bcancelled\b/.test(result.v.execution.stderr) : isCancelledRemoteError(result.e);
+      if (!result.ok && !cancelled) {
+        return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e, ...this.retryIfBusy(result.e, 'forgeenv.runAndScore'));
+      }
+      if (!result.ok || cancelled) {
+        // A cancelled run is not a score (no environment keeps one in its cache of scored diffs).
         live.timeline.record({ kind: 'run', n, cancelled: true });
         this.updateScore(live.state.lastEvaluation ? 'scored' : 'idle', false);
         return refusal('cancelled', 'Run cancelled.');
       }
+      evaluation = result.v;
     } finally {
       live.running = false;
       await this.setContext('forgeenv.running', false);
@@ -587,6 +599,12 @@ export class ForgeEnvController implements vscode.Disposable {
     };
   }
 
+  /** A "Retry" action when a remote server was only busy. */
+  private retryIfBusy(e: unknown, command: string): Array<{ title: string; run: () => unknown }> {
+    const busy = e instanceof RemoteEnvironmentError && e.code === 'CAPACITY_REACHED' && e.data.busy === true;
+    return busy ? [{ title: 'Retry', run: () => vscode.commands.executeCommand(command) }] : [];
+  }
+
   private noEpisode(): CommandResult<never> {
     const msg = 'No ForgeEnv episode is open.';
     void vscode.window.showInformationMessage(`${msg} Start one?`, 'Start Episode').then((c) => {
@@ -625,7 +643,12 @@ export class ForgeEnvController implements vscode.Disposable {
       );
       if (choice !== 'Submit Anyway') return refusal('cancelled', 'Submit cancelled.');
     }
-    const obs = await live.env.step({ repair: { unified_diff: last.unified_diff } });
+    let obs;
+    try {
+      obs = await live.env.step({ repair: { unified_diff: last.unified_diff } });
+    } catch (e) {
+      return this.fail(`ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`, e, ...this.retryIfBusy(e, 'forgeenv.submitEpisode'));
+    }
     if (typeof obs.info.error === 'string') return this.fail(`ForgeEnv could not submit: ${obs.info.error}`);
     const final = live.env.state?.final;
     if (!final) return this.fail('ForgeEnv: the environment did not record the final repair.');
@@ -655,6 +678,7 @@ export class ForgeEnvController implements vscode.Disposable {
         info: {
           ...provenance,
           library_snapshot: snapshotIdOf(start.libraryVersions) ?? null,
+          backend: live.state.backend.kind,
           client: { app: vscode.env.appName, vscode_version: vscode.version, ui_kind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop' },
         },
       });
@@ -837,13 +861,19 @@ export class ForgeEnvController implements vscode.Disposable {
     if (!parsed.success) return keepAside(`its saved state is invalid (${parsed.error.issues.length} problem(s)).`);
     const p = parsed.data;
     const settings = this.settings();
-    let env: ForgeEnvironment;
+    let env: EpisodeSession;
     try {
-      env = new ForgeEnvironment(
-        { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders, maxDiffBytes: settings.maxDiffBytes },
-        { tasks: this.tasks() },
-      );
-      env.restore(p.env);
+      // A remote episode resumes on its server: re-created there when the next run needs it.
+      env =
+        p.backend.kind === 'remote'
+          ? new RemoteEpisodeSession(p.backend.url, { tasks: this.tasks() })
+          : new EmbeddedEpisodeSession(
+              new ForgeEnvironment(
+                { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders, maxDiffBytes: settings.maxDiffBytes },
+                { tasks: this.tasks() },
+              ),
+            );
+      await env.restore(p.env);
     } catch (e) {
       return keepAside((e as Error).message, p.filePath);
     }

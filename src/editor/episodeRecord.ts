@@ -43,12 +43,21 @@ export const RunSummarySchema = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
+/** Where the episode's environment runs; a remote episode resumes on the server it started on. */
+export const EpisodeBackendSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('embedded') }),
+  z.object({ kind: z.literal('remote'), url: z.string().min(1) }),
+]);
+export type EpisodeBackend = z.infer<typeof EpisodeBackendSchema>;
+
 export const PersistedEpisodeSchema = z.object({
   version: z.literal(1),
   env: EpisodeStateSchema,
   start: HumanEpisodeStartSchema,
   /** Absolute path of the episode's `train.py`. */
   filePath: z.string().min(1),
+  /** Episodes saved before remote episodes existed are embedded ones. */
+  backend: EpisodeBackendSchema.default({ kind: 'embedded' }),
   /** How the episode's scripts run (fixed at start, so every run of one episode is comparable). */
   mode: ExecutionModeSchema,
   interpreter: z.string().min(1),

@@ -3,7 +3,7 @@
 // creates and persists itself to workspaceState on every change, so a reload resumes it.
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import type { ForgeEnvironment } from '../env/environment';
+import type { EpisodeSession } from '../env/episodeSession';
 import type { HumanEpisodeStart } from '../env/humanEpisode';
 import { ActiveTimeTracker } from './activeTime';
 import { PersistedEpisodeSchema, type PersistedEpisode } from './episodeRecord';
@@ -12,7 +12,7 @@ import { TimelineRecorder } from './timeline';
 export const EPISODE_STATE_KEY = 'forgeenv.episode';
 
 export interface LiveEpisodeOptions {
-  env: ForgeEnvironment;
+  env: EpisodeSession;
   persisted: PersistedEpisode;
   memento: vscode.Memento;
   idleMs: number;
@@ -24,7 +24,7 @@ export interface LiveEpisodeOptions {
 }
 
 export class LiveEpisode implements vscode.Disposable {
-  readonly env: ForgeEnvironment;
+  readonly env: EpisodeSession;
   readonly uri: vscode.Uri;
   readonly tracker: ActiveTimeTracker;
   readonly timeline: TimelineRecorder;

@@ -6,13 +6,16 @@ import { createRepairDiff } from './diff';
 import { applyRepairDiffAsync } from './diffAsync';
 import {
   EnvironmentConfigSchema,
+  EpisodeRecipeSchema,
   EpisodeStateSchema,
   type EnvironmentBackend,
+  type EpisodeRecipe,
   type EnvironmentConfig,
   type EpisodeState,
   type RepairEvaluation,
   type StepOptions,
 } from './episodeTypes';
+import { scriptDigest } from './episodeRecipe';
 import { executeScript } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
@@ -26,6 +29,7 @@ import {
   ForgeActionSchema,
   ResetOptionsSchema,
   formatZodError,
+  type BreakageAction,
   type ExecutionResult,
   type Observation,
   type ResetOptions,
@@ -161,41 +165,93 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const a = parsed.data;
     if ('breakage' in a) {
       if (ep.phase !== 'drift_gen') return this.errorObservation(`A breakage action is only valid in phase drift_gen; the episode is in phase ${ep.phase}.`, 'wrong_phase');
-      const primitive = getPrimitive(a.breakage.primitive_type);
-      if (primitive && primitive.kind !== 'breakage') {
-        return this.errorObservation(`${primitive.name} is a repair (inverse) primitive, not a breakage primitive.`, 'invalid_action');
-      }
-      let result;
-      try {
-        result = applySpec(ep.original_script, a.breakage);
-      } catch (e) {
-        const msg = e instanceof PrimitiveRefusal ? e.message : `Primitive failed: ${String(e)}`;
-        return this.errorObservation(msg, 'primitive_refused');
-      }
+      const broken = this.applyBreakage(ep, a.breakage);
+      if (!broken.ok) return this.errorObservation(broken.message, broken.kind);
       // The broken script runs as it is (it may use anything the original used): only repairs are judged.
-      const exec = await this.run(result.script, options, false);
+      const exec = await this.run(broken.script, options, false);
       // Commit only after every fallible part succeeded, so a failure leaves the state untouched.
-      this.episode = {
-        ...ep,
-        phase: 'repair',
-        episode_step: 1,
-        broken_script: result.script,
-        // Whether the break models a real drift of this snapshot (and which catalog entry), or is synthetic.
-        breakage_spec: {
-          primitive_type: a.breakage.primitive_type,
-          category: primitive?.category,
-          params: a.breakage.params,
-          ...specProvenance(ep.original_script, a.breakage, ep.library_versions),
-        },
-        inverse_spec: result.inverse,
-        broken_execution: exec,
-      };
-      return this.observe({ breakage_edits: result.edits.length });
+      this.episode = broken.commit(exec);
+      return this.observe({ breakage_edits: broken.edits });
     }
     if (ep.phase !== 'repair') return this.errorObservation(`A repair action is only valid in phase repair; the episode is in phase ${ep.phase}.`, 'wrong_phase');
     const evaluation = await this.evaluateRepair(a.repair.unified_diff, options);
     this.episode = { ...ep, phase: 'done', episode_step: 2, final: evaluation };
     return this.observe();
+  }
+
+  /** The breakage applied to the episode's original script, and the repair-phase state it leads to once run. */
+  private applyBreakage(
+    ep: EpisodeState,
+    breakage: BreakageAction,
+  ): { ok: true; script: string; edits: number; commit: (exec: ExecutionResult) => EpisodeState } | { ok: false; message: string; kind: string } {
+    const primitive = getPrimitive(breakage.primitive_type);
+    if (primitive && primitive.kind !== 'breakage') return { ok: false, message: `${primitive.name} is a repair (inverse) primitive, not a breakage primitive.`, kind: 'invalid_action' };
+    let result;
+    try {
+      result = applySpec(ep.original_script, breakage);
+    } catch (e) {
+      return { ok: false, message: e instanceof PrimitiveRefusal ? e.message : `Primitive failed: ${String(e)}`, kind: 'primitive_refused' };
+    }
+    const { script, inverse } = result;
+    return {
+      ok: true,
+      script,
+      edits: result.edits.length,
+      commit: (exec) => ({
+        ...ep,
+        phase: 'repair',
+        episode_step: 1,
+        broken_script: script,
+        // Whether the break models a real drift of this snapshot (and which catalog entry), or is synthetic.
+        breakage_spec: {
+          primitive_type: breakage.primitive_type,
+          category: primitive?.category,
+          params: breakage.params,
+          ...specProvenance(ep.original_script, breakage, ep.library_versions),
+        },
+        inverse_spec: inverse,
+        broken_execution: exec,
+      }),
+    };
+  }
+
+  /**
+   * Re-creates a saved episode from its recipe (episodeRecipe.ts), deterministically: the same
+   * reset, the breakage applied again to this environment's own copy of the task. Refused (with
+   * the state left as it was) when the task is unknown, the primitive refuses, or the scripts differ
+   * from the digests. Without `broken_execution` the broken script runs again (`options` apply).
+   */
+  async recreate(recipe: EpisodeRecipe, options: StepOptions = {}): Promise<Observation> {
+    const parsed = EpisodeRecipeSchema.safeParse(recipe);
+    if (!parsed.success) throw new EnvironmentError(`Invalid episode to restore: ${formatZodError(parsed.error)}`);
+    const r = parsed.data;
+    const before = { episode: this.episode, evaluations: new Map(this.evaluations) };
+    const rollback = () => {
+      this.episode = before.episode;
+      this.evaluations.clear();
+      for (const [k, v] of before.evaluations) this.evaluations.set(k, v);
+    };
+    try {
+      await this.reset({ task_id: r.task_id, seed: r.seed, episode_id: r.episode_id, library_versions: r.library_versions, target_category: r.target_category });
+      const ep = this.episode as EpisodeState | undefined;
+      if (!ep) throw new EnvironmentError('reset() did not start an episode');
+      if (r.started_at) ep.started_at = r.started_at;
+      if (r.original_sha256 && scriptDigest(ep.original_script) !== r.original_sha256) {
+        throw new EnvironmentError(`Task "${r.task_id}" here is not the script the episode started on (another version of the task).`);
+      }
+      if (!r.breakage) return this.observe({ restored: true });
+      const broken = this.applyBreakage(ep, r.breakage);
+      if (!broken.ok) throw new EnvironmentError(`The episode's breakage cannot be applied again: ${broken.message}`);
+      if (r.broken_sha256 && scriptDigest(broken.script) !== r.broken_sha256) {
+        throw new EnvironmentError(`The ${r.breakage.primitive_type} breakage of task "${r.task_id}" gives another broken script here than the episode's (another version of the task or the primitive).`);
+      }
+      const exec = r.broken_execution ?? (await this.run(broken.script, options, false));
+      this.episode = broken.commit(exec);
+      return this.observe({ breakage_edits: broken.edits, restored: true });
+    } catch (e) {
+      rollback();
+      throw e;
+    }
   }
 
   /** Scores a repair without ending the episode (the human's "Run & Score"). */

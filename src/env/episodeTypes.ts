@@ -1,9 +1,10 @@
 // Types shared by the embedded environment, the remote backend and the editor.
-// The embedded implementation is `ForgeEnvironment` (environment.ts); the editor talks to
-// either backend through `EnvironmentBackend` so it never depends on where the env runs.
+// `EnvironmentBackend` is the OpenEnv-level contract (reset/step) of `ForgeEnvironment` and
+// `RemoteBackend`; the editor's episodes go through `EpisodeSession` (episodeSession.ts), built on them.
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from './limits';
 import {
+  BreakageActionSchema,
   BreakdownSchema,
   ExecutionModeSchema,
   ExecutionResultSchema,
@@ -75,6 +76,32 @@ export const EpisodeStateSchema = z.object({
   started_at: z.string(),
 });
 export type EpisodeState = z.infer<typeof EpisodeStateSchema>;
+
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest');
+
+/**
+ * What defines an episode, so an environment can re-create it deterministically (e.g. after the
+ * client that held it reloaded, or on another session of a server): the task, seed, snapshot and
+ * target pin the reset; the breakage is re-applied to the task's own script. The digests make sure
+ * the scripts are the ones the episode started on (another version of the task is refused).
+ * `broken_execution`, the broken script's first run, is informational (the observation's error
+ * trace; scoring never reads it): given, the broken script is not run again.
+ */
+export const EpisodeRecipeSchema = z
+  .object({
+    episode_id: z.string().min(1).max(255),
+    seed: z.number().int().nonnegative(),
+    task_id: z.string().min(1),
+    library_versions: LibraryVersionsSchema,
+    target_category: z.string().min(1),
+    started_at: z.string().min(1).max(64).optional(),
+    breakage: BreakageActionSchema.optional(),
+    original_sha256: Sha256Hex.optional(),
+    broken_sha256: Sha256Hex.optional(),
+    broken_execution: ExecutionResultSchema.optional(),
+  })
+  .strict();
+export type EpisodeRecipe = z.input<typeof EpisodeRecipeSchema>;
 
 export interface StepOptions {
   signal?: AbortSignal;

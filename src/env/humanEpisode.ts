@@ -3,7 +3,7 @@
 // The prompts a model would have seen are rendered too, so the demonstration trains a model
 // on exactly the layout the environment shows it.
 import { BaselineDriftGenerator } from './drift/generator';
-import type { ForgeEnvironment } from './environment';
+import type { EpisodeSession } from './episodeSession';
 import { EnvironmentError } from './environment';
 import type { RepairEvaluation } from './episodeTypes';
 import { migrationHint, type MigrationHint } from './migrationHint';
@@ -53,7 +53,10 @@ export interface HumanEpisodeOptions {
   migrationHints?: boolean;
 }
 
-export async function startHumanEpisode(env: ForgeEnvironment, opts: HumanEpisodeOptions = {}): Promise<HumanEpisodeStart> {
+/** What starting a human episode needs of an environment: ForgeEnvironment and every EpisodeSession have it. */
+export type HumanEpisodeEnv = Pick<EpisodeSession, 'reset' | 'step' | 'state' | 'task'>;
+
+export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisodeOptions = {}): Promise<HumanEpisodeStart> {
   const target = opts.targetCategory ?? opts.primitive?.primitive_type;
   const obs = await env.reset({ taskId: opts.taskId, difficulty: opts.difficulty, seed: opts.seed, target_category: target });
   const state = env.state;
@@ -83,8 +86,8 @@ export async function startHumanEpisode(env: ForgeEnvironment, opts: HumanEpisod
   if (!after || after.broken_script === null || !after.broken_execution || !after.inverse_spec || !after.breakage_spec) {
     throw new EnvironmentError('The drift phase did not complete.');
   }
-  const task = env.tasks.getById(obs.task_id);
-  if (!task) throw new EnvironmentError(`Unknown task ${obs.task_id}`);
+  const task = env.task;
+  if (!task || task.task_id !== obs.task_id) throw new EnvironmentError(`Unknown task ${obs.task_id}`);
   const errorTrace = obs2.error_trace ?? '';
   const hint = migrationHint(after.breakage_spec, opts.migrationHints ?? false);
   return {

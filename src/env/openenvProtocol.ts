@@ -6,10 +6,12 @@
 //           | {type: "error", data: {message, code, errors?}}
 // Inside `observation` are the ForgeEnv fields (current_phase, script_content, error_trace, ...);
 // `reward` and `done` sit beside it, as openenv's serialize_observation puts them.
-// `evaluate` -> `evaluation` is our extension (score a repair without ending the episode); a plain
-// OpenEnv server answers it with an UNKNOWN_TYPE error.
+// Our extensions, inside the same {type, data} envelope (a plain OpenEnv server answers them with an
+// UNKNOWN_TYPE error): `evaluate` -> `evaluation` scores a repair without ending the episode;
+// `restore` -> `observation` re-creates a saved episode from its recipe; `cancel` (no answer) ends
+// the run in progress; a request asking for `stream_output` gets `output` messages before its answer.
 import { z } from 'zod';
-import { EpisodeStateSchema, RepairEvaluationSchema, type EpisodeState } from './episodeTypes';
+import { EpisodeRecipeSchema, EpisodeStateSchema, RepairEvaluationSchema, type EpisodeRecipe, type EpisodeState } from './episodeTypes';
 import {
   BreakageActionSchema,
   BreakdownSchema,
@@ -56,17 +58,26 @@ export interface WireState {
   [k: string]: unknown;
 }
 
+/** A piece of a run's output, sent before the answer to a request that asked for `stream_output`. */
+export interface WireOutput {
+  stream: 'stdout' | 'stderr';
+  text: string;
+}
+
 export type ServerMessage =
   | { type: 'observation'; data: WireStepResult }
   | { type: 'evaluation'; data: z.infer<typeof RepairEvaluationSchema> }
   | { type: 'state'; data: WireState }
+  | { type: 'output'; data: WireOutput }
   | { type: 'error'; data: WireError };
 
-/** What a client may send. */
+/** What a client may send. A step asks for live output with `metadata.stream_output: true` (OpenEnv's action metadata). */
 export type ClientMessage =
   | { type: 'reset'; data: Record<string, unknown> }
   | { type: 'step'; data: Record<string, unknown> }
-  | { type: 'evaluate'; data: { unified_diff: string } }
+  | { type: 'evaluate'; data: { unified_diff: string; stream_output?: boolean } }
+  | { type: 'restore'; data: EpisodeRecipe & { stream_output?: boolean } }
+  | { type: 'cancel'; data?: Record<string, never> }
   | { type: 'state' }
   | { type: 'close' };
 
@@ -139,10 +150,18 @@ export function resetToWire(options: ResetOptions): Record<string, unknown> {
 
 const ResetMsg = z.object({ type: z.literal('reset'), data: z.record(z.string(), z.unknown()).default({}) }).strict();
 const StepMsg = z.object({ type: z.literal('step'), data: z.record(z.string(), z.unknown()) }).strict();
-const EvaluateMsg = z.object({ type: z.literal('evaluate'), data: z.object({ unified_diff: z.string() }).strict() }).strict();
+const EvaluateMsg = z.object({ type: z.literal('evaluate'), data: z.object({ unified_diff: z.string(), stream_output: z.boolean().optional() }).strict() }).strict();
+const RestoreMsg = z.object({ type: z.literal('restore'), data: EpisodeRecipeSchema.extend({ stream_output: z.boolean().optional() }).strict() }).strict();
+const CancelMsg = z.object({ type: z.literal('cancel'), data: z.object({}).strict().optional() }).strict();
 const StateMsg = z.object({ type: z.literal('state') }).strict();
 const CloseMsg = z.object({ type: z.literal('close') }).strict();
-const CLIENT_SCHEMAS = { reset: ResetMsg, step: StepMsg, evaluate: EvaluateMsg, state: StateMsg, close: CloseMsg } as const;
+const CLIENT_SCHEMAS = { reset: ResetMsg, step: StepMsg, evaluate: EvaluateMsg, restore: RestoreMsg, cancel: CancelMsg, state: StateMsg, close: CloseMsg } as const;
+
+/** Whether a step's action asks for its run's output as it comes (`metadata.stream_output: true`). */
+export function wantsOutput(action: Record<string, unknown>): boolean {
+  const m = action.metadata;
+  return m !== null && typeof m === 'object' && (m as Record<string, unknown>).stream_output === true;
+}
 
 /**
  * Parses one text frame from a client, in openenv-core's order: JSON first (INVALID_JSON), then the
@@ -227,6 +246,7 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('evaluation'), data: RepairEvaluationSchema }),
   z.object({ type: z.literal('state'), data: z.object({ episode_id: z.string().nullable().default(null), step_count: z.number().int().nonnegative().default(0) }).passthrough() }),
+  z.object({ type: z.literal('output'), data: z.object({ stream: z.enum(['stdout', 'stderr']), text: z.string() }) }),
   z.object({ type: z.literal('error'), data: WireErrorDataSchema }),
 ]);
 export type ParsedServerMessage = z.infer<typeof ServerMessageSchema>;

@@ -3,7 +3,7 @@
 // drives both `forgeenv serve` and any OpenEnv server of a ForgeEnv-shaped environment. Every
 // message from the server is validated.
 import WebSocket from 'ws';
-import type { EnvironmentBackend, EpisodeState, RepairEvaluation, StepOptions } from './episodeTypes';
+import type { EnvironmentBackend, EpisodeRecipe, EpisodeState, RepairEvaluation, StepOptions } from './episodeTypes';
 import {
   ServerMessageSchema,
   episodeStateOf,
@@ -15,21 +15,35 @@ import {
 } from './openenvProtocol';
 import { formatZodError, type Observation, type ResetOptions } from './schemas';
 
+/** What went wrong on our side of the wire (the server's own errors carry its WSErrorCode instead). */
+export type TransportErrorCode = 'UNREACHABLE' | 'CONNECTION_CLOSED' | 'TIMEOUT' | 'BAD_RESPONSE';
+
 export class RemoteEnvironmentError extends Error {
   override readonly name = 'RemoteEnvironmentError';
-  /** The server's error code (openenv's WSErrorCode, e.g. CAPACITY_REACHED), when it sent one. */
+  /**
+   * `code`: the server's error code (openenv's WSErrorCode, e.g. CAPACITY_REACHED) when it sent one,
+   * else a TransportErrorCode. `data`: the server's error data (e.g. `busy`, `max_sessions`) or the close code.
+   */
   constructor(
     message: string,
     readonly code?: string,
+    readonly data: Record<string, unknown> = {},
   ) {
     super(message);
   }
 }
 
+interface RequestOptions {
+  /** Aborting sends `cancel`: the server ends the run in progress, whose answer then says it was cancelled. */
+  signal?: AbortSignal;
+  /** Receives the run's `output` messages (the request must have asked for them). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+}
+
 export class RemoteBackend implements EnvironmentBackend {
   readonly kind = 'remote' as const;
   private socket: WebSocket | undefined;
-  private pending: Array<{ resolve: (m: ParsedServerMessage) => void; reject: (e: Error) => void }> = [];
+  private pending: Array<{ resolve: (m: ParsedServerMessage) => void; reject: (e: Error) => void; onOutput?: RequestOptions['onOutput'] }> = [];
   private queue: Promise<unknown> = Promise.resolve();
   /** The last observation of the current remote session's episode; a dropped connection loses the episode. */
   private lastObservation: Observation | undefined;
@@ -38,6 +52,8 @@ export class RemoteBackend implements EnvironmentBackend {
   constructor(
     readonly url: string,
     private readonly timeoutMs = 300_000,
+    /** How long a cancelled request waits for the server's answer before the connection is closed. */
+    private readonly cancelGraceMs = 10_000,
   ) {}
 
   static wsUrl(url: string): string {
@@ -58,15 +74,21 @@ export class RemoteBackend implements EnvironmentBackend {
   /**
    * As the embedded environment: bad input (no episode, an action the server rejects as invalid)
    * yields an observation carrying `info.error`; transport failures and server errors throw.
-   * `options` (cancel, output streaming) have no counterpart in the OpenEnv protocol.
+   * `options.signal` and `options.onOutput` use ForgeEnv's `cancel` and `stream_output` (the output
+   * request rides in the action's OpenEnv `metadata`, which a plain OpenEnv server ignores).
    */
-  async step(action: unknown, _options: StepOptions = {}): Promise<Observation> {
+  async step(action: unknown, options: StepOptions = {}): Promise<Observation> {
     const before = this.lastObservation;
     if (!before) return noEpisodeObservation();
     if (action === null || typeof action !== 'object' || Array.isArray(action)) {
       return withError(before, 'Invalid action: expected an object {breakage: {...}} or {repair: {unified_diff}}', 'invalid_action');
     }
-    const m = await this.request({ type: 'step', data: action as Record<string, unknown> });
+    let data = action as Record<string, unknown>;
+    if (options.onOutput) {
+      const meta = data.metadata !== null && typeof data.metadata === 'object' && !Array.isArray(data.metadata) ? (data.metadata as Record<string, unknown>) : {};
+      data = { ...data, metadata: { ...meta, stream_output: true } };
+    }
+    const m = await this.request({ type: 'step', data }, options);
     if (m.type === 'error' && m.data.code === 'VALIDATION_ERROR') {
       return withError(before, `Invalid action (expected exactly one of {breakage: {primitive_type, params}} or {repair: {unified_diff}}): ${m.data.message}`, 'invalid_action');
     }
@@ -75,8 +97,24 @@ export class RemoteBackend implements EnvironmentBackend {
   }
 
   /** Our server's extension; a plain OpenEnv server answers with an UNKNOWN_TYPE error. */
-  async evaluateRepair(unifiedDiff: string): Promise<RepairEvaluation> {
-    return this.expect(await this.request({ type: 'evaluate', data: { unified_diff: unifiedDiff } }), 'evaluation') as RepairEvaluation;
+  async evaluateRepair(unifiedDiff: string, options: StepOptions = {}): Promise<RepairEvaluation> {
+    const data = { unified_diff: unifiedDiff, ...(options.onOutput ? { stream_output: true } : {}) };
+    return this.expect(await this.request({ type: 'evaluate', data }, options), 'evaluation') as RepairEvaluation;
+  }
+
+  /**
+   * Our server's extension: re-creates a saved episode in this session from its recipe
+   * (episodeRecipe.ts), e.g. after a reload ended the session that held it.
+   */
+  async restore(recipe: EpisodeRecipe, options: StepOptions = {}): Promise<Observation> {
+    const m = await this.request({ type: 'restore', data: { ...recipe, ...(options.onOutput ? { stream_output: true } : {}) } }, options);
+    this.lastObservation = this.observationOf(m);
+    return structuredClone(this.lastObservation);
+  }
+
+  /** Whether this client's session holds an episode (a dropped connection loses it). */
+  get hasEpisode(): boolean {
+    return this.lastObservation !== undefined;
   }
 
   /** OpenEnv's state: `episode_id` (null before reset) and `step_count`, plus whatever else the server keeps. */
@@ -101,37 +139,54 @@ export class RemoteBackend implements EnvironmentBackend {
       s.send(JSON.stringify({ type: 'close' }));
       s.close(1000);
     }
-    this.failPending(new RemoteEnvironmentError('connection closed'));
+    this.failPending(new RemoteEnvironmentError('connection closed', 'CONNECTION_CLOSED'));
   }
 
   private observationOf(m: ParsedServerMessage): Observation {
     const data = this.expect(m, 'observation') as { observation: Record<string, unknown>; reward: number | null; done: boolean };
     const r = fromWireResult(data);
-    if (!r.ok) throw new RemoteEnvironmentError(`Remote environment sent an observation that is not ForgeEnv's: ${r.error}`);
+    if (!r.ok) throw new RemoteEnvironmentError(`Remote environment sent an observation that is not ForgeEnv's: ${r.error}`, 'BAD_RESPONSE');
     return r.observation;
   }
 
   /** The payload of an answer of the expected type; an `error` answer or another type throws. */
   private expect(m: ParsedServerMessage, type: ParsedServerMessage['type']): unknown {
-    if (m.type === 'error') throw new RemoteEnvironmentError(`Remote environment: ${m.data.message} (code: ${m.data.code})`, m.data.code);
-    if (m.type !== type) throw new RemoteEnvironmentError(`Remote environment answered "${m.type}" where "${type}" was expected`);
+    if (m.type === 'error') throw new RemoteEnvironmentError(`Remote environment: ${m.data.message} (code: ${m.data.code})`, m.data.code, m.data);
+    if (m.type !== type) throw new RemoteEnvironmentError(`Remote environment answered "${m.type}" where "${type}" was expected`, 'BAD_RESPONSE');
     return m.data;
   }
 
-  private request(msg: ClientMessage): Promise<ParsedServerMessage> {
+  private request(msg: ClientMessage, options: RequestOptions = {}): Promise<ParsedServerMessage> {
     // Requests are strictly sequential: the protocol has no request ids.
     const p = this.queue.then(async () => {
       const socket = await this.connect();
       return new Promise<ParsedServerMessage>((resolve, reject) => {
+        const { signal } = options;
+        // Cancel is sent at most once, and only while this request waits for its answer. A server
+        // that does not answer soon after is given up on: the connection closes (ending its runs).
+        let giveUp: NodeJS.Timeout | undefined;
+        const cancel = () => {
+          if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'cancel' }));
+          giveUp = setTimeout(() => socket.terminate(), this.cancelGraceMs);
+        };
+        const settle = () => {
+          clearTimeout(timer);
+          clearTimeout(giveUp);
+          signal?.removeEventListener('abort', cancel);
+        };
         const timer = setTimeout(() => {
-          this.pending = this.pending.filter((x) => x.resolve !== resolve);
-          reject(new RemoteEnvironmentError(`Remote environment did not answer "${msg.type}" within ${this.timeoutMs} ms`));
+          // Without request ids a late answer would be taken for the next request's: end the session.
+          socket.terminate();
+          reject(new RemoteEnvironmentError(`Remote environment did not answer "${msg.type}" within ${this.timeoutMs} ms`, 'TIMEOUT'));
         }, this.timeoutMs);
         this.pending.push({
-          resolve: (m) => (clearTimeout(timer), resolve(m)),
-          reject: (e) => (clearTimeout(timer), reject(e)),
+          resolve: (m) => (settle(), resolve(m)),
+          reject: (e) => (settle(), reject(e)),
+          onOutput: options.onOutput,
         });
         socket.send(JSON.stringify(msg));
+        if (signal?.aborted) cancel();
+        else signal?.addEventListener('abort', cancel, { once: true });
       });
     });
     this.queue = p.catch(() => undefined);
@@ -152,17 +207,19 @@ export class RemoteBackend implements EnvironmentBackend {
         this.socket = s;
         resolve(s);
       });
-      s.on('error', (e) => reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: ${e.message}`)));
+      s.on('error', (e) => reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: ${e.message}`, 'UNREACHABLE', { cause: e.message })));
       s.on('message', (raw) => {
-        const next = this.pending.shift();
-        if (!next) return;
         let parsed;
         try {
           parsed = ServerMessageSchema.safeParse(JSON.parse(String(raw)));
         } catch {
-          return next.reject(new RemoteEnvironmentError('Remote environment sent a message that is not JSON'));
+          return this.pending.shift()?.reject(new RemoteEnvironmentError('Remote environment sent a message that is not JSON', 'BAD_RESPONSE'));
         }
-        if (!parsed.success) next.reject(new RemoteEnvironmentError(`Remote environment sent an invalid message: ${formatZodError(parsed.error)}`));
+        // Output belongs to the request in progress and does not answer it.
+        if (parsed.success && parsed.data.type === 'output') return this.pending[0]?.onOutput?.(parsed.data.data.stream, parsed.data.data.text);
+        const next = this.pending.shift();
+        if (!next) return;
+        if (!parsed.success) next.reject(new RemoteEnvironmentError(`Remote environment sent an invalid message: ${formatZodError(parsed.error)}`, 'BAD_RESPONSE'));
         else next.resolve(parsed.data);
       });
       s.on('close', (code, reason) => {
@@ -170,7 +227,7 @@ export class RemoteBackend implements EnvironmentBackend {
           this.socket = undefined;
           this.lastObservation = undefined; // the server's session, and its episode, are gone
         }
-        this.failPending(new RemoteEnvironmentError(`Remote environment closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ''})`));
+        this.failPending(new RemoteEnvironmentError(`Remote environment closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ''})`, 'CONNECTION_CLOSED', { close_code: code, reason: reason.toString() }));
       });
     });
   }
