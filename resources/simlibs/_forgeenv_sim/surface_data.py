@@ -220,11 +220,22 @@ class Package:
             if mod is None:
                 continue
             ref = mod.get("names", {}).get(parts[i])
+            if not ref:
+                # A harvested path names the package the probe imported from; the object may live in a
+                # submodule only (accelerate.utils.is_tpu_available is accelerate.utils.imports'): the one
+                # submodule that defines it.
+                ref = self._only_submodule_ref(".".join(parts[:i]), parts[i])
             if not ref or ref.startswith(("module:", "value:")):
                 return None
             rest = parts[i + 1 :]
             return ref, (rest[0] if rest else None)
         return None
+
+    def _only_submodule_ref(self, modname, name):
+        prefix = modname + "."
+        refs = {(self.modules.get(k) or {}).get("names", {}).get(name) for k in self.modules if k.startswith(prefix)}
+        refs.discard(None)
+        return refs.pop() if len(refs) == 1 else None
 
 
 _PACKAGES = {}

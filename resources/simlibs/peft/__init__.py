@@ -362,6 +362,8 @@ from ._more import (  # noqa: E402,F401
 PEFT_TYPE_TO_CONFIG_MAPPING = {"LORA": LoraConfig, "ADALORA": AdaLoraConfig, "PROMPT_TUNING": PromptTuningConfig,
                                "PREFIX_TUNING": PrefixTuningConfig, "P_TUNING": PromptEncoderConfig}
 PEFT_TYPE_TO_TUNER_MAPPING = {"LORA": _LoraModel, "ADALORA": _LoraModel}
+# peft.peft_model's backward-compatibility shim (peft 0.15+ module __getattr__) returns the tuner mapping.
+PEFT_TYPE_TO_MODEL_MAPPING = PEFT_TYPE_TO_TUNER_MAPPING
 
 
 def __getattr__(name):
