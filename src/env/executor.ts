@@ -1,27 +1,41 @@
 // Runs a training script with a real Python interpreter: a fresh temporary directory per run,
 // an argv array (never a shell), a timeout, a per-stream output cap and a process-group kill.
 //
-// Environment of the child:
-// - both modes: the parent's environment plus `extraEnv`, then PYTHONHASHSEED=0,
-//   PYTHONDONTWRITEBYTECODE=1 (simulated mode: a shared PYTHONPYCACHEPREFIX instead), PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 (deterministic hashing,
-//   no .pyc litter, output decodable and live). These win over `extraEnv`.
+// Isolation (sandbox/, docs/sandbox.md): on Linux with bubblewrap every run is sandboxed (own pid,
+// network, mount, ipc and uts namespaces; read-only system; the run folder the only writable place;
+// no home folder). Elsewhere, or when bubblewrap cannot work, the fallback is the process-group
+// kill, rlimits and the clean environment, with a warning in `sandbox_warning` (unless
+// forgeenv.sandbox.mode is `off`). rlimits (CPU, address space, file size, processes) apply both ways.
+//
+// Environment of the child: an allowlist (sandbox/cleanEnv.ts: PATH, LANG, LC_*, TZ and the names in
+// `sandbox.passEnv`), HOME = the run folder, TMPDIR = a folder inside it, then `extraEnv`, then
+// PYTHONHASHSEED=0, PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 and either PYTHONDONTWRITEBYTECODE=1
+// or a shared PYTHONPYCACHEPREFIX (`bytecodeCache`, always in simulated mode; read-only inside the
+// sandbox, filled by a trusted step first, see sandbox/bytecodeCache.ts). These win over `extraEnv`.
 // - `simulated`: PYTHONPATH = our stand-in libraries only, FORGEENV_LIBRARY_VERSIONS = the
 //   snapshot as JSON, PYTHONNOUSERSITE=1 (so a real package in ~/.local cannot shadow a stand-in).
-// - `real`: PYTHONPATH and FORGEENV_LIBRARY_VERSIONS removed, so the user's own installed
-//   libraries are what the script sees.
+// - `real`: no PYTHONPATH and no FORGEENV_* variables, so the interpreter's own installed
+//   libraries are what the script sees (its user site too: PYTHONUSERBASE, as HOME moved).
 //
 // `peak_memory_mb` is best effort: on Linux the child's `VmHWM` (peak resident set of the Python
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { chown, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { simlibsDir } from './paths';
+import { resourcesDir, simlibsDir } from './paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
+import { bwrapArgs, SANDBOX_UID, type SandboxTools } from './sandbox/bwrap';
+import { warmBytecodeCache } from './sandbox/bytecodeCache';
+import { cleanEnvironment } from './sandbox/cleanEnv';
+import { findExecutable, probeSandbox } from './sandbox/detect';
+import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
+import { prlimitPrefix, pythonLimitPrefix } from './sandbox/limits';
+import { SandboxOptionsSchema, type SandboxOptions, type SandboxOptionsInput } from './sandbox/options';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
@@ -67,6 +81,17 @@ export interface RunOptions {
   args?: string[];
   /** Extra files written into the run directory before the run: relative path -> text (e.g. a YAML config). */
   files?: Record<string, string>;
+  /** Isolation, network, extra environment variables and rlimits (default: sandboxed where possible, default limits). */
+  sandbox?: SandboxOptionsInput;
+  /** Host folders the script may read inside the sandbox (e.g. real mode's local hub), bound read-only. */
+  readOnlyPaths?: string[];
+  /**
+   * A shared bytecode cache folder (PYTHONPYCACHEPREFIX), read-only inside the sandbox. Default: a
+   * per-user folder in the temp folder in simulated mode, none in real mode (no .pyc is written).
+   */
+  bytecodeCache?: string;
+  /** One-time preparation messages (filling the bytecode cache). */
+  onProgress?: (message: string) => void;
 }
 
 /** A checkpoint left in the run directory: a weights file or a `checkpoint-*` folder. */
@@ -82,6 +107,8 @@ export interface RunResult extends ExecutionResult {
   /** The run directory (already removed unless `keepRunDir`); '' when the script was never written. */
   run_dir: string;
   checkpoints: CheckpointInfo[];
+  /** Set when the run fell back to weaker isolation than asked for (`auto` without a working bubblewrap): show it once. */
+  sandbox_warning?: string;
 }
 
 const OptionsSchema = z.object({
@@ -101,6 +128,9 @@ const OptionsSchema = z.object({
   validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
   args: RunArgsSchema.default([]),
   files: RunFilesSchema.default({}),
+  sandbox: SandboxOptionsSchema.prefault({}),
+  readOnlyPaths: z.array(z.string().min(1)).default([]),
+  bytecodeCache: z.string().min(1).optional(),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
 });
@@ -139,33 +169,107 @@ function notRun(base: Omit<RunResult, 'stderr'>, stderr: string): RunResult {
   return { ...base, stderr };
 }
 
-function childEnv(o: z.infer<typeof OptionsSchema>, simlibs: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...o.extraEnv };
-  delete env.PYTHONPATH;
-  delete env.FORGEENV_LIBRARY_VERSIONS;
-  delete env.FORGEENV_SNAPSHOT;
-  delete env.FORGEENV_API_DIR;
+type Options = z.infer<typeof OptionsSchema>;
+
+/** The run's TMPDIR, inside the run folder (so temporary files go with it). */
+const RUN_TMP = '.forgeenv-tmp';
+/** Variables only the executor sets: a caller's or the user's value never reaches the script. */
+const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR'];
+
+/** The default shared bytecode cache of simulated mode. */
+export function simulatedBytecodeCache(): string {
+  return join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`);
+}
+
+function childEnv(o: Options, runDir: string, simlibs: string | undefined, cacheDir: string | undefined, layout: InterpreterLayout): NodeJS.ProcessEnv {
+  const env = cleanEnvironment(process.env, { passEnv: o.sandbox.passEnv, home: runDir, tmpDir: join(runDir, RUN_TMP) });
+  Object.assign(env, o.extraEnv);
+  for (const k of OWNED) delete env[k];
+  env.HOME = runDir;
+  env.TMPDIR = join(runDir, RUN_TMP);
   env.PYTHONHASHSEED = '0';
-  env.PYTHONDONTWRITEBYTECODE = '1';
   env.PYTHONIOENCODING = 'utf-8';
   env.PYTHONUNBUFFERED = '1';
-  // Real mode with a managed bytecode cache (realMode.ts): compiled libraries are kept between runs.
-  if (o.mode === 'real' && o.extraEnv.PYTHONPYCACHEPREFIX) delete env.PYTHONDONTWRITEBYTECODE;
+  // A shared cache keeps compiled libraries between runs (the episode's own script, run as
+  // __main__, is never cached); without one, no .pyc litter.
+  if (cacheDir) env.PYTHONPYCACHEPREFIX = cacheDir;
+  else env.PYTHONDONTWRITEBYTECODE = '1';
+  if (o.mode === 'real' && layout.userBase) env.PYTHONUSERBASE = layout.userBase;
   if (o.mode === 'simulated' && simlibs) {
-    // Our stand-in libraries are compiled once into a shared cache instead of on every run
-    // (the episode's own script, run as __main__, is never cached).
-    delete env.PYTHONDONTWRITEBYTECODE;
-    env.PYTHONPYCACHEPREFIX = join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`);
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
     env.FORGEENV_LIBRARY_VERSIONS = JSON.stringify(o.libraryVersions);
     // The stand-ins obey this snapshot's recorded API (resources/snapshots/api, _forgeenv_sim/surface.py).
     const snapshot = snapshotIdOf(o.libraryVersions);
     if (snapshot) env.FORGEENV_SNAPSHOT = snapshot;
-    env.FORGEENV_API_DIR = join(dirname(simlibs), 'snapshots', 'api');
+    env.FORGEENV_API_DIR = apiDirOf(simlibs);
   }
   return env;
 }
+
+const apiDirOf = (simlibs: string) => join(dirname(simlibs), 'snapshots', 'api');
+
+type IsolationPlan =
+  | { isolation: 'bubblewrap'; tools: SandboxTools }
+  | { isolation: 'process-group' | 'none'; warning?: string }
+  | { refused: string };
+
+async function chooseIsolation(s: SandboxOptions): Promise<IsolationPlan> {
+  if (process.platform === 'win32') {
+    return s.mode === 'bubblewrap' ? { refused: 'forgeenv.sandbox.mode is "bubblewrap", which needs Linux' } : { isolation: 'none', ...(s.mode === 'auto' ? { warning: fallbackWarning('Windows has no sandbox ForgeEnv can use') } : {}) };
+  }
+  if (s.mode === 'off') return { isolation: 'process-group' };
+  const probe = await probeSandbox();
+  if (probe.ok) return { isolation: 'bubblewrap', tools: probe.tools };
+  if (s.mode === 'bubblewrap') return { refused: `forgeenv.sandbox.mode is "bubblewrap" but ${probe.reason}` };
+  return { isolation: 'process-group', warning: fallbackWarning(probe.reason) };
+}
+
+function fallbackWarning(reason: string): string {
+  return `Runs are not sandboxed: ${reason}. Scripts still get a clean environment, resource limits and a process-group kill, but they can read and write your files and use the network. Install bubblewrap (Linux), or set forgeenv.sandbox.mode to "off" to accept this and hide the warning.`;
+}
+
+function layoutError(interpreter: string, r: { code: string | undefined; error: string }): string {
+  if (r.code === 'ENOENT') return `${interpreter} not found: set forgeenv.pythonPath\n`;
+  if (r.code === 'EACCES') return `${interpreter} cannot be executed (permission denied): set forgeenv.pythonPath\n`;
+  return r.code ? `ForgeEnv could not start ${interpreter}: ${r.error}\n` : `${r.error}\n`;
+}
+
+let prlimitPath: string | null | undefined;
+const hostPrlimit = (): string | undefined => {
+  if (prlimitPath === undefined) prlimitPath = process.platform === 'win32' ? null : (findExecutable('prlimit') ?? null);
+  return prlimitPath ?? undefined;
+};
+
+/** The argv of the run: bwrap around rlimits around Python, rlimits around Python, or Python alone. */
+function commandLine(o: Options, plan: Exclude<IsolationPlan, { refused: string }>, layout: InterpreterLayout, runDir: string, readOnly: string[]): { file: string; args: string[] } {
+  const python = [layout.executable, '-u', o.scriptName, ...o.args];
+  const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, o.sandbox.limits) : pythonLimitPrefix(layout.executable, o.sandbox.limits)), ...python];
+  if (plan.isolation === 'bubblewrap') {
+    return { file: plan.tools.bwrap, args: bwrapArgs({ tools: plan.tools, runDir, readOnly, allowNetwork: o.sandbox.allowNetwork, command: limited(plan.tools.prlimit) }) };
+  }
+  const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());
+  return { file: argv[0]!, args: argv.slice(1) };
+}
+
+/** Makes every entry of `dir` (recursively) owned by the sandbox's uid: root-run scripts run as `nobody`. */
+async function chownTree(dir: string, uid: number): Promise<void> {
+  await chown(dir, uid, uid);
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await chownTree(p, uid);
+    else await chown(p, uid, uid);
+  }
+}
+
+const existing = (paths: string[]) =>
+  paths.flatMap((p) => {
+    try {
+      return [realpathSync(p)];
+    } catch {
+      return [];
+    }
+  });
 
 /** Runs `opts.script` and reports what happened. Never throws: every failure is in the result. */
 export async function executeScript(opts: RunOptions): Promise<RunResult> {
@@ -211,6 +315,30 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
 
   if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
 
+  const plan = await chooseIsolation(o.sandbox);
+  if ('refused' in plan) return notRun(base, `ForgeEnv did not run ${o.scriptName}: ${plan.refused}.\n`);
+  base.isolation = plan.isolation;
+  if ('warning' in plan && plan.warning) base.sandbox_warning = plan.warning;
+  const lay = await interpreterLayout(o.interpreter);
+  if (!lay.ok) return notRun(base, layoutError(o.interpreter, lay));
+  const layout = lay.layout;
+
+  const cacheDir = o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined);
+  const sandboxed = plan.isolation === 'bubblewrap';
+  if (cacheDir && sandboxed) {
+    const snapshot = simlibs ? snapshotIdOf(o.libraryVersions) : undefined;
+    await warmBytecodeCache({
+      python: layout.executable,
+      cacheDir,
+      stdlib: layout.stdlib,
+      libraries: simlibs ? existing([simlibs, `${simlibs}-fallback`]) : layout.site,
+      ...(simlibs && snapshot ? { surface: { simlibs, apiDir: apiDirOf(simlibs), snapshot } } : {}),
+      env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
+      onProgress: opts.onProgress,
+    });
+    if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+  }
+
   let runDir: string;
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
@@ -219,11 +347,19 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
       await mkdir(dirname(join(runDir, rel)), { recursive: true });
       await writeFile(join(runDir, rel), text, 'utf8');
     }
+    await mkdir(join(runDir, RUN_TMP));
+    if (cacheDir) await mkdir(cacheDir, { recursive: true });
+    if (plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv) await chownTree(runDir, SANDBOX_UID);
   } catch (e) {
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
-  const outcome = await runProcess(o, runDir, childEnv(o, simlibs), opts);
+  // What the sandbox shows read-only: the interpreter's folders, our resources (stand-ins, API
+  // data), the bytecode cache and what the caller names (real mode's hub).
+  const readOnly = sandboxed ? existing([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
+  const realRunDir = existing([runDir])[0] ?? runDir;
+  const command = commandLine(o, plan, layout, realRunDir, readOnly);
+  const outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed);
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
   outcome.stdout = scrub(outcome.stdout);
@@ -269,7 +405,41 @@ interface StreamState {
   decoder: StringDecoder;
 }
 
-function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions): Promise<Outcome> {
+/**
+ * Host pid of the sandboxed Python: bwrap -> bwrap's reaper (pid 1 inside) -> Python (setpriv and
+ * prlimit exec in place). Found by parent pid in /proc (no /proc/<pid>/task/<pid>/children on every kernel).
+ */
+function sandboxedPid(outer: number): number | undefined {
+  const parents = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(name), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const childOf = (pid: number) => [...parents].find(([, pp]) => pp === pid)?.[0];
+  const reaper = childOf(outer);
+  return reaper === undefined ? undefined : childOf(reaper);
+}
+
+/** bwrap reports a command killed by signal N as exit 128+N: turn it back into the signal. */
+function signalFromSandboxExit(code: number | null): NodeJS.Signals | undefined {
+  if (code === null || code <= 128) return undefined;
+  const hit = Object.entries(osConstants.signals).find(([, n]) => n === code - 128);
+  return hit?.[0] as NodeJS.Signals | undefined;
+}
+
+function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandboxed: boolean): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
     let child: ChildProcess;
     const notes: string[] = [];
@@ -286,7 +456,7 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
     let closeTimer: NodeJS.Timeout | undefined;
 
     try {
-      child = spawn(o.interpreter, ['-u', o.scriptName, ...o.args], {
+      child = spawn(command.file, command.args, {
         cwd: runDir,
         env,
         detached: true,
@@ -315,10 +485,14 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
     const onAbort = () => stop('cancel');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
+    let pythonPid = sandboxed ? undefined : child.pid;
+    let lookups = 0;
     const sampleMemory = () => {
       if (process.platform !== 'linux' || child.pid === undefined) return;
+      if (pythonPid === undefined && lookups++ < 40) pythonPid = sandboxedPid(child.pid);
+      if (pythonPid === undefined) return;
       try {
-        const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${pythonPid}/status`, 'utf8'));
         if (m) peakKb = Math.max(peakKb, Number(m[1]));
       } catch {
         // The process is gone: keep the last sample.
@@ -389,6 +563,11 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
       exited = true;
       exitCode = code;
       exitSignal = signal;
+      const inner = sandboxed ? signalFromSandboxExit(code) : undefined;
+      if (inner) {
+        exitCode = null;
+        exitSignal = inner;
+      }
       sampleMemory();
       // Children the script left behind (they may hold our pipes open): end them with the run.
       const pid = child.pid;
@@ -434,6 +613,7 @@ export async function findCheckpoints(root: string): Promise<CheckpointInfo[]> {
       if (--budget < 0) return;
       const full = join(dir, name);
       const relPath = rel ? `${rel}/${name}` : name;
+      if (depth === 0 && name === RUN_TMP) continue; // the run's TMPDIR, not its output
       const st = await lstat(full).catch(() => undefined);
       if (!st) continue;
       if (st.isDirectory()) {
