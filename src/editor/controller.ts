@@ -41,10 +41,11 @@ import { pickPrimitive, pickSkip, pickTask, SKIP_LABELS } from './pickers';
 import { scoreModel, type ScoreState } from './scoreModel';
 import { ScoreView } from './scoreView';
 import { annotatorId, datasetFolder, episodesFolder, readSettings, resolveInterpreter } from './settings';
-import type { ForgeSettings } from './settingsSchema';
+import { sandboxOptionsOf, type ForgeSettings } from './settingsSchema';
 import { EpisodeStatusBar } from './statusBar';
 import { TaskQueueProvider, type QueueNode } from './taskQueue';
 import { RunStream } from './runStream';
+import { showSandboxWarningOnce } from './sandboxWarning';
 import { readTimelineFile } from './timeline';
 import { UNTRUSTED_MESSAGE } from './trust';
 import { brokenScriptUri, formatRunOutput, runOutputUri, VirtualDocuments } from './virtualDocuments';
@@ -296,6 +297,7 @@ export class ForgeEnvController implements vscode.Disposable {
           timeoutMs: settings.runTimeoutSeconds * 1000,
           outputCapBytes: settings.outputCapKiB * 1024,
           taskDirs: settings.taskFolders,
+          sandbox: sandboxOptionsOf(settings),
         },
         // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
         {
@@ -341,6 +343,7 @@ export class ForgeEnvController implements vscode.Disposable {
         return this.fail(`ForgeEnv could not start the episode: ${(started.error as Error)?.message ?? String(started.error)}`, started.error);
       }
       const start = started.value;
+      showSandboxWarningOnce(env.sandboxWarning, (l) => this.runs.appendLine(l));
       if (start.brokenExecution.killed && /cancelled/.test(start.brokenExecution.stderr)) {
         await env.dispose();
         return refusal('cancelled', 'Episode start cancelled.');
@@ -535,6 +538,7 @@ export class ForgeEnvController implements vscode.Disposable {
       );
       if (!result.ok) return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e);
       evaluation = result.v;
+      showSandboxWarningOnce(live.env.sandboxWarning, (l) => this.runs.appendLine(l));
       if (evaluation.execution?.killed && /\bcancelled\b/.test(evaluation.execution.stderr)) {
         // A cancelled run is not a score: drop it from the environment's cache of scored diffs.
         const st = live.env.state;
@@ -839,7 +843,7 @@ export class ForgeEnvController implements vscode.Disposable {
     let env: ForgeEnvironment;
     try {
       env = new ForgeEnvironment(
-        { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders },
+        { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders, sandbox: sandboxOptionsOf(settings) },
         { tasks: this.tasks() },
       );
       env.restore(p.env);

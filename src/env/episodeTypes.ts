@@ -2,6 +2,7 @@
 // The embedded implementation is `ForgeEnvironment` (environment.ts); the editor talks to
 // either backend through `EnvironmentBackend` so it never depends on where the env runs.
 import { z } from 'zod';
+import { SandboxOptionsSchema } from './sandbox/options';
 import {
   BreakdownSchema,
   ExecutionModeSchema,
@@ -27,8 +28,12 @@ export const EnvironmentConfigSchema = z.object({
   parentDir: z.string().optional(),
   /** Extra folders of user task scripts (`.py` + optional `tasks.json`). */
   taskDirs: z.array(z.string()).default([]),
+  /** Isolation of every run (sandbox/options.ts): default sandboxed where possible, default rlimits. */
+  sandbox: SandboxOptionsSchema.prefault({}),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
+/** What the constructor accepts: every field optional (defaults above). */
+export type EnvironmentConfigInput = z.input<typeof EnvironmentConfigSchema>;
 
 /** How a submitted diff went onto the broken script. */
 export const DiffApplicationSchema = z.object({
