@@ -295,7 +295,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         mode: this.config.mode,
         interpreter: real?.interpreter ?? this.config.interpreter,
         extraEnv: real?.env,
-        ...(real ? { bytecodeCache: real.bytecodeCache, readOnlyPaths: real.readOnly } : {}),
+        ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
         sandbox: this.config.sandbox,
         onProgress: options.onProgress ?? this.onProgress,
         libraryVersions: ep?.library_versions ?? snapshotVersions(),

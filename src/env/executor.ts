@@ -22,7 +22,7 @@
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { chown, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chown, cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -83,8 +83,14 @@ export interface RunOptions {
   files?: Record<string, string>;
   /** Isolation, network, extra environment variables and rlimits (default: sandboxed where possible, default limits). */
   sandbox?: SandboxOptionsInput;
-  /** Host folders the script may read inside the sandbox (e.g. real mode's local hub), bound read-only. */
+  /** Host folders the script may read inside the sandbox, bound read-only. */
   readOnlyPaths?: string[];
+  /**
+   * Small host folders the script may change inside the sandbox without changing them for later
+   * runs (real mode's local hub, where `datasets` writes lock files): each run gets a private copy
+   * at the same path, removed with the run folder. Without the sandbox the folder itself is used.
+   */
+  privateCopies?: string[];
   /**
    * A shared bytecode cache folder (PYTHONPYCACHEPREFIX), read-only inside the sandbox. Default: a
    * per-user folder in the temp folder in simulated mode, none in real mode (no .pyc is written).
@@ -130,6 +136,7 @@ const OptionsSchema = z.object({
   files: RunFilesSchema.default({}),
   sandbox: SandboxOptionsSchema.prefault({}),
   readOnlyPaths: z.array(z.string().min(1)).default([]),
+  privateCopies: z.array(z.string().min(1)).default([]),
   bytecodeCache: z.string().min(1).optional(),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
@@ -173,6 +180,8 @@ type Options = z.infer<typeof OptionsSchema>;
 
 /** The run's TMPDIR, inside the run folder (so temporary files go with it). */
 const RUN_TMP = '.forgeenv-tmp';
+/** Where the private copies of `privateCopies` live inside the run folder. */
+const RUN_COPIES = '.forgeenv-copies';
 /** Variables only the executor sets: a caller's or the user's value never reaches the script. */
 const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR'];
 
@@ -242,11 +251,18 @@ const hostPrlimit = (): string | undefined => {
 };
 
 /** The argv of the run: bwrap around rlimits around Python, rlimits around Python, or Python alone. */
-function commandLine(o: Options, plan: Exclude<IsolationPlan, { refused: string }>, layout: InterpreterLayout, runDir: string, readOnly: string[]): { file: string; args: string[] } {
+function commandLine(
+  o: Options,
+  plan: Exclude<IsolationPlan, { refused: string }>,
+  layout: InterpreterLayout,
+  runDir: string,
+  readOnly: string[],
+  copies: { copy: string; at: string }[],
+): { file: string; args: string[] } {
   const python = [layout.executable, '-u', o.scriptName, ...o.args];
   const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, o.sandbox.limits) : pythonLimitPrefix(layout.executable, o.sandbox.limits)), ...python];
   if (plan.isolation === 'bubblewrap') {
-    return { file: plan.tools.bwrap, args: bwrapArgs({ tools: plan.tools, runDir, readOnly, allowNetwork: o.sandbox.allowNetwork, command: limited(plan.tools.prlimit) }) };
+    return { file: plan.tools.bwrap, args: bwrapArgs({ tools: plan.tools, runDir, readOnly, copies, allowNetwork: o.sandbox.allowNetwork, command: limited(plan.tools.prlimit) }) };
   }
   const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());
   return { file: argv[0]!, args: argv.slice(1) };
@@ -340,6 +356,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   }
 
   let runDir: string;
+  const copies: { copy: string; at: string }[] = [];
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
     await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
@@ -349,6 +366,14 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     }
     await mkdir(join(runDir, RUN_TMP));
     if (cacheDir) await mkdir(cacheDir, { recursive: true });
+    if (sandboxed) {
+      const sources = existing(o.privateCopies);
+      for (const [i, src] of sources.entries()) {
+        const copy = join(runDir, RUN_COPIES, String(i));
+        await cp(src, copy, { recursive: true, verbatimSymlinks: true });
+        copies.push({ copy, at: src });
+      }
+    }
     if (plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv) await chownTree(runDir, SANDBOX_UID);
   } catch (e) {
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
@@ -358,7 +383,8 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   // data), the bytecode cache and what the caller names (real mode's hub).
   const readOnly = sandboxed ? existing([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
   const realRunDir = existing([runDir])[0] ?? runDir;
-  const command = commandLine(o, plan, layout, realRunDir, readOnly);
+  const realCopies = copies.map((c) => ({ copy: existing([c.copy])[0] ?? c.copy, at: c.at }));
+  const command = commandLine(o, plan, layout, realRunDir, readOnly, realCopies);
   const outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed);
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
@@ -613,7 +639,7 @@ export async function findCheckpoints(root: string): Promise<CheckpointInfo[]> {
       if (--budget < 0) return;
       const full = join(dir, name);
       const relPath = rel ? `${rel}/${name}` : name;
-      if (depth === 0 && name === RUN_TMP) continue; // the run's TMPDIR, not its output
+      if (depth === 0 && (name === RUN_TMP || name === RUN_COPIES)) continue; // ours, not the run's output
       const st = await lstat(full).catch(() => undefined);
       if (!st) continue;
       if (st.isDirectory()) {

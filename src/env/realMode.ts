@@ -93,8 +93,8 @@ export interface RealRunSetup {
   env: Record<string, string>;
   /** Pass as the executor's `bytecodeCache`: compiled libraries are kept between runs instead of recompiling torch each time. */
   bytecodeCache: string;
-  /** Pass as the executor's `readOnlyPaths`: the sandbox shows the local hub, read-only. */
-  readOnly: string[];
+  /** Pass as the executor's `privateCopies`: each sandboxed run gets its own copy of the local hub (~2.5 MB; `datasets` writes lock files into it). */
+  privateCopies: string[];
   snapshot: string;
   hubDir: string;
   source: 'snapshot-venv' | 'user';
@@ -158,7 +158,7 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
     const detail = e instanceof LocalHubError ? e.message : String(e);
     throw new RealModeError(`ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
   }
-  return { interpreter, env: realModeEnv(hubDir), bytecodeCache: realModeBytecodeCache(), readOnly: [hubDir], snapshot, hubDir, source };
+  return { interpreter, env: realModeEnv(hubDir), bytecodeCache: realModeBytecodeCache(), privateCopies: [hubDir], snapshot, hubDir, source };
 }
 
 function venvError(snapshot: string, e: unknown): RealModeError {

@@ -1,6 +1,6 @@
 // The bubblewrap command line of a sandboxed run (pure: no process is started here).
 //
-// Inside: new pid, ipc, uts (and cgroup, where possible) namespaces, a new network namespace with
+// Inside: new pid, ipc and uts namespaces, a new network namespace with
 // only loopback unless the network is allowed, a new session (no terminal to inject input into),
 // and `--die-with-parent`. The namespace's pid 1 is bwrap's own reaper: when the script exits, the
 // kernel kills every process left in the namespace, so a `setsid()` child dies with the run.
@@ -30,31 +30,13 @@ export interface SandboxTools {
 export const SANDBOX_UID = 65534;
 const TMPFS_BYTES = 256 * 1024 * 1024;
 
-/** /etc entries Python, libc and TLS read; nothing with secrets (no shadow, no ssh, no machine-id). */
-const ETC_FILES = [
-  'alternatives',
-  'ca-certificates',
-  'ca-certificates.conf',
-  'fonts',
-  'gai.conf',
-  'group',
-  'host.conf',
-  'hosts',
-  'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
-  'localtime',
-  'mime.types',
-  'nsswitch.conf',
-  'os-release',
-  'passwd',
-  'pki',
-  'protocols',
-  'resolv.conf',
-  'services',
-  'ssl',
-  'timezone',
-];
+/**
+ * /etc entries the loader, libc and Python read; nothing with secrets (no shadow, ssh, pip or apt
+ * configuration, machine-id). Each bind costs a mount (~1 ms under load), so the name-service and
+ * TLS files come only with the network.
+ */
+const ETC_FILES = ['alternatives', 'group', 'hosts', 'ld.so.cache', 'localtime', 'nsswitch.conf', 'passwd'];
+const ETC_NETWORK_FILES = ['ca-certificates', 'ca-certificates.conf', 'gai.conf', 'host.conf', 'pki', 'protocols', 'resolv.conf', 'services', 'ssl'];
 const TOP_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 export interface BwrapPlan {
@@ -63,6 +45,8 @@ export interface BwrapPlan {
   runDir: string | undefined;
   /** Host folders or files bound read-only at the same path (resolved, absolute). */
   readOnly: string[];
+  /** Private writable copies (inside the run folder) shown at the original's path. */
+  copies?: { copy: string; at: string }[];
   allowNetwork: boolean;
   /** The command inside the sandbox (rlimit wrapper included). */
   command: string[];
@@ -81,7 +65,7 @@ export function normalizeReadOnly(paths: string[], home = homedir()): string[] {
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const { tools } = plan;
   const privileged = tools.asRoot && tools.setpriv !== undefined;
-  const a: string[] = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'forgeenv'];
+  const a: string[] = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'forgeenv'];
   if (!plan.allowNetwork) a.push('--unshare-net');
   if (!privileged) a.push('--unshare-user');
   a.push('--ro-bind', '/usr', '/usr');
@@ -90,12 +74,13 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     if (st?.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
     else if (st?.isDirectory()) a.push('--ro-bind', top, top);
   }
-  const etc = existingEtc();
+  const etc = existingEtc(plan.allowNetwork);
   a.push('--proc', '/proc', '--dev', '/dev');
   a.push('--perms', '1777', '--size', String(TMPFS_BYTES), '--tmpfs', '/tmp');
   a.push('--perms', '1777', '--size', String(TMPFS_BYTES), '--tmpfs', '/dev/shm');
   const readOnly = normalizeReadOnly(plan.readOnly);
-  const targets = [...etc, ...readOnly, ...(plan.runDir ? [plan.runDir] : [])];
+  const copies = plan.copies ?? [];
+  const targets = [...etc, ...readOnly, ...copies.map((c) => c.at), ...(plan.runDir ? [plan.runDir] : [])];
   // Parents of the mount points are made 0755 explicitly: bwrap would copy restrictive modes
   // (e.g. /root's 0700), and the script may run as another uid than the folders' owner.
   const mounted = ['/usr', '/proc', '/dev', ...TOP_LINKS, ...readOnly];
@@ -109,6 +94,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const d of [...dirs].sort((x, y) => x.split('/').length - y.split('/').length || x.localeCompare(y))) a.push('--perms', '0755', '--dir', d);
   for (const e of etc) a.push('--ro-bind-try', e, e);
   for (const p of readOnly) a.push('--ro-bind', p, p);
+  for (const c of copies) a.push('--bind', c.copy, c.at);
   if (plan.runDir) a.push('--bind', plan.runDir, plan.runDir, '--chdir', plan.runDir);
   if (privileged) a.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
   a.push('--');
@@ -117,7 +103,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   return a;
 }
 
-function existingEtc(): string[] {
+function existingEtc(network: boolean): string[] {
   let names: string[];
   try {
     names = readdirSync('/etc');
@@ -125,7 +111,8 @@ function existingEtc(): string[] {
     return [];
   }
   // Debian's Python reads /etc/python3.X/sitecustomize.py through a link in the standard library.
-  return names.filter((n) => ETC_FILES.includes(n) || /^python3(\.\d+)?$/.test(n)).sort().map((n) => join('/etc', n)).filter((p) => existsSync(p));
+  const wanted = (n: string) => ETC_FILES.includes(n) || (network && ETC_NETWORK_FILES.includes(n)) || /^python3(\.\d+)?$/.test(n);
+  return names.filter(wanted).sort().map((n) => join('/etc', n)).filter((p) => existsSync(p));
 }
 
 function lstatOrUndefined(p: string) {
