@@ -21,7 +21,7 @@
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { chown, cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,6 +32,7 @@ import { groupAlive, killProcessTree, signalGroup } from './processTree';
 import { bwrapArgs, SANDBOX_UID, type SandboxTools } from './sandbox/bwrap';
 import { warmBytecodeCache } from './sandbox/bytecodeCache';
 import { cleanEnvironment } from './sandbox/cleanEnv';
+import { etcCopy, etcEntries } from './sandbox/etcView';
 import { findExecutable, probeSandbox } from './sandbox/detect';
 import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
 import { prlimitPrefix, pythonLimitPrefix } from './sandbox/limits';
@@ -47,6 +48,7 @@ import {
   type LibraryVersions,
 } from './schemas';
 import { scrubPaths } from './scrubPaths';
+import { cacheRoot } from './snapshots/venv';
 import { snapshotIdOf } from './versions';
 import { validateRepair, validateScript } from './validator';
 
@@ -216,6 +218,24 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
   return env;
 }
 
+/**
+ * The bytecode cache folder, made if missing, or undefined when it is not safe to share: not a plain
+ * folder of ours, or writable by others (in a shared temp folder another user could have made it
+ * first and planted compiled modules). Runs then write no bytecode at all.
+ */
+function trustedCacheDir(dir: string | undefined): string | undefined {
+  if (!dir) return undefined;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory()) return undefined;
+    if (process.platform !== 'win32' && (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0)) return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
 const apiDirOf = (simlibs: string) => join(dirname(simlibs), 'snapshots', 'api');
 
 type IsolationPlan =
@@ -262,7 +282,9 @@ function commandLine(
   const python = [layout.executable, '-u', o.scriptName, ...o.args];
   const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, o.sandbox.limits) : pythonLimitPrefix(layout.executable, o.sandbox.limits)), ...python];
   if (plan.isolation === 'bubblewrap') {
-    return { file: plan.tools.bwrap, args: bwrapArgs({ tools: plan.tools, runDir, readOnly, copies, allowNetwork: o.sandbox.allowNetwork, command: limited(plan.tools.prlimit) }) };
+    // Without the network, /etc is one prepared copy (one mount instead of one per file).
+    const etcDir = o.sandbox.allowNetwork ? undefined : etcCopy(etcEntries(false), join(cacheRoot(), 'sandbox-etc'));
+    return { file: plan.tools.bwrap, args: bwrapArgs({ tools: plan.tools, runDir, readOnly, copies, etcDir, allowNetwork: o.sandbox.allowNetwork, command: limited(plan.tools.prlimit) }) };
   }
   const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());
   return { file: argv[0]!, args: argv.slice(1) };
@@ -339,7 +361,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   if (!lay.ok) return notRun(base, layoutError(o.interpreter, lay));
   const layout = lay.layout;
 
-  const cacheDir = o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined);
+  const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
   const sandboxed = plan.isolation === 'bubblewrap';
   if (cacheDir && sandboxed) {
     const snapshot = simlibs ? snapshotIdOf(o.libraryVersions) : undefined;
@@ -365,7 +387,6 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
       await writeFile(join(runDir, rel), text, 'utf8');
     }
     await mkdir(join(runDir, RUN_TMP));
-    if (cacheDir) await mkdir(cacheDir, { recursive: true });
     if (sandboxed) {
       const sources = existing(o.privateCopies);
       for (const [i, src] of sources.entries()) {
@@ -431,31 +452,37 @@ interface StreamState {
   decoder: StringDecoder;
 }
 
-/**
- * Host pid of the sandboxed Python: bwrap -> bwrap's reaper (pid 1 inside) -> Python (setpriv and
- * prlimit exec in place). Found by parent pid in /proc (no /proc/<pid>/task/<pid>/children on every kernel).
- */
-function sandboxedPid(outer: number): number | undefined {
-  const parents = new Map<number, number>();
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A child of `parent`: the next few pids first (new processes usually get them), then every process. */
+function childOf(parent: number, fullScan: boolean): number | undefined {
+  for (let c = parent + 1; c <= parent + 8; c++) if (parentOf(c) === parent) return c;
+  if (!fullScan) return undefined;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(name), ppid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const childOf = (pid: number) => [...parents].find(([, pp]) => pp === pid)?.[0];
-  const reaper = childOf(outer);
-  return reaper === undefined ? undefined : childOf(reaper);
+  for (const name of entries) if (/^\d+$/.test(name) && parentOf(Number(name)) === parent) return Number(name);
+  return undefined;
+}
+
+/**
+ * Host pid of the sandboxed Python: bwrap -> bwrap's reaper (pid 1 inside) -> Python (setpriv and
+ * prlimit exec in place). Found by parent pid in /proc (no /proc/<pid>/task/<pid>/children on every
+ * kernel); the whole /proc is read only when `fullScan`, since reading it costs milliseconds.
+ */
+function sandboxedPid(outer: number, fullScan: boolean): number | undefined {
+  const reaper = childOf(outer, fullScan);
+  return reaper === undefined ? undefined : childOf(reaper, fullScan);
 }
 
 /** bwrap reports a command killed by signal N as exit 128+N: turn it back into the signal. */
@@ -515,7 +542,7 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
     let lookups = 0;
     const sampleMemory = () => {
       if (process.platform !== 'linux' || child.pid === undefined) return;
-      if (pythonPid === undefined && lookups++ < 40) pythonPid = sandboxedPid(child.pid);
+      if (pythonPid === undefined && lookups < 40) pythonPid = sandboxedPid(child.pid, ++lookups % 10 === 0);
       if (pythonPid === undefined) return;
       try {
         const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${pythonPid}/status`, 'utf8'));

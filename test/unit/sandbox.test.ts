@@ -3,7 +3,7 @@
 // skip and say why (FORGEENV_REQUIRE_SANDBOX=1 makes that a failure, for CI). The fallback tests
 // (forgeenv.sandbox.mode "off") run everywhere.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { resourcesDir } from '../../src/env/paths';
 import { bwrapArgs, normalizeReadOnly } from '../../src/env/sandbox/bwrap';
 import { cleanEnvironment } from '../../src/env/sandbox/cleanEnv';
 import { findExecutable, probeSandbox, resetSandboxProbe } from '../../src/env/sandbox/detect';
+import { etcCopy, etcEntries } from '../../src/env/sandbox/etcView';
 import { pythonLimitPrefix } from '../../src/env/sandbox/limits';
 import { DEFAULT_LIMITS } from '../../src/env/sandbox/options';
 import { forceKill, pidsWithMarker, uniqueMarker } from './processHelpers';
@@ -368,6 +369,35 @@ describe('sandbox building blocks', () => {
     assert.deepEqual(a.slice(a.indexOf('--') + 1, a.indexOf('--') + 6), ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']);
     const user = bwrapArgs({ ...plan, tools: { ...plan.tools, asRoot: false }, allowNetwork: true });
     assert.ok(!user.includes('--unshare-net') && user.includes('--unshare-user') && !user.includes('/usr/bin/setpriv'));
+  });
+
+  test('/etc is one prepared copy: links kept, reused while nothing changes, rebuilt when something does', () => {
+    const fakeEtc = mkdtempSync(join(parentDir, 'etc-'));
+    writeFileSync(join(fakeEtc, 'passwd'), 'root:x:0:0::/root:/bin/sh\n');
+    writeFileSync(join(fakeEtc, 'shadow'), 'secret');
+    symlinkSync('/usr/share/zoneinfo/UTC', join(fakeEtc, 'localtime'));
+    const entries = etcEntries(false, fakeEtc);
+    assert.deepEqual(entries.map((e) => e.split('/').pop()), ['localtime', 'passwd'], 'only allowlisted entries');
+    const root = join(parentDir, 'etc-copies');
+    const first = etcCopy(entries, root)!;
+    assert.deepEqual(readdirSync(first).sort(), ['localtime', 'passwd']);
+    assert.equal(readlinkSync(join(first, 'localtime')), '/usr/share/zoneinfo/UTC');
+    assert.equal(etcCopy(entries, root), first, 'reused');
+    writeFileSync(join(fakeEtc, 'passwd'), 'root:x:0:0::/root:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n');
+    const second = etcCopy(entries, root)!;
+    assert.notEqual(second, first);
+    assert.match(readFileSync(join(second, 'passwd'), 'utf8'), /nobody/);
+  });
+
+  test('a shared bytecode cache that others can write is not used', async () => {
+    const open = mkdtempSync(join(parentDir, 'cache-'));
+    chmodSync(open, 0o777);
+    const r = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX"), os.environ.get("PYTHONDONTWRITEBYTECODE"))\n', { mode: 'simulated', bytecodeCache: open });
+    assert.equal(r.stdout, 'None 1\n', r.stderr);
+    const mine = mkdtempSync(join(parentDir, 'cache-'));
+    chmodSync(mine, 0o755);
+    const ok = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX") is not None)\n', { mode: 'simulated', bytecodeCache: mine });
+    assert.equal(ok.stdout, 'True\n', ok.stderr);
   });
 
   test('the sandbox shows no more of /etc than the allowlist', () => {

@@ -5,17 +5,18 @@
 // and `--die-with-parent`. The namespace's pid 1 is bwrap's own reaper: when the script exits, the
 // kernel kills every process left in the namespace, so a `setsid()` child dies with the run.
 //
-// File system: /usr and the /bin, /lib* links read-only, a few files of /etc that Python and libc
-// read, a fresh /proc and /dev, small private tmpfs at /tmp and /dev/shm, the interpreter's
+// File system: /usr and the /bin, /lib* links read-only, a few entries of /etc that Python and libc
+// read (etcView.ts), a fresh /proc and /dev, small private tmpfs at /tmp and /dev/shm, the interpreter's
 // folders and our resources read-only, and the run folder as the only writable place. Everything
 // else (the home folder, the dataset folder, the workspace) does not exist inside.
 //
 // Users: as an ordinary user, a user namespace (the kernel then counts RLIMIT_NPROC per namespace,
 // so the process limit is per run). As root, the kernel never enforces RLIMIT_NPROC for uid 0, so
 // bwrap runs privileged and `setpriv` drops the script to `nobody` (uid 65534) without capabilities.
-import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { dirname, posix } from 'node:path';
+import { etcEntries } from './etcView';
 
 export interface SandboxTools {
   bwrap: string;
@@ -30,13 +31,6 @@ export interface SandboxTools {
 export const SANDBOX_UID = 65534;
 const TMPFS_BYTES = 256 * 1024 * 1024;
 
-/**
- * /etc entries the loader, libc and Python read; nothing with secrets (no shadow, ssh, pip or apt
- * configuration, machine-id). Each bind costs a mount (~1 ms under load), so the name-service and
- * TLS files come only with the network.
- */
-const ETC_FILES = ['alternatives', 'group', 'hosts', 'ld.so.cache', 'localtime', 'nsswitch.conf', 'passwd'];
-const ETC_NETWORK_FILES = ['ca-certificates', 'ca-certificates.conf', 'gai.conf', 'host.conf', 'pki', 'protocols', 'resolv.conf', 'services', 'ssl'];
 const TOP_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 export interface BwrapPlan {
@@ -47,6 +41,8 @@ export interface BwrapPlan {
   readOnly: string[];
   /** Private writable copies (inside the run folder) shown at the original's path. */
   copies?: { copy: string; at: string }[];
+  /** A prepared copy of the /etc entries (etcView.ts), bound as /etc in one mount; absent: each entry is bound. */
+  etcDir?: string;
   allowNetwork: boolean;
   /** The command inside the sandbox (rlimit wrapper included). */
   command: string[];
@@ -74,7 +70,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     if (st?.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
     else if (st?.isDirectory()) a.push('--ro-bind', top, top);
   }
-  const etc = existingEtc(plan.allowNetwork);
+  const etc = plan.etcDir ? [] : etcEntries(plan.allowNetwork);
   a.push('--proc', '/proc', '--dev', '/dev');
   a.push('--perms', '1777', '--size', String(TMPFS_BYTES), '--tmpfs', '/tmp');
   a.push('--perms', '1777', '--size', String(TMPFS_BYTES), '--tmpfs', '/dev/shm');
@@ -92,6 +88,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     }
   }
   for (const d of [...dirs].sort((x, y) => x.split('/').length - y.split('/').length || x.localeCompare(y))) a.push('--perms', '0755', '--dir', d);
+  if (plan.etcDir) a.push('--ro-bind', plan.etcDir, '/etc');
   for (const e of etc) a.push('--ro-bind-try', e, e);
   for (const p of readOnly) a.push('--ro-bind', p, p);
   for (const c of copies) a.push('--bind', c.copy, c.at);
@@ -101,18 +98,6 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   if (privileged) a.push(tools.setpriv!, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--');
   a.push(...plan.command);
   return a;
-}
-
-function existingEtc(network: boolean): string[] {
-  let names: string[];
-  try {
-    names = readdirSync('/etc');
-  } catch {
-    return [];
-  }
-  // Debian's Python reads /etc/python3.X/sitecustomize.py through a link in the standard library.
-  const wanted = (n: string) => ETC_FILES.includes(n) || (network && ETC_NETWORK_FILES.includes(n)) || /^python3(\.\d+)?$/.test(n);
-  return names.filter(wanted).sort().map((n) => join('/etc', n)).filter((p) => existsSync(p));
 }
 
 function lstatOrUndefined(p: string) {
