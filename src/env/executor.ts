@@ -21,22 +21,20 @@
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { chown, cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { constants as osConstants, homedir, tmpdir } from 'node:os';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { resourcesDir, simlibsDir } from './paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
-import { bwrapArgs, SANDBOX_UID, type SandboxTools } from './sandbox/bwrap';
 import { warmBytecodeCache } from './sandbox/bytecodeCache';
 import { cleanEnvironment } from './sandbox/cleanEnv';
-import { etcCopy, etcEntries } from './sandbox/etcView';
-import { findExecutable, probeSandbox } from './sandbox/detect';
 import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
-import { prlimitPrefix, pythonLimitPrefix } from './sandbox/limits';
-import { SandboxOptionsSchema, type SandboxOptions, type SandboxOptionsInput } from './sandbox/options';
+import { SandboxOptionsSchema, type SandboxOptionsInput } from './sandbox/options';
+import { sandboxedPid, signalFromSandboxExit } from './sandbox/pids';
+import { chooseIsolation, existingPaths, handOver, runCommand, runsAsNobody, trustedCacheDir } from './sandbox/plan';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
@@ -48,7 +46,6 @@ import {
   type LibraryVersions,
 } from './schemas';
 import { scrubPaths } from './scrubPaths';
-import { cacheRoot } from './snapshots/venv';
 import { snapshotIdOf } from './versions';
 import { validateRepair, validateScript } from './validator';
 
@@ -209,53 +206,15 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
   if (o.mode === 'simulated' && simlibs) {
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
-    env.FORGEENV_LIBRARY_VERSIONS = JSON.stringify(o.libraryVersions);
-    // The stand-ins obey this snapshot's recorded API (resources/snapshots/api, _forgeenv_sim/surface.py).
-    const snapshot = snapshotIdOf(o.libraryVersions);
-    if (snapshot) env.FORGEENV_SNAPSHOT = snapshot;
-    env.FORGEENV_API_DIR = apiDirOf(simlibs);
+    Object.assign(env, simulatedEnv(o.libraryVersions, simlibs));
   }
   return env;
 }
 
-/**
- * The bytecode cache folder, made if missing, or undefined when it is not safe to share: not a plain
- * folder of ours, or writable by others (in a shared temp folder another user could have made it
- * first and planted compiled modules). Runs then write no bytecode at all.
- */
-function trustedCacheDir(dir: string | undefined): string | undefined {
-  if (!dir) return undefined;
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    const st = lstatSync(dir);
-    if (!st.isDirectory()) return undefined;
-    if (process.platform !== 'win32' && (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0)) return undefined;
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
-
-const apiDirOf = (simlibs: string) => join(dirname(simlibs), 'snapshots', 'api');
-
-type IsolationPlan =
-  | { isolation: 'bubblewrap'; tools: SandboxTools }
-  | { isolation: 'process-group' | 'none'; warning?: string }
-  | { refused: string };
-
-async function chooseIsolation(s: SandboxOptions): Promise<IsolationPlan> {
-  if (process.platform === 'win32') {
-    return s.mode === 'bubblewrap' ? { refused: 'forgeenv.sandbox.mode is "bubblewrap", which needs Linux' } : { isolation: 'none', ...(s.mode === 'auto' ? { warning: fallbackWarning('Windows has no sandbox ForgeEnv can use') } : {}) };
-  }
-  if (s.mode === 'off') return { isolation: 'process-group' };
-  const probe = await probeSandbox();
-  if (probe.ok) return { isolation: 'bubblewrap', tools: probe.tools };
-  if (s.mode === 'bubblewrap') return { refused: `forgeenv.sandbox.mode is "bubblewrap" but ${probe.reason}` };
-  return { isolation: 'process-group', warning: fallbackWarning(probe.reason) };
-}
-
-function fallbackWarning(reason: string): string {
-  return `Runs are not sandboxed: ${reason}. Scripts still get a clean environment, resource limits and a process-group kill, but they can read and write your files and use the network. Install bubblewrap (Linux), or set forgeenv.sandbox.mode to "off" to accept this and hide the warning.`;
+/** The stand-ins' own variables: the versions, and the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py). */
+function simulatedEnv(versions: LibraryVersions, simlibs: string): Record<string, string> {
+  const snapshot = snapshotIdOf(versions);
+  return { FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), ...(snapshot ? { FORGEENV_SNAPSHOT: snapshot } : {}), FORGEENV_API_DIR: join(dirname(simlibs), 'snapshots', 'api') };
 }
 
 function layoutError(interpreter: string, r: { code: string | undefined; error: string }): string {
@@ -263,51 +222,6 @@ function layoutError(interpreter: string, r: { code: string | undefined; error: 
   if (r.code === 'EACCES') return `${interpreter} cannot be executed (permission denied): set forgeenv.pythonPath\n`;
   return r.code ? `ForgeEnv could not start ${interpreter}: ${r.error}\n` : `${r.error}\n`;
 }
-
-let prlimitPath: string | null | undefined;
-const hostPrlimit = (): string | undefined => {
-  if (prlimitPath === undefined) prlimitPath = process.platform === 'win32' ? null : (findExecutable('prlimit') ?? null);
-  return prlimitPath ?? undefined;
-};
-
-/** The argv of the run: bwrap around rlimits around Python, rlimits around Python, or Python alone. */
-function commandLine(
-  o: Options,
-  plan: Exclude<IsolationPlan, { refused: string }>,
-  layout: InterpreterLayout,
-  runDir: string,
-  readOnly: string[],
-  copies: { copy: string; at: string }[],
-): { file: string; args: string[] } {
-  const python = [layout.executable, '-u', o.scriptName, ...o.args];
-  const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, o.sandbox.limits) : pythonLimitPrefix(layout.executable, o.sandbox.limits)), ...python];
-  if (plan.isolation === 'bubblewrap') {
-    // Without the network, /etc is one prepared copy (one mount instead of one per file).
-    const etcDir = o.sandbox.allowNetwork ? undefined : etcCopy(etcEntries(false), join(cacheRoot(), 'sandbox-etc'));
-    return { file: plan.tools.bwrap, args: bwrapArgs({ tools: plan.tools, runDir, readOnly, copies, etcDir, allowNetwork: o.sandbox.allowNetwork, command: limited(plan.tools.prlimit) }) };
-  }
-  const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());
-  return { file: argv[0]!, args: argv.slice(1) };
-}
-
-/** Makes every entry of `dir` (recursively) owned by the sandbox's uid: root-run scripts run as `nobody`. */
-async function chownTree(dir: string, uid: number): Promise<void> {
-  await chown(dir, uid, uid);
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await chownTree(p, uid);
-    else await chown(p, uid, uid);
-  }
-}
-
-const existing = (paths: string[]) =>
-  paths.flatMap((p) => {
-    try {
-      return [realpathSync(p)];
-    } catch {
-      return [];
-    }
-  });
 
 /** Runs `opts.script` and reports what happened. Never throws: every failure is in the result. */
 export async function executeScript(opts: RunOptions): Promise<RunResult> {
@@ -364,13 +278,12 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
   const sandboxed = plan.isolation === 'bubblewrap';
   if (cacheDir && sandboxed) {
-    const snapshot = simlibs ? snapshotIdOf(o.libraryVersions) : undefined;
     await warmBytecodeCache({
       python: layout.executable,
       cacheDir,
       stdlib: layout.stdlib,
-      libraries: simlibs ? existing([simlibs, `${simlibs}-fallback`]) : layout.site,
-      ...(simlibs && snapshot ? { surface: { simlibs, apiDir: apiDirOf(simlibs), snapshot } } : {}),
+      libraries: simlibs ? existingPaths([simlibs, `${simlibs}-fallback`]) : layout.site,
+      ...(simlibs ? { surface: { simlibs, env: simulatedEnv(o.libraryVersions, simlibs) } } : {}),
       env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
       onProgress: opts.onProgress,
     });
@@ -388,24 +301,24 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     }
     await mkdir(join(runDir, RUN_TMP));
     if (sandboxed) {
-      const sources = existing(o.privateCopies);
+      const sources = existingPaths(o.privateCopies);
       for (const [i, src] of sources.entries()) {
         const copy = join(runDir, RUN_COPIES, String(i));
         await cp(src, copy, { recursive: true, verbatimSymlinks: true });
         copies.push({ copy, at: src });
       }
     }
-    if (plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv) await chownTree(runDir, SANDBOX_UID);
+    if (runsAsNobody(plan)) await handOver(runDir);
   } catch (e) {
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
   // What the sandbox shows read-only: the interpreter's folders, our resources (stand-ins, API
   // data), the bytecode cache and what the caller names (real mode's hub).
-  const readOnly = sandboxed ? existing([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
-  const realRunDir = existing([runDir])[0] ?? runDir;
-  const realCopies = copies.map((c) => ({ copy: existing([c.copy])[0] ?? c.copy, at: c.at }));
-  const command = commandLine(o, plan, layout, realRunDir, readOnly, realCopies);
+  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
+  const realRunDir = existingPaths([runDir])[0] ?? runDir;
+  const realCopies = copies.map((c) => ({ copy: existingPaths([c.copy])[0] ?? c.copy, at: c.at }));
+  const command = runCommand({ plan, sandbox: o.sandbox, python: [layout.executable, '-u', o.scriptName, ...o.args], runDir: realRunDir, readOnly, copies: realCopies });
   const outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed);
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
@@ -450,46 +363,6 @@ interface StreamState {
   bytes: number;
   full: boolean;
   decoder: StringDecoder;
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A child of `parent`: the next few pids first (new processes usually get them), then every process. */
-function childOf(parent: number, fullScan: boolean): number | undefined {
-  for (let c = parent + 1; c <= parent + 8; c++) if (parentOf(c) === parent) return c;
-  if (!fullScan) return undefined;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  for (const name of entries) if (/^\d+$/.test(name) && parentOf(Number(name)) === parent) return Number(name);
-  return undefined;
-}
-
-/**
- * Host pid of the sandboxed Python: bwrap -> bwrap's reaper (pid 1 inside) -> Python (setpriv and
- * prlimit exec in place). Found by parent pid in /proc (no /proc/<pid>/task/<pid>/children on every
- * kernel); the whole /proc is read only when `fullScan`, since reading it costs milliseconds.
- */
-function sandboxedPid(outer: number, fullScan: boolean): number | undefined {
-  const reaper = childOf(outer, fullScan);
-  return reaper === undefined ? undefined : childOf(reaper, fullScan);
-}
-
-/** bwrap reports a command killed by signal N as exit 128+N: turn it back into the signal. */
-function signalFromSandboxExit(code: number | null): NodeJS.Signals | undefined {
-  if (code === null || code <= 128) return undefined;
-  const hit = Object.entries(osConstants.signals).find(([, n]) => n === code - 128);
-  return hit?.[0] as NodeJS.Signals | undefined;
 }
 
 function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandboxed: boolean): Promise<Outcome> {

@@ -23,8 +23,11 @@ export interface WarmRequest {
   stdlib: string[];
   /** Folders compiled whole except test folders (site-packages, the stand-ins). */
   libraries: string[];
-  /** Simulated mode: build the stand-ins' surface cache of this snapshot too. */
-  surface?: { simlibs: string; apiDir: string; snapshot: string };
+  /**
+   * Simulated mode: build the stand-ins' surface cache too, for the snapshot the stand-ins choose
+   * from these variables (FORGEENV_LIBRARY_VERSIONS, FORGEENV_SNAPSHOT, FORGEENV_API_DIR).
+   */
+  surface?: { simlibs: string; env: Record<string, string> };
   /** The run's environment (the surface cache reads FORGEENV_* and PYTHONPYCACHEPREFIX). */
   env: NodeJS.ProcessEnv;
   onProgress?: (message: string) => void;
@@ -41,12 +44,15 @@ const PY = [
   '    compileall.compile_dir(d, quiet=2, workers=0, rx=tests)',
   's = spec.get("surface")',
   'if s:',
+  '    os.environ.update(s["env"])',
   '    sys.path.insert(0, s["simlibs"])',
   '    from _forgeenv_sim import surface_data',
-  '    d = os.path.join(s["apiDir"], s["snapshot"])',
-  '    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:',
-  '        if f.endswith(".json") and not f.startswith("_"):',
-  '            surface_data.load(s["apiDir"], s["snapshot"], f[:-5])',
+  '    chosen = surface_data.select()  # the same choice the stand-ins make in a run',
+  '    if chosen:',
+  '        api, snap = chosen',
+  '        for f in sorted(os.listdir(os.path.join(api, snap))):',
+  '            if f.endswith(".json") and not f.startswith("_"):',
+  '                surface_data.load(api, snap, f[:-5])',
 ].join('\n');
 
 const inFlight = new Map<string, Promise<boolean>>();
@@ -77,7 +83,7 @@ export function warmBytecodeCache(req: WarmRequest): Promise<boolean> {
 }
 
 function run(req: WarmRequest, marker: string): Promise<boolean> {
-  const what = req.surface ? `the standard library and the simulated libraries (snapshot ${req.surface.snapshot})` : `the standard library and ${req.libraries.length ? req.libraries.join(', ') : 'nothing else'}`;
+  const what = req.surface ? 'the standard library and the simulated libraries' : `the standard library and ${req.libraries.length ? req.libraries.join(', ') : 'nothing else'}`;
   req.onProgress?.(`compiling ${what} into the bytecode cache (once)`);
   const started = Date.now();
   return new Promise<boolean>((resolve) => {
