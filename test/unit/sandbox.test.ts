@@ -13,6 +13,7 @@ import { ForgeEnvironment } from '../../src/env/environment';
 import { executeScript, simulatedBytecodeCache, type RunOptions, type RunResult } from '../../src/env/executor';
 import { buildDemonstration, startHumanEpisode } from '../../src/env/humanEpisode';
 import { resourcesDir } from '../../src/env/paths';
+import { rolloutOneEpisode } from '../../src/env/rollout';
 import { bwrapArgs, normalizeReadOnly } from '../../src/env/sandbox/bwrap';
 import { cleanEnvironment } from '../../src/env/sandbox/cleanEnv';
 import { findExecutable, probeSandbox, resetSandboxProbe } from '../../src/env/sandbox/detect';
@@ -303,6 +304,16 @@ describe('without bubblewrap', () => {
       assert.equal(strict.run_dir, '', 'nothing was run');
       const chosen = await off('print("ran")\n');
       assert.equal(chosen.sandbox_warning, undefined, 'mode "off" is a choice: no warning');
+      // The warning reaches observations (for the person at the machine) but not the rollout records.
+      const env = new ForgeEnvironment({ mode: 'simulated', parentDir });
+      try {
+        const rollout = await rolloutOneEpisode(env, { taskId: 'distilbert_sst2', seed: 2 });
+        assert.match(env.sandboxWarning ?? '', /not sandboxed/);
+        assert.equal(rollout.info.isolation, process.platform === 'win32' ? 'none' : 'process-group');
+        assert.equal(rollout.info.sandbox_warning, undefined);
+      } finally {
+        await env.dispose();
+      }
     } finally {
       if (saved === undefined) delete process.env.FORGEENV_BWRAP;
       else process.env.FORGEENV_BWRAP = saved;
