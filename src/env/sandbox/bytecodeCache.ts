@@ -3,7 +3,7 @@
 // read-only, and a trusted step fills it first: compileall over the standard library, the stand-ins
 // (simulated) or site-packages (real), plus the stand-ins' API-surface cache of the snapshot (see
 // resources/simlibs/_forgeenv_sim/surface_data.py). It runs once per interpreter, folder set and
-// snapshot: a marker in `<cache>/.forgeenv-warm/` records it. Modules missing from the cache are
+// version set: markers in `<cache>/.forgeenv-warm/` record it. Modules missing from the cache are
 // compiled in memory by the run (Python ignores the failed write).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -66,25 +66,35 @@ function stamp(path: string): string {
   }
 }
 
-/** Fills the cache unless a marker says it was done; resolves false when the step failed (runs still work, slower). */
+const hashOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify([WARM_FORMAT, ...parts])).digest('hex').slice(0, 32);
+
+/**
+ * Fills the cache unless markers say it was done; resolves false when the step failed (runs still
+ * work, slower). Two markers: compiling (per interpreter and folders, slow once) and the surface
+ * cache (per interpreter and versions, quick once the snapshot's data is cached).
+ */
 export function warmBytecodeCache(req: WarmRequest): Promise<boolean> {
-  const key = createHash('sha256')
-    .update(JSON.stringify([WARM_FORMAT, stamp(req.python), req.cacheDir, req.stdlib, req.libraries.map(stamp), req.surface ?? null]))
-    .digest('hex')
-    .slice(0, 32);
-  const marker = join(req.cacheDir, MARKERS, key);
-  if (existsSync(marker)) return Promise.resolve(true);
+  const compileKey = hashOf([stamp(req.python), req.cacheDir, req.stdlib, req.libraries.map(stamp)]);
+  const surfaceKey = req.surface ? hashOf([stamp(req.python), req.cacheDir, req.surface]) : undefined;
+  const marker = (k: string) => join(req.cacheDir, MARKERS, k);
+  const compile = !existsSync(marker(compileKey));
+  const surface = surfaceKey !== undefined && !existsSync(marker(surfaceKey));
+  if (!compile && !surface) return Promise.resolve(true);
+  const key = `${compile ? compileKey : ''}/${surface ? surfaceKey : ''}`;
   let p = inFlight.get(key);
   if (!p) {
-    p = run(req, marker).finally(() => inFlight.delete(key));
+    const markers = [...(compile ? [marker(compileKey)] : []), ...(surface ? [marker(surfaceKey!)] : [])];
+    p = run({ ...req, stdlib: compile ? req.stdlib : [], libraries: compile ? req.libraries : [], surface: surface ? req.surface : undefined }, markers, compile).finally(() => inFlight.delete(key));
     inFlight.set(key, p);
   }
   return p;
 }
 
-function run(req: WarmRequest, marker: string): Promise<boolean> {
-  const what = req.surface ? 'the standard library and the simulated libraries' : `the standard library and ${req.libraries.length ? req.libraries.join(', ') : 'nothing else'}`;
-  req.onProgress?.(`compiling ${what} into the bytecode cache (once)`);
+function run(req: WarmRequest, markers: string[], compiling: boolean): Promise<boolean> {
+  if (compiling) {
+    const what = req.surface ? 'the standard library and the simulated libraries' : `the standard library and ${req.libraries.length ? req.libraries.join(', ') : 'nothing else'}`;
+    req.onProgress?.(`compiling ${what} into the bytecode cache (once)`);
+  }
   const started = Date.now();
   return new Promise<boolean>((resolve) => {
     try {
@@ -112,14 +122,17 @@ function run(req: WarmRequest, marker: string): Promise<boolean> {
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) {
-        req.onProgress?.(`compiling the bytecode cache failed (exit ${code}); runs compile what they import: ${err.trim().split('\n').pop() ?? ''}`);
+        req.onProgress?.(`filling the bytecode cache failed (exit ${code}); runs compile what they import: ${err.trim().split('\n').pop() ?? ''}`);
         resolve(false);
         return;
       }
-      try {
-        writeFileSync(marker, JSON.stringify({ format: WARM_FORMAT, python: req.python, seconds: (Date.now() - started) / 1000, at: new Date().toISOString() }) + '\n');
-      } catch {
-        // read-only cache folder: nothing to remember, the runs still work
+      const note = JSON.stringify({ format: WARM_FORMAT, python: req.python, seconds: (Date.now() - started) / 1000, at: new Date().toISOString() }) + '\n';
+      for (const m of markers) {
+        try {
+          writeFileSync(m, note);
+        } catch {
+          // read-only cache folder: nothing to remember, the runs still work
+        }
       }
       resolve(true);
     });
