@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # chromium: renders the VS Code workbench (tests and headless `npm start`); libkrb5-dev: headers for
 # the `kerberos` addon VS Code's server compiles; python3 runs the training scripts; git + patch:
-# the diff tests check our diffs apply with `git apply` and GNU `patch -p1`.
-pkgs=(chromium libkrb5-dev python3 git patch ca-certificates)
+# the diff tests check our diffs apply with `git apply` and GNU `patch -p1`; bubblewrap sandboxes
+# every run (util-linux, always present, brings the prlimit and setpriv it uses).
+pkgs=(chromium libkrb5-dev python3 git patch ca-certificates bubblewrap)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -44,10 +44,11 @@ import { pickPrimitive, pickSkip, pickTask, SKIP_LABELS } from './pickers';
 import { scoreModel, type ScoreState } from './scoreModel';
 import { ScoreView } from './scoreView';
 import { annotatorId, datasetFolder, episodesFolder, readSettings, resolveInterpreter } from './settings';
-import type { ForgeSettings } from './settingsSchema';
+import { sandboxOptionsOf, type ForgeSettings } from './settingsSchema';
 import { EpisodeStatusBar } from './statusBar';
 import { TaskQueueProvider, type QueueNode } from './taskQueue';
 import { RunStream } from './runStream';
+import { showSandboxWarningOnce } from './sandboxWarning';
 import { readTimelineFile } from './timeline';
 import { UNTRUSTED_MESSAGE } from './trust';
 import { brokenScriptUri, formatRunOutput, runOutputUri, VirtualDocuments } from './virtualDocuments';
@@ -303,6 +304,7 @@ export class ForgeEnvController implements vscode.Disposable {
                 outputCapBytes: settings.outputCapKiB * 1024,
                 taskDirs: settings.taskFolders,
                 maxDiffBytes: settings.maxDiffBytes,
+                sandbox: sandboxOptionsOf(settings),
               },
               // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.
               {
@@ -351,6 +353,7 @@ export class ForgeEnvController implements vscode.Disposable {
         return this.fail(`ForgeEnv could not start the episode: ${(started.error as Error)?.message ?? String(started.error)}`, started.error);
       }
       const start = started.value;
+      showSandboxWarningOnce(env.sandboxWarning, (l) => this.runs.appendLine(l));
       if (start.brokenExecution.killed && /cancelled/.test(start.brokenExecution.stderr)) {
         await env.dispose();
         return refusal('cancelled', 'Episode start cancelled.');
@@ -556,6 +559,7 @@ export class ForgeEnvController implements vscode.Disposable {
         return refusal('cancelled', 'Run cancelled.');
       }
       evaluation = result.v;
+      showSandboxWarningOnce(live.env.sandboxWarning, (l) => this.runs.appendLine(l));
     } finally {
       live.running = false;
       await this.setContext('forgeenv.running', false);
@@ -869,7 +873,7 @@ export class ForgeEnvController implements vscode.Disposable {
           ? new RemoteEpisodeSession(p.backend.url, { tasks: this.tasks() })
           : new EmbeddedEpisodeSession(
               new ForgeEnvironment(
-                { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders, maxDiffBytes: settings.maxDiffBytes },
+                { mode: p.mode, interpreter: p.interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs: settings.taskFolders, maxDiffBytes: settings.maxDiffBytes, sandbox: sandboxOptionsOf(settings) },
                 { tasks: this.tasks() },
               ),
             );

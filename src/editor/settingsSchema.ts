@@ -3,6 +3,7 @@
 // readable problem instead of discarding every other setting.
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../env/limits';
+import { EnvNameSchema, SandboxLimitsSchema, SandboxModeSchema, type SandboxOptions } from '../env/sandbox/options';
 import { formatZodError } from '../env/schemas';
 
 const Trimmed = z.string().transform((s) => s.trim());
@@ -21,6 +22,13 @@ export const SETTING_SCHEMAS = {
   remoteUrl: Trimmed.refine((s) => s === '' || /^(https?|wss?):\/\/\S+$/.test(s), 'an http(s):// or ws(s):// URL').default(''),
   idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
   migrationHints: z.boolean().default(false),
+  'sandbox.mode': SandboxModeSchema.default('auto'),
+  'sandbox.allowNetwork': z.boolean().default(false),
+  'sandbox.passEnv': z.array(EnvNameSchema).max(200).default([]),
+  'sandbox.cpuSeconds': SandboxLimitsSchema.shape.cpuSeconds,
+  'sandbox.addressSpaceMiB': SandboxLimitsSchema.shape.addressSpaceMiB,
+  'sandbox.fileSizeMiB': SandboxLimitsSchema.shape.fileSizeMiB,
+  'sandbox.processes': SandboxLimitsSchema.shape.processes,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;
@@ -46,4 +54,19 @@ export function parseSettings(get: (key: SettingKey) => unknown): { settings: Fo
     }
   }
   return { settings: settings as ForgeSettings, problems };
+}
+
+/** The executor's sandbox options from the `forgeenv.sandbox.*` settings. */
+export function sandboxOptionsOf(s: ForgeSettings): SandboxOptions {
+  return {
+    mode: s['sandbox.mode'],
+    allowNetwork: s['sandbox.allowNetwork'],
+    passEnv: s['sandbox.passEnv'],
+    limits: {
+      cpuSeconds: s['sandbox.cpuSeconds'],
+      addressSpaceMiB: s['sandbox.addressSpaceMiB'],
+      fileSizeMiB: s['sandbox.fileSizeMiB'],
+      processes: s['sandbox.processes'],
+    },
+  };
 }

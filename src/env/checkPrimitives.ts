@@ -12,6 +12,7 @@ import { errorTraceOf } from './environment';
 import { executeScript } from './executor';
 import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES } from './limits';
+import type { SandboxOptionsInput } from './sandbox/options';
 import { applySpec, breakagePrimitives, getPrimitive } from './primitives/registry';
 import { PrimitiveRefusal, type PrimitiveResult } from './primitives/types';
 import { formatZodError, LibraryVersionsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
@@ -87,6 +88,8 @@ export interface CheckOptions {
   /** Only these primitives. */
   primitives?: string[];
   concurrency?: number;
+  /** Isolation and rlimits of the runs (default: the executor's). */
+  sandbox?: SandboxOptionsInput;
   signal?: AbortSignal;
   onRow?: (row: CheckRow, done: number, total: number) => void;
 }
@@ -196,6 +199,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
         interpreter: opts.interpreter,
         libraryVersions: versions,
         timeoutMs: opts.timeoutMs ?? 60_000,
+        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         signal: opts.signal,
         validate: repairOf === undefined ? false : { baseline: repairOf },
         ...(s.args ? { args: s.args } : {}),

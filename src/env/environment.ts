@@ -11,6 +11,7 @@ import {
   type EnvironmentBackend,
   type EpisodeRecipe,
   type EnvironmentConfig,
+  type EnvironmentConfigInput,
   type EpisodeState,
   type RepairEvaluation,
   type StepOptions,
@@ -64,11 +65,14 @@ export class ForgeEnvironment implements EnvironmentBackend {
   /** The Teacher's history across episodes; without one each episode's Teacher starts afresh (same seed, same target). */
   private readonly teacherStore: TeacherStore | undefined;
 
+  /** Why runs are not sandboxed (set by the first run that fell back; shown in observations' info). */
+  private lastSandboxWarning: string | undefined;
+
   /** Real mode: progress of preparing the snapshot venv and local hub, when a step passes no `onProgress`. */
   private readonly onProgress: ((message: string) => void) | undefined;
 
   constructor(
-    config: Partial<EnvironmentConfig> = {},
+    config: EnvironmentConfigInput = {},
     deps: { tasks?: TaskSampler; teacherStore?: TeacherStore; onProgress?: (message: string) => void; runLimiter?: RunLimiter } = {},
   ) {
     this.onProgress = deps.onProgress;
@@ -89,6 +93,11 @@ export class ForgeEnvironment implements EnvironmentBackend {
 
   get state(): EpisodeState | undefined {
     return this.episode ? structuredClone(this.episode) : undefined;
+  }
+
+  /** Why runs are not sandboxed, once a run has fallen back (show it once). */
+  get sandboxWarning(): string | undefined {
+    return this.lastSandboxWarning;
   }
 
   get task(): Task | undefined {
@@ -377,6 +386,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
         mode: this.config.mode,
         interpreter: real?.interpreter ?? this.config.interpreter,
         extraEnv: real?.env,
+        ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
+        sandbox: this.config.sandbox,
+        onProgress: options.onProgress ?? this.onProgress,
         libraryVersions: ep?.library_versions ?? snapshotVersions(),
         timeoutMs: this.config.timeoutMs,
         outputCapBytes: this.config.outputCapBytes,
@@ -387,6 +399,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         args: task?.args,
         files: task?.files,
       });
+      if (r.sandbox_warning) this.lastSandboxWarning = r.sandbox_warning;
       // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.
       return ExecutionResultSchema.parse(r);
     } finally {
@@ -416,6 +429,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
     };
     if (ep.breakage_spec) info.breakage_primitive = ep.breakage_spec;
     if (ep.broken_execution) info.broken_execution = summarizeExecution(ep.broken_execution);
+    // How the latest run was isolated (provenance), and why it was weaker than asked, if it was.
+    const isolation = ep.final?.execution?.isolation ?? ep.broken_execution?.isolation;
+    if (isolation) info.isolation = isolation;
+    if (this.lastSandboxWarning) info.sandbox_warning = this.lastSandboxWarning;
     let script = ep.original_script;
     let errorTrace: string | null = null;
     let reward: number | null = null;
@@ -499,5 +516,6 @@ export function summarizeExecution(exec: ExecutionResult): Record<string, unknow
     timed_out: exec.timed_out,
     output_truncated: exec.output_truncated,
     violations: exec.violations,
+    ...(exec.isolation ? { isolation: exec.isolation } : {}),
   };
 }

@@ -24,6 +24,8 @@ export interface EpisodeSession {
   restore(state: EpisodeState): Promise<void>;
   /** Ends this session's runs; the episode itself stays resumable from its saved state. */
   dispose(): Promise<void>;
+  /** Set once runs fall back to weaker isolation than asked for (embedded only; a server reports its own). */
+  readonly sandboxWarning?: string | undefined;
 }
 
 export class EmbeddedEpisodeSession implements EpisodeSession {
@@ -37,6 +39,10 @@ export class EmbeddedEpisodeSession implements EpisodeSession {
 
   get task(): Task | undefined {
     return this.env.task;
+  }
+
+  get sandboxWarning(): string | undefined {
+    return this.env.sandboxWarning;
   }
 
   get runsOn(): { mode: ExecutionMode; interpreter: string } | undefined {

@@ -3,6 +3,7 @@
 // `RemoteBackend`; the editor's episodes go through `EpisodeSession` (episodeSession.ts), built on them.
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from './limits';
+import { SandboxOptionsSchema } from './sandbox/options';
 import {
   BreakageActionSchema,
   BreakdownSchema,
@@ -31,8 +32,12 @@ export const EnvironmentConfigSchema = z.object({
   taskDirs: z.array(z.string()).default([]),
   /** Repair submissions larger than this (UTF-8 bytes) are refused unapplied (`forgeenv.maxDiffBytes`). */
   maxDiffBytes: z.number().int().min(MIN_MAX_DIFF_BYTES).max(MAX_MAX_DIFF_BYTES).default(DEFAULT_MAX_DIFF_BYTES),
+  /** Isolation of every run (sandbox/options.ts): default sandboxed where possible, default rlimits. */
+  sandbox: SandboxOptionsSchema.prefault({}),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
+/** What the constructor accepts: every field optional (defaults above). */
+export type EnvironmentConfigInput = z.input<typeof EnvironmentConfigSchema>;
 
 /** How a submitted diff went onto the broken script. */
 export const DiffApplicationSchema = z.object({

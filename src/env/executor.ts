@@ -1,27 +1,40 @@
 // Runs a training script with a real Python interpreter: a fresh temporary directory per run,
 // an argv array (never a shell), a timeout, a per-stream output cap and a process-group kill.
 //
-// Environment of the child:
-// - both modes: the parent's environment plus `extraEnv`, then PYTHONHASHSEED=0,
-//   PYTHONDONTWRITEBYTECODE=1 (simulated mode: a shared PYTHONPYCACHEPREFIX instead), PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 (deterministic hashing,
-//   no .pyc litter, output decodable and live). These win over `extraEnv`.
+// Isolation (sandbox/, docs/sandbox.md): on Linux with bubblewrap every run is sandboxed (own pid,
+// network, mount, ipc and uts namespaces; read-only system; the run folder the only writable place;
+// no home folder). Elsewhere, or when bubblewrap cannot work, the fallback is the process-group
+// kill, rlimits and the clean environment, with a warning in `sandbox_warning` (unless
+// forgeenv.sandbox.mode is `off`). rlimits (CPU, address space, file size, processes) apply both ways.
+//
+// Environment of the child: an allowlist (sandbox/cleanEnv.ts: PATH, LANG, LC_*, TZ and the names in
+// `sandbox.passEnv`), HOME = the run folder, TMPDIR = a folder inside it, then `extraEnv`, then
+// PYTHONHASHSEED=0, PYTHONIOENCODING=utf-8, PYTHONUNBUFFERED=1 and either PYTHONDONTWRITEBYTECODE=1
+// or a shared PYTHONPYCACHEPREFIX (`bytecodeCache`, always in simulated mode; read-only inside the
+// sandbox, filled by a trusted step first, see sandbox/bytecodeCache.ts). These win over `extraEnv`.
 // - `simulated`: PYTHONPATH = our stand-in libraries only, FORGEENV_LIBRARY_VERSIONS = the
 //   snapshot as JSON, PYTHONNOUSERSITE=1 (so a real package in ~/.local cannot shadow a stand-in).
-// - `real`: PYTHONPATH and FORGEENV_LIBRARY_VERSIONS removed, so the user's own installed
-//   libraries are what the script sees.
+// - `real`: no PYTHONPATH and no FORGEENV_* variables, so the interpreter's own installed
+//   libraries are what the script sees (its user site too: PYTHONUSERBASE, as HOME moved).
 //
 // `peak_memory_mb` is best effort: on Linux the child's `VmHWM` (peak resident set of the Python
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { simlibsDir } from './paths';
+import { resourcesDir, simlibsDir } from './paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
+import { warmBytecodeCache } from './sandbox/bytecodeCache';
+import { cleanEnvironment } from './sandbox/cleanEnv';
+import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
+import { SandboxOptionsSchema, type SandboxOptionsInput } from './sandbox/options';
+import { sandboxedPid, signalFromSandboxExit } from './sandbox/pids';
+import { chooseIsolation, existingPaths, handOver, runCommand, runsAsNobody, trustedCacheDir } from './sandbox/plan';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
@@ -67,6 +80,23 @@ export interface RunOptions {
   args?: string[];
   /** Extra files written into the run directory before the run: relative path -> text (e.g. a YAML config). */
   files?: Record<string, string>;
+  /** Isolation, network, extra environment variables and rlimits (default: sandboxed where possible, default limits). */
+  sandbox?: SandboxOptionsInput;
+  /** Host folders the script may read inside the sandbox, bound read-only. */
+  readOnlyPaths?: string[];
+  /**
+   * Small host folders the script may change inside the sandbox without changing them for later
+   * runs (real mode's local hub, where `datasets` writes lock files): each run gets a private copy
+   * at the same path, removed with the run folder. Without the sandbox the folder itself is used.
+   */
+  privateCopies?: string[];
+  /**
+   * A shared bytecode cache folder (PYTHONPYCACHEPREFIX), read-only inside the sandbox. Default: a
+   * per-user folder in the temp folder in simulated mode, none in real mode (no .pyc is written).
+   */
+  bytecodeCache?: string;
+  /** One-time preparation messages (filling the bytecode cache). */
+  onProgress?: (message: string) => void;
 }
 
 /** A checkpoint left in the run directory: a weights file or a `checkpoint-*` folder. */
@@ -82,6 +112,8 @@ export interface RunResult extends ExecutionResult {
   /** The run directory (already removed unless `keepRunDir`); '' when the script was never written. */
   run_dir: string;
   checkpoints: CheckpointInfo[];
+  /** Set when the run fell back to weaker isolation than asked for (`auto` without a working bubblewrap): show it once. */
+  sandbox_warning?: string;
 }
 
 const OptionsSchema = z.object({
@@ -101,6 +133,10 @@ const OptionsSchema = z.object({
   validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
   args: RunArgsSchema.default([]),
   files: RunFilesSchema.default({}),
+  sandbox: SandboxOptionsSchema.prefault({}),
+  readOnlyPaths: z.array(z.string().min(1)).default([]),
+  privateCopies: z.array(z.string().min(1)).default([]),
+  bytecodeCache: z.string().min(1).optional(),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
 });
@@ -139,32 +175,52 @@ function notRun(base: Omit<RunResult, 'stderr'>, stderr: string): RunResult {
   return { ...base, stderr };
 }
 
-function childEnv(o: z.infer<typeof OptionsSchema>, simlibs: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...o.extraEnv };
-  delete env.PYTHONPATH;
-  delete env.FORGEENV_LIBRARY_VERSIONS;
-  delete env.FORGEENV_SNAPSHOT;
-  delete env.FORGEENV_API_DIR;
+type Options = z.infer<typeof OptionsSchema>;
+
+/** The run's TMPDIR, inside the run folder (so temporary files go with it). */
+const RUN_TMP = '.forgeenv-tmp';
+/** Where the private copies of `privateCopies` live inside the run folder. */
+const RUN_COPIES = '.forgeenv-copies';
+/** Variables only the executor sets: a caller's or the user's value never reaches the script. */
+const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR'];
+
+/** The default shared bytecode cache of simulated mode. */
+export function simulatedBytecodeCache(): string {
+  return join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`);
+}
+
+function childEnv(o: Options, runDir: string, simlibs: string | undefined, cacheDir: string | undefined, layout: InterpreterLayout): NodeJS.ProcessEnv {
+  const env = cleanEnvironment(process.env, { passEnv: o.sandbox.passEnv, home: runDir, tmpDir: join(runDir, RUN_TMP) });
+  Object.assign(env, o.extraEnv);
+  for (const k of OWNED) delete env[k];
+  env.HOME = runDir;
+  env.TMPDIR = join(runDir, RUN_TMP);
   env.PYTHONHASHSEED = '0';
-  env.PYTHONDONTWRITEBYTECODE = '1';
   env.PYTHONIOENCODING = 'utf-8';
   env.PYTHONUNBUFFERED = '1';
-  // Real mode with a managed bytecode cache (realMode.ts): compiled libraries are kept between runs.
-  if (o.mode === 'real' && o.extraEnv.PYTHONPYCACHEPREFIX) delete env.PYTHONDONTWRITEBYTECODE;
+  // A shared cache keeps compiled libraries between runs (the episode's own script, run as
+  // __main__, is never cached); without one, no .pyc litter.
+  if (cacheDir) env.PYTHONPYCACHEPREFIX = cacheDir;
+  else env.PYTHONDONTWRITEBYTECODE = '1';
+  if (o.mode === 'real' && layout.userBase) env.PYTHONUSERBASE = layout.userBase;
   if (o.mode === 'simulated' && simlibs) {
-    // Our stand-in libraries are compiled once into a shared cache instead of on every run
-    // (the episode's own script, run as __main__, is never cached).
-    delete env.PYTHONDONTWRITEBYTECODE;
-    env.PYTHONPYCACHEPREFIX = join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`);
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
-    env.FORGEENV_LIBRARY_VERSIONS = JSON.stringify(o.libraryVersions);
-    // The stand-ins obey this snapshot's recorded API (resources/snapshots/api, _forgeenv_sim/surface.py).
-    const snapshot = snapshotIdOf(o.libraryVersions);
-    if (snapshot) env.FORGEENV_SNAPSHOT = snapshot;
-    env.FORGEENV_API_DIR = join(dirname(simlibs), 'snapshots', 'api');
+    Object.assign(env, simulatedEnv(o.libraryVersions, simlibs));
   }
   return env;
+}
+
+/** The stand-ins' own variables: the versions, and the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py). */
+function simulatedEnv(versions: LibraryVersions, simlibs: string): Record<string, string> {
+  const snapshot = snapshotIdOf(versions);
+  return { FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), ...(snapshot ? { FORGEENV_SNAPSHOT: snapshot } : {}), FORGEENV_API_DIR: join(dirname(simlibs), 'snapshots', 'api') };
+}
+
+function layoutError(interpreter: string, r: { code: string | undefined; error: string }): string {
+  if (r.code === 'ENOENT') return `${interpreter} not found: set forgeenv.pythonPath\n`;
+  if (r.code === 'EACCES') return `${interpreter} cannot be executed (permission denied): set forgeenv.pythonPath\n`;
+  return r.code ? `ForgeEnv could not start ${interpreter}: ${r.error}\n` : `${r.error}\n`;
 }
 
 /** Runs `opts.script` and reports what happened. Never throws: every failure is in the result. */
@@ -211,7 +267,31 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
 
   if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
 
+  const plan = await chooseIsolation(o.sandbox);
+  if ('refused' in plan) return notRun(base, `ForgeEnv did not run ${o.scriptName}: ${plan.refused}.\n`);
+  base.isolation = plan.isolation;
+  if ('warning' in plan && plan.warning) base.sandbox_warning = plan.warning;
+  const lay = await interpreterLayout(o.interpreter);
+  if (!lay.ok) return notRun(base, layoutError(o.interpreter, lay));
+  const layout = lay.layout;
+
+  const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
+  const sandboxed = plan.isolation === 'bubblewrap';
+  if (cacheDir && sandboxed) {
+    await warmBytecodeCache({
+      python: layout.executable,
+      cacheDir,
+      stdlib: layout.stdlib,
+      libraries: simlibs ? existingPaths([simlibs, `${simlibs}-fallback`]) : layout.site,
+      ...(simlibs ? { surface: { simlibs, env: simulatedEnv(o.libraryVersions, simlibs) } } : {}),
+      env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
+      onProgress: opts.onProgress,
+    });
+    if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+  }
+
   let runDir: string;
+  const copies: { copy: string; at: string }[] = [];
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
     await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
@@ -219,11 +299,27 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
       await mkdir(dirname(join(runDir, rel)), { recursive: true });
       await writeFile(join(runDir, rel), text, 'utf8');
     }
+    await mkdir(join(runDir, RUN_TMP));
+    if (sandboxed) {
+      const sources = existingPaths(o.privateCopies);
+      for (const [i, src] of sources.entries()) {
+        const copy = join(runDir, RUN_COPIES, String(i));
+        await cp(src, copy, { recursive: true, verbatimSymlinks: true });
+        copies.push({ copy, at: src });
+      }
+    }
+    if (runsAsNobody(plan)) await handOver(runDir);
   } catch (e) {
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
-  const outcome = await runProcess(o, runDir, childEnv(o, simlibs), opts);
+  // What the sandbox shows read-only: the interpreter's folders, our resources (stand-ins, API
+  // data), the bytecode cache and what the caller names (real mode's hub).
+  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
+  const realRunDir = existingPaths([runDir])[0] ?? runDir;
+  const realCopies = copies.map((c) => ({ copy: existingPaths([c.copy])[0] ?? c.copy, at: c.at }));
+  const command = runCommand({ plan, sandbox: o.sandbox, python: [layout.executable, '-u', o.scriptName, ...o.args], runDir: realRunDir, readOnly, copies: realCopies });
+  const outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed);
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
   outcome.stdout = scrub(outcome.stdout);
@@ -269,7 +365,7 @@ interface StreamState {
   decoder: StringDecoder;
 }
 
-function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions): Promise<Outcome> {
+function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandboxed: boolean): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
     let child: ChildProcess;
     const notes: string[] = [];
@@ -286,7 +382,7 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
     let closeTimer: NodeJS.Timeout | undefined;
 
     try {
-      child = spawn(o.interpreter, ['-u', o.scriptName, ...o.args], {
+      child = spawn(command.file, command.args, {
         cwd: runDir,
         env,
         detached: true,
@@ -314,11 +410,17 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
     const timeout = setTimeout(() => stop('timeout'), o.timeoutMs);
     const onAbort = () => stop('cancel');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // An abort that came while the run folder was being written would otherwise be missed.
+    if (opts.signal?.aborted) stop('cancel');
 
+    let pythonPid = sandboxed ? undefined : child.pid;
+    let lookups = 0;
     const sampleMemory = () => {
       if (process.platform !== 'linux' || child.pid === undefined) return;
+      if (pythonPid === undefined && lookups < 40) pythonPid = sandboxedPid(child.pid, ++lookups % 10 === 0);
+      if (pythonPid === undefined) return;
       try {
-        const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${pythonPid}/status`, 'utf8'));
         if (m) peakKb = Math.max(peakKb, Number(m[1]));
       } catch {
         // The process is gone: keep the last sample.
@@ -389,6 +491,11 @@ function runProcess(o: z.infer<typeof OptionsSchema>, runDir: string, env: NodeJ
       exited = true;
       exitCode = code;
       exitSignal = signal;
+      const inner = sandboxed ? signalFromSandboxExit(code) : undefined;
+      if (inner) {
+        exitCode = null;
+        exitSignal = inner;
+      }
       sampleMemory();
       // Children the script left behind (they may hold our pipes open): end them with the run.
       const pid = child.pid;
@@ -434,6 +541,7 @@ export async function findCheckpoints(root: string): Promise<CheckpointInfo[]> {
       if (--budget < 0) return;
       const full = join(dir, name);
       const relPath = rel ? `${rel}/${name}` : name;
+      if (depth === 0 && (name === RUN_TMP || name === RUN_COPIES)) continue; // ours, not the run's output
       const st = await lstat(full).catch(() => undefined);
       if (!st) continue;
       if (st.isDirectory()) {

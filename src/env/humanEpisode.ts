@@ -116,6 +116,8 @@ export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisode
   };
 }
 
+const isolationOf = (final: RepairEvaluation, start: HumanEpisodeStart) => final.execution?.isolation ?? start.brokenExecution.isolation;
+
 /** The RolloutResult line for a finished human episode; `repair_completion` is exactly the scored diff. */
 export function buildDemonstration(args: { start: HumanEpisodeStart; final: RepairEvaluation; info: Record<string, unknown> }): RolloutResult {
   const { start, final } = args;
@@ -141,6 +143,8 @@ export function buildDemonstration(args: { start: HumanEpisodeStart; final: Repa
       repair_apply: final.apply,
       findings: final.findings,
       migration_hint: start.migrationHint ?? { shown: false },
+      // How the scored run was isolated (sandbox/): part of the demonstration's provenance.
+      ...(isolationOf(final, start) ? { isolation: isolationOf(final, start) } : {}),
       ...args.info,
     },
   });

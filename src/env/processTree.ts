@@ -1,7 +1,8 @@
 // Killing a run together with everything it started. Runs are spawned `detached`, so the Python
 // process leads its own process group and a signal to `-pid` reaches its children too
 // (dataloader workers, a stray `subprocess`). A child that calls `setsid()` leaves the group and
-// cannot be reached this way; only OS sandboxing (cgroups, containers) could catch it.
+// cannot be reached this way: in the bubblewrap sandbox (sandbox/bwrap.ts) it dies with the run's pid
+// namespace instead; in the fallback it survives (docs/sandbox.md).
 import { spawn } from 'node:child_process';
 
 const isWindows = process.platform === 'win32';

@@ -81,15 +81,20 @@ export function realModeEnv(hubDir: string): Record<string, string> {
     WANDB_MODE: 'disabled',
     DISABLE_MLFLOW_INTEGRATION: 'TRUE',
     HF_HUB_DISABLE_IMPLICIT_TOKEN: '1',
-    // The executor keeps bytecode in this shared cache instead of recompiling torch on every run.
-    PYTHONPYCACHEPREFIX: join(cacheRoot(), 'pycache'),
   };
 }
+
+/** The shared bytecode cache of real mode (the executor's `bytecodeCache`; the hub build fills it too). */
+export const realModeBytecodeCache = (): string => join(cacheRoot(), 'pycache');
 
 export interface RealRunSetup {
   interpreter: string;
   /** Pass as the executor's `extraEnv`. */
   env: Record<string, string>;
+  /** Pass as the executor's `bytecodeCache`: compiled libraries are kept between runs instead of recompiling torch each time. */
+  bytecodeCache: string;
+  /** Pass as the executor's `privateCopies`: each sandboxed run gets its own copy of the local hub (~2.5 MB; `datasets` writes lock files into it). */
+  privateCopies: string[];
   snapshot: string;
   hubDir: string;
   source: 'snapshot-venv' | 'user';
@@ -153,7 +158,7 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
     const detail = e instanceof LocalHubError ? e.message : String(e);
     throw new RealModeError(`ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
   }
-  return { interpreter, env: realModeEnv(hubDir), snapshot, hubDir, source };
+  return { interpreter, env: realModeEnv(hubDir), bytecodeCache: realModeBytecodeCache(), privateCopies: [hubDir], snapshot, hubDir, source };
 }
 
 function venvError(snapshot: string, e: unknown): RealModeError {

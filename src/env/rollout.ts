@@ -116,10 +116,17 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
     success: (held.executed_cleanly ?? 0) > 0.5,
     error_trace: driftError ?? final.error_trace ?? '',
     info: {
-      ...final.info,
+      // The fallback warning is for the person at the machine, not for every record of the dataset
+      // (`isolation` stays: it is the provenance).
+      ...withoutKey(final.info, 'sandbox_warning'),
       primitive: { primitive_type: spec.primitive_type, params: spec.params ?? {} },
       library_versions: obs.library_versions,
       migration_hint: { shown: hint.shown, ...(hint.drift_id ? { drift_id: hint.drift_id } : {}) },
     },
   });
+}
+
+function withoutKey(info: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = info;
+  return rest;
 }

@@ -120,6 +120,14 @@ export const ForgeActionSchema = z.union([
 ]);
 export type ForgeAction = z.infer<typeof ForgeActionSchema>;
 
+/**
+ * How a run was isolated (sandbox/): `bubblewrap` = own pid, network, mount, ipc and uts namespaces
+ * with a read-only system; `process-group` = no namespaces, only the process-group kill, rlimits and
+ * the clean environment; `none` = Windows (no process groups, no rlimits, clean environment only).
+ */
+export const IsolationSchema = z.enum(['bubblewrap', 'process-group', 'none']);
+export type Isolation = z.infer<typeof IsolationSchema>;
+
 export const ExecutionResultSchema = z.object({
   exit_code: z.number().int().nullable(),
   stdout: z.string(),
@@ -137,6 +145,8 @@ export const ExecutionResultSchema = z.object({
   /** ours: what ran (for provenance). */
   mode: ExecutionModeSchema.default('simulated'),
   interpreter: z.string().default('python3'),
+  /** ours: how the run was isolated; absent in results recorded before the sandbox existed. */
+  isolation: IsolationSchema.optional(),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { executeScript, killAllRuns, liveRunCount, probeInterpreter, type RunOptions, type RunResult } from '../../src/env/executor';
 import { simlibsDir } from '../../src/env/paths';
+import { forceKill, hostPid, uniqueMarker, waitUntilDead } from './processHelpers';
 
 const VERSIONS = { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' };
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-exec-test-'));
@@ -13,50 +14,20 @@ after(() => rmSync(parentDir, { recursive: true, force: true }));
 const exec = (script: string, over: Partial<RunOptions> = {}): Promise<RunResult> =>
   executeScript({ script, mode: 'real', libraryVersions: VERSIONS, parentDir, timeoutMs: 30_000, ...over });
 
-/** Alive and not a zombie (an orphan may wait a moment for init to reap it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
-
-async function waitUntilDead(pid: number, limitMs = 10_000): Promise<boolean> {
-  for (let waited = 0; waited < limitMs; waited += 50) {
-    if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return !alive(pid);
-}
-
-const forceKill = (pid: number | undefined) => {
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-};
-
 // Spawns a grandchild that ignores SIGTERM (so only the SIGKILL after the grace period ends it)
-// and prints its pid; validation is off because the validator forbids subprocess.
+// and prints its pid; validation is off because the validator forbids subprocess. The marker in
+// the grandchild's command line finds it on the host (inside the sandbox pids are namespaced).
+const MARKER = uniqueMarker('grandchild');
 const GRANDCHILD_SCRIPT = [
   'import subprocess, sys, time',
-  "child = 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'",
+  `child = 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60) # ${MARKER}'`,
   'p = subprocess.Popen([sys.executable, "-c", child])',
   'time.sleep(0.2)',
   'print(f"GRANDCHILD {p.pid}", flush=True)',
   'time.sleep(60)',
 ].join('\n');
 
-function watchForPid(onPid: (pid: number) => void): RunOptions['onOutput'] {
+function watchForPid(onPid: (pid: number) => void, marker = MARKER): RunOptions['onOutput'] {
   let buf = '';
   return (stream, chunk) => {
     if (stream !== 'stdout') return;
@@ -64,7 +35,8 @@ function watchForPid(onPid: (pid: number) => void): RunOptions['onOutput'] {
     const m = /GRANDCHILD (\d+)\n/.exec(buf);
     if (m) {
       buf = '';
-      onPid(Number(m[1]));
+      const pid = hostPid(marker, Number(m[1]));
+      if (pid !== undefined) onPid(pid);
     }
   };
 }
@@ -218,14 +190,17 @@ describe('executeScript', () => {
   });
 
   test('a script that exits leaving a background child does not hang, and the child is ended', async () => {
+    const marker = uniqueMarker('background');
     const script = [
-      'import subprocess, sys',
-      'p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])',
+      'import subprocess, sys, time',
+      `p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60) # ${marker}"])`,
+      'time.sleep(0.2)',
       'print(f"GRANDCHILD {p.pid}", flush=True)',
+      'time.sleep(0.5)  # time for the test to find the child on the host',
     ].join('\n');
     let grandchild: number | undefined;
     try {
-      const r = await exec(script, { validate: false, onOutput: watchForPid((pid) => (grandchild = pid)) });
+      const r = await exec(script, { validate: false, onOutput: watchForPid((pid) => (grandchild = pid), marker) });
       assert.equal(r.exit_code, 0, r.stderr);
       assert.equal(r.killed, false);
       assert.ok(grandchild);
@@ -266,7 +241,8 @@ describe('executeScript', () => {
     const r1 = await exec('import pathlib\npathlib.Path(__file__).unlink()\nprint("gone")\n');
     assert.equal(r1.exit_code, 0, r1.stderr);
     assert.equal(r1.stdout, 'gone\n');
-    const r2 = await exec('import pathlib, shutil\nopen("model.pt", "w").write("x")\nshutil.rmtree(pathlib.Path.cwd())\nprint("dir gone")\n');
+    // In the sandbox the run folder is a mount point: its contents go, the folder itself stays.
+    const r2 = await exec('import pathlib, shutil\nopen("model.pt", "w").write("x")\nshutil.rmtree(pathlib.Path.cwd(), ignore_errors=True)\nprint("dir gone")\n');
     assert.equal(r2.exit_code, 0, r2.stderr);
     assert.equal(r2.checkpoint_exists, false, 'the checkpoint was deleted with the directory');
     assert.equal(existsSync(r2.run_dir), false);

@@ -127,7 +127,8 @@ describe('the executor scrubs what a run printed', () => {
     assert.ok(r.run_dir.startsWith(parentDir));
     assertNoMachinePath(r.stdout, r.run_dir);
     assertNoMachinePath(r.stderr, r.run_dir);
-    assert.match(r.stdout, /^cwd \. file train\.py home ~$/m);
+    // HOME is the run folder (the clean environment, sandbox/cleanEnv.ts), so `~` is the run folder too.
+    assert.match(r.stdout, /^cwd \. file train\.py home \.$/m);
     assert.match(r.stderr, /File "train\.py", line 8, in <module>/);
     assert.match(r.stderr, /File "train\.py", line 7, in load/);
     assert.match(r.stderr, /File "site-packages\/datasets\/load\.py", line \d+, in load_dataset/);

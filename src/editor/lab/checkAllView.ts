@@ -13,7 +13,7 @@ import { checkExport, countRows, groupByScript, groupDescription, rowDescription
 import { refusal, type CommandResult } from '../commandArgs';
 import { openLabDiff } from './applyPrimitive';
 import type { LabDocuments } from './labDocuments';
-import { interpreterSetting, taskFoldersSetting, timeoutSetting } from './labSettings';
+import { interpreterSetting, sandboxSetting, taskFoldersSetting, timeoutSetting } from './labSettings';
 
 export const CHECKS_VIEW_ID = 'forgeenv.primitiveChecks';
 
@@ -256,6 +256,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView }, rawArg
           mode,
           interpreter,
           timeoutMs: timeoutSetting(),
+          sandbox: sandboxSetting(),
           noRun: effectiveNoRun,
           primitives: args.primitives,
           signal: ac.signal,

@@ -11,7 +11,8 @@ import { checkInverse, type InverseCheck } from './core/inverseCheck';
 import { runOutcome } from './core/runDiagnostics';
 import { toDiagnostics } from './diagnostics';
 import type { LabDocuments, LabSession } from './labDocuments';
-import { interpreterSetting, timeoutSetting } from './labSettings';
+import { showSandboxWarningOnce } from '../sandboxWarning';
+import { interpreterSetting, sandboxSetting, timeoutSetting } from './labSettings';
 
 export const SessionArgsSchema = z
   .object({ session: z.string().optional(), uri: z.string().optional(), quiet: z.boolean().optional() })
@@ -64,9 +65,10 @@ export async function runBrokenCommand(ctx: { docs: LabDocuments; diagnostics: v
     (_p, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, timeoutMs: timeoutSetting(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, timeoutMs: timeoutSetting(), sandbox: sandboxSetting(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
     },
   );
+  showSandboxWarningOnce(exec.sandbox_warning, (l) => ctx.log.appendLine(l));
   const outcome = runOutcome(exec, session.result.script);
   const diags = toDiagnostics(outcome.problems, 'ForgeEnv lab');
   ctx.diagnostics.set(brokenUri, diags);

@@ -23,6 +23,7 @@ import { UNTRUSTED_MESSAGE } from '../trust';
 import { applyRepairDiffTolerant, brokenScriptFromPrompt } from './core/reviewItems';
 import type { ReviewController } from './reviewMode';
 import { datasetFolderSetting } from './reviewSettings';
+import { sandboxOptionsOf } from '../settingsSchema';
 
 export const REVISION_CONTEXT_KEY = 'forgeenv.revisionActive';
 
@@ -90,7 +91,7 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   if (!task) return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
   const { interpreter } = await resolveInterpreter(settings);
   const mode = previous.info.mode;
-  const env = new ForgeEnvironment({ mode, interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, maxDiffBytes: settings.maxDiffBytes }, { tasks });
+  const env = new ForgeEnvironment({ mode, interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, maxDiffBytes: settings.maxDiffBytes, sandbox: sandboxOptionsOf(settings) }, { tasks });
   let start: HumanEpisodeStart;
   try {
     start = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ForgeEnv: rebuilding ${previous.task_id} · ${previous.primitive_type}` }, () =>

@@ -1,0 +1,84 @@
+// Whether bubblewrap can sandbox runs on this machine, found once per process: the tool must exist
+// and really create the namespaces (a container without user namespaces has the binary but cannot
+// use it). Also finds util-linux's `prlimit` and `setpriv`, which the sandboxed command line uses.
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { bwrapArgs, type SandboxTools } from './bwrap';
+
+export type SandboxProbe = { ok: true; tools: SandboxTools } | { ok: false; reason: string };
+
+const PROBE_TIMEOUT_MS = 10_000;
+const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+
+/** The absolute path of an executable on PATH (or the usual system folders), or undefined. */
+export function findExecutable(name: string): string | undefined {
+  const candidates = isAbsolute(name) ? [name] : [...(process.env.PATH ?? '').split(delimiter).filter(isAbsolute), ...SYSTEM_DIRS].map((d) => join(d, name));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+const probes = new Map<string, Promise<SandboxProbe>>();
+
+/**
+ * Probes bubblewrap (memoised per bwrap name). `FORGEENV_BWRAP` names another binary (tests use a
+ * missing one to exercise the fallback).
+ */
+export function probeSandbox(): Promise<SandboxProbe> {
+  const name = process.env.FORGEENV_BWRAP?.trim() || 'bwrap';
+  let p = probes.get(name);
+  if (!p) {
+    p = runProbe(name);
+    probes.set(name, p);
+  }
+  return p;
+}
+
+async function runProbe(name: string): Promise<SandboxProbe> {
+  if (process.platform !== 'linux') return { ok: false, reason: `sandboxing needs Linux (this is ${process.platform})` };
+  const bwrap = findExecutable(name);
+  if (!bwrap) return { ok: false, reason: `bubblewrap (${name}) is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
+  const prlimit = findExecutable('prlimit');
+  const asRoot = process.getuid?.() === 0;
+  // As root, RLIMIT_NPROC is never enforced (the kernel exempts uid 0), so the script runs as
+  // `nobody` through setpriv; without setpriv it stays root inside a user namespace.
+  const setpriv = asRoot ? findExecutable('setpriv') : undefined;
+  const tools: SandboxTools = { bwrap, prlimit, setpriv, asRoot };
+  const truePath = findExecutable('true') ?? '/bin/true';
+  const args = bwrapArgs({ tools, runDir: undefined, readOnly: [], allowNetwork: false, command: [truePath] });
+  const failure = await new Promise<string | undefined>((resolve) => {
+    let err = '';
+    let child;
+    try {
+      child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    } catch (e) {
+      resolve((e as Error).message);
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve(e.message);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(undefined);
+      else resolve(err.trim().split('\n')[0]?.slice(0, 300) || `exit ${code ?? signal}`);
+    });
+  });
+  if (failure !== undefined) return { ok: false, reason: `bubblewrap cannot create its namespaces here (${failure})` };
+  return { ok: true, tools };
+}
+
+/** Forgets the probe (tests). */
+export function resetSandboxProbe(): void {
+  probes.clear();
+}

@@ -1,0 +1,420 @@
+// The fault suite of the sandbox (issue 11): each attack a running script could make, really run,
+// with the outcome asserted. Needs a working bubblewrap (Linux); without one the sandboxed tests
+// skip and say why (FORGEENV_REQUIRE_SANDBOX=1 makes that a failure, for CI). The fallback tests
+// (forgeenv.sandbox.mode "off") run everywhere.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test, type TestContext } from 'node:test';
+import { ForgeEnvironment } from '../../src/env/environment';
+import { executeScript, simulatedBytecodeCache, type RunOptions, type RunResult } from '../../src/env/executor';
+import { buildDemonstration, startHumanEpisode } from '../../src/env/humanEpisode';
+import { resourcesDir } from '../../src/env/paths';
+import { rolloutOneEpisode } from '../../src/env/rollout';
+import { bwrapArgs, normalizeReadOnly } from '../../src/env/sandbox/bwrap';
+import { cleanEnvironment } from '../../src/env/sandbox/cleanEnv';
+import { findExecutable, probeSandbox, resetSandboxProbe } from '../../src/env/sandbox/detect';
+import { etcCopy, etcEntries } from '../../src/env/sandbox/etcView';
+import { pythonLimitPrefix } from '../../src/env/sandbox/limits';
+import { DEFAULT_LIMITS } from '../../src/env/sandbox/options';
+import { forceKill, pidsWithMarker, uniqueMarker } from './processHelpers';
+
+const VERSIONS = { transformers: '4.50.0', datasets: '3.2.0' };
+const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-sandbox-test-'));
+const SECRET = `hunter2-${Math.random().toString(36).slice(2)}`;
+// Planted where a script must not reach: beside the run folders, and in the home folder.
+const outsideFile = join(parentDir, 'outside-secret.txt');
+const homeFile = join(homedir(), `.forgeenv-sandbox-test-${process.pid}`);
+let sandboxReason: string | undefined;
+
+before(async () => {
+  writeFileSync(outsideFile, SECRET);
+  writeFileSync(homeFile, SECRET);
+  process.env.FORGEENV_TEST_SECRET = SECRET;
+  process.env.AWS_SECRET_ACCESS_KEY = SECRET;
+  const probe = await probeSandbox();
+  if (!probe.ok) {
+    sandboxReason = `bubblewrap is unavailable: ${probe.reason}`;
+    console.log(`# sandbox.test.ts: sandboxed tests skip: ${sandboxReason}`);
+  }
+});
+after(() => {
+  rmSync(parentDir, { recursive: true, force: true });
+  rmSync(homeFile, { force: true });
+  delete process.env.FORGEENV_TEST_SECRET;
+  delete process.env.AWS_SECRET_ACCESS_KEY;
+});
+
+/** Skips a sandboxed test where bubblewrap cannot work (a failure when the sandbox is required). */
+function needsSandbox(t: TestContext): boolean {
+  if (!sandboxReason) return true;
+  if (process.env.FORGEENV_REQUIRE_SANDBOX === '1') assert.fail(`FORGEENV_REQUIRE_SANDBOX=1 but ${sandboxReason}`);
+  t.skip(sandboxReason);
+  return false;
+}
+
+const run = (script: string, over: Partial<RunOptions> = {}): Promise<RunResult> =>
+  executeScript({ script, mode: 'real', libraryVersions: VERSIONS, parentDir, timeoutMs: 30_000, validate: false, sandbox: { mode: 'bubblewrap' }, ...over });
+const off = (script: string, over: Partial<RunOptions> = {}) => run(script, { ...over, sandbox: { mode: 'off', ...over.sandbox } });
+
+const ENV_DUMP = [
+  'import os, sys',
+  'seen = dict(os.environ)',
+  'try:',
+  '    seen["/proc/self/environ"] = open("/proc/self/environ", "rb").read().decode("utf-8", "replace")',
+  'except OSError as e:',
+  '    seen["/proc/self/environ"] = repr(e)',
+  'try:',
+  '    seen["parent"] = open("/proc/%s/environ" % sys.argv[1], "rb").read().decode("utf-8", "replace")',
+  'except OSError as e:',
+  '    seen["parent"] = "denied: %r" % e',
+  'print(seen)',
+].join('\n');
+
+describe('sandboxed runs (bubblewrap)', () => {
+  test('a planted secret in the environment is absent, also from /proc; the host processes are invisible', async (t) => {
+    if (!needsSandbox(t)) return;
+    const r = await run(ENV_DUMP, { args: [String(process.pid)] });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.equal(r.isolation, 'bubblewrap');
+    assert.ok(!r.stdout.includes(SECRET), 'the secret reached the script');
+    assert.match(r.stdout, /'parent': "denied: FileNotFoundError/, 'the editor process is not visible inside the pid namespace');
+  });
+
+  test('reads outside the run folder fail: a file beside it, the home folder', async (t) => {
+    if (!needsSandbox(t)) return;
+    const script = [
+      'import os, sys',
+      'for p in sys.argv[1:]:',
+      '    try:',
+      '        print(p, "READ", open(p).read())',
+      '    except OSError as e:',
+      '        print(p, "DENIED", type(e).__name__)',
+      'try:',
+      '    print("HOME", sorted(os.listdir(sys.argv[3])))',
+      'except OSError as e:',
+      '    print("HOME DENIED", type(e).__name__)',
+    ].join('\n');
+    const r = await run(script, { args: [outsideFile, homeFile, homedir()] });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.ok(!r.stdout.includes(SECRET), r.stdout);
+    assert.match(r.stdout, /outside-secret\.txt DENIED FileNotFoundError/);
+    assert.match(r.stdout, /forgeenv-sandbox-test-\d+ DENIED FileNotFoundError/);
+    const home = /HOME (\[.*\])/.exec(r.stdout);
+    if (home) assert.ok(!home[1]!.includes('.forgeenv-sandbox-test'), `the home folder's files are visible: ${home[1]}`);
+  });
+
+  test('writes outside the run folder never reach the host: beside it, home, resources, bytecode cache', async (t) => {
+    if (!needsSandbox(t)) return;
+    const tag = uniqueMarker('escape');
+    const cache = simulatedBytecodeCache();
+    const targets = [join(parentDir, `${tag}.txt`), join(homedir(), `${tag}.txt`), join(resourcesDir(), `${tag}.txt`), join(cache, `${tag}.txt`), `/usr/${tag}.txt`];
+    const script = [
+      'import sys',
+      'for p in sys.argv[1:]:',
+      '    try:',
+      '        open(p, "w").write("escaped")',
+      '        print(p, "WROTE (inside the sandbox only)")',
+      '    except OSError as e:',
+      '        print(p, "DENIED", type(e).__name__)',
+      'open("inside.txt", "w").write("ok")',
+    ].join('\n');
+    try {
+      const r = await run(script, { mode: 'simulated', args: targets, keepRunDir: true });
+      assert.equal(r.exit_code, 0, r.stderr);
+      for (const p of targets) assert.equal(existsSync(p), false, `${p} was written on the host`);
+      assert.match(r.stdout, new RegExp(`${tag}\\.txt DENIED`), 'read-only places refuse writes');
+      assert.equal(existsSync(join(r.run_dir, 'inside.txt')), true, 'the run folder is writable');
+      rmSync(r.run_dir, { recursive: true, force: true });
+    } finally {
+      for (const p of targets) rmSync(p, { force: true });
+    }
+  });
+
+  test('the shared bytecode cache cannot be poisoned: it is read-only inside, and runs still use it', async (t) => {
+    if (!needsSandbox(t)) return;
+    const script = [
+      'import os, sys',
+      'import json  # the standard library compiles into the shared cache',
+      'prefix = sys.pycache_prefix',
+      'target = os.path.join(prefix, "poison.txt")',
+      'try:',
+      '    open(target, "w").write("x")',
+      '    print("WROTE")',
+      'except OSError as e:',
+      '    print("DENIED", e.errno)',
+      'import transformers',
+      'print("CACHED", os.path.exists(os.path.join(prefix, os.path.dirname(transformers.__file__).lstrip("/"), "__pycache__")) or any(os.scandir(prefix)))',
+    ].join('\n');
+    const r = await run(script, { mode: 'simulated' });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.match(r.stdout, /DENIED 30/, 'EROFS: the cache is mounted read-only');
+    assert.match(r.stdout, /CACHED True/);
+    assert.equal(existsSync(join(simulatedBytecodeCache(), 'poison.txt')), false);
+  });
+
+  test('the network is refused: a loopback server of the host gets no connection (and does with allowNetwork)', async (t) => {
+    if (!needsSandbox(t)) return;
+    let connections = 0;
+    const server: Server = createServer((sock) => {
+      connections++;
+      sock.end('hello\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const script = [
+      'import socket, sys',
+      'try:',
+      '    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)',
+      '    print("CONNECTED", s.recv(16))',
+      'except OSError as e:',
+      '    print("REFUSED", type(e).__name__)',
+    ].join('\n');
+    try {
+      const denied = await run(script, { args: [String(port)] });
+      assert.equal(denied.exit_code, 0, denied.stderr);
+      assert.match(denied.stdout, /^REFUSED/);
+      assert.equal(connections, 0);
+      const allowed = await run(script, { args: [String(port)], sandbox: { mode: 'bubblewrap', allowNetwork: true } });
+      assert.match(allowed.stdout, /^CONNECTED b'hello/, allowed.stderr);
+      assert.equal(connections, 1);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a setsid() child dies with the run (the whole pid namespace ends), and the run does not hang', async (t) => {
+    if (!needsSandbox(t)) return;
+    const marker = uniqueMarker('setsid');
+    const script = [
+      'import subprocess, sys, time',
+      // start_new_session: the child calls setsid() and leaves our process group and session.
+      `subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120) # ${marker}"], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)`,
+      'time.sleep(0.3)',
+      'print("parent exits")',
+    ].join('\n');
+    const r = await run(script);
+    try {
+      assert.equal(r.exit_code, 0, r.stderr);
+      assert.equal(r.killed, false);
+      for (let i = 0; i < 40 && pidsWithMarker(marker).length; i++) await new Promise((res) => setTimeout(res, 50));
+      assert.deepEqual(pidsWithMarker(marker), [], 'the setsid child survived the run');
+    } finally {
+      for (const pid of pidsWithMarker(marker)) forceKill(pid);
+    }
+  });
+
+  test('a 2 GiB write stops at the file-size limit', async (t) => {
+    if (!needsSandbox(t)) return;
+    assert.ok(DEFAULT_LIMITS.fileSizeMiB > 0 && DEFAULT_LIMITS.fileSizeMiB < 2048, 'the default stops a 2 GiB file');
+    const script = [
+      'import errno',
+      'chunk = b"x" * (1 << 20)',
+      'written = 0',
+      'try:',
+      '    with open("big.bin", "wb") as f:',
+      '        while written < (2 << 30):',
+      '            f.write(chunk)',
+      '            f.flush()',
+      '            written += len(chunk)',
+      'except OSError as e:',
+      '    print("STOPPED", errno.errorcode[e.errno], written >> 20)',
+      'else:',
+      '    print("WROTE 2 GiB")',
+    ].join('\n');
+    const r = await run(script, { sandbox: { mode: 'bubblewrap', limits: { fileSizeMiB: 16 } } });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.match(r.stdout, /^STOPPED EFBIG 1[56]\n/);
+  });
+
+  test('a fork bomb is bounded by the process limit, and its processes end with the run', async (t) => {
+    if (!needsSandbox(t)) return;
+    const marker = uniqueMarker('forkbomb');
+    const script = [
+      'import os, time',
+      'n = 0',
+      'try:',
+      '    for _ in range(10_000):',
+      '        if os.fork() == 0:',
+      '            time.sleep(120)',
+      '            os._exit(0)',
+      '        n += 1',
+      'except OSError as e:',
+      '    print("BOUNDED", n, e.errno)',
+      'else:',
+      '    print("UNBOUNDED", n)',
+    ].join('\n');
+    const r = await run(script, { args: [marker], sandbox: { mode: 'bubblewrap', limits: { processes: 32 } } });
+    try {
+      assert.equal(r.exit_code, 0, r.stderr);
+      const m = /^BOUNDED (\d+) 11$/m.exec(r.stdout);
+      assert.ok(m, r.stdout);
+      assert.ok(Number(m[1]) > 0 && Number(m[1]) < 32, `${m[1]} forks`);
+      for (let i = 0; i < 40 && pidsWithMarker(marker).length; i++) await new Promise((res) => setTimeout(res, 50));
+      assert.deepEqual(pidsWithMarker(marker), []);
+    } finally {
+      for (const pid of pidsWithMarker(marker)) forceKill(pid);
+    }
+  });
+
+  test('CPU time and address space limits', async (t) => {
+    if (!needsSandbox(t)) return;
+    const cpu = await run('while True:\n    pass\n', { sandbox: { mode: 'bubblewrap', limits: { cpuSeconds: 1 } } });
+    assert.equal(cpu.exit_code, null);
+    assert.equal(cpu.timed_out, false);
+    assert.match(cpu.stderr, /ended by signal SIG(XCPU|KILL)/);
+    const mem = await run('try:\n    b = bytearray(1 << 30)\n    print("ALLOCATED")\nexcept MemoryError:\n    print("MEMORY ERROR")\n', { sandbox: { mode: 'bubblewrap', limits: { addressSpaceMiB: 512 } } });
+    assert.equal(mem.stdout, 'MEMORY ERROR\n', mem.stderr);
+  });
+
+  test('a sandboxed episode records its isolation in the observation and the demonstration', async (t) => {
+    if (!needsSandbox(t)) return;
+    const env = new ForgeEnvironment({ mode: 'simulated', parentDir, sandbox: { mode: 'bubblewrap' } });
+    try {
+      const start = await startHumanEpisode(env, { taskId: 'distilbert_sst2', seed: 3 });
+      assert.equal(start.brokenExecution.isolation, 'bubblewrap');
+      assert.equal(start.observation.info.isolation, 'bubblewrap');
+      assert.equal(start.observation.info.sandbox_warning, undefined);
+      const final = await env.evaluateRepair(env.oracleDiff());
+      assert.equal(final.execution?.isolation, 'bubblewrap');
+      const demo = buildDemonstration({ start, final, info: {} });
+      assert.equal(demo.info.isolation, 'bubblewrap');
+    } finally {
+      await env.dispose();
+    }
+  });
+});
+
+describe('without bubblewrap', () => {
+  test('auto falls back with a warning; "bubblewrap" refuses to run; isolation says which', async () => {
+    const saved = process.env.FORGEENV_BWRAP;
+    process.env.FORGEENV_BWRAP = '/nonexistent/bwrap';
+    resetSandboxProbe();
+    try {
+      const auto = await run('print("ran")\n', { sandbox: { mode: 'auto' } });
+      assert.equal(auto.stdout, 'ran\n');
+      assert.equal(auto.isolation, process.platform === 'win32' ? 'none' : 'process-group');
+      assert.match(auto.sandbox_warning ?? '', /not sandboxed: .*(not installed|needs Linux)/);
+      const strict = await run('open("ran.txt", "w")\n', { sandbox: { mode: 'bubblewrap' } });
+      assert.equal(strict.exit_code, null);
+      assert.match(strict.stderr, /forgeenv\.sandbox\.mode is "bubblewrap" but/);
+      assert.equal(strict.run_dir, '', 'nothing was run');
+      const chosen = await off('print("ran")\n');
+      assert.equal(chosen.sandbox_warning, undefined, 'mode "off" is a choice: no warning');
+      // The warning reaches observations (for the person at the machine) but not the rollout records.
+      const env = new ForgeEnvironment({ mode: 'simulated', parentDir });
+      try {
+        const rollout = await rolloutOneEpisode(env, { taskId: 'distilbert_sst2', seed: 2 });
+        assert.match(env.sandboxWarning ?? '', /not sandboxed/);
+        assert.equal(rollout.info.isolation, process.platform === 'win32' ? 'none' : 'process-group');
+        assert.equal(rollout.info.sandbox_warning, undefined);
+      } finally {
+        await env.dispose();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.FORGEENV_BWRAP;
+      else process.env.FORGEENV_BWRAP = saved;
+      resetSandboxProbe();
+    }
+  });
+
+  test('fallback: the environment is clean too, HOME is the run folder, passEnv passes what it names', async () => {
+    process.env.FORGEENV_TEST_PASSED = 'visible';
+    try {
+      const r = await off(ENV_DUMP + '\nprint("HOME", os.environ["HOME"] == os.getcwd(), "TMP", os.environ["TMPDIR"].startswith(os.getcwd()))\n', {
+        args: [String(process.pid)],
+        sandbox: { mode: 'off', passEnv: ['FORGEENV_TEST_PASSED'] },
+      });
+      assert.equal(r.exit_code, 0, r.stderr);
+      const ownEnv = r.stdout.split("'/proc/self/environ'")[0]!;
+      assert.ok(!ownEnv.includes(SECRET), 'the secret reached the script environment');
+      assert.match(r.stdout, /'FORGEENV_TEST_PASSED': 'visible'/);
+      assert.match(r.stdout, /HOME True TMP True/);
+      assert.ok(!/'AWS_SECRET_ACCESS_KEY'/.test(ownEnv));
+    } finally {
+      delete process.env.FORGEENV_TEST_PASSED;
+    }
+  });
+
+  test('fallback: rlimits still apply (file size)', { skip: process.platform === 'win32' ? 'no rlimits on Windows' : false }, async () => {
+    const r = await off('try:\n    open("big.bin", "wb").write(b"x" * (8 << 20))\n    print("WROTE")\nexcept OSError as e:\n    print("STOPPED", e.errno)\n', { sandbox: { mode: 'off', limits: { fileSizeMiB: 1 } } });
+    assert.equal(r.stdout, 'STOPPED 27\n', r.stderr);
+  });
+
+  test('the Python rlimit wrapper (used where prlimit is missing) sets the limits and runs the command in place', { skip: process.platform === 'win32' ? 'no rlimits on Windows' : false }, () => {
+    const python = findExecutable('python3');
+    assert.ok(python);
+    const dir = mkdtempSync(join(parentDir, 'wrapper-'));
+    const argv = [...pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 1, processes: 0 }), python, '-c', 'import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_FSIZE), sys.argv[1:])\nopen("f", "wb").write(b"x" * (4 << 20))\n', 'a b'];
+    const r = spawnSync(argv[0]!, argv.slice(1), { cwd: dir, encoding: 'utf8' });
+    assert.match(r.stdout, /^\(1048576, 1048576\) \['a b'\]/);
+    assert.match(r.stderr, /File too large/);
+    assert.ok(statSync(join(dir, 'f')).size <= 1 << 20);
+    assert.deepEqual(pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 0, processes: 0 }), [], 'no limits: no wrapper');
+  });
+});
+
+describe('sandbox building blocks', () => {
+  test('the clean environment keeps only the allowlist, passEnv and what it sets', () => {
+    const parent = { PATH: '/usr/bin', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', HF_TOKEN: 'x', AWS_SECRET_ACCESS_KEY: 'y', SSH_AUTH_SOCK: '/s', PYTHONPATH: '/p', MINE: 'm', HOME: '/home/u' };
+    const env = cleanEnvironment(parent, { passEnv: ['MINE'], home: '/run', tmpDir: '/run/tmp', platform: 'linux' });
+    assert.deepEqual(env, { PATH: '/usr/bin', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', MINE: 'm', HOME: '/run', TMPDIR: '/run/tmp' });
+    const win = cleanEnvironment({ Path: 'C:\\w', SystemRoot: 'C:\\Windows', Secret: 's', mine: '1' }, { passEnv: ['MINE'], home: 'C:\\r', tmpDir: 'C:\\r\\t', platform: 'win32' });
+    assert.deepEqual(Object.keys(win).sort(), ['HOME', 'Path', 'SystemRoot', 'TEMP', 'TMP', 'TMPDIR', 'USERPROFILE', 'mine']);
+  });
+
+  test('read-only binds never include /, the home folder or its parents, and nest nothing twice', () => {
+    assert.deepEqual(normalizeReadOnly(['/', '/home', '/home/u', '/home/u/.venv', '/home/u/.venv/lib', '/usr/lib/python3', '/opt/x/', 'relative'], '/home/u'), ['/opt/x', '/home/u/.venv']);
+  });
+
+  test('the command line: no network unless allowed, the run folder the only writable bind, nobody when root', () => {
+    const plan = { tools: { bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv', asRoot: true }, runDir: '/tmp/r/forgeenv-run-1', readOnly: ['/opt/py'], allowNetwork: false, command: ['/opt/py/bin/python', '-u', 'train.py'] };
+    const a = bwrapArgs(plan);
+    assert.ok(a.includes('--unshare-net') && a.includes('--unshare-pid') && a.includes('--die-with-parent') && a.includes('--new-session'));
+    const binds = a.flatMap((x, i) => (x === '--bind' ? [a[i + 1]] : []));
+    assert.deepEqual(binds, ['/tmp/r/forgeenv-run-1']);
+    assert.ok(!a.includes(homedir()) || homedir() === '/tmp', 'the home folder is not bound');
+    assert.deepEqual(a.slice(a.indexOf('--') + 1, a.indexOf('--') + 6), ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']);
+    const user = bwrapArgs({ ...plan, tools: { ...plan.tools, asRoot: false }, allowNetwork: true });
+    assert.ok(!user.includes('--unshare-net') && user.includes('--unshare-user') && !user.includes('/usr/bin/setpriv'));
+  });
+
+  test('/etc is one prepared copy: links kept, reused while nothing changes, rebuilt when something does', () => {
+    const fakeEtc = mkdtempSync(join(parentDir, 'etc-'));
+    writeFileSync(join(fakeEtc, 'passwd'), 'root:x:0:0::/root:/bin/sh\n');
+    writeFileSync(join(fakeEtc, 'shadow'), 'secret');
+    symlinkSync('/usr/share/zoneinfo/UTC', join(fakeEtc, 'localtime'));
+    const entries = etcEntries(false, fakeEtc);
+    assert.deepEqual(entries.map((e) => e.split('/').pop()), ['localtime', 'passwd'], 'only allowlisted entries');
+    const root = join(parentDir, 'etc-copies');
+    const first = etcCopy(entries, root)!;
+    assert.deepEqual(readdirSync(first).sort(), ['localtime', 'passwd']);
+    assert.equal(readlinkSync(join(first, 'localtime')), '/usr/share/zoneinfo/UTC');
+    assert.equal(etcCopy(entries, root), first, 'reused');
+    writeFileSync(join(fakeEtc, 'passwd'), 'root:x:0:0::/root:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n');
+    const second = etcCopy(entries, root)!;
+    assert.notEqual(second, first);
+    assert.match(readFileSync(join(second, 'passwd'), 'utf8'), /nobody/);
+  });
+
+  test('a shared bytecode cache that others can write is not used', async () => {
+    const open = mkdtempSync(join(parentDir, 'cache-'));
+    chmodSync(open, 0o777);
+    const r = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX"), os.environ.get("PYTHONDONTWRITEBYTECODE"))\n', { mode: 'simulated', bytecodeCache: open });
+    assert.equal(r.stdout, 'None 1\n', r.stderr);
+    const mine = mkdtempSync(join(parentDir, 'cache-'));
+    chmodSync(mine, 0o755);
+    const ok = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX") is not None)\n', { mode: 'simulated', bytecodeCache: mine });
+    assert.equal(ok.stdout, 'True\n', ok.stderr);
+  });
+
+  test('the sandbox shows no more of /etc than the allowlist', () => {
+    const a = bwrapArgs({ tools: { bwrap: 'bwrap', asRoot: false }, runDir: undefined, readOnly: [], allowNetwork: false, command: ['true'] });
+    const etc = a.flatMap((x, i) => (x === '--ro-bind-try' ? [a[i + 1]!] : []));
+    for (const e of etc) assert.ok(!/shadow|ssh|sudoers|machine-id/.test(e), e);
+    assert.ok(readdirSync('/etc').length > etc.length);
+  });
+});
