@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { executeScript, type RunResult } from '../src/env/executor';
+import { RunMountsSchema } from '../src/env/schemas';
 import { getSnapshot } from '../src/env/snapshots/registry';
 
 const root = resolve(__dirname, '..');
@@ -21,6 +22,8 @@ export const RealworldTaskSchema = z.object({
   snapshot: z.string().regex(/^\d{4}-\d{2}$/),
   args: z.array(z.string()).default([]),
   files: z.record(z.string(), z.string()).default({}),
+  /** Absolute folders the script writes to (SageMaker's /opt/ml/model), mapped into the run folder by the sandbox. */
+  mounts: RunMountsSchema.default([]),
   /** Extra environment variables (e.g. SageMaker's SM_CHANNEL_TRAIN). */
   env: z.record(z.string(), z.string()).default({}),
   timeoutMs: z.number().int().positive().optional(),
@@ -83,6 +86,7 @@ export async function runRealworldTask(task: RealworldTask, dir = REALWORLD_DIR)
     validate: false,
     args: task.args,
     files: task.files,
+    mounts: task.mounts,
     extraEnv: task.env,
     timeoutMs: task.timeoutMs ?? 120_000,
   });

@@ -15,7 +15,7 @@ import { MAX_TASK_FILE_BYTES } from './limits';
 import type { SandboxOptionsInput } from './sandbox/options';
 import { applySpec, breakagePrimitives, getPrimitive } from './primitives/registry';
 import { PrimitiveRefusal, type PrimitiveResult } from './primitives/types';
-import { formatZodError, LibraryVersionsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
+import { formatZodError, LibraryVersionsSchema, RunMountsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
 import { getSnapshot } from './snapshots/registry';
 import { parseTraceback } from './traceback';
 import { snapshotVersions } from './versions';
@@ -77,6 +77,8 @@ export interface CheckScript {
   files?: Record<string, string>;
   /** Environment variables the script reads (e.g. SageMaker's `SM_CHANNEL_*`); manifests only. */
   env?: Record<string, string>;
+  /** Absolute folders the script writes to (SageMaker's /opt/ml/model), mapped into the run folder by the sandbox. */
+  mounts?: string[];
 }
 
 export interface CheckOptions {
@@ -119,6 +121,7 @@ export const ScriptRunManifestSchema = z.array(
       args: z.array(z.string()).optional(),
       files: z.record(z.string(), z.string()).optional(),
       env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
+      mounts: RunMountsSchema.optional(),
     })
     .passthrough(),
 );
@@ -135,12 +138,12 @@ export function scriptsWithManifest(dir: string, manifestPath: string, onProblem
     const e = byFile.get(s.name);
     if (!e) return s;
     const versions = e.versions ?? (e.snapshot ? getSnapshot(e.snapshot).versions : undefined);
-    return { ...s, ...(versions ? { versions } : {}), ...(e.args ? { args: e.args } : {}), ...(e.files ? { files: e.files } : {}), ...(e.env ? { env: e.env } : {}) };
+    return { ...s, ...(versions ? { versions } : {}), ...(e.args ? { args: e.args } : {}), ...(e.files ? { files: e.files } : {}), ...(e.env ? { env: e.env } : {}), ...(e.mounts ? { mounts: e.mounts } : {}) };
   });
 }
 
 /** Run inputs a task entry may carry (`args`, `files`), read defensively. */
-const TaskRunInputsSchema = z.object({ args: z.array(z.string()).optional(), files: z.record(z.string(), z.string()).optional() });
+const TaskRunInputsSchema = z.object({ args: z.array(z.string()).optional(), files: z.record(z.string(), z.string()).optional(), mounts: RunMountsSchema.optional() });
 
 /** A corpus task as a check script, with its snapshot and its run inputs when the entry has them. */
 export function checkScriptOfTask(task: { task_id: string; script_content: string; library_versions?: LibraryVersions }): CheckScript {
@@ -152,6 +155,7 @@ export function checkScriptOfTask(task: { task_id: string; script_content: strin
     ...(task.library_versions ? { versions: task.library_versions } : {}),
     ...(extra.args ? { args: extra.args } : {}),
     ...(extra.files ? { files: extra.files } : {}),
+    ...(extra.mounts ? { mounts: extra.mounts } : {}),
   };
 }
 
@@ -205,6 +209,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
         ...(s.args ? { args: s.args } : {}),
         ...(s.files ? { files: s.files } : {}),
         ...(s.env ? { extraEnv: s.env } : {}),
+        ...(s.mounts ? { mounts: s.mounts } : {}),
       });
       return verdictOf(exec, opts.mode, original);
     } catch (e) {

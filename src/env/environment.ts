@@ -398,6 +398,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         validate,
         args: task?.args,
         files: task?.files,
+        mounts: task?.mounts,
       });
       if (r.sandbox_warning) this.lastSandboxWarning = r.sandbox_warning;
       // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.

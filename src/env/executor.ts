@@ -40,6 +40,7 @@ import {
   LibraryVersionsSchema,
   RunArgsSchema,
   RunFilesSchema,
+  RunMountsSchema,
   formatZodError,
   type ExecutionMode,
   type ExecutionResult,
@@ -91,6 +92,12 @@ export interface RunOptions {
    */
   privateCopies?: string[];
   /**
+   * Absolute folders the script writes to outside the run folder (a task's `mounts`, e.g. SageMaker's
+   * /opt/ml/model): inside the sandbox each is an empty writable folder kept in the run folder
+   * (`.forgeenv-mounts/<i>`), so nothing is written on the host. Refused without the sandbox.
+   */
+  mounts?: string[];
+  /**
    * A shared bytecode cache folder (PYTHONPYCACHEPREFIX), read-only inside the sandbox. Default: a
    * per-user folder in the temp folder in simulated mode, none in real mode (no .pyc is written).
    */
@@ -136,6 +143,7 @@ const OptionsSchema = z.object({
   sandbox: SandboxOptionsSchema.prefault({}),
   readOnlyPaths: z.array(z.string().min(1)).default([]),
   privateCopies: z.array(z.string().min(1)).default([]),
+  mounts: RunMountsSchema.default([]),
   bytecodeCache: z.string().min(1).optional(),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
@@ -181,6 +189,8 @@ type Options = z.infer<typeof OptionsSchema>;
 const RUN_TMP = '.forgeenv-tmp';
 /** Where the private copies of `privateCopies` live inside the run folder. */
 const RUN_COPIES = '.forgeenv-copies';
+/** Where the folders of `mounts` live inside the run folder. */
+const RUN_MOUNTS = '.forgeenv-mounts';
 /** Variables only the executor sets: a caller's or the user's value never reaches the script. */
 const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR'];
 
@@ -277,6 +287,9 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
 
   const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
   const sandboxed = plan.isolation === 'bubblewrap';
+  if (o.mounts.length > 0 && !sandboxed) {
+    return notRun(base, `ForgeEnv did not run ${o.scriptName}: it writes to ${o.mounts.join(', ')}, outside its run folder, which only the bubblewrap sandbox can map into the run folder (isolation here: ${plan.isolation}).\n`);
+  }
   if (cacheDir && sandboxed) {
     await warmBytecodeCache({
       python: layout.executable,
@@ -307,6 +320,11 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
         await cp(src, copy, { recursive: true, verbatimSymlinks: true });
         copies.push({ copy, at: src });
       }
+    }
+    for (const [i, at] of o.mounts.entries()) {
+      const copy = join(runDir, RUN_MOUNTS, String(i));
+      await mkdir(copy, { recursive: true });
+      copies.push({ copy, at });
     }
     if (runsAsNobody(plan)) await handOver(runDir);
   } catch (e) {

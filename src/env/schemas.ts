@@ -67,6 +67,24 @@ export const RunFilesSchema = z
 export type RunFiles = z.infer<typeof RunFilesSchema>;
 
 /** Command-line arguments after the script name. */
+/** System folders a mount may not shadow (the sandbox shows them read-only). */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/proc', '/dev', '/sys', '/run', '/boot', '/root', '/home'];
+
+/**
+ * Absolute folders a script writes to outside its run folder (SageMaker's `/opt/ml/model`): inside the
+ * sandbox each is an empty writable folder kept in the run folder, so the script runs unmodified and
+ * writes nothing on the host. Needs the bubblewrap sandbox; elsewhere the run is refused.
+ */
+export const RunMountsSchema = z
+  .array(
+    z
+      .string()
+      .regex(/^\/[A-Za-z0-9_.\/-]+$/, 'an absolute folder path (letters, digits, _ . - /)')
+      .refine((p) => !p.split('/').some((part) => part === '..' || part === '.'), 'no "." or ".." parts')
+      .refine((p) => p !== '/' && !SYSTEM_DIRS.some((d) => p === d || p.startsWith(`${d}/`)), `not /, nor under ${SYSTEM_DIRS.join(', ')}`),
+  )
+  .max(16, 'more than 16 mounts');
+
 export const RunArgsSchema = z.array(z.string().max(4096, 'an argument longer than 4096 characters')).max(256, 'more than 256 arguments');
 
 export const TaskSchema = z.object({
@@ -83,6 +101,8 @@ export const TaskSchema = z.object({
   args: RunArgsSchema.optional(),
   /** Files written into the run folder before every run of the task (relative path -> text). */
   files: RunFilesSchema.optional(),
+  /** Absolute folders the script writes to, shown inside the sandbox as writable folders of the run (see RunMountsSchema). */
+  mounts: RunMountsSchema.optional(),
   /** Free-form tags, e.g. `trainer`, `custom_loop`, `trl`, `peft`. */
   tags: z.array(z.string()).default([]),
   /** Where the script came from: the built-in corpus or a user folder. */

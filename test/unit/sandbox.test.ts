@@ -270,6 +270,24 @@ describe('sandboxed runs (bubblewrap)', () => {
     assert.equal(mem.stdout, 'MEMORY ERROR\n', mem.stderr);
   });
 
+  test("a task's mounts: the script writes /opt/ml/model unmodified, into its run folder, never the host's", async (t) => {
+    if (!needsSandbox(t)) return;
+    const target = '/opt/forgeenv-mount-test/model';
+    const r = await run(
+      `import os\nos.makedirs("${target}/code", exist_ok=True)\nopen("${target}/pytorch_model.bin", "wb").write(b"x" * 10)\nprint(sorted(os.listdir("${target}")))\n`,
+      { mounts: [target], keepRunDir: true },
+    );
+    try {
+      assert.equal(r.exit_code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), "['code', 'pytorch_model.bin']");
+      assert.equal(existsSync('/opt/forgeenv-mount-test'), false, 'nothing written on the host');
+      // The folder lives in the run folder, so checkpoints written there count.
+      assert.ok(r.checkpoints.some((c) => c.path.endsWith('pytorch_model.bin')), JSON.stringify(r.checkpoints));
+    } finally {
+      rmSync(r.run_dir, { recursive: true, force: true });
+    }
+  });
+
   test('a sandboxed episode records its isolation in the observation and the demonstration', async (t) => {
     if (!needsSandbox(t)) return;
     const env = new ForgeEnvironment({ mode: 'simulated', parentDir, sandbox: { mode: 'bubblewrap' } });
@@ -337,6 +355,15 @@ describe('without bubblewrap', () => {
     } finally {
       delete process.env.FORGEENV_TEST_PASSED;
     }
+  });
+
+  test("fallback: a task with mounts is refused with the reason; mounts of system folders are invalid", async () => {
+    const r = await executeScript({ script: 'print(1)\n', mode: 'real', libraryVersions: VERSIONS, parentDir, validate: false, sandbox: { mode: 'off' }, mounts: ['/opt/ml/model'] });
+    assert.equal(r.exit_code, null);
+    assert.match(r.stderr, /writes to \/opt\/ml\/model, outside its run folder, which only the bubblewrap sandbox can map/);
+    const bad = await executeScript({ script: 'print(1)\n', mode: 'real', libraryVersions: VERSIONS, parentDir, validate: false, mounts: ['/usr/lib/x'] });
+    assert.equal(bad.exit_code, null);
+    assert.match(bad.stderr, /invalid run options: .*mounts.*not \/, nor under \/usr/);
   });
 
   test('fallback: rlimits still apply (file size)', { skip: process.platform === 'win32' ? 'no rlimits on Windows' : false }, async () => {
