@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { createRepairDiff } from '../../src/env/diff';
 import { ForgeEnvironment, ENV_VERSION } from '../../src/env/environment';
-import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../../src/env/humanEpisode';
+import { startHumanEpisode, type HumanEpisodeStart } from '../../src/env/humanEpisode';
 import { DatasetStore } from '../../src/store/datasetStore';
-import { createDemonstrationRecord } from '../../src/store/demonstrationBuilder';
+import { buildDemonstration } from '../../src/store/demonstrationBuilder';
 import { DemonstrationRecordSchema, LabelRecordSchema, ReviewRecordSchema, type DemonstrationRecord } from '../../src/store/records';
 import { api, ok, readJsonl, workspaceDir } from './helpers';
 
@@ -48,15 +48,7 @@ async function record(e: { env: ForgeEnvironment; start: HumanEpisodeStart }, re
     wall_ms: 180_000,
     runs: 1,
   };
-  return createDemonstrationRecord({
-    rollout: buildDemonstration({ start: e.start, final, info: provenance }),
-    originalScript: e.start.originalScript,
-    episodeId: e.start.episodeId,
-    seed: e.start.seed,
-    primitive: e.start.breakageSpec,
-    libraryVersions: e.start.libraryVersions,
-    provenance,
-  });
+  return buildDemonstration({ start: e.start, final, provenance });
 }
 
 suite('Review: label, review walk, reopen, summary', () => {

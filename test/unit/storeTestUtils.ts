@@ -68,7 +68,8 @@ export function makeDemo(s: DemoSpec): DemonstrationRecord {
   const params = s.params ?? { old_name: 'eval_strategy', new_name: 'evaluation_strategy' };
   const versions = s.versions ?? { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' };
   const success = s.success ?? true;
-  const diff = s.diff ?? diffOf(1, 1);
+  // A revision changes the repair (an identical one is refused), so its default diff grows a line per revision.
+  const diff = s.diff ?? diffOf(1 + (s.previous ? s.previous.info.revision : 0), 1);
   const episodeId = s.previous?.info.episode_id ?? `ep-${s.n}`;
   return createDemonstrationRecord({
     rollout: {
