@@ -10,6 +10,7 @@ import { primitiveCatalog } from '../env/primitives/registry';
 import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
 import { DifficultySchema, ExecutionModeSchema, RolloutResultSchema } from '../env/schemas';
 import { outFolderProblem, storeCliEpisode } from './episodeOut';
+import { EXPORT_FORMATS } from '../store/export/formats';
 import { runExportCommand } from './export';
 import { runFidelityCommand } from './fidelity';
 import { runSnapshotsCommand } from './snapshots';
@@ -26,7 +27,7 @@ Usage:
   forgeenv tasks [--json] [--task-dir DIR]...
   forgeenv primitives [--json]
   forgeenv summary DIR [--json]
-  forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]
+  forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE [filters]
   forgeenv serve [--port 7860] [--host 127.0.0.1]
   forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
   forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]

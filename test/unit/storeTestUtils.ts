@@ -37,6 +37,8 @@ export interface DemoSpec {
   script?: string;
   previous?: DemonstrationRecord;
   versions?: Record<string, string>;
+  /** Recorded info.breakage_failed (absent: a record from before the flag). */
+  breakageFailed?: boolean;
 }
 
 export function diffOf(added: number, removed: number, file = 'train.py'): string {
@@ -84,7 +86,7 @@ export function makeDemo(s: DemoSpec): DemonstrationRecord {
       held_out_breakdown: { executed_cleanly: success ? 1 : 0 },
       success,
       error_trace: success ? '' : 'Traceback (most recent call last):\nTypeError: boom',
-      info: { target_category: primitive },
+      info: { target_category: primitive, ...(s.breakageFailed === undefined ? {} : { breakage_failed: s.breakageFailed }) },
     },
     originalScript: s.script ?? `# script of ${taskId}\nprint("hello")\n`,
     episodeId,
