@@ -13,6 +13,7 @@ import { outFolderProblem, storeCliEpisode } from './episodeOut';
 import { EXPORT_FORMATS } from '../store/export/formats';
 import { runExportCommand } from './export';
 import { runFidelityCommand } from './fidelity';
+import { runEvaluateCommand, runRescoreCommand } from './rescore';
 import { runSnapshotsCommand } from './snapshots';
 import { runServeCommand } from './serve';
 import { runSummaryCommand } from './summary';
@@ -28,6 +29,8 @@ Usage:
   forgeenv primitives [--json]
   forgeenv summary DIR [--json]
   forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE [filters]
+  forgeenv rescore DIR [--json]
+  forgeenv evaluate --instances FILE --predictions FILE [--json]
   forgeenv serve [--port 7860] [--host 127.0.0.1]
   forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
   forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]
@@ -60,6 +63,10 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
         return await runSummaryCommand(rest, out);
       case 'export':
         return await runExportCommand(rest, out);
+      case 'rescore':
+        return await runRescoreCommand(rest, out, err);
+      case 'evaluate':
+        return await runEvaluateCommand(rest, out, err);
       case 'serve':
         return await runServeCommand(rest, out, err);
       case 'snapshots':
