@@ -22,3 +22,6 @@ fi
 bash scripts/setup-vscode-host.sh
 # The real-library tier: uv and the snapshot venvs that `npm test` runs in real mode.
 bash scripts/setup-snapshots.sh
+# The export consumers (datasets, TRL + torch CPU, pyarrow, the SWE-bench harness) that
+# test/unit/exportConsumers.test.ts checks every export with; reuses the 2026-11 pins and uv cache.
+bash scripts/setup-consumers.sh
