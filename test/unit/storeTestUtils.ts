@@ -1,14 +1,19 @@
 // Builders for crafted dataset folders used by the store, summary and export tests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { createDemonstrationRecord, type DemonstrationProvenance } from '../../src/store/demonstrationBuilder';
 import type { DemonstrationRecord } from '../../src/store/records';
+import { summaryIndexPath } from '../../src/store/summaryIndex';
 
 const created: string[] = [];
 after(() => {
-  for (const d of created) rmSync(d, { recursive: true, force: true });
+  for (const d of created) {
+    // The summary index of a temp folder would outlive it in the cache.
+    rmSync(summaryIndexPath(realpathSync(d)), { force: true });
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 /** A fresh temp folder, removed when the test file finishes. */
