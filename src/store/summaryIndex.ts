@@ -97,6 +97,8 @@ export class StrColumn {
   constructor(
     private readonly base = '',
     private readonly starts: Int32Array = new Int32Array(1),
+    /** `base` as loaded (saved again without re-encoding). */
+    private readonly baseBytes?: Buffer,
   ) {
     this.baseCount = starts.length - 1;
   }
@@ -106,16 +108,27 @@ export class StrColumn {
   get(i: number): string {
     return i < this.baseCount ? this.base.slice(this.starts[i]!, this.starts[i + 1]!) : this.extra[i - this.baseCount]!;
   }
+  /** Whether positions i and j hold the same string (no substring is made for loaded ones). */
+  equals(i: number, j: number): boolean {
+    if (i >= this.baseCount || j >= this.baseCount) return this.get(i) === this.get(j);
+    const a = this.starts[i]!;
+    const b = this.starts[j]!;
+    const len = this.starts[i + 1]! - a;
+    if (this.starts[j + 1]! - b !== len) return false;
+    for (let k = 0; k < len; k++) if (this.base.charCodeAt(a + k) !== this.base.charCodeAt(b + k)) return false;
+    return true;
+  }
   push(s: string): void {
     this.extra.push(s);
   }
-  encode(): { text: string; starts: Int32Array } {
+  encode(): { bytes: Buffer; starts: Int32Array } {
     const tail = this.extra.join('');
     const starts = new Int32Array(this.length + 1);
     starts.set(this.starts.subarray(0, this.baseCount + 1));
     let at = this.starts[this.baseCount]!;
     for (let k = 0; k < this.extra.length; k++) starts[this.baseCount + k + 1] = at += this.extra[k]!.length;
-    return { text: this.base.slice(0, this.starts[this.baseCount]!) + tail, starts };
+    const head = this.baseBytes ?? Buffer.from(this.base, 'utf8');
+    return { bytes: tail ? Buffer.concat([head, Buffer.from(tail, 'utf8')]) : head, starts };
   }
 }
 
@@ -240,8 +253,8 @@ function encodeState(s: SummaryState): Buffer {
   const sections: Buffer[] = [
     ...[...NUMBER_COLUMNS, ...INT_COLUMNS].map((k) => bytesOf(d[k])),
     ...STRING_COLUMNS.flatMap((k) => {
-      const { text, starts } = d[k].encode();
-      return [Buffer.from(text, 'utf8'), Buffer.from(starts.buffer, starts.byteOffset, starts.byteLength)];
+      const { bytes, starts } = d[k].encode();
+      return [bytes, Buffer.from(starts.buffer, starts.byteOffset, starts.byteLength)];
     }),
     ...(['primitive', 'task', 'annotator'] as const).map((k) => bytesOf(s.skips.data[k])),
     Buffer.from(reviewIds.join('\n'), 'utf8'),
@@ -284,9 +297,9 @@ function decodeState(buf: Buffer): SummaryState {
   const [reward, active] = NUMBER_COLUMNS.map(() => col('f64')(next()));
   const [primitive, task, annotator, added, removed, success, idKey, supersedesKey, recordHashKey, taskHashKey, first, superseded, verdict] = INT_COLUMNS.map(() => col('i32')(next()));
   const [ids, supersedes, recordHash, taskHash] = STRING_COLUMNS.map(() => {
-    const text = next().toString('utf8');
+    const bytes = next();
     const b = next();
-    return new StrColumn(text, new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)));
+    return new StrColumn(bytes.toString('utf8'), new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)), bytes);
   });
   const [sp, st, sa] = [0, 1, 2].map(() => col('i32')(next()));
   const reviewIds = strs(next(), h.reviews);
@@ -344,9 +357,10 @@ export function key28(s: string): number {
 }
 
 /**
- * Strings with precomputed key28s (a subset of a column's positions): equal strings are found
- * through integer keys: one sort of the keys finds the few keys that occur more than once, and
- * only those positions are compared as strings. No map of 100k string keys, little garbage.
+ * Duplicate groups among strings with precomputed key28s (a subset of a column's positions): one
+ * sort of the integer keys finds the few keys held more than once, and only those positions are
+ * compared, character by character, with no substring or string hashing (a map of 100k string
+ * keys costs more than the whole rest of the summary).
  */
 export class SortedKeys {
   private readonly positions: ArrayLike<number>;
@@ -355,7 +369,7 @@ export class SortedKeys {
 
   constructor(
     private readonly keyOf: ArrayLike<number>,
-    private readonly strings: { readonly length: number; get(i: number): string },
+    private readonly strings: StrColumn,
     /** Positions to consider, in file order (default: all). */
     subset?: ArrayLike<number>,
   ) {
@@ -389,24 +403,16 @@ export class SortedKeys {
         fn(pos, pos);
         continue;
       }
-      const s = this.strings.get(pos);
-      if (this.strings.get(f) === s) {
+      if (this.strings.equals(pos, f)) {
         fn(pos, f);
         continue;
       }
+      const s = this.strings.get(pos);
       collided ??= new Map();
       const c = collided.get(s);
       if (c === undefined) collided.set(s, pos);
       fn(pos, c ?? pos);
     }
-  }
-
-  /** For each position, the first position (in file order) holding the same string. */
-  firstOf(size: number): Int32Array {
-    const first = new Int32Array(size).fill(-1);
-    for (let j = 0; j < this.positions.length; j++) first[this.positions[j]!] = this.positions[j]!;
-    this.eachShared((pos, f) => (first[pos] = f));
-    return first;
   }
 
   /** Groups of equal strings with more than one position, and how many positions beyond the first they hold. */
@@ -417,26 +423,6 @@ export class SortedKeys {
     let extra = 0;
     for (const c of sizes.values()) if (c > 1) (groups++, (extra += c - 1));
     return { groups, extra };
-  }
-
-  /** The first position holding each wanted string (-1: none), in one pass. */
-  findMany(wanted: ReadonlyArray<readonly [key: number, s: string]>): Int32Array {
-    const out = new Int32Array(wanted.length).fill(-1);
-    const byKey = new Map<number, number[]>();
-    wanted.forEach(([key], q) => {
-      const list = byKey.get(key);
-      if (list) list.push(q);
-      else byKey.set(key, [q]);
-    });
-    if (byKey.size === 0) return out;
-    for (let j = 0; j < this.positions.length; j++) {
-      const pos = this.positions[j]!;
-      const qs = byKey.get(this.keyOf[pos]!);
-      if (!qs) continue;
-      const s = this.strings.get(pos);
-      for (const q of qs) if (out[q] === -1 && wanted[q]![1] === s) out[q] = pos;
-    }
-    return out;
   }
 }
 
