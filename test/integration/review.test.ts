@@ -134,7 +134,19 @@ suite('Review: label, review walk, reopen, summary', () => {
 
   test('Reopen writes a new revision that supersedes the old record; the old line stays', async function () {
     this.timeout(60_000);
-    const revised = first.start.originalScript;
+    // Resubmitting the same repair is refused with a message, and the revision stays open until discarded.
+    const same = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }>('forgeenv.review.reopen', {
+      recordId: recs[0]!.info.record_id,
+      dataset: dir,
+      script: first.start.originalScript,
+      submit: true,
+    });
+    assert.equal(same.ok, false);
+    assert.equal(same.reason, 'unchanged');
+    assert.match(same.message ?? '', /identical/);
+    await ok('forgeenv.review.discardRevision');
+    assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3, 'nothing was written');
+    const revised = first.start.originalScript + '# checked by hand\n';
     const r = await ok<{ stored: { recordId: string; revision: number; supersedes: string } }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir, script: revised, submit: true });
     assert.equal(r.stored.revision, 2);
     assert.equal(r.stored.supersedes, recs[0]!.info.record_id);
@@ -145,6 +157,9 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(last.info.record_id, r.stored.recordId);
     assert.equal(last.info.task_hash, recs[0]!.info.task_hash);
     assert.equal(last.success, true);
+    assert.equal(last.info.timeline_file, `timelines/${recs[0]!.info.episode_id}.r2.jsonl`, 'the revision has its own timeline');
+    const events = readJsonl(join(dir, last.info.timeline_file)) as Array<{ kind: string; event?: string }>;
+    assert.ok(events.some((e) => e.kind === 'run') && events.some((e) => e.event === 'submit'), JSON.stringify(events));
     const snap = await new DatasetStore(dir).readAll();
     assert.ok(!snap.demonstrations.current.some((x) => x.info.record_id === recs[0]!.info.record_id));
     assert.ok(snap.demonstrations.current.some((x) => x.info.record_id === r.stored.recordId));
