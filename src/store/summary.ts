@@ -2,7 +2,8 @@
 // (summaryIndex.ts), which reads only what was appended since the last summary; per record it
 // keeps a few numbers and ids (supersession is only known at the end of the file), never the records.
 import type { StoreProblem } from './jsonlFile';
-import { readSummaryInput, SortedKeys, type UpdateOptions } from './summaryIndex';
+import { SortedKeys } from './columns';
+import { readSummaryInput, type UpdateOptions } from './summaryIndex';
 
 export const REWARD_RANGE = [-0.2, 1.8] as const;
 export const REWARD_BIN_WIDTH = 0.2;
