@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ENV_VERSION, type ForgeEnvironment } from '../env/environment';
+import { ENV_VERSION, EnvironmentError, type ForgeEnvironment } from '../env/environment';
 import { resourcesDir } from '../env/paths';
 import type { RolloutResult } from '../env/schemas';
 import { snapshotIdOf } from '../env/versions';
@@ -44,7 +44,8 @@ export interface CliEpisodeProvenance {
 export async function storeCliEpisode(env: ForgeEnvironment, result: RolloutResult, dir: string, p: CliEpisodeProvenance): Promise<DemonstrationRecord> {
   const state = env.state;
   if (!state?.final || !state.breakage_spec || !state.broken_execution) {
-    throw new Error(`the episode did not reach a repair (${result.error_trace || 'drift refused'}), so there is no demonstration to store`);
+    // An EnvironmentError: the command ran but failed (exit 1), nothing was stored.
+    throw new EnvironmentError(`the episode did not reach a repair (${result.error_trace || 'drift refused'}), so there is no demonstration to store`);
   }
   const submittedAt = new Date();
   const provenance: DemonstrationProvenance = {
