@@ -3,7 +3,7 @@
 // (revision N+1, `supersedes` = the old record id) through the store's revision support. The
 // old line is never touched.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
@@ -173,9 +173,10 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Submit Revision: ${args.error.message}`);
   const rev = current;
   if (!rev) return refusal('no_episode', 'No reopened demonstration (ForgeEnv: Reopen Demonstration as a New Revision).');
-  const doc = await vscode.workspace.openTextDocument(rev.file);
-  if (doc.isDirty) await doc.save();
-  const diff = createRepairDiff(rev.start.brokenScript, doc.getText());
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === rev.file.toString());
+  if (doc?.isDirty) await doc.save();
+  // The file on disk is the revision: an editor left open by a discarded attempt at the same revision may hold stale text.
+  const diff = createRepairDiff(rev.start.brokenScript, await readFile(rev.file.fsPath, 'utf8'));
   if (diff === rawCompletion(rev.previous.repair_completion)) {
     // Checked before scoring, so the revision stays open for more edits.
     const msg = `Nothing to submit: this revision's diff is identical to revision ${rev.previous.info.revision}. Change the repair, or discard the revision.`;
