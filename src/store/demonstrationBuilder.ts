@@ -158,7 +158,8 @@ export function buildDemonstration(args: BuildDemonstrationArgs): DemonstrationR
       },
     },
     originalScript: start.originalScript,
-    episodeId: start.episodeId,
+    // A revision rebuilds the episode (a new environment episode id) but stays the same episode.
+    episodeId: args.previous?.info.episode_id ?? start.episodeId,
     seed: start.seed,
     primitive: start.breakageSpec,
     libraryVersions: start.libraryVersions,

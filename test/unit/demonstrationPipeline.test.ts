@@ -95,8 +95,10 @@ describe('buildDemonstration', () => {
     const first = buildDemonstration({ start: facts(1), final: evaluation(DIFF), provenance: provenance() });
     assert.equal(first.info.timeline_file, timelineFileFor('ep-facts'));
     assert.throws(() => buildDemonstration({ start: facts(1), final: evaluation(DIFF), provenance: provenance(), previous: first }), IdenticalRevisionError);
-    const second = buildDemonstration({ start: facts(1), final: evaluation(diffOf(2, 1)), provenance: provenance(), previous: first });
+    // Reopening rebuilds the episode under a new environment episode id; the revision keeps the original's.
+    const second = buildDemonstration({ start: { ...facts(1), episodeId: 'ep-rebuilt' }, final: evaluation(diffOf(2, 1)), provenance: provenance(), previous: first });
     assert.equal(second.info.revision, 2);
+    assert.equal(second.info.episode_id, 'ep-facts');
     assert.equal(second.info.timeline_file, 'timelines/ep-facts.r2.jsonl');
     assert.notEqual(second.info.timeline_file, first.info.timeline_file);
   });
