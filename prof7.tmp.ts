@@ -1,2 +1,0 @@
-import { summarizeDataset } from './src/store/summary';
-(async () => { const c = process.cpuUsage(); const t = performance.now(); const s = await summarizeDataset(process.argv[2]!, { index: false }); const u = process.cpuUsage(c); console.log('new cold summary (no index)', ((performance.now() - t) / 1000).toFixed(2), 's wall', ((u.user + u.system) / 1e6).toFixed(2), 's cpu', s.counts.submitted); })();
