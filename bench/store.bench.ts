@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       ['swebench', 'standard'],
     ];
     for (const [format, style] of runs) {
-      const r = await time(`export ${format} (${style})`, () => exportDataset({ format, style, dir, out: join(outDir, `${format}-${style}.jsonl`), systemPrompt: 'SYSTEM PROMPT' }));
+      const r = await time(`export ${format} (${style})`, () => exportDataset({ format, style, dir, out: join(outDir, `${format}-${style}`, `${format}-${style}.jsonl`), systemPrompt: 'SYSTEM PROMPT' }));
       console.log(`  ${r.rows} rows, ${r.deduplicated} deduplicated, ${(statSync(r.out).size / 2 ** 20).toFixed(0)} MiB`);
     }
     console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

@@ -25,3 +25,6 @@ bash scripts/setup-vscode-host.sh
 bash scripts/setup-snapshots.sh
 # The OpenEnv conformance tier: openenv-core (pinned, locked) in a test venv.
 bash scripts/setup-openenv.sh
+# The export consumers (datasets, TRL + torch CPU, pyarrow, the SWE-bench harness) that
+# test/unit/exportConsumers.test.ts checks every export with; reuses the 2026-11 pins and uv cache.
+bash scripts/setup-consumers.sh

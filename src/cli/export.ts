@@ -1,17 +1,24 @@
-// `forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]`.
+// `forgeenv export --format FORMAT DIR --out FILE [filters]` (formats: EXPORT_FORMATS).
 import { parseArgs } from 'node:util';
 import { DatasetWriteError, formatProblem } from '../store/jsonlFile';
 import { ExportError, exportDataset } from '../store/export/exportDataset';
-import { COMPLETION_FORMS, EXPORT_FORMATS, PROMPT_STYLES, type CompletionForm, type ExportFormat, type PromptStyle } from '../store/export/formats';
-import { ReviewFilterSchema, StatusFilterSchema, type ReviewFilter, type StatusFilter } from '../store/export/selection';
+import { COMPLETION_FORMS, EXPORT_FORMATS, FORMATS, PROMPT_STYLES, type CompletionForm, type ExportFormat, type PromptStyle } from '../store/export/formats';
+import { BreakageFilterSchema, DEFAULT_FILTERS, FILTER_CHOICES, ReviewFilterSchema, StatusFilterSchema, type BreakageFilter, type ReviewFilter, type StatusFilter } from '../store/export/selection';
 
-export const EXPORT_USAGE = `Usage: forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE
-         [--status success|all]                    default success
-         [--review approved|not-rejected|any]      default not-rejected
-         [--primitive NAME]...                     default all primitives
-         [--style standard|conversational]         prompt shape for trl-sft/trl-grpo, default standard
-         [--completion raw|fenced]                 trl-sft: the diff as stored (default) or in a \`\`\`diff block
-Writes FILE (JSONL) and a dataset card README.md beside it. Superseded revisions are never exported.`;
+const filterLines = (Object.keys(FILTER_CHOICES) as Array<keyof typeof FILTER_CHOICES>).map((k) => {
+  const c = FILTER_CHOICES[k];
+  const arg = `[${c.flag} ${Object.keys(c.values).join('|')}]`;
+  return `         ${arg.padEnd(42)} default ${DEFAULT_FILTERS[k]}`;
+});
+
+// Built from the format and filter lists, so the usage never drifts from what is accepted.
+export const EXPORT_USAGE = `Usage: forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE
+${filterLines.join('\n')}
+         ${'[--primitive NAME]...'.padEnd(42)} default all primitives
+         ${'[--style standard|conversational]'.padEnd(42)} prompt shape for trl-sft/trl-grpo, default standard
+         ${'[--completion raw|fenced]'.padEnd(42)} trl-sft: the diff as stored (default) or in a \`\`\`diff block
+Writes FILE (JSONL) and a dataset card README.md beside it (refused if that folder's card describes
+another file). Superseded revisions are never exported.`;
 
 export interface ExportCommandDeps {
   /** Card date (tests). */
@@ -37,6 +44,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
   let outFile: string;
   let status: StatusFilter;
   let review: ReviewFilter;
+  let breakage: BreakageFilter;
   let primitives: string[];
   try {
     const { values, positionals } = parseArgs({
@@ -47,6 +55,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
         out: { type: 'string' },
         status: { type: 'string' },
         review: { type: 'string' },
+        breakage: { type: 'string' },
         primitive: { type: 'string', multiple: true },
         style: { type: 'string' },
         completion: { type: 'string' },
@@ -62,11 +71,12 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     if (positionals.length !== 1) throw new ExportError(`expected one dataset folder, got ${positionals.length}`);
     format = oneOf('format', values.format, EXPORT_FORMATS, 'trl-sft');
     style = oneOf('style', values.style, PROMPT_STYLES, 'standard');
-    if (format === 'swebench' && values.style) throw new ExportError('--style applies to trl-sft and trl-grpo only');
+    if (!FORMATS[format].styled && values.style) throw new ExportError('--style applies to trl-sft and trl-grpo only');
     completion = oneOf('completion', values.completion, COMPLETION_FORMS, 'raw');
     if (format !== 'trl-sft' && values.completion) throw new ExportError('--completion applies to trl-sft only');
-    status = oneOf('status', values.status, StatusFilterSchema.options, 'success');
-    review = oneOf('review', values.review, ReviewFilterSchema.options, 'not-rejected');
+    status = oneOf('status', values.status, StatusFilterSchema.options, DEFAULT_FILTERS.status);
+    review = oneOf('review', values.review, ReviewFilterSchema.options, DEFAULT_FILTERS.review);
+    breakage = oneOf('breakage', values.breakage, BreakageFilterSchema.options, DEFAULT_FILTERS.breakage);
     primitives = values.primitive ?? [];
     dir = positionals[0]!;
     outFile = values.out;
@@ -76,11 +86,11 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
   }
 
   try {
-    const r = await exportDataset({ format, dir, out: outFile, style, completion, filters: { status, review, primitives }, now: deps.now, systemPrompt: deps.systemPrompt });
+    const r = await exportDataset({ format, dir, out: outFile, style, completion, filters: { status, review, breakage, primitives }, now: deps.now, systemPrompt: deps.systemPrompt });
     const s = r.stats;
     out(`Wrote ${r.rows} ${format} row(s) to ${r.out} (dataset card: ${r.card})`);
     out(
-      `  from ${s.valid_lines} valid demonstration line(s): ${s.superseded} superseded, ${s.repeated_record_id} repeated id, ${s.failed} not successful, ${s.review} by review, ${s.primitive} by primitive, ${r.deduplicated} duplicate(s)`,
+      `  from ${s.valid_lines} valid demonstration line(s): ${s.superseded} superseded, ${s.repeated_record_id} repeated id, ${s.failed} not successful, ${s.unbroken} whose breakage did not fail, ${s.review} by review, ${s.primitive} by primitive, ${r.deduplicated} duplicate(s)`,
     );
     for (const p of r.unmatchedPrimitives) out(`  warning: no current demonstration has primitive "${p}"`);
     if (r.problems.length) {

@@ -1,7 +1,7 @@
 // `forgeenv` command line: episodes, primitive checks, the corpus, dataset summary and exports.
 // Exit codes: 0 ok, 1 the command ran but failed (e.g. bad input), 2 usage error, 3 internal error.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkPrimitives, checkScriptOfTask, renderCheckTable, scriptsInFolder, scriptsWithManifest, type CheckScript } from '../env/checkPrimitives';
 import { ForgeEnvironment } from '../env/environment';
@@ -12,8 +12,11 @@ import { tasksDir } from '../env/paths';
 import type { Task } from '../env/schemas';
 import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
 import { DifficultySchema, ExecutionModeSchema, RolloutResultSchema } from '../env/schemas';
+import { outFolderProblem, storeCliEpisode } from './episodeOut';
+import { EXPORT_FORMATS } from '../store/export/formats';
 import { runExportCommand } from './export';
 import { runFidelityCommand } from './fidelity';
+import { runEvaluateCommand, runRescoreCommand } from './rescore';
 import { runSnapshotsCommand } from './snapshots';
 import { runServeCommand } from './serve';
 import { runSummaryCommand } from './summary';
@@ -22,13 +25,15 @@ const USAGE = `forgeenv — the ForgeEnv drift/repair environment on the command
 
 Usage:
   forgeenv episode [--task ID] [--difficulty easy|medium|hard] [--primitive NAME] [--params JSON]
-                   [--repair oracle|none|FILE.diff] [--seed N] [--out FILE.jsonl]
+                   [--repair oracle|none|FILE.diff] [--seed N] [--out DATASET_DIR [--annotator NAME]]
                    [--teacher-state FILE.json] [--hints] [common options]
   forgeenv check-primitives [--scripts DIR [--manifest FILE]] [--primitive NAME]... [--json] [--no-run] [common options]
   forgeenv tasks [--json] [--task-dir DIR]...
   forgeenv primitives [--json]
   forgeenv summary DIR [--json]
-  forgeenv export --format trl-sft|trl-grpo|swebench DIR --out FILE [filters]
+  forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE [filters]
+  forgeenv rescore DIR [--json]
+  forgeenv evaluate --instances FILE --predictions FILE [--json]
   forgeenv serve [--port 7860] [--host 127.0.0.1] [--max-sessions 64] [--max-runs CORES]
                  [--max-queued-runs N] [--session-idle-timeout S] [--mode M] [--python PATH] [--task-dir DIR]...
   forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
@@ -76,6 +81,10 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
         return await runSummaryCommand(rest, out);
       case 'export':
         return await runExportCommand(rest, out);
+      case 'rescore':
+        return await runRescoreCommand(rest, out, err);
+      case 'evaluate':
+        return await runEvaluateCommand(rest, out, err);
       case 'serve':
         return await runServeCommand(rest, out, err);
       case 'snapshots':
@@ -131,10 +140,15 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
       repair: { type: 'string', default: 'oracle' },
       seed: { type: 'string' },
       out: { type: 'string' },
+      annotator: { type: 'string' },
       'teacher-state': { type: 'string' },
       hints: { type: 'boolean', default: false },
     },
   });
+  if (values.out) {
+    const problem = outFolderProblem(resolve(values.out));
+    if (problem) throw new UsageError(problem);
+  } else if (values.annotator) throw new UsageError('--annotator needs --out DATASET_DIR');
   const env = envFrom(values);
   for (const p of env.taskProblems) err(`warning: ${p}`);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
@@ -162,6 +176,7 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
     const diff = readFileSync(file, 'utf8');
     repairGenerate = () => diff;
   }
+  const startedAt = new Date();
   try {
     const result = await rolloutOneEpisode(env, {
       taskId: values.task,
@@ -179,10 +194,11 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
     });
     const line = JSON.stringify(RolloutResultSchema.parse(result));
     if (values.out) {
-      const file = resolve(values.out);
-      mkdirSync(dirname(file), { recursive: true });
-      appendFileSync(file, line + '\n');
-      err(`${result.task_id} ${result.primitive_type}: reward ${result.visible_reward.toFixed(3)}, success ${result.success} → appended to ${file}`);
+      const dir = resolve(values.out);
+      const annotator = values.annotator ?? (values.repair === 'oracle' || values.repair === 'none' ? values.repair : 'cli');
+      const rec = await storeCliEpisode(env, result, dir, { annotator, startedAt, interpreter: String(result.info.interpreter ?? values.python ?? 'python3') });
+      const flag = rec.info.breakage_failed === false ? ' (the breakage did not make the script fail: flagged, left out of training exports)' : '';
+      err(`${result.task_id} ${result.primitive_type}: reward ${result.visible_reward.toFixed(3)}, success ${result.success} → demonstration ${rec.info.record_id} in ${dir}${flag}`);
     } else {
       out(line);
     }

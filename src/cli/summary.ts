@@ -3,13 +3,15 @@ import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { renderSummaryText, summarizeDataset } from '../store/summary';
 
-export const SUMMARY_USAGE = 'Usage: forgeenv summary DIR [--json]';
+export const SUMMARY_USAGE = `Usage: forgeenv summary DIR [--json] [--no-index]
+Reads only what was appended since the last summary (an index in the ForgeEnv cache);
+--no-index reads the whole folder and leaves the index alone.`;
 
 /** `args` are the words after `summary`. Exit codes: 0 ok, 1 folder missing/unreadable, 2 usage. */
 export async function runSummaryCommand(args: string[], out: (s: string) => void): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, 'no-index': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     out(`forgeenv summary: ${(e as Error).message}\n${SUMMARY_USAGE}`);
     return 2;
@@ -29,7 +31,7 @@ export async function runSummaryCommand(args: string[], out: (s: string) => void
     return 1;
   }
   try {
-    const summary = await summarizeDataset(dir);
+    const summary = await summarizeDataset(dir, { index: !parsed.values['no-index'] });
     out(parsed.values.json ? JSON.stringify(summary, null, 2) : renderSummaryText(summary));
     return 0;
   } catch (e) {

@@ -14,12 +14,12 @@ import { ENV_VERSION, ForgeEnvironment } from '../env/environment';
 import type { RepairEvaluation } from '../env/episodeTypes';
 import { probeInterpreter } from '../env/executor';
 import { EmbeddedEpisodeSession, type EpisodeSession } from '../env/episodeSession';
-import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../env/humanEpisode';
+import { startHumanEpisode, type HumanEpisodeStart } from '../env/humanEpisode';
 import { RemoteEnvironmentError } from '../env/remoteBackend';
 import { isCancelledRemoteError, RemoteEpisodeSession } from '../env/remoteEpisodeSession';
 import { loadCorpus, TaskSampler } from '../env/tasks';
 import { snapshotIdOf } from '../env/versions';
-import { createDemonstrationRecord } from '../store/demonstrationBuilder';
+import { buildDemonstration } from '../store/demonstrationBuilder';
 import { DatasetStore } from '../store/datasetStore';
 import { formatProblem } from '../store/jsonlFile';
 import type { SkipReason } from '../store/records';
@@ -676,24 +676,15 @@ export class ForgeEnvController implements vscode.Disposable {
     let recordId: string;
     let record: unknown;
     try {
-      const rollout = buildDemonstration({
+      const rec = buildDemonstration({
         start,
         final,
+        provenance,
         info: {
-          ...provenance,
           library_snapshot: snapshotIdOf(start.libraryVersions) ?? null,
           backend: live.state.backend.kind,
           client: { app: vscode.env.appName, vscode_version: vscode.version, ui_kind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop' },
         },
-      });
-      const rec = createDemonstrationRecord({
-        rollout,
-        originalScript: start.originalScript,
-        episodeId: start.episodeId,
-        seed: start.seed,
-        primitive: start.breakageSpec,
-        libraryVersions: start.libraryVersions,
-        provenance,
       });
       recordId = rec.info.record_id;
       record = rec;

@@ -1,10 +1,9 @@
 // The user-facing side of writing records into the dataset folder: a failed write is reported
 // with Retry / Save As… / Choose Dataset Folder…, and records left from an earlier session are
 // retried on start-up. The records themselves wait safely in PendingWrites until written.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { PendingWrites, pendingAsJsonl, type PendingWrite, type WriteOutcome } from './pendingWrites';
+import { saveEpisodeAs } from '../store/episodeWriter';
+import type { PendingWrites, WriteOutcome } from './pendingWrites';
 
 export class DatasetWriter {
   constructor(
@@ -15,15 +14,6 @@ export class DatasetWriter {
     /** A record reached a dataset (the task queue refreshes). */
     private readonly onStored: () => void,
   ) {}
-
-  /** Queues a record and tries to write it once. */
-  async write(entry: Omit<PendingWrite, 'id' | 'createdAt' | 'timelineWritten'>): Promise<{ outcome: WriteOutcome; id: string }> {
-    const queued = await this.pending.enqueue(entry);
-    const outcome = await this.pending.attempt(queued.id);
-    if (outcome.ok) this.onStored();
-    else this.reportFailure(outcome);
-    return { outcome, id: queued.id };
-  }
 
   reportFailure(outcome: Extract<WriteOutcome, { ok: false }>): void {
     const p = outcome.pending;
@@ -67,11 +57,9 @@ export class DatasetWriter {
       if (!uri) return false;
       file = uri.fsPath;
     }
-    const { record, timeline } = pendingAsJsonl(p);
     try {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, record, { encoding: 'utf8', flag: 'a' });
-      if (timeline) await writeFile(file.replace(/(\.jsonl)?$/, '.timeline.jsonl'), timeline, { encoding: 'utf8', flag: 'a' });
+      // The store's checks and append, into the chosen file: an invalid record is refused here too.
+      await saveEpisodeAs(file, p);
     } catch (e) {
       this.reportFailure({ ok: false, error: `${file}: ${(e as Error).message}`, kind: 'not_writable', pending: p });
       return false;

@@ -2,11 +2,11 @@
 // in this queue (persisted in VS Code's globalState), then written; only a successful write
 // removes it. So a dataset folder that is not writable (read-only, missing drive, full disk)
 // loses nothing: the record waits, survives reloads, and can be retried or saved elsewhere.
-// Timeline first, record second, so a stored record never points at a missing timeline; the
+// The write itself is the store's (storeEpisode: timeline first, then the record); the
 // `timelineWritten` flag keeps a retry from appending the timeline twice. No vscode import.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { DatasetStore } from '../store/datasetStore';
+import { storeEpisode } from '../store/episodeWriter';
 import { DatasetWriteError, RecordValidationError } from '../store/jsonlFile';
 import { TimelineEventSchema } from '../store/records';
 
@@ -83,16 +83,10 @@ export class PendingWrites {
     if (!found) return { ok: false, error: `No pending ForgeEnv record ${id}.`, kind: 'other' };
     let entry = found;
     if (datasetDir && datasetDir !== entry.datasetDir) entry = await this.patch(id, { datasetDir, timelineWritten: entry.timeline.length === 0 });
-    const dataset = new DatasetStore(entry.datasetDir);
     try {
-      if (!entry.timelineWritten) {
-        await dataset.appendTimelineEvents(entry.episodeId, entry.timeline);
+      const { record: stored } = await storeEpisode(entry.datasetDir, entry, async () => {
         entry = await this.patch(id, { timelineWritten: true });
-      }
-      const stored =
-        entry.kind === 'demonstration'
-          ? await dataset.appendDemonstration(entry.record)
-          : await dataset.appendSkip(entry.record as Parameters<DatasetStore['appendSkip']>[0]);
+      });
       await this.remove(id);
       return { ok: true, stored, datasetDir: entry.datasetDir };
     } catch (e) {
@@ -123,12 +117,4 @@ export class PendingWrites {
   private async save(value: unknown[]): Promise<void> {
     await this.store.update(this.key, value);
   }
-}
-
-/** The JSONL text of a queued entry for "Save As…": the record line, and its timeline lines. */
-export function pendingAsJsonl(p: PendingWrite): { record: string; timeline: string } {
-  return {
-    record: JSON.stringify(p.record) + '\n',
-    timeline: p.timeline.map((e) => JSON.stringify(e)).join('\n') + (p.timeline.length ? '\n' : ''),
-  };
 }

@@ -2,7 +2,7 @@
 // the visible reward with its weighted components, the held-out checks, findings and the
 // run's abnormal-end notes (timeout, output cap, forbidden constructs, cancel).
 import type { RepairEvaluation } from '../env/episodeTypes';
-import { MAX_VISIBLE_REWARD, VISIBLE_WEIGHTS } from '../env/reward';
+import { MAX_VISIBLE_REWARD, VISIBLE_WEIGHTS, type HeldOutBreakdown, type VisibleBreakdown } from '../env/reward';
 import { abnormalEndNote, forgeenvNotes } from './diagnosticsModel';
 import type { RunSummary } from './episodeRecord';
 
@@ -41,13 +41,14 @@ export interface ScoreModel {
   history: RunSummary[];
 }
 
-const VISIBLE_HELP: Record<string, [string, string]> = {
+// Typed by the reward's own breakdowns: a key added to or renamed in src/env/reward.ts fails to compile here until labelled.
+const VISIBLE_HELP: Record<keyof VisibleBreakdown, [string, string]> = {
   script_executes: ['Script executes', 'Exit code 0'],
   loss_decreased: ['Loss decreased', 'Share of consecutive logged losses that fall'],
   checkpoint_appeared: ['Checkpoint written', 'The run left a checkpoint'],
   diff_size_penalty: ['Diff size penalty', 'Negative when the repair changes more than half of the lines'],
 };
-const HELD_OUT_HELP: Record<string, [string, string]> = {
+const HELD_OUT_HELP: Record<keyof HeldOutBreakdown, [string, string]> = {
   executed_cleanly: ['Executed cleanly', 'Exit 0, no timeout, no traceback'],
   checkpoint_valid: ['Checkpoint valid', 'A non-empty checkpoint exists'],
   loss_decreased: ['Loss decreased', '(first − last) / first of the logged losses'],

@@ -5,18 +5,15 @@
 import { BaselineDriftGenerator } from './drift/generator';
 import type { EpisodeSession } from './episodeSession';
 import { EnvironmentError } from './environment';
-import type { RepairEvaluation } from './episodeTypes';
 import { migrationHint, type MigrationHint } from './migrationHint';
 import { primitiveCatalog, getPrimitive } from './primitives/registry';
 import { renderDriftGeneratorPrompt, renderRepairAgentPrompt } from './prompts';
 import {
-  RolloutResultSchema,
   type Difficulty,
   type ExecutionResult,
   type LibraryVersions,
   type Observation,
   type PrimitiveSpec,
-  type RolloutResult,
   type Task,
 } from './schemas';
 
@@ -114,38 +111,4 @@ export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisode
     observation: obs2,
     migrationHint: { shown: hint.shown, ...(hint.drift_id ? { drift_id: hint.drift_id } : {}) },
   };
-}
-
-const isolationOf = (final: RepairEvaluation, start: HumanEpisodeStart) => final.execution?.isolation ?? start.brokenExecution.isolation;
-
-/** The RolloutResult line for a finished human episode; `repair_completion` is exactly the scored diff. */
-export function buildDemonstration(args: { start: HumanEpisodeStart; final: RepairEvaluation; info: Record<string, unknown> }): RolloutResult {
-  const { start, final } = args;
-  return RolloutResultSchema.parse({
-    task_id: start.task.task_id,
-    primitive_type: start.breakageSpec.primitive_type,
-    drift_prompt: start.driftPrompt,
-    drift_completion: start.driftCompletion,
-    repair_prompt: start.repairPrompt,
-    repair_completion: final.unified_diff,
-    visible_reward: final.reward,
-    visible_breakdown: final.reward_breakdown,
-    held_out_breakdown: final.held_out_breakdown,
-    success: (final.held_out_breakdown.executed_cleanly ?? 0) > 0.5,
-    error_trace: final.error_trace,
-    info: {
-      episode_id: start.episodeId,
-      seed: start.seed,
-      task_id: start.task.task_id,
-      primitive: { primitive_type: start.breakageSpec.primitive_type, params: start.breakageSpec.params },
-      target_category: start.targetCategory,
-      library_versions: start.libraryVersions,
-      repair_apply: final.apply,
-      findings: final.findings,
-      migration_hint: start.migrationHint ?? { shown: false },
-      // How the scored run was isolated (sandbox/): part of the demonstration's provenance.
-      ...(isolationOf(final, start) ? { isolation: isolationOf(final, start) } : {}),
-      ...args.info,
-    },
-  });
 }

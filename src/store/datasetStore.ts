@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { rawCompletion } from './completion';
 import { recordHash } from './hashing';
 import { appendJsonl, readJsonl, readJsonlFile, RecordValidationError, type JsonlEntry, type StoreProblem } from './jsonlFile';
 import {
@@ -58,7 +59,10 @@ export function demonstrationInconsistency(rec: DemonstrationRecord): string | u
   return expected === rec.info.record_hash ? undefined : `record_hash does not match task_hash + repair_completion (expected ${expected}); the diff was changed after scoring`;
 }
 
-/** Streams the valid demonstrations of a folder; schema or hash failures come out as problems. */
+/**
+ * Streams the valid demonstrations of a folder; schema or hash failures come out as problems.
+ * An old fenced completion is checked against its hash as stored, then handed out raw.
+ */
 export async function* readDemonstrationEntries(dir: string): AsyncGenerator<JsonlEntry<DemonstrationRecord>> {
   const file = join(dir, DATASET_FILES.demonstrations);
   for await (const e of readJsonl(file, DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration })) {
@@ -68,6 +72,7 @@ export async function* readDemonstrationEntries(dir: string): AsyncGenerator<Jso
         yield { ok: false, problem: { file, line: e.line, kind: 'inconsistent', error: why } };
         continue;
       }
+      e.value.repair_completion = rawCompletion(e.value.repair_completion);
     }
     yield e;
   }

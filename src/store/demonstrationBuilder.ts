@@ -1,7 +1,11 @@
-// Turns a finished episode (a RolloutResult) plus provenance into a demonstration record with
-// its id, revision link and hashes filled in, so callers never compute these by hand.
+// The one place a demonstration record is made, for the editor (Submit, Submit Revision) and the
+// CLI (`forgeenv episode --out DIR`) alike: an episode's facts plus the scored repair plus
+// provenance in, a validated record out, with id, revision link, hashes, the timeline file and
+// the breakage flag filled in, so no caller computes these by hand. Validated once, here.
 import { randomUUID } from 'node:crypto';
+import type { RepairEvaluation } from '../env/episodeTypes';
 import type { LibraryVersions, PrimitiveSpec, RolloutResult } from '../env/schemas';
+import { rawCompletion } from './completion';
 import { recordHash, taskHash } from './hashing';
 import { DATASET_FILES, DEMONSTRATION_SCHEMA, DemonstrationRecordSchema, type DemonstrationRecord } from './records';
 
@@ -19,6 +23,28 @@ export interface DemonstrationProvenance {
   runs: number;
 }
 
+/** What an episode was, independent of who repaired it (HumanEpisodeStart has these fields). */
+export interface EpisodeFacts {
+  episodeId: string;
+  seed: number;
+  task: { task_id: string };
+  libraryVersions: LibraryVersions;
+  targetCategory: string;
+  breakageSpec: PrimitiveSpec;
+  originalScript: string;
+  /** The broken script's run: whether the breakage made it fail is recorded with the demonstration. */
+  brokenExecution: { exit_code: number | null; timed_out: boolean; isolation?: string };
+  driftPrompt: string;
+  driftCompletion: string;
+  repairPrompt: string;
+  migrationHint?: { shown: boolean; drift_id?: string };
+}
+
+/** A resubmitted revision whose diff is the one it revises: refused, since it would add nothing. */
+export class IdenticalRevisionError extends Error {
+  override name = 'IdenticalRevisionError';
+}
+
 export interface CreateDemonstrationArgs {
   rollout: RolloutResult;
   /** The unbroken task script (hashed into task_hash, not stored). */
@@ -34,18 +60,44 @@ export interface CreateDemonstrationArgs {
   recordId?: string;
 }
 
-export function timelineFileFor(episodeId: string): string {
-  return `${DATASET_FILES.timelinesDir}/${episodeId}.jsonl`;
+/**
+ * The timeline file of one revision: `timelines/<episode_id>.jsonl` for the first, then
+ * `timelines/<episode_id>.r<N>.jsonl`, so a revision's edits never mix with the original's.
+ */
+export function timelineFileFor(episodeId: string, revision = 1): string {
+  return `${DATASET_FILES.timelinesDir}/${timelineKeyFor(episodeId, revision)}.jsonl`;
 }
 
-/** Builds and validates the record (throws a ZodError-backed Error on bad input). */
+/** The id a timeline is stored under (DatasetStore.appendTimelineEvents). */
+export function timelineKeyFor(episodeId: string, revision = 1): string {
+  return revision <= 1 ? episodeId : `${episodeId}.r${revision}`;
+}
+
+/** Whether the breakage made the broken script fail; `undefined` for records written before this was recorded. */
+export function breakageFailed(rec: { info: Record<string, unknown> }): boolean | undefined {
+  const flag = rec.info.breakage_failed;
+  if (typeof flag === 'boolean') return flag;
+  const exec = rec.info.broken_execution as { exit_code?: unknown } | undefined;
+  if (exec && typeof exec === 'object' && 'exit_code' in exec) return exec.exit_code !== 0;
+  return undefined;
+}
+
+/** Builds and validates the record from a RolloutResult (throws a ZodError-backed Error on bad input). */
 export function createDemonstrationRecord(args: CreateDemonstrationArgs): DemonstrationRecord {
   const th = taskHash({ script: args.originalScript, primitive: args.primitive, seed: args.seed, library_versions: args.libraryVersions });
-  if (args.previous && args.previous.info.task_hash !== th) {
-    throw new Error(`A revision must be of the same task: task hash ${th} differs from the revised record's ${args.previous.info.task_hash}`);
+  const completion = rawCompletion(args.rollout.repair_completion);
+  if (args.previous) {
+    if (args.previous.info.task_hash !== th) {
+      throw new Error(`A revision must be of the same task: task hash ${th} differs from the revised record's ${args.previous.info.task_hash}`);
+    }
+    if (rawCompletion(args.previous.repair_completion) === completion) {
+      throw new IdenticalRevisionError(`This revision's diff is identical to revision ${args.previous.info.revision} (${args.previous.info.record_id}); change the repair before submitting, or discard the revision.`);
+    }
   }
+  const revision = args.previous ? args.previous.info.revision + 1 : 1;
   const record = {
     ...args.rollout,
+    repair_completion: completion,
     info: {
       ...args.rollout.info,
       schema: DEMONSTRATION_SCHEMA,
@@ -56,12 +108,66 @@ export function createDemonstrationRecord(args: CreateDemonstrationArgs): Demons
       primitive: { primitive_type: args.primitive.primitive_type, params: args.primitive.params ?? {} },
       library_versions: args.libraryVersions,
       ...args.provenance,
-      timeline_file: timelineFileFor(args.episodeId),
-      revision: args.previous ? args.previous.info.revision + 1 : 1,
+      timeline_file: timelineFileFor(args.episodeId, revision),
+      revision,
       supersedes: args.previous ? args.previous.info.record_id : null,
       task_hash: th,
-      record_hash: recordHash(th, args.rollout.repair_completion),
+      record_hash: recordHash(th, completion),
     },
   };
   return DemonstrationRecordSchema.parse(record);
+}
+
+export interface BuildDemonstrationArgs {
+  start: EpisodeFacts;
+  /** The final step's evaluation: its diff is exactly what was scored, and is stored raw. */
+  final: RepairEvaluation;
+  provenance: DemonstrationProvenance;
+  /** Extra provenance kept in `info` (client, library_snapshot, reopened_from, …). */
+  info?: Record<string, unknown>;
+  previous?: DemonstrationRecord;
+  recordId?: string;
+}
+
+/** The demonstration of a finished episode. */
+export function buildDemonstration(args: BuildDemonstrationArgs): DemonstrationRecord {
+  const { start, final } = args;
+  const exec = start.brokenExecution;
+  const isolation = final.execution?.isolation ?? exec.isolation;
+  return createDemonstrationRecord({
+    rollout: {
+      task_id: start.task.task_id,
+      primitive_type: start.breakageSpec.primitive_type,
+      drift_prompt: start.driftPrompt,
+      drift_completion: start.driftCompletion,
+      repair_prompt: start.repairPrompt,
+      repair_completion: final.unified_diff,
+      visible_reward: final.reward,
+      visible_breakdown: final.reward_breakdown,
+      held_out_breakdown: final.held_out_breakdown,
+      success: (final.held_out_breakdown.executed_cleanly ?? 0) > 0.5,
+      error_trace: final.error_trace,
+      info: {
+        target_category: start.targetCategory,
+        repair_apply: final.apply,
+        findings: final.findings,
+        migration_hint: start.migrationHint ?? { shown: false },
+        // A breakage that left the script running is no repair task: flagged, and kept out of training exports by default.
+        breakage_failed: exec.exit_code !== 0,
+        broken_execution: { exit_code: exec.exit_code, timed_out: exec.timed_out },
+        // How the scored run was isolated (sandbox/): part of the demonstration's provenance.
+        ...(isolation ? { isolation } : {}),
+        ...args.info,
+      },
+    },
+    originalScript: start.originalScript,
+    // A revision rebuilds the episode (a new environment episode id) but stays the same episode.
+    episodeId: args.previous?.info.episode_id ?? start.episodeId,
+    seed: start.seed,
+    primitive: start.breakageSpec,
+    libraryVersions: start.libraryVersions,
+    provenance: args.provenance,
+    previous: args.previous,
+    recordId: args.recordId,
+  });
 }

@@ -239,8 +239,8 @@ function clip(s: string, max = 400): string {
  * blank lines are ignored. A valid unterminated last line is accepted: its data is complete.
  */
 export async function* readJsonl<S extends z.ZodType>(file: string, schema: S, opts: ReadOptions = {}): AsyncGenerator<JsonlEntry<z.infer<S>>> {
-  const what = opts.what ?? 'record';
   const shown = opts.displayPath ?? file;
+  const lineOpts = { ...opts, displayPath: shown };
   const problem = (line: number, kind: StoreProblemKind, error: string): JsonlEntry<z.infer<S>> => ({ ok: false, problem: { file: shown, line, kind, error } });
   try {
     for await (const raw of readLines(file, opts)) {
@@ -248,29 +248,37 @@ export async function* readJsonl<S extends z.ZodType>(file: string, schema: S, o
         yield problem(raw.line, 'too_long', `line longer than ${opts.maxLineBytes ?? DEFAULT_MAX_LINE} bytes, skipped`);
         continue;
       }
-      let text = raw.text;
-      if (raw.line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.endsWith('\r')) text = text.slice(0, -1);
-      if (text.trim() === '') continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (err) {
-        yield raw.terminated
-          ? problem(raw.line, 'invalid_json', `not valid JSON (${(err as Error).message})`)
-          : problem(raw.line, 'truncated', 'truncated last line (no newline; an interrupted write), skipped');
-        continue;
-      }
-      const parsed = schema.safeParse(json);
-      if (parsed.success) yield { ok: true, line: raw.line, value: parsed.data as z.infer<S> };
-      else {
-        const foreign = opts.foreign?.(json);
-        yield problem(raw.line, 'schema', foreign ? `foreign line: ${foreign}, not a ${what}` : `not a valid ${what}: ${clip(formatZodError(parsed.error))}`);
-      }
+      const e = parseJsonlLine(raw.text, raw.line, raw.terminated, schema, lineOpts);
+      if (e) yield e;
     }
   } catch (err) {
     yield problem(0, 'unreadable', `cannot read: ${(err as Error).message}`);
   }
+}
+
+/**
+ * One line of a JSONL file through `schema` (readJsonl's rules: BOM and `\r` dropped, blank lines
+ * skipped → undefined, an unterminated line that does not parse is `truncated`). Shared with the
+ * summary index, which reads from a byte offset.
+ */
+export function parseJsonlLine<S extends z.ZodType>(raw: string, line: number, terminated: boolean, schema: S, opts: ReadOptions = {}): JsonlEntry<z.infer<S>> | undefined {
+  const problem = (kind: StoreProblemKind, error: string, file: string): JsonlEntry<z.infer<S>> => ({ ok: false, problem: { file, line, kind, error } });
+  let text = raw;
+  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  if (text.trim() === '') return undefined;
+  const file = opts.displayPath ?? '';
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return terminated ? problem('invalid_json', `not valid JSON (${(err as Error).message})`, file) : problem('truncated', 'truncated last line (no newline; an interrupted write), skipped', file);
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, line, value: parsed.data as z.infer<S> };
+  const foreign = opts.foreign?.(json);
+  const what = opts.what ?? 'record';
+  return problem('schema', foreign ? `foreign line: ${foreign}, not a ${what}` : `not a valid ${what}: ${clip(formatZodError(parsed.error))}`, file);
 }
 
 /** Whole-file convenience over readJsonl, for small files (reviews, labels, timelines). */

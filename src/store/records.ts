@@ -61,6 +61,8 @@ export const DemonstrationInfoSchema = z
     supersedes: z.uuid().nullable(),
     task_hash: Sha256Hex,
     record_hash: Sha256Hex,
+    /** Whether the breakage made the broken script fail (absent in records written before it was recorded). */
+    breakage_failed: z.boolean().optional(),
   })
   .superRefine((info, ctx) => {
     // A revision chain must be walkable: only first revisions stand alone.

@@ -1,11 +1,9 @@
-// One streaming pass over a dataset folder into aggregate numbers. Per record we keep only a few
-// numbers and ids (supersession is only known at the end of the file), never the records.
-import { join } from 'node:path';
-import { countDiffLines } from './diffStats';
-import { readDemonstrationEntries } from './datasetStore';
-import { readJsonl, type StoreProblem } from './jsonlFile';
-import { DATASET_FILES, foreignSideRecord, REVIEW_SCHEMA, ReviewRecordSchema, SKIP_SCHEMA, SkipRecordSchema, type ReviewVerdict } from './records';
-import { LatestByKey } from './resolve';
+// Aggregate numbers of a dataset folder. The per-record columns come from the summary index
+// (summaryIndex.ts), which reads only what was appended since the last summary; per record it
+// keeps a few numbers and ids (supersession is only known at the end of the file), never the records.
+import type { StoreProblem } from './jsonlFile';
+import { SortedKeys } from './columns';
+import { readSummaryInput, type UpdateOptions } from './summaryIndex';
 
 export const REWARD_RANGE = [-0.2, 1.8] as const;
 export const REWARD_BIN_WIDTH = 0.2;
@@ -77,25 +75,59 @@ function emptyCounts(): GroupCounts {
   return { submitted: 0, success: 0, failed: 0, skipped: 0 };
 }
 
-function sortedCopy(values: readonly number[]): Float64Array {
-  return Float64Array.from(values).sort();
+type Numbers = ArrayLike<number> & Iterable<number>;
+
+/** The k-th smallest value (0-based) of `a`, reordering it in place (quickselect, O(n)). */
+function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
 }
 
-function medianOfSorted(s: Float64Array): number | null {
-  if (s.length === 0) return null;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+/** The median without sorting (the summary needs no other order statistic). */
+function median(values: Numbers): number | null {
+  if (values.length === 0) return null;
+  const a = Float64Array.from(values);
+  const mid = a.length >> 1;
+  const hi = select(a, mid);
+  if (a.length % 2) return hi;
+  // After select, everything left of mid is <= a[mid]: the lower middle is their maximum.
+  let lo = -Infinity;
+  for (let i = 0; i < mid; i++) if (a[i]! > lo) lo = a[i]!;
+  return (lo + hi) / 2;
 }
 
-function distribution(values: readonly number[]): Distribution {
+function distribution(values: Numbers): Distribution {
   if (values.length === 0) return { count: 0, mean: null, median: null, min: null, max: null };
-  const s = sortedCopy(values);
   let sum = 0;
-  for (const v of s) sum += v;
-  return { count: s.length, mean: sum / s.length, median: medianOfSorted(s), min: s[0]!, max: s[s.length - 1]! };
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return { count: values.length, mean: sum / values.length, median: median(values), min, max };
 }
 
-function rewardHistogram(values: readonly number[]): Bin[] {
+function rewardHistogram(values: Numbers): Bin[] {
   const [lo, hi] = REWARD_RANGE;
   const n = Math.round((hi - lo) / REWARD_BIN_WIDTH);
   const bins: Bin[] = Array.from({ length: n }, (_, i) => ({ from: round(lo + i * REWARD_BIN_WIDTH), to: round(lo + (i + 1) * REWARD_BIN_WIDTH), count: 0 }));
@@ -107,7 +139,7 @@ function rewardHistogram(values: readonly number[]): Bin[] {
   return bins;
 }
 
-function activeHistogram(values: readonly number[]): Bin[] {
+function activeHistogram(values: Numbers): Bin[] {
   const edges = ACTIVE_TIME_EDGES_MS;
   const bins: Bin[] = edges.map((from, i) => ({ from, to: edges[i + 1] ?? null, count: 0 }));
   for (const v of values) {
@@ -126,132 +158,115 @@ function ratio(a: number, b: number): number | null {
   return b === 0 ? null : a / b;
 }
 
-/** Reads DIR once and aggregates. A missing folder is an error; missing files are just empty. */
-export async function summarizeDataset(dir: string): Promise<DatasetSummary> {
-  const problems: StoreProblem[] = [];
-  let problemTotal = 0;
-  const report = (p: StoreProblem) => {
-    problemTotal++;
-    if (problems.length < MAX_LISTED_PROBLEMS) problems.push(p);
-  };
+/**
+ * Aggregates DIR. Only what was appended since the last summary is read (summaryIndex.ts); the
+ * first summary of a folder reads it all. Missing files are just empty.
+ */
+export async function summarizeDataset(dir: string, opts: UpdateOptions = {}): Promise<DatasetSummary> {
+  const input = await readSummaryInput(dir, opts);
+  const { strings, demos, skips, latestReviews } = input;
+  const problems = input.problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line).slice(0, MAX_LISTED_PROBLEMS);
+  const problemTotal = input.problemTotal;
+  const ids = demos.ids;
+  const n = ids.length;
+  const prims = demos.primitive.values;
+  const tasks = demos.task.values;
+  const anns = demos.annotator.values;
+  const success = demos.success.values;
+  const rewards = demos.reward.values;
+  const actives = demos.active.values;
+  const addeds = demos.added.values;
+  const removeds = demos.removed.values;
+  // Resolved by the index as lines arrived: first line of each id, supersession, latest verdicts.
+  const firstLine = demos.first.values;
+  const isSuperseded = demos.superseded.values;
+  const verdictOf = demos.verdict.values;
 
-  const latestReview = new LatestByKey<{ at: string; verdict: ReviewVerdict }>();
-  for await (const e of readJsonl(join(dir, DATASET_FILES.reviews), ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA) })) {
-    if (e.ok) latestReview.add(e.value.record_id, { at: e.value.at, verdict: e.value.verdict });
-    else report(e.problem);
+  // Groups by string-table number; names are looked up once at the end.
+  type PrimGroup = GroupCounts & { active: number[]; rewards: number[] };
+  type AnnGroup = GroupCounts & { active_ms_total: number };
+  const byPrimitive: PrimGroup[] = [];
+  const byTask: GroupCounts[] = [];
+  const byAnnotator: AnnGroup[] = [];
+  const prim = (k: number) => (byPrimitive[k] ??= { ...emptyCounts(), active: [], rewards: [] });
+  const tsk = (k: number) => (byTask[k] ??= emptyCounts());
+  const ann = (k: number) => (byAnnotator[k] ??= { ...emptyCounts(), active_ms_total: 0 });
+
+  const sp = skips.primitive.values;
+  const st = skips.task.values;
+  const sa = skips.annotator.values;
+  for (let i = 0; i < sp.length; i++) {
+    prim(sp[i]!).skipped++;
+    tsk(st[i]!).skipped++;
+    ann(sa[i]!).skipped++;
   }
+  const skipped = sp.length;
 
-  // Compact per-record columns, filled in file order.
-  const ids: string[] = [];
-  const superseded = new Set<string>();
-  const primitive: string[] = [];
-  const task: string[] = [];
-  const annotator: string[] = [];
-  const success: boolean[] = [];
-  const reward: number[] = [];
-  const active: number[] = [];
-  const added: number[] = [];
-  const removed: number[] = [];
-  const recordHashes: string[] = [];
-  const taskHashes: string[] = [];
-  for await (const e of readDemonstrationEntries(dir)) {
-    if (!e.ok) {
-      report(e.problem);
-      continue;
-    }
-    const r = e.value;
-    ids.push(r.info.record_id);
-    if (r.info.supersedes) superseded.add(r.info.supersedes);
-    primitive.push(r.primitive_type);
-    task.push(r.task_id);
-    annotator.push(r.info.annotator_id);
-    success.push(r.success);
-    reward.push(r.visible_reward);
-    active.push(r.info.active_ms);
-    const d = countDiffLines(r.repair_completion);
-    added.push(d.added);
-    removed.push(d.removed);
-    recordHashes.push(r.info.record_hash);
-    taskHashes.push(r.info.task_hash);
-  }
-
-  const byPrimitive = new Map<string, GroupCounts & { active: number[]; rewards: number[] }>();
-  const byTask = new Map<string, GroupCounts>();
-  const byAnnotator = new Map<string, GroupCounts & { active_ms_total: number }>();
-  const prim = (k: string) => byPrimitive.get(k) ?? byPrimitive.set(k, { ...emptyCounts(), active: [], rewards: [] }).get(k)!;
-  const tsk = (k: string) => byTask.get(k) ?? byTask.set(k, emptyCounts()).get(k)!;
-  const ann = (k: string) => byAnnotator.get(k) ?? byAnnotator.set(k, { ...emptyCounts(), active_ms_total: 0 }).get(k)!;
-
-  for await (const e of readJsonl(join(dir, DATASET_FILES.skips), SkipRecordSchema, { what: 'skip', foreign: foreignSideRecord('skip', SKIP_SCHEMA) })) {
-    if (!e.ok) {
-      report(e.problem);
-      continue;
-    }
-    prim(e.value.primitive.primitive_type).skipped++;
-    tsk(e.value.task_id).skipped++;
-    ann(e.value.annotator_id).skipped++;
-  }
-  let skipped = 0;
-  for (const g of byTask.values()) skipped += g.skipped;
-
-  const cur = { reward: [] as number[], active: [] as number[], added: [] as number[], removed: [] as number[], changed: [] as number[] };
-  const seen = new Set<string>();
-  const recordHashCount = new Map<string, number>();
-  const taskHashCount = new Map<string, number>();
+  const current = new Int32Array(n);
+  let submitted = 0;
   let nSuccess = 0;
   let supersededCount = 0;
   let empty = 0;
   const reviews = { approved: 0, rejected: 0, unreviewed: 0, reviews_of_unknown_records: 0 };
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    if (superseded.has(id)) {
+  let reviewedRecords = 0;
+  const count = (g: GroupCounts, ok: boolean) => {
+    g.submitted++;
+    if (ok) g.success++;
+    else g.failed++;
+  };
+  for (let i = 0; i < n; i++) {
+    const first = firstLine[i]!;
+    if (first === i && verdictOf[i] !== -1) reviewedRecords++;
+    if (isSuperseded[first]) {
       supersededCount++;
       continue;
     }
-    if (seen.has(id)) continue; // the same record written twice counts once
-    seen.add(id);
-    const ok = success[i]!;
+    if (first !== i) continue; // the same record written twice counts once
+    current[submitted++] = i;
+    const ok = success[i] === 1;
     if (ok) nSuccess++;
-    for (const g of [prim(primitive[i]!), tsk(task[i]!), ann(annotator[i]!)]) {
-      g.submitted++;
-      if (ok) g.success++;
-      else g.failed++;
-    }
-    ann(annotator[i]!).active_ms_total += active[i]!;
-    prim(primitive[i]!).active.push(active[i]!);
-    prim(primitive[i]!).rewards.push(reward[i]!);
-    cur.reward.push(reward[i]!);
-    cur.active.push(active[i]!);
-    cur.added.push(added[i]!);
-    cur.removed.push(removed[i]!);
-    cur.changed.push(added[i]! + removed[i]!);
-    if (added[i]! + removed[i]! === 0) empty++;
-    recordHashCount.set(recordHashes[i]!, (recordHashCount.get(recordHashes[i]!) ?? 0) + 1);
-    taskHashCount.set(taskHashes[i]!, (taskHashCount.get(taskHashes[i]!) ?? 0) + 1);
-    const verdict = latestReview.get(id)?.verdict;
-    if (verdict === 'approve') reviews.approved++;
-    else if (verdict === 'reject') reviews.rejected++;
+    const p = prim(prims[i]!);
+    const a = ann(anns[i]!);
+    count(p, ok);
+    count(tsk(tasks[i]!), ok);
+    count(a, ok);
+    a.active_ms_total += actives[i]!;
+    p.active.push(actives[i]!);
+    p.rewards.push(rewards[i]!);
+    if (addeds[i]! + removeds[i]! === 0) empty++;
+    const verdict = verdictOf[i];
+    if (verdict === 1) reviews.approved++;
+    else if (verdict === 0) reviews.rejected++;
     else reviews.unreviewed++;
   }
-  const allIds = new Set(ids);
-  for (const [id] of latestReview.toMap()) if (!allIds.has(id)) reviews.reviews_of_unknown_records++;
+  const pick = (f: (i: number) => number) => {
+    const out = new Float64Array(submitted);
+    for (let k = 0; k < submitted; k++) out[k] = f(current[k]!);
+    return out;
+  };
+  const cur = { reward: pick((i) => rewards[i]!), active: pick((i) => actives[i]!), added: pick((i) => addeds[i]!), removed: pick((i) => removeds[i]!), changed: pick((i) => addeds[i]! + removeds[i]!) };
 
-  let recordGroups = 0;
-  let extra = 0;
-  for (const n of recordHashCount.values()) if (n > 1) (recordGroups++, (extra += n - 1));
-  let taskGroups = 0;
-  for (const n of taskHashCount.values()) if (n > 1) taskGroups++;
+  reviews.reviews_of_unknown_records = latestReviews.size - reviewedRecords;
+  const { groups: recordGroups, extra } = new SortedKeys(demos.recordHashKey.values, demos.recordHash, current.subarray(0, submitted)).duplicates();
+  const { groups: taskGroups } = new SortedKeys(demos.taskHashKey.values, demos.taskHash, current.subarray(0, submitted)).duplicates();
 
-  const submitted = seen.size;
   const sortedKeys = <V>(m: Map<string, V>) => [...m.keys()].sort();
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const byName = <V>(groups: V[]): Map<string, V> => new Map(groups.flatMap((v, k) => (v === undefined ? [] : [[strings[k]!, v] as [string, V]])));
+  const primitivesByName = byName(byPrimitive);
+  const tasksByName = byName(byTask);
+  const annotatorsByName = byName(byAnnotator);
+  const sum = (xs: Numbers) => {
+    let t = 0;
+    for (const x of xs) t += x;
+    return t;
+  };
   return {
     dir,
     counts: { demonstration_lines: ids.length, submitted, success: nSuccess, failed: submitted - nSuccess, skipped, superseded: supersededCount },
     success_rate: ratio(nSuccess, submitted),
     by_primitive: Object.fromEntries(
-      sortedKeys(byPrimitive).map((k) => {
-        const g = byPrimitive.get(k)!;
+      sortedKeys(primitivesByName).map((k) => {
+        const g = primitivesByName.get(k)!;
         return [
           k,
           {
@@ -260,14 +275,14 @@ export async function summarizeDataset(dir: string): Promise<DatasetSummary> {
             failed: g.failed,
             skipped: g.skipped,
             success_rate: ratio(g.success, g.submitted),
-            active_ms_median: medianOfSorted(sortedCopy(g.active)),
+            active_ms_median: median(g.active),
             reward_mean: g.rewards.length ? sum(g.rewards) / g.rewards.length : null,
           },
         ];
       }),
     ),
-    by_task: Object.fromEntries(sortedKeys(byTask).map((k) => [k, byTask.get(k)!])),
-    by_annotator: Object.fromEntries(sortedKeys(byAnnotator).map((k) => [k, byAnnotator.get(k)!])),
+    by_task: Object.fromEntries(sortedKeys(tasksByName).map((k) => [k, tasksByName.get(k)!])),
+    by_annotator: Object.fromEntries(sortedKeys(annotatorsByName).map((k) => [k, annotatorsByName.get(k)!])),
     reward: { ...distribution(cur.reward), histogram: rewardHistogram(cur.reward) },
     active_ms: { ...distribution(cur.active), total: sum(cur.active), histogram: activeHistogram(cur.active) },
     diff: {
@@ -278,7 +293,7 @@ export async function summarizeDataset(dir: string): Promise<DatasetSummary> {
     },
     reviews,
     duplicates: { record_hash_groups: recordGroups, task_hash_groups: taskGroups, extra_copies: extra },
-    problems: { total: problemTotal, listed: problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line) },
+    problems: { total: problemTotal, listed: problems },
   };
 }
 

@@ -2,13 +2,13 @@
 // dataset built from real episodes (the environment breaks a corpus task and scores repairs).
 import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { createRepairDiff } from '../../src/env/diff';
 import { ForgeEnvironment, ENV_VERSION } from '../../src/env/environment';
-import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../../src/env/humanEpisode';
+import { startHumanEpisode, type HumanEpisodeStart } from '../../src/env/humanEpisode';
 import { DatasetStore } from '../../src/store/datasetStore';
-import { createDemonstrationRecord } from '../../src/store/demonstrationBuilder';
+import { buildDemonstration } from '../../src/store/demonstrationBuilder';
 import { DemonstrationRecordSchema, LabelRecordSchema, ReviewRecordSchema, type DemonstrationRecord } from '../../src/store/records';
 import { api, ok, readJsonl, workspaceDir } from './helpers';
 
@@ -48,15 +48,7 @@ async function record(e: { env: ForgeEnvironment; start: HumanEpisodeStart }, re
     wall_ms: 180_000,
     runs: 1,
   };
-  return createDemonstrationRecord({
-    rollout: buildDemonstration({ start: e.start, final, info: provenance }),
-    originalScript: e.start.originalScript,
-    episodeId: e.start.episodeId,
-    seed: e.start.seed,
-    primitive: e.start.breakageSpec,
-    libraryVersions: e.start.libraryVersions,
-    provenance,
-  });
+  return buildDemonstration({ start: e.start, final, provenance });
 }
 
 suite('Review: label, review walk, reopen, summary', () => {
@@ -142,7 +134,19 @@ suite('Review: label, review walk, reopen, summary', () => {
 
   test('Reopen writes a new revision that supersedes the old record; the old line stays', async function () {
     this.timeout(60_000);
-    const revised = first.start.originalScript;
+    // Resubmitting the same repair is refused with a message, and the revision stays open until discarded.
+    const same = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }>('forgeenv.review.reopen', {
+      recordId: recs[0]!.info.record_id,
+      dataset: dir,
+      script: first.start.originalScript,
+      submit: true,
+    });
+    assert.equal(same.ok, false);
+    assert.equal(same.reason, 'unchanged');
+    assert.match(same.message ?? '', /identical/);
+    await ok('forgeenv.review.discardRevision');
+    assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3, 'nothing was written');
+    const revised = first.start.originalScript + '# checked by hand\n';
     const r = await ok<{ stored: { recordId: string; revision: number; supersedes: string } }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir, script: revised, submit: true });
     assert.equal(r.stored.revision, 2);
     assert.equal(r.stored.supersedes, recs[0]!.info.record_id);
@@ -153,6 +157,9 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(last.info.record_id, r.stored.recordId);
     assert.equal(last.info.task_hash, recs[0]!.info.task_hash);
     assert.equal(last.success, true);
+    assert.equal(last.info.timeline_file, `timelines/${recs[0]!.info.episode_id}.r2.jsonl`, 'the revision has its own timeline');
+    const events = readJsonl(join(dir, last.info.timeline_file)) as Array<{ kind: string; event?: string }>;
+    assert.ok(events.some((e) => e.kind === 'run') && events.some((e) => e.event === 'submit'), JSON.stringify(events));
     const snap = await new DatasetStore(dir).readAll();
     assert.ok(!snap.demonstrations.current.some((x) => x.info.record_id === recs[0]!.info.record_id));
     assert.ok(snap.demonstrations.current.some((x) => x.info.record_id === r.stored.recordId));
@@ -173,7 +180,12 @@ suite('Review: label, review walk, reopen, summary', () => {
 
   test('Export writes the chosen format through the store exporter', async () => {
     const out = join(mkdtempSync(join(workspaceDir(), 'exports-')), 'review-sft.jsonl');
-    const r = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', { format: 'trl-sft', dataset: dir, out });
+    // This task's breakage does not make the script fail in its snapshot (a deprecation): the
+    // default filters leave such episodes out, `breakage: any` takes them.
+    const def = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', { format: 'trl-sft', dataset: dir, out: join(dirname(out), 'default', 'sft.jsonl') });
+    assert.equal(def.rows, 0);
+    assert.match(readFileSync(def.card, 'utf8'), /breakage did not make the script fail \| −[1-9]/);
+    const r = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', { format: 'trl-sft', dataset: dir, out, filters: { breakage: 'any' } });
     const rows = readFileSync(out, 'utf8').split('\n').filter(Boolean);
     assert.equal(rows.length, r.rows);
     assert.ok(r.rows >= 1);

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { RolloutResultSchema } from '../../src/env/schemas';
+import { DemonstrationRecordSchema } from '../../src/store/records';
 
 const root = resolve(__dirname, '../..');
 function forgeenv(...args: string[]) {
@@ -18,19 +19,33 @@ function forgeenv(...args: string[]) {
 }
 
 describe('forgeenv CLI', () => {
-  test('episode --repair oracle appends a valid, successful RolloutResult line', () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'forgeenv-cli-')), 'runs.jsonl');
+  test('episode --out DIR stores demonstrations that summary and export read (raw completions)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'forgeenv-cli-'));
+    const dir = join(root, 'dataset');
     for (let i = 0; i < 2; i++) {
-      const r = forgeenv('episode', '--task', 'bert_ner', '--repair', 'oracle', '--seed', String(i), '--out', out);
+      const r = forgeenv('episode', '--task', 'bert_ner', '--repair', 'oracle', '--seed', String(i), '--out', dir);
       assert.equal(r.code, 0, r.stderr);
     }
-    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    const lines = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').trim().split('\n');
     assert.equal(lines.length, 2, 'appends, never overwrites');
     for (const line of lines) {
-      const rec = RolloutResultSchema.parse(JSON.parse(line));
+      const rec = DemonstrationRecordSchema.parse(JSON.parse(line));
       assert.equal(rec.task_id, 'bert_ner');
       assert.equal(rec.success, true);
+      assert.equal(rec.info.annotator_id, 'oracle');
+      assert.equal(rec.info.breakage_failed, true);
+      assert.match(rec.repair_completion, /^(diff --git|--- a\/train\.py)/, 'stored raw, not in a ```diff fence');
+      assert.ok(existsSync(join(dir, rec.info.timeline_file)), 'its timeline is stored');
     }
+    const out = join(root, 'exports', 'sft.jsonl');
+    const exp = forgeenv('export', '--format', 'trl-sft', dir, '--out', out, '--completion', 'fenced');
+    assert.equal(exp.code, 0, exp.stdout + exp.stderr);
+    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { completion: string });
+    assert.equal(rows.length, 2, 'a dataset made with the CLI exports');
+    for (const r of rows) assert.equal(r.completion.match(/```diff/g)?.length, 1, 'fenced exactly once');
+    const asFile = forgeenv('episode', '--task', 'bert_ner', '--out', join(root, 'runs.jsonl'));
+    assert.equal(asFile.code, 2);
+    assert.match(asFile.stderr, /dataset folder/);
   });
 
   test('episode --repair none fails the episode; a diff file is used as the repair', () => {

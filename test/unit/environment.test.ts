@@ -1,11 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { ForgeEnvironment } from '../../src/env/environment';
-import { startHumanEpisode, buildDemonstration } from '../../src/env/humanEpisode';
+import { startHumanEpisode } from '../../src/env/humanEpisode';
+import { buildDemonstration } from '../../src/store/demonstrationBuilder';
 import { applyRepairDiff, createRepairDiff } from '../../src/env/diff';
 import { ObservationSchema, RolloutResultSchema } from '../../src/env/schemas';
 
 const env = new ForgeEnvironment({ timeoutMs: 30_000 });
+const TEST_PROVENANCE = {
+  session_id: 's',
+  annotator_id: 'tester',
+  mode: 'simulated' as const,
+  interpreter: 'python3',
+  extension_version: '0.1.0',
+  env_version: '0.1.0',
+  started_at: '2025-03-01T10:00:00.000Z',
+  submitted_at: '2025-03-01T10:01:00.000Z',
+  active_ms: 1,
+  wall_ms: 1,
+  runs: 1,
+};
 after(() => env.dispose());
 
 describe('ForgeEnvironment state machine', () => {
@@ -86,8 +100,9 @@ describe('ForgeEnvironment state machine', () => {
     const again = await env.step({ repair: { unified_diff: oracle } });
     assert.equal(again.info.error_kind, 'wrong_phase');
 
-    const demo = buildDemonstration({ start, final: evaluation, info: { annotator_id: 'tester' } });
+    const demo = buildDemonstration({ start, final: evaluation, provenance: TEST_PROVENANCE });
     RolloutResultSchema.parse(demo);
+    assert.equal(demo.info.breakage_failed, true, 'the breakage made the script fail');
     assert.equal(demo.repair_completion, oracle);
     assert.equal(demo.success, true);
     const applied = applyRepairDiff(start.brokenScript, demo.repair_completion);

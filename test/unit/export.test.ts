@@ -82,7 +82,7 @@ describe('golden exports of test/fixtures/datasets/small', () => {
 describe('export selection', () => {
   test('default: current, successful, not rejected; identical repeats dropped', async () => {
     const { result, rows, card } = await exportTo('trl-sft');
-    assert.deepEqual(result.stats, { valid_lines: 7, superseded: 1, repeated_record_id: 0, failed: 1, review: 1, primitive: 0, selected: 4 });
+    assert.deepEqual(result.stats, { valid_lines: 7, superseded: 1, repeated_record_id: 0, failed: 1, unbroken: 0, review: 1, primitive: 0, selected: 4 });
     assert.equal(result.deduplicated, 1, 'carol repeated alice’s exact diff on the same task');
     assert.equal(rows.length, 3);
     assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'completion']);
@@ -204,6 +204,50 @@ describe('export safety', () => {
     await exportDataset({ format: 'trl-sft', dir, out: sub, systemPrompt: SYSTEM });
     await exportDataset({ format: 'trl-sft', dir, out: sub, systemPrompt: SYSTEM });
     assert.equal(readRows(sub).length, 1);
+  });
+});
+
+describe('data that means what it says', () => {
+  test('an episode whose breakage did not fail is left out by default; --breakage any includes it', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    await store.appendDemonstration(makeDemo({ n: 1, breakageFailed: true }));
+    await store.appendDemonstration(makeDemo({ n: 2, taskId: 'task_b', breakageFailed: false }));
+    await store.appendDemonstration(makeDemo({ n: 3, taskId: 'task_c' }));
+    const outDir = tempDir();
+    const def = await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'a', 'sft.jsonl'), systemPrompt: SYSTEM });
+    assert.equal(def.rows, 2, 'the unbroken one is left out; unknown (old records) counts as broken');
+    assert.equal(def.stats.unbroken, 1);
+    assert.match(readFileSync(def.card, 'utf8'), /\| breakage did not make the script fail \| −1 \|/);
+    const all = await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'b', 'sft.jsonl'), systemPrompt: SYSTEM, filters: { breakage: 'any' } });
+    assert.equal(all.rows, 3);
+    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'c', 'sft.jsonl'), filters: { breakage: 'nope' as 'any' } }), /Invalid export filters/);
+  });
+
+  test('a card is never silently replaced by another export\'s', async () => {
+    const dir = tempDir();
+    await new DatasetStore(dir).appendDemonstration(makeDemo({ n: 1 }));
+    const outDir = tempDir();
+    const sft = await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'sft.jsonl'), systemPrompt: SYSTEM });
+    const card = readFileSync(sft.card, 'utf8');
+    await assert.rejects(exportDataset({ format: 'trl-grpo', dir, out: join(outDir, 'grpo.jsonl'), systemPrompt: SYSTEM }), /dataset card of sft\.jsonl/);
+    assert.equal(readFileSync(sft.card, 'utf8'), card, 'the first card is untouched');
+    assert.equal(existsSync(join(outDir, 'grpo.jsonl')), false);
+    await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'sft.jsonl'), systemPrompt: SYSTEM, filters: { status: 'all' } });
+    assert.match(readFileSync(sft.card, 'utf8'), /status: `all`/, 're-exporting the same file replaces its own card');
+  });
+
+  test('swebench-instances: one uniform row per prediction instance, with what re-scoring needs', async () => {
+    const preds = await exportTo('swebench');
+    const inst = await exportTo('swebench-instances');
+    assertUniformColumns(inst.rows);
+    assert.deepEqual(inst.rows.map((r) => r.instance_id), preds.rows.map((r) => r.instance_id));
+    for (const r of inst.rows) {
+      assert.deepEqual(JSON.parse(r.FAIL_TO_PASS as string), ['executed_cleanly']);
+      assert.equal(typeof r.seed, 'number');
+      assert.equal(r.base_commit, (r.instance_id as string).split('__')[0] === r.task_id ? r.base_commit : 'x');
+      assert.equal(typeof JSON.parse(r.library_versions as string), 'object');
+    }
   });
 });
 

@@ -11,7 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { ForgeEnvironment } from '../../src/env/environment';
 import { executeScript, simulatedBytecodeCache, type RunOptions, type RunResult } from '../../src/env/executor';
-import { buildDemonstration, startHumanEpisode } from '../../src/env/humanEpisode';
+import { startHumanEpisode } from '../../src/env/humanEpisode';
+import { buildDemonstration } from '../../src/store/demonstrationBuilder';
 import { resourcesDir } from '../../src/env/paths';
 import { rolloutOneEpisode } from '../../src/env/rollout';
 import { bwrapArgs, normalizeReadOnly } from '../../src/env/sandbox/bwrap';
@@ -298,7 +299,8 @@ describe('sandboxed runs (bubblewrap)', () => {
       assert.equal(start.observation.info.sandbox_warning, undefined);
       const final = await env.evaluateRepair(env.oracleDiff());
       assert.equal(final.execution?.isolation, 'bubblewrap');
-      const demo = buildDemonstration({ start, final, info: {} });
+      const provenance = { session_id: 's', annotator_id: 'a', mode: 'simulated' as const, interpreter: 'python3', extension_version: '0', env_version: '0', started_at: '', submitted_at: '', active_ms: 0, wall_ms: 0, runs: 1 };
+      const demo = buildDemonstration({ start, final, provenance });
       assert.equal(demo.info.isolation, 'bubblewrap');
     } finally {
       await env.dispose();

@@ -1,14 +1,19 @@
 // Builders for crafted dataset folders used by the store, summary and export tests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { createDemonstrationRecord, type DemonstrationProvenance } from '../../src/store/demonstrationBuilder';
 import type { DemonstrationRecord } from '../../src/store/records';
+import { summaryIndexPath } from '../../src/store/summaryIndex';
 
 const created: string[] = [];
 after(() => {
-  for (const d of created) rmSync(d, { recursive: true, force: true });
+  for (const d of created) {
+    // The summary index of a temp folder would outlive it in the cache.
+    rmSync(summaryIndexPath(realpathSync(d)), { force: true });
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 /** A fresh temp folder, removed when the test file finishes. */
@@ -37,6 +42,8 @@ export interface DemoSpec {
   script?: string;
   previous?: DemonstrationRecord;
   versions?: Record<string, string>;
+  /** Recorded info.breakage_failed (absent: a record from before the flag). */
+  breakageFailed?: boolean;
 }
 
 export function diffOf(added: number, removed: number, file = 'train.py'): string {
@@ -68,7 +75,8 @@ export function makeDemo(s: DemoSpec): DemonstrationRecord {
   const params = s.params ?? { old_name: 'eval_strategy', new_name: 'evaluation_strategy' };
   const versions = s.versions ?? { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' };
   const success = s.success ?? true;
-  const diff = s.diff ?? diffOf(1, 1);
+  // A revision changes the repair (an identical one is refused), so its default diff grows a line per revision.
+  const diff = s.diff ?? diffOf(1 + (s.previous ? s.previous.info.revision : 0), 1);
   const episodeId = s.previous?.info.episode_id ?? `ep-${s.n}`;
   return createDemonstrationRecord({
     rollout: {
@@ -83,7 +91,7 @@ export function makeDemo(s: DemoSpec): DemonstrationRecord {
       held_out_breakdown: { executed_cleanly: success ? 1 : 0 },
       success,
       error_trace: success ? '' : 'Traceback (most recent call last):\nTypeError: boom',
-      info: { target_category: primitive },
+      info: { target_category: primitive, ...(s.breakageFailed === undefined ? {} : { breakage_failed: s.breakageFailed }) },
     },
     originalScript: s.script ?? `# script of ${taskId}\nprint("hello")\n`,
     episodeId,

@@ -1,9 +1,12 @@
-// "Export dataset": format → save dialog → the store's exporter, with progress.
+// "Export dataset": format → filters (the CLI's, from the same schema) → save dialog → the
+// store's exporter, with progress.
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { exportDataset, type ExportResult } from '../../store/export/exportDataset';
-import { EXPORT_FORMATS, FORMATS, type ExportFormat } from '../../store/export/formats';
+import { COMPLETION_FORMS, EXPORT_FORMATS, FORMATS, PROMPT_STYLES, type ExportFormat } from '../../store/export/formats';
+import { DEFAULT_FILTERS, FILTER_CHOICES, SelectionFiltersSchema, type SelectionFilters } from '../../store/export/selection';
+import { breakagePrimitives } from '../../env/primitives/registry';
 import { refusal, type CommandResult } from '../commandArgs';
 import { datasetFolderSetting } from './reviewSettings';
 
@@ -12,10 +15,48 @@ export const ExportArgsSchema = z
     format: z.enum(EXPORT_FORMATS).optional(),
     out: z.string().min(1).optional(),
     dataset: z.string().min(1).optional(),
+    /** The CLI's filters (partial: the rest take the defaults); given, no filter pickers are shown. */
+    filters: SelectionFiltersSchema.partial().optional(),
+    style: z.enum(PROMPT_STYLES).optional(),
+    completion: z.enum(COMPLETION_FORMS).optional(),
   })
   .strict();
 
-export async function exportCommand(context: vscode.ExtensionContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated'>>> {
+type ChoiceKey = keyof typeof FILTER_CHOICES;
+
+function describeFilters(f: SelectionFilters): string {
+  return `${f.status}, review ${f.review}, breakage ${f.breakage}, ${f.primitives.length ? f.primitives.join(' ') : 'all primitives'}`;
+}
+
+/** The filter pickers: defaults in one step, or each filter as the CLI offers it. undefined: cancelled. */
+async function pickFilters(): Promise<SelectionFilters | undefined> {
+  const how = await vscode.window.showQuickPick(
+    [
+      { label: 'Default filters', detail: describeFilters(DEFAULT_FILTERS), custom: false },
+      { label: 'Choose filters…', detail: 'outcome, review verdict, breakage, primitives (as forgeenv export --status/--review/--breakage/--primitive)', custom: true },
+    ],
+    { title: 'ForgeEnv: which demonstrations to export', ignoreFocusOut: true },
+  );
+  if (!how) return undefined;
+  if (!how.custom) return DEFAULT_FILTERS;
+  const chosen: Record<string, unknown> = {};
+  for (const key of Object.keys(FILTER_CHOICES) as ChoiceKey[]) {
+    const c = FILTER_CHOICES[key];
+    const items = Object.entries(c.values).map(([value, detail]) => ({ label: value, description: value === DEFAULT_FILTERS[key] ? 'default' : undefined, detail: detail as string }));
+    const picked = await vscode.window.showQuickPick(items, { title: `ForgeEnv export: ${c.title} (${c.flag})`, ignoreFocusOut: true });
+    if (!picked) return undefined;
+    chosen[key] = picked.label;
+  }
+  const prims = await vscode.window.showQuickPick(
+    breakagePrimitives().map((p) => ({ label: p.name, description: p.category })),
+    { title: 'ForgeEnv export: primitives (--primitive; none selected = all)', canPickMany: true, ignoreFocusOut: true },
+  );
+  if (!prims) return undefined;
+  chosen.primitives = prims.map((p) => p.label);
+  return SelectionFiltersSchema.parse(chosen);
+}
+
+export async function exportCommand(context: vscode.ExtensionContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated' | 'filters'>>> {
   const parsed = ExportArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Dataset: ${parsed.error.message}`);
   const args = parsed.data;
@@ -29,12 +70,15 @@ export async function exportCommand(context: vscode.ExtensionContext, rawArgs: u
     format = picked?.format;
   }
   if (!format) return refusal('cancelled', 'No format chosen.');
+  const filters = args.filters ? SelectionFiltersSchema.parse(args.filters) : args.out ? DEFAULT_FILTERS : await pickFilters();
+  if (!filters) return refusal('cancelled', 'No filters chosen.');
   let out = args.out;
   if (!out) {
     const target = await vscode.window.showSaveDialog({
-      title: `Export ${format} (a dataset card README.md is written beside it)`,
+      title: `Export ${format} (its dataset card README.md is written beside it: one export per folder)`,
       filters: { JSONL: ['jsonl'] },
-      defaultUri: vscode.Uri.file(join(dirname(dir), 'exports', `${format}.jsonl`)),
+      // A folder per format, so each export's card sits beside its own data file.
+      defaultUri: vscode.Uri.file(join(dirname(dir), 'exports', format, `${format}.jsonl`)),
     });
     out = target?.fsPath;
   }
@@ -44,14 +88,14 @@ export async function exportCommand(context: vscode.ExtensionContext, rawArgs: u
   try {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: exporting ${chosen}` },
-      () => exportDataset({ format: chosen, dir, out: target }),
+      () => exportDataset({ format: chosen, dir, out: target, filters, style: args.style, completion: args.completion }),
     );
     if (!args.out) {
       void vscode.window.showInformationMessage(`ForgeEnv: exported ${result.rows} rows (${result.deduplicated} deduplicated) to ${result.out}.`, 'Open').then((c) => {
         if (c === 'Open') void vscode.window.showTextDocument(vscode.Uri.file(result.out));
       });
     }
-    return { ok: true, out: result.out, card: result.card, rows: result.rows, deduplicated: result.deduplicated };
+    return { ok: true, out: result.out, card: result.card, rows: result.rows, deduplicated: result.deduplicated, filters: result.filters };
   } catch (e) {
     const msg = `Export failed: ${e instanceof Error ? e.message : String(e)}`;
     void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);

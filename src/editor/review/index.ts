@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { guarded } from '../lab/commandGuard';
 import { labelCommand } from './labelCommand';
 import { exportCommand } from './exportCommand';
+import { rescoreCommand } from './rescoreCommand';
 import { REVIEW_SCHEME, ReviewCodeLens, ReviewController } from './reviewMode';
 import { discardRevisionCommand, disposeRevision, reopenCommand, submitRevisionCommand } from './reopen';
 import { SummaryPanel } from './summaryPanel';
@@ -44,6 +45,7 @@ export function registerReview(context: vscode.ExtensionContext, deps: ReviewDep
     cmd('forgeenv.review.discardRevision', () => discardRevisionCommand()),
     cmd('forgeenv.review.summary', (a) => summary.open(a)),
     cmd('forgeenv.review.export', (a) => exportCommand(context, a)),
+    cmd('forgeenv.review.rescore', (a) => rescoreCommand(context, log, a)),
     // For tests: what the review walk and the summary panel currently show.
     cmd('forgeenv.review.inspect', async () => ({
       active: review.state !== undefined,

@@ -3,20 +3,23 @@
 // (revision N+1, `supersedes` = the old record id) through the store's revision support. The
 // old line is never touched.
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { createRepairDiff } from '../../env/diff';
 import { ENV_VERSION, ForgeEnvironment } from '../../env/environment';
-import { buildDemonstration, startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
+import { startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
 import { loadCorpus, TaskSampler } from '../../env/tasks';
 import { snapshotIdOf } from '../../env/versions';
+import { rawCompletion } from '../../store/completion';
 import { DatasetStore } from '../../store/datasetStore';
-import { createDemonstrationRecord } from '../../store/demonstrationBuilder';
+import { buildDemonstration, IdenticalRevisionError } from '../../store/demonstrationBuilder';
 import { taskHash } from '../../store/hashing';
 import type { DemonstrationRecord } from '../../store/records';
 import { ActiveTimeTracker } from '../activeTime';
+import { PendingWrites } from '../pendingWrites';
+import { readTimelineFile, TimelineRecorder } from '../timeline';
 import { refusal, type CommandResult } from '../commandArgs';
 import { annotatorId, episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
 import { UNTRUSTED_MESSAGE } from '../trust';
@@ -48,6 +51,9 @@ interface Revision {
   runs: number;
   mode: 'simulated' | 'real';
   interpreter: string;
+  /** The revision's own edit timeline (stored as timelines/<episode_id>.r<N>.jsonl). */
+  timeline: TimelineRecorder;
+  timelineFile: string;
   listeners: vscode.Disposable[];
 }
 
@@ -57,6 +63,7 @@ const sessionId = randomUUID();
 async function endRevision(): Promise<void> {
   if (!current) return;
   for (const l of current.listeners) l.dispose();
+  await current.timeline.dispose();
   await current.env.dispose();
   current = undefined;
   await vscode.commands.executeCommand('setContext', REVISION_CONTEXT_KEY, false);
@@ -115,14 +122,36 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   await writeFile(filePath, args.script ?? initial, 'utf8');
   const file = vscode.Uri.file(filePath);
   const tracker = new ActiveTimeTracker({ idleMs: settings.idleThresholdSeconds * 1000 });
-  const rev: Revision = { env, start, previous, dir, file, startedAt: new Date(), tracker, runs: 0, mode, interpreter, listeners: [] };
+  const startedAt = new Date();
+  const timelineFile = join(folder, '.timeline.jsonl');
+  await rm(timelineFile, { force: true }); // a discarded earlier attempt at this revision
+  const timeline = new TimelineRecorder({ file: timelineFile, startedAtMs: startedAt.getTime() });
+  timeline.record({ kind: 'focus', event: 'revision_start', revises: previous.info.record_id, revision: previous.info.revision + 1 });
+  const rev: Revision = { env, start, previous, dir, file, startedAt, tracker, runs: 0, mode, interpreter, timeline, timelineFile, listeners: [] };
   const isOurs = (e?: vscode.TextEditor) => e?.document.uri.toString() === file.toString();
+  const refocus = () => {
+    const was = tracker.isCounting;
+    tracker.setFocused(vscode.window.state.focused && isOurs(vscode.window.activeTextEditor));
+    if (was !== tracker.isCounting) timeline.record({ kind: tracker.isCounting ? 'focus' : 'blur' });
+  };
   tracker.setFocused(vscode.window.state.focused && isOurs(vscode.window.activeTextEditor));
   rev.listeners.push(
-    vscode.window.onDidChangeActiveTextEditor((e) => tracker.setFocused(vscode.window.state.focused && isOurs(e))),
-    vscode.window.onDidChangeWindowState((s) => tracker.setFocused(s.focused && isOurs(vscode.window.activeTextEditor))),
+    vscode.window.onDidChangeActiveTextEditor(refocus),
+    vscode.window.onDidChangeWindowState(refocus),
     vscode.workspace.onDidChangeTextDocument((e) => {
-      if (e.document.uri.toString() === file.toString()) tracker.activity();
+      if (e.document.uri.toString() !== file.toString() || e.contentChanges.length === 0) return;
+      tracker.activity();
+      timeline.record({
+        kind: 'change',
+        version: e.document.version,
+        changes: e.contentChanges.map((c) => ({
+          range: { start: { line: c.range.start.line, character: c.range.start.character }, end: { line: c.range.end.line, character: c.range.end.character } },
+          text: c.text,
+        })),
+      });
+    }),
+    vscode.workspace.onDidSaveTextDocument((d) => {
+      if (d.uri.toString() === file.toString()) timeline.record({ kind: 'save' });
     }),
   );
   current = rev;
@@ -145,11 +174,21 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Submit Revision: ${args.error.message}`);
   const rev = current;
   if (!rev) return refusal('no_episode', 'No reopened demonstration (ForgeEnv: Reopen Demonstration as a New Revision).');
-  const doc = await vscode.workspace.openTextDocument(rev.file);
-  if (doc.isDirty) await doc.save();
-  const diff = createRepairDiff(rev.start.brokenScript, doc.getText());
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === rev.file.toString());
+  if (doc?.isDirty) await doc.save();
+  // The file on disk is the revision: an editor left open by a discarded attempt at the same revision may hold stale text.
+  const diff = createRepairDiff(rev.start.brokenScript, await readFile(rev.file.fsPath, 'utf8'));
+  if (diff === rawCompletion(rev.previous.repair_completion)) {
+    // Checked before scoring, so the revision stays open for more edits.
+    const msg = `Nothing to submit: this revision's diff is identical to revision ${rev.previous.info.revision}. Change the repair, or discard the revision.`;
+    void vscode.window.showWarningMessage(`ForgeEnv: ${msg}`, 'Discard Revision').then((c) => {
+      if (c) void vscode.commands.executeCommand('forgeenv.review.discardRevision');
+    });
+    return refusal('unchanged', msg);
+  }
   const evaluation = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: scoring the revision' }, () => rev.env.evaluateRepair(diff));
   rev.runs++;
+  rev.timeline.record({ kind: 'run', n: rev.runs, reward: evaluation.reward, success: evaluation.success });
   const obs = await rev.env.step({ repair: { unified_diff: diff } });
   const final = rev.env.state?.final ?? evaluation;
   if (typeof obs.info.error === 'string') return refusal('error', `Could not score the revision: ${obs.info.error}`);
@@ -169,29 +208,33 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   };
   let record: DemonstrationRecord;
   try {
-    const rollout = buildDemonstration({
+    record = buildDemonstration({
       start: rev.start,
       final,
-      info: { ...provenance, library_snapshot: snapshotIdOf(rev.start.libraryVersions) ?? null, reopened_from: rev.previous.info.record_id },
-    });
-    record = createDemonstrationRecord({
-      rollout,
-      originalScript: rev.start.originalScript,
-      episodeId: rev.previous.info.episode_id,
-      seed: rev.start.seed,
-      primitive: rev.start.breakageSpec,
-      libraryVersions: rev.start.libraryVersions,
       provenance,
+      info: { library_snapshot: snapshotIdOf(rev.start.libraryVersions) ?? null, reopened_from: rev.previous.info.record_id },
       previous: rev.previous,
     });
   } catch (e) {
+    if (e instanceof IdenticalRevisionError) return refusal('unchanged', e.message);
     return refusal('error', `Could not build the revision record: ${(e as Error).message}`);
   }
-  const stored = await new DatasetStore(rev.dir).appendDemonstration(record);
+  rev.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
+  await rev.timeline.flush();
+  const { events } = await readTimelineFile(rev.timelineFile);
+  // The editor's one write path: queued first (nothing is lost if the folder is not writable), then the store's storeEpisode.
+  const pending = new PendingWrites(context.globalState);
+  const queued = await pending.enqueue({ kind: 'demonstration', datasetDir: rev.dir, episodeId: rev.previous.info.episode_id, taskId: rev.previous.task_id, record, timeline: events });
+  const outcome = await pending.attempt(queued.id);
   await endRevision();
+  if (!outcome.ok) {
+    const msg = `The revision could not be saved: ${outcome.error} It is kept and retried when ForgeEnv starts again.`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
+  }
   if (review.state?.dir === rev.dir) await review.reload();
-  void vscode.window.showInformationMessage(`ForgeEnv: revision ${stored.info.revision} saved (reward ${final.reward.toFixed(2)}); it supersedes ${stored.info.supersedes}.`);
-  return { ok: true, recordId: stored.info.record_id, revision: stored.info.revision, supersedes: stored.info.supersedes!, reward: final.reward, success: final.success };
+  void vscode.window.showInformationMessage(`ForgeEnv: revision ${record.info.revision} saved (reward ${final.reward.toFixed(2)}); it supersedes ${record.info.supersedes}.`);
+  return { ok: true, recordId: record.info.record_id, revision: record.info.revision, supersedes: record.info.supersedes!, reward: final.reward, success: final.success };
 }
 
 export async function discardRevisionCommand(): Promise<CommandResult> {

@@ -8,6 +8,18 @@ import type { SelectionFilters, SelectionStats } from './selection';
 export const CARD_MARKER = '<!-- forgeenv-export-card -->';
 export const MAX_CARD_PROBLEMS = 200;
 
+/** The data file a card of ours describes (its `configs` path), or undefined. */
+export function cardDataFile(card: string): string | undefined {
+  if (!card.includes(CARD_MARKER)) return undefined;
+  const m = /^ {4}path: ("(?:[^"\\]|\\.)*")\s*$/m.exec(card);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(m[1]!) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface CardInput {
   format: ExportFormat;
   style: PromptStyle;
@@ -70,8 +82,9 @@ export function renderDatasetCard(c: CardInput): string {
     '',
     `- status: \`${c.filters.status}\` ${c.filters.status === 'success' ? '(held-out executed_cleanly > 0.5)' : '(successful and failed)'}`,
     `- review: \`${c.filters.review}\``,
+    `- breakage: \`${c.filters.breakage}\` ${c.filters.breakage === 'failed' ? '(episodes whose broken script still ran are left out)' : '(episodes whose broken script still ran are included)'}`,
     `- primitives: ${c.filters.primitives.length ? c.filters.primitives.map((p) => `\`${p}\``).join(', ') : 'all'}`,
-    ...(c.format === 'swebench' ? [] : [`- prompt style: \`${c.style}\``]),
+    ...(spec.styled ? [`- prompt style: \`${c.style}\``] : []),
     ...(c.format === 'trl-sft' ? [`- completion: \`${c.completion}\``] : []),
     '',
     '| step | records |',
@@ -80,6 +93,7 @@ export function renderDatasetCard(c: CardInput): string {
     `| superseded by a later revision | ${minus(c.stats.superseded)} |`,
     `| repeated record id | ${minus(c.stats.repeated_record_id)} |`,
     `| not successful | ${minus(c.stats.failed)} |`,
+    `| breakage did not make the script fail | ${minus(c.stats.unbroken)} |`,
     `| excluded by review filter | ${minus(c.stats.review)} |`,
     `| excluded by primitive filter | ${minus(c.stats.primitive)} |`,
     `| duplicates: ${mdCell(spec.dedupeReason ?? 'none')} | ${minus(c.deduplicated)} |`,

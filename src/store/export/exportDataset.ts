@@ -8,14 +8,16 @@ import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/prompts';
 import { AtomicFileWriter, writeFileAtomic } from '../atomicWrite';
 import { readLines, type StoreProblem } from '../jsonlFile';
 import { DATASET_FILES } from '../records';
-import { CARD_MARKER, renderDatasetCard } from './card';
+import { CARD_MARKER, cardDataFile, renderDatasetCard } from './card';
 import { FORMATS, type CompletionForm, type ExportFormat, type PromptStyle, type RowContext } from './formats';
-import { DEFAULT_FILTERS, selectDemonstrations, type SelectionFilters, type SelectionStats } from './selection';
+import { DEFAULT_FILTERS, selectDemonstrations, SelectionFiltersSchema, type SelectionFilters, type SelectionStats } from './selection';
+import { formatZodError } from '../../env/schemas';
 
 export interface ExportOptions {
   format: ExportFormat;
   dir: string;
   out: string;
+  /** Validated with SelectionFiltersSchema; unset fields take the defaults. */
   filters?: Partial<SelectionFilters>;
   style?: PromptStyle;
   /** trl-sft only; default `raw` (the stored diff). */
@@ -70,6 +72,12 @@ async function checkPaths(dir: string, out: string): Promise<string> {
   if (existing !== undefined && !existing.includes(CARD_MARKER)) {
     throw new ExportError(`${card} exists and is not a ForgeEnv export card; choose another --out folder so it is not overwritten`);
   }
+  // One card per folder: a card is only ever replaced together with the data file it describes.
+  const describes = existing === undefined ? undefined : cardDataFile(existing);
+  if (describes !== undefined && describes !== basename(out)) {
+    const own = join(dirname(out), basename(out).replace(/\.[^.]*$/, ''), basename(out));
+    throw new ExportError(`${card} is the dataset card of ${describes}; exporting ${basename(out)} beside it would replace that card. Export into a folder of its own (e.g. ${own}), or re-export ${describes}.`);
+  }
   return card;
 }
 
@@ -79,7 +87,9 @@ function stagingPathFor(out: string): string {
 
 export async function exportDataset(opts: ExportOptions): Promise<ExportResult> {
   const spec = FORMATS[opts.format];
-  const filters: SelectionFilters = { ...DEFAULT_FILTERS, ...opts.filters };
+  const parsedFilters = SelectionFiltersSchema.safeParse({ ...DEFAULT_FILTERS, ...opts.filters });
+  if (!parsedFilters.success) throw new ExportError(`Invalid export filters: ${formatZodError(parsedFilters.error)}`);
+  const filters = parsedFilters.data;
   const style = opts.style ?? 'standard';
   const completion = opts.completion ?? 'raw';
   if (completion !== 'raw' && opts.format !== 'trl-sft') throw new ExportError('--completion applies to trl-sft only');

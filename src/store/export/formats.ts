@@ -4,7 +4,7 @@
 import { canonicalJson } from '../hashing';
 import type { DemonstrationRecord } from '../records';
 
-export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'swebench'] as const;
+export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'swebench', 'swebench-instances'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const PROMPT_STYLES = ['standard', 'conversational'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
@@ -31,6 +31,8 @@ export interface ColumnDoc {
 
 export interface FormatSpec {
   format: ExportFormat;
+  /** Whether --style shapes the rows (the TRL formats). */
+  styled: boolean;
   /** Rows with the same key are exported once (the first in file order); undefined: no deduplication. */
   dedupeKey?: (rec: DemonstrationRecord) => string;
   dedupeReason?: string;
@@ -63,6 +65,9 @@ function chatPrompt(systemPrompt: string, repairPrompt: string): ChatMessage[] {
   ];
 }
 
+/** The held-out check an instance counts as resolved by (our FAIL_TO_PASS). */
+export const INSTANCE_FAIL_TO_PASS = ['executed_cleanly'] as const;
+
 /** Stable across exports: the same task (script, breakage, seed, snapshot) always gets the same id. */
 export function swebenchInstanceId(rec: DemonstrationRecord): string {
   return `${rec.task_id}__${rec.primitive_type}__${rec.info.seed}__${rec.info.task_hash.slice(0, 12)}`;
@@ -76,6 +81,7 @@ const promptColumn = (style: PromptStyle): ColumnDoc =>
 export const FORMATS: Record<ExportFormat, FormatSpec> = {
   'trl-sft': {
     format: 'trl-sft',
+    styled: true,
     dedupeKey: (r) => r.info.record_hash,
     dedupeReason: 'identical task and identical diff (record_hash)',
     row: (r, { systemPrompt, style, completion }) =>
@@ -94,6 +100,7 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
   },
   'trl-grpo': {
     format: 'trl-grpo',
+    styled: true,
     dedupeKey: (r) => r.info.task_hash,
     dedupeReason: 'the same task (task_hash) already has a prompt row',
     row: (r, { systemPrompt, style }) => ({
@@ -117,6 +124,7 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
   },
   swebench: {
     format: 'swebench',
+    styled: false,
     dedupeKey: swebenchInstanceId,
     dedupeReason: 'instance_id already has a prediction (a predictions file holds one patch per instance)',
     row: (r) => ({ instance_id: swebenchInstanceId(r), model_name_or_path: `human:${r.info.annotator_id}`, model_patch: r.repair_completion }),
@@ -126,5 +134,48 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
       { name: 'model_patch', type: 'string', meaning: 'the submitted unified diff' },
     ],
     description: () => 'SWE-bench-style predictions (one patch per instance), for comparing human repairs with model repairs in the same harness format.',
+  },
+  'swebench-instances': {
+    format: 'swebench-instances',
+    styled: false,
+    dedupeKey: swebenchInstanceId,
+    dedupeReason: 'instance_id already has an instance row',
+    row: (r) => ({
+      instance_id: swebenchInstanceId(r),
+      repo: `forgeenv/${r.task_id}`,
+      base_commit: r.info.task_hash,
+      environment_setup_commit: r.info.task_hash,
+      version: canonicalJson(r.info.library_versions),
+      problem_statement: r.repair_prompt,
+      hints_text: '',
+      created_at: r.info.submitted_at,
+      patch: r.repair_completion,
+      test_patch: '',
+      FAIL_TO_PASS: JSON.stringify(INSTANCE_FAIL_TO_PASS),
+      PASS_TO_PASS: '[]',
+      task_id: r.task_id,
+      primitive_type: r.primitive_type,
+      primitive_params: canonicalJson(r.info.primitive.params),
+      seed: r.info.seed,
+      library_versions: canonicalJson(r.info.library_versions),
+      mode: r.info.mode,
+    }),
+    columns: () => [
+      { name: 'instance_id', type: 'string', meaning: 'as in the swebench predictions export' },
+      { name: 'repo', type: 'string', meaning: '`forgeenv/<task_id>`' },
+      { name: 'base_commit', type: 'string', meaning: 'task_hash: the original script, breakage, seed and snapshot the patch applies to' },
+      { name: 'environment_setup_commit', type: 'string', meaning: 'task_hash (the environment is the snapshot in library_versions)' },
+      { name: 'version', type: 'string (JSON object, sorted keys)', meaning: 'the library snapshot' },
+      { name: 'problem_statement', type: 'string', meaning: 'the repair prompt (broken script, error trace, versions)' },
+      { name: 'hints_text', type: 'string', meaning: 'empty' },
+      { name: 'created_at', type: 'string', meaning: 'when the reference repair was submitted' },
+      { name: 'patch', type: 'string', meaning: 'the reference (gold) patch: the human repair' },
+      { name: 'test_patch', type: 'string', meaning: 'empty: the held-out checks live in ForgeEnv' },
+      { name: 'FAIL_TO_PASS', type: 'string (JSON list)', meaning: '["executed_cleanly"]: the broken script fails, a resolving patch runs cleanly' },
+      { name: 'PASS_TO_PASS', type: 'string (JSON list)', meaning: 'empty' },
+      { name: 'task_id, primitive_type, primitive_params, seed, library_versions, mode', type: 'string / int', meaning: 'what `forgeenv evaluate` rebuilds the episode from' },
+    ],
+    description: () =>
+      'SWE-bench-style task instances (one per instance_id) for the predictions exports: the harness loader reads them as a local dataset, and `forgeenv evaluate --instances FILE --predictions FILE` re-scores predictions against them in ForgeEnv.',
   },
 };

@@ -5,23 +5,51 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readDemonstrationEntries } from '../datasetStore';
+import { breakageFailed } from '../demonstrationBuilder';
 import { readJsonl, type StoreProblem } from '../jsonlFile';
 import { DATASET_FILES, foreignSideRecord, REVIEW_SCHEMA, ReviewRecordSchema, type DemonstrationRecord, type ReviewVerdict } from '../records';
 import { LatestByKey } from '../resolve';
 
 export const StatusFilterSchema = z.enum(['success', 'all']);
 export const ReviewFilterSchema = z.enum(['approved', 'not-rejected', 'any']);
+/** `failed`: only episodes whose breakage made the script fail (unknown, in records older than the flag, counts as failed). */
+export const BreakageFilterSchema = z.enum(['failed', 'any']);
 export type StatusFilter = z.infer<typeof StatusFilterSchema>;
 export type ReviewFilter = z.infer<typeof ReviewFilterSchema>;
+export type BreakageFilter = z.infer<typeof BreakageFilterSchema>;
 
-export interface SelectionFilters {
-  status: StatusFilter;
-  review: ReviewFilter;
-  /** Empty: every primitive. */
-  primitives: readonly string[];
-}
+/** The export filters, shared by `forgeenv export` and the editor's Export Dataset (one schema, one set of defaults). */
+export const SelectionFiltersSchema = z
+  .object({
+    status: StatusFilterSchema.default('success'),
+    review: ReviewFilterSchema.default('not-rejected'),
+    breakage: BreakageFilterSchema.default('failed'),
+    /** Empty: every primitive. */
+    primitives: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+export type SelectionFilters = z.infer<typeof SelectionFiltersSchema>;
 
-export const DEFAULT_FILTERS: SelectionFilters = { status: 'success', review: 'not-rejected', primitives: [] };
+export const DEFAULT_FILTERS: SelectionFilters = SelectionFiltersSchema.parse({});
+
+/** How each single-choice filter is offered: the CLI flag, its help, and each value's meaning (CLI usage and the editor's pickers). */
+export const FILTER_CHOICES = {
+  status: {
+    flag: '--status',
+    title: 'Which outcomes',
+    values: { success: 'successful repairs only (held-out executed_cleanly > 0.5)', all: 'successful and failed repairs' },
+  },
+  review: {
+    flag: '--review',
+    title: 'Which review verdicts',
+    values: { 'not-rejected': 'approved or not yet reviewed', approved: 'approved only', any: 'any verdict, rejected included' },
+  },
+  breakage: {
+    flag: '--breakage',
+    title: 'Which breakages',
+    values: { failed: 'only episodes whose breakage made the script fail', any: 'also episodes whose broken script still ran (no repair was needed)' },
+  },
+} as const satisfies { [K in 'status' | 'review' | 'breakage']: { flag: string; title: string; values: Record<SelectionFilters[K], string> } };
 
 /** Funnel counts, in the order the filters apply. */
 export interface SelectionStats {
@@ -29,6 +57,8 @@ export interface SelectionStats {
   superseded: number;
   repeated_record_id: number;
   failed: number;
+  /** The breakage did not make the script fail (left out unless breakage = any). */
+  unbroken: number;
   review: number;
   primitive: number;
   selected: number;
@@ -53,6 +83,7 @@ const PASS = 0;
 const FAILED = 1;
 const REVIEW = 2;
 const PRIMITIVE = 3;
+const UNBROKEN = 4;
 
 /**
  * Streams the folder once. `onCandidate` gets each record that passes status, review and
@@ -89,6 +120,7 @@ export async function selectDemonstrations(
     if (r.info.supersedes) superseded.add(r.info.supersedes);
     let code = PASS;
     if (filters.status === 'success' && !r.success) code = FAILED;
+    else if (filters.breakage === 'failed' && breakageFailed(r) === false) code = UNBROKEN;
     else if (!reviewPasses(filters.review, latestReview.get(r.info.record_id)?.verdict)) code = REVIEW;
     else if (wanted.size && !wanted.has(r.primitive_type)) code = PRIMITIVE;
     codes.push(code);
@@ -98,7 +130,7 @@ export async function selectDemonstrations(
     } else candidateOf.push(-1);
   }
 
-  const stats: SelectionStats = { valid_lines: ids.length, superseded: 0, repeated_record_id: 0, failed: 0, review: 0, primitive: 0, selected: 0 };
+  const stats: SelectionStats = { valid_lines: ids.length, superseded: 0, repeated_record_id: 0, failed: 0, unbroken: 0, review: 0, primitive: 0, selected: 0 };
   const selected = new Uint8Array(candidates);
   const seen = new Set<string>();
   const currentPrimitives = new Set<string>();
@@ -116,6 +148,7 @@ export async function selectDemonstrations(
     currentPrimitives.add(primitives[i]!);
     const code = codes[i]!;
     if (code === FAILED) stats.failed++;
+    else if (code === UNBROKEN) stats.unbroken++;
     else if (code === REVIEW) stats.review++;
     else if (code === PRIMITIVE) stats.primitive++;
     else {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { PendingWrites, pendingAsJsonl, type KeyValueStore } from '../../../src/editor/pendingWrites';
+import { PendingWrites, type KeyValueStore } from '../../../src/editor/pendingWrites';
 
 const root = mkdtempSync(join(tmpdir(), 'forgeenv-pending-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -58,12 +58,12 @@ describe('PendingWrites', () => {
     assert.equal(existsSync(join(root, 'inv', 'skips.jsonl')), false);
   });
 
-  test('pendingAsJsonl gives one record line and one line per event', async () => {
+  test('an invalid record with a timeline leaves no orphan timeline behind', async () => {
     const q = new PendingWrites(memento());
-    const p = await q.enqueue({ kind: 'skip', datasetDir: root, episodeId: 'ep-4', taskId: 'task_a', record: skip('ep-4'), timeline: events });
-    const { record, timeline } = pendingAsJsonl(p);
-    assert.equal(JSON.parse(record).episode_id, 'ep-4');
-    assert.equal(timeline.trim().split('\n').length, 2);
+    const p = await q.enqueue({ kind: 'skip', datasetDir: join(root, 'inv2'), episodeId: 'ep-4', taskId: 'task_a', record: { nope: true }, timeline: events });
+    const out = await q.attempt(p.id);
+    assert.ok(!out.ok && out.kind === 'invalid');
+    assert.equal(existsSync(join(root, 'inv2', 'timelines', 'ep-4.jsonl')), false);
   });
 });
 

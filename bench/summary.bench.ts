@@ -1,0 +1,230 @@
+// Cold and incremental dataset summary (and export) on large synthetic dataset folders:
+//   node --import tsx bench/summary.bench.ts [--records 100000,1000000] [--append 1000] [--keep]
+// For each size: generates the folder in the OS temp dir (valid records, ~8 KiB each like real
+// ones, 3% revisions, reviews and skips), then prints
+//   - one plain pass: read every line and JSON.parse it (the floor a cold run is held to),
+//   - the cold summary (no index), the warm one (index, nothing appended),
+//   - the summary after appending --append records (only those are parsed), and its share of cold,
+//   - a trl-sft export before and after the appends (sizes up to --export-max, default 100000).
+// Folders and the index are deleted afterwards unless --keep.
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { createDemonstrationRecord } from '../src/store/demonstrationBuilder';
+import { exportDataset } from '../src/store/export/exportDataset';
+import { recordHash } from '../src/store/hashing';
+import { appendLines } from '../src/store/jsonlFile';
+import { DATASET_FILES, REVIEW_SCHEMA, SKIP_REASONS, SKIP_SCHEMA, type DemonstrationRecord } from '../src/store/records';
+import { summarizeDataset } from '../src/store/summary';
+import { clearSummaryIndex, summaryIndexPath } from '../src/store/summaryIndex';
+
+const { values } = parseArgs({ options: { records: { type: 'string', default: '100000,1000000' }, append: { type: 'string', default: '1000' }, keep: { type: 'boolean', default: false }, 'export-max': { type: 'string', default: '100000' } } });
+const EXPORT_MAX = Number(values['export-max']);
+const SIZES = values.records.split(',').map(Number);
+const APPEND = Number(values.append);
+const PRIMITIVES = ['RenameApiCall', 'DeprecateImport', 'ChangeArgumentSignature', 'ModifyConfigField', 'RemoveDeprecatedMethod', 'RestructureDatasetSchema', 'ChangeTokenizerBehavior', 'ChangeReturnType'];
+const TASKS = Array.from({ length: 60 }, (_, i) => `task_${String(i).padStart(3, '0')}`);
+
+let state = 12345;
+const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+function script(task: string): string {
+  const lines = [`# ${task}: fine-tune a classifier`, 'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments'];
+  for (let i = 0; i < 36; i++) lines.push(`value_${i} = compute_step(${i}, batch_size=16, learning_rate=2e-5)  # step ${i}`);
+  lines.push('args = TrainingArguments(output_dir="out", eval_strategy="epoch")', 'trainer.train()');
+  return lines.join('\n') + '\n';
+}
+
+function diff(n: number): string {
+  const out = ['--- a/train.py', '+++ b/train.py', '@@ -40,2 +40,2 @@', ' import os'];
+  for (let i = 0; i < 1 + (n % 3); i++) out.push(`-args = TrainingArguments(output_dir="out", evaluation_strategy="epoch")  # ${i}`);
+  for (let i = 0; i < 1 + ((n >> 2) % 3); i++) out.push(`+args = TrainingArguments(output_dir="out", eval_strategy="epoch")  # ${i} v${n}`);
+  return out.join('\n') + '\n';
+}
+
+/** One valid template record per (task, primitive); records are cheap variations of it. */
+const templates = new Map<string, DemonstrationRecord>();
+function template(task: string, primitive: string): DemonstrationRecord {
+  const key = `${task}/${primitive}`;
+  let t = templates.get(key);
+  if (!t) {
+    const src = script(task);
+    const prompt = `The training script below broke.\nTarget category: ${primitive}\ntransformers=4.50.0\n\`\`\`python\n${src.repeat(2)}\`\`\`\nError:\nTypeError: unexpected keyword argument 'evaluation_strategy'\nAnswer with a unified diff.`;
+    t = createDemonstrationRecord({
+      rollout: {
+        task_id: task,
+        primitive_type: primitive,
+        drift_prompt: `Target category: ${primitive}\n\`\`\`python\n${src}\`\`\``,
+        drift_completion: JSON.stringify({ primitive_type: primitive, params: { old_name: 'eval_strategy' } }),
+        repair_prompt: prompt,
+        repair_completion: diff(0),
+        visible_reward: 1.8,
+        visible_breakdown: { script_executes: 1, loss_decreased: 1, checkpoint_appeared: 1, diff_size_penalty: 0 },
+        held_out_breakdown: { executed_cleanly: 1 },
+        success: true,
+        error_trace: '',
+        info: { breakage_failed: true },
+      },
+      originalScript: src,
+      episodeId: 'ep-template',
+      seed: 1,
+      primitive: { primitive_type: primitive, params: { old_name: 'eval_strategy' } },
+      libraryVersions: { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' },
+      provenance: {
+        session_id: 's',
+        annotator_id: 'a',
+        mode: 'simulated',
+        interpreter: 'python3',
+        extension_version: '0.1.0',
+        env_version: '0.1.0',
+        started_at: '2025-03-01T10:00:00.000Z',
+        submitted_at: '2025-03-01T10:10:00.000Z',
+        active_ms: 1,
+        wall_ms: 1,
+        runs: 1,
+      },
+    });
+    templates.set(key, t);
+  }
+  return t;
+}
+
+const recent: Array<{ id: string; episode: string; revision: number; task: string; primitive: string }> = [];
+function line(i: number): string {
+  const prev = recent.length && rand() < 0.03 ? recent.splice(Math.floor(rand() * recent.length), 1)[0] : undefined;
+  const task = prev?.task ?? pick(TASKS);
+  const primitive = prev?.primitive ?? pick(PRIMITIVES);
+  const t = template(task, primitive);
+  const success = rand() < 0.8;
+  const d = diff(i);
+  const id = uuid('00000000', i);
+  const episode = prev?.episode ?? `ep-${i}`;
+  const revision = prev ? prev.revision + 1 : 1;
+  const active = Math.floor(20_000 + rand() * 900_000);
+  recent.push({ id, episode, revision, task, primitive });
+  if (recent.length > 50) recent.shift();
+  return JSON.stringify({
+    ...t,
+    repair_completion: d,
+    visible_reward: success ? 1.2 + rand() * 0.6 : rand() * 0.5 - 0.2,
+    success,
+    held_out_breakdown: { executed_cleanly: success ? 1 : 0 },
+    info: {
+      ...t.info,
+      record_id: id,
+      episode_id: episode,
+      annotator_id: `annotator-${i % 12}`,
+      active_ms: active,
+      wall_ms: active + 30_000,
+      revision,
+      supersedes: prev?.id ?? null,
+      timeline_file: revision === 1 ? `timelines/${episode}.jsonl` : `timelines/${episode}.r${revision}.jsonl`,
+      breakage_failed: rand() > 0.02,
+      record_hash: recordHash(t.info.task_hash, d),
+    },
+  });
+}
+
+let next = 0;
+async function appendDemos(dir: string, n: number): Promise<void> {
+  const file = join(dir, DATASET_FILES.demonstrations);
+  let batch: string[] = [];
+  for (let k = 0; k < n; k++) {
+    batch.push(line(next++));
+    if (batch.length === 2000) {
+      await appendLines(file, batch, []);
+      batch = [];
+    }
+  }
+  await appendLines(file, batch, []);
+}
+
+async function sideFiles(dir: string, n: number): Promise<void> {
+  const reviews = Array.from({ length: Math.floor(n / 10) }, (_, k) =>
+    JSON.stringify({ kind: 'review', schema: REVIEW_SCHEMA, review_id: uuid('10000000', k), record_id: uuid('00000000', Math.floor(rand() * n)), reviewer: 'rev', verdict: rand() < 0.85 ? 'approve' : 'reject', comment: '', at: '2025-03-02T10:00:00.000Z' }),
+  );
+  await appendLines(join(dir, DATASET_FILES.reviews), reviews, []);
+  const skips = Array.from({ length: Math.floor(n / 50) }, (_, k) =>
+    JSON.stringify({ kind: 'skip', schema: SKIP_SCHEMA, episode_id: `skip-${k}`, task_id: pick(TASKS), primitive: { primitive_type: pick(PRIMITIVES), params: {} }, reason: pick(SKIP_REASONS), note: '', annotator_id: `annotator-${k % 12}`, at: '2025-03-02T10:00:00.000Z' }),
+  );
+  await appendLines(join(dir, DATASET_FILES.skips), skips, []);
+}
+
+/** Wall time, and this process's CPU time (steadier on a machine shared with other work). */
+async function timed<T>(label: string, fn: () => Promise<T>): Promise<{ r: T; s: number; cpu: number }> {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const r = await fn();
+  const s = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  console.log(`  ${label.padEnd(46)} ${s.toFixed(3).padStart(8)} s wall ${cpu.toFixed(3).padStart(8)} s cpu`);
+  return { r, s, cpu };
+}
+
+const pct = (a: { s: number; cpu: number }, b: { s: number; cpu: number }) => `${((100 * a.s) / b.s).toFixed(1)}% wall, ${((100 * a.cpu) / b.cpu).toFixed(1)}% cpu`;
+
+/** The floor: every line of the three files read and JSON.parse'd, nothing else. */
+async function plainParse(dir: string): Promise<number> {
+  let n = 0;
+  for (const f of [DATASET_FILES.demonstrations, DATASET_FILES.reviews, DATASET_FILES.skips]) {
+    const rl = createInterface({ input: createReadStream(join(dir, f)), crlfDelay: Infinity });
+    for await (const l of rl) if (l) (JSON.parse(l), n++);
+  }
+  return n;
+}
+
+async function benchSize(n: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `forgeenv-bench-summary-${n}-`));
+  const out = mkdtempSync(join(tmpdir(), 'forgeenv-bench-exports-'));
+  console.log(`\n${n} records (${dir})`);
+  try {
+    next = 0;
+    await timed(`generate ${n} demonstrations`, async () => {
+      await appendDemos(dir, n);
+      await sideFiles(dir, n);
+    });
+    const mib = statSync(join(dir, DATASET_FILES.demonstrations)).size / 2 ** 20;
+    console.log(`  demonstrations.jsonl ${mib.toFixed(0)} MiB`);
+    await clearSummaryIndex(dir);
+    const plain = await timed('plain pass: read + JSON.parse every line', () => plainParse(dir));
+    const cold = await timed('summary, cold (no index)', () => summarizeDataset(dir));
+    const warm = await timed('summary, warm (index, nothing new)', () => summarizeDataset(dir));
+    await timed(`append ${APPEND} demonstrations`, () => appendDemos(dir, APPEND));
+    const inc = await timed(`summary after ${APPEND} appends (incremental)`, () => summarizeDataset(dir));
+    const check = await timed('summary after appends, cold (index removed)', async () => {
+      await clearSummaryIndex(dir);
+      return summarizeDataset(dir);
+    });
+    const same = JSON.stringify({ ...inc.r, dir: '' }) === JSON.stringify({ ...check.r, dir: '' });
+    console.log(`  index ${summaryIndexPath(dir)}: ${(statSync(summaryIndexPath(dir)).size / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`  cold / plain pass: ${(cold.s / plain.s).toFixed(2)} wall, ${(cold.cpu / plain.cpu).toFixed(2)} cpu`);
+    console.log(`  warm / cold: ${pct(warm, cold)}; incremental / cold: ${pct(inc, cold)}; incremental summary = cold summary: ${same}`);
+    console.log(`  ${inc.r.counts.submitted} submitted, ${inc.r.counts.superseded} superseded, ${inc.r.counts.skipped} skipped, ${inc.r.problems.total} problems`);
+    if (!same) process.exitCode = 1;
+    if (n > EXPORT_MAX) return;
+    const e1 = await timed('export trl-sft, cold', () => exportDataset({ format: 'trl-sft', dir, out: join(out, 'a', 'sft.jsonl'), systemPrompt: 'S' }));
+    await appendDemos(dir, APPEND);
+    const e2 = await timed(`export trl-sft after ${APPEND} appends`, () => exportDataset({ format: 'trl-sft', dir, out: join(out, 'a', 'sft.jsonl'), systemPrompt: 'S' }));
+    console.log(`  export rows ${e1.r.rows} → ${e2.r.rows}; after appends / cold: ${pct(e2, e1)}`);
+  } finally {
+    if (values.keep) console.log(`  kept ${dir}`);
+    else {
+      await clearSummaryIndex(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`node ${process.version}; sizes ${SIZES.join(', ')}; ${APPEND} appended`);
+  for (const n of SIZES) await benchSize(n);
+  console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+}
+
+void main();

@@ -1,0 +1,64 @@
+// "Rescore Dataset": the CLI's `forgeenv rescore` in a cancellable progress notification; the
+// report goes to the log and a summary message.
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { ForgeEnvironment } from '../../env/environment';
+import type { ExecutionMode } from '../../env/schemas';
+import { renderRescoreText, rescoreDataset, type RescoreReport } from '../../store/rescore';
+import { refusal, type CommandResult } from '../commandArgs';
+import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
+import { UNTRUSTED_MESSAGE } from '../trust';
+import { datasetFolderSetting } from './reviewSettings';
+
+export const RescoreArgsSchema = z.object({ dataset: z.string().min(1).optional() }).strict();
+
+export async function rescoreCommand(context: vscode.ExtensionContext, log: vscode.OutputChannel, rawArgs: unknown): Promise<CommandResult<{ report: RescoreReport }>> {
+  const parsed = RescoreArgsSchema.safeParse(rawArgs ?? {});
+  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Rescore Dataset: ${parsed.error.message}`);
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
+    return refusal('untrusted', UNTRUSTED_MESSAGE);
+  }
+  const dir = parsed.data.dataset ?? datasetFolderSetting(context);
+  const settings = readSettings().settings;
+  const { interpreter, source } = await resolveInterpreter(settings);
+  const taskDirs = settings.taskFolders.map(resolveAgainstWorkspace);
+  const envs = new Map<ExecutionMode, ForgeEnvironment>();
+  // Real mode without an explicit forgeenv.pythonPath runs the snapshot's managed venv, as episodes do.
+  const interpreterFor = (mode: ExecutionMode) => (mode === 'real' && source !== 'setting' ? undefined : interpreter);
+  const envFor = (mode: ExecutionMode) => {
+    let env = envs.get(mode);
+    if (!env) {
+      env = new ForgeEnvironment({ mode, interpreter: interpreterFor(mode), timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs });
+      envs.set(mode, env);
+    }
+    return env;
+  };
+  try {
+    const report = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: rescoring the dataset', cancellable: true },
+      (progress, token) => {
+        const controller = new AbortController();
+        token.onCancellationRequested(() => controller.abort());
+        let last = 0;
+        return rescoreDataset(dir, {
+          envFor,
+          signal: controller.signal,
+          onProgress: (done, total, e) => {
+            const pct = (100 * done) / Math.max(1, total);
+            progress.report({ increment: pct - last, message: `${done}/${total}: ${e.task_id} ${e.status}` });
+            last = pct;
+          },
+        });
+      },
+    );
+    log.appendLine(renderRescoreText(report));
+    const bad = report.done - report.counts.same;
+    const msg = `ForgeEnv: rescored ${report.done} of ${report.total} demonstration(s)${report.cancelled ? ' (cancelled)' : ''}: ${report.counts.same} identical${bad ? `, ${bad} not (see the log)` : ''}.`;
+    if (bad) void vscode.window.showWarningMessage(msg, 'Show Log').then((c) => c && log.show());
+    else void vscode.window.showInformationMessage(msg);
+    return { ok: true, report };
+  } finally {
+    for (const env of envs.values()) await env.dispose();
+  }
+}

@@ -1,0 +1,158 @@
+// Column types of the summary index: growable typed arrays, strings kept as one text with
+// offsets, and duplicate finding over precomputed integer hashes (no string-keyed maps).
+
+/** A growable typed-array column: no per-element objects, and saved or loaded as raw bytes. */
+export class NumColumn {
+  private a: Float64Array | Int32Array;
+  length: number;
+  constructor(
+    readonly kind: 'f64' | 'i32',
+    init?: Float64Array | Int32Array,
+  ) {
+    this.a = init ?? (kind === 'f64' ? new Float64Array(1024) : new Int32Array(1024));
+    this.length = init ? init.length : 0;
+  }
+  push(v: number): void {
+    if (this.length === this.a.length) {
+      const bigger = this.kind === 'f64' ? new Float64Array(this.a.length * 2) : new Int32Array(this.a.length * 2);
+      bigger.set(this.a);
+      this.a = bigger;
+    }
+    this.a[this.length++] = v;
+  }
+  get(i: number): number {
+    return this.a[i]!;
+  }
+  set(i: number, v: number): void {
+    this.a[i] = v;
+  }
+  /** The filled part (a view: valid until the next push). */
+  get values(): Float64Array | Int32Array {
+    return this.a.subarray(0, this.length);
+  }
+}
+
+/**
+ * A string column: loaded strings stay in one text with start offsets (sliced on demand: the
+ * summary looks at few of them), appended ones in an array.
+ */
+export class StrColumn {
+  private baseCount = 0;
+  private readonly extra: string[] = [];
+  constructor(
+    private readonly base = '',
+    private readonly starts: Int32Array = new Int32Array(1),
+    /** `base` as loaded (saved again without re-encoding). */
+    private readonly baseBytes?: Buffer,
+  ) {
+    this.baseCount = starts.length - 1;
+  }
+  get length(): number {
+    return this.baseCount + this.extra.length;
+  }
+  get(i: number): string {
+    return i < this.baseCount ? this.base.slice(this.starts[i]!, this.starts[i + 1]!) : this.extra[i - this.baseCount]!;
+  }
+  /** Whether positions i and j hold the same string (no substring is made for loaded ones). */
+  equals(i: number, j: number): boolean {
+    if (i >= this.baseCount || j >= this.baseCount) return this.get(i) === this.get(j);
+    const a = this.starts[i]!;
+    const b = this.starts[j]!;
+    const len = this.starts[i + 1]! - a;
+    if (this.starts[j + 1]! - b !== len) return false;
+    for (let k = 0; k < len; k++) if (this.base.charCodeAt(a + k) !== this.base.charCodeAt(b + k)) return false;
+    return true;
+  }
+  push(s: string): void {
+    this.extra.push(s);
+  }
+  encode(): { bytes: Buffer; starts: Int32Array } {
+    const tail = this.extra.join('');
+    const starts = new Int32Array(this.length + 1);
+    starts.set(this.starts.subarray(0, this.baseCount + 1));
+    let at = this.starts[this.baseCount]!;
+    for (let k = 0; k < this.extra.length; k++) starts[this.baseCount + k + 1] = at += this.extra[k]!.length;
+    const head = this.baseBytes ?? Buffer.from(this.base, 'utf8');
+    return { bytes: tail ? Buffer.concat([head, Buffer.from(tail, 'utf8')]) : head, starts };
+  }
+}
+
+/**
+ * A 28-bit FNV-1a hash (a small integer, so V8 keys maps by it without hashing a string). Stored
+ * per id and hash when a line is read, so aggregating 100k records hashes no strings at all.
+ */
+export function key28(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0) & 0x0fffffff;
+}
+
+/**
+ * Duplicate groups among strings with precomputed key28s (a subset of a column's positions): one
+ * sort of the integer keys finds the few keys held more than once, and only those positions are
+ * compared, character by character, with no substring or string hashing (a map of 100k string
+ * keys costs more than the whole rest of the summary).
+ */
+export class SortedKeys {
+  private readonly positions: ArrayLike<number>;
+  /** Keys held by more than one position (equal strings, or a rare hash collision). */
+  private readonly shared = new Set<number>();
+
+  constructor(
+    private readonly keyOf: ArrayLike<number>,
+    private readonly strings: StrColumn,
+    /** Positions to consider, in file order (default: all). */
+    subset?: ArrayLike<number>,
+  ) {
+    if (subset) this.positions = subset;
+    else {
+      const all = new Int32Array(strings.length);
+      for (let i = 0; i < all.length; i++) all[i] = i;
+      this.positions = all;
+    }
+    const sorted = new Int32Array(this.positions.length);
+    for (let j = 0; j < sorted.length; j++) sorted[j] = keyOf[this.positions[j]!]!;
+    sorted.sort();
+    for (let j = 1; j < sorted.length; j++) if (sorted[j] === sorted[j - 1]) this.shared.add(sorted[j]!);
+  }
+
+  /**
+   * Calls `fn(pos, first)` for each position whose key is shared, with the first position (in file
+   * order) holding the same string. Keys map to their first position through a small-integer map;
+   * strings are only compared, and hashed only on a real collision.
+   */
+  private eachShared(fn: (pos: number, first: number) => void): void {
+    const firstByKey = new Map<number, number>();
+    let collided: Map<string, number> | undefined;
+    for (let j = 0; j < this.positions.length; j++) {
+      const pos = this.positions[j]!;
+      const key = this.keyOf[pos]!;
+      if (!this.shared.has(key)) continue;
+      const f = firstByKey.get(key);
+      if (f === undefined) {
+        firstByKey.set(key, pos);
+        fn(pos, pos);
+        continue;
+      }
+      if (this.strings.equals(pos, f)) {
+        fn(pos, f);
+        continue;
+      }
+      const s = this.strings.get(pos);
+      collided ??= new Map();
+      const c = collided.get(s);
+      if (c === undefined) collided.set(s, pos);
+      fn(pos, c ?? pos);
+    }
+  }
+
+  /** Groups of equal strings with more than one position, and how many positions beyond the first they hold. */
+  duplicates(): { groups: number; extra: number } {
+    const sizes = new Map<number, number>();
+    this.eachShared((_pos, f) => sizes.set(f, (sizes.get(f) ?? 0) + 1));
+    let groups = 0;
+    let extra = 0;
+    for (const c of sizes.values()) if (c > 1) (groups++, (extra += c - 1));
+    return { groups, extra };
+  }
+}
