@@ -29,6 +29,7 @@ import {
   ExecutionResultSchema,
   ForgeActionSchema,
   ResetOptionsSchema,
+  emptyObservation,
   formatZodError,
   type BreakageAction,
   type ExecutionResult,
@@ -479,22 +480,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const obs = this.observe();
       return { ...obs, info: { ...obs.info, error: message, error_kind: kind } };
     }
-    return {
-      current_phase: 'done',
-      task_id: '',
-      task_description: '',
-      target_category: '',
-      script_content: '',
-      error_trace: null,
-      library_versions: {},
-      reward: null,
-      reward_breakdown: {},
-      held_out_breakdown: {},
-      episode_step: 0,
-      info: { error: message, error_kind: kind },
-      done: false,
-      metadata: {},
-    };
+    return emptyObservation({ error: message, error_kind: kind });
   }
 }
 

@@ -13,7 +13,7 @@ import {
   type ParsedServerMessage,
   type WireState,
 } from './openenvProtocol';
-import { formatZodError, type Observation, type ResetOptions } from './schemas';
+import { emptyObservation, formatZodError, type Observation, type ResetOptions } from './schemas';
 
 /** What went wrong on our side of the wire (the server's own errors carry its WSErrorCode instead). */
 export type TransportErrorCode = 'UNREACHABLE' | 'CONNECTION_CLOSED' | 'TIMEOUT' | 'BAD_RESPONSE';
@@ -244,21 +244,4 @@ function withError(obs: Observation, message: string, kind: string): Observation
 }
 
 /** What the embedded environment answers to a step before reset. */
-function noEpisodeObservation(): Observation {
-  return {
-    current_phase: 'done',
-    task_id: '',
-    task_description: '',
-    target_category: '',
-    script_content: '',
-    error_trace: null,
-    library_versions: {},
-    reward: null,
-    reward_breakdown: {},
-    held_out_breakdown: {},
-    episode_step: 0,
-    info: { error: 'No episode: call reset() before step().', error_kind: 'no_episode' },
-    done: false,
-    metadata: {},
-  };
-}
+const noEpisodeObservation = (): Observation => emptyObservation({ error: 'No episode: call reset() before step().', error_kind: 'no_episode' });

@@ -191,6 +191,26 @@ export const ObservationSchema = z.object({
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 
+/** The observation of an environment with no episode (before reset): phase `done`, empty fields, `info` as given. */
+export function emptyObservation(info: Record<string, unknown>): Observation {
+  return {
+    current_phase: 'done',
+    task_id: '',
+    task_description: '',
+    target_category: '',
+    script_content: '',
+    error_trace: null,
+    library_versions: {},
+    reward: null,
+    reward_breakdown: {},
+    held_out_breakdown: {},
+    episode_step: 0,
+    info,
+    done: false,
+    metadata: {},
+  };
+}
+
 export const ResetOptionsSchema = z
   .object({
     difficulty: DifficultySchema.optional(),

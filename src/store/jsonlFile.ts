@@ -171,11 +171,63 @@ export interface ReadOptions {
 const DEFAULT_CHUNK = 1 << 20;
 const DEFAULT_MAX_LINE = 64 << 20;
 
-/** Raw lines of a file: `{line, text, terminated}`; a missing file yields nothing. */
-export async function* readLines(
-  file: string,
-  opts: { chunkBytes?: number; maxLineBytes?: number } = {},
-): AsyncGenerator<{ line: number; text: string; terminated: boolean } | { line: number; tooLong: true }> {
+/** One raw line and the byte offset just after it (`end`); `tooLong` for a line over the limit, skipped unbuffered. */
+export type RawLine = { line: number; text: string; terminated: boolean; end: number } | { line: number; tooLong: true; end: number };
+
+/**
+ * Raw lines of an open file from byte `offset` on, numbered from `firstLine + 1`. Bytes are split at
+ * `\n` before decoding, so a multi-byte character is never cut in half.
+ */
+export async function* linesOfHandle(
+  fh: FileHandle,
+  opts: { offset?: number; firstLine?: number; chunkBytes?: number; maxLineBytes?: number } = {},
+): AsyncGenerator<RawLine> {
+  const chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK;
+  const maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
+  const buf = Buffer.allocUnsafe(chunkBytes);
+  let pos = opts.offset ?? 0;
+  let lineNo = opts.firstLine ?? 0;
+  let carry: Buffer[] = [];
+  let carryLen = 0;
+  let skipping = false; // inside an over-long line: drop bytes until the next newline
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, chunkBytes, pos);
+    if (bytesRead === 0) break;
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(0x0a, start);
+      if (nl === -1 || nl >= bytesRead) break;
+      lineNo++;
+      const end = pos + nl + 1;
+      if (skipping) {
+        yield { line: lineNo, tooLong: true, end };
+        skipping = false;
+      } else {
+        const piece = buf.subarray(start, nl);
+        const text = carryLen ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
+        yield { line: lineNo, text, terminated: true, end };
+      }
+      carry = [];
+      carryLen = 0;
+      start = nl + 1;
+    }
+    if (start < bytesRead && !skipping) {
+      carry.push(Buffer.from(buf.subarray(start, bytesRead)));
+      carryLen += bytesRead - start;
+      if (carryLen > maxLine) {
+        skipping = true;
+        carry = [];
+        carryLen = 0;
+      }
+    }
+    pos += bytesRead;
+  }
+  if (skipping) yield { line: lineNo + 1, tooLong: true, end: pos };
+  else if (carryLen) yield { line: lineNo + 1, text: Buffer.concat(carry).toString('utf8'), terminated: false, end: pos };
+}
+
+/** Raw lines of a file: `{line, text, terminated, end}`; a missing file yields nothing. */
+export async function* readLines(file: string, opts: { chunkBytes?: number; maxLineBytes?: number } = {}): AsyncGenerator<RawLine> {
   let fh: FileHandle;
   try {
     fh = await open(file, 'r');
@@ -183,47 +235,8 @@ export async function* readLines(
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  const chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK;
-  const maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
   try {
-    const buf = Buffer.allocUnsafe(chunkBytes);
-    let carry: Buffer[] = [];
-    let carryLen = 0;
-    let skipping = false; // inside an over-long line: drop bytes until the next newline
-    let lineNo = 0;
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
-      if (bytesRead === 0) break;
-      let start = 0;
-      for (;;) {
-        const nl = buf.indexOf(0x0a, start);
-        if (nl === -1 || nl >= bytesRead) break;
-        lineNo++;
-        if (skipping) {
-          yield { line: lineNo, tooLong: true };
-          skipping = false;
-        } else {
-          const piece = buf.subarray(start, nl);
-          // Bytes are split at `\n` before decoding, so a multi-byte character is never cut in half.
-          const text = carryLen ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
-          yield { line: lineNo, text, terminated: true };
-        }
-        carry = [];
-        carryLen = 0;
-        start = nl + 1;
-      }
-      if (start < bytesRead && !skipping) {
-        carry.push(Buffer.from(buf.subarray(start, bytesRead)));
-        carryLen += bytesRead - start;
-        if (carryLen > maxLine) {
-          skipping = true;
-          carry = [];
-          carryLen = 0;
-        }
-      }
-    }
-    if (skipping) yield { line: lineNo + 1, tooLong: true };
-    else if (carryLen) yield { line: lineNo + 1, text: Buffer.concat(carry).toString('utf8'), terminated: false };
+    yield* linesOfHandle(fh, opts);
   } finally {
     await fh.close();
   }

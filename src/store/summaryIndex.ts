@@ -11,7 +11,7 @@ import { key28 } from './columns';
 import { rawCompletion } from './completion';
 import { demonstrationInconsistency } from './datasetStore';
 import { countDiffLines } from './diffStats';
-import { parseJsonlLine, type JsonlEntry, type ReadOptions, type StoreProblem } from './jsonlFile';
+import { linesOfHandle, parseJsonlLine, type JsonlEntry, type ReadOptions, type StoreProblem } from './jsonlFile';
 import {
   DATASET_FILES,
   DemonstrationRecordSchema,
@@ -34,7 +34,6 @@ export const MAX_PROBLEMS_PER_FILE = 100;
 const FINGERPRINT_BYTES = 4096;
 /** Hex digits of record and task hashes kept in the index. */
 const HASH_PREFIX = 16;
-const CHUNK = 1 << 20;
 const MAX_LINE = 64 << 20;
 
 function sha(buf: Buffer): string {
@@ -48,52 +47,6 @@ async function fingerprint(fh: FileHandle, offset: number): Promise<{ head: stri
   await fh.read(head, 0, n, 0);
   await fh.read(tail, 0, n, offset - n);
   return { head: sha(head), tail: sha(tail) };
-}
-
-type RawLine = { line: number; text: string; terminated: boolean; end: number } | { line: number; tooLong: true; end: number };
-
-/** Lines from byte `offset` on (line numbers continue from `lines`); `end` is the offset just after each. */
-async function* linesFrom(fh: FileHandle, offset: number, lines: number): AsyncGenerator<RawLine> {
-  const buf = Buffer.allocUnsafe(CHUNK);
-  let pos = offset;
-  let lineNo = lines;
-  let carry: Buffer[] = [];
-  let carryLen = 0;
-  let skipping = false;
-  for (;;) {
-    const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
-    if (bytesRead === 0) break;
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(0x0a, start);
-      if (nl === -1 || nl >= bytesRead) break;
-      lineNo++;
-      const end = pos + nl + 1;
-      if (skipping) {
-        yield { line: lineNo, tooLong: true, end };
-        skipping = false;
-      } else {
-        const piece = buf.subarray(start, nl);
-        const text = carryLen ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
-        yield { line: lineNo, text, terminated: true, end };
-      }
-      carry = [];
-      carryLen = 0;
-      start = nl + 1;
-    }
-    if (start < bytesRead && !skipping) {
-      carry.push(Buffer.from(buf.subarray(start, bytesRead)));
-      carryLen += bytesRead - start;
-      if (carryLen > MAX_LINE) {
-        skipping = true;
-        carry = [];
-        carryLen = 0;
-      }
-    }
-    pos += bytesRead;
-  }
-  if (skipping) yield { line: lineNo + 1, tooLong: true, end: pos };
-  else if (carryLen) yield { line: lineNo + 1, text: Buffer.concat(carry).toString('utf8'), terminated: false, end: pos };
 }
 
 type LineParser<T> = (raw: string, line: number, terminated: boolean, file: string) => JsonlEntry<T> | undefined;
@@ -137,7 +90,7 @@ async function updateFile<S, T>(file: string, st: FileState<S>, reset: () => Fil
       st.problemTotal++;
       if (st.problems.length < MAX_PROBLEMS_PER_FILE) st.problems.push(p);
     };
-    for await (const raw of linesFrom(fh, offset, lines)) {
+    for await (const raw of linesOfHandle(fh, { offset, firstLine: lines })) {
       const committed = 'tooLong' in raw || raw.terminated;
       if ('tooLong' in raw) problem({ file, line: raw.line, kind: 'too_long', error: `line longer than ${MAX_LINE} bytes, skipped` }, true);
       else {
