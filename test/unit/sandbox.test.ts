@@ -299,7 +299,7 @@ describe('sandboxed runs (bubblewrap)', () => {
       assert.equal(start.observation.info.sandbox_warning, undefined);
       const final = await env.evaluateRepair(env.oracleDiff());
       assert.equal(final.execution?.isolation, 'bubblewrap');
-      const provenance = { session_id: 's', annotator_id: 'a', mode: 'simulated' as const, interpreter: 'python3', extension_version: '0', env_version: '0', started_at: '', submitted_at: '', active_ms: 0, wall_ms: 0, runs: 1 };
+      const provenance = { session_id: 's', annotator_id: 'a', mode: 'simulated' as const, interpreter: 'python3', extension_version: '0', env_version: '0', started_at: new Date().toISOString(), submitted_at: new Date().toISOString(), active_ms: 0, wall_ms: 0, runs: 1 };
       const demo = buildDemonstration({ start, final, provenance });
       assert.equal(demo.info.isolation, 'bubblewrap');
     } finally {
