@@ -17,6 +17,7 @@ import importlib.machinery
 import os
 import sys
 import warnings
+import weakref
 from types import ModuleType
 
 from _forgeenv_sim import surface_data as _data
@@ -134,8 +135,8 @@ class _Removed:
         raise AttributeError("'%s' object has no attribute '%s'" % (type(obj).__name__, self.name))
 
 
-_CLASS_KEYS = {}  # id(our class) -> its recorded key, for _member_of_subclass
-_SUB_MEMBER = {}
+_CLASS_KEYS = {}  # id(our surfaced class) -> its recorded key (surfaced classes live as long as their module)
+_SUB_MEMBER = weakref.WeakKeyDictionary()  # class -> {name: bool}; weak, so a collected class's id is never reused here
 
 
 def _member_of_subclass(cls, name):
@@ -144,7 +145,11 @@ def _member_of_subclass(cls, name):
     lower down (PreTrainedTokenizerFast), so the base hides it but the subclass must not."""
     if cls is None:
         return False
-    hit = _SUB_MEMBER.get((id(cls), name))
+    try:
+        known = _SUB_MEMBER.setdefault(cls, {})
+    except TypeError:  # not weak-referenceable
+        known = {}
+    hit = known.get(name)
     if hit is not None:
         return hit
     found = False
@@ -153,7 +158,7 @@ def _member_of_subclass(cls, name):
         if key is not None:
             found = name in _members(_mro(key)[0])
             break
-    _SUB_MEMBER[(id(cls), name)] = found
+    known[name] = found
     return found
 
 
