@@ -643,6 +643,8 @@ export class ForgeEnvController implements vscode.Disposable {
       const choice = await vscode.window.showWarningMessage(
         `The repaired script does not run cleanly (reward ${last.reward.toFixed(2)}). Submit it as a demonstration anyway?`,
         { modal: true, detail: 'Failed repairs are recorded too (success: false), which is useful data, but usually you want to keep editing.' },
+        // The first button is the default: going back to editing, never submitting a failed repair by Enter.
+        'Keep Editing',
         'Submit Anyway',
       );
       if (choice !== 'Submit Anyway') return refusal('cancelled', 'Submit cancelled.');

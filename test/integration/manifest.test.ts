@@ -43,6 +43,20 @@ suite('Extension manifest', () => {
     for (const c of ['forgeenv.runAndScore', 'forgeenv.submitEpisode', 'forgeenv.skipEpisode', 'forgeenv.reviewChanges']) {
       assert.match(when.get(c) ?? '', /forgeenv\.episodeActive/, `${c} palette when clause`);
     }
+    // Lab commands act on a Python file: hidden without one.
+    for (const c of manifest.contributes.commands.map((x) => x.command).filter((id) => id.startsWith('forgeenv.lab.'))) {
+      if (['forgeenv.lab.checkAll'].includes(c)) continue; // a folder or the corpus, no file needed
+      assert.ok(when.has(c), `${c} has a palette when clause`);
+    }
+    // Submit Revision stays in the palette (typing it must never run Reopen instead); it explains when nothing is open.
+    assert.equal(when.has('forgeenv.review.submitRevision'), false);
+  });
+
+  test('Submit Revision without an open revision says what to do instead of running anything', async () => {
+    const r = (await vscode.commands.executeCommand('forgeenv.review.submitRevision')) as { ok: boolean; reason?: string; message?: string };
+    assert.equal(r.ok, false);
+    assert.equal(r.reason, 'no_episode');
+    assert.match(r.message ?? '', /Reopen Demonstration as a New Revision/);
   });
 
   test('every setting has a default and a description, and VS Code reads the same default', () => {

@@ -173,7 +173,12 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   const args = z.object({ force: z.boolean().optional() }).strict().safeParse(rawArgs ?? {});
   if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Submit Revision: ${args.error.message}`);
   const rev = current;
-  if (!rev) return refusal('no_episode', 'No reopened demonstration (ForgeEnv: Reopen Demonstration as a New Revision).');
+  if (!rev) {
+    // Always in the palette (so typing "Submit Revision" never runs Reopen instead): say what to do.
+    const msg = 'No revision is open. Open one with "ForgeEnv: Reopen Demonstration as a New Revision", edit it, then submit.';
+    void vscode.window.showInformationMessage(`ForgeEnv: ${msg}`);
+    return refusal('no_episode', msg);
+  }
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === rev.file.toString());
   if (doc?.isDirty) await doc.save();
   // The file on disk is the revision: an editor left open by a discarded attempt at the same revision may hold stale text.
@@ -238,7 +243,10 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
 }
 
 export async function discardRevisionCommand(): Promise<CommandResult> {
-  if (!current) return refusal('no_episode', 'No reopened demonstration.');
+  if (!current) {
+    void vscode.window.showInformationMessage('ForgeEnv: No revision is open, so there is nothing to discard.');
+    return refusal('no_episode', 'No reopened demonstration.');
+  }
   await endRevision();
   return { ok: true };
 }
