@@ -53,6 +53,12 @@ echo "ForgeEnv Studio $version is being served by VS Code $(node -p 'require("./
 echo "Open in a browser:  $url"
 echo "(Demo data: $demo. Stop with Ctrl+C.)"
 echo
+echo "What to do next, in the browser:"
+echo "  1. Open the ForgeEnv view in the activity bar (or the walkthrough \"Get started with ForgeEnv Studio\": Help > Welcome)."
+echo "  2. Run \"ForgeEnv: Start Repair Episode…\" from the Command Palette (Ctrl+Shift+P): the broken script opens"
+echo "     with its traceback as diagnostics."
+echo "  3. Fix it, then \"ForgeEnv: Run & Score\" as often as you like, and \"ForgeEnv: Submit Repair\" to save the demonstration."
+echo
 
 # Own process group, so stopping it ends the extension host and any script it is running.
 set -m
