@@ -41,6 +41,18 @@ def is_wav2vec2(name, kwargs=None):
     return False
 
 
+def speech_samples(extractor, raw_speech, sampling_rate):
+    """The examples of a speech feature extractor's input as lists of floats, after the real sampling-rate check
+    (one example or a batch of lists/tensors, as transformers' extractors accept)."""
+    if sampling_rate is not None and sampling_rate != extractor.sampling_rate:
+        raise ValueError(
+            "The model corresponding to this feature extractor: %s was trained using a sampling rate of %d. Please make sure that the "
+            "provided `raw_speech` input was sampled with %d and not %d." % (extractor, extractor.sampling_rate, extractor.sampling_rate, sampling_rate)
+        )
+    batched = isinstance(raw_speech, (list, tuple)) and raw_speech and isinstance(raw_speech[0], (list, tuple, torch.Tensor))
+    return [[float(v) for v in (x.tolist() if hasattr(x, "tolist") else x)] for x in (raw_speech if batched else [raw_speech])]
+
+
 class Wav2Vec2Config(PretrainedConfig):
     model_type = "wav2vec2"
     _family = None
@@ -212,16 +224,8 @@ class Wav2Vec2FeatureExtractor:
 
     def __call__(self, raw_speech, padding=False, max_length=None, truncation=False, pad_to_multiple_of=None, return_attention_mask=None,
                  return_tensors=None, sampling_rate=None, **kwargs):
-        if sampling_rate is not None and sampling_rate != self.sampling_rate:
-            raise ValueError(
-                "The model corresponding to this feature extractor: %s was trained using a sampling rate of %d. Please make sure that the "
-                "provided `raw_speech` input was sampled with %d and not %d." % (self, self.sampling_rate, self.sampling_rate, sampling_rate)
-            )
-        batched = isinstance(raw_speech, (list, tuple)) and raw_speech and isinstance(raw_speech[0], (list, tuple, torch.Tensor))
-        items = raw_speech if batched else [raw_speech]
         values = []
-        for x in items:
-            x = [float(v) for v in (x.tolist() if hasattr(x, "tolist") else x)]
+        for x in speech_samples(self, raw_speech, sampling_rate):
             if self.do_normalize and x:
                 m = sum(x) / len(x)
                 sd = math.sqrt(sum((v - m) ** 2 for v in x) / len(x) + 1e-7)

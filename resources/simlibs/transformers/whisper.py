@@ -14,7 +14,7 @@ from _forgeenv_sim import hardware as _hw
 from _forgeenv_sim import safetensors_io
 from _forgeenv_sim.hashing import stable_hash
 
-from .audio import CausalLMOutput
+from .audio import CausalLMOutput, speech_samples
 from .image_processing import BatchFeature
 from .modeling import K_PROGRESS, ModelOutput, PretrainedConfig, _centred_linear
 from .tokenization import AutoTokenizer, BatchEncoding
@@ -60,16 +60,8 @@ class WhisperFeatureExtractor:
 
     def __call__(self, raw_speech, truncation=True, pad_to_multiple_of=None, return_tensors=None, return_attention_mask=None, padding="max_length",
                  max_length=None, sampling_rate=None, do_normalize=None, **kwargs):
-        if sampling_rate is not None and sampling_rate != self.sampling_rate:
-            raise ValueError(
-                "The model corresponding to this feature extractor: %s was trained using a sampling rate of %d. Please make sure that the provided "
-                "`raw_speech` input was sampled with %d and not %d." % (self, self.sampling_rate, self.sampling_rate, sampling_rate)
-            )
-        batched = isinstance(raw_speech, (list, tuple)) and raw_speech and isinstance(raw_speech[0], (list, tuple, torch.Tensor))
-        items = raw_speech if batched else [raw_speech]
         feats = []
-        for x in items:
-            x = [float(v) for v in (x.tolist() if hasattr(x, "tolist") else x)]
+        for x in speech_samples(self, raw_speech, sampling_rate):
             frames = max(1, min(MAX_FRAMES, len(x) // self.hop_length))
             energies = []
             for f in range(frames):
