@@ -13,7 +13,7 @@ from _forgeenv_sim import progress
 from _forgeenv_sim import safetensors_io
 from _forgeenv_sim import versions as _v
 
-from .state import AcceleratorState, DistributedType, GradientState, PartialState
+from .state import AcceleratorState, DistributedType, GradientState, PartialState, _OneProcessSync
 from .utils import ProjectConfiguration
 
 
@@ -127,7 +127,7 @@ class _Tracker:
         pass
 
 
-class Accelerator:
+class Accelerator(_OneProcessSync):
     def __init__(self, device_placement=True, split_batches=False, mixed_precision=None, gradient_accumulation_steps=1, cpu=False,
                  dataloader_config=None, deepspeed_plugin=None, fsdp_plugin=None, megatron_lm_plugin=None, rng_types=None, log_with=None,
                  project_dir=None, project_config=None, gradient_accumulation_plugin=None, dispatch_batches=None, even_batches=True,
@@ -191,27 +191,6 @@ class Accelerator:
     def print(self, *args, **kwargs):
         if self.is_local_main_process:
             print(*args, **kwargs)
-
-    def wait_for_everyone(self):
-        pass
-
-    @contextlib.contextmanager
-    def main_process_first(self):
-        yield
-
-    @contextlib.contextmanager
-    def local_main_process_first(self):
-        yield
-
-    @contextlib.contextmanager
-    def split_between_processes(self, inputs, apply_padding=False):
-        yield inputs
-
-    def on_main_process(self, function):
-        return function
-
-    def on_local_main_process(self, function):
-        return function
 
     # --- preparation --------------------------------------------------------------------------
     def prepare(self, *args, device_placement=None):

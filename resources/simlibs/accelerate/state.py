@@ -27,7 +27,33 @@ class PrecisionType(str, enum.Enum):
     BF16 = "bf16"
 
 
-class PartialState:
+class _OneProcessSync:
+    """The synchronisation helpers of PartialState and Accelerator on one CPU process: barriers pass,
+    "main process first" blocks run at once, the whole input is this process's share."""
+
+    def wait_for_everyone(self):
+        pass
+
+    @contextlib.contextmanager
+    def main_process_first(self):
+        yield
+
+    @contextlib.contextmanager
+    def local_main_process_first(self):
+        yield
+
+    @contextlib.contextmanager
+    def split_between_processes(self, inputs, apply_padding=False):
+        yield inputs
+
+    def on_main_process(self, function):
+        return function
+
+    def on_local_main_process(self, function):
+        return function
+
+
+class PartialState(_OneProcessSync):
     _shared_state = {}
 
     def __init__(self, cpu=False, **kwargs):
@@ -57,27 +83,6 @@ class PartialState:
     @property
     def use_distributed(self):
         return self.distributed_type != DistributedType.NO
-
-    def wait_for_everyone(self):
-        pass
-
-    @contextlib.contextmanager
-    def main_process_first(self):
-        yield
-
-    @contextlib.contextmanager
-    def local_main_process_first(self):
-        yield
-
-    @contextlib.contextmanager
-    def split_between_processes(self, inputs, apply_padding=False):
-        yield inputs
-
-    def on_main_process(self, function):
-        return function
-
-    def on_local_main_process(self, function):
-        return function
 
     def print(self, *args, **kwargs):
         if self.is_local_main_process:
