@@ -1,50 +1,50 @@
-// Entry point: builds the editor layer on activation (commands, views and the resume of an open
-// episode) and tears it down on deactivation, killing any script still running.
+// Entry point: activate builds the editor layer (one context owning every disposable), deactivate
+// tears it down and kills any script still running.
 import * as vscode from 'vscode';
 import { killAllRuns } from './env/executor';
-import { registerCommands } from './editor/commands';
-import { ForgeEnvController } from './editor/controller';
+import { ForgeContext } from './editor/context';
+import { registerEpisode, type EpisodeFeature } from './editor/episode';
 import { registerLab } from './editor/lab';
 import { registerReview } from './editor/review';
 
-let controller: ForgeEnvController | undefined;
-let commands: vscode.Disposable[] = [];
+let layer: { ctx: ForgeContext; episode: EpisodeFeature } | undefined;
 
 /** What activate() returns; `testing` exists only when VS Code runs the extension's tests. */
 export interface ForgeEnvApi {
   testing?: {
-    controller(): ForgeEnvController | undefined;
+    episode(): EpisodeFeature | undefined;
+    context(): ForgeContext | undefined;
     /** Tears the editor layer down as a window reload would, then activates it again (resume path). */
     reload(): Promise<void>;
   };
 }
 
-function build(context: vscode.ExtensionContext): ForgeEnvController {
-  const c = new ForgeEnvController(context);
-  // The repair loop (controller), the primitive lab (issue 4) and review/labeling (issue 5).
-  commands = [...registerCommands(c), registerLab(context), registerReview(context)];
-  void c.restore();
-  return c;
+function build(extension: vscode.ExtensionContext): NonNullable<typeof layer> {
+  const ctx = new ForgeContext(extension);
+  const episode = registerEpisode(ctx);
+  registerLab(ctx);
+  registerReview(ctx);
+  return { ctx, episode };
 }
 
 async function teardown(): Promise<void> {
-  for (const d of commands.splice(0)) d.dispose();
-  const c = controller;
-  controller = undefined;
-  await c?.dispose();
+  const current = layer;
+  layer = undefined;
+  await current?.ctx.dispose().catch((e: unknown) => console.error('ForgeEnv: dispose failed', e));
 }
 
-export function activate(context: vscode.ExtensionContext): ForgeEnvApi {
-  controller = build(context);
-  context.subscriptions.push({ dispose: () => void teardown() });
-  if (context.extensionMode !== vscode.ExtensionMode.Test) return {};
+export function activate(extension: vscode.ExtensionContext): ForgeEnvApi {
+  layer = build(extension);
+  extension.subscriptions.push({ dispose: () => void teardown() });
+  if (extension.extensionMode !== vscode.ExtensionMode.Test) return {};
   return {
     testing: {
-      controller: () => controller,
+      episode: () => layer?.episode,
+      context: () => layer?.ctx,
       reload: async () => {
         await teardown();
-        controller = build(context);
-        await controller.restore();
+        layer = build(extension);
+        await layer.episode.session.restore();
       },
     },
   };

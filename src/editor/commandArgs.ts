@@ -8,6 +8,7 @@ export const PrimitiveChoiceSchema = z.union([
   z.string().min(1).transform((primitive_type) => ({ primitive_type })),
   z.object({ primitive_type: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() }).strict(),
 ]);
+export type PrimitiveChoice = z.output<typeof PrimitiveChoiceSchema>;
 
 export const StartArgsSchema = z
   .object({

@@ -25,7 +25,7 @@ export async function configureExecution(rawArgs?: unknown): Promise<CommandResu
       { label: 'simulated', description: current.executionMode === 'simulated' ? 'current' : '', detail: "ForgeEnv's stand-in libraries for the episode's version snapshot: needs only Python 3, deterministic scoring" },
       { label: 'real', description: current.executionMode === 'real' ? 'current' : '', detail: 'The libraries installed in your interpreter (transformers, datasets, trl, torch…)' },
     ],
-    { title: 'ForgeEnv (1/2): execution mode' },
+    { ignoreFocusOut: true, title: 'ForgeEnv (1/2): execution mode' },
   );
   if (!mode) return refusal('cancelled', 'Cancelled.');
   await config.update('executionMode', mode.label, target);
@@ -36,7 +36,7 @@ export async function configureExecution(rawArgs?: unknown): Promise<CommandResu
     { id: 'path', label: '$(file) Enter an interpreter path…' },
     { id: 'default', label: '$(terminal) python3 on PATH', detail: hasPythonExt ? undefined : 'The Python extension is not installed' },
   ];
-  const which = await vscode.window.showQuickPick(items, { title: 'ForgeEnv (2/2): Python interpreter', placeHolder: current.pythonPath ? `current: ${current.pythonPath}` : 'current: automatic' });
+  const which = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'ForgeEnv (2/2): Python interpreter', placeHolder: current.pythonPath ? `current: ${current.pythonPath}` : 'current: automatic' });
   if (!which) return refusal('cancelled', 'Cancelled.');
   if (which.id === 'ext') {
     await config.update('pythonPath', undefined, target);

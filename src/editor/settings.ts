@@ -63,14 +63,6 @@ function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T> {
   });
 }
 
-export function annotatorId(settings: ForgeSettings): string {
-  if (settings.annotatorId) return settings.annotatorId;
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    return process.env.USER ?? process.env.USERNAME ?? 'unknown';
-  }
-}
 
 /** forgeenv.datasetFolder, else `<first workspace folder>/.forgeenv/dataset`, else global storage. */
 export function datasetFolder(settings: ForgeSettings, context: vscode.ExtensionContext): string {

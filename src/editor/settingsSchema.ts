@@ -1,6 +1,7 @@
 // The `forgeenv.*` settings as zod schemas (no vscode import, so unit tests check them against
 // package.json). Each key is parsed on its own: one bad value falls back to its default with a
 // readable problem instead of discarding every other setting.
+import { userInfo } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../env/limits';
 import { EnvNameSchema, SandboxLimitsSchema, SandboxModeSchema, type SandboxOptions } from '../env/sandbox/options';
@@ -69,4 +70,14 @@ export function sandboxOptionsOf(s: ForgeSettings): SandboxOptions {
       processes: s['sandbox.processes'],
     },
   };
+}
+
+/** forgeenv.annotatorId, else the OS user name. */
+export function annotatorId(settings: ForgeSettings): string {
+  if (settings.annotatorId) return settings.annotatorId;
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return process.env.USER ?? process.env.USERNAME ?? 'unknown';
+  }
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { rawCompletion } from './completion';
 import { recordHash } from './hashing';
-import { appendJsonl, readJsonl, readJsonlFile, RecordValidationError, type JsonlEntry, type StoreProblem } from './jsonlFile';
+import { appendJsonl, appendLines, readJsonl, readJsonlFile, RecordValidationError, type JsonlEntry, type StoreProblem } from './jsonlFile';
 import {
   DATASET_FILES,
   DemonstrationRecordSchema,
@@ -91,8 +91,17 @@ export class DatasetStore {
     if (!parsed.success) throw new RecordValidationError(`Refusing to write an invalid demonstration: ${formatZodError(parsed.error)}`, rec);
     const why = demonstrationInconsistency(parsed.data);
     if (why) throw new RecordValidationError(`Refusing to write an invalid demonstration: ${why}`, rec);
-    const [out] = await appendJsonl(this.path(DATASET_FILES.demonstrations), DemonstrationRecordSchema, [parsed.data], 'demonstration', { datasetDir: this.dir });
-    return out!;
+    return this.appendChecked('demonstration', parsed.data);
+  }
+
+  /**
+   * Appends a record that its caller has just validated against its schema (episodeWriter's
+   * checkEpisodeRecord, or appendDemonstration above): written as is, so no record is checked twice.
+   */
+  async appendChecked<K extends 'demonstration' | 'skip'>(kind: K, rec: K extends 'demonstration' ? DemonstrationRecord : SkipRecord): Promise<typeof rec> {
+    const file = this.path(kind === 'demonstration' ? DATASET_FILES.demonstrations : DATASET_FILES.skips);
+    await appendLines(file, [JSON.stringify(rec)], [rec], { datasetDir: this.dir });
+    return rec;
   }
 
   async appendSkip(s: SkipInput): Promise<SkipRecord> {

@@ -1,13 +1,13 @@
 // The one place a demonstration record is made, for the editor (Submit, Submit Revision) and the
 // CLI (`forgeenv episode --out DIR`) alike: an episode's facts plus the scored repair plus
-// provenance in, a validated record out, with id, revision link, hashes, the timeline file and
-// the breakage flag filled in, so no caller computes these by hand. Validated once, here.
+// provenance in, a record out, with id, revision link, hashes, the timeline file and
+// the breakage flag filled in, so no caller computes these by hand. The store validates it.
 import { randomUUID } from 'node:crypto';
 import type { RepairEvaluation } from '../env/episodeTypes';
 import type { LibraryVersions, PrimitiveSpec, RolloutResult } from '../env/schemas';
 import { rawCompletion } from './completion';
 import { recordHash, taskHash } from './hashing';
-import { DATASET_FILES, DEMONSTRATION_SCHEMA, DemonstrationRecordSchema, type DemonstrationRecord } from './records';
+import { DATASET_FILES, DEMONSTRATION_SCHEMA, type DemonstrationRecord } from './records';
 
 export interface DemonstrationProvenance {
   session_id: string;
@@ -82,7 +82,10 @@ export function breakageFailed(rec: { info: Record<string, unknown> }): boolean 
   return undefined;
 }
 
-/** Builds and validates the record from a RolloutResult (throws a ZodError-backed Error on bad input). */
+/**
+ * Builds the record from a RolloutResult. Not validated here: every write path validates once, at
+ * the store's door (episodeWriter.checkEpisodeRecord), so a record is never checked twice.
+ */
 export function createDemonstrationRecord(args: CreateDemonstrationArgs): DemonstrationRecord {
   const th = taskHash({ script: args.originalScript, primitive: args.primitive, seed: args.seed, library_versions: args.libraryVersions });
   const completion = rawCompletion(args.rollout.repair_completion);
@@ -95,7 +98,7 @@ export function createDemonstrationRecord(args: CreateDemonstrationArgs): Demons
     }
   }
   const revision = args.previous ? args.previous.info.revision + 1 : 1;
-  const record = {
+  const record: DemonstrationRecord = {
     ...args.rollout,
     repair_completion: completion,
     info: {
@@ -115,7 +118,7 @@ export function createDemonstrationRecord(args: CreateDemonstrationArgs): Demons
       record_hash: recordHash(th, completion),
     },
   };
-  return DemonstrationRecordSchema.parse(record);
+  return record;
 }
 
 export interface BuildDemonstrationArgs {

@@ -52,8 +52,8 @@ export async function storeEpisode(dir: string, w: EpisodeWrite, onTimelineWritt
     await store.appendTimelineEvents(timelineKeyOf(checked), w.timeline);
     await onTimelineWritten?.();
   }
-  if (checked.kind === 'demonstration') return { kind: 'demonstration', record: await store.appendDemonstration(checked.record) };
-  return { kind: 'skip', record: await store.appendSkip(checked.record) };
+  if (checked.kind === 'demonstration') return { kind: 'demonstration', record: await store.appendChecked('demonstration', checked.record) };
+  return { kind: 'skip', record: await store.appendChecked('skip', checked.record) };
 }
 
 /** Save As…: the same checks and the same append, into a JSONL file of the user's choice (its timeline beside it as `<name>.timeline.jsonl`). */

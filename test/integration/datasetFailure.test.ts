@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { StartResult, StoredResult } from '../../src/editor/controller';
+import type { StartResult, StoredResult } from '../../src/editor/episode/results';
 import { DemonstrationRecordSchema } from '../../src/store/records';
 import { api, datasetDir, endAnyEpisode, ok, readJsonl, replaceBuffer, setSetting, workspaceDir } from './helpers';
 
@@ -29,13 +29,13 @@ suite('Dataset folder not writable', () => {
     assert.equal(r.stored, false);
     assert.match(r.error ?? '', /not writable/);
     assert.ok(r.pendingId);
-    const c = a.controller();
+    const c = a.episode();
     assert.equal(c.writer.pending.list().length, 1, 'the record waits in the queue');
-    assert.equal(c.currentEpisode, undefined, 'the episode ended anyway');
+    assert.equal(c.session.current, undefined, 'the episode ended anyway');
 
     // Survives a reload, then a retry elsewhere stores it.
     await a.reload();
-    const c2 = a.controller();
+    const c2 = a.episode();
     const waiting = c2.writer.pending.list();
     assert.equal(waiting.length, 1);
     const out = await c2.writer.retry(waiting[0].id, datasetDir('dataset-failure'));
@@ -46,7 +46,7 @@ suite('Dataset folder not writable', () => {
   });
 
   test('Save As writes a queued record to a file of the user\'s choice', async () => {
-    const c = a.controller();
+    const c = a.episode();
     await setSetting('datasetFolder', join(workspaceDir(), 'not-a-folder', 'again'));
     await ok<StartResult>('forgeenv.startEpisode', { taskId: 'simple_regression', seed: 9 });
     const r = await ok<StoredResult>('forgeenv.skipEpisode', { reason: 'too_hard' });

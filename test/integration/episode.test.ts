@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { applyRepairDiff } from '../../src/env/diff';
 import { loadCorpus } from '../../src/env/tasks';
 import { DemonstrationRecordSchema, SkipRecordSchema, TimelineEventSchema } from '../../src/store/records';
-import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/controller';
+import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/episode/results';
 import type { CommandResult } from '../../src/editor/commandArgs';
 import { api, datasetDir, endAnyEpisode, ok, readJsonl, replaceBuffer, timing, useOwnDataset, workspaceDir } from './helpers';
 
@@ -24,7 +24,7 @@ suite('Episode lifecycle', () => {
   suiteSetup(async () => {
     a = await api();
     // Without the setting, the dataset goes to the workspace's .forgeenv/dataset.
-    assert.equal(a.controller().datasetDir(), join(workspaceDir(), '.forgeenv', 'dataset'));
+    assert.equal(a.context().datasetDir(), join(workspaceDir(), '.forgeenv', 'dataset'));
   });
   useOwnDataset('dataset-episode');
   suiteTeardown(endAnyEpisode);
@@ -58,7 +58,7 @@ suite('Episode lifecycle', () => {
   });
 
   test('the status bar context and the task queue show the episode in progress', async () => {
-    const q = await a.controller().queue.current();
+    const q = await a.episode().queue.current();
     assert.deepEqual(q.inProgress.map((e) => e.task.task_id), [TASK]);
     assert.ok(!q.todo.some((e) => e.task.task_id === TASK));
   });
@@ -70,7 +70,7 @@ suite('Episode lifecycle', () => {
   });
 
   test('Run & Score scores the unsaved buffer after the oracle fix', async () => {
-    const ep = a.controller().currentEpisode;
+    const ep = a.episode().session.current;
     assert.ok(ep);
     // The oracle repair: rename back, applied as an unsaved edit.
     fixed = broken.replace(/DataCollatorPadding/g, 'DataCollatorWithPadding');
@@ -148,7 +148,7 @@ suite('Episode lifecycle', () => {
     assert.equal(vscode.languages.getDiagnostics(uri).length, 0);
     const again = await vscode.commands.executeCommand<CommandResult>('forgeenv.runAndScore');
     assert.equal(!again.ok && again.reason, 'no_episode');
-    const q = await a.controller().queue.current();
+    const q = await a.episode().queue.current();
     assert.ok(q.submitted.some((e) => e.task.task_id === TASK), 'task listed as submitted');
     assert.equal(q.inProgress.length, 0);
   });
@@ -163,7 +163,7 @@ suite('Episode lifecycle', () => {
     assert.equal(mine.reason, 'unclear_task');
     assert.equal(mine.note, 'integration test');
     assert.equal(mine.task_id, 'simple_regression');
-    const q = await a.controller().queue.current();
+    const q = await a.episode().queue.current();
     assert.ok(q.skipped.some((e) => e.task.task_id === 'simple_regression'));
     const listed = [...q.todo, ...q.submitted, ...q.skipped, ...q.inProgress].map((e) => e.task.task_id).sort();
     assert.deepEqual(listed, loadCorpus().tasks.map((t) => t.task_id).sort(), 'every corpus task exactly once');

@@ -4,21 +4,27 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ForgeEnvApi } from '../../src/extension';
-import type { ForgeEnvController } from '../../src/editor/controller';
+import type { ForgeContext } from '../../src/editor/context';
+import type { EpisodeFeature } from '../../src/editor/episode';
 import type { CommandResult } from '../../src/editor/commandArgs';
 
 export const EXTENSION_ID = 'forgeenv.forgeenv-studio';
 
-export async function api(): Promise<{ controller: () => ForgeEnvController; reload: () => Promise<void>; extension: vscode.Extension<ForgeEnvApi> }> {
+export async function api(): Promise<{ episode: () => EpisodeFeature; context: () => ForgeContext; reload: () => Promise<void>; extension: vscode.Extension<ForgeEnvApi> }> {
   const ext = vscode.extensions.getExtension<ForgeEnvApi>(EXTENSION_ID);
   assert.ok(ext, `extension ${EXTENSION_ID} not found`);
   const exports = await ext.activate();
   assert.ok(exports.testing, 'the testing API exists (extensionMode is Test)');
   const t = exports.testing;
   return {
-    controller: () => {
-      const c = t.controller();
-      assert.ok(c, 'controller is live');
+    episode: () => {
+      const e = t.episode();
+      assert.ok(e, 'the episode feature is live');
+      return e;
+    },
+    context: () => {
+      const c = t.context();
+      assert.ok(c, 'the editor layer is live');
       return c;
     },
     reload: () => t.reload(),

@@ -19,7 +19,8 @@ import type { PrimitivePickItem } from '../../src/editor/lab/core/prefill';
 import type { InverseCheck } from '../../src/editor/lab/core/inverseCheck';
 import type { CheckRow, CheckSummary } from '../../src/env/checkPrimitives';
 import type { SavedTask } from '../../src/editor/lab/core/taskWriter';
-import { api, endAnyEpisode, ok, timing, workspaceDir } from './helpers';
+import type { StartResult } from '../../src/editor/episode/results';
+import { api, endAnyEpisode, ok, setSetting, timing, workspaceDir } from './helpers';
 
 type ChecksSnapshot = { status: string; groups: Array<{ label: string; description: string; rows: Array<{ label: string; description: string; status: string }> }> };
 
@@ -282,5 +283,34 @@ suite('Lab: drift primitives in the editor', () => {
     const latest = await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', { uri: trainer.uri.toString(), snapshot: '2025-03', quiet: true });
     assert.equal(latest.runsCleanly, true, latest.headline);
     assert.equal(vscode.languages.getDiagnostics(trainer.uri).filter((d) => d.source?.startsWith('ForgeEnv snapshot')).length, 0);
+  });
+
+  test("a new repair episode clears the lab's diagnostics, and an ended episode closes its editors", async function () {
+    this.timeout(90_000);
+    await setSetting('datasetFolder', '.forgeenv/dataset-lab');
+    try {
+      await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', { uri: trainer.uri.toString(), snapshot: '2023-12', quiet: true });
+      const labProblems = () => vscode.languages.getDiagnostics(trainer.uri).filter((d) => d.source?.startsWith('ForgeEnv snapshot'));
+      assert.ok(labProblems().length >= 1, 'the lab left diagnostics');
+      const first = await ok<StartResult>('forgeenv.startEpisode', { taskId: 'simple_regression', seed: 5 });
+      assert.equal(labProblems().length, 0, 'they went when the episode started');
+      await ok('forgeenv.showRunOutput');
+      await ok('forgeenv.reviewChanges');
+      const script = vscode.Uri.file(first.filePath).toString();
+      const editorsOf = (episodeId: string) =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .filter((t) => {
+            const i = t.input;
+            const uris = i instanceof vscode.TabInputText ? [i.uri] : i instanceof vscode.TabInputTextDiff ? [i.original, i.modified] : [];
+            return uris.some((u) => u.toString() === script || (u.scheme.startsWith('forgeenv-') && u.path.startsWith(`/${episodeId}/`)));
+          });
+      assert.ok(editorsOf(first.episodeId).length >= 3, 'train.py, its run output and its diff are open');
+      await ok('forgeenv.skipEpisode', { reason: 'too_hard' });
+      assert.deepEqual(editorsOf(first.episodeId).map((t) => t.label), [], "the ended episode's editors are closed");
+    } finally {
+      await endAnyEpisode();
+      await setSetting('datasetFolder', undefined);
+    }
   });
 });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/controller';
+import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/episode/results';
 import { DemonstrationRecordSchema } from '../../src/store/records';
 import { api, datasetDir, EXTENSION_ID, ok, readJsonl, replaceBuffer, timing } from './helpers';
 
@@ -39,7 +39,7 @@ suite('Window reload (before reload)', () => {
     assert.equal(r.success, false);
     const [d] = vscode.languages.getDiagnostics(uri);
     assert.ok(d);
-    const ep = a.controller().currentEpisode;
+    const ep = a.episode().session.current;
     assert.equal(ep?.state.runs, 1);
     const marker: Marker = { episodeId: s.episodeId, filePath: s.filePath, text, diagnostic: { line: d.range.start.line, message: d.message }, activeMs: ep.state.activeMs };
     writeFileSync(markerFile(), JSON.stringify(marker));
@@ -60,11 +60,11 @@ suite('Window reload (after reload)', () => {
     while (!ext.isActive && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 100));
     assert.ok(ext.isActive, 'activated without any command');
     const a = await api();
-    const c = a.controller();
-    const restored = await c.restore();
+    const c = a.episode();
+    const restored = await c.session.restore();
     assert.ok(restored.ok && restored.episodeId === marker.episodeId);
     timing('resume after a real window reload (restore on activation)', restored.ok ? (restored.restoreMs ?? -1) : -1);
-    const ep = c.currentEpisode;
+    const ep = c.session.current;
     assert.ok(ep, 'the episode is back');
     assert.equal(ep.episodeId, marker.episodeId);
     assert.equal(ep.state.runs, 1);

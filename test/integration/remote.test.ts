@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/controller';
+import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/episode/results';
 import type { CommandResult } from '../../src/editor/commandArgs';
 import { DemonstrationRecordSchema, SkipRecordSchema, type DemonstrationRecord } from '../../src/store/records';
 import { api, datasetDir, endAnyEpisode, ok, readJsonl, replaceBuffer, setSetting, timing, useOwnDataset } from './helpers';
@@ -105,7 +105,7 @@ suite('Remote backend (forgeenv serve)', () => {
     const uri = vscode.Uri.file(s.filePath);
     const [d] = vscode.languages.getDiagnostics(uri);
     assert.match(d?.message ?? '', /AutoTokenizerFast/);
-    const ep = a.controller().currentEpisode;
+    const ep = a.episode().session.current;
     assert.deepEqual(ep?.state.backend, { kind: 'remote', url: server!.url });
     assert.deepEqual([ep?.state.mode, ep?.state.interpreter], ['simulated', 'python3'], 'as the server reports it');
 
@@ -130,7 +130,7 @@ suite('Remote backend (forgeenv serve)', () => {
     assert.equal(remoteRecord.success, true);
     assert.equal(remoteRecord.visible_reward, second.reward);
     assert.equal((remoteRecord.info as Record<string, unknown>).backend, 'remote');
-    assert.equal(a.controller().currentEpisode, undefined, 'the episode is over');
+    assert.equal(a.episode().session.current, undefined, 'the episode is over');
   });
 
   test('the same episode on the embedded backend writes the same record', async () => {
@@ -177,11 +177,11 @@ suite('Remote backend (forgeenv serve)', () => {
     assert.equal(run1.success, false);
     const before = vscode.languages.getDiagnostics(uri);
 
-    const c1 = a.controller();
+    const c1 = a.episode();
     await a.reload(); // the editor layer is torn down (its server session closes) and activated again
-    const c2 = a.controller();
+    const c2 = a.episode();
     assert.notEqual(c2, c1);
-    const ep = c2.currentEpisode;
+    const ep = c2.session.current;
     assert.ok(ep, 'episode restored');
     assert.equal(ep.episodeId, s.episodeId);
     assert.equal(ep.state.runs, 1);
@@ -192,7 +192,7 @@ suite('Remote backend (forgeenv serve)', () => {
     await replaceBuffer(uri, edited.replace(/AutoTokenizerFast/g, 'AutoTokenizer'));
     const run2 = await ok<ScoreResult>('forgeenv.runAndScore');
     assert.deepEqual([run2.run, run2.success], [2, true]);
-    const session = (c2 as unknown as { episode?: { env: { kind: string; serverRestores?: number } } }).episode?.env;
+    const session = c2.session.current?.env as { kind: string; serverRestores?: number } | undefined;
     assert.deepEqual([session?.kind, session?.serverRestores], ['remote', 1], 're-created on the server once, by the first run');
     const stored = await ok<StoredResult>('forgeenv.submitEpisode');
     assert.equal(stored.stored, true);
@@ -212,7 +212,7 @@ suite('Remote backend (forgeenv serve)', () => {
     const down = await vscode.commands.executeCommand<CommandResult>('forgeenv.runAndScore');
     assert.equal(down.ok, false);
     assert.match(!down.ok ? down.message : '', /ForgeEnv could not score the repair: (Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:\d+|The connection to the ForgeEnv server at .* closed)/);
-    assert.equal(a.controller().currentEpisode?.episodeId, s.episodeId, 'the episode is still open');
+    assert.equal(a.episode().session.current?.episodeId, s.episodeId, 'the episode is still open');
 
     server = await serve(root, port); // a new server process: the episode is re-created there
     const r = await ok<ScoreResult>('forgeenv.runAndScore');
@@ -232,7 +232,7 @@ suite('Remote backend (forgeenv serve)', () => {
       const unreachable = await vscode.commands.executeCommand<CommandResult>('forgeenv.startEpisode', { taskId: TASK });
       assert.equal(unreachable.ok, false);
       assert.match(!unreachable.ok ? unreachable.message : '', /^ForgeEnv could not start the episode: Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:1 .*forgeenv serve/);
-      assert.equal(a.controller().currentEpisode, undefined);
+      assert.equal(a.episode().session.current, undefined);
     } finally {
       await setSetting('remoteUrl', server!.url);
     }

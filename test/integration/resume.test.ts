@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ScoreResult, StartResult } from '../../src/editor/controller';
-import { EPISODE_STATE_KEY } from '../../src/editor/liveEpisode';
-import { PersistedEpisodeSchema } from '../../src/editor/episodeRecord';
+import type { ScoreResult, StartResult } from '../../src/editor/episode/results';
+import { EPISODE_STATE_KEY } from '../../src/editor/episode/liveEpisode';
+import { PersistedEpisodeSchema } from '../../src/editor/episode/episodeRecord';
 import { api, endAnyEpisode, ok, replaceBuffer, useOwnDataset } from './helpers';
 
 suite('Resume after reload', () => {
@@ -25,21 +25,21 @@ suite('Resume after reload', () => {
     assert.equal(before.length, 1);
 
     // What a reload reads back: the persisted state, validated.
-    const c1 = a.controller();
-    await c1.currentEpisode && (await new Promise((r) => setTimeout(r, 50)));
-    const persisted = PersistedEpisodeSchema.parse(a.extension.exports.testing && (c1 as unknown as { context: vscode.ExtensionContext }).context.workspaceState.get(EPISODE_STATE_KEY));
+    const c1 = a.episode();
+    await c1.session.current && (await new Promise((r) => setTimeout(r, 50)));
+    const persisted = PersistedEpisodeSchema.parse(a.extension.exports.testing && a.context().extension.workspaceState.get(EPISODE_STATE_KEY));
     assert.equal(persisted.start.episodeId, s.episodeId);
     assert.equal(persisted.runs, 1);
     assert.equal(persisted.lastScoredText, edited);
 
     await a.reload();
-    const c2 = a.controller();
-    assert.notEqual(c2, c1, 'a new controller');
-    const ep = c2.currentEpisode;
+    const c2 = a.episode();
+    assert.notEqual(c2, c1, 'a new editor layer');
+    const ep = c2.session.current;
     assert.ok(ep, 'episode restored');
     assert.equal(ep.episodeId, s.episodeId);
     assert.equal(ep.state.runs, 1);
-    assert.equal(ep.filePath, s.filePath);
+    assert.equal(ep.file, s.filePath);
     const after = vscode.languages.getDiagnostics(uri);
     assert.equal(after.length, 1, 'diagnostics restored');
     assert.equal(after[0].range.start.line, before[0].range.start.line);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ScoreResult, StartResult } from '../../src/editor/controller';
+import type { ScoreResult, StartResult } from '../../src/editor/episode/results';
 import { endAnyEpisode, ok, replaceBuffer, setSetting, timing, useOwnDataset } from './helpers';
 
 // Scripts that misbehave: each is typed into the episode buffer and run with Run & Score.

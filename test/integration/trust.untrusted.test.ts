@@ -24,15 +24,15 @@ suite('Workspace Trust (untrusted folder)', () => {
       assert.equal(!r.ok && r.reason, 'untrusted', cmd);
       assert.equal(!r.ok && r.message, UNTRUSTED_MESSAGE);
     }
-    assert.equal(a.controller().currentEpisode, undefined);
-    const storage = a.controller().datasetDir();
+    assert.equal(a.episode().session.current, undefined);
+    const storage = a.context().datasetDir();
     assert.ok(!existsSync(storage) || readdirSync(storage).length === 0, 'nothing was written');
   });
 
   test('browsing still works: the task queue lists the corpus', async () => {
     const r = await vscode.commands.executeCommand<CommandResult>('forgeenv.refreshTaskQueue');
     assert.equal(r.ok, true);
-    const q = await a.controller().queue.current();
+    const q = await a.episode().queue.current();
     assert.ok(q.todo.length >= 5, `${q.todo.length} tasks to do`);
   });
 

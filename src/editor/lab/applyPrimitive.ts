@@ -61,6 +61,7 @@ export async function openLabDiff(docs: LabDocuments, session: LabSession, opts:
 
 async function pickPrimitive(items: PrimitivePickItem[]): Promise<string | undefined> {
   const picked = await vscode.window.showQuickPick(items, {
+    ignoreFocusOut: true,
     title: 'ForgeEnv: apply a drift primitive (the file is not modified)',
     placeHolder: 'Primitives that can act on this file',
     matchOnDescription: true,
@@ -77,6 +78,7 @@ async function pickParams(applicable: ApplicablePrimitive, script: string, prefi
     else if (candidates.length > 1) {
       const items = candidatePickItems(candidates, script);
       const picked = await vscode.window.showQuickPick(items, {
+        ignoreFocusOut: true,
         title: `${primitive.name}: where to break`,
         placeHolder: 'Candidates found in this file (Enter, then edit the params)',
         matchOnDescription: true,

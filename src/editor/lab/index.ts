@@ -2,26 +2,21 @@
 // result, check all of them on a folder or the corpus, and run a script under another library
 // snapshot. Everything is registered here; src/extension.ts calls registerLab once.
 import * as vscode from 'vscode';
+import type { ForgeContext } from '../context';
 import { ApplicabilityService } from './applicabilityService';
-import { guarded } from './commandGuard';
 import { applyPrimitiveCommand, BreakWithPrimitiveActions } from './applyPrimitive';
-import { CHECKS_VIEW_ID, checkAllCommand, exportChecksCommand, PrimitiveChecksView } from './checkAllView';
+import { checkAllCommand, exportChecksCommand } from './checkAllCommand';
+import { CHECKS_VIEW_ID, PrimitiveChecksView } from './checkAllView';
 import { checkInverseCommand, resolveSession, runBrokenCommand } from './labActions';
 import { LAB_SCHEME, LabDocuments, type LabSession } from './labDocuments';
 import { makeTaskCommand } from './makeTask';
 import { saveAsTaskCommand } from './saveAsTask';
 import { snapshotDriftCommand } from './snapshotDrift';
 
-/** Nothing is required; the lab reads its settings itself. */
-export interface LabDeps {
-  /** Where run logs go; default a "ForgeEnv Lab" output channel. */
-  output?: vscode.OutputChannel;
-}
-
-export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}): vscode.Disposable {
+export function registerLab(ctx: ForgeContext): void {
   const disposables: vscode.Disposable[] = [];
-  const log = deps.output ?? vscode.window.createOutputChannel('ForgeEnv Lab');
-  if (!deps.output) disposables.push(log);
+  // The lab's runs print where the episodes' runs do.
+  const log = ctx.runs;
   const docs = new LabDocuments();
   const applicability = new ApplicabilityService();
   const brokenDiagnostics = vscode.languages.createDiagnosticCollection('forgeenv-lab');
@@ -41,7 +36,7 @@ export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}
       });
   };
 
-  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => vscode.commands.registerCommand(id, guarded(id, fn, log));
+  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => ctx.commands.register(id, (args) => fn(args));
   const pythonSelector: vscode.DocumentSelector = [
     { language: 'python', scheme: 'file' },
     { language: 'python', scheme: 'untitled' },
@@ -56,19 +51,22 @@ export function registerLab(context: vscode.ExtensionContext, deps: LabDeps = {}
       // Snapshot diagnostics describe the text that ran; once it changes they would point at the wrong place.
       if (e.contentChanges.length && snapshotDiagnostics.has(e.document.uri)) snapshotDiagnostics.delete(e.document.uri);
     }),
-    cmd('forgeenv.lab.applyPrimitive', (args) => applyPrimitiveCommand({ docs, applicability, followUp }, args)),
-    cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args)),
-    cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args)),
-    cmd('forgeenv.lab.saveAsTask', (args) => saveAsTaskCommand(resolveSession(docs, args), args)),
-    cmd('forgeenv.lab.makeTask', (args) => makeTaskCommand(args)),
-    cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ view }, args)),
-    cmd('forgeenv.lab.exportChecks', (args) => exportChecksCommand(view, args)),
-    cmd('forgeenv.lab.openCheckRow', (args) => view.openRow(args)),
-    // For tests and scripts: what the check view shows, flattened.
-    cmd('forgeenv.lab.inspectChecks', async () => view.snapshot()),
-    cmd('forgeenv.lab.snapshotDrift', (args) => snapshotDriftCommand({ diagnostics: snapshotDiagnostics, log }, args)),
+    // A new repair episode starts clean: lab diagnostics would linger in Problems beside it.
+    ctx.onWillStartEpisode(() => {
+      brokenDiagnostics.clear();
+      snapshotDiagnostics.clear();
+    }),
   );
-  const all = vscode.Disposable.from(...disposables);
-  context.subscriptions.push(all);
-  return all;
+  cmd('forgeenv.lab.applyPrimitive', (args) => applyPrimitiveCommand({ docs, applicability, followUp }, args));
+  cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args));
+  cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args));
+  cmd('forgeenv.lab.saveAsTask', (args) => saveAsTaskCommand(resolveSession(docs, args), args));
+  cmd('forgeenv.lab.makeTask', (args) => makeTaskCommand(args));
+  cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ view }, args));
+  cmd('forgeenv.lab.exportChecks', (args) => exportChecksCommand(view, args));
+  cmd('forgeenv.lab.openCheckRow', (args) => view.openRow(args));
+  // For tests and scripts: what the check view shows, flattened.
+  cmd('forgeenv.lab.inspectChecks', async () => view.snapshot());
+  cmd('forgeenv.lab.snapshotDrift', (args) => snapshotDriftCommand({ diagnostics: snapshotDiagnostics, log }, args));
+  for (const d of disposables) ctx.lifecycle.add(d);
 }

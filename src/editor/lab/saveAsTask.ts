@@ -26,7 +26,7 @@ async function chooseFolder(configured: string[]): Promise<string | undefined> {
     { label: '$(folder-opened) Choose a folder…' },
   ];
   if (configured.length === 1) return configured[0];
-  const picked = configured.length ? await vscode.window.showQuickPick(items, { title: 'Save the task in…' }) : items[items.length - 1];
+  const picked = configured.length ? await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'Save the task in…' }) : items[items.length - 1];
   if (!picked) return undefined;
   if (picked.dir) return picked.dir;
   const dir = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Save task here' });
@@ -50,6 +50,7 @@ export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs
   let taskId = args.taskId;
   if (!taskId) {
     taskId = await vscode.window.showInputBox({
+      ignoreFocusOut: true,
       title: 'Task id for the new task',
       value: suggestTaskId(session.fileName, session.spec.primitive_type, taken),
       prompt: `Saved in ${dir} as <id>.py, a tasks.json entry and <id>.breakage.json`,

@@ -54,7 +54,7 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
   if (!snapshot) {
     const picked = await vscode.window.showQuickPick(
       SNAPSHOT_IDS.map((id) => ({ label: id, description: id === LATEST_SNAPSHOT ? 'latest (what the corpus targets)' : undefined, detail: versionsText(id), id })),
-      { title: 'ForgeEnv: run this script under the simulated libraries of…' },
+      { ignoreFocusOut: true, title: 'ForgeEnv: run this script under the simulated libraries of…' },
     );
     if (!picked) return refusal('cancelled', 'No snapshot chosen.');
     snapshot = picked.id;

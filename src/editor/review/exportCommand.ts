@@ -65,7 +65,7 @@ export async function exportCommand(context: vscode.ExtensionContext, rawArgs: u
   if (!format) {
     const picked = await vscode.window.showQuickPick(
       EXPORT_FORMATS.map((f) => ({ label: f, detail: FORMATS[f].description('standard'), format: f })),
-      { title: 'ForgeEnv: export the dataset as…' },
+      { ignoreFocusOut: true, title: 'ForgeEnv: export the dataset as…' },
     );
     format = picked?.format;
   }

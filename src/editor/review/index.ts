@@ -1,7 +1,7 @@
 // Labeling, review mode and the dataset summary (issue 5). src/extension.ts calls
 // registerReview once.
 import * as vscode from 'vscode';
-import { guarded } from '../lab/commandGuard';
+import type { ForgeContext } from '../context';
 import { labelCommand } from './labelCommand';
 import { exportCommand } from './exportCommand';
 import { rescoreCommand } from './rescoreCommand';
@@ -9,15 +9,10 @@ import { REVIEW_SCHEME, ReviewCodeLens, ReviewController } from './reviewMode';
 import { discardRevisionCommand, disposeRevision, reopenCommand, submitRevisionCommand } from './reopen';
 import { SummaryPanel } from './summaryPanel';
 
-export interface ReviewDeps {
-  /** Where problems are logged; default a "ForgeEnv Review" output channel. */
-  output?: vscode.OutputChannel;
-}
-
-export function registerReview(context: vscode.ExtensionContext, deps: ReviewDeps = {}): vscode.Disposable {
+export function registerReview(ctx: ForgeContext): void {
+  const context = ctx.extension;
+  const log = ctx.log;
   const disposables: vscode.Disposable[] = [];
-  const log = deps.output ?? vscode.window.createOutputChannel('ForgeEnv Review');
-  if (!deps.output) disposables.push(log);
   const review = new ReviewController(context);
   const summary = new SummaryPanel(context);
   const lens = new ReviewCodeLens(review);
@@ -25,46 +20,41 @@ export function registerReview(context: vscode.ExtensionContext, deps: ReviewDep
   // Reviews, labels and revisions change the numbers: keep an open summary current.
   disposables.push(review.onDidChangeItem(() => void (summary.isOpen ? summary.render() : undefined)));
   // Editor-title buttons pass the editor's URI as the first argument; these commands take options objects only.
-  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => {
-    const run = guarded(id, fn, log);
-    return vscode.commands.registerCommand(id, (args?: unknown) => run(args instanceof vscode.Uri ? undefined : args));
-  };
+  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => ctx.commands.register(id, (args) => fn(args), { dropUriArgument: true });
   disposables.push(
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review.docs),
     vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, lens),
-    cmd('forgeenv.review.start', (a) => review.start(a)),
-    cmd('forgeenv.review.next', () => review.move(1)),
-    cmd('forgeenv.review.previous', () => review.move(-1)),
-    cmd('forgeenv.review.approve', (a) => review.verdict('approve', a)),
-    cmd('forgeenv.review.reject', (a) => review.verdict('reject', a)),
-    cmd('forgeenv.review.stop', () => review.stop()),
-    cmd('forgeenv.review.actions', () => review.actions()),
-    cmd('forgeenv.review.label', (a) => labelCommand(context, review, a)),
-    cmd('forgeenv.review.reopen', (a) => reopenCommand(context, review, a)),
-    cmd('forgeenv.review.submitRevision', (a) => submitRevisionCommand(context, review, a)),
-    cmd('forgeenv.review.discardRevision', () => discardRevisionCommand()),
-    cmd('forgeenv.review.summary', (a) => summary.open(a)),
-    cmd('forgeenv.review.export', (a) => exportCommand(context, a)),
-    cmd('forgeenv.review.rescore', (a) => rescoreCommand(context, log, a)),
-    // For tests: what the review walk and the summary panel currently show.
-    cmd('forgeenv.review.inspect', async () => ({
-      active: review.state !== undefined,
-      dir: review.state?.dir,
-      index: review.state?.index,
-      total: review.state?.items.length,
-      current: review.current() && {
-        recordId: review.current()!.record.info.record_id,
-        duplicates: review.current()!.duplicates,
-        brokenUri: review.uriFor(review.current()!, 'broken').toString(),
-        repairedUri: review.uriFor(review.current()!, 'repaired').toString(),
-        repairedOk: review.current()!.repaired.ok,
-      },
-      summaryOpen: summary.isOpen,
-      summaryHtml: summary.html,
-      rejectedMessages: summary.rejectedMessages,
-    })),
   );
-  const all = vscode.Disposable.from(...disposables);
-  context.subscriptions.push(all);
-  return all;
+  cmd('forgeenv.review.start', (a) => review.start(a));
+  cmd('forgeenv.review.next', () => review.move(1));
+  cmd('forgeenv.review.previous', () => review.move(-1));
+  cmd('forgeenv.review.approve', (a) => review.verdict('approve', a));
+  cmd('forgeenv.review.reject', (a) => review.verdict('reject', a));
+  cmd('forgeenv.review.stop', () => review.stop());
+  cmd('forgeenv.review.actions', () => review.actions());
+  cmd('forgeenv.review.label', (a) => labelCommand(context, review, a));
+  cmd('forgeenv.review.reopen', (a) => reopenCommand(context, review, a));
+  cmd('forgeenv.review.submitRevision', (a) => submitRevisionCommand(context, review, a));
+  cmd('forgeenv.review.discardRevision', () => discardRevisionCommand());
+  cmd('forgeenv.review.summary', (a) => summary.open(a));
+  cmd('forgeenv.review.export', (a) => exportCommand(context, a));
+  cmd('forgeenv.review.rescore', (a) => rescoreCommand(context, log, a));
+  // For tests: what the review walk and the summary panel currently show.
+  cmd('forgeenv.review.inspect', async () => ({
+    active: review.state !== undefined,
+    dir: review.state?.dir,
+    index: review.state?.index,
+    total: review.state?.items.length,
+    current: review.current() && {
+      recordId: review.current()!.record.info.record_id,
+      duplicates: review.current()!.duplicates,
+      brokenUri: review.uriFor(review.current()!, 'broken').toString(),
+      repairedUri: review.uriFor(review.current()!, 'repaired').toString(),
+      repairedOk: review.current()!.repaired.ok,
+    },
+    summaryOpen: summary.isOpen,
+    summaryHtml: summary.html,
+    rejectedMessages: summary.rejectedMessages,
+  }));
+  for (const d of disposables) ctx.lifecycle.add(d);
 }

@@ -15,6 +15,7 @@ import { datasetFolderSetting, labelTagsSetting, reviewerSetting } from './revie
 function pickWithAccelerators<T>(title: string, choices: ReadonlyArray<Choice<T>>, step: number, total: number, current?: T): Promise<T | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value: T }>();
+    qp.ignoreFocusOut = true;
     qp.title = title;
     qp.step = step;
     qp.totalSteps = total;
@@ -42,6 +43,7 @@ function pickWithAccelerators<T>(title: string, choices: ReadonlyArray<Choice<T>
 async function pickTags(tags: readonly string[], preselected: readonly string[]): Promise<string[] | undefined> {
   const items = tags.map((t) => ({ label: t, picked: preselected.includes(t) }));
   const picked = await vscode.window.showQuickPick(items, {
+    ignoreFocusOut: true,
     title: 'Label: tags (Space toggles, Enter confirms)',
     canPickMany: true,
     placeHolder: 'forgeenv.labels.tags',
@@ -54,20 +56,20 @@ async function chooseTarget(dir: string): Promise<{ target: LabelTarget; title: 
     { label: '$(tasklist) A task…', kind2: 'task' },
     { label: '$(file-code) A demonstration…', description: dir, kind2: 'demo' },
   ];
-  const which = await vscode.window.showQuickPick(items, { title: 'Label what?' });
+  const which = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'Label what?' });
   if (!which) return undefined;
   if (which.kind2 === 'task') {
     const { tasks } = loadCorpus({ extraDirs: taskFoldersSetting() });
     const t = await vscode.window.showQuickPick(
       tasks.map((task) => ({ label: task.task_id, description: `${task.difficulty} · ${task.category}`, detail: task.description })),
-      { title: 'Label a task', matchOnDescription: true, matchOnDetail: true },
+      { ignoreFocusOut: true, title: 'Label a task', matchOnDescription: true, matchOnDetail: true },
     );
     return t ? { target: { type: 'task', task_id: t.label }, title: `task ${t.label}` } : undefined;
   }
   const snap = await new DatasetStore(dir).readAll();
   const d = await vscode.window.showQuickPick(
     snap.demonstrations.current.map((r) => ({ label: `${r.task_id} · ${r.primitive_type}`, description: `${r.success ? 'success' : 'failed'} · ${r.info.annotator_id} · ${r.info.submitted_at}`, id: r.info.record_id })),
-    { title: 'Label a demonstration', matchOnDescription: true },
+    { ignoreFocusOut: true, title: 'Label a demonstration', matchOnDescription: true },
   );
   return d ? { target: { type: 'demonstration', record_id: d.id }, title: d.label } : undefined;
 }

@@ -211,7 +211,7 @@ export class ReviewController implements vscode.Disposable {
       { label: `$(history) Reopen as a new revision`, description: '', command: 'forgeenv.review.reopen' },
       { label: `$(debug-stop) Stop reviewing`, description: '', command: 'forgeenv.review.stop' },
     ];
-    const picked = await vscode.window.showQuickPick(items, { title: 'ForgeEnv review' });
+    const picked = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'ForgeEnv review' });
     if (picked) await vscode.commands.executeCommand(picked.command);
   }
 

@@ -1,7 +1,8 @@
 // Settings the review features read, through the editor's own settings module: the dataset
 // folder and the reviewer id are resolved exactly as for episodes; the tag taxonomy is ours.
 import * as vscode from 'vscode';
-import { annotatorId, datasetFolder, readSettings } from '../settings';
+import { datasetFolder, readSettings } from '../settings';
+import { annotatorId } from '../settingsSchema';
 import { tagsFromSetting } from './core/labelForm';
 
 export function datasetFolderSetting(context: vscode.ExtensionContext): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ActiveTimeTracker, formatElapsed } from '../../../src/editor/activeTime';
+import { ActiveTimeTracker, formatElapsed } from '../../../src/editor/episode/activeTime';
 
 function clock(start = 1_000_000) {
   let t = start;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { abnormalEndNote, diagnosticsForRun } from '../../../src/editor/diagnosticsModel';
+import { abnormalEndNote, diagnosticsForRun } from '../../../src/editor/episode/diagnosticsModel';
 
 const script = [
   'from transformers import Trainer, TrainingArguments',

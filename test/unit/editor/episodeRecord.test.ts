@@ -1,7 +1,7 @@
 // The persisted episode names its backend; states saved before remote episodes existed resume as embedded ones.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EpisodeBackendSchema, PersistedEpisodeSchema } from '../../../src/editor/episodeRecord';
+import { EpisodeBackendSchema, PersistedEpisodeSchema } from '../../../src/editor/episode/episodeRecord';
 
 test('an episode saved without a backend is an embedded one; a remote one needs its server URL', () => {
   const backend = PersistedEpisodeSchema.shape.backend;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { PendingWrites, type KeyValueStore } from '../../../src/editor/pendingWrites';
+import { PendingWrites, type KeyValueStore } from '../../../src/editor/episode/pendingWrites';
 
 const root = mkdtempSync(join(tmpdir(), 'forgeenv-pending-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RunStream } from '../../../src/editor/runStream';
+import { RunStream } from '../../../src/editor/episode/runStream';
 
 describe('RunStream', () => {
   test('batches chunks into few appends and keeps their order', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { renderScoreBody, renderScoreHtml, WebviewMessageSchema } from '../../../src/editor/scoreHtml';
-import { scoreModel } from '../../../src/editor/scoreModel';
+import { renderScoreBody, renderScoreHtml, WebviewMessageSchema } from '../../../src/editor/episode/scoreHtml';
+import { scoreModel } from '../../../src/editor/episode/scoreModel';
 import type { RepairEvaluation } from '../../../src/env/episodeTypes';
 
 const evaluation: RepairEvaluation = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildQueue, nextTaskId, type QueueTaskInfo } from '../../../src/editor/taskQueueModel';
+import { buildQueue, nextTaskId, type QueueTaskInfo } from '../../../src/editor/episode/taskQueueModel';
 
 const t = (task_id: string, difficulty: QueueTaskInfo['difficulty']): QueueTaskInfo => ({ task_id, difficulty, description: task_id, category: 'general' });
 const tasks = [t('c_hard', 'hard'), t('a_easy', 'easy'), t('b_medium', 'medium'), t('d_easy', 'easy'), t('e_easy', 'easy')];

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { TimelineRecorder, readTimelineFile } from '../../../src/editor/timeline';
+import { TimelineRecorder, readTimelineFile } from '../../../src/editor/episode/timeline';
 
 const root = mkdtempSync(join(tmpdir(), 'forgeenv-timeline-'));
 after(() => rmSync(root, { recursive: true, force: true }));

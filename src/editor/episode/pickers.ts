@@ -1,46 +1,39 @@
 // The quick picks of the repair loop: which task, which breakage (and where), why skip.
 import * as vscode from 'vscode';
-import { applicablePrimitives } from '../env/primitives/registry';
-import type { Task } from '../env/schemas';
-import type { TaskSampler } from '../env/tasks';
-import { SKIP_REASONS, type SkipReason } from '../store/records';
-import type { SkipArgs } from './commandArgs';
-import type { QueueEntry, QueueGroup } from './taskQueueModel';
+import { applicablePrimitives } from '../../env/primitives/registry';
+import type { Task } from '../../env/schemas';
+import { SKIP_REASONS } from '../../store/records';
+import type { PrimitiveChoice, SkipArgs } from '../commandArgs';
+import { SKIP_LABELS } from './skipLabels';
+import { GROUP_LABELS, QUEUE_GROUPS, type QueueEntry, type QueueGroup } from './taskQueueModel';
 
-export type PrimitiveChoice = { primitive_type: string; params?: Record<string, unknown> };
 
-export const SKIP_LABELS: Record<SkipReason, string> = {
-  too_hard: 'Too hard for me',
-  unclear_task: 'The task is unclear',
-  broken_environment: 'The environment is broken (the original would not run either)',
-  not_a_real_drift: 'Not a realistic library drift',
-  other: 'Other…',
-};
 
-/** A task id, `'next'`, or undefined when cancelled. */
-export async function pickTask(tasks: TaskSampler, queue: Record<QueueGroup, QueueEntry[]> | undefined): Promise<string | 'next' | undefined> {
-  const groupOf = new Map<string, QueueGroup>();
-  if (queue) for (const [g, entries] of Object.entries(queue) as Array<[QueueGroup, QueueEntry[]]>) for (const e of entries) groupOf.set(e.task.task_id, g);
+/**
+ * A task id, `'next'`, or undefined when cancelled. Tasks are listed in the queue's order (its
+ * groups, each easiest first), the same order as the Task Queue view.
+ */
+export async function pickTask(queue: Record<QueueGroup, QueueEntry[]>): Promise<string | 'next' | undefined> {
   type Item = vscode.QuickPickItem & { id: string };
-  const state = (id: string) => (groupOf.get(id) === 'submitted' ? ' · submitted' : groupOf.get(id) === 'skipped' ? ' · skipped' : '');
-  const items: Item[] = [
-    { id: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true },
-    { id: '', label: 'Tasks', kind: vscode.QuickPickItemKind.Separator },
-    ...[...tasks.all]
-      .sort((a, b) => a.task_id.localeCompare(b.task_id))
-      .map((t) => ({ id: t.task_id, label: t.task_id, description: `${t.difficulty} · ${t.category.replace(/_/g, ' ')}${state(t.task_id)}`, detail: t.description })),
-  ];
+  const items: Item[] = [{ id: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true }];
+  for (const group of QUEUE_GROUPS) {
+    if (queue[group].length === 0) continue;
+    items.push({ id: '', label: GROUP_LABELS[group], kind: vscode.QuickPickItemKind.Separator });
+    for (const { task } of queue[group]) items.push({ id: task.task_id, label: task.task_id, description: `${task.difficulty} · ${task.category.replace(/_/g, ' ')}`, detail: task.description });
+  }
   const pick = await vscode.window.showQuickPick(items, {
     title: 'ForgeEnv: Start Repair Episode (1/2): task',
     placeHolder: 'Pick a task, or Next task',
     matchOnDescription: true,
     matchOnDetail: true,
+    // Clicking elsewhere (the score view, an editor) must not close it silently.
+    ignoreFocusOut: true,
   });
   return pick ? pick.id : undefined;
 }
 
 /** The breakage: a primitive (and optionally where), null to let the Teacher choose, undefined when cancelled. */
-export async function pickPrimitive(task: Task, log: vscode.LogOutputChannel): Promise<PrimitiveChoice | null | undefined> {
+export async function pickPrimitive(task: Task, log: Pick<vscode.LogOutputChannel, 'warn'>): Promise<PrimitiveChoice | null | undefined> {
   let applicable: ReturnType<typeof applicablePrimitives> = [];
   try {
     applicable = applicablePrimitives(task.script_content, task.library_versions);
@@ -58,7 +51,7 @@ export async function pickPrimitive(task: Task, log: vscode.LogOutputChannel): P
       detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
     })),
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: `ForgeEnv: Start Repair Episode (2/2): breakage for ${task.task_id}`, placeHolder: 'How should the script break?', matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, { title: `ForgeEnv: Start Repair Episode (2/2): breakage for ${task.task_id}`, placeHolder: 'How should the script break?', matchOnDetail: true, ignoreFocusOut: true });
   if (!pick) return undefined;
   if (pick.choice === null) return null;
   const name = pick.choice;
@@ -70,7 +63,7 @@ export async function pickPrimitive(task: Task, log: vscode.LogOutputChannel): P
       { label: '$(sparkle) Let the drift generator choose', alwaysShow: true },
       ...entry.candidates.map((c) => ({ label: c.label, description: c.drift, params: c.params as Record<string, unknown> })),
     ],
-    { title: `ForgeEnv: where should ${name} act?` },
+    { title: `ForgeEnv: where should ${name} act?`, ignoreFocusOut: true },
   );
   if (!where) return undefined;
   return where.params ? { primitive_type: name, params: where.params } : { primitive_type: name };
@@ -80,13 +73,14 @@ export async function pickPrimitive(task: Task, log: vscode.LogOutputChannel): P
 export async function pickSkip(taskId: string): Promise<SkipArgs | undefined> {
   const pick = await vscode.window.showQuickPick(
     SKIP_REASONS.map((r) => ({ label: SKIP_LABELS[r], reason: r })),
-    { title: `ForgeEnv: skip ${taskId} — why?`, placeHolder: 'The reason is recorded with the skip' },
+    { title: `ForgeEnv: skip ${taskId} — why?`, placeHolder: 'The reason is recorded with the skip', ignoreFocusOut: true },
   );
   if (!pick) return undefined;
   const note = await vscode.window.showInputBox({
     title: 'ForgeEnv: skip note',
     prompt: pick.reason === 'other' ? 'Say why (required)' : 'Anything to add? (optional, Enter to skip)',
     validateInput: (v) => (pick.reason === 'other' && !v.trim() ? 'Please say why.' : undefined),
+    ignoreFocusOut: true,
   });
   if (note === undefined) return undefined;
   return { reason: pick.reason, note: note.trim() };

@@ -6,9 +6,9 @@
 // `timelineWritten` flag keeps a retry from appending the timeline twice. No vscode import.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { storeEpisode } from '../store/episodeWriter';
-import { DatasetWriteError, RecordValidationError } from '../store/jsonlFile';
-import { TimelineEventSchema } from '../store/records';
+import { storeEpisode } from '../../store/episodeWriter';
+import { DatasetWriteError, RecordValidationError } from '../../store/jsonlFile';
+import { TimelineEventSchema } from '../../store/records';
 
 export const PendingWriteSchema = z.object({
   id: z.string().min(1),

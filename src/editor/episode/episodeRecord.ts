@@ -3,7 +3,7 @@
 // HumanEpisodeStart that the demonstration is built from, and the editor's bookkeeping.
 // Validated with zod on the way back in: a stale or hand-edited value is reported, not trusted.
 import { z } from 'zod';
-import { EpisodeStateSchema, RepairEvaluationSchema } from '../env/episodeTypes';
+import { EpisodeStateSchema, RepairEvaluationSchema } from '../../env/episodeTypes';
 import {
   ExecutionModeSchema,
   ExecutionResultSchema,
@@ -11,7 +11,7 @@ import {
   ObservationSchema,
   PrimitiveSpecSchema,
   TaskSchema,
-} from '../env/schemas';
+} from '../../env/schemas';
 
 /** Mirrors `HumanEpisodeStart` (src/env/humanEpisode.ts). */
 export const HumanEpisodeStartSchema = z.object({

@@ -1,7 +1,7 @@
 // The task queue as data: every corpus task in exactly one group. A task is Submitted when the
 // dataset holds a current (not superseded) demonstration for it, Skipped when it was skipped and
 // never submitted, In progress while its episode is open, To do otherwise. No vscode import.
-import type { Difficulty, Task } from '../env/schemas';
+import type { Difficulty, Task } from '../../env/schemas';
 
 export type QueueGroup = 'inProgress' | 'todo' | 'submitted' | 'skipped';
 export const QUEUE_GROUPS: readonly QueueGroup[] = ['inProgress', 'todo', 'submitted', 'skipped'];

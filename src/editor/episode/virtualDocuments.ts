@@ -52,26 +52,3 @@ export function runOutputUri(episodeId: string, run: number | 'start'): vscode.U
 export function brokenScriptUri(episodeId: string): vscode.Uri {
   return vscode.Uri.from({ scheme: BROKEN_SCHEME, path: `/${episodeId}/train.py` });
 }
-
-/** The text of a run's output document: a short header, then stdout and stderr. */
-export function formatRunOutput(args: {
-  title: string;
-  exitCode: number | null;
-  wallTimeMs: number;
-  mode: string;
-  interpreter: string;
-  stdout: string;
-  stderr: string;
-}): string {
-  return [
-    `# ${args.title}`,
-    `# exit code: ${args.exitCode ?? 'none (not run or killed)'} · ${(args.wallTimeMs / 1000).toFixed(2)} s · mode ${args.mode} · ${args.interpreter}`,
-    '',
-    '── stdout ──',
-    args.stdout.trimEnd() || '(empty)',
-    '',
-    '── stderr ──',
-    args.stderr.trimEnd() || '(empty)',
-    '',
-  ].join('\n');
-}

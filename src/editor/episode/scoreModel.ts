@@ -1,8 +1,8 @@
 // What the score view shows, as plain data built from a RepairEvaluation (no vscode import):
 // the visible reward with its weighted components, the held-out checks, findings and the
 // run's abnormal-end notes (timeout, output cap, forbidden constructs, cancel).
-import type { RepairEvaluation } from '../env/episodeTypes';
-import { MAX_VISIBLE_REWARD, VISIBLE_WEIGHTS, type HeldOutBreakdown, type VisibleBreakdown } from '../env/reward';
+import type { RepairEvaluation } from '../../env/episodeTypes';
+import { MAX_VISIBLE_REWARD, VISIBLE_WEIGHTS, type HeldOutBreakdown, type VisibleBreakdown } from '../../env/reward';
 import { abnormalEndNote, forgeenvNotes } from './diagnosticsModel';
 import type { RunSummary } from './episodeRecord';
 

@@ -2,7 +2,7 @@
 // with Retry / Save As… / Choose Dataset Folder…, and records left from an earlier session are
 // retried on start-up. The records themselves wait safely in PendingWrites until written.
 import * as vscode from 'vscode';
-import { saveEpisodeAs } from '../store/episodeWriter';
+import { saveEpisodeAs } from '../../store/episodeWriter';
 import type { PendingWrites, WriteOutcome } from './pendingWrites';
 
 export class DatasetWriter {

@@ -5,7 +5,7 @@
 // No vscode import: the caller passes the webview's URIs and CSP source as strings.
 import { z } from 'zod';
 import type { ScoreModel, ScoreRow } from './scoreModel';
-import { escapeHtml } from './webviewHtml';
+import { escapeHtml } from '../webviewHtml';
 
 export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }).strict(),

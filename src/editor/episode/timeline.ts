@@ -5,7 +5,7 @@
 // Writes are batched (one append per flush), never one per keystroke. No vscode import.
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { TimelineEventSchema, type TimelineEvent } from '../store/records';
+import { TimelineEventSchema, type TimelineEvent } from '../../store/records';
 
 export interface TimelineRecorderOptions {
   file: string;
@@ -18,6 +18,8 @@ export interface TimelineRecorderOptions {
   now?: () => number;
   /** Called when a flush fails; the events stay buffered and are retried on the next flush. */
   onError?: (error: Error) => void;
+  /** Sees every accepted event (the episode keeps them, so Submit never reads the file back). */
+  onEvent?: (event: TimelineEvent) => void;
 }
 
 export class TimelineRecorder {
@@ -45,6 +47,7 @@ export class TimelineRecorder {
     const parsed = TimelineEventSchema.safeParse({ ...event, t_ms: Math.max(0, this.now() - this.opts.startedAtMs) });
     if (!parsed.success) return; // a malformed event is a bug in the caller; never break typing for it
     this.buffer.push(parsed.data);
+    this.opts.onEvent?.(parsed.data);
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.opts.flushDelayMs ?? 1000);
       this.timer.unref?.();

@@ -3,8 +3,8 @@
 // the script as related information, forbidden constructs on their lines, and the
 // environment's own notes (timeout, output cap, cancel) when the run ended abnormally.
 // Positions are 0-based here (VS Code's), converted from the traceback's 1-based ones.
-import { parseTraceback } from '../env/traceback';
-import type { ExecutionResult } from '../env/schemas';
+import { parseTraceback } from '../../env/traceback';
+import type { ExecutionResult } from '../../env/schemas';
 
 export interface SpanSpec {
   line: number;

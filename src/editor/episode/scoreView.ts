@@ -1,6 +1,6 @@
 // The score view: a webview panel beside the episode editor. It renders a ScoreModel with a
 // strict CSP and forwards the buttons' messages (validated with zod) to the controller.
-import { newNonce } from './webviewHtml';
+import { newNonce } from '../webviewHtml';
 import * as vscode from 'vscode';
 import { renderScoreBody, renderScoreHtml, WebviewMessageSchema, type WebviewMessage } from './scoreHtml';
 import type { ScoreModel } from './scoreModel';

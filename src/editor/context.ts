@@ -1,0 +1,95 @@
+// The editor layer's context (cf. rust-analyzer's ctx.ts): the extension context, the one log
+// channel, the runs channel (live script output), the command registry, the one disposable
+// owner, and the facts every feature reads (settings, task corpus, dataset folder, trust).
+import * as vscode from 'vscode';
+import { loadCorpus, TaskSampler } from '../env/tasks';
+import { refusal, type Refusal } from './commandArgs';
+import { CommandRegistry } from './commandRegistry';
+import { DisposableStore } from './lifecycle';
+import { datasetFolder, episodesFolder, readSettings } from './settings';
+import type { ForgeSettings } from './settingsSchema';
+import { UNTRUSTED_MESSAGE } from './trust';
+
+type ManifestCommand = { command: string; title: string; category?: string };
+
+export class ForgeContext {
+  readonly lifecycle = new DisposableStore();
+  readonly log: vscode.LogOutputChannel;
+  /** What training scripts print, as they print it (episodes and the lab). */
+  readonly runs: vscode.OutputChannel;
+  readonly commands: CommandRegistry;
+  private readonly episodeStarting = this.lifecycle.add(new vscode.EventEmitter<void>());
+  /** A repair episode is about to open: features clear what would linger beside it. */
+  readonly onWillStartEpisode = this.episodeStarting.event;
+  private catalog: { key: string; sampler: TaskSampler } | undefined;
+  private readonly shownSettingProblems = new Set<string>();
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = this.lifecycle.add(vscode.window.createOutputChannel('ForgeEnv', { log: true }));
+    this.runs = this.lifecycle.add(vscode.window.createOutputChannel('ForgeEnv Runs', 'log'));
+    const manifest = (extension.extension.packageJSON as { contributes?: { commands?: ManifestCommand[] } }).contributes?.commands ?? [];
+    this.commands = new CommandRegistry(this.log, this.lifecycle, manifest);
+    this.lifecycle.add(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('forgeenv.taskFolders')) this.catalog = undefined;
+      }),
+    );
+    // Restricted settings (task folders) apply once the workspace is trusted.
+    this.lifecycle.add(vscode.workspace.onDidGrantWorkspaceTrust(() => (this.catalog = undefined)));
+  }
+
+  /** The settings, validated; each problem is shown once per window. */
+  settings(): ForgeSettings {
+    const { settings, problems } = readSettings();
+    for (const p of problems) {
+      if (this.shownSettingProblems.has(p)) continue;
+      this.shownSettingProblems.add(p);
+      this.log.warn(p);
+      void vscode.window.showWarningMessage(`ForgeEnv: ${p}`, 'Open Settings').then((c) => {
+        if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'forgeenv.');
+      });
+    }
+    return settings;
+  }
+
+  /** The task corpus (built-in tasks and forgeenv.taskFolders), loaded once per folder setting. */
+  tasks(): TaskSampler {
+    const dirs = this.settings().taskFolders;
+    const key = JSON.stringify(dirs);
+    if (this.catalog?.key !== key) {
+      const { tasks, problems } = loadCorpus({ extraDirs: dirs });
+      this.catalog = { key, sampler: new TaskSampler(tasks) };
+      for (const p of problems) this.log.warn(`task corpus: ${p}`);
+    }
+    return this.catalog.sampler;
+  }
+
+  datasetDir(): string {
+    return datasetFolder(this.settings(), this.extension);
+  }
+
+  episodesDir(): string {
+    return episodesFolder(this.settings(), this.extension);
+  }
+
+  get extensionVersion(): string {
+    return String((this.extension.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
+  }
+
+  /** A refusal (after saying why, with a way to trust) when the workspace is not trusted. */
+  refuseUntrusted(): Refusal | undefined {
+    if (vscode.workspace.isTrusted) return undefined;
+    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE, 'Manage Workspace Trust').then((choice) => {
+      if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
+    });
+    return refusal('untrusted', UNTRUSTED_MESSAGE);
+  }
+
+  willStartEpisode(): void {
+    this.episodeStarting.fire();
+  }
+
+  dispose(): Promise<void> {
+    return this.lifecycle.dispose();
+  }
+}

@@ -1,0 +1,298 @@
+// The human repair loop, one episode at a time: start, run & score the edited script, submit or
+// skip, resume after a reload. No vscode import: it talks to the editor through EpisodeEditor and
+// to the rest of the extension through SessionServices, so unit tests drive it with plain objects.
+import { createRepairDiff } from '../../env/diff';
+import type { RepairEvaluation } from '../../env/episodeTypes';
+import { RemoteEnvironmentError } from '../../env/remoteBackend';
+import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
+import { snapshotIdOf } from '../../env/versions';
+import { buildDemonstration } from '../../store/demonstrationBuilder';
+import type { SkipReason } from '../../store/records';
+import { refusal, type CommandResult, type Refusal, type SkipArgs, type StartArgs, type SubmitArgs } from '../commandArgs';
+import { annotatorId } from '../settingsSchema';
+import { provenanceOf } from './provenance';
+import type { Action, EpisodeEditor } from './editorPort';
+import { openEpisode } from './episodeStart';
+import type { EpisodeSession as EnvSession } from '../../env/episodeSession';
+import type { PersistedEpisode } from './episodeRecord';
+import { EPISODE_STATE_KEY, LiveEpisode } from './liveEpisode';
+import type { PendingWrite } from './pendingWrites';
+import { SKIP_LABELS } from './skipLabels';
+import { formatRunOutput } from './runOutput';
+import { showRun, storeRunOutput } from './runViews';
+import type { ScoreState } from './scoreModel';
+import type { SessionServices } from './services';
+import type { ScoreResult, StartResult, StoredResult } from './results';
+import { resumeEpisode, type RestoreResult } from './resume';
+
+export class RepairSession {
+  private live: LiveEpisode | undefined;
+  private starting = false;
+  private restoring: Promise<RestoreResult> | undefined;
+
+  constructor(
+    readonly editor: EpisodeEditor,
+    readonly services: SessionServices,
+  ) {}
+
+  /** The open episode, if any. */
+  get current(): LiveEpisode | undefined {
+    return this.live;
+  }
+
+  async start(args?: StartArgs): Promise<CommandResult<StartResult>> {
+    const t0 = Date.now();
+    const s = this.services;
+    if (this.live) {
+      const msg = `An episode is open (task ${this.live.state.start.task.task_id}): submit or skip it before starting another.`;
+      if (!args) this.editor.warn(msg, { title: 'Open It', run: () => s.command('forgeenv.openEpisodeFile') }, { title: 'Skip It…', run: () => s.command('forgeenv.skipEpisode') });
+      return refusal('episode_open', msg);
+    }
+    if (this.starting) return refusal('busy', 'An episode is already being started.');
+    const settings = s.settings();
+    if (settings.backend === 'remote' && !settings.remoteUrl) {
+      const msg = 'ForgeEnv: forgeenv.backend is "remote" but no server is configured: set forgeenv.remoteUrl, or set forgeenv.backend to "embedded".';
+      return this.fail(msg, undefined, { title: 'Open Settings', run: () => s.command('workbench.action.openSettings', 'forgeenv.backend') });
+    }
+    let tasks;
+    try {
+      tasks = s.tasks();
+    } catch (e) {
+      return this.fail(`ForgeEnv could not load the task corpus: ${(e as Error).message}`, e);
+    }
+    // Which task, and which breakage: from the arguments, or asked.
+    const picked = args ? undefined : await this.editor.chooseTask();
+    if (!args && !picked) return this.cancelled('No episode started: no task was chosen.');
+    const next = args ? !args.taskId && args.next : picked === 'next';
+    const taskId = args?.taskId ?? (next ? await s.queue.nextTaskId() : picked);
+    if (!taskId && next) return this.fail('ForgeEnv: every task has a demonstration; there is no next task.');
+    const task = taskId ? tasks.getById(taskId) : undefined;
+    if (taskId && !task) return this.fail(`ForgeEnv: unknown task "${taskId}".`);
+    let primitive = args?.primitive;
+    if (!args && task) {
+      const choice = await this.editor.chooseBreakage(task);
+      if (choice === undefined) return this.cancelled(`No episode started: no breakage was chosen for ${task.task_id}.`);
+      primitive = choice ?? undefined;
+    }
+
+    this.starting = true;
+    this.editor.render('starting');
+    try {
+      await this.editor.episodeStarting();
+      const opened = await openEpisode(this.editor, s, this.fail, { task, primitive, args });
+      if ('ok' in opened) return opened;
+      const { env, start, persisted } = opened;
+      await s.state.update(EPISODE_STATE_KEY, persisted);
+      const live = this.attach(env, persisted);
+      live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
+      await this.editor.openScript(live.file, { focus: true });
+      const diagnostics = showRun(this.editor, live, 'start');
+      const broke = start.brokenExecution.exit_code !== 0;
+      if (!broke) {
+        this.editor.info(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot. Repair it anyway: the diff is scored against the intended API.`);
+      }
+      const openMs = Date.now() - t0;
+      s.log.info(`episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`);
+      return { ok: true, episodeId: start.episodeId, taskId: start.task.task_id, seed: start.seed, primitive: start.breakageSpec, filePath: live.file, broke, diagnostics, openMs };
+    } finally {
+      this.starting = false;
+      if (!this.live) this.editor.render(undefined);
+    }
+  }
+
+  async runAndScore(): Promise<CommandResult<ScoreResult>> {
+    const t0 = Date.now();
+    const live = this.live;
+    if (!live) return this.noEpisode();
+    if (live.running) return refusal('busy', 'A run is already in progress.');
+    const text = await this.editor.readScript(live.file);
+    const diff = createRepairDiff(live.state.start.brokenScript, text);
+    const cached = live.state.lastScoredText === text && live.state.lastEvaluation !== null;
+    const n = live.state.runs + 1;
+    live.running = true;
+    live.tracker.activity();
+    this.render('running', true);
+    let evaluation: RepairEvaluation;
+    try {
+      const out = this.editor.runOutput(`run ${n} of train.py (${live.state.start.task.task_id}, ${live.state.mode})`);
+      const result = await this.editor
+        .withProgress(`ForgeEnv: running train.py (run ${n})…`, (signal) => live.env.evaluateRepair(diff, { signal, onOutput: out.write }).finally(out.flush))
+        .then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
+      const cancelled = result.ok ? !!result.v.execution?.killed && /\bcancelled\b/.test(result.v.execution.stderr) : isCancelledRemoteError(result.e);
+      if (!result.ok && !cancelled) return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e, ...this.retryIfBusy(result.e, 'forgeenv.runAndScore'));
+      if (!result.ok || cancelled) {
+        // A cancelled run is not a score (no environment keeps one in its cache of scored diffs).
+        live.timeline.record({ kind: 'run', n, cancelled: true });
+        return refusal('cancelled', 'Run cancelled.');
+      }
+      evaluation = result.v;
+      this.services.sandboxWarning(live.env.sandboxWarning);
+    } finally {
+      live.running = false;
+      this.render(live.state.lastEvaluation ? 'scored' : 'idle', false);
+    }
+    const exit_code = evaluation.execution?.exit_code ?? null;
+    live.timeline.record({ kind: 'run', n, reward: evaluation.reward, exit_code, success: evaluation.success, diff_lines: diff.split('\n').length });
+    const summary = { n, at: new Date().toISOString(), reward: evaluation.reward, exit_code, success: evaluation.success, wall_time_ms: evaluation.execution?.wall_time_ms ?? 0 };
+    await live.update({ runs: n, runHistory: [...live.state.runHistory, summary].slice(-50), lastEvaluation: evaluation, lastScoredText: text });
+    const diagnostics = showRun(this.editor, live, n);
+    this.render('scored', true);
+    const scoreMs = Date.now() - t0;
+    this.services.log.info(`run ${n}: reward ${evaluation.reward.toFixed(2)}, success ${evaluation.success}, ${scoreMs} ms${cached ? ' (cached score)' : ''}`);
+    const { reward, reward_breakdown, held_out_breakdown, findings, success } = evaluation;
+    return { ok: true, run: n, reward, reward_breakdown, held_out_breakdown, findings, success, exitCode: exit_code, diagnostics, scoreMs, cached };
+  }
+
+  async submit(args: SubmitArgs = {}): Promise<CommandResult<StoredResult & { recordId: string; reward: number; success: boolean }>> {
+    const live = this.live;
+    if (!live) return this.noEpisode();
+    if (live.running) return refusal('busy', 'A run is in progress; submit when it has finished.');
+    const text = await this.editor.readScript(live.file);
+    if (live.state.lastScoredText !== text || !live.state.lastEvaluation) {
+      // The buffer changed since the last score: what is submitted is always what was scored.
+      const r = await this.runAndScore();
+      if (!r.ok) return r;
+    }
+    const last = live.state.lastEvaluation;
+    if (!last) return this.fail('ForgeEnv: the repair has no score to submit.');
+    if (!last.success && !args.force && !(await this.editor.confirmFailingSubmit(last.reward))) return refusal('cancelled', 'Submit cancelled.');
+    let obs;
+    try {
+      obs = await live.env.step({ repair: { unified_diff: last.unified_diff } });
+    } catch (e) {
+      return this.fail(`ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`, e, ...this.retryIfBusy(e, 'forgeenv.submitEpisode'));
+    }
+    if (typeof obs.info.error === 'string') return this.fail(`ForgeEnv could not submit: ${obs.info.error}`);
+    const final = live.env.state?.final;
+    if (!final) return this.fail('ForgeEnv: the environment did not record the final repair.');
+    const s = this.services;
+    const submittedAt = new Date();
+    let record;
+    try {
+      record = buildDemonstration({
+        start: live.start,
+        final,
+        provenance: provenanceOf(live, s, submittedAt),
+        info: { library_snapshot: snapshotIdOf(live.start.libraryVersions) ?? null, backend: live.state.backend.kind, client: s.client },
+      });
+    } catch (e) {
+      return this.fail(`ForgeEnv could not build the demonstration record: ${(e as Error).message}`, e);
+    }
+    live.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
+    const stored = await this.finish(live, 'demonstration', record, 'submitted');
+    if (stored.stored) {
+      this.editor.info(
+        `ForgeEnv: demonstration saved (reward ${final.reward.toFixed(2)}${final.success ? '' : ', not successful'}).`,
+        { title: 'Next Task', run: () => s.command('forgeenv.nextTask') },
+        { title: 'Reveal Dataset', run: () => s.command('forgeenv.openDatasetFolder') },
+      );
+    }
+    return { ok: true, ...stored, recordId: record.info.record_id, reward: final.reward, success: final.success };
+  }
+
+  async skip(args?: SkipArgs): Promise<CommandResult<StoredResult & { reason: SkipReason }>> {
+    const live = this.live;
+    if (!live) return this.noEpisode();
+    if (live.running) return refusal('busy', 'A run is in progress; skip when it has finished.');
+    const start = live.state.start;
+    const chosen = args ?? (await this.editor.chooseSkip(start.task.task_id));
+    if (!chosen) return refusal('cancelled', 'Skip cancelled.');
+    const s = this.services;
+    const skip = { episode_id: start.episodeId, task_id: start.task.task_id, primitive: start.breakageSpec, reason: chosen.reason, note: chosen.note ?? '', annotator_id: annotatorId(s.settings()), session_id: s.sessionId, seed: start.seed };
+    live.timeline.record({ kind: 'save', event: 'skip', reason: chosen.reason });
+    const stored = await this.finish(live, 'skip', skip, 'skipped');
+    if (stored.stored) this.editor.info(`ForgeEnv: skipped ${start.task.task_id} (${SKIP_LABELS[chosen.reason].replace(/…$/, '')}).`);
+    return { ok: true, ...stored, reason: chosen.reason };
+  }
+
+  /** Queues the record (persisted first: nothing is lost), ends the episode, then writes it. */
+  private async finish(live: LiveEpisode, kind: PendingWrite['kind'], record: unknown, state: ScoreState): Promise<StoredResult> {
+    const s = this.services;
+    const timeline = await live.allTimelineEvents();
+    const datasetDir = s.datasetDir();
+    const pending = await s.pending.enqueue({ kind, datasetDir, episodeId: live.episodeId, taskId: live.state.start.task.task_id, record, timeline });
+    this.render(state, false);
+    await this.end(live);
+    const outcome = await s.pending.attempt(pending.id);
+    s.queue.refresh();
+    if (outcome.ok) return { episodeId: live.episodeId, stored: true, datasetDir: outcome.datasetDir };
+    s.reportWriteFailure(outcome);
+    return { episodeId: live.episodeId, stored: false, datasetDir, pendingId: pending.id, error: outcome.error };
+  }
+
+  private async end(live: LiveEpisode): Promise<void> {
+    // Keep the final text in the episode folder, then close its editors without a save prompt.
+    await this.editor.closeEpisodeEditors(live.episodeId, live.file);
+    this.live = undefined;
+    await live.dispose();
+    await this.services.state.update(EPISODE_STATE_KEY, undefined);
+    this.editor.clearProblems(live.file);
+    this.editor.forgetEpisode(live.episodeId);
+    this.editor.render(undefined);
+    this.services.queue.refresh();
+  }
+
+  /** Makes `persisted` the live episode: its documents, listeners and views. */
+  attach(env: EnvSession, persisted: PersistedEpisode): LiveEpisode {
+    const s = this.services;
+    const live = new LiveEpisode({ env, persisted, state: s.state, editor: this.editor, idleMs: s.settings().idleThresholdSeconds * 1000, warn: (m) => s.log.warn(m), onTick: () => this.render() });
+    this.live = live;
+    this.editor.setBrokenScript(live.episodeId, persisted.start.brokenScript);
+    const b = persisted.start.brokenExecution;
+    const run = { mode: persisted.mode, interpreter: persisted.interpreter };
+    this.editor.setRunOutput(live.episodeId, 'start', formatRunOutput({ title: `broken train.py of ${persisted.start.task.task_id} (before your repair)`, exitCode: b.exit_code, wallTimeMs: b.wall_time_ms, ...run, stdout: b.stdout, stderr: b.stderr }));
+    if (persisted.lastEvaluation) storeRunOutput(this.editor, live, persisted.lastEvaluation, persisted.runs);
+    this.render(persisted.lastEvaluation ? 'scored' : 'idle', false);
+    this.services.queue.refresh();
+    return live;
+  }
+
+  /** Re-renders the views; `score` and `reveal` change what the score view shows. */
+  render(score?: ScoreState, reveal = false): void {
+    const live = this.live;
+    if (!live) return this.editor.render(undefined);
+    const state = score ?? (live.running ? 'running' : live.state.lastEvaluation ? 'scored' : 'idle');
+    this.editor.render({ state: live.state, running: live.running, activeMs: live.tracker.activeMs, counting: live.tracker.isCounting, score: state, revealScore: reveal });
+  }
+
+  /** Resumes the episode left open by an earlier window, once (later calls get the same answer). */
+  restore(): Promise<RestoreResult> {
+    this.restoring ??= resumeEpisode(this);
+    return this.restoring;
+  }
+
+  /** Ends the window's use of the episode without ending the episode (it stays resumable). */
+  async suspend(): Promise<void> {
+    const live = this.live;
+    this.live = undefined;
+    if (!live) return;
+    await live.dispose();
+    this.editor.clearProblems(live.file);
+    this.editor.render(undefined);
+  }
+
+  readonly fail = (message: string, detail?: unknown, ...actions: Action[]): Refusal => {
+    if (detail !== undefined) this.services.log.error(`${message} ${detail instanceof Error ? (detail.stack ?? detail.message) : String(detail)}`);
+    this.editor.error(message, ...actions);
+    return refusal('error', message);
+  };
+
+  /** Cancelling a picker is said, never silent: the status bar and the log tell why nothing started. */
+  private cancelled(message: string): Refusal {
+    this.services.log.info(message);
+    this.editor.info(message);
+    return refusal('cancelled', message);
+  }
+
+  noEpisode(): Refusal {
+    const msg = 'No ForgeEnv episode is open.';
+    this.editor.info(`${msg} Start one?`, { title: 'Start Episode', run: () => this.services.command('forgeenv.startEpisode') });
+    return refusal('no_episode', msg);
+  }
+
+  /** A "Retry" action when a remote server was only busy. */
+  private retryIfBusy(e: unknown, command: string): Action[] {
+    const busy = e instanceof RemoteEnvironmentError && e.code === 'CAPACITY_REACHED' && e.data.busy === true;
+    return busy ? [{ title: 'Retry', run: () => this.services.command(command) }] : [];
+  }
+}
