@@ -10,7 +10,7 @@ import { startHumanEpisode, type HumanEpisodeStart } from '../../src/env/humanEp
 import { DatasetStore } from '../../src/store/datasetStore';
 import { buildDemonstration } from '../../src/store/demonstrationBuilder';
 import { DemonstrationRecordSchema, LabelRecordSchema, ReviewRecordSchema, type DemonstrationRecord } from '../../src/store/records';
-import { api, ok, readJsonl, workspaceDir } from './helpers';
+import { api, ok, readJsonl, replaceBuffer, workspaceDir } from './helpers';
 
 const TASK = 'roberta_sentiment';
 const PRIMITIVE = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
@@ -26,6 +26,19 @@ interface Inspect {
   rejectedMessages: number;
 }
 const inspect = () => vscode.commands.executeCommand<Inspect>('forgeenv.review.inspect');
+const sameUri = (a: vscode.Uri | string) => (b: vscode.Uri) => b.toString() === a.toString();
+/** Tabs (in any group) showing `file` in a text editor. */
+const tabsOf = (file: vscode.Uri) => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && sameUri(file)(t.input.uri));
+/** Lines of the document the editor shows right now (a wrapped line takes several rows, so fewer lines fit). */
+const linesShown = (e: vscode.TextEditor) => e.visibleRanges.reduce((n, r) => n + r.end.line - r.start.line + 1, 0);
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    const v = probe();
+    if (v !== undefined) return v;
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
 
 async function episode(seed: number): Promise<{ env: ForgeEnvironment; start: HumanEpisodeStart }> {
   const env = new ForgeEnvironment({ mode: 'simulated' });
@@ -53,6 +66,8 @@ async function record(e: { env: ForgeEnvironment; start: HumanEpisodeStart }, re
 
 suite('Review: label, review walk, reopen, summary', () => {
   let dir: string;
+  /** A dataset whose one repair adds long comment lines: for the word-wrap check. */
+  let wrapDir: string;
   let first: { env: ForgeEnvironment; start: HumanEpisodeStart };
   const recs: DemonstrationRecord[] = [];
 
@@ -69,6 +84,10 @@ suite('Review: label, review walk, reopen, summary', () => {
     recs.push(await record(first, first.start.originalScript, 'bob'));
     recs.push(await record(other, other.start.brokenScript.replace('evaluation_strategy', 'eval_strategy_typo'), 'alice'));
     for (const r of recs) await store.appendDemonstration(r);
+    wrapDir = mkdtempSync(join(workspaceDir(), 'review-wrap-'));
+    // Long lines first, so they are what the diff editor opens scrolled to.
+    const long = Array.from({ length: 30 }, (_, i) => `# note ${i}: ${'wrapped '.repeat(150)}\n`).join('');
+    await new DatasetStore(wrapDir).appendDemonstration(await record(first, long + first.start.originalScript, 'carol'));
     await first.env.dispose();
     await other.env.dispose();
   });
@@ -88,6 +107,35 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), first.start.brokenScript);
     assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), first.start.originalScript);
     assert.equal(s.current!.repairedOk, true);
+  });
+
+  test('the view shows the record\'s scores and the actions above the repaired script', async () => {
+    const s = await inspect();
+    const r = recs[0]!;
+    const repaired = await vscode.workspace.openTextDocument(vscode.Uri.parse(s.current!.repairedUri));
+    const broken = await vscode.workspace.openTextDocument(vscode.Uri.parse(s.current!.brokenUri));
+    assert.deepEqual([broken.languageId, repaired.languageId], ['forgeenv-review', 'forgeenv-review']);
+    // That language's defaults turn on CodeLens and word wrap in the diff editor, for review documents only.
+    const python = { languageId: 'python' };
+    assert.equal(vscode.workspace.getConfiguration('diffEditor', repaired).get('codeLens'), true);
+    assert.equal(vscode.workspace.getConfiguration('diffEditor', repaired).get('wordWrap'), 'on');
+    assert.equal(vscode.workspace.getConfiguration('editor', repaired).get('wordWrap'), 'on');
+    assert.equal(vscode.workspace.getConfiguration('diffEditor', python).get('codeLens'), false);
+    assert.notEqual(vscode.workspace.getConfiguration('diffEditor', python).get('wordWrap'), 'on');
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', repaired.uri);
+    // One header row, right above the first change (the renamed keyword), where the diff editor opens.
+    const changed = repaired.getText().split('\n').findIndex((l, i) => l !== broken.getText().split('\n')[i]);
+    assert.match(repaired.lineAt(changed).text, /eval_strategy=/);
+    assert.ok(lenses.length > 0 && lenses.every((l) => l.range.start.line === changed), JSON.stringify(lenses.map((l) => l.range.start.line)));
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.ok(titles[0]!.startsWith(`${r.success ? '$(pass-filled) success' : '$(error) failed'} · reward ${r.visible_reward.toFixed(2)}`), titles[0]);
+    assert.ok(Object.keys(r.visible_breakdown).length > 0 && Object.keys(r.held_out_breakdown).length > 0);
+    for (const [k, v] of Object.entries(r.visible_breakdown)) assert.ok(titles[1]!.includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[1]}`);
+    for (const [k, v] of Object.entries(r.held_out_breakdown)) assert.ok(titles[2]!.includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[2]}`);
+    const approve = lenses.find((l) => l.command?.command === 'forgeenv.review.approve');
+    assert.equal(approve?.command?.title, '$(check) Approve (Alt+A)');
+    assert.ok(lenses.some((l) => l.command?.command === 'forgeenv.review.reject') && lenses.some((l) => l.command?.command === 'forgeenv.review.label'));
+    assert.deepEqual(await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', broken.uri), []);
   });
 
   test('duplicates (same task and diff) are flagged in the walk', async () => {
@@ -133,7 +181,7 @@ suite('Review: label, review walk, reopen, summary', () => {
   });
 
   test('Reopen writes a new revision that supersedes the old record; the old line stays', async function () {
-    this.timeout(60_000);
+    this.timeout(120_000);
     // Resubmitting the same repair is refused with a message, and the revision stays open until discarded.
     const same = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }>('forgeenv.review.reopen', {
       recordId: recs[0]!.info.record_id,
@@ -146,8 +194,24 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.match(same.message ?? '', /identical/);
     await ok('forgeenv.review.discardRevision');
     assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3, 'nothing was written');
+    // Discard closes the revision's editor, unsaved edits and all (no "Save changes?" dialog), and says what happened.
+    const opened = await ok<{ file: string }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir });
+    const file = vscode.Uri.file(opened.file);
+    assert.equal(tabsOf(file).length, 1, 'the revision opens in an editor');
+    await replaceBuffer(file, '# scratch that will be discarded\n');
+    const discarded = await ok<{ message: string }>('forgeenv.review.discardRevision');
+    assert.match(discarded.message, new RegExp(`^Revision 2 of ${TASK} · ModifyConfigField discarded; revision 1 is unchanged`));
+    assert.deepEqual(tabsOf(file), [], 'no editor left on the discarded revision');
+    assert.equal(vscode.workspace.textDocuments.find((d) => sameUri(file)(d.uri))?.isDirty ?? false, false);
+    assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3, 'nothing was written');
+    // Edit in the editor, submit: the stored revision is the edited file and its editor closes.
+    const again = await ok<{ file: string }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir });
+    assert.equal(again.file, opened.file);
     const revised = first.start.originalScript + '# checked by hand\n';
-    const r = await ok<{ stored: { recordId: string; revision: number; supersedes: string } }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir, script: revised, submit: true });
+    await replaceBuffer(file, revised);
+    const stored = await ok<{ recordId: string; revision: number; supersedes: string }>('forgeenv.review.submitRevision');
+    assert.deepEqual(tabsOf(file), [], 'no editor left on the submitted revision');
+    const r = { stored };
     assert.equal(r.stored.revision, 2);
     assert.equal(r.stored.supersedes, recs[0]!.info.record_id);
     const all = readJsonl(join(dir, 'demonstrations.jsonl')).map((x) => DemonstrationRecordSchema.parse(x));
@@ -190,5 +254,32 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(rows.length, r.rows);
     assert.ok(r.rows >= 1);
     assert.ok(readFileSync(r.card, 'utf8').includes('trl-sft'));
+  });
+
+  test('long changed lines wrap in the review diff instead of running off-screen', async function () {
+    this.timeout(60_000);
+    const started = await ok<{ recordId: string }>('forgeenv.review.start', { dataset: wrapDir });
+    const s = await inspect();
+    assert.equal(s.current!.recordId, started.recordId);
+    const shown = () => vscode.window.visibleTextEditors.find((e) => sameUri(s.current!.repairedUri)(e.document.uri) && e.visibleRanges.length > 0);
+    const doc = (await until('the repaired side of the diff', shown)).document;
+    assert.ok(doc.lineCount > 40 && doc.lineAt(0).text.length > 1000);
+    // Each 1,200-character line takes many rows, so only a few lines fit in the view.
+    const wrapped = await until('a wrapped layout', () => {
+      const e = shown();
+      return e && linesShown(e) <= 4 ? linesShown(e) : undefined;
+    });
+    // Control: with wrapping off for review documents, the same view shows many more lines.
+    const cfg = vscode.workspace.getConfiguration('diffEditor', doc);
+    await cfg.update('wordWrap', 'off', vscode.ConfigurationTarget.Global, true);
+    try {
+      const unwrapped = await until('an unwrapped layout', () => {
+        const e = shown();
+        return e && linesShown(e) >= wrapped + 8 ? linesShown(e) : undefined;
+      });
+      assert.ok(unwrapped > wrapped);
+    } finally {
+      await cfg.update('wordWrap', undefined, vscode.ConfigurationTarget.Global, true);
+    }
   });
 });

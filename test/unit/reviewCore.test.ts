@@ -11,7 +11,7 @@ import { DatasetStore } from '../../src/store/datasetStore';
 import { createDemonstrationRecord } from '../../src/store/demonstrationBuilder';
 import { LabelRecordSchema, type DemonstrationRecord } from '../../src/store/records';
 import { summarizeDataset } from '../../src/store/summary';
-import { applyRepairDiffTolerant, brokenScriptFromPrompt, buildReviewItems, firstUnreviewed, scoreMarkdown, statusText } from '../../src/editor/review/core/reviewItems';
+import { applyRepairDiffTolerant, brokenScriptFromPrompt, buildReviewItems, firstChangedLine, firstUnreviewed, scoreHeader, scoreMarkdown, scoreTooltip, statusText } from '../../src/editor/review/core/reviewItems';
 import { DEFAULT_LABEL_TAGS, DIFFICULTY_CHOICES, labelInput, tagsFromSetting } from '../../src/editor/review/core/labelForm';
 import { escapeHtml, histogramSvg, renderSummaryHtml, SummaryMessageSchema } from '../../src/editor/review/core/summaryHtml';
 
@@ -142,6 +142,53 @@ describe('buildReviewItems', () => {
     const [item] = buildReviewItems(await store.readAll());
     assert.equal(item!.repaired.ok, false);
     assert.match(scoreMarkdown(item!), /does not apply/);
+  });
+});
+
+describe('score header (shown in the review view above the repaired script)', () => {
+  test('outcome, reward and each breakdown come from the record, in the reward\'s order', async () => {
+    const store = new DatasetStore(tempDataset());
+    const a = demo(1);
+    const failed = createDemonstrationRecord({
+      rollout: { ...a, visible_reward: 0.25, visible_breakdown: { script_executes: 0, diff_size_penalty: -0.104 }, held_out_breakdown: {}, success: false, info: {} },
+      originalScript: ORIGINAL,
+      episodeId: 'ep-9',
+      seed: 9,
+      primitive: a.info.primitive,
+      libraryVersions: versions,
+      provenance: { session_id: 's', annotator_id: 'bob', mode: 'simulated', interpreter: 'python3', extension_version: '0', env_version: '0', started_at: a.info.started_at, submitted_at: a.info.submitted_at, active_ms: 1, wall_ms: 1, runs: 2 },
+      recordId: '00000000-0000-4000-8000-000000000009',
+    });
+    await store.appendDemonstration(a);
+    await store.appendDemonstration(failed);
+    await store.appendReview({ record_id: a.info.record_id, reviewer: 'rev', verdict: 'reject', comment: 'too broad' });
+    const [ok, bad] = buildReviewItems(await store.readAll());
+    assert.deepEqual(scoreHeader(ok!), [
+      '$(pass-filled) success · reward 1.80 · $(close) rejected',
+      'visible: script_executes 1 · loss_decreased 0.5 · checkpoint_appeared 0.3 · diff_size_penalty 0',
+      'held-out: executed_cleanly 1',
+    ]);
+    assert.deepEqual(scoreHeader(bad!), ['$(error) failed · reward 0.25', 'visible: script_executes 0 · diff_size_penalty -0.1', 'held-out: —']);
+    assert.match(scoreTooltip(ok!), /^task_a · RenameApiCall · revision 1\nannotator alice, active 30 s, 1 run\(s\), simulated mode\nRejected by rev: too broad$/);
+  });
+  test('the header goes above the first changed line of the repaired script', () => {
+    assert.equal(firstChangedLine(BROKEN, ORIGINAL), 1);
+    assert.equal(firstChangedLine('a\nb\n', 'x\na\nb\n'), 0);
+    assert.equal(firstChangedLine('a\nb\nc\n', 'a\nb\n'), 2, 'a removed last line: below the last kept line');
+    assert.equal(firstChangedLine('a\nb', 'a\nb\n'), 2, 'only the final newline added: the empty last line');
+    assert.equal(firstChangedLine('a\nb\nc', 'a\nb'), 1, 'last line removed, no final newline');
+    assert.equal(firstChangedLine('a\n', 'a\n'), 0);
+  });
+  test('duplicates and an unusable diff are flagged in the header', async () => {
+    const store = new DatasetStore(tempDataset());
+    await store.appendDemonstration(demo(1));
+    await store.appendDemonstration(demo(2, { seed: 1 }));
+    const items = buildReviewItems(await store.readAll());
+    assert.match(scoreHeader(items[1]!)[0]!, / · \$\(warning\) duplicate$/);
+    assert.match(scoreTooltip(items[1]!), /⚠ duplicate of/);
+    const broken = { ...items[0]!, duplicates: [], repaired: { ok: false as const, error: 'hunk 1 does not match' } };
+    assert.match(scoreHeader(broken)[0]!, /diff does not apply$/);
+    assert.match(scoreTooltip(broken), /hunk 1 does not match/);
   });
 });
 

@@ -61,13 +61,37 @@ interface Revision {
 let current: Revision | undefined;
 const sessionId = randomUUID();
 
-async function endRevision(): Promise<void> {
-  if (!current) return;
-  for (const l of current.listeners) l.dispose();
-  await current.timeline.dispose();
-  await current.env.dispose();
+/**
+ * Ends the open revision. With `closeTabs` (Submit, Discard) its train.py tabs are closed, so an
+ * ended revision is not left open for edits that would go nowhere.
+ */
+async function endRevision(opts: { closeTabs?: boolean } = {}): Promise<void> {
+  const rev = current;
+  if (!rev) return;
   current = undefined;
+  for (const l of rev.listeners) l.dispose();
+  await rev.timeline.dispose();
+  await rev.env.dispose();
   await vscode.commands.executeCommand('setContext', REVISION_CONTEXT_KEY, false);
+  if (opts.closeTabs) await closeTabsOf(rev.file);
+}
+
+/**
+ * Closes every tab showing `file`. Unsaved edits are first reverted to the file on disk (what was
+ * submitted, or what is discarded anyway), so closing never stops on a "Save changes?" dialog.
+ */
+async function closeTabsOf(file: vscode.Uri): Promise<void> {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.toString());
+  if (doc?.isDirty) {
+    const onDisk = await readFile(file.fsPath, 'utf8').catch(() => undefined);
+    if (onDisk !== undefined) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(file, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), onDisk);
+      if (await vscode.workspace.applyEdit(edit)) await doc.save();
+    }
+  }
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === file.toString());
+  if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
 }
 
 async function findRecord(review: ReviewController, dir: string, recordId: string | undefined): Promise<DemonstrationRecord | undefined> {
@@ -232,7 +256,7 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   const pending = new PendingWrites(context.globalState);
   const queued = await pending.enqueue({ kind: 'demonstration', datasetDir: rev.dir, episodeId: rev.previous.info.episode_id, taskId: rev.previous.task_id, record, timeline: events });
   const outcome = await pending.attempt(queued.id);
-  await endRevision();
+  await endRevision({ closeTabs: true });
   if (!outcome.ok) {
     const msg = `The revision could not be saved: ${outcome.error} It is kept and retried when ForgeEnv starts again.`;
     void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
@@ -243,13 +267,17 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   return { ok: true, recordId: record.info.record_id, revision: record.info.revision, supersedes: record.info.supersedes!, reward: final.reward, success: final.success };
 }
 
-export async function discardRevisionCommand(): Promise<CommandResult> {
-  if (!current) {
+export async function discardRevisionCommand(): Promise<CommandResult<{ message: string }>> {
+  const rev = current;
+  if (!rev) {
     void vscode.window.showInformationMessage('ForgeEnv: No revision is open, so there is nothing to discard.');
     return refusal('no_episode', 'No reopened demonstration.');
   }
-  await endRevision();
-  return { ok: true };
+  await endRevision({ closeTabs: true });
+  const p = rev.previous;
+  const message = `Revision ${p.info.revision + 1} of ${p.task_id} · ${p.primitive_type} discarded; revision ${p.info.revision} is unchanged and still current.`;
+  void vscode.window.showInformationMessage(`ForgeEnv: ${message}`);
+  return { ok: true, message };
 }
 
 export function disposeRevision(): void {

@@ -1,16 +1,23 @@
 // Review mode: walk the current demonstrations of the dataset folder, each as broken ↔
-// repaired in the diff editor with its scores in the status bar; Approve / Reject append a
-// review record (the demonstration line itself is never edited).
+// repaired in the diff editor with its scores in a CodeLens header above the repaired script
+// (and in the status bar); Approve / Reject append a review record (the demonstration line
+// itself is never edited).
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { DatasetStore } from '../../store/datasetStore';
 import type { ReviewRecord, ReviewVerdict } from '../../store/records';
-import { buildReviewItems, firstUnreviewed, scoreMarkdown, statusText, type ReviewItem } from './core/reviewItems';
+import { buildReviewItems, firstChangedLine, firstUnreviewed, scoreHeader, scoreMarkdown, scoreTooltip, statusText, type ReviewItem } from './core/reviewItems';
 import { refusal, type CommandResult } from '../commandArgs';
 import { datasetFolderSetting, reviewerSetting } from './reviewSettings';
 
 export const REVIEW_SCHEME = 'forgeenv-review';
 export const REVIEW_CONTEXT_KEY = 'forgeenv.reviewActive';
+/**
+ * Language of both review documents: Python highlighting (media/review/review-python.tmLanguage.json)
+ * plus package.json's configurationDefaults for it, which turn on word wrap and CodeLens in the
+ * diff editor for review documents only (a [python] default would change every Python diff).
+ */
+export const REVIEW_LANGUAGE = 'forgeenv-review';
 
 /** Shortcuts as contributed in package.json, shown in tooltips and titles. */
 export const REVIEW_KEYS = { next: 'Alt+N', previous: 'Alt+P', approve: 'Alt+A', reject: 'Alt+R', label: 'Alt+L' } as const;
@@ -181,6 +188,11 @@ export class ReviewController implements vscode.Disposable {
     this.docs.set(repaired, item.repaired.ok ? item.repaired.script : `# The recorded diff does not apply to the broken script:\n# ${item.repaired.error.replace(/\n/g, '\n# ')}\n\n${item.record.repair_completion}`);
     const r = item.record;
     const title = `Review ${item.index + 1}/${this.state.items.length}: ${r.task_id} · ${r.primitive_type} · ${r.success ? '✓' : '✗'} ${Math.round(r.visible_reward * 100) / 100}${item.duplicates.length ? ' · ⚠ duplicate' : ''}`;
+    // The language is set before the diff opens, so its first layout already wraps and shows the header.
+    for (const uri of [broken, repaired]) {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      if (doc.languageId !== REVIEW_LANGUAGE) await vscode.languages.setTextDocumentLanguage(doc, REVIEW_LANGUAGE);
+    }
     await vscode.commands.executeCommand('vscode.diff', broken, repaired, title, { preview: true });
     this.render();
     if (item.duplicates.length && opts.announce !== false) void vscode.window.showWarningMessage(`ForgeEnv: ${r.task_id} · ${r.primitive_type}: ${item.duplicates.join('; ')}`);
@@ -222,7 +234,11 @@ export class ReviewController implements vscode.Disposable {
   }
 }
 
-/** CodeLens titles on the repaired side (shown when the diff editor has CodeLens enabled) with the shortcuts. */
+/**
+ * The header in the repaired script, right above its first change (where the diff editor opens
+ * scrolled to): the scores from the record, then the actions with their shortcuts. VS Code shows
+ * CodeLens in the side-by-side diff only; in its narrow inline layout the status bar has the scores.
+ */
 export class ReviewCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
@@ -240,14 +256,17 @@ export class ReviewCodeLens implements vscode.CodeLensProvider, vscode.Disposabl
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const item = this.controller.current();
     if (!item || document.uri.toString() !== this.controller.uriFor(item, 'repaired').toString()) return [];
-    const top = new vscode.Range(0, 0, 0, 0);
-    const lens = (title: string, command: string) => new vscode.CodeLens(top, { title, command });
+    const line = firstChangedLine(item.broken ?? '', document.getText());
+    const top = new vscode.Range(line, 0, line, 0);
+    const lens = (title: string, command: string, tooltip?: string) => new vscode.CodeLens(top, { title, command, tooltip });
+    // An empty command id renders as plain text: the scores are information, not buttons.
+    const tooltip = scoreTooltip(item);
+    // Previous / Next are left to their keys and the editor-title arrows: a CodeLens row does not wrap.
     return [
+      ...scoreHeader(item).map((title) => lens(title, '', tooltip)),
       lens(`$(check) Approve (${REVIEW_KEYS.approve})`, 'forgeenv.review.approve'),
       lens(`$(close) Reject (${REVIEW_KEYS.reject})`, 'forgeenv.review.reject'),
       lens(`$(tag) Label (${REVIEW_KEYS.label})`, 'forgeenv.review.label'),
-      lens(`Previous (${REVIEW_KEYS.previous})`, 'forgeenv.review.previous'),
-      lens(`Next (${REVIEW_KEYS.next})`, 'forgeenv.review.next'),
     ];
   }
 }

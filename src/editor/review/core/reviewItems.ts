@@ -132,3 +132,45 @@ export function scoreMarkdown(item: ReviewItem): string {
   if (!item.repaired.ok) lines.push('', `⚠ the diff does not apply to the broken script: ${item.repaired.error}`);
   return lines.join('\n');
 }
+
+/** 0-based line of `repaired` where it first differs from `broken` (0 when they are equal). */
+export function firstChangedLine(broken: string, repaired: string): number {
+  const a = broken.split('\n');
+  const b = repaired.split('\n');
+  const i = b.findIndex((line, n) => line !== a[n]);
+  // A change at the very end (lines removed, or only the final newline) sits below the last line.
+  return i >= 0 ? i : a.length !== b.length || broken !== repaired ? Math.max(0, b.length - 1) : 0;
+}
+
+/** `name value · name value`, in the reward's own order (script_executes before diff_size_penalty). */
+function breakdownText(o: Record<string, number>): string {
+  const parts = Object.entries(o).map(([k, v]) => `${k} ${fmt(v)}`);
+  return parts.length ? parts.join(' · ') : '—';
+}
+
+/**
+ * The score header shown in the review view itself, above the repaired script (CodeLens titles,
+ * `$(icon)` codicons allowed): outcome and reward with the review state, then each breakdown.
+ */
+export function scoreHeader(item: ReviewItem): string[] {
+  const r = item.record;
+  const head = [r.success ? '$(pass-filled) success' : '$(error) failed', `reward ${r.visible_reward.toFixed(2)}`];
+  if (item.review) head.push(item.review.verdict === 'approve' ? '$(check) approved' : '$(close) rejected');
+  if (item.duplicates.length) head.push('$(warning) duplicate');
+  if (!item.repaired.ok) head.push('$(warning) diff does not apply');
+  return [head.join(' · '), `visible: ${breakdownText(r.visible_breakdown)}`, `held-out: ${breakdownText(r.held_out_breakdown)}`];
+}
+
+/** Plain-text details for the header's tooltip: provenance, review, label, duplicate notes. */
+export function scoreTooltip(item: ReviewItem): string {
+  const r = item.record;
+  const lines = [
+    `${r.task_id} · ${r.primitive_type} · revision ${r.info.revision}`,
+    `annotator ${r.info.annotator_id}, active ${Math.round(r.info.active_ms / 1000)} s, ${r.info.runs} run(s), ${r.info.mode} mode`,
+  ];
+  if (item.review) lines.push(`${item.review.verdict === 'approve' ? 'Approved' : 'Rejected'} by ${item.review.reviewer}${item.review.comment ? `: ${item.review.comment}` : ''}`);
+  if (item.label) lines.push(`Label: difficulty ${item.label.difficulty}, confidence ${item.label.confidence}, tags ${item.label.tags.join(', ') || '—'}`);
+  for (const d of item.duplicates) lines.push(`⚠ ${d}`);
+  if (!item.repaired.ok) lines.push(`⚠ the diff does not apply to the broken script: ${item.repaired.error}`);
+  return lines.join('\n');
+}
