@@ -19,7 +19,8 @@ import { taskHash } from '../../store/hashing';
 import type { DemonstrationRecord } from '../../store/records';
 import { ActiveTimeTracker } from '../episode/activeTime';
 import { PendingWrites } from '../episode/pendingWrites';
-import { readTimelineFile, TimelineRecorder } from '../episode/timeline';
+import { TimelineRecorder } from '../episode/timeline';
+import type { TimelineEvent } from '../../store/records';
 import { refusal, type CommandResult } from '../commandArgs';
 import { episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
 import { annotatorId } from '../settingsSchema';
@@ -54,7 +55,8 @@ interface Revision {
   interpreter: string;
   /** The revision's own edit timeline (stored as timelines/<episode_id>.r<N>.jsonl). */
   timeline: TimelineRecorder;
-  timelineFile: string;
+  /** Every event recorded, so Submit never reads the file back. */
+  events: TimelineEvent[];
   listeners: vscode.Disposable[];
 }
 
@@ -150,9 +152,10 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   const startedAt = new Date();
   const timelineFile = join(folder, '.timeline.jsonl');
   await rm(timelineFile, { force: true }); // a discarded earlier attempt at this revision
-  const timeline = new TimelineRecorder({ file: timelineFile, startedAtMs: startedAt.getTime() });
+  const events: TimelineEvent[] = [];
+  const timeline = new TimelineRecorder({ file: timelineFile, startedAtMs: startedAt.getTime(), onEvent: (e) => events.push(e) });
   timeline.record({ kind: 'focus', event: 'revision_start', revises: previous.info.record_id, revision: previous.info.revision + 1 });
-  const rev: Revision = { env, start, previous, dir, file, startedAt, tracker, runs: 0, mode, interpreter, timeline, timelineFile, listeners: [] };
+  const rev: Revision = { env, start, previous, dir, file, startedAt, tracker, runs: 0, mode, interpreter, timeline, events, listeners: [] };
   const isOurs = (e?: vscode.TextEditor) => e?.document.uri.toString() === file.toString();
   const refocus = () => {
     const was = tracker.isCounting;
@@ -251,7 +254,7 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   }
   rev.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
   await rev.timeline.flush();
-  const { events } = await readTimelineFile(rev.timelineFile);
+  const events = rev.events;
   // The editor's one write path: queued first (nothing is lost if the folder is not writable), then the store's storeEpisode.
   const pending = new PendingWrites(context.globalState);
   const queued = await pending.enqueue({ kind: 'demonstration', datasetDir: rev.dir, episodeId: rev.previous.info.episode_id, taskId: rev.previous.task_id, record, timeline: events });
