@@ -6,6 +6,7 @@ import { registerCommands } from './editor/commands';
 import { ForgeEnvController } from './editor/controller';
 import { registerLab } from './editor/lab';
 import { registerReview } from './editor/review';
+import { showWelcomeOnFirstStart } from './editor/welcome';
 
 let controller: ForgeEnvController | undefined;
 let commands: vscode.Disposable[] = [];
@@ -37,6 +38,7 @@ async function teardown(): Promise<void> {
 export function activate(context: vscode.ExtensionContext): ForgeEnvApi {
   controller = build(context);
   context.subscriptions.push({ dispose: () => void teardown() });
+  showWelcomeOnFirstStart(context);
   if (context.extensionMode !== vscode.ExtensionMode.Test) return {};
   return {
     testing: {

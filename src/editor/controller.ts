@@ -41,6 +41,7 @@ import { EPISODE_STATE_KEY, LiveEpisode, timelineFileOf } from './liveEpisode';
 import { DatasetWriter } from './datasetWriter';
 import { PendingWrites, type PendingWrite } from './pendingWrites';
 import { pickPrimitive, pickSkip, pickTask, SKIP_LABELS } from './pickers';
+import { widenScriptColumn } from './scoreLayout';
 import { scoreModel, type ScoreState } from './scoreModel';
 import { ScoreView } from './scoreView';
 import { annotatorId, datasetFolder, episodesFolder, readSettings, resolveInterpreter } from './settings';
@@ -401,6 +402,7 @@ export class ForgeEnvController implements vscode.Disposable {
       const live = await this.attach(env, persisted);
       live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
       await vscode.window.showTextDocument(live.uri, { preview: false });
+      void widenScriptColumn().catch(() => undefined);
       const diagnostics = this.showDiagnostics(live, start.brokenExecution, start.brokenScript, runOutputUri(start.episodeId, 'start'));
       const broke = start.brokenExecution.exit_code !== 0;
       if (!broke) {

@@ -35,6 +35,7 @@ export async function pickTask(tasks: TaskSampler, queue: Record<QueueGroup, Que
     placeHolder: 'Pick a task, or Next task',
     matchOnDescription: true,
     matchOnDetail: true,
+    ignoreFocusOut: true, // as the breakage pick below
   });
   return pick ? pick.id : undefined;
 }
@@ -58,7 +59,14 @@ export async function pickPrimitive(task: Task, log: vscode.LogOutputChannel): P
       detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
     })),
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: `ForgeEnv: Start Repair Episode (2/2): breakage for ${task.task_id}`, placeHolder: 'How should the script break?', matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: `ForgeEnv: Start Repair Episode (2/2): breakage for ${task.task_id}`,
+    placeHolder: 'How should the script break?',
+    matchOnDetail: true,
+    // Between the two picks focus goes back to the editor; when that is the walkthrough (its Start
+    // Episode button), its page takes focus a moment later, which closed this pick before it was seen.
+    ignoreFocusOut: true,
+  });
   if (!pick) return undefined;
   if (pick.choice === null) return null;
   const name = pick.choice;
@@ -70,7 +78,7 @@ export async function pickPrimitive(task: Task, log: vscode.LogOutputChannel): P
       { label: '$(sparkle) Let the drift generator choose', alwaysShow: true },
       ...entry.candidates.map((c) => ({ label: c.label, description: c.drift, params: c.params as Record<string, unknown> })),
     ],
-    { title: `ForgeEnv: where should ${name} act?` },
+    { title: `ForgeEnv: where should ${name} act?`, ignoreFocusOut: true },
   );
   if (!where) return undefined;
   return where.params ? { primitive_type: name, params: where.params } : { primitive_type: name };
