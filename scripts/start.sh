@@ -23,18 +23,12 @@ node scripts/build.mjs --production --no-tests
 mkdir -p "$demo"/{user-data/User,extensions,xdg-config,xdg-data,xdg-cache,tmp}
 # The demo workspace: a copy of test/workspace the first time, then the user's own.
 [ -d "$demo/workspace" ] || cp -r test/workspace "$demo/workspace"
-settings="$demo/user-data/User/settings.json"
-[ -f "$settings" ] || cat > "$settings" <<'JSON'
-{
-  "workbench.startupEditor": "none",
-  "telemetry.telemetryLevel": "off",
-  "update.mode": "none",
-  "extensions.autoCheckUpdates": false,
-  "extensions.autoUpdate": false,
-  "chat.disableAIFeatures": true,
-  "git.enabled": false
-}
-JSON
+# User settings (README as the first screen, no empty secondary side bar, no telemetry...): merged
+# into settings.json on every start, keeping the user's own keys (scripts/demo-settings.mjs).
+node scripts/demo-settings.mjs "$demo/user-data/User/settings.json"
+# A `.forgeenv` folder activates the extension when the window opens (task queue ready; on the
+# first start it opens its walkthrough beside the README).
+mkdir -p "$demo/workspace/.forgeenv"
 
 # Isolate code-server's config and caches in the demo folder (never ~/.config, ~/.local).
 export XDG_CONFIG_HOME="$demo/xdg-config" XDG_DATA_HOME="$demo/xdg-data" XDG_CACHE_HOME="$demo/xdg-cache" TMPDIR="$demo/tmp"
@@ -54,7 +48,8 @@ echo "Open in a browser:  $url"
 echo "(Demo data: $demo. Stop with Ctrl+C.)"
 echo
 echo "What to do next, in the browser:"
-echo "  1. Open the ForgeEnv view in the activity bar (or the walkthrough \"Get started with ForgeEnv Studio\": Help > Welcome)."
+echo "  1. Read the demo's README and the walkthrough \"Get started with ForgeEnv Studio\" (both open on the first start;"
+echo "     later: \"ForgeEnv: Get Started with ForgeEnv\" in the Command Palette)."
 echo "  2. Run \"ForgeEnv: Start Repair Episode…\" from the Command Palette (Ctrl+Shift+P): the broken script opens"
 echo "     with its traceback as diagnostics."
 echo "  3. Fix it, then \"ForgeEnv: Run & Score\" as often as you like, and \"ForgeEnv: Submit Repair\" to save the demonstration."

@@ -6,6 +6,7 @@ import { ForgeContext } from './editor/context';
 import { registerEpisode, type EpisodeFeature } from './editor/episode';
 import { registerLab } from './editor/lab';
 import { registerReview } from './editor/review';
+import { showWelcomeOnFirstStart } from './editor/welcome';
 
 let layer: { ctx: ForgeContext; episode: EpisodeFeature } | undefined;
 
@@ -36,6 +37,7 @@ async function teardown(): Promise<void> {
 export function activate(extension: vscode.ExtensionContext): ForgeEnvApi {
   layer = build(extension);
   extension.subscriptions.push({ dispose: () => void teardown() });
+  showWelcomeOnFirstStart(extension);
   if (extension.extensionMode !== vscode.ExtensionMode.Test) return {};
   return {
     testing: {

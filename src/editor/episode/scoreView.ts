@@ -4,6 +4,7 @@ import { newNonce } from '../webviewHtml';
 import * as vscode from 'vscode';
 import { renderScoreBody, renderScoreHtml, WebviewMessageSchema, type WebviewMessage } from './scoreHtml';
 import type { ScoreModel } from './scoreModel';
+import { widenScriptBeside } from './scoreLayout';
 
 export const SCORE_VIEW_TYPE = 'forgeenv.score';
 
@@ -44,9 +45,9 @@ export class ScoreView implements vscode.Disposable {
   show(model: ScoreModel, reveal: boolean): void {
     this.model = model;
     if (!this.panel && reveal) {
-      this.adopt(
-        vscode.window.createWebviewPanel(SCORE_VIEW_TYPE, 'ForgeEnv Score', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {}),
-      );
+      const panel = vscode.window.createWebviewPanel(SCORE_VIEW_TYPE, 'ForgeEnv Score', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {});
+      this.adopt(panel);
+      void widenScriptBeside(panel).catch((e: unknown) => this.log.warn(`score view: layout unchanged (${String(e)})`));
     } else if (this.panel && reveal && !this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);
     this.render();
   }

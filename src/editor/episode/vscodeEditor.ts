@@ -7,6 +7,7 @@ import type { Action, Disposable, EditorActivity, EpisodeEditor, EpisodeView, Ru
 import type { DiagnosticSpec } from './diagnosticsModel';
 import { pickPrimitive, pickSkip, pickTask } from './pickers';
 import { RunStream } from './runStream';
+import { widenScriptColumn } from './scoreLayout';
 import type { TaskQueueProvider } from './taskQueue';
 import type { EpisodeViews } from './ui';
 import { BROKEN_SCHEME, OUTPUT_SCHEME } from './virtualDocuments';
@@ -75,6 +76,8 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
     const uri = vscode.Uri.file(file);
     if (how.onlyIfClosed && this.tabsOf((u) => u.toString() === uri.toString()).length) return;
     await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: !how.focus });
+    // Whatever sits beside a newly opened script (the walkthrough, the score view) takes the smaller share.
+    if (how.focus) await widenScriptColumn().catch((e: unknown) => this.ctx.log.warn(`layout unchanged (${String(e)})`));
   }
 
   async readScript(file: string): Promise<string> {
