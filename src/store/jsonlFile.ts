@@ -175,7 +175,8 @@ export interface ReadOptions {
 }
 
 const DEFAULT_CHUNK = 1 << 20;
-const DEFAULT_MAX_LINE = 64 << 20;
+export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
+const DEFAULT_MAX_LINE = DEFAULT_MAX_LINE_BYTES;
 
 /** One raw line and the byte offset just after it (`end`); `tooLong` for a line over the limit, skipped unbuffered. */
 export type RawLine = { line: number; text: string; terminated: boolean; end: number } | { line: number; tooLong: true; end: number };
