@@ -262,6 +262,9 @@ async function benchSize(n: number): Promise<void> {
     if (n > EXPORT_MAX) return;
     const sft = join(out, 'a', 'sft.jsonl');
     const e1 = await timed('export trl-sft, cold (full)', () => exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }));
+    // Revisions among these appends revise records of this batch only (as revisions follow their
+    // original shortly): a revision of an exported row would rightly mean a full export.
+    recent.length = 0;
     await appendDemos(dir, APPEND);
     const e2 = await timed(`export trl-sft after ${APPEND} appends`, () => exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }));
     console.log(`  export rows ${e1.r.rows} → ${e2.r.rows} (${e2.r.mode}, ${e2.r.parsedLines} lines parsed); after appends / cold: ${pct(e2, e1)}; output ${(statSync(sft).size / 2 ** 20).toFixed(0)} MiB`);
