@@ -1,27 +1,46 @@
-// Cold and incremental dataset summary (and export) on large synthetic dataset folders:
-//   node --import tsx bench/summary.bench.ts [--records 100000,1000000] [--append 1000] [--keep]
-// For each size: generates the folder in the OS temp dir (valid records, ~8 KiB each like real
-// ones, 3% revisions, reviews and skips), then prints
-//   - one plain pass: read every line and JSON.parse it (the floor a cold run is held to),
-//   - the cold summary (no index), the warm one (index, nothing appended),
+// Cold and incremental dataset summary and export on large synthetic dataset folders:
+//   node --import tsx bench/summary.bench.ts [--records 100000,1000000] [--append 1000]
+//        [--script-lines 36] [--repeat 3] [--export-max N] [--keep]
+// For each size: generates the folder in the OS temp dir (valid records, ~10 KiB each like real
+// ones with the default --script-lines 36, 3% revisions, reviews and skips), then prints
+//   - one plain pass: read every line with readline and JSON.parse it (the floor a cold run is
+//     held to), and a tighter one: our chunked line reader + JSON.parse, nothing else,
+//   - the cold summary (no index), the warm one (index, nothing appended); plain and cold are run
+//     --repeat times, interleaved, and the best and median of each are shown (the machine is shared),
 //   - the summary after appending --append records (only those are parsed), and its share of cold,
-//   - a trl-sft export before and after the appends (sizes up to --export-max, default 100000).
-// Folders and the index are deleted afterwards unless --keep.
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+//   - a trl-sft export, cold and after --append more records (incremental: rows appended), checked
+//     byte for byte against a full export (sizes up to --export-max, default all).
+// Folders, exports and indexes are deleted afterwards unless --keep. Needs about 3x the folder
+// size in free disk for the export (source, staging file, output); see `df -h`.
+import { createHash } from 'node:crypto';
+import { createReadStream, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createDemonstrationRecord } from '../src/store/demonstrationBuilder';
 import { exportDataset } from '../src/store/export/exportDataset';
 import { recordHash } from '../src/store/hashing';
-import { appendLines } from '../src/store/jsonlFile';
+import { clearExportIndex } from '../src/store/export/exportIndex';
+import { appendLines, linesOfHandle } from '../src/store/jsonlFile';
 import { DATASET_FILES, REVIEW_SCHEMA, SKIP_REASONS, SKIP_SCHEMA, type DemonstrationRecord } from '../src/store/records';
 import { summarizeDataset } from '../src/store/summary';
 import { clearSummaryIndex, summaryIndexPath } from '../src/store/summaryIndex';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '100000,1000000' }, append: { type: 'string', default: '1000' }, keep: { type: 'boolean', default: false }, 'export-max': { type: 'string', default: '100000' } } });
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '100000,1000000' },
+    append: { type: 'string', default: '1000' },
+    keep: { type: 'boolean', default: false },
+    'export-max': { type: 'string', default: String(Number.MAX_SAFE_INTEGER) },
+    'script-lines': { type: 'string', default: '36' },
+    repeat: { type: 'string', default: '3' },
+  },
+});
 const EXPORT_MAX = Number(values['export-max']);
+const SCRIPT_LINES = Number(values['script-lines']);
+const REPEAT = Number(values.repeat);
 const SIZES = values.records.split(',').map(Number);
 const APPEND = Number(values.append);
 const PRIMITIVES = ['RenameApiCall', 'DeprecateImport', 'ChangeArgumentSignature', 'ModifyConfigField', 'RemoveDeprecatedMethod', 'RestructureDatasetSchema', 'ChangeTokenizerBehavior', 'ChangeReturnType'];
@@ -34,7 +53,7 @@ const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toStri
 
 function script(task: string): string {
   const lines = [`# ${task}: fine-tune a classifier`, 'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments'];
-  for (let i = 0; i < 36; i++) lines.push(`value_${i} = compute_step(${i}, batch_size=16, learning_rate=2e-5)  # step ${i}`);
+  for (let i = 0; i < SCRIPT_LINES; i++) lines.push(`value_${i} = compute_step(${i}, batch_size=16, learning_rate=2e-5)  # step ${i}`);
   lines.push('args = TrainingArguments(output_dir="out", eval_strategy="epoch")', 'trainer.train()');
   return lines.join('\n') + '\n';
 }
@@ -155,15 +174,24 @@ async function sideFiles(dir: string, n: number): Promise<void> {
 }
 
 /** Wall time, and this process's CPU time (steadier on a machine shared with other work). */
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<{ r: T; s: number; cpu: number }> {
+async function timed<T>(label: string, fn: () => Promise<T>, quiet = false): Promise<{ r: T; s: number; cpu: number }> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const r = await fn();
   const s = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
-  console.log(`  ${label.padEnd(46)} ${s.toFixed(3).padStart(8)} s wall ${cpu.toFixed(3).padStart(8)} s cpu`);
+  if (!quiet) console.log(`  ${label.padEnd(46)} ${s.toFixed(3).padStart(8)} s wall ${cpu.toFixed(3).padStart(8)} s cpu`);
   return { r, s, cpu };
+}
+
+/** Best and median of repeated runs, wall and cpu separately. */
+function stats(label: string, runs: Array<{ s: number; cpu: number }>): { s: number; cpu: number } {
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const best = { s: Math.min(...runs.map((r) => r.s)), cpu: Math.min(...runs.map((r) => r.cpu)) };
+  const med = { s: mid(runs.map((r) => r.s)), cpu: mid(runs.map((r) => r.cpu)) };
+  console.log(`  ${label.padEnd(46)} ${best.s.toFixed(3).padStart(8)} s wall ${best.cpu.toFixed(3).padStart(8)} s cpu (best of ${runs.length}; median ${med.s.toFixed(3)} / ${med.cpu.toFixed(3)})`);
+  return best;
 }
 
 const pct = (a: { s: number; cpu: number }, b: { s: number; cpu: number }) => `${((100 * a.s) / b.s).toFixed(1)}% wall, ${((100 * a.cpu) / b.cpu).toFixed(1)}% cpu`;
@@ -176,6 +204,26 @@ async function plainParse(dir: string): Promise<number> {
     for await (const l of rl) if (l) (JSON.parse(l), n++);
   }
   return n;
+}
+
+/** The tighter floor: the chunked line reader the summary uses, and JSON.parse of each line. */
+async function readerParse(dir: string): Promise<number> {
+  let n = 0;
+  for (const f of [DATASET_FILES.demonstrations, DATASET_FILES.reviews, DATASET_FILES.skips]) {
+    const fh = await open(join(dir, f), 'r');
+    try {
+      for await (const raw of linesOfHandle(fh)) if ('text' in raw && raw.text) (JSON.parse(raw.text), n++);
+    } finally {
+      await fh.close();
+    }
+  }
+  return n;
+}
+
+async function fileHash(f: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(f)) h.update(chunk as Buffer);
+  return h.digest('hex');
 }
 
 async function benchSize(n: number): Promise<void> {
@@ -191,26 +239,42 @@ async function benchSize(n: number): Promise<void> {
     const mib = statSync(join(dir, DATASET_FILES.demonstrations)).size / 2 ** 20;
     console.log(`  demonstrations.jsonl ${mib.toFixed(0)} MiB`);
     await clearSummaryIndex(dir);
-    const plain = await timed('plain pass: read + JSON.parse every line', () => plainParse(dir));
-    const cold = await timed('summary, cold (no index)', () => summarizeDataset(dir));
+    const runs: Record<'plain' | 'reader' | 'cold', Array<{ s: number; cpu: number }>> = { plain: [], reader: [], cold: [] };
+    for (let k = 0; k < REPEAT; k++) {
+      runs.plain.push(await timed('', () => plainParse(dir), true));
+      runs.reader.push(await timed('', () => readerParse(dir), true));
+      runs.cold.push(await timed('', () => summarizeDataset(dir, { index: false }), true));
+    }
+    const plain = stats('plain pass: readline + JSON.parse every line', runs.plain);
+    const reader = stats('floor: chunked reader + JSON.parse, nothing else', runs.reader);
+    const cold = stats('summary, cold (no index)', runs.cold);
+    await timed('summary, cold, building the index', () => summarizeDataset(dir));
     const warm = await timed('summary, warm (index, nothing new)', () => summarizeDataset(dir));
     await timed(`append ${APPEND} demonstrations`, () => appendDemos(dir, APPEND));
     const inc = await timed(`summary after ${APPEND} appends (incremental)`, () => summarizeDataset(dir));
-    const check = await timed('summary after appends, cold (index removed)', async () => {
-      await clearSummaryIndex(dir);
-      return summarizeDataset(dir);
-    });
+    const check = await timed('summary after appends, cold (no index)', () => summarizeDataset(dir, { index: false }));
     const same = JSON.stringify({ ...inc.r, dir: '' }) === JSON.stringify({ ...check.r, dir: '' });
-    console.log(`  index ${summaryIndexPath(dir)}: ${(statSync(summaryIndexPath(dir)).size / 2 ** 20).toFixed(1)} MiB`);
-    console.log(`  cold / plain pass: ${(cold.s / plain.s).toFixed(2)} wall, ${(cold.cpu / plain.cpu).toFixed(2)} cpu`);
+    console.log(`  index ${summaryIndexPath(realpathSync(dir))}: ${(statSync(summaryIndexPath(realpathSync(dir))).size / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`  cold / plain pass: ${(cold.s / plain.s).toFixed(2)} wall, ${(cold.cpu / plain.cpu).toFixed(2)} cpu; cold / floor: ${(cold.s / reader.s).toFixed(2)} wall, ${(cold.cpu / reader.cpu).toFixed(2)} cpu`);
     console.log(`  warm / cold: ${pct(warm, cold)}; incremental / cold: ${pct(inc, cold)}; incremental summary = cold summary: ${same}`);
     console.log(`  ${inc.r.counts.submitted} submitted, ${inc.r.counts.superseded} superseded, ${inc.r.counts.skipped} skipped, ${inc.r.problems.total} problems`);
     if (!same) process.exitCode = 1;
     if (n > EXPORT_MAX) return;
-    const e1 = await timed('export trl-sft, cold', () => exportDataset({ format: 'trl-sft', dir, out: join(out, 'a', 'sft.jsonl'), systemPrompt: 'S' }));
+    const sft = join(out, 'a', 'sft.jsonl');
+    const e1 = await timed('export trl-sft, cold (full)', () => exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }));
+    // Revisions among these appends revise records of this batch only (as revisions follow their
+    // original shortly): a revision of an exported row would rightly mean a full export.
+    recent.length = 0;
     await appendDemos(dir, APPEND);
-    const e2 = await timed(`export trl-sft after ${APPEND} appends`, () => exportDataset({ format: 'trl-sft', dir, out: join(out, 'a', 'sft.jsonl'), systemPrompt: 'S' }));
-    console.log(`  export rows ${e1.r.rows} → ${e2.r.rows}; after appends / cold: ${pct(e2, e1)}`);
+    const e2 = await timed(`export trl-sft after ${APPEND} appends`, () => exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }));
+    console.log(`  export rows ${e1.r.rows} → ${e2.r.rows} (${e2.r.mode}, ${e2.r.parsedLines} lines parsed); after appends / cold: ${pct(e2, e1)}; output ${(statSync(sft).size / 2 ** 20).toFixed(0)} MiB`);
+    const fullOut = join(out, 'b', 'sft.jsonl');
+    const e3 = await timed('export trl-sft, full, for comparison', () => exportDataset({ format: 'trl-sft', dir, out: fullOut, systemPrompt: 'S', now: new Date(0), incremental: false }));
+    const equal = (await fileHash(sft)) === (await fileHash(fullOut)) && readFileSync(e2.r.card, 'utf8') === readFileSync(e3.r.card, 'utf8');
+    console.log(`  incremental export = full export (data and card, byte for byte): ${equal}`);
+    if (!equal || e2.r.mode !== 'appended') process.exitCode = 1;
+    await clearExportIndex(realpathSync(sft));
+    await clearExportIndex(realpathSync(fullOut));
   } finally {
     if (values.keep) console.log(`  kept ${dir}`);
     else {
@@ -222,7 +286,7 @@ async function benchSize(n: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`node ${process.version}; sizes ${SIZES.join(', ')}; ${APPEND} appended`);
+  console.log(`node ${process.version}; sizes ${SIZES.join(', ')}; ${APPEND} appended; ${SCRIPT_LINES} script lines per prompt; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   for (const n of SIZES) await benchSize(n);
   console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 }

@@ -17,8 +17,11 @@ ${filterLines.join('\n')}
          ${'[--primitive NAME]...'.padEnd(42)} default all primitives
          ${'[--style standard|conversational]'.padEnd(42)} prompt shape for trl-sft/trl-grpo, default standard
          ${'[--completion raw|fenced]'.padEnd(42)} trl-sft: the diff as stored (default) or in a \`\`\`diff block
+         ${'[--full]'.padEnd(42)} rewrite FILE in full even if rows could be appended
 Writes FILE (JSONL) and a dataset card README.md beside it (refused if that folder's card describes
-another file). Superseded revisions are never exported.`;
+another file). Superseded revisions are never exported. Re-exporting to the same FILE with the same
+options reads only the lines added since and appends their rows, when that gives exactly what a
+full export would; otherwise FILE is rewritten in full.`;
 
 export interface ExportCommandDeps {
   /** Card date (tests). */
@@ -42,6 +45,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
   let completion: CompletionForm;
   let dir: string;
   let outFile: string;
+  let full: boolean;
   let status: StatusFilter;
   let review: ReviewFilter;
   let breakage: BreakageFilter;
@@ -59,6 +63,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
         primitive: { type: 'string', multiple: true },
         style: { type: 'string' },
         completion: { type: 'string' },
+        full: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -80,15 +85,17 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     primitives = values.primitive ?? [];
     dir = positionals[0]!;
     outFile = values.out;
+    full = values.full === true;
   } catch (e) {
     out(`forgeenv export: ${(e as Error).message}\n${EXPORT_USAGE}`);
     return 2;
   }
 
   try {
-    const r = await exportDataset({ format, dir, out: outFile, style, completion, filters: { status, review, breakage, primitives }, now: deps.now, systemPrompt: deps.systemPrompt });
+    const r = await exportDataset({ format, dir, out: outFile, style, completion, filters: { status, review, breakage, primitives }, now: deps.now, systemPrompt: deps.systemPrompt, incremental: !full });
     const s = r.stats;
     out(`Wrote ${r.rows} ${format} row(s) to ${r.out} (dataset card: ${r.card})`);
+    if (r.mode === 'appended') out(`  appended: read only the ${r.parsedLines} source line(s) added since the last export to this file`);
     out(
       `  from ${s.valid_lines} valid demonstration line(s): ${s.superseded} superseded, ${s.repeated_record_id} repeated id, ${s.failed} not successful, ${s.unbroken} whose breakage did not fail, ${s.review} by review, ${s.primitive} by primitive, ${r.deduplicated} duplicate(s)`,
     );

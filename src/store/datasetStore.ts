@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { rawCompletion } from './completion';
 import { recordHash } from './hashing';
-import { appendJsonl, appendLines, readJsonl, readJsonlFile, RecordValidationError, type JsonlEntry, type StoreProblem } from './jsonlFile';
+import { appendJsonl, appendLines, DEFAULT_MAX_LINE_BYTES, parseJsonlLine, readJsonlFile, readLines, RecordValidationError, type JsonlEntry, type StoreProblem } from './jsonlFile';
 import {
   DATASET_FILES,
   DemonstrationRecordSchema,
@@ -60,21 +60,33 @@ export function demonstrationInconsistency(rec: DemonstrationRecord): string | u
 }
 
 /**
- * Streams the valid demonstrations of a folder; schema or hash failures come out as problems.
- * An old fenced completion is checked against its hash as stored, then handed out raw.
+ * One line of demonstrations.jsonl with the full checks (schema and record hash; readJsonl's rules
+ * for blank, torn and foreign lines); an old fenced completion is checked against its hash as
+ * stored, then handed out raw. Exports read from a byte offset with it (export/exportIndex.ts).
  */
+export function demonstrationEntry(raw: string, line: number, terminated: boolean, file: string): JsonlEntry<DemonstrationRecord> | undefined {
+  const e = parseJsonlLine(raw, line, terminated, DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration, displayPath: file });
+  if (!e?.ok) return e;
+  const why = demonstrationInconsistency(e.value);
+  if (why) return { ok: false, problem: { file, line, kind: 'inconsistent', error: why } };
+  e.value.repair_completion = rawCompletion(e.value.repair_completion);
+  return e;
+}
+
+/** Streams the valid demonstrations of a folder (demonstrationEntry); schema or hash failures come out as problems. */
 export async function* readDemonstrationEntries(dir: string): AsyncGenerator<JsonlEntry<DemonstrationRecord>> {
   const file = join(dir, DATASET_FILES.demonstrations);
-  for await (const e of readJsonl(file, DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration })) {
-    if (e.ok) {
-      const why = demonstrationInconsistency(e.value);
-      if (why) {
-        yield { ok: false, problem: { file, line: e.line, kind: 'inconsistent', error: why } };
+  try {
+    for await (const raw of readLines(file)) {
+      if ('tooLong' in raw) {
+        yield { ok: false, problem: { file, line: raw.line, kind: 'too_long', error: `line longer than ${DEFAULT_MAX_LINE_BYTES} bytes, skipped` } };
         continue;
       }
-      e.value.repair_completion = rawCompletion(e.value.repair_completion);
+      const e = demonstrationEntry(raw.text, raw.line, raw.terminated, file);
+      if (e) yield e;
     }
-    yield e;
+  } catch (err) {
+    yield { ok: false, problem: { file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` } };
   }
 }
 

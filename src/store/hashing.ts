@@ -2,6 +2,7 @@
 // script, same breakage, same seed, same library snapshot); a record hash identifies "the same
 // answer to the same puzzle". Both are sha256 over canonical JSON, so key order and
 // whitespace in the inputs never change them.
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { LibraryVersions } from '../env/schemas';
 
@@ -52,10 +53,14 @@ export function taskHash(input: TaskHashInput): string {
   );
 }
 
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+
 /**
  * The diff is hashed byte for byte: it is exactly what was scored. Plain concatenation is
  * unambiguous (the task hash is 64 hex digits, no newline) and avoids re-escaping large diffs.
  */
 export function recordHash(taskHashHex: string, diff: string): string {
-  return createHash('sha256').update(`forgeenv.record/v${HASH_VERSION}\n${taskHashHex}\n`, 'utf8').update(diff, 'utf8').digest('hex');
+  const text = `forgeenv.record/v${HASH_VERSION}\n${taskHashHex}\n${diff}`;
+  // One-shot hashing (Node >= 20.12) skips a Hash object per record: same bytes, same digest.
+  return oneShot ? oneShot('sha256', text, 'hex') : createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -166,10 +166,17 @@ export interface ReadOptions {
   maxLineBytes?: number;
   /** Names a line that is another kind of record (e.g. a review in demonstrations.jsonl) more clearly than a list of schema issues. */
   foreign?: (json: unknown) => string | undefined;
+  /**
+   * A quick check that is true only for values `schema` accepts (quickCheck.ts): those are returned
+   * as parsed, without the schema's copy and defaults, so only for callers that read fields the
+   * schema passes through unchanged. Anything else goes through the schema as usual.
+   */
+  accept?: (json: unknown) => boolean;
 }
 
 const DEFAULT_CHUNK = 1 << 20;
-const DEFAULT_MAX_LINE = 64 << 20;
+export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
+const DEFAULT_MAX_LINE = DEFAULT_MAX_LINE_BYTES;
 
 /** One raw line and the byte offset just after it (`end`); `tooLong` for a line over the limit, skipped unbuffered. */
 export type RawLine = { line: number; text: string; terminated: boolean; end: number } | { line: number; tooLong: true; end: number };
@@ -287,6 +294,7 @@ export function parseJsonlLine<S extends z.ZodType>(raw: string, line: number, t
   } catch (err) {
     return terminated ? problem('invalid_json', `not valid JSON (${(err as Error).message})`, file) : problem('truncated', 'truncated last line (no newline; an interrupted write), skipped', file);
   }
+  if (opts.accept?.(json)) return { ok: true, line, value: json as z.infer<S> };
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, line, value: parsed.data as z.infer<S> };
   const foreign = opts.foreign?.(json);

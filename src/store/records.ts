@@ -19,8 +19,9 @@ export const DATASET_FILES = {
   timelinesDir: 'timelines',
 } as const;
 
-const IsoTimestamp = z.iso.datetime({ offset: true });
-const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest');
+export const IsoTimestamp = z.iso.datetime({ offset: true });
+export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest');
+export const RecordIdSchema = z.uuid();
 const NonEmpty = z.string().min(1);
 
 /** Episode ids name timeline files, so they must be safe as a file name on every OS. */
@@ -29,7 +30,7 @@ export const EpisodeIdSchema = z
   .regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/, 'letters, digits, _ . - only (max 128), not starting with a dot');
 
 /** A path relative to the dataset folder that cannot escape it. */
-const RelativePath = z
+export const RelativePath = z
   .string()
   .min(1)
   .refine((p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes('..'), 'a relative path inside the dataset folder');
@@ -37,7 +38,7 @@ const RelativePath = z
 export const DemonstrationInfoSchema = z
   .looseObject({
     schema: z.literal(DEMONSTRATION_SCHEMA),
-    record_id: z.uuid(),
+    record_id: RecordIdSchema,
     episode_id: EpisodeIdSchema,
     session_id: NonEmpty,
     annotator_id: NonEmpty,
@@ -58,7 +59,7 @@ export const DemonstrationInfoSchema = z
     runs: z.number().int().nonnegative(),
     timeline_file: RelativePath,
     revision: z.number().int().min(1),
-    supersedes: z.uuid().nullable(),
+    supersedes: RecordIdSchema.nullable(),
     task_hash: Sha256Hex,
     record_hash: Sha256Hex,
     /** Whether the breakage made the broken script fail (absent in records written before it was recorded). */

@@ -3,15 +3,16 @@
 // that was replaced, truncated or rewritten within its fingerprinted bytes (first 4 KiB, and the
 // 4 KiB before the offset) is read again from the start. New lines are resolved as they arrive
 // (first line of each id, supersession, latest verdicts), so the summary never re-resolves the
-// whole folder. The state and its file format are in summaryState.ts.
-import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+// whole folder (incremental.ts). The state and its file format are in summaryState.ts. Lines go
+// through quick checks (quickCheck.ts) before their zod schemas: the same verdicts, a third of the cost.
 import { join } from 'node:path';
 import { key28 } from './columns';
 import { rawCompletion } from './completion';
 import { demonstrationInconsistency } from './datasetStore';
 import { countDiffLines } from './diffStats';
-import { linesOfHandle, parseJsonlLine, type JsonlEntry, type ReadOptions, type StoreProblem } from './jsonlFile';
+import { quickDemonstration, quickReview, quickSkip } from './quickCheck';
+import { addLatestReview, resolveRows, updateFile, type LatestReviews } from './incremental';
+import { parseJsonlLine, type JsonlEntry, type ReadOptions, type StoreProblem } from './jsonlFile';
 import {
   DATASET_FILES,
   DemonstrationRecordSchema,
@@ -25,95 +26,13 @@ import {
   type ReviewRecord,
   type SkipRecord,
 } from './records';
-import { canonicalDir, emptyState, loadState, saveState, type DemoColumns, type FileState, type LatestReviews, type SkipColumns, type SummaryState } from './summaryState';
+import { canonicalDir, emptyState, loadState, saveState, type DemoColumns, type SkipColumns } from './summaryState';
 
 export { clearSummaryIndex, summaryIndexPath } from './summaryState';
+export { MAX_PROBLEMS_PER_FILE } from './incremental';
 
-/** Problems kept per file (the total is always counted). */
-export const MAX_PROBLEMS_PER_FILE = 100;
-const FINGERPRINT_BYTES = 4096;
 /** Hex digits of record and task hashes kept in the index. */
 const HASH_PREFIX = 16;
-const MAX_LINE = 64 << 20;
-
-function sha(buf: Buffer): string {
-  return createHash('sha256').update(buf).digest('hex');
-}
-
-async function fingerprint(fh: FileHandle, offset: number): Promise<{ head: string; tail: string }> {
-  const n = Math.min(FINGERPRINT_BYTES, offset);
-  const head = Buffer.alloc(n);
-  const tail = Buffer.alloc(n);
-  await fh.read(head, 0, n, 0);
-  await fh.read(tail, 0, n, offset - n);
-  return { head: sha(head), tail: sha(tail) };
-}
-
-type LineParser<T> = (raw: string, line: number, terminated: boolean, file: string) => JsonlEntry<T> | undefined;
-
-/**
- * Brings one file's state up to date (from scratch when the file is not the one indexed) and
- * returns what its unterminated last line (if any) holds: that line is used for this summary but
- * not indexed, since its writer may still be finishing it.
- */
-async function updateFile<S, T>(file: string, st: FileState<S>, reset: () => FileState<S>, parse: LineParser<T>, adderFor: (s: S) => (value: T) => void): Promise<{ state: FileState<S>; tail: T[]; tailProblems: StoreProblem[]; parsed: number }> {
-  let fh: FileHandle;
-  try {
-    fh = await open(file, 'r');
-  } catch (err) {
-    const state = st.cursor ? reset() : st;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state, tail: [], tailProblems: [], parsed: 0 };
-    return { state, tail: [], tailProblems: [{ file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` }], parsed: 0 };
-  }
-  try {
-    const s = await fh.stat();
-    let cur = st.cursor;
-    if (cur) {
-      let same = cur.dev === s.dev && cur.ino === s.ino && s.size >= cur.offset;
-      if (same) {
-        const fp = await fingerprint(fh, cur.offset);
-        same = fp.head === cur.head && fp.tail === cur.tail;
-      }
-      if (!same) {
-        st = reset();
-        cur = null;
-      }
-    }
-    const add = adderFor(st.data);
-    let offset = cur?.offset ?? 0;
-    let lines = cur?.lines ?? 0;
-    const tail: T[] = [];
-    const tailProblems: StoreProblem[] = [];
-    let parsed = 0;
-    const problem = (p: StoreProblem, committed: boolean) => {
-      if (!committed) return void tailProblems.push(p);
-      st.problemTotal++;
-      if (st.problems.length < MAX_PROBLEMS_PER_FILE) st.problems.push(p);
-    };
-    for await (const raw of linesOfHandle(fh, { offset, firstLine: lines })) {
-      const committed = 'tooLong' in raw || raw.terminated;
-      if ('tooLong' in raw) problem({ file, line: raw.line, kind: 'too_long', error: `line longer than ${MAX_LINE} bytes, skipped` }, true);
-      else {
-        parsed++;
-        const e = parse(raw.text, raw.line, raw.terminated, file);
-        if (e?.ok) {
-          if (committed) add(e.value);
-          else tail.push(e.value);
-        } else if (e) problem(e.problem, committed);
-      }
-      if (committed) {
-        offset = raw.end;
-        lines = raw.line;
-      }
-    }
-    st.cursor = offset === 0 ? null : { dev: s.dev, ino: s.ino, offset, lines, ...(await fingerprint(fh, offset)) };
-    return { state: st, tail, tailProblems, parsed };
-  } catch (err) {
-    return { state: reset(), tail: [], tailProblems: [{ file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` }], parsed: 0 };
-  } finally {
-    await fh.close();
-  }
-}
 
 function parser<T>(schema: Parameters<typeof parseJsonlLine>[3], opts: ReadOptions) {
   return (raw: string, line: number, terminated: boolean, file: string) => parseJsonlLine(raw, line, terminated, schema, { ...opts, displayPath: file }) as JsonlEntry<T> | undefined;
@@ -134,7 +53,7 @@ interface DemoRow {
   taskHash: string;
 }
 
-const parseDemo = parser<DemonstrationRecord>(DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration });
+const parseDemo = parser<DemonstrationRecord>(DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration, accept: quickDemonstration });
 
 function demoLine(raw: string, line: number, terminated: boolean, file: string): JsonlEntry<DemoRow> | undefined {
   const e = parseDemo(raw, line, terminated, file);
@@ -162,76 +81,6 @@ function demoLine(raw: string, line: number, terminated: boolean, file: string):
       taskHash: r.info.task_hash.slice(0, HASH_PREFIX),
     },
   };
-}
-
-function timeOf(at: string): number {
-  const t = Date.parse(at);
-  return Number.isNaN(t) ? -Infinity : t;
-}
-
-/** For each wanted (key, string), the first position in [from, to) holding it (-1: none): one pass over integer keys. */
-function scanFirst(d: DemoColumns, from: number, to: number, wanted: ReadonlyArray<readonly [number, string]>): Int32Array {
-  const out = new Int32Array(wanted.length).fill(-1);
-  if (wanted.length === 0 || from >= to) return out;
-  const byKey = new Map<number, number[]>();
-  wanted.forEach(([key], q) => {
-    const list = byKey.get(key);
-    if (list) list.push(q);
-    else byKey.set(key, [q]);
-  });
-  const keys = d.idKey.values;
-  for (let pos = from; pos < to; pos++) {
-    const qs = byKey.get(keys[pos]!);
-    if (!qs) continue;
-    const s = d.ids.get(pos);
-    for (const q of qs) if (out[q] === -1 && wanted[q]![1] === s) out[q] = pos;
-  }
-  return out;
-}
-
-/**
- * Resolves lines [from, n): their first line of the same id, supersession (in both directions:
- * a new line may supersede an old id, or carry an id an old line superseded), and verdicts (of
- * new lines, and of old ones whose review is new). The same result as resolving every line at once.
- */
-function resolveRows(state: SummaryState, from: number, changedReviews: ReadonlySet<string> | 'all'): void {
-  const d = state.demonstrations.data;
-  const latest = state.reviews.data;
-  const n = d.ids.length;
-  const dangling = new Set(state.dangling);
-  const fresh: Array<[number, string]> = [];
-  for (let i = from; i < n; i++) fresh.push([d.idKey.get(i), d.ids.get(i)]);
-  const earlier = scanFirst(d, 0, from, fresh);
-  const batch = new Map<string, number>();
-  for (let i = from; i < n; i++) {
-    let f = earlier[i - from]!;
-    if (f < 0) {
-      const id = fresh[i - from]![1];
-      f = batch.get(id) ?? i;
-      if (f === i) batch.set(id, i);
-    }
-    d.first.push(f);
-    d.superseded.push(0);
-    d.verdict.push(-1);
-    if (f === i && dangling.delete(fresh[i - from]![1])) d.superseded.set(i, 1);
-  }
-  const targets: Array<[number, string]> = [];
-  for (let i = from; i < n; i++) if (d.supersedesKey.get(i) !== -1) targets.push([d.supersedesKey.get(i), d.supersedes.get(i)]);
-  scanFirst(d, 0, n, targets).forEach((pos, q) => {
-    if (pos >= 0) d.superseded.set(pos, 1);
-    else dangling.add(targets[q]![1]);
-  });
-  const verdictOf = (id: string) => latest.get(id)?.[1] ?? -1;
-  if (changedReviews === 'all') {
-    for (let i = 0; i < n; i++) d.verdict.set(i, d.first.get(i) === i ? verdictOf(d.ids.get(i)) : -1);
-  } else {
-    for (let i = from; i < n; i++) if (d.first.get(i) === i) d.verdict.set(i, verdictOf(d.ids.get(i)));
-    const changed = [...changedReviews].map((id) => [key28(id), id] as const);
-    scanFirst(d, 0, from, changed).forEach((pos, q) => {
-      if (pos >= 0) d.verdict.set(pos, verdictOf(changed[q]![1]));
-    });
-  }
-  state.dangling = [...dangling];
 }
 
 /** The view the summary aggregates: indexed columns plus any unterminated last lines, and every problem. */
@@ -292,7 +141,7 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
   let resolved = demos.state === demosBefore ? demosBefore.data.first.length : 0;
   if (resolved === 0) state.dangling = [];
 
-  const skipParse = parser<SkipRecord>(SkipRecordSchema, { what: 'skip', foreign: foreignSideRecord('skip', SKIP_SCHEMA) });
+  const skipParse = parser<SkipRecord>(SkipRecordSchema, { what: 'skip', foreign: foreignSideRecord('skip', SKIP_SCHEMA), accept: quickSkip });
   const pushSkip = (cols: SkipColumns) => (s: SkipRecord) => {
     cols.primitive.push(id(s.primitive.primitive_type));
     cols.task.push(id(s.task_id));
@@ -301,18 +150,18 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
   const skips = await updateFile(join(dir, DATASET_FILES.skips), state.skips, () => emptyState(dir).skips, skipParse, pushSkip);
   state.skips = skips.state;
 
-  const reviewParse = parser<ReviewRecord>(ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA) });
+  const reviewParse = parser<ReviewRecord>(ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA), accept: quickReview });
   const changedReviews = new Set<string>();
   const addReview = (m: LatestReviews) => (r: ReviewRecord) => {
-    const t = timeOf(r.at);
-    const cur = m.get(r.record_id);
-    if (!cur || t >= cur[0]) m.set(r.record_id, [t, r.verdict === 'approve' ? 1 : 0]);
+    addLatestReview(m, r.record_id, r.at, r.verdict);
     changedReviews.add(r.record_id);
   };
   const reviewsBefore = state.reviews;
   const reviews = await updateFile(join(dir, DATASET_FILES.reviews), state.reviews, () => emptyState(dir).reviews, reviewParse, addReview);
   state.reviews = reviews.state;
-  resolveRows(state, resolved, reviews.state === reviewsBefore ? changedReviews : 'all');
+  const dangling = new Set(state.dangling);
+  resolveRows(state.demonstrations.data, state.reviews.data, dangling, resolved, reviews.state === reviewsBefore ? changedReviews : 'all');
+  state.dangling = [...dangling];
   resolved = state.demonstrations.data.ids.length;
 
   const after = { demonstrations: state.demonstrations.cursor, skips: state.skips.cursor, reviews: state.reviews.cursor };
@@ -324,7 +173,7 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
   for (const r of demos.tail) pushDemo(state.demonstrations.data)(r);
   for (const s of skips.tail) pushSkip(state.skips.data)(s);
   for (const r of reviews.tail) addReview(state.reviews.data)(r);
-  if (demos.tail.length || reviews.tail.length) resolveRows(state, resolved, changedReviews);
+  if (demos.tail.length || reviews.tail.length) resolveRows(state.demonstrations.data, state.reviews.data, dangling, resolved, changedReviews);
   const files = [state.demonstrations, state.skips, state.reviews];
   const extra = [...demos.tailProblems, ...skips.tailProblems, ...reviews.tailProblems];
   return {

@@ -8,27 +8,12 @@ import { dirname, join } from 'node:path';
 import { cacheRoot } from '../env/snapshots/venv';
 import { NumColumn, StrColumn } from './columns';
 import type { StoreProblem } from './jsonlFile';
+import type { Cursor, FileState, LatestReviews } from './incremental';
+
+export type { Cursor, FileState, LatestReviews } from './incremental';
 
 /** Bumped whenever the file layout or a column's meaning changes: an older index is rebuilt. */
 const INDEX_VERSION = 5;
-
-export interface Cursor {
-  dev: number;
-  ino: number;
-  /** Bytes read: always just after a `\n`. */
-  offset: number;
-  /** Lines read (the next line's number is lines + 1). */
-  lines: number;
-  head: string;
-  tail: string;
-}
-
-export interface FileState<T> {
-  cursor: Cursor | null;
-  problems: StoreProblem[];
-  problemTotal: number;
-  data: T;
-}
 
 const f64 = () => new NumColumn('f64');
 const i32 = () => new NumColumn('i32');
@@ -64,9 +49,6 @@ export interface SkipColumns {
   task: NumColumn;
   annotator: NumColumn;
 }
-
-/** record_id → [time of the latest review (ms), 1 approve / 0 reject]. */
-export type LatestReviews = Map<string, [number, number]>;
 
 export interface SummaryState {
   v: number;

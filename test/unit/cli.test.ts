@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { RolloutResultSchema } from '../../src/env/schemas';
+import { exportIndexPath } from '../../src/store/export/exportIndex';
 import { DemonstrationRecordSchema } from '../../src/store/records';
 
 const root = resolve(__dirname, '../..');
@@ -43,6 +44,7 @@ describe('forgeenv CLI', () => {
     const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { completion: string });
     assert.equal(rows.length, 2, 'a dataset made with the CLI exports');
     for (const r of rows) assert.equal(r.completion.match(/```diff/g)?.length, 1, 'fenced exactly once');
+    rmSync(exportIndexPath(realpathSync(out)), { force: true }); // not left in the cache
     const asFile = forgeenv('episode', '--task', 'bert_ner', '--out', join(root, 'runs.jsonl'));
     assert.equal(asFile.code, 2);
     assert.match(asFile.stderr, /dataset folder/);

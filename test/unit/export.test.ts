@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { runExportCommand } from '../../src/cli/export';
 import { extractDiff, REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
@@ -274,5 +274,107 @@ describe('forgeenv export command', () => {
     const missing = join(tempDir(), 'missing');
     assert.equal(await runExportCommand(['--format', 'trl-sft', missing, '--out', outFile], out), 1);
     assert.match(printed.join('\n'), /does not exist/);
+  });
+});
+
+describe('incremental exports', () => {
+  const opts = (dir: string, out: string, extra: Partial<ExportOptions> = {}): ExportOptions => ({ format: 'trl-sft', dir, out, now: NOW, systemPrompt: SYSTEM, ...extra });
+
+  /** Exports to `out` (incrementally when it can) and checks data, card and result against a full export into a fresh folder. */
+  async function exportAndCompare(dir: string, out: string, extra: Partial<ExportOptions> = {}) {
+    const r = await exportDataset(opts(dir, out, extra));
+    const fullOut = join(tempDir('forgeenv-full-'), basename(out));
+    const full = await exportDataset(opts(dir, fullOut, { ...extra, incremental: false }));
+    assert.equal(full.mode, 'full');
+    assert.equal(readFileSync(out, 'utf8'), readFileSync(fullOut, 'utf8'), `${r.mode} export equals a full one byte for byte`);
+    assert.equal(readFileSync(r.card, 'utf8'), readFileSync(full.card, 'utf8'), 'and so does its card');
+    const summary = (x: typeof r) => ({ rows: x.rows, deduplicated: x.deduplicated, stats: x.stats, problems: x.problems, unmatched: x.unmatchedPrimitives, byPrimitive: [...x.rowsByPrimitive].sort() });
+    assert.deepEqual(summary(r), summary(full));
+    return r;
+  }
+
+  test('after appends only the new lines are read and their rows appended; a superseding revision rewrites in full', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    const demos = Array.from({ length: 6 }, (_, i) => makeDemo({ n: i + 1, taskId: `t${i % 3}`, success: i !== 4 }));
+    for (const d of demos) await store.appendDemonstration(d);
+    await store.appendReview({ record_id: demos[1]!.info.record_id, reviewer: 'r', verdict: 'reject' });
+    const out = join(tempDir(), 'sft.jsonl');
+    assert.equal((await exportAndCompare(dir, out)).mode, 'full', 'the first export is full');
+    const again = await exportAndCompare(dir, out);
+    assert.deepEqual([again.mode, again.parsedLines], ['appended', 0], 'nothing new: nothing parsed, nothing rewritten');
+
+    // Plain appends: a new record, a repeat of an earlier diff (deduplicated), a corrupt line, and an approval of a row.
+    await store.appendDemonstration(makeDemo({ n: 7, taskId: 't7' }));
+    const repeat = makeDemo({ n: 8, taskId: 't0' });
+    await store.appendDemonstration(repeat);
+    appendFileSync(join(dir, 'demonstrations.jsonl'), '{"broken": \n');
+    await store.appendReview({ record_id: demos[0]!.info.record_id, reviewer: 'r', verdict: 'approve' });
+    const before = readFileSync(out, 'utf8');
+    const inc = await exportAndCompare(dir, out);
+    assert.deepEqual([inc.mode, inc.parsedLines], ['appended', 4]);
+    assert.ok(readFileSync(out, 'utf8').startsWith(before), 'earlier rows stay as they were');
+    assert.equal(inc.deduplicated, again.deduplicated + 1, "the repeated diff is deduplicated against the earlier rows");
+    assert.equal(inc.problems.length, 1);
+
+    // A revision superseding an exported demonstration removes an earlier row: full rewrite.
+    await store.appendDemonstration(makeDemo({ n: 9, taskId: 't0', previous: demos[0]! }));
+    const rev = await exportAndCompare(dir, out);
+    assert.equal(rev.mode, 'full');
+    assert.equal(rev.stats.superseded, 1);
+    assert.equal((await exportAndCompare(dir, out)).mode, 'appended', 'and the next one appends again');
+
+    // A review rejecting an exported row changes it: full. One that changes nothing for the filter appends.
+    await store.appendReview({ record_id: demos[2]!.info.record_id, reviewer: 'r', verdict: 'reject' });
+    assert.equal((await exportAndCompare(dir, out)).mode, 'full');
+    await store.appendReview({ record_id: demos[3]!.info.record_id, reviewer: 'r', verdict: 'approve' });
+    assert.equal((await exportAndCompare(dir, out)).mode, 'appended');
+    // A review bringing back a rejected record adds a row in the middle: full.
+    await store.appendReview({ record_id: demos[1]!.info.record_id, reviewer: 'r', verdict: 'approve' });
+    assert.equal((await exportAndCompare(dir, out)).mode, 'full');
+  });
+
+  test('other options, an edited output, a rewritten source or an unterminated last line mean a full export', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    for (let i = 1; i <= 3; i++) await store.appendDemonstration(makeDemo({ n: i, taskId: `t${i}` }));
+    const out = join(tempDir(), 'sft.jsonl');
+    await exportAndCompare(dir, out);
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' } })).mode, 'full', 'other filters');
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' } })).mode, 'appended');
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode, 'full', 'other style');
+
+    appendFileSync(out, '{"prompt":"added by hand","completion":""}\n');
+    await store.appendDemonstration(makeDemo({ n: 4, taskId: 't4' }));
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode, 'full', 'edited output');
+    assert.doesNotMatch(readFileSync(out, 'utf8'), /added by hand/);
+
+    const file = join(dir, 'demonstrations.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    writeFileSync(file, [lines[1], lines[0], ...lines.slice(2)].join('\n') + '\n');
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode, 'full', 'reordered source');
+
+    // A line still being written counts (as in a full export), but no index is kept until it is finished.
+    appendFileSync(file, JSON.stringify(makeDemo({ n: 5, taskId: 't5' })));
+    const tail = await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' });
+    assert.equal(tail.rows, 5);
+    appendFileSync(file, '\n');
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode, 'full');
+    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode, 'appended');
+  });
+
+  test('the card is still never replaced by another export’s, incremental or not', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    await store.appendDemonstration(makeDemo({ n: 1 }));
+    const outDir = tempDir();
+    await exportDataset(opts(dir, join(outDir, 'sft.jsonl')));
+    await store.appendDemonstration(makeDemo({ n: 2, taskId: 't2' }));
+    const card = readFileSync(join(outDir, 'README.md'), 'utf8');
+    await assert.rejects(exportDataset(opts(dir, join(outDir, 'other.jsonl'))), /dataset card of sft\.jsonl/);
+    assert.equal(readFileSync(join(outDir, 'README.md'), 'utf8'), card);
+    const r = await exportDataset(opts(dir, join(outDir, 'sft.jsonl')));
+    assert.equal(r.mode, 'appended');
+    assert.match(readFileSync(r.card, 'utf8'), /`sft\.jsonl`: 2 row\(s\)/);
   });
 });

@@ -1,10 +1,11 @@
 // Builders for crafted dataset folders used by the store, summary and export tests.
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { createDemonstrationRecord, type DemonstrationProvenance } from '../../src/store/demonstrationBuilder';
 import type { DemonstrationRecord } from '../../src/store/records';
+import { exportIndexPath } from '../../src/store/export/exportIndex';
 import { summaryIndexPath } from '../../src/store/summaryIndex';
 
 const created: string[] = [];
@@ -12,6 +13,8 @@ after(() => {
   for (const d of created) {
     // The summary index of a temp folder would outlive it in the cache.
     rmSync(summaryIndexPath(realpathSync(d)), { force: true });
+    // So would the export index of every file exported into it.
+    for (const f of readdirSync(d, { recursive: true, encoding: 'utf8' })) rmSync(exportIndexPath(join(realpathSync(d), f)), { force: true });
     rmSync(d, { recursive: true, force: true });
   }
 });

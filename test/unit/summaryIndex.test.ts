@@ -3,8 +3,8 @@
 // repeated ids, ids superseded before they appear, new reviews of old records, torn and corrupt
 // lines) and whatever happened to the files (rewritten, truncated, replaced, removed).
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { DatasetStore } from '../../src/store/datasetStore';
 import { DATASET_FILES } from '../../src/store/records';
@@ -90,6 +90,46 @@ describe('summary index', () => {
     rmSync(join(dir, DATASET_FILES.reviews));
     await assertSameAsCold(dir, 'reviews removed');
     assert.equal((await summarizeDataset(dir)).reviews.rejected, 0);
+  });
+
+  test('the summary (quick checks, index) agrees with the full-schema read of DatasetStore.readAll, corrupt lines included', async () => {
+    const dir = tempDir();
+    cpSync(resolve(__dirname, '../fixtures/datasets/small'), dir, { recursive: true });
+    const file = join(dir, DATASET_FILES.demonstrations);
+    const good = makeDemo({ n: 50, taskId: 'tz' });
+    const bad = (edit: (r: Record<string, any>) => void) => {
+      const r = structuredClone(good) as Record<string, any>;
+      edit(r);
+      return JSON.stringify(r);
+    };
+    appendFileSync(
+      file,
+      [
+        bad((r) => (r.info.record_hash = 'f'.repeat(64))), // hash mismatch: inconsistent
+        bad((r) => (r.info.supersedes = r.info.record_id)), // refinement: schema
+        bad((r) => (r.info.seed = 1.5)), // not an integer: schema
+        bad((r) => (r.visible_breakdown = { x: 'high' })),
+        bad((r) => (r.extra_top_level = 1)), // stripped: still valid
+        '[1,2]',
+        '',
+        JSON.stringify(good),
+      ].join('\n') + '\n',
+    );
+    appendFileSync(join(dir, DATASET_FILES.reviews), '{"kind":"review"}\n');
+    appendFileSync(join(dir, DATASET_FILES.skips), '{"kind":"skip","schema":"forgeenv.skip/v1"}\n');
+    const legacy = await new DatasetStore(dir).readAll();
+    const key = (p: { file: string; line: number; kind: string; error: string }) => `${p.file}:${p.line}:${p.kind}:${p.error}`;
+    const legacyProblems = legacy.problems.filter((p) => !p.file.endsWith(DATASET_FILES.labels)).map(key).sort();
+    for (const opts of [{ index: false }, {}, {}]) {
+      const s = await summarizeDataset(dir, opts);
+      assert.equal(s.counts.demonstration_lines, legacy.demonstrations.all.length);
+      assert.equal(s.counts.submitted, legacy.demonstrations.current.length);
+      assert.equal(s.counts.skipped, legacy.skips.length);
+      assert.equal(s.counts.success, legacy.demonstrations.current.filter((r) => r.success).length);
+      assert.deepEqual(s.problems.listed.map(key).sort(), legacyProblems);
+    }
+    assert.ok(legacyProblems.length >= 8, 'the corrupt lines are all reported');
+    await assertSameAsCold(dir, 'fixture with corrupt lines');
   });
 
   test('a corrupt index is ignored and rebuilt', async () => {

@@ -1,14 +1,10 @@
 // Which demonstrations an export takes. Whether a record is superseded is only known once the
-// whole file has been read, so the scan is one pass that hands every record passing the
-// filters to the caller (who stages it) and, at the end, says which of them are current.
-// Memory: a few ids and small codes per record, never the records themselves.
-import { join } from 'node:path';
+// whole file has been read, so lines are read into a few ids and codes each (export/exportIndex.ts,
+// never the records), resolved, and selected here at the end.
 import { z } from 'zod';
-import { readDemonstrationEntries } from '../datasetStore';
 import { breakageFailed } from '../demonstrationBuilder';
-import { readJsonl, type StoreProblem } from '../jsonlFile';
-import { DATASET_FILES, foreignSideRecord, REVIEW_SCHEMA, ReviewRecordSchema, type DemonstrationRecord, type ReviewVerdict } from '../records';
-import { LatestByKey } from '../resolve';
+import type { DemonstrationRecord } from '../records';
+import type { ExportColumns } from './exportIndex';
 
 export const StatusFilterSchema = z.enum(['success', 'all']);
 export const ReviewFilterSchema = z.enum(['approved', 'not-rejected', 'any']);
@@ -64,103 +60,68 @@ export interface SelectionStats {
   selected: number;
 }
 
-export interface SelectionResult {
-  stats: SelectionStats;
-  problems: StoreProblem[];
-  /** Requested primitives no current record has (likely a typo). */
-  unmatchedPrimitives: string[];
-  /** Whether the candidate with this index (as passed to `onCandidate`) is selected: current, first line of its id. */
-  isSelected: (candidateIndex: number) => boolean;
-}
-
-function reviewPasses(filter: ReviewFilter, verdict: ReviewVerdict | undefined): boolean {
-  if (filter === 'any') return true;
-  if (filter === 'approved') return verdict === 'approve';
-  return verdict !== 'reject';
-}
-
-const PASS = 0;
+/** Line codes, in the order the filters apply; FAILED and UNBROKEN follow from the record alone. */
+export const PASS = 0;
 const FAILED = 1;
 const REVIEW = 2;
 const PRIMITIVE = 3;
 const UNBROKEN = 4;
 
+/** What a record's own fields decide: FAILED, UNBROKEN, or PASS / PRIMITIVE if its review passes. */
+export function baseCode(r: DemonstrationRecord, filters: SelectionFilters, wanted: ReadonlySet<string>): number {
+  if (filters.status === 'success' && !r.success) return FAILED;
+  if (filters.breakage === 'failed' && breakageFailed(r) === false) return UNBROKEN;
+  return wanted.size && !wanted.has(r.primitive_type) ? PRIMITIVE : PASS;
+}
+
+/** Verdicts as the index keeps them: 1 approve, 0 reject, -1 none. */
+function reviewPasses(filter: ReviewFilter, verdict: number): boolean {
+  if (filter === 'any') return true;
+  if (filter === 'approved') return verdict === 1;
+  return verdict !== 0;
+}
+
+export interface Selection {
+  stats: SelectionStats;
+  /** Per line: 1 if it is current, the first line of its id, and passes every filter. */
+  selected: Uint8Array;
+  /** Requested primitives no current record has (likely a typo). */
+  unmatchedPrimitives: string[];
+}
+
 /**
- * Streams the folder once. `onCandidate` gets each record that passes status, review and
- * primitive filters, in file order, with a running candidate index; it is awaited so the caller
- * can write with backpressure. Supersession and repeated ids are resolved afterwards (`isSelected`).
+ * Which lines an export takes, from resolved columns (incremental.ts resolveRows: first line of
+ * each id, supersession, latest verdicts): superseded ids and repeated ids first, then the codes.
  */
-export async function selectDemonstrations(
-  dir: string,
-  filters: SelectionFilters,
-  onCandidate: (rec: DemonstrationRecord, candidateIndex: number) => void | Promise<void>,
-): Promise<SelectionResult> {
-  const problems: StoreProblem[] = [];
-  const latestReview = new LatestByKey<{ at: string; verdict: ReviewVerdict }>();
-  for await (const e of readJsonl(join(dir, DATASET_FILES.reviews), ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA) })) {
-    if (e.ok) latestReview.add(e.value.record_id, { at: e.value.at, verdict: e.value.verdict });
-    else problems.push(e.problem);
-  }
-
-  const wanted = new Set(filters.primitives);
-  const ids: string[] = [];
-  const primitives: string[] = [];
-  const codes: number[] = [];
-  const candidateOf: number[] = []; // record index -> candidate index (or -1)
-  const superseded = new Set<string>();
-  let candidates = 0;
-  for await (const e of readDemonstrationEntries(dir)) {
-    if (!e.ok) {
-      problems.push(e.problem);
-      continue;
-    }
-    const r = e.value;
-    ids.push(r.info.record_id);
-    primitives.push(r.primitive_type);
-    if (r.info.supersedes) superseded.add(r.info.supersedes);
-    let code = PASS;
-    if (filters.status === 'success' && !r.success) code = FAILED;
-    else if (filters.breakage === 'failed' && breakageFailed(r) === false) code = UNBROKEN;
-    else if (!reviewPasses(filters.review, latestReview.get(r.info.record_id)?.verdict)) code = REVIEW;
-    else if (wanted.size && !wanted.has(r.primitive_type)) code = PRIMITIVE;
-    codes.push(code);
-    if (code === PASS) {
-      candidateOf.push(candidates);
-      await onCandidate(r, candidates++);
-    } else candidateOf.push(-1);
-  }
-
-  const stats: SelectionStats = { valid_lines: ids.length, superseded: 0, repeated_record_id: 0, failed: 0, unbroken: 0, review: 0, primitive: 0, selected: 0 };
-  const selected = new Uint8Array(candidates);
-  const seen = new Set<string>();
-  const currentPrimitives = new Set<string>();
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    if (superseded.has(id)) {
+export function selectLines(d: ExportColumns, strings: readonly string[], filters: SelectionFilters): Selection {
+  const n = d.ids.length;
+  const first = d.first.values;
+  const superseded = d.superseded.values;
+  const stats: SelectionStats = { valid_lines: n, superseded: 0, repeated_record_id: 0, failed: 0, unbroken: 0, review: 0, primitive: 0, selected: 0 };
+  const selected = new Uint8Array(n);
+  const currentPrimitives = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    const f = first[i]!;
+    if (superseded[f]) {
       stats.superseded++;
       continue;
     }
-    if (seen.has(id)) {
+    if (f !== i) {
       stats.repeated_record_id++;
       continue;
     }
-    seen.add(id);
-    currentPrimitives.add(primitives[i]!);
-    const code = codes[i]!;
+    currentPrimitives.add(d.primitive.get(i));
+    let code = d.base.get(i);
+    if ((code === PASS || code === PRIMITIVE) && !reviewPasses(filters.review, d.verdict.get(i))) code = REVIEW;
     if (code === FAILED) stats.failed++;
     else if (code === UNBROKEN) stats.unbroken++;
     else if (code === REVIEW) stats.review++;
     else if (code === PRIMITIVE) stats.primitive++;
     else {
       stats.selected++;
-      selected[candidateOf[i]!] = 1;
+      selected[i] = 1;
     }
   }
-  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  return {
-    stats,
-    problems,
-    unmatchedPrimitives: [...wanted].filter((p) => !currentPrimitives.has(p)).sort(),
-    isSelected: (k) => selected[k] === 1,
-  };
+  const names = new Set([...currentPrimitives].map((k) => strings[k]!));
+  return { stats, selected, unmatchedPrimitives: [...new Set(filters.primitives)].filter((p) => !names.has(p)).sort() };
 }
