@@ -88,71 +88,38 @@ export function key28(s: string): number {
 }
 
 /**
- * Duplicate groups among strings with precomputed key28s (a subset of a column's positions): one
- * sort of the integer keys finds the few keys held more than once, and only those positions are
- * compared, character by character, with no substring or string hashing (a map of 100k string
- * keys costs more than the whole rest of the summary).
+ * Duplicate groups among strings with precomputed key28s, over a subset of a column's positions:
+ * one pass over an open-addressing table of typed arrays, keyed by the integer key; positions
+ * under the same key are compared character by character (a different string under the same key,
+ * a rare collision, probes on and starts a group of its own). No maps, no sort, no substrings.
  */
-export class SortedKeys {
-  private readonly positions: ArrayLike<number>;
-  /** Keys held by more than one position (equal strings, or a rare hash collision). */
-  private readonly shared = new Set<number>();
-
-  constructor(
-    private readonly keyOf: ArrayLike<number>,
-    private readonly strings: StrColumn,
-    /** Positions to consider, in file order (default: all). */
-    subset?: ArrayLike<number>,
-  ) {
-    if (subset) this.positions = subset;
-    else {
-      const all = new Int32Array(strings.length);
-      for (let i = 0; i < all.length; i++) all[i] = i;
-      this.positions = all;
-    }
-    const sorted = new Int32Array(this.positions.length);
-    for (let j = 0; j < sorted.length; j++) sorted[j] = keyOf[this.positions[j]!]!;
-    sorted.sort();
-    for (let j = 1; j < sorted.length; j++) if (sorted[j] === sorted[j - 1]) this.shared.add(sorted[j]!);
-  }
-
-  /**
-   * Calls `fn(pos, first)` for each position whose key is shared, with the first position (in file
-   * order) holding the same string. Keys map to their first position through a small-integer map;
-   * strings are only compared, and hashed only on a real collision.
-   */
-  private eachShared(fn: (pos: number, first: number) => void): void {
-    const firstByKey = new Map<number, number>();
-    let collided: Map<string, number> | undefined;
-    for (let j = 0; j < this.positions.length; j++) {
-      const pos = this.positions[j]!;
-      const key = this.keyOf[pos]!;
-      if (!this.shared.has(key)) continue;
-      const f = firstByKey.get(key);
-      if (f === undefined) {
-        firstByKey.set(key, pos);
-        fn(pos, pos);
-        continue;
+export function duplicateGroups(keyOf: ArrayLike<number>, strings: StrColumn, positions: ArrayLike<number>): { groups: number; extra: number } {
+  const n = positions.length;
+  let cap = 16;
+  while (cap < n * 2) cap *= 2;
+  const mask = cap - 1;
+  const slots = new Int32Array(cap).fill(-1); // a group's first index into `positions`
+  const size = new Int32Array(n);
+  let groups = 0;
+  let extra = 0;
+  for (let j = 0; j < n; j++) {
+    const pos = positions[j]!;
+    const key = keyOf[pos]!;
+    // key28s are FNV-1a hashes: their low bits are already mixed.
+    for (let h = key & mask; ; h = (h + 1) & mask) {
+      const f = slots[h]!;
+      if (f === -1) {
+        slots[h] = j;
+        size[j] = 1;
+        break;
       }
-      if (this.strings.equals(pos, f)) {
-        fn(pos, f);
-        continue;
+      const first = positions[f]!;
+      if (keyOf[first] === key && strings.equals(pos, first)) {
+        if (++size[f]! === 2) groups++;
+        extra++;
+        break;
       }
-      const s = this.strings.get(pos);
-      collided ??= new Map();
-      const c = collided.get(s);
-      if (c === undefined) collided.set(s, pos);
-      fn(pos, c ?? pos);
     }
   }
-
-  /** Groups of equal strings with more than one position, and how many positions beyond the first they hold. */
-  duplicates(): { groups: number; extra: number } {
-    const sizes = new Map<number, number>();
-    this.eachShared((_pos, f) => sizes.set(f, (sizes.get(f) ?? 0) + 1));
-    let groups = 0;
-    let extra = 0;
-    for (const c of sizes.values()) if (c > 1) (groups++, (extra += c - 1));
-    return { groups, extra };
-  }
+  return { groups, extra };
 }

@@ -18,8 +18,15 @@ const optStr = (v: unknown): boolean => v === undefined || typeof v === 'string'
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const nonNeg = (v: unknown): boolean => isNum(v) && v >= 0;
 const nonNegInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
-const SHA256 = /^[0-9a-f]{64}$/;
-const sha = (v: unknown): boolean => isStr(v) && v.length === 64 && SHA256.test(v);
+/** Sha256Hex's `^[0-9a-f]{64}$`, by char codes (a regex test per hash was a tenth of a cold summary). */
+const sha = (v: unknown): boolean => {
+  if (!isStr(v) || v.length !== 64) return false;
+  for (let i = 0; i < 64; i++) {
+    const c = v.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+};
 const uuid = (v: unknown): boolean => isStr(v) && RecordIdSchema.safeParse(v).success;
 const timestamp = (v: unknown): boolean => isStr(v) && IsoTimestamp.safeParse(v).success;
 

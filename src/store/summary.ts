@@ -2,8 +2,8 @@
 // (summaryIndex.ts), which reads only what was appended since the last summary; per record it
 // keeps a few numbers and ids (supersession is only known at the end of the file), never the records.
 import type { StoreProblem } from './jsonlFile';
-import { SortedKeys } from './columns';
-import { readSummaryInput, type UpdateOptions } from './summaryIndex';
+import { duplicateGroups } from './columns';
+import { readSummaryInput, type SummaryInput, type UpdateOptions } from './summaryIndex';
 
 export const REWARD_RANGE = [-0.2, 1.8] as const;
 export const REWARD_BIN_WIDTH = 0.2;
@@ -71,8 +71,14 @@ export interface DatasetSummary {
   problems: { total: number; listed: StoreProblem[] };
 }
 
-function emptyCounts(): GroupCounts {
-  return { submitted: 0, success: 0, failed: 0, skipped: 0 };
+interface GroupCounters {
+  submitted: Int32Array;
+  success: Int32Array;
+  skipped: Int32Array;
+}
+
+function groupCounters(size: number): GroupCounters {
+  return { submitted: new Int32Array(size), success: new Int32Array(size), skipped: new Int32Array(size) };
 }
 
 type Numbers = ArrayLike<number> & Iterable<number>;
@@ -104,7 +110,7 @@ function select(a: Float64Array, k: number): number {
 /** The median without sorting (the summary needs no other order statistic). */
 function median(values: Numbers): number | null {
   if (values.length === 0) return null;
-  const a = Float64Array.from(values);
+  const a = values instanceof Float64Array ? values.slice() : Float64Array.from(values);
   const mid = a.length >> 1;
   const hi = select(a, mid);
   if (a.length % 2) return hi;
@@ -119,7 +125,8 @@ function distribution(values: Numbers): Distribution {
   let sum = 0;
   let min = Infinity;
   let max = -Infinity;
-  for (const v of values) {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
     sum += v;
     if (v < min) min = v;
     if (v > max) max = v;
@@ -163,7 +170,11 @@ function ratio(a: number, b: number): number | null {
  * first summary of a folder reads it all. Missing files are just empty.
  */
 export async function summarizeDataset(dir: string, opts: UpdateOptions = {}): Promise<DatasetSummary> {
-  const input = await readSummaryInput(dir, opts);
+  return summaryOf(dir, await readSummaryInput(dir, opts));
+}
+
+/** The summary of an index's columns (pure: the same input gives the same summary). */
+export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
   const { strings, demos, skips, latestReviews } = input;
   const problems = input.problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line).slice(0, MAX_LISTED_PROBLEMS);
   const problemTotal = input.problemTotal;
@@ -182,23 +193,22 @@ export async function summarizeDataset(dir: string, opts: UpdateOptions = {}): P
   const isSuperseded = demos.superseded.values;
   const verdictOf = demos.verdict.values;
 
-  // Groups by string-table number; names are looked up once at the end.
-  type PrimGroup = GroupCounts & { active: number[]; rewards: number[] };
-  type AnnGroup = GroupCounts & { active_ms_total: number };
-  const byPrimitive: PrimGroup[] = [];
-  const byTask: GroupCounts[] = [];
-  const byAnnotator: AnnGroup[] = [];
-  const prim = (k: number) => (byPrimitive[k] ??= { ...emptyCounts(), active: [], rewards: [] });
-  const tsk = (k: number) => (byTask[k] ??= emptyCounts());
-  const ann = (k: number) => (byAnnotator[k] ??= { ...emptyCounts(), active_ms_total: 0 });
+  // Groups by string-table number, counted in typed arrays (no object per group or row); names
+  // are looked up once at the end.
+  const S = strings.length;
+  const prim = groupCounters(S);
+  const task = groupCounters(S);
+  const ann = groupCounters(S);
+  const rewardSum = new Float64Array(S); // by primitive
+  const activeTotal = new Float64Array(S); // by annotator
 
   const sp = skips.primitive.values;
   const st = skips.task.values;
   const sa = skips.annotator.values;
   for (let i = 0; i < sp.length; i++) {
-    prim(sp[i]!).skipped++;
-    tsk(st[i]!).skipped++;
-    ann(sa[i]!).skipped++;
+    prim.skipped[sp[i]!]!++;
+    task.skipped[st[i]!]!++;
+    ann.skipped[sa[i]!]!++;
   }
   const skipped = sp.length;
 
@@ -209,11 +219,6 @@ export async function summarizeDataset(dir: string, opts: UpdateOptions = {}): P
   let empty = 0;
   const reviews = { approved: 0, rejected: 0, unreviewed: 0, reviews_of_unknown_records: 0 };
   let reviewedRecords = 0;
-  const count = (g: GroupCounts, ok: boolean) => {
-    g.submitted++;
-    if (ok) g.success++;
-    else g.failed++;
-  };
   for (let i = 0; i < n; i++) {
     const first = firstLine[i]!;
     if (first === i && verdictOf[i] !== -1) reviewedRecords++;
@@ -223,38 +228,53 @@ export async function summarizeDataset(dir: string, opts: UpdateOptions = {}): P
     }
     if (first !== i) continue; // the same record written twice counts once
     current[submitted++] = i;
-    const ok = success[i] === 1;
-    if (ok) nSuccess++;
-    const p = prim(prims[i]!);
-    const a = ann(anns[i]!);
-    count(p, ok);
-    count(tsk(tasks[i]!), ok);
-    count(a, ok);
-    a.active_ms_total += actives[i]!;
-    p.active.push(actives[i]!);
-    p.rewards.push(rewards[i]!);
+    const p = prims[i]!;
+    const t = tasks[i]!;
+    const a = anns[i]!;
+    prim.submitted[p]!++;
+    task.submitted[t]!++;
+    ann.submitted[a]!++;
+    if (success[i] === 1) {
+      nSuccess++;
+      prim.success[p]!++;
+      task.success[t]!++;
+      ann.success[a]!++;
+    }
+    activeTotal[a]! += actives[i]!;
+    rewardSum[p]! += rewards[i]!;
     if (addeds[i]! + removeds[i]! === 0) empty++;
     const verdict = verdictOf[i];
     if (verdict === 1) reviews.approved++;
     else if (verdict === 0) reviews.rejected++;
     else reviews.unreviewed++;
   }
-  const pick = (f: (i: number) => number) => {
-    const out = new Float64Array(submitted);
-    for (let k = 0; k < submitted; k++) out[k] = f(current[k]!);
-    return out;
-  };
-  const cur = { reward: pick((i) => rewards[i]!), active: pick((i) => actives[i]!), added: pick((i) => addeds[i]!), removed: pick((i) => removeds[i]!), changed: pick((i) => addeds[i]! + removeds[i]!) };
+  const cur = { reward: new Float64Array(submitted), active: new Float64Array(submitted), added: new Float64Array(submitted), removed: new Float64Array(submitted), changed: new Float64Array(submitted) };
+  // Active times grouped by primitive (a counting sort: each primitive's run, in file order).
+  const start = new Int32Array(S + 1);
+  for (let k = 0; k < S; k++) start[k + 1] = start[k]! + prim.submitted[k]!;
+  const fill = start.slice(0, S);
+  const activeByPrim = new Float64Array(submitted);
+  for (let k = 0; k < submitted; k++) {
+    const i = current[k]!;
+    cur.reward[k] = rewards[i]!;
+    cur.active[k] = actives[i]!;
+    cur.added[k] = addeds[i]!;
+    cur.removed[k] = removeds[i]!;
+    cur.changed[k] = addeds[i]! + removeds[i]!;
+    activeByPrim[fill[prims[i]!]!++] = actives[i]!;
+  }
 
   reviews.reviews_of_unknown_records = latestReviews.size - reviewedRecords;
-  const { groups: recordGroups, extra } = new SortedKeys(demos.recordHashKey.values, demos.recordHash, current.subarray(0, submitted)).duplicates();
-  const { groups: taskGroups } = new SortedKeys(demos.taskHashKey.values, demos.taskHash, current.subarray(0, submitted)).duplicates();
+  const { groups: recordGroups, extra } = duplicateGroups(demos.recordHashKey.values, demos.recordHash, current.subarray(0, submitted));
+  const { groups: taskGroups } = duplicateGroups(demos.taskHashKey.values, demos.taskHash, current.subarray(0, submitted));
 
-  const sortedKeys = <V>(m: Map<string, V>) => [...m.keys()].sort();
-  const byName = <V>(groups: V[]): Map<string, V> => new Map(groups.flatMap((v, k) => (v === undefined ? [] : [[strings[k]!, v] as [string, V]])));
-  const primitivesByName = byName(byPrimitive);
-  const tasksByName = byName(byTask);
-  const annotatorsByName = byName(byAnnotator);
+  /** The groups that occur (a demonstration or a skip), by name. */
+  const named = (g: GroupCounters) => {
+    const ks: number[] = [];
+    for (let k = 0; k < S; k++) if (g.submitted[k]! + g.skipped[k]! > 0) ks.push(k);
+    return ks.sort((x, y) => (strings[x]! < strings[y]! ? -1 : strings[x]! > strings[y]! ? 1 : 0));
+  };
+  const counts = (g: GroupCounters, k: number): GroupCounts => ({ submitted: g.submitted[k]!, success: g.success[k]!, failed: g.submitted[k]! - g.success[k]!, skipped: g.skipped[k]! });
   const sum = (xs: Numbers) => {
     let t = 0;
     for (const x of xs) t += x;
@@ -265,24 +285,21 @@ export async function summarizeDataset(dir: string, opts: UpdateOptions = {}): P
     counts: { demonstration_lines: ids.length, submitted, success: nSuccess, failed: submitted - nSuccess, skipped, superseded: supersededCount },
     success_rate: ratio(nSuccess, submitted),
     by_primitive: Object.fromEntries(
-      sortedKeys(primitivesByName).map((k) => {
-        const g = primitivesByName.get(k)!;
+      named(prim).map((k) => {
+        const g = counts(prim, k);
         return [
-          k,
+          strings[k]!,
           {
-            submitted: g.submitted,
-            success: g.success,
-            failed: g.failed,
-            skipped: g.skipped,
+            ...g,
             success_rate: ratio(g.success, g.submitted),
-            active_ms_median: median(g.active),
-            reward_mean: g.rewards.length ? sum(g.rewards) / g.rewards.length : null,
+            active_ms_median: median(activeByPrim.subarray(start[k]!, start[k + 1]!)),
+            reward_mean: g.submitted ? rewardSum[k]! / g.submitted : null,
           },
         ];
       }),
     ),
-    by_task: Object.fromEntries(sortedKeys(tasksByName).map((k) => [k, tasksByName.get(k)!])),
-    by_annotator: Object.fromEntries(sortedKeys(annotatorsByName).map((k) => [k, annotatorsByName.get(k)!])),
+    by_task: Object.fromEntries(named(task).map((k) => [strings[k]!, counts(task, k)])),
+    by_annotator: Object.fromEntries(named(ann).map((k) => [strings[k]!, { ...counts(ann, k), active_ms_total: activeTotal[k]! }])),
     reward: { ...distribution(cur.reward), histogram: rewardHistogram(cur.reward) },
     active_ms: { ...distribution(cur.active), total: sum(cur.active), histogram: activeHistogram(cur.active) },
     diff: {

@@ -95,6 +95,9 @@ export interface SummaryInput {
   parsedLines: number;
 }
 
+/** Parsing one line costs about as much as saving this many rows of the index. */
+const SAVE_COST_RATIO = 64;
+
 export interface UpdateOptions {
   /** false: read everything and keep no index (tests, one-off reads). Default true. */
   index?: boolean;
@@ -165,8 +168,13 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
   resolved = state.demonstrations.data.ids.length;
 
   const after = { demonstrations: state.demonstrations.cursor, skips: state.skips.cursor, reviews: state.reviews.cursor };
-  // Nothing new (and nothing replaced): the index on disk is already this state.
-  if (useIndex && JSON.stringify(before) !== JSON.stringify(after)) await saveState(real, state);
+  // Nothing new (and nothing replaced): the index on disk is already this state. Otherwise it is
+  // rewritten once that pays: saving costs per indexed row what parsing costs per ~64 lines
+  // (measured: 37 ms to write 100k rows, 23 ms to parse 1000 lines), so a few appended lines are
+  // parsed again by the next call instead, until they add up to 1/64 of the index.
+  const parsed = demos.parsed + skips.parsed + reviews.parsed;
+  const worthSaving = parsed * SAVE_COST_RATIO >= state.demonstrations.data.ids.length;
+  if (useIndex && JSON.stringify(before) !== JSON.stringify(after) && worthSaving) await saveState(real, state);
 
   // Unterminated last lines count for this summary only (added after the index was saved).
   changedReviews.clear();

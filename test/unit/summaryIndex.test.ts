@@ -4,12 +4,13 @@
 // lines) and whatever happened to the files (rewritten, truncated, replaced, removed).
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { DatasetStore } from '../../src/store/datasetStore';
 import { DATASET_FILES } from '../../src/store/records';
 import { summarizeDataset } from '../../src/store/summary';
-import { clearSummaryIndex, readSummaryInput } from '../../src/store/summaryIndex';
+import { clearSummaryIndex, readSummaryInput, summaryIndexPath } from '../../src/store/summaryIndex';
 import { makeDemo, tempDir, uuidFor } from './storeTestUtils';
 
 async function assertSameAsCold(dir: string, label: string): Promise<void> {
@@ -141,6 +142,25 @@ describe('summary index', () => {
     writeFileSync(summaryIndexPath(realpathSync(dir)), 'garbage');
     assert.equal((await readSummaryInput(dir)).parsedLines, 1);
     await assertSameAsCold(dir, 'after a corrupt index');
+    await clearSummaryIndex(dir);
+  });
+
+  test('a few appended lines are parsed again rather than the whole index rewritten, until they add up to 1/64 of it', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    for (let i = 1; i <= 126; i++) await store.appendDemonstration(makeDemo({ n: i, taskId: `t${i % 4}` }));
+    assert.equal((await readSummaryInput(dir)).parsedLines, 126, 'built');
+    const index = summaryIndexPath(await realpath(dir));
+    const saved = readFileSync(index);
+    await store.appendDemonstration(makeDemo({ n: 200 }));
+    assert.equal((await readSummaryInput(dir)).parsedLines, 1);
+    assert.deepEqual(readFileSync(index), saved, '1 line × 64 < 127 rows: the index is not rewritten');
+    await assertSameAsCold(dir, 'after one unsaved append');
+    await store.appendDemonstration(makeDemo({ n: 201 }));
+    assert.equal((await readSummaryInput(dir)).parsedLines, 2, 'the unsaved line is parsed again, with the new one');
+    assert.notDeepEqual(readFileSync(index), saved, '2 lines × 64 ≥ 128 rows: now it is saved');
+    assert.equal((await readSummaryInput(dir)).parsedLines, 0);
+    await assertSameAsCold(dir, 'after the save');
     await clearSummaryIndex(dir);
   });
 });
