@@ -115,7 +115,7 @@ ${summary}
 <nav class="actions" aria-label="Episode actions">
   <button type="button" data-action="runAndScore"${disabled}>Run &amp; Score</button>
   <button type="button" data-action="reviewChanges"${ended ? ' disabled' : ''}>Review Changes</button>
-  <button type="button" data-action="showOutput">Show Output</button>
+  <button type="button" data-action="showOutput"${ended ? ' disabled' : ''}>Show Output</button>
   <button type="button" data-action="submit" class="primary"${disabled}>Submit</button>
   <button type="button" data-action="skip" class="secondary"${disabled}>Skip…</button>
 </nav>

@@ -42,7 +42,7 @@ export class EpisodeStatusBar implements vscode.Disposable {
         return;
       case 'active': {
         const reward = s.lastReward === null ? 'not scored' : s.lastReward.toFixed(2);
-        item.text = `$(beaker) ${s.taskId} · ${formatElapsed(s.activeMs)}${s.counting ? '' : ' ⏸'} · ${reward}`;
+        item.text = `$(beaker) ${s.taskId} · ${formatElapsed(s.activeMs)}${s.counting ? '' : ' $(debug-pause)'} · ${reward}`;
         const md = new vscode.MarkdownString(
           `**ForgeEnv episode**\n\n` +
             `- Task: \`${s.taskId}\`\n- Breakage: \`${s.primitive}\`\n- Active time: ${formatElapsed(s.activeMs)}${s.counting ? '' : ' (paused: idle or editor not focused)'}\n` +

@@ -74,8 +74,13 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
 
   async openScript(file: string, how: { focus: boolean; onlyIfClosed?: boolean }): Promise<void> {
     const uri = vscode.Uri.file(file);
-    if (how.onlyIfClosed && this.tabsOf((u) => u.toString() === uri.toString()).length) return;
-    await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: !how.focus });
+    const open = this.tabsOf((u) => u.toString() === uri.toString());
+    if (how.onlyIfClosed && open.length) return;
+    // An open script is shown where it is; a closed one goes to the first column even when another
+    // group has focus (the walkthrough's, the score view's), so that it is the column widened below
+    // and the score view opens beside it instead of in a third column or behind it.
+    const viewColumn = open[0]?.group.viewColumn ?? vscode.ViewColumn.One;
+    await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: !how.focus, viewColumn });
     // Whatever sits beside a newly opened script (the walkthrough, the score view) takes the smaller share.
     if (how.focus) await widenScriptColumn().catch((e: unknown) => this.ctx.log.warn(`layout unchanged (${String(e)})`));
   }

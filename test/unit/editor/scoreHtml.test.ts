@@ -61,6 +61,15 @@ describe('score view', () => {
     assert.match(busy, /aria-busy="true"/);
   });
 
+  test('an ended episode disables every button: its commands only answer "no episode open"', () => {
+    for (const state of ['skipped', 'submitted'] as const) {
+      const body = renderScoreBody({ ...model, state });
+      const actions = [...body.matchAll(/<button [^>]*data-action="(\w+)"([^>]*)>/g)];
+      assert.equal(actions.length, 5, 'all five buttons are rendered');
+      for (const [, action, rest] of actions) assert.match(rest ?? '', /disabled/, `${state}: ${action} is disabled`);
+    }
+  });
+
   test('updates carry the same body the page starts with, and never a script', () => {
     const body = renderScoreBody(model);
     assert.ok(html.includes(body), 'the page embeds the body');

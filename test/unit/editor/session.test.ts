@@ -148,6 +148,24 @@ describe('RepairSession (no VS Code)', () => {
     assert.equal(session.current, undefined);
   });
 
+  test('the score view keeps the skipped state: closing the script (a focus change) does not re-render the live episode', async () => {
+    const editor = new FakeEditor();
+    // As in VS Code: closing the episode's tab changes the active editor, which reaches the episode's focus listener.
+    editor.closeEpisodeEditors = async (_id: string, file: string) => {
+      editor.closed.push(file);
+      for (const l of editor.listeners) l.onFocus(false, false);
+    };
+    const session = new RepairSession(editor, services('skip', memento()));
+    const start = await session.start({ taskId: TASK, seed: 5, primitive: PRIMITIVE });
+    assert.ok(start.ok, JSON.stringify(start));
+    const skipped = await session.skip({ reason: 'too_hard' });
+    assert.ok(skipped.ok && skipped.stored, JSON.stringify(skipped));
+    assert.deepEqual(editor.closed, [start.filePath]);
+    const shown = editor.views.filter((v): v is EpisodeView => typeof v === 'object');
+    assert.equal(shown.at(-1)?.score, 'skipped', `last score state shown: ${shown.slice(-3).map((v) => v.score).join(' → ')}`);
+    assert.equal(editor.views.at(-1), undefined, 'the episode views end idle');
+  });
+
   test('a failing repair is not submitted unless confirmed, and a new session resumes the episode', async () => {
     const editor = new FakeEditor();
     const state = memento();
