@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { CommandResult } from '../../src/editor/commandArgs';
 import type { ScoreResult, StartResult } from '../../src/editor/episode/results';
 import { api, endAnyEpisode, ok, useOwnDataset, workspaceDir } from './helpers';
 
@@ -19,9 +20,10 @@ function groupOf(match: (input: unknown) => boolean): vscode.ViewColumn | undefi
 // The first screen of `npm start` is the README with the walkthrough beside it; a newcomer who clicks
 // the walkthrough (or the score view) leaves the second column focused when the episode starts.
 suite('Episode layout', () => {
+  let a: Awaited<ReturnType<typeof api>>;
   useOwnDataset('dataset-layout');
   suiteSetup(async () => {
-    await api();
+    a = await api();
     await endAnyEpisode();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
@@ -50,5 +52,28 @@ suite('Episode layout', () => {
     assert.equal(groupOf(isScript), vscode.ViewColumn.One);
     const scored = await groupSizes();
     assert.ok(scored.sizes[0]! > scored.sizes[1]!, `the script keeps the larger share: ${scored.sizes.join(' / ')}`);
+  });
+
+  test('Start Repair Episode without arguments: one quick pick through task and breakage, opened at the failing line', async function () {
+    this.timeout(90_000);
+    await endAnyEpisode();
+    const started = vscode.commands.executeCommand<CommandResult<StartResult>>('forgeenv.startEpisode');
+    let done: CommandResult<StartResult> | undefined;
+    void started.then((r) => (done = r));
+    // Enter, as a user would, until the episode starts: "Next task", then "Let the Teacher choose".
+    // The second Enter lands only if the pick is still there between the steps.
+    let enters = 0;
+    for (const t0 = Date.now(); !done && Date.now() - t0 < 60_000; enters++) {
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.ok(done?.ok, JSON.stringify(done));
+    const s = done as StartResult;
+    assert.equal(s.taskId, (await a.episode().queue.current()).inProgress[0]?.task.task_id);
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.uri.toString(), vscode.Uri.file(s.filePath).toString());
+    const [first] = vscode.languages.getDiagnostics(editor!.document.uri);
+    if (s.broke) assert.equal(editor!.selection.active.line, first?.range.start.line, 'the cursor is on the failing line');
+    await endAnyEpisode();
   });
 });

@@ -56,8 +56,8 @@ export interface EpisodeEditor {
   warn(message: string, ...actions: Action[]): void;
   error(message: string, ...actions: Action[]): void;
 
-  /** Shows the script; `onlyIfClosed` leaves an already open tab where it is. */
-  openScript(file: string, how: { focus: boolean; onlyIfClosed?: boolean }): Promise<void>;
+  /** Shows the script (at `line`, 0-based, when given); `onlyIfClosed` leaves an already open tab where it is. */
+  openScript(file: string, how: { focus: boolean; onlyIfClosed?: boolean; line?: number }): Promise<void>;
   /** The buffer if open (unsaved edits included), else the file on disk. */
   readScript(file: string): Promise<string>;
   /** Saves the script and closes every editor of the episode (script, its diff, run output), without prompts. */

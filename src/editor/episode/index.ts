@@ -47,6 +47,7 @@ export function registerEpisode(ctx: ForgeContext): EpisodeFeature {
   const pending = new PendingWrites(ext.globalState);
   const writer = new DatasetWriter(pending, ctx.log, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? homedir(), () => queue.refresh());
   const editor = new VsCodeEpisodeEditor(ctx, views, queue);
+  ctx.lifecycle.add(editor.picker);
   session = new RepairSession(editor, {
     settings: () => ctx.settings(),
     tasks: () => ctx.tasks(),

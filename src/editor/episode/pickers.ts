@@ -1,4 +1,7 @@
 // The quick picks of the repair loop: which task, which breakage (and where), why skip.
+// Task and breakage are steps of one quick pick that stays open between them (busy while the
+// session looks the task up), so keyboard focus never leaves it: with two separate picks, a
+// webview that had focus (the walkthrough's Start Episode button) took it back in between.
 import * as vscode from 'vscode';
 import { applicablePrimitives } from '../../env/primitives/registry';
 import type { Task } from '../../env/schemas';
@@ -7,66 +10,119 @@ import type { PrimitiveChoice, SkipArgs } from '../commandArgs';
 import { SKIP_LABELS } from './skipLabels';
 import { GROUP_LABELS, QUEUE_GROUPS, type QueueEntry, type QueueGroup } from './taskQueueModel';
 
+type Item = vscode.QuickPickItem & { value?: unknown };
 
-
-/**
- * A task id, `'next'`, or undefined when cancelled. Tasks are listed in the queue's order (its
- * groups, each easiest first), the same order as the Task Queue view.
- */
-export async function pickTask(queue: Record<QueueGroup, QueueEntry[]>): Promise<string | 'next' | undefined> {
-  type Item = vscode.QuickPickItem & { id: string };
-  const items: Item[] = [{ id: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true }];
-  for (const group of QUEUE_GROUPS) {
-    if (queue[group].length === 0) continue;
-    items.push({ id: '', label: GROUP_LABELS[group], kind: vscode.QuickPickItemKind.Separator });
-    for (const { task } of queue[group]) items.push({ id: task.task_id, label: task.task_id, description: `${task.difficulty} · ${task.category.replace(/_/g, ' ')}`, detail: task.description });
-  }
-  const pick = await vscode.window.showQuickPick(items, {
-    title: 'ForgeEnv: Start Repair Episode (1/2): task',
-    placeHolder: 'Pick a task, or Next task',
-    matchOnDescription: true,
-    matchOnDetail: true,
-    // Clicking elsewhere (the score view, an editor) must not close it silently.
-    ignoreFocusOut: true,
-  });
-  return pick ? pick.id : undefined;
+interface Step {
+  title: string;
+  step: number;
+  totalSteps: number;
+  placeholder: string;
+  items: Item[];
+  matchOnDetail?: boolean;
 }
 
-/** The breakage: a primitive (and optionally where), null to let the Teacher choose, undefined when cancelled. */
-export async function pickPrimitive(task: Task, log: Pick<vscode.LogOutputChannel, 'warn'>): Promise<PrimitiveChoice | null | undefined> {
-  let applicable: ReturnType<typeof applicablePrimitives> = [];
-  try {
-    applicable = applicablePrimitives(task.script_content, task.library_versions);
-  } catch (e) {
-    log.warn(`applicablePrimitives(${task.task_id}) failed: ${(e as Error).message}`);
+/** One quick pick through the steps of starting an episode. */
+export class EpisodePicker implements vscode.Disposable {
+  private qp: vscode.QuickPick<Item> | undefined;
+
+  /** A task id, `'next'`, or undefined when cancelled; tasks in the queue's order (its groups, easiest first). */
+  async task(queue: Record<QueueGroup, QueueEntry[]>): Promise<string | 'next' | undefined> {
+    const items: Item[] = [{ value: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true }];
+    for (const group of QUEUE_GROUPS) {
+      if (queue[group].length === 0) continue;
+      items.push({ label: GROUP_LABELS[group], kind: vscode.QuickPickItemKind.Separator });
+      for (const { task } of queue[group]) items.push({ value: task.task_id, label: task.task_id, description: `${task.difficulty} · ${task.category.replace(/_/g, ' ')}`, detail: task.description });
+    }
+    const pick = await this.ask({ title: 'ForgeEnv: Start Repair Episode: task', step: 1, totalSteps: 2, placeholder: 'Pick a task, or Next task', items, matchOnDetail: true });
+    if (!pick) this.close();
+    return pick?.value as string | undefined;
   }
-  type Item = vscode.QuickPickItem & { choice: string | null };
-  const items: Item[] = [
-    { choice: null, label: '$(sparkle) Let the Teacher choose', description: 'a category the Teacher picks, a breakage the drift generator proposes', alwaysShow: true },
-    { choice: null, label: 'Breakage primitives that apply to this task', kind: vscode.QuickPickItemKind.Separator },
-    ...applicable.map(({ primitive, candidates }) => ({
-      choice: primitive.name,
-      label: primitive.name,
-      description: `${primitive.category} · ${candidates.length} place${candidates.length === 1 ? '' : 's'}`,
-      detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
-    })),
-  ];
-  const pick = await vscode.window.showQuickPick(items, { title: `ForgeEnv: Start Repair Episode (2/2): breakage for ${task.task_id}`, placeHolder: 'How should the script break?', matchOnDetail: true, ignoreFocusOut: true });
-  if (!pick) return undefined;
-  if (pick.choice === null) return null;
-  const name = pick.choice;
-  const entry = applicable.find((a) => a.primitive.name === name);
-  if (!entry || entry.candidates.length <= 1) return entry?.candidates[0] ? { primitive_type: name, params: entry.candidates[0].params } : { primitive_type: name };
-  type Where = vscode.QuickPickItem & { params?: Record<string, unknown> };
-  const where = await vscode.window.showQuickPick<Where>(
-    [
-      { label: '$(sparkle) Let the drift generator choose', alwaysShow: true },
-      ...entry.candidates.map((c) => ({ label: c.label, description: c.drift, params: c.params as Record<string, unknown> })),
-    ],
-    { title: `ForgeEnv: where should ${name} act?`, ignoreFocusOut: true },
-  );
-  if (!where) return undefined;
-  return where.params ? { primitive_type: name, params: where.params } : { primitive_type: name };
+
+  /** The breakage: a primitive (and optionally where), null to let the Teacher choose, undefined when cancelled. Closes the pick. */
+  async breakage(task: Task, log: Pick<vscode.LogOutputChannel, 'warn'>): Promise<PrimitiveChoice | null | undefined> {
+    try {
+      let applicable: ReturnType<typeof applicablePrimitives> = [];
+      try {
+        applicable = applicablePrimitives(task.script_content, task.library_versions);
+      } catch (e) {
+        log.warn(`applicablePrimitives(${task.task_id}) failed: ${(e as Error).message}`);
+      }
+      const items: Item[] = [
+        { value: null, label: '$(sparkle) Let the Teacher choose', description: 'a category the Teacher picks, a breakage the drift generator proposes', alwaysShow: true },
+        { label: 'Breakage primitives that apply to this task', kind: vscode.QuickPickItemKind.Separator },
+        ...applicable.map(({ primitive, candidates }) => ({
+          value: primitive.name,
+          label: primitive.name,
+          description: `${primitive.category} · ${candidates.length} place${candidates.length === 1 ? '' : 's'}`,
+          detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
+        })),
+      ];
+      const pick = await this.ask({ title: `ForgeEnv: Start Repair Episode: breakage for ${task.task_id}`, step: 2, totalSteps: 2, placeholder: 'How should the script break?', items, matchOnDetail: true });
+      if (!pick) return undefined;
+      if (pick.value === null) return null;
+      const name = pick.value as string;
+      const entry = applicable.find((a) => a.primitive.name === name);
+      if (!entry || entry.candidates.length <= 1) return entry?.candidates[0] ? { primitive_type: name, params: entry.candidates[0].params } : { primitive_type: name };
+      const where = await this.ask({
+        title: `ForgeEnv: Start Repair Episode: where should ${name} act?`,
+        step: 3,
+        totalSteps: 3,
+        placeholder: 'A place in the script, or let the drift generator choose',
+        items: [
+          { value: undefined, label: '$(sparkle) Let the drift generator choose', alwaysShow: true },
+          ...entry.candidates.map((c) => ({ value: c.params as Record<string, unknown>, label: c.label, description: c.drift })),
+        ],
+      });
+      if (!where) return undefined;
+      const params = where.value as Record<string, unknown> | undefined;
+      return params ? { primitive_type: name, params } : { primitive_type: name };
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Ends a pick left open between steps (the session stopped after the task step). */
+  close(): void {
+    this.qp?.dispose();
+    this.qp = undefined;
+  }
+
+  dispose(): void {
+    this.close();
+  }
+
+  /** Shows one step in the (reused) quick pick; undefined when the user cancelled it. */
+  private ask(s: Step): Promise<Item | undefined> {
+    if (!this.qp) {
+      const qp = vscode.window.createQuickPick<Item>();
+      // Clicking elsewhere (the score view, an editor) must not close it silently.
+      qp.ignoreFocusOut = true;
+      qp.matchOnDescription = true;
+      this.qp = qp;
+    }
+    const qp = this.qp;
+    Object.assign(qp, { title: s.title, step: s.step, totalSteps: s.totalSteps, placeholder: s.placeholder, matchOnDetail: !!s.matchOnDetail, value: '', items: s.items, busy: false, enabled: true });
+    return new Promise((resolve) => {
+      const subs = [
+        qp.onDidAccept(() => {
+          const picked = qp.selectedItems[0];
+          if (!picked) return;
+          for (const d of subs) d.dispose();
+          // Stays up, busy, until the next step or close().
+          qp.busy = true;
+          qp.enabled = false;
+          resolve(picked);
+        }),
+        qp.onDidHide(() => {
+          for (const d of subs) d.dispose();
+          if (this.qp === qp) this.qp = undefined;
+          qp.dispose();
+          resolve(undefined);
+        }),
+      ];
+      qp.show();
+    });
+  }
 }
 
 /** Reason and note for a skip, or undefined when cancelled. */
@@ -78,7 +134,7 @@ export async function pickSkip(taskId: string): Promise<SkipArgs | undefined> {
   if (!pick) return undefined;
   const note = await vscode.window.showInputBox({
     title: 'ForgeEnv: skip note',
-    prompt: pick.reason === 'other' ? 'Say why (required)' : 'Anything to add? (optional, Enter to skip)',
+    prompt: pick.reason === 'other' ? 'Say why (required)' : 'Anything to add? (optional)',
     validateInput: (v) => (pick.reason === 'other' && !v.trim() ? 'Please say why.' : undefined),
     ignoreFocusOut: true,
   });

@@ -6,8 +6,8 @@ import type { EpisodeEditor, RunKey } from './editorPort';
 import type { LiveEpisode } from './liveEpisode';
 import { formatRunOutput } from './runOutput';
 
-/** Shows the diagnostics of the broken script's run or of run N; returns how many. */
-export function showRun(editor: EpisodeEditor, live: LiveEpisode, run: RunKey): number {
+/** Shows the diagnostics of the broken script's run or of run N; returns them (the error first). */
+export function showRun(editor: EpisodeEditor, live: LiveEpisode, run: RunKey): readonly DiagnosticSpec[] {
   const ev = run === 'start' ? undefined : live.state.lastEvaluation;
   if (ev) storeRunOutput(editor, live, ev, run as number);
   const exec = ev ? ev.execution : live.state.start.brokenExecution;
@@ -15,7 +15,7 @@ export function showRun(editor: EpisodeEditor, live: LiveEpisode, run: RunKey): 
   if (exec) specs = diagnosticsForRun(exec, ev ? ev.repaired_script : live.state.start.brokenScript);
   else specs = [{ ...lineSpan((live.state.lastScoredText ?? '').split(/\r?\n/), 0), severity: 'error', code: 'diff', message: ev?.error_trace || 'The repair diff did not apply.', related: [] }];
   editor.showProblems(live.file, specs, live.episodeId, run);
-  return specs.length;
+  return specs;
 }
 
 export function storeRunOutput(editor: EpisodeEditor, live: LiveEpisode, ev: RepairEvaluation, n: number): void {

@@ -85,15 +85,15 @@ export class RepairSession {
       await s.state.update(EPISODE_STATE_KEY, persisted);
       const live = this.attach(env, persisted);
       live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
-      await this.editor.openScript(live.file, { focus: true });
-      const diagnostics = showRun(this.editor, live, 'start');
+      const specs = showRun(this.editor, live, 'start'); // opened at the failing line, below
+      await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
       const broke = start.brokenExecution.exit_code !== 0;
       if (!broke) {
         this.editor.info(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot. Repair it anyway: the diff is scored against the intended API.`);
       }
       const openMs = Date.now() - t0;
       s.log.info(`episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`);
-      return { ok: true, episodeId: start.episodeId, taskId: start.task.task_id, seed: start.seed, primitive: start.breakageSpec, filePath: live.file, broke, diagnostics, openMs };
+      return { ok: true, episodeId: start.episodeId, taskId: start.task.task_id, seed: start.seed, primitive: start.breakageSpec, filePath: live.file, broke, diagnostics: specs.length, openMs };
     } finally {
       this.starting = false;
       if (!this.live) this.editor.render(undefined);
@@ -135,7 +135,7 @@ export class RepairSession {
     live.timeline.record({ kind: 'run', n, reward: evaluation.reward, exit_code, success: evaluation.success, diff_lines: diff.split('\n').length });
     const summary = { n, at: new Date().toISOString(), reward: evaluation.reward, exit_code, success: evaluation.success, wall_time_ms: evaluation.execution?.wall_time_ms ?? 0 };
     await live.update({ runs: n, runHistory: [...live.state.runHistory, summary].slice(-50), lastEvaluation: evaluation, lastScoredText: text });
-    const diagnostics = showRun(this.editor, live, n);
+    const diagnostics = showRun(this.editor, live, n).length;
     this.render('scored', true);
     const scoreMs = Date.now() - t0;
     this.services.log.info(`run ${n}: reward ${evaluation.reward.toFixed(2)}, success ${evaluation.success}, ${scoreMs} ms${cached ? ' (cached score)' : ''}`);
@@ -279,7 +279,7 @@ export class RepairSession {
     return refusal('error', message);
   };
 
-  /** Cancelling a picker is said, never silent: the status bar and the log tell why nothing started. */
+  /** Cancelling a picker is said, never silent: a message and the log tell why nothing started. */
   private cancelled(message: string): Refusal {
     this.services.log.info(message);
     this.editor.info(message);

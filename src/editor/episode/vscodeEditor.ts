@@ -5,7 +5,7 @@ import type { Task } from '../../env/schemas';
 import type { ForgeContext } from '../context';
 import type { Action, Disposable, EditorActivity, EpisodeEditor, EpisodeView, RunKey } from './editorPort';
 import type { DiagnosticSpec } from './diagnosticsModel';
-import { pickPrimitive, pickSkip, pickTask } from './pickers';
+import { EpisodePicker, pickSkip } from './pickers';
 import { RunStream } from './runStream';
 import { widenScriptColumn } from './scoreLayout';
 import type { TaskQueueProvider } from './taskQueue';
@@ -13,6 +13,9 @@ import type { EpisodeViews } from './ui';
 import { BROKEN_SCHEME, OUTPUT_SCHEME } from './virtualDocuments';
 
 export class VsCodeEpisodeEditor implements EpisodeEditor {
+  /** One quick pick through the task and breakage steps (owned by the feature's lifecycle). */
+  readonly picker = new EpisodePicker();
+
   constructor(
     private readonly ctx: ForgeContext,
     private readonly views: EpisodeViews,
@@ -20,11 +23,11 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   ) {}
 
   async chooseTask() {
-    return pickTask(await this.queue.current());
+    return this.picker.task(await this.queue.current());
   }
 
   chooseBreakage(task: Task) {
-    return pickPrimitive(task, this.ctx.log);
+    return this.picker.breakage(task, this.ctx.log);
   }
 
   chooseSkip(taskId: string) {
@@ -43,6 +46,7 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   }
 
   withProgress<T>(title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<T>): Promise<T> {
+    this.picker.close();
     return Promise.resolve(
       vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
@@ -69,10 +73,11 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   }
 
   private message(show: (m: string, ...items: string[]) => Thenable<string | undefined>, message: string, actions: Action[]): void {
+    this.picker.close(); // a pick left open after the task step (the session stopped there)
     void show(message, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
   }
 
-  async openScript(file: string, how: { focus: boolean; onlyIfClosed?: boolean }): Promise<void> {
+  async openScript(file: string, how: { focus: boolean; onlyIfClosed?: boolean; line?: number }): Promise<void> {
     const uri = vscode.Uri.file(file);
     const open = this.tabsOf((u) => u.toString() === uri.toString());
     if (how.onlyIfClosed && open.length) return;
@@ -80,7 +85,8 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
     // group has focus (the walkthrough's, the score view's), so that it is the column widened below
     // and the score view opens beside it instead of in a third column or behind it.
     const viewColumn = open[0]?.group.viewColumn ?? vscode.ViewColumn.One;
-    await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: !how.focus, viewColumn });
+    const at = how.line === undefined ? undefined : new vscode.Range(how.line, 0, how.line, 0);
+    await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: !how.focus, viewColumn, selection: at });
     // Whatever sits beside a newly opened script (the walkthrough, the score view) takes the smaller share.
     if (how.focus) await widenScriptColumn().catch((e: unknown) => this.ctx.log.warn(`layout unchanged (${String(e)})`));
   }
