@@ -10,3 +10,24 @@ export function escapeHtml(s: string): string {
 export function newNonce(): string {
   return randomBytes(16).toString('base64');
 }
+
+/** What a webview page of ours links to: its CSP source, the script nonce, and its media files. */
+export interface WebviewPageResources {
+  cspSource: string;
+  nonce: string;
+  styleUri: string;
+  scriptUri: string;
+}
+
+/** The document's start up to `</head>`: the CSP, the stylesheet, the title. */
+export function pageHead(res: Pick<WebviewPageResources, 'styleUri'>, csp: string, title: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${escapeHtml(res.styleUri)}">
+<title>${escapeHtml(title)}</title>
+</head>`;
+}

@@ -2,7 +2,7 @@
 // is fsync'd, then renamed over the target. A crash leaves either the old file or the new one,
 // never half of either (rename is atomic within one filesystem).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 function tempPathFor(target: string): string {
@@ -99,4 +99,19 @@ export async function writeFileAtomic(target: string, data: string | Buffer): Pr
     throw err;
   }
   await w.commit();
+}
+
+/**
+ * Writes a cache file whole and renames it into place (a reader never sees half of it), without
+ * fsync, and never fails: a read-only or full cache only costs speed next time.
+ */
+export async function writeCacheFile(target: string, data: Buffer | string): Promise<void> {
+  const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(tmp, data);
+    await rename(tmp, target);
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined);
+  }
 }

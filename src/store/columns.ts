@@ -123,3 +123,25 @@ export function duplicateGroups(keyOf: ArrayLike<number>, strings: StrColumn, po
   }
   return { groups, extra };
 }
+
+/** The index files' layout: a u32 length, a JSON header naming each section's size, then the sections. */
+export function packSections(header: object, sections: readonly Buffer[]): Buffer {
+  const head = Buffer.from(JSON.stringify({ ...header, sizes: sections.map((b) => b.length) }), 'utf8');
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(head.length);
+  return Buffer.concat([len, head, ...sections]);
+}
+
+/** The header of a packSections buffer, and its sections one by one, in order. */
+export function unpackSections<H>(buf: Buffer): { header: H; next: () => Buffer } {
+  const hlen = buf.readUInt32LE(0);
+  const header = JSON.parse(buf.subarray(4, 4 + hlen).toString('utf8')) as H & { sizes: number[] };
+  let pos = 4 + hlen;
+  let k = 0;
+  const next = () => {
+    const b = buf.subarray(pos, pos + header.sizes[k]!);
+    pos += header.sizes[k++]!;
+    return b;
+  };
+  return { header, next };
+}

@@ -3,10 +3,11 @@
 // read. Kept in the ForgeEnv cache (<cache>/summary-index/), never in the dataset folder; only an
 // accelerator: if it cannot be read or written the summary is still exact.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, realpath, rm } from 'node:fs/promises';
+import { writeCacheFile } from './atomicWrite';
+import { join } from 'node:path';
 import { cacheRoot } from '../env/snapshots/venv';
-import { NumColumn, StrColumn } from './columns';
+import { NumColumn, packSections, StrColumn, unpackSections } from './columns';
 import type { StoreProblem } from './jsonlFile';
 import type { Cursor, FileState, LatestReviews } from './incremental';
 
@@ -142,18 +143,11 @@ function encodeState(s: SummaryState): Buffer {
     Buffer.from(Uint8Array.from(reviewIds.map((id) => s.reviews.data.get(id)![1])).buffer),
   ];
   const meta = (f: FileState<unknown>) => ({ cursor: f.cursor, problems: f.problems, problemTotal: f.problemTotal });
-  const header = Buffer.from(
-    JSON.stringify({ v: s.v, dir: s.dir, strings: s.strings, dangling: s.dangling, n: d.ids.length, skips: s.skips.data.primitive.length, reviews: reviewIds.length, files: [meta(s.demonstrations), meta(s.skips), meta(s.reviews)], sizes: sections.map((b) => b.length) }),
-    'utf8',
-  );
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(header.length);
-  return Buffer.concat([len, header, ...sections]);
+  return packSections({ v: s.v, dir: s.dir, strings: s.strings, dangling: s.dangling, n: d.ids.length, skips: s.skips.data.primitive.length, reviews: reviewIds.length, files: [meta(s.demonstrations), meta(s.skips), meta(s.reviews)] }, sections);
 }
 
 function decodeState(buf: Buffer): SummaryState {
-  const hlen = buf.readUInt32LE(0);
-  const h = JSON.parse(buf.subarray(4, 4 + hlen).toString('utf8')) as {
+  const { header: h, next } = unpackSections<{
     v: number;
     dir: string;
     strings: string[];
@@ -162,15 +156,7 @@ function decodeState(buf: Buffer): SummaryState {
     skips: number;
     reviews: number;
     files: Array<{ cursor: Cursor | null; problems: StoreProblem[]; problemTotal: number }>;
-    sizes: number[];
-  };
-  let pos = 4 + hlen;
-  let k = 0;
-  const next = () => {
-    const b = buf.subarray(pos, pos + h.sizes[k]!);
-    pos += h.sizes[k++]!;
-    return b;
-  };
+  }>(buf);
   // Copies: typed arrays need aligned memory, and appends grow them.
   const col = (kind: 'f64' | 'i32') => (b: Buffer) => new NumColumn(kind, kind === 'f64' ? new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)));
   const strs = (b: Buffer, n: number) => (n === 0 ? [] : b.toString('utf8').split('\n'));
@@ -213,15 +199,5 @@ export async function loadState(dir: string, real: string): Promise<SummaryState
 }
 
 export async function saveState(real: string, s: SummaryState): Promise<void> {
-  // A cache: written whole and renamed into place (never half-read), but not fsync'd.
-  const target = summaryIndexPath(real);
-  const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(tmp, encodeState(s));
-    await rename(tmp, target);
-  } catch {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    // A read-only or full cache only costs speed next time.
-  }
+  await writeCacheFile(summaryIndexPath(real), encodeState(s));
 }

@@ -5,7 +5,7 @@
 // No vscode import: the caller passes the webview's URIs and CSP source as strings.
 import { z } from 'zod';
 import type { ScoreModel, ScoreRow } from './scoreModel';
-import { escapeHtml } from '../webviewHtml';
+import { escapeHtml, pageHead, type WebviewPageResources } from '../webviewHtml';
 
 export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }).strict(),
@@ -17,12 +17,7 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 
-export interface ScorePageResources {
-  cspSource: string;
-  nonce: string;
-  styleUri: string;
-  scriptUri: string;
-}
+export type ScorePageResources = WebviewPageResources;
 
 
 const fmt = (n: number): string => (Object.is(n, -0) ? 0 : n).toFixed(2);
@@ -129,15 +124,7 @@ ${details}`;
  */
 export function renderScoreHtml(model: ScoreModel, res: ScorePageResources): string {
   const csp = [`default-src 'none'`, `style-src ${res.cspSource}`, `script-src 'nonce-${res.nonce}'`, `img-src ${res.cspSource}`, `font-src ${res.cspSource}`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(res.styleUri)}">
-<title>ForgeEnv Score</title>
-</head>
+  return `${pageHead(res, csp, 'ForgeEnv Score')}
 <body>
 <main id="root" aria-busy="${model.state === 'running'}">
 ${renderScoreBody(model)}

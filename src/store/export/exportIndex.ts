@@ -5,10 +5,11 @@
 // the ForgeEnv cache (<cache>/export-index/), never beside the export; only an accelerator: a
 // missing, unreadable or mismatched index means a full export.
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, readFile, rm } from 'node:fs/promises';
+import { writeCacheFile } from '../atomicWrite';
+import { join } from 'node:path';
 import { cacheRoot } from '../../env/snapshots/venv';
-import { NumColumn, StrColumn } from '../columns';
+import { NumColumn, packSections, StrColumn, unpackSections } from '../columns';
 import { fingerprint, type FileState, type LatestReviews, type ResolvedColumns } from '../incremental';
 import type { StoreProblem } from '../jsonlFile';
 
@@ -145,8 +146,8 @@ function encode(s: ExportState): Buffer {
     Buffer.from(Uint8Array.from(reviewIds.map((id) => s.reviews.data.get(id)![1])).buffer),
   ];
   const meta = (f: FileState<unknown>) => ({ cursor: f.cursor, problems: f.problems, problemTotal: f.problemTotal });
-  const header = Buffer.from(
-    JSON.stringify({
+  return packSections(
+    {
       v: s.v,
       key: s.key,
       strings: s.strings,
@@ -157,31 +158,18 @@ function encode(s: ExportState): Buffer {
       rowsByPrimitive: s.rowsByPrimitive,
       output: s.output,
       n: d.ids.length,
-      sizes: sections.map((b) => b.length),
-    }),
-    'utf8',
+    },
+    sections,
   );
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(header.length);
-  return Buffer.concat([len, header, ...sections]);
 }
 
 type Header = Omit<ExportState, 'demos' | 'reviews' | 'rowKeys' | 'rowKeyHash'> & {
   files: Array<{ cursor: FileState<unknown>['cursor']; problems: StoreProblem[]; problemTotal: number }>;
   n: number;
-  sizes: number[];
 };
 
 function decode(buf: Buffer): ExportState {
-  const hlen = buf.readUInt32LE(0);
-  const h = JSON.parse(buf.subarray(4, 4 + hlen).toString('utf8')) as Header;
-  let pos = 4 + hlen;
-  let k = 0;
-  const next = () => {
-    const b = buf.subarray(pos, pos + h.sizes[k]!);
-    pos += h.sizes[k++]!;
-    return b;
-  };
+  const { header: h, next } = unpackSections<Header>(buf);
   // Copies: typed arrays need aligned memory, and appends grow them.
   const ints = (b: Buffer) => new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
   const str = () => {
@@ -226,14 +214,6 @@ export async function loadExportState(realOut: string, key: string): Promise<Exp
 }
 
 export async function saveExportState(realOut: string, s: ExportState): Promise<void> {
-  // A cache: written whole and renamed into place, not fsync'd (a lost index costs one full export).
-  const target = exportIndexPath(realOut);
-  const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(tmp, encode(s));
-    await rename(tmp, target);
-  } catch {
-    await rm(tmp, { force: true }).catch(() => undefined);
-  }
+  // A lost index costs one full export.
+  await writeCacheFile(exportIndexPath(realOut), encode(s));
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { EXPORT_FORMATS } from '../../../store/export/formats';
 import { formatDuration, type Bin, type DatasetSummary } from '../../../store/summary';
-import { escapeHtml } from '../../webviewHtml';
+import { escapeHtml, pageHead, type WebviewPageResources } from '../../webviewHtml';
 
 export { escapeHtml };
 
@@ -19,11 +19,7 @@ export const SummaryMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type SummaryMessage = z.infer<typeof SummaryMessageSchema>;
 
-export interface SummaryPageOptions {
-  cspSource: string;
-  nonce: string;
-  scriptUri: string;
-  styleUri: string;
+export interface SummaryPageOptions extends WebviewPageResources {
   /** Label records in the folder (not part of summarizeDataset). */
   labels?: { total: number; byTag: Record<string, number> };
 }
@@ -262,15 +258,7 @@ export function renderSummaryHtml(s: DatasetSummary, opts: SummaryPageOptions): 
     : '';
   const formatOptions = EXPORT_FORMATS.map((f) => `<option value="${f}">${f}</option>`).join('');
 
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(opts.styleUri)}">
-<title>ForgeEnv dataset summary</title>
-</head>
+  return `${pageHead(opts, csp, 'ForgeEnv dataset summary')}
 <body>
 <header>
 <h1>Dataset summary</h1>
