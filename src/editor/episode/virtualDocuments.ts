@@ -6,22 +6,21 @@ import * as vscode from 'vscode';
 export const OUTPUT_SCHEME = 'forgeenv-output';
 export const BROKEN_SCHEME = 'forgeenv-broken';
 
-export class VirtualDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+export class VirtualDocuments implements vscode.Disposable {
   private readonly contents = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
+  /** One change event per scheme: VS Code ignores (and warns about) an event for another scheme. */
+  private readonly changed = new Map([OUTPUT_SCHEME, BROKEN_SCHEME].map((scheme) => [scheme, new vscode.EventEmitter<vscode.Uri>()]));
   private readonly registrations: vscode.Disposable[];
 
   constructor() {
-    this.registrations = [
-      vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, this),
-      vscode.workspace.registerTextDocumentContentProvider(BROKEN_SCHEME, this),
-    ];
+    this.registrations = [...this.changed].map(([scheme, emitter]) =>
+      vscode.workspace.registerTextDocumentContentProvider(scheme, { onDidChange: emitter.event, provideTextDocumentContent: (uri) => this.provideTextDocumentContent(uri) }),
+    );
   }
 
   set(uri: vscode.Uri, content: string): void {
     this.contents.set(uri.toString(), content);
-    this.changed.fire(uri);
+    this.changed.get(uri.scheme)?.fire(uri);
   }
 
   has(uri: vscode.Uri): boolean {
@@ -39,7 +38,7 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
 
   dispose(): void {
     for (const r of this.registrations) r.dispose();
-    this.changed.dispose();
+    for (const e of this.changed.values()) e.dispose();
     this.contents.clear();
   }
 }

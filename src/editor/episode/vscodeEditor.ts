@@ -36,7 +36,7 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
 
   async confirmFailingSubmit(reward: number): Promise<boolean> {
     const choice = await vscode.window.showWarningMessage(
-      `The repaired script does not run cleanly (reward ${reward.toFixed(2)}). Submit it as a demonstration anyway?`,
+      `train.py does not run cleanly yet (reward ${reward.toFixed(2)}). Submit it as a demonstration anyway?`,
       { modal: true, detail: 'Failed repairs are recorded too (success: false), which is useful data, but usually you want to keep editing.' },
       // The first button is the default: going back to editing, never submitting a failed repair by Enter.
       'Keep Editing',
