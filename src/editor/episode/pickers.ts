@@ -24,6 +24,10 @@ interface Step {
 /** One quick pick through the steps of starting an episode. */
 export class EpisodePicker implements vscode.Disposable {
   private qp: vscode.QuickPick<Item> | undefined;
+  /** The step being asked; a new question cancels it, as a new showQuickPick cancels the last. */
+  private pending: (() => void) | undefined;
+  /** Questions asked so far (tells a step whether the pick is still its own). */
+  private asked = 0;
 
   /** A task id, `'next'`, or undefined when cancelled; tasks in the queue's order (its groups, easiest first). */
   async task(queue: Record<QueueGroup, QueueEntry[]>): Promise<string | 'next' | undefined> {
@@ -34,12 +38,12 @@ export class EpisodePicker implements vscode.Disposable {
       for (const { task } of queue[group]) items.push({ value: task.task_id, label: task.task_id, description: `${task.difficulty} · ${task.category.replace(/_/g, ' ')}`, detail: task.description });
     }
     const pick = await this.ask({ title: 'ForgeEnv: Start Repair Episode: task', step: 1, totalSteps: 2, placeholder: 'Pick a task, or Next task', items, matchOnDetail: true });
-    if (!pick) this.close();
     return pick?.value as string | undefined;
   }
 
   /** The breakage: a primitive (and optionally where), null to let the Teacher choose, undefined when cancelled. Closes the pick. */
   async breakage(task: Task, log: Pick<vscode.LogOutputChannel, 'warn'>): Promise<PrimitiveChoice | null | undefined> {
+    let last = this.asked; // the task step's question, until this one asks its own
     try {
       let applicable: ReturnType<typeof applicablePrimitives> = [];
       try {
@@ -57,13 +61,15 @@ export class EpisodePicker implements vscode.Disposable {
           detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
         })),
       ];
-      const pick = await this.ask({ title: `ForgeEnv: Start Repair Episode: breakage for ${task.task_id}`, step: 2, totalSteps: 2, placeholder: 'How should the script break?', items, matchOnDetail: true });
+      const asking = this.ask({ title: `ForgeEnv: Start Repair Episode: breakage for ${task.task_id}`, step: 2, totalSteps: 2, placeholder: 'How should the script break?', items, matchOnDetail: true });
+      last = this.asked;
+      const pick = await asking;
       if (!pick) return undefined;
       if (pick.value === null) return null;
       const name = pick.value as string;
       const entry = applicable.find((a) => a.primitive.name === name);
       if (!entry || entry.candidates.length <= 1) return entry?.candidates[0] ? { primitive_type: name, params: entry.candidates[0].params } : { primitive_type: name };
-      const where = await this.ask({
+      const askingWhere = this.ask({
         title: `ForgeEnv: Start Repair Episode: where should ${name} act?`,
         step: 3,
         totalSteps: 3,
@@ -73,15 +79,22 @@ export class EpisodePicker implements vscode.Disposable {
           ...entry.candidates.map((c) => ({ value: c.params as Record<string, unknown>, label: c.label, description: c.drift })),
         ],
       });
+      last = this.asked;
+      const where = await askingWhere;
       if (!where) return undefined;
       const params = where.value as Record<string, unknown> | undefined;
       return params ? { primitive_type: name, params } : { primitive_type: name };
     } finally {
-      this.close();
+      // Unless a newer start has taken the pick over meanwhile.
+      if (this.asked === last) this.close();
     }
   }
 
-  /** Ends a pick left open between steps (the session stopped after the task step). */
+  /** Ends the pick if it waits between steps (the session stopped after the task step), not while the user is choosing. */
+  closeIfWaiting(): void {
+    if (this.qp?.busy) this.close();
+  }
+
   close(): void {
     this.qp?.dispose();
     this.qp = undefined;
@@ -102,24 +115,31 @@ export class EpisodePicker implements vscode.Disposable {
     }
     const qp = this.qp;
     Object.assign(qp, { title: s.title, step: s.step, totalSteps: s.totalSteps, placeholder: s.placeholder, matchOnDetail: !!s.matchOnDetail, value: '', items: s.items, busy: false, enabled: true });
+    this.pending?.();
+    this.asked++;
     return new Promise((resolve) => {
+      const settle = (item: Item | undefined) => {
+        for (const d of subs) d.dispose();
+        if (this.pending === cancel) this.pending = undefined;
+        resolve(item);
+      };
+      const cancel = () => settle(undefined);
       const subs = [
         qp.onDidAccept(() => {
           const picked = qp.selectedItems[0];
           if (!picked) return;
-          for (const d of subs) d.dispose();
           // Stays up, busy, until the next step or close().
           qp.busy = true;
           qp.enabled = false;
-          resolve(picked);
+          settle(picked);
         }),
         qp.onDidHide(() => {
-          for (const d of subs) d.dispose();
           if (this.qp === qp) this.qp = undefined;
           qp.dispose();
-          resolve(undefined);
+          cancel();
         }),
       ];
+      this.pending = cancel;
       qp.show();
     });
   }

@@ -46,7 +46,7 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   }
 
   withProgress<T>(title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<T>): Promise<T> {
-    this.picker.close();
+    this.picker.closeIfWaiting();
     return Promise.resolve(
       vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
@@ -73,7 +73,7 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   }
 
   private message(show: (m: string, ...items: string[]) => Thenable<string | undefined>, message: string, actions: Action[]): void {
-    this.picker.close(); // a pick left open after the task step (the session stopped there)
+    this.picker.closeIfWaiting(); // a pick left open after the task step (the session stopped there)
     void show(message, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
   }
 
