@@ -4,7 +4,6 @@
 // Progress goes to stderr; Ctrl-C cancels and reports what was done.
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ForgeEnvironment } from '../env/environment';
 import { replayRepair } from '../env/replay';
@@ -12,6 +11,7 @@ import type { ExecutionMode } from '../env/schemas';
 import { rawCompletion } from '../store/completion';
 import { INSTANCE_FAIL_TO_PASS } from '../store/export/formats';
 import { renderRescoreText, rescoreDataset } from '../store/rescore';
+import { parseCommandLine } from './commandLine';
 
 type Out = (s: string) => void;
 
@@ -67,21 +67,8 @@ function cancelOnSigint(): { signal: AbortSignal; done: () => void } {
 }
 
 export async function runRescoreCommand(args: string[], out: Out, err: Out): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: envOptions });
-  } catch (e) {
-    out(`forgeenv rescore: ${(e as Error).message}\n${RESCORE_USAGE}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    out(RESCORE_USAGE);
-    return 0;
-  }
-  if (parsed.positionals.length !== 1) {
-    out(`forgeenv rescore: expected one dataset folder, got ${parsed.positionals.length}\n${RESCORE_USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandLine('rescore', RESCORE_USAGE, args, envOptions, out, { oneFolder: true });
+  if (!parsed.ok) return parsed.exit;
   const dir = parsed.positionals[0]!;
   if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
     out(`forgeenv rescore: dataset folder ${dir} does not exist`);
@@ -148,17 +135,8 @@ export interface EvaluationReport {
 }
 
 export async function runEvaluateCommand(args: string[], out: Out, err: Out): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: { ...envOptions, instances: { type: 'string' }, predictions: { type: 'string' } } });
-  } catch (e) {
-    out(`forgeenv evaluate: ${(e as Error).message}\n${EVALUATE_USAGE}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    out(EVALUATE_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandLine('evaluate', EVALUATE_USAGE, args, { ...envOptions, instances: { type: 'string' }, predictions: { type: 'string' } } as const, out);
+  if (!parsed.ok) return parsed.exit;
   const { instances: instFile, predictions: predFile } = parsed.values;
   if (!instFile || !predFile) {
     out(`forgeenv evaluate: --instances and --predictions are required\n${EVALUATE_USAGE}`);

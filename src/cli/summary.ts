@@ -1,7 +1,7 @@
 // `forgeenv summary DIR [--json]`: counts, rates and distributions of a dataset folder.
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { renderSummaryText, summarizeDataset } from '../store/summary';
+import { parseCommandLine } from './commandLine';
 
 export const SUMMARY_USAGE = `Usage: forgeenv summary DIR [--json] [--no-index]
 Reads only what was appended since the last summary (an index in the ForgeEnv cache);
@@ -9,21 +9,8 @@ Reads only what was appended since the last summary (an index in the ForgeEnv ca
 
 /** `args` are the words after `summary`. Exit codes: 0 ok, 1 folder missing/unreadable, 2 usage. */
 export async function runSummaryCommand(args: string[], out: (s: string) => void): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, 'no-index': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
-  } catch (e) {
-    out(`forgeenv summary: ${(e as Error).message}\n${SUMMARY_USAGE}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    out(SUMMARY_USAGE);
-    return 0;
-  }
-  if (parsed.positionals.length !== 1) {
-    out(`forgeenv summary: expected one dataset folder, got ${parsed.positionals.length}\n${SUMMARY_USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandLine('summary', SUMMARY_USAGE, args, { json: { type: 'boolean', default: false }, 'no-index': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } as const, out, { oneFolder: true });
+  if (!parsed.ok) return parsed.exit;
   const dir = parsed.positionals[0]!;
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) {
