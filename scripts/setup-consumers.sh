@@ -31,11 +31,7 @@ if [ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ] && [ -x "$venv/bin/pytho
   echo "consumers: $venv is ready"
   exit 0
 fi
-if ! command -v uv > /dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check uv==0.13.9 \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages uv==0.13.9
-  hash -r
-fi
+. scripts/lib/ensure-uv.sh
 python="$(python3 -c 'import json; print(json.load(open("resources/snapshots/snapshots.json"))["python"])' 2>/dev/null || echo 3.11)"
 rm -rf "$venv.staging"
 uv venv --quiet --relocatable --no-project --python "$python" "$venv.staging"

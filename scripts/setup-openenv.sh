@@ -22,11 +22,7 @@ if [ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ] && [ -x "$venv/bin/pytho
   echo "openenv: $venv is ready"
   exit 0
 fi
-if ! command -v uv > /dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check uv==0.13.9 \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages uv==0.13.9
-  hash -r
-fi
+. scripts/lib/ensure-uv.sh
 mkdir -p "$cache"
 rm -f "$marker"
 [ -x "$venv/bin/python" ] || uv venv --quiet --python "$(command -v python3)" "$venv"

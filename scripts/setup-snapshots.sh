@@ -11,10 +11,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 snapshots="${FORGEENV_TEST_SNAPSHOTS-2024-09 2026-11}"
 [ -n "$snapshots" ] || { echo "snapshots: FORGEENV_TEST_SNAPSHOTS is empty, real-library tier skipped"; exit 0; }
-if ! command -v uv > /dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check uv==0.13.9 \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages uv==0.13.9
-  hash -r
-fi
+. scripts/lib/ensure-uv.sh
 # shellcheck disable=SC2086
 FORGEENV_FROM_SOURCE=1 node bin/forgeenv.js snapshots build $snapshots --no-api
