@@ -33,7 +33,8 @@ export interface EpisodeView {
   running: boolean;
   activeMs: number;
   counting: boolean;
-  score: ScoreState;
+  /** Absent on the once-a-second tick: the status bar moves on, the score view keeps what it shows. */
+  score?: ScoreState;
   /** Open the score view if it is closed (after a run or on request). */
   revealScore: boolean;
 }

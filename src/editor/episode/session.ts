@@ -249,11 +249,11 @@ export class RepairSession {
     return live;
   }
 
-  /** Re-renders the views; `score` and `reveal` change what the score view shows. */
+  /** Re-renders the views; without `score` or `reveal` (the tick) the score view is left as it is. */
   render(score?: ScoreState, reveal = false): void {
     const live = this.live;
     if (!live) return this.editor.render(undefined);
-    const state = score ?? (live.running ? 'running' : live.state.lastEvaluation ? 'scored' : 'idle');
+    const state = score ?? (reveal ? (live.running ? 'running' : live.state.lastEvaluation ? 'scored' : 'idle') : undefined);
     this.editor.render({ state: live.state, running: live.running, activeMs: live.tracker.activeMs, counting: live.tracker.isCounting, score: state, revealScore: reveal });
   }
 

@@ -54,9 +54,10 @@ export class EpisodeViews {
     this.lens.update({ uri, lastReward, running: view.running });
     if (view.running) this.status.update({ kind: 'running', taskId, activeMs: view.activeMs, what: 'running' });
     else this.status.update({ kind: 'active', taskId, activeMs: view.activeMs, lastReward, runs: s.runs, primitive: s.start.breakageSpec.primitive_type, counting: view.counting });
-    // The once-a-second tick re-renders the status bar only; the score view changes with the score.
+    // The once-a-second tick carries no score: the score view changes only with the score.
+    if (view.score === undefined) return;
     const model = scoreModel({ state: view.score, taskId, taskDescription: s.start.task.description, primitive: s.start.breakageSpec.primitive_type, mode: s.mode, evaluation: s.lastEvaluation, runNumber: s.runs, history: s.runHistory });
-    if (view.revealScore || JSON.stringify(model) !== JSON.stringify(this.score.current)) this.score.show(model, view.revealScore || this.score.visible);
+    this.score.show(model, view.revealScore || this.score.visible);
   }
 
   showProblems(file: string, specs: readonly DiagnosticSpec[], episodeId: string, run: RunKey): void {
