@@ -5,7 +5,7 @@
 // never leaves an orphan timeline behind.
 import { formatZodError } from '../env/schemas';
 import { DatasetStore, demonstrationInconsistency } from './datasetStore';
-import { appendJsonl, RecordValidationError } from './jsonlFile';
+import { appendJsonl, appendLines, RecordValidationError } from './jsonlFile';
 import { DemonstrationRecordSchema, SKIP_SCHEMA, SkipRecordSchema, TimelineEventSchema, type DemonstrationRecord, type SkipRecord, type TimelineEvent } from './records';
 
 export type EpisodeRecordKind = 'demonstration' | 'skip';
@@ -64,7 +64,7 @@ export async function saveEpisodeAs(file: string, w: EpisodeWrite): Promise<{ fi
     timelineFile = file.replace(/(\.jsonl)?$/, '.timeline.jsonl');
     await appendJsonl(timelineFile, TimelineEventSchema, w.timeline, 'timeline event');
   }
-  if (checked.kind === 'demonstration') await appendJsonl(file, DemonstrationRecordSchema, [checked.record], 'demonstration');
-  else await appendJsonl(file, SkipRecordSchema, [checked.record], 'skip');
+  // Checked above: written as is, like storeEpisode's appendChecked.
+  await appendLines(file, [JSON.stringify(checked.record)], [checked.record]);
   return { file, timelineFile };
 }
