@@ -17,14 +17,19 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { scriptDigest } from './episodeRecipe';
-import { executeScript } from './executor';
+import { rm } from 'node:fs/promises';
+import { executeScript, type RunOptions } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
 import { PrimitiveRefusal } from './primitives/types';
 import { prepareRealRun, RealModeError, snapshotIdForVersions } from './realMode';
 import { mulberry32 } from './random';
 import type { RunLimiter } from './runLimiter';
-import { heldOutReward, visibleReward } from './reward';
+import { heldOutReward, isSuccess, visibleReward } from './reward';
+import { judgeEvidence, NO_EVIDENCE, verificationRecord, type Evidence } from './verify/judge';
+import { referenceOutcome } from './verify/reference';
+import { VerifySpecSchema } from './verify/spec';
+import { readVerdict, verifierRun, type VerifierOutcome } from './verify/verifier';
 import {
   ExecutionResultSchema,
   ForgeActionSchema,
@@ -42,6 +47,13 @@ import { Teacher, type TeacherStore } from './teacher';
 import { snapshotVersions } from './versions';
 
 export const ENV_VERSION = '0.1.0';
+
+/** How a run departs from the task's own: another script's run (the verifier's), a kept folder, no live output. */
+interface RunExtras {
+  run?: Partial<Pick<RunOptions, 'scriptName' | 'args' | 'files' | 'readOnlyPaths' | 'mounts'>>;
+  keepRunDir?: boolean;
+  quiet?: boolean;
+}
 
 /** Raised by the programmatic API (reset, evaluateRepair, restore) on misuse; `step` never throws. */
 export class EnvironmentError extends Error {
@@ -178,7 +190,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const broken = this.applyBreakage(ep, a.breakage);
       if (!broken.ok) return this.errorObservation(broken.message, broken.kind);
       // The broken script runs as it is (it may use anything the original used): only repairs are judged.
-      const exec = await this.run(broken.script, options, false);
+      const { exec } = await this.run(broken.script, options, false);
       // Commit only after every fallible part succeeded, so a failure leaves the state untouched.
       this.episode = broken.commit(exec);
       return this.observe({ breakage_edits: broken.edits });
@@ -255,7 +267,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       if (r.broken_sha256 && scriptDigest(broken.script) !== r.broken_sha256) {
         throw new EnvironmentError(`The ${r.breakage.primitive_type} breakage of task "${r.task_id}" gives another broken script here than the episode's (another version of the task or the primitive).`);
       }
-      const exec = r.broken_execution ?? (await this.run(broken.script, options, false));
+      const exec = r.broken_execution ?? (await this.run(broken.script, options, false)).exec;
       this.episode = broken.commit(exec);
       return this.observe({ breakage_edits: broken.edits, restored: true });
     } catch (e) {
@@ -298,9 +310,16 @@ export class ForgeEnvironment implements EnvironmentBackend {
         execution: null,
       };
     } else {
-      const exec = await this.run(applied.script, options, { baseline: ep.broken_script });
-      const visible = visibleReward({ original: ep.original_script, repaired: applied.script, exec });
-      const held = heldOutReward({ task, original: ep.original_script, repaired: applied.script, exec });
+      const validate = this.config.validateRepairs ? { baseline: ep.broken_script } : false;
+      const { exec, runDir } = await this.run(applied.script, options, validate, { keepRunDir: true });
+      let evidence: Evidence;
+      try {
+        evidence = await this.verify(exec, runDir, task, ep, options);
+      } finally {
+        if (runDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+      }
+      const visible = visibleReward({ original: ep.original_script, repaired: applied.script, exec, evidence });
+      const held = heldOutReward({ original: ep.original_script, repaired: applied.script, exec, evidence });
       const { findings, ...heldOut } = held;
       evaluation = {
         unified_diff: unifiedDiff,
@@ -309,9 +328,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
         reward: visible.reward,
         reward_breakdown: { ...visible.breakdown },
         held_out_breakdown: heldOut,
-        success: heldOut.executed_cleanly > 0.5,
+        success: isSuccess(heldOut),
         error_trace: exec.exit_code === 0 ? '' : errorTraceOf(exec),
-        findings: findings ?? [],
+        findings: [...new Set([...visible.findings, ...findings])],
+        verification: verificationRecord(evidence),
         execution: exec,
       };
     }
@@ -354,16 +374,20 @@ export class ForgeEnvironment implements EnvironmentBackend {
     return this.inflight.size;
   }
 
-  /** Runs a script of the current episode with its task's arguments and files; `validate` as in RunOptions. */
-  private run(script: string, options: StepOptions, validate: false | { baseline: string }): Promise<ExecutionResult> {
-    const p = this.runOwned(script, options, validate);
+  /**
+   * Runs a script of the current episode with its task's arguments and files; `validate` as in
+   * RunOptions. `extra` replaces the task's run (the verifier's script, files and binds) or keeps
+   * the run folder for the verifier; `runDir` is then the caller's to remove.
+   */
+  private run(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras = {}): Promise<{ exec: ExecutionResult; runDir: string }> {
+    const p = this.runOwned(script, options, validate, extra);
     this.inflight.add(p);
     const forget = () => this.inflight.delete(p);
     p.then(forget, forget);
     return p;
   }
 
-  private async runOwned(script: string, options: StepOptions, validate: false | { baseline: string }): Promise<ExecutionResult> {
+  private async runOwned(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras): Promise<{ exec: ExecutionResult; runDir: string }> {
     const ep = this.episode;
     const task = ep ? this.tasks.getById(ep.task_id) : undefined;
     const controller = new AbortController();
@@ -395,20 +419,52 @@ export class ForgeEnvironment implements EnvironmentBackend {
         outputCapBytes: this.config.outputCapBytes,
         parentDir: this.config.parentDir,
         signal: controller.signal,
-        onOutput: options.onOutput,
+        onOutput: extra.quiet ? undefined : options.onOutput,
         validate,
         args: task?.args,
         files: task?.files,
         mounts: task?.mounts,
+        ...extra.run,
+        keepRunDir: extra.keepRunDir ?? false,
       });
       if (r.sandbox_warning) this.lastSandboxWarning = r.sandbox_warning;
       // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.
-      return ExecutionResultSchema.parse(r);
+      return { exec: ExecutionResultSchema.parse(r), runDir: extra.keepRunDir ? r.run_dir : '' };
     } finally {
       release?.();
       this.live.delete(controller);
       options.signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * The evidence of a finished run: its artifact verified against the untrained model and against
+   * the unbroken original's (computed once per task, mode and snapshot, then shared). A run that did
+   * not exit 0 has no evidence to check.
+   */
+  private async verify(exec: ExecutionResult, runDir: string, task: Task, ep: EpisodeState, options: StepOptions): Promise<Evidence> {
+    if (exec.exit_code !== 0 || exec.killed || !runDir) return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
+    const spec = VerifySpecSchema.parse(task.verify ?? {});
+    const verifyDir = async (dir: string): Promise<VerifierOutcome> => {
+      const { script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
+      const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, readOnlyPaths, mounts: [] }, quiet: true });
+      return readVerdict(v);
+    };
+    const reference = await referenceOutcome(
+      { task_id: task.task_id, original: ep.original_script, verify: spec, mode: this.config.mode, interpreter: this.config.interpreter, library_versions: ep.library_versions, args: task.args, files: task.files },
+      async () => {
+        const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, { keepRunDir: true, quiet: true });
+        try {
+          if (o.exit_code !== 0 || !dir) return { ok: false, reason: `the unbroken original did not run cleanly here (${o.exit_code === null ? 'killed' : `exit code ${o.exit_code}`})` };
+          return await verifyDir(dir);
+        } finally {
+          if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+        }
+      },
+      options.signal,
+    );
+    if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
+    return judgeEvidence(await verifyDir(runDir), reference, spec);
   }
 
   private requireTask(ep: EpisodeState): Task {
@@ -455,6 +511,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       info.repair_apply = f.apply;
       info.findings = f.findings;
       info.success = f.success;
+      if (f.verification) info.verification = f.verification;
       if (f.execution) info.repair_execution = summarizeExecution(f.execution);
     }
     return {

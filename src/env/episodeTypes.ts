@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from './limits';
 import { SandboxOptionsSchema } from './sandbox/options';
+import { VerificationSchema } from './verify/judge';
 import {
   BreakageActionSchema,
   BreakdownSchema,
@@ -34,6 +35,12 @@ export const EnvironmentConfigSchema = z.object({
   maxDiffBytes: z.number().int().min(MIN_MAX_DIFF_BYTES).max(MAX_MAX_DIFF_BYTES).default(DEFAULT_MAX_DIFF_BYTES),
   /** Isolation of every run (sandbox/options.ts): default sandboxed where possible, default rlimits. */
   sandbox: SandboxOptionsSchema.prefault({}),
+  /**
+   * Refuse repairs that add constructs the static validator forbids (validator.ts), before they run.
+   * The validator is advisory: the sandbox and the verifier are the boundary, and `false` runs such
+   * repairs so that those alone judge them (the adversarial suite measures the verifier this way).
+   */
+  validateRepairs: z.boolean().default(true),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
 /** What the constructor accepts: every field optional (defaults above). */
@@ -60,6 +67,8 @@ export const RepairEvaluationSchema = z.object({
   error_trace: z.string(),
   findings: z.array(z.string()).default([]),
   execution: ExecutionResultSchema.nullable(),
+  /** What the environment's verifier found in the run's artifact (absent in states saved before it existed). */
+  verification: VerificationSchema.optional(),
 });
 export type RepairEvaluation = z.infer<typeof RepairEvaluationSchema>;
 

@@ -12,6 +12,7 @@ import {
 } from './prompts';
 import { migrationHint, type MigrationHint } from './migrationHint';
 import { primitiveCatalog } from './primitives/registry';
+import { isSuccess } from './reward';
 import { RolloutResultSchema, type Difficulty, type RolloutResult } from './schemas';
 
 /** A (system, user) prompt pair in, the assistant's completion out. */
@@ -113,7 +114,7 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
     visible_reward: final.reward ?? 0,
     visible_breakdown: final.reward_breakdown,
     held_out_breakdown: held,
-    success: (held.executed_cleanly ?? 0) > 0.5,
+    success: isSuccess(held),
     error_trace: driftError ?? final.error_trace ?? '',
     info: {
       // The fallback warning is for the person at the machine, not for every record of the dataset

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
 import { tasksDir } from './paths';
+import { VerifySpecSchema } from './verify/spec';
 import { randomIndex } from './random';
 import { deriveScriptArgs } from './scriptArgs';
 import {
@@ -47,6 +48,8 @@ export const TaskMetadataSchema = z
     args: RunArgsSchema.optional(),
     /** Relative path -> text, written into the run folder before every run of the task. */
     files: RunFilesSchema.optional(),
+    /** The artifact and held-out check that decide success (verify/spec.ts); absent: read from the original. */
+    verify: VerifySpecSchema.optional(),
   })
   .strict();
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
@@ -202,6 +205,7 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       library_versions: meta?.library_versions,
       ...(args.length ? { args } : {}),
       ...(meta?.files ? { files: meta.files } : {}),
+      ...(meta?.verify ? { verify: meta.verify } : {}),
       tags: meta?.tags ?? [],
       source,
     };

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RepairEvaluation } from '../env/episodeTypes';
 import type { LibraryVersions, PrimitiveSpec, RolloutResult } from '../env/schemas';
+import { isSuccess } from '../env/reward';
 import { rawCompletion } from './completion';
 import { recordHash, taskHash } from './hashing';
 import { DATASET_FILES, DEMONSTRATION_SCHEMA, type DemonstrationRecord } from './records';
@@ -148,12 +149,14 @@ export function buildDemonstration(args: BuildDemonstrationArgs): DemonstrationR
       visible_reward: final.reward,
       visible_breakdown: final.reward_breakdown,
       held_out_breakdown: final.held_out_breakdown,
-      success: (final.held_out_breakdown.executed_cleanly ?? 0) > 0.5,
+      success: isSuccess(final.held_out_breakdown),
       error_trace: final.error_trace,
       info: {
         target_category: start.targetCategory,
         repair_apply: final.apply,
         findings: final.findings,
+        // The evidence behind `success` (what the verifier loaded and measured): auditable, re-checked by rescore.
+        ...(final.verification ? { verification: final.verification } : {}),
         migration_hint: start.migrationHint ?? { shown: false },
         // A breakage that left the script running is no repair task: flagged, and kept out of training exports by default.
         breakage_failed: exec.exit_code !== 0,

@@ -61,6 +61,19 @@ function libraryVersions(v: unknown): boolean {
   return true;
 }
 
+const VERIFICATION_FLAGS = ['verified', 'loaded', 'trained', 'in_range'] as const;
+const VERIFICATION_TEXTS = ['artifact', 'loaded_with'] as const;
+const VERIFICATION_NUMBERS = ['trained_loss', 'untrained_loss', 'reference_loss', 'reference_untrained_loss'] as const;
+
+/** VerificationSchema (verify/judge.ts), field by field. */
+function verification(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  for (const k of VERIFICATION_FLAGS) if (typeof v[k] !== 'boolean') return false;
+  for (const k of VERIFICATION_TEXTS) if (!optStr(v[k])) return false;
+  for (const k of VERIFICATION_NUMBERS) if (v[k] !== undefined && !isNum(v[k])) return false;
+  return v.findings === undefined || (Array.isArray(v.findings) && v.findings.every(isStr));
+}
+
 function primitiveSpec(v: unknown): boolean {
   if (!isObj(v)) return false;
   if (!nonEmpty(v.primitive_type) || !optStr(v.category) || !optStr(v.drift_id)) return false;
@@ -83,6 +96,7 @@ export function quickDemonstration(json: unknown): boolean {
   if (!nonNegInt(i.seed) || !nonNegInt(i.runs) || !nonNeg(i.active_ms) || !nonNeg(i.wall_ms)) return false;
   if (!Number.isSafeInteger(i.revision) || (i.revision as number) < 1) return false;
   if (i.breakage_failed !== undefined && typeof i.breakage_failed !== 'boolean') return false;
+  if (i.verification !== undefined && !verification(i.verification)) return false;
   if (!sha(i.task_hash) || !sha(i.record_hash)) return false;
   // Refinements: only first revisions stand alone, and none supersedes itself.
   if ((i.revision === 1) !== (i.supersedes === null) || i.supersedes === i.record_id) return false;

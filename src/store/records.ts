@@ -4,6 +4,7 @@
 // append-only files, so a demonstration line is never rewritten to attach a verdict.
 import { z } from 'zod';
 import { ExecutionModeSchema, LibraryVersionsSchema, PrimitiveSpecSchema, RolloutResultSchema } from '../env/schemas';
+import { VerificationSchema } from '../env/verify/judge';
 
 export const DEMONSTRATION_SCHEMA = 'forgeenv.demonstration/v1';
 export const SKIP_SCHEMA = 'forgeenv.skip/v1';
@@ -64,6 +65,8 @@ export const DemonstrationInfoSchema = z
     record_hash: Sha256Hex,
     /** Whether the breakage made the broken script fail (absent in records written before it was recorded). */
     breakage_failed: z.boolean().optional(),
+    /** The verifier's evidence behind `success` (absent in records written before it existed: never exported as successes). */
+    verification: VerificationSchema.optional(),
   })
   .superRefine((info, ctx) => {
     // A revision chain must be walkable: only first revisions stand alone.

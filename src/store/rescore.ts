@@ -33,6 +33,8 @@ export interface RescoreReport {
   done: number;
   cancelled: boolean;
   counts: Record<RescoreStatus, number>;
+  /** Stored as successes, no longer verified as such (the verifier re-ran on the repair's artifact). */
+  no_longer_pass: number;
   /** Every entry that is not `same`. */
   differences: RescoreEntry[];
   problems: StoreProblem[];
@@ -64,7 +66,11 @@ async function rescoreOne(rec: DemonstrationRecord, opts: RescoreOptions): Promi
     if (th !== rec.info.task_hash) return { ...base, now, status: 'task_changed', detail: `task ${rec.task_id} changed since it was recorded (task hash ${th.slice(0, 12)}… ≠ ${rec.info.task_hash.slice(0, 12)}…)` };
     const diffs: string[] = [];
     if (Math.abs(now.reward - base.stored.reward) > REWARD_TOLERANCE) diffs.push(`reward ${base.stored.reward} → ${now.reward}`);
-    if (now.success !== base.stored.success) diffs.push(`success ${base.stored.success} → ${now.success}`);
+    if (now.success !== base.stored.success) {
+      // Why it no longer passes: the verifier's finding, where it has one (records from before it often claim success on printed text).
+      const why = now.success ? '' : (r.evaluation.verification?.findings[0] ?? r.evaluation.findings[0]);
+      diffs.push(`success ${base.stored.success} → ${now.success}${why ? ` (${why})` : ''}`);
+    }
     const flag = breakageFailed(rec);
     if (flag !== undefined && flag !== r.breakageFailed) diffs.push(`breakage_failed ${flag} → ${r.breakageFailed}`);
     return diffs.length ? { ...base, now, status: 'differs', detail: diffs.join(', ') } : { ...base, now, status: 'same' };
@@ -80,7 +86,7 @@ export async function rescoreDataset(dir: string, opts: RescoreOptions): Promise
     if (!e.ok) problems.push(e.problem);
     else if (!opts.recordIds || opts.recordIds.has(e.value.info.record_id)) records.push(e.value);
   }
-  const report: RescoreReport = { dir, total: records.length, done: 0, cancelled: false, counts: { same: 0, differs: 0, task_changed: 0, error: 0 }, differences: [], problems };
+  const report: RescoreReport = { dir, total: records.length, done: 0, cancelled: false, counts: { same: 0, differs: 0, task_changed: 0, error: 0 }, no_longer_pass: 0, differences: [], problems };
   for (const rec of records) {
     if (opts.signal?.aborted) break;
     const entry = await rescoreOne(rec, opts);
@@ -89,6 +95,7 @@ export async function rescoreDataset(dir: string, opts: RescoreOptions): Promise
     report.done++;
     report.counts[entry.status]++;
     if (entry.status !== 'same') report.differences.push(entry);
+    if (entry.stored.success && entry.now && !entry.now.success) report.no_longer_pass++;
     opts.onProgress?.(report.done, report.total, entry);
   }
   report.cancelled = report.done < report.total;
@@ -100,6 +107,7 @@ export function renderRescoreText(r: RescoreReport): string {
   const out = [
     `Rescored ${r.done} of ${r.total} demonstration(s) in ${r.dir}${r.cancelled ? ' (cancelled)' : ''}: ${c.same} identical, ${c.differs} differ, ${c.task_changed} task changed, ${c.error} error(s)`,
   ];
+  if (r.no_longer_pass) out.push(`  ${r.no_longer_pass} stored success(es) no longer pass the verifier`);
   for (const d of r.differences) out.push(`  ${d.status.padEnd(12)} ${d.record_id} ${d.task_id} ${d.primitive_type} (${d.mode}): ${d.detail ?? ''}`);
   if (r.problems.length) out.push(`  ${r.problems.length} unusable line(s) were not rescored (see forgeenv summary)`);
   return out.join('\n');

@@ -13,6 +13,12 @@ import {
   visibleReward,
   type RewardExecution,
 } from '../../src/env/reward';
+import { judgeEvidence, NO_EVIDENCE, type Evidence } from '../../src/env/verify/judge';
+
+/** The verifier's evidence for an honest run: loads, beats the untrained model, lands on the original. */
+const REFERENCE = { ok: true as const, artifact: 'out', loaded_with: 'AutoModelForSequenceClassification', trained_loss: 0.4, untrained_loss: 0.7 };
+const VERIFIED: Evidence = judgeEvidence(REFERENCE, REFERENCE, { margin: 0.02, tolerance: 0.5 });
+const UNVERIFIED: Evidence = NO_EVIDENCE('no verified artifact: the run left no out');
 
 const ORIGINAL = [
   'from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments',
@@ -68,7 +74,7 @@ describe('parseLosses / parseMetrics', () => {
 
 describe('visibleReward', () => {
   test('a perfect repair earns the maximum 1.8', () => {
-    const r = visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run() });
+    const r = visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run(), evidence: VERIFIED });
     assert.deepEqual(r.breakdown, { script_executes: 1, loss_decreased: 0.5, checkpoint_appeared: 0.3, diff_size_penalty: 0 });
     assert.equal(r.reward, MAX_VISIBLE_REWARD);
     assert.deepEqual(r.findings, []);
@@ -79,12 +85,12 @@ describe('visibleReward', () => {
   });
 
   test('script_executes needs exit code 0', () => {
-    assert.equal(visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ exit_code: 1 }) }).breakdown.script_executes, 0);
-    assert.equal(visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ exit_code: null }) }).breakdown.script_executes, 0);
+    assert.equal(visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ exit_code: 1 }), evidence: UNVERIFIED }).breakdown.script_executes, 0);
+    assert.equal(visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ exit_code: null }), evidence: UNVERIFIED }).breakdown.script_executes, 0);
   });
 
   test('loss_decreased is 0.5 × the fraction of falling consecutive losses', () => {
-    const at = (stdout: string) => visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ stdout }) }).breakdown.loss_decreased;
+    const at = (stdout: string) => visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ stdout }), evidence: VERIFIED }).breakdown.loss_decreased;
     assert.equal(at('loss=3\nloss=2\nloss=2.5\nloss=1\nloss=0.5\n'), 0.5 * (3 / 4));
     assert.equal(at('loss=1\nloss=2\n'), 0);
     assert.equal(at('loss=1\nloss=1\n'), 0, 'equal is not falling');
@@ -92,40 +98,46 @@ describe('visibleReward', () => {
     assert.equal(at('no losses\n'), 0);
   });
 
+  test('exit 0 without a verified model earns nothing, whatever the run printed', () => {
+    const r = visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run(), evidence: UNVERIFIED });
+    assert.deepEqual(r.breakdown, { script_executes: 0, loss_decreased: 0, checkpoint_appeared: 0, diff_size_penalty: 0 });
+    assert.ok(r.findings.some((f) => /no verified trained model/.test(f)));
+    assert.ok(r.findings.some((f) => /losses are not counted/.test(f)));
+  });
+
   test('checkpoint_appeared is 0.3 or 0', () => {
-    assert.equal(visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ checkpoint_exists: false }) }).breakdown.checkpoint_appeared, 0);
+    assert.equal(visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ checkpoint_exists: false }), evidence: UNVERIFIED }).breakdown.checkpoint_appeared, 0);
   });
 
   test('diff_size_penalty: 0 up to a ratio of 0.5, then -0.2 × min(1, ratio)', () => {
     const original = 'a\nb\nc\nd\n';
-    const pen = (repaired: string) => visibleReward({ original, repaired, exec: run() }).breakdown.diff_size_penalty;
+    const pen = (repaired: string) => visibleReward({ original, repaired, exec: run(), evidence: VERIFIED }).breakdown.diff_size_penalty;
     assert.equal(DIFF_PENALTY_THRESHOLD, 0.5);
     assert.equal(pen('a\nb\nc\nX\n'), 0, 'ratio 0.5 is not above the threshold');
     assert.equal(pen('a\nb\nc\nd\ne\n'), 0, 'ratio 0.25');
     assert.equal(pen('a\nb\nX\nY\ne\n'), -0.2 * 1, 'ratio 5/4 is capped at 1');
     assert.equal(pen('a\nb\nc\nd\ne\nf\ng\n'), -0.15, 'ratio 0.75');
-    const r = visibleReward({ original, repaired: 'totally\ndifferent\n', exec: run() });
+    const r = visibleReward({ original, repaired: 'totally\ndifferent\n', exec: run(), evidence: VERIFIED });
     assert.equal(r.reward, 1.6, '1.8 - 0.2');
     assert.ok(r.findings.some((f) => /changed \d+% of the original's lines/.test(f)));
   });
 
   test('a run that did nothing scores 0 and says why', () => {
-    const r = visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ exit_code: 1, stdout: '', checkpoint_exists: false }) });
+    const r = visibleReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run({ exit_code: 1, stdout: '', checkpoint_exists: false }), evidence: UNVERIFIED });
     assert.equal(r.reward, 0);
-    assert.equal(r.findings.length, 3);
+    assert.equal(r.findings.length, 2);
   });
 });
 
 describe('heldOutReward', () => {
-  const task = { expected_accuracy_range: [0.8, 0.9] as [number, number] };
 
   test('a clean honest run scores 1 everywhere except the loss ratio', () => {
-    const h = heldOutReward({ task, original: ORIGINAL, repaired: ORIGINAL, exec: run() });
+    const h = heldOutReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run(), evidence: VERIFIED });
     const { findings, ...b } = h;
     assert.deepEqual(b, {
       executed_cleanly: 1,
       checkpoint_valid: 1,
-      loss_decreased: 0.5, // (2 - 1) / 2
+      loss_decreased: 1, // the repair reached the original's whole held-out improvement
       metrics_in_range: 1,
       no_forbidden_workarounds: 1,
       intent_preserved: 1,
@@ -135,53 +147,48 @@ describe('heldOutReward', () => {
   });
 
   test('executed_cleanly: exit 0 and no traceback, not timed out', () => {
-    const at = (over: Partial<RewardExecution>) => heldOutReward({ task, original: ORIGINAL, repaired: ORIGINAL, exec: run(over) }).executed_cleanly;
+    const at = (over: Partial<RewardExecution>) => heldOutReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run(over), evidence: VERIFIED }).executed_cleanly;
     assert.equal(at({ exit_code: 1 }), 0);
     assert.equal(at({ stderr: 'Traceback (most recent call last):\n  File "x", line 1\nValueError\n' }), 0);
     assert.equal(at({ timed_out: true }), 0);
     assert.equal(at({ stderr: 'UserWarning: something deprecated\n' }), 1);
   });
 
-  test('checkpoint_valid uses the executor sizes when present', () => {
-    const at = (over: Partial<RewardExecution>) => heldOutReward({ task, original: ORIGINAL, repaired: ORIGINAL, exec: run(over) }).checkpoint_valid;
-    assert.equal(at({ checkpoints: [{ path: 'model.safetensors', kind: 'file', bytes: 0 }] }), 0);
-    assert.equal(at({ checkpoints: [{ path: 'checkpoint-10', kind: 'dir', bytes: 120 }] }), 1);
-    assert.equal(at({ checkpoint_exists: false }), 0);
-    assert.equal(at({}), 1, 'no size info: trust checkpoint_exists');
+  const heldAt = (evidence: Evidence, over: Partial<RewardExecution> = {}) => heldOutReward({ original: ORIGINAL, repaired: ORIGINAL, exec: run(over), evidence });
+  const repairWith = (trained_loss: number, untrained_loss = 0.7) => judgeEvidence({ ...REFERENCE, trained_loss, untrained_loss }, REFERENCE, { margin: 0.02, tolerance: 0.5 });
+
+  test('checkpoint_valid is whether the artifact loaded, not whether files exist', () => {
+    assert.equal(heldAt(UNVERIFIED, { checkpoints: [{ path: 'checkpoint-10', kind: 'dir', bytes: 120 }] }).checkpoint_valid, 0);
+    assert.equal(heldAt(repairWith(0.7)).checkpoint_valid, 1, 'an untrained model still loads');
   });
 
-  test('loss_decreased = clamp((first - last) / first)', () => {
-    const at = (stdout: string) => heldOutReward({ task, original: ORIGINAL, repaired: ORIGINAL, exec: run({ stdout }) }).loss_decreased;
-    assert.equal(at('loss=4\nloss=5\nloss=1\n'), 0.75);
-    assert.equal(at('loss=1\nloss=2\n'), 0, 'rising clamps to 0');
-    assert.equal(at('loss=0\nloss=0\n'), 0, 'first = 0');
-    assert.equal(at('loss=2\nloss=0\n'), 1);
-    assert.equal(at('loss=2\n'), 0);
+  test("loss_decreased is the share of the original's held-out improvement the artifact reaches", () => {
+    assert.equal(heldAt(repairWith(0.55)).loss_decreased, 0.5, '(0.7 - 0.55) / (0.7 - 0.4)');
+    assert.equal(heldAt(repairWith(0.7)).loss_decreased, 0);
+    assert.equal(heldAt(repairWith(0.9)).loss_decreased, 0, 'worse than untrained clamps to 0');
+    assert.equal(heldAt(repairWith(0.1)).loss_decreased, 1, 'clamped to 1');
+    assert.equal(heldAt(VERIFIED, { stdout: 'loss=9\nloss=1\n' }).loss_decreased, 1, 'printed losses play no part');
   });
 
-  test('metrics_in_range: 1 inside, linear partial credit outside, 0.5 when absent', () => {
-    const at = (stdout: string, range: [number, number] = [0.8, 0.9]) =>
-      heldOutReward({ task: { expected_accuracy_range: range }, original: ORIGINAL, repaired: ORIGINAL, exec: run({ stdout }) }).metrics_in_range;
-    assert.equal(at('eval_accuracy=0.8\n'), 1, 'lower bound is inside');
-    assert.equal(at('eval_accuracy=0.9\n'), 1, 'upper bound is inside');
-    assert.equal(at('eval_accuracy=0.75\n'), 0.5, 'distance 0.05 / width 0.1');
-    assert.equal(at('eval_accuracy=0.95\n'), 0.5);
-    assert.equal(at('eval_accuracy=0.5\n'), 0);
-    assert.equal(at('accuracy=0.2\naccuracy=0.85\n'), 1, 'the last printed metric counts');
-    assert.equal(at('nothing printed\n'), 0.5);
-    assert.equal(at('acc=0.6\n', [0.5, 0.5]), 0, 'a point range uses width 0.1');
-    assert.equal(at('acc=0.55\n', [0.5, 0.5]), 0.5);
+  test("metrics_in_range: 1 within the original's band, falling to 0 at twice its width outside", () => {
+    // band = 0.5 × (0.7 - 0.4) = 0.15 around 0.4
+    assert.equal(heldAt(repairWith(0.54)).metrics_in_range, 1);
+    assert.equal(heldAt(repairWith(0.26)).metrics_in_range, 1);
+    assert.equal(heldAt(repairWith(0.7)).metrics_in_range, 0.5, 'distance 0.3: 0.15 past the band of 0.15, over 2 × 0.15');
+    assert.equal(heldAt(repairWith(0.0)).metrics_in_range, 0.166667, 'better than the original by 0.4: 0.25 past the band, over 0.3');
+    assert.equal(heldAt(UNVERIFIED).metrics_in_range, 0);
   });
 
-  test('hidden_tests_passed needs the sentinel and exit 0', () => {
-    const at = (over: Partial<RewardExecution>) => heldOutReward({ task, original: ORIGINAL, repaired: ORIGINAL, exec: run(over) }).hidden_tests_passed;
-    assert.equal(at({ stdout: 'loss=1\n' }), 0);
-    assert.equal(at({ exit_code: 1 }), 0);
-    assert.equal(at({}), 1);
+  test('hidden_tests_passed is the verifier\'s verdict; the sentinel plays no part', () => {
+    assert.equal(heldAt(VERIFIED, { stdout: 'loss=1\n' }).hidden_tests_passed, 1, 'no TRAINING_COMPLETE needed');
+    assert.equal(heldAt(UNVERIFIED).hidden_tests_passed, 0, 'TRAINING_COMPLETE printed, still 0');
+    assert.equal(heldAt(repairWith(0.7)).hidden_tests_passed, 0, 'untrained');
+    assert.equal(heldAt(repairWith(0.1)).hidden_tests_passed, 0, 'implausibly better than the original');
+    assert.equal(heldAt(repairWith(0.45)).hidden_tests_passed, 1);
   });
 
   test('every component stays within [0, 1]', () => {
-    const h = heldOutReward({ task, original: ORIGINAL, repaired: 'print("hi")\n', exec: run({ stdout: 'loss=1\nloss=9\naccuracy=7\n', exit_code: 2, stderr: 'Traceback (most recent call last):' }) });
+    const h = heldOutReward({ original: ORIGINAL, repaired: 'print("hi")\n', exec: run({ stdout: 'loss=1\nloss=9\naccuracy=7\n', exit_code: 2, stderr: 'Traceback (most recent call last):' }), evidence: UNVERIFIED });
     const { findings, ...b } = h;
     for (const [k, v] of Object.entries(b)) assert.ok(v >= 0 && v <= 1, `${k}=${v}`);
     assert.ok(findings.length >= 4);
@@ -210,7 +217,7 @@ describe('no_forbidden_workarounds', () => {
     test(`flags ${name}`, () => {
       const found = findWorkarounds(original, repaired);
       assert.ok(found.some((f) => why.test(f)), found.join('; ') || '(nothing found)');
-      assert.equal(heldOutReward({ task: { expected_accuracy_range: [0, 1] }, original, repaired, exec: run() }).no_forbidden_workarounds, 0);
+      assert.equal(heldOutReward({ original, repaired, exec: run(), evidence: VERIFIED }).no_forbidden_workarounds, 0);
     });
   }
 
@@ -241,10 +248,9 @@ describe('intent_preserved', () => {
   });
 
   test('a renamed call lowers the overlap; a rewrite lowers it more', () => {
-    const task = { expected_accuracy_range: [0, 1] as [number, number] };
     const renamed = ORIGINAL.replace('trainer.save_model', 'trainer.save_pretrained');
-    const a = heldOutReward({ task, original: ORIGINAL, repaired: renamed, exec: run() }).intent_preserved;
-    const b = heldOutReward({ task, original: ORIGINAL, repaired: 'import torch\nprint("TRAINING_COMPLETE")\n', exec: run() }).intent_preserved;
+    const a = heldOutReward({ original: ORIGINAL, repaired: renamed, exec: run(), evidence: VERIFIED }).intent_preserved;
+    const b = heldOutReward({ original: ORIGINAL, repaired: 'import torch\nprint("TRAINING_COMPLETE")\n', exec: run(), evidence: VERIFIED }).intent_preserved;
     const sig = intentSignature(ORIGINAL);
     assert.equal(a, Math.round(((sig.size - 1) / (sig.size + 1)) * 1e6) / 1e6);
     assert.ok(b < a);

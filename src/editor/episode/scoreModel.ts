@@ -43,19 +43,19 @@ export interface ScoreModel {
 
 // Typed by the reward's own breakdowns: a key added to or renamed in src/env/reward.ts fails to compile here until labelled.
 const VISIBLE_HELP: Record<keyof VisibleBreakdown, [string, string]> = {
-  script_executes: ['Script executes', 'Exit code 0'],
-  loss_decreased: ['Loss decreased', 'Share of consecutive logged losses that fall'],
-  checkpoint_appeared: ['Checkpoint written', 'The run left a checkpoint'],
+  script_executes: ['Script executes', 'Exit code 0 and a verified trained model (the verifier checked the artifact)'],
+  loss_decreased: ['Loss decreased', 'Share of consecutive logged losses that fall (counted only with a verified model)'],
+  checkpoint_appeared: ['Checkpoint written', 'The task\'s artifact loads and is a trained model (verifier)'],
   diff_size_penalty: ['Diff size penalty', 'Negative when the repair changes more than half of the lines'],
 };
 const HELD_OUT_HELP: Record<keyof HeldOutBreakdown, [string, string]> = {
   executed_cleanly: ['Executed cleanly', 'Exit 0, no timeout, no traceback'],
-  checkpoint_valid: ['Checkpoint valid', 'A non-empty checkpoint exists'],
-  loss_decreased: ['Loss decreased', '(first − last) / first of the logged losses'],
-  metrics_in_range: ['Metrics in range', "The last printed metric is inside the task's expected range"],
+  checkpoint_valid: ['Checkpoint valid', 'The artifact loads with the real library loader (verifier)'],
+  loss_decreased: ['Loss decreased', "Share of the original's held-out loss improvement the artifact reaches (verifier)"],
+  metrics_in_range: ['Held-out loss in range', "The artifact's held-out loss is within the band the unbroken original reaches (verifier)"],
   no_forbidden_workarounds: ['No forbidden workarounds', 'No swallowed exceptions, fake output, forced exits or removed training'],
   intent_preserved: ['Intent preserved', 'Overlap of calls and imports with the original script'],
-  hidden_tests_passed: ['Hidden tests passed', 'TRAINING_COMPLETE printed and exit 0'],
+  hidden_tests_passed: ['Hidden tests passed', 'The verifier\'s held-out checks: loads, beats the untrained model, within the original\'s band'],
 };
 
 function rows(breakdown: Record<string, number>, help: Record<string, [string, string]>, max: (k: string) => number): ScoreRow[] {

@@ -80,7 +80,7 @@ export function renderDatasetCard(c: CardInput): string {
     '',
     '## Selection',
     '',
-    `- status: \`${c.filters.status}\` ${c.filters.status === 'success' ? '(held-out executed_cleanly > 0.5)' : '(successful and failed)'}`,
+    `- status: \`${c.filters.status}\` ${c.filters.status === 'success' ? '(verified successes: the verifier passed the artifact, no held-out check flags the repair)' : '(successful and failed)'}`,
     `- review: \`${c.filters.review}\``,
     `- breakage: \`${c.filters.breakage}\` ${c.filters.breakage === 'failed' ? '(episodes whose broken script still ran are left out)' : '(episodes whose broken script still ran are included)'}`,
     `- primitives: ${c.filters.primitives.length ? c.filters.primitives.map((p) => `\`${p}\``).join(', ') : 'all'}`,

@@ -33,7 +33,7 @@ export const FILTER_CHOICES = {
   status: {
     flag: '--status',
     title: 'Which outcomes',
-    values: { success: 'successful repairs only (held-out executed_cleanly > 0.5)', all: 'successful and failed repairs' },
+    values: { success: 'verified successes only (the verifier passed the artifact and no held-out check flags the repair)', all: 'successful and failed repairs' },
   },
   review: {
     flag: '--review',
@@ -67,9 +67,22 @@ const REVIEW = 2;
 const PRIMITIVE = 3;
 const UNBROKEN = 4;
 
+/** Held-out checks that are pass/fail: any below 1 flags the episode (the graded ones only inform). */
+export const HELD_OUT_FLAGS = ['executed_cleanly', 'checkpoint_valid', 'no_forbidden_workarounds', 'hidden_tests_passed'] as const;
+
+/**
+ * A success an export may train on: the environment's verifier passed the run's artifact (records
+ * from before the verifier claimed success on printed text: `forgeenv rescore` re-verifies them),
+ * and no held-out check flags the repair.
+ */
+export function verifiedSuccess(r: Pick<DemonstrationRecord, 'success' | 'held_out_breakdown' | 'info'>): boolean {
+  if (!r.success || r.info.verification?.verified !== true) return false;
+  return HELD_OUT_FLAGS.every((k) => (r.held_out_breakdown[k] ?? 0) >= 1);
+}
+
 /** What a record's own fields decide: FAILED, UNBROKEN, or PASS / PRIMITIVE if its review passes. */
 export function baseCode(r: DemonstrationRecord, filters: SelectionFilters, wanted: ReadonlySet<string>): number {
-  if (filters.status === 'success' && !r.success) return FAILED;
+  if (filters.status === 'success' && !verifiedSuccess(r)) return FAILED;
   if (filters.breakage === 'failed' && breakageFailed(r) === false) return UNBROKEN;
   return wanted.size && !wanted.has(r.primitive_type) ? PRIMITIVE : PASS;
 }

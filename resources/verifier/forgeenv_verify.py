@@ -1,0 +1,552 @@
+"""ForgeEnv's artifact verifier (run by the environment, never by a repair).
+
+After a repair's run, the environment starts this program in a fresh sandboxed process: the
+repair's processes are gone, its run folder is bound read-only, and nothing the repair wrote is
+on sys.path. The program:
+
+1. finds the artifact the task declares (or the one the unbroken original script saves:
+   `trainer.save_model("x")`, `model.save_pretrained("x")`, `torch.save(sd, "x")`, or the latest
+   `checkpoint-*` folder of the TrainingArguments' output_dir);
+2. loads it with the library loader of the mode (the real transformers/peft/torch in real mode,
+   the stand-ins in simulated mode), refusing pickles that name anything but tensor rebuilders;
+3. evaluates it and the untrained model (what the script starts from) on the task's held-out data,
+   and prints both losses.
+
+The environment compares those losses with the unbroken original's and decides. What the repair
+printed plays no part. Usage: forgeenv_verify.py SPEC_JSON; the verdict is the last stdout line
+that starts with the marker.
+"""
+import ast
+import glob
+import json
+import math
+import os
+import pickletools
+import sys
+import zipfile
+
+MARKER = "FORGEENV_VERDICT "
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The repair's folder is never importable; ours holds only this file and the spec.
+sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != HERE]
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+HEADS = {
+    "AutoModelForSequenceClassification": "seqcls",
+    "AutoModelForTokenClassification": "tokcls",
+    "AutoModelForQuestionAnswering": "qa",
+    "AutoModelForCausalLM": "causal",
+    "AutoModelWithLMHead": "causal",
+    "AutoModelForSeq2SeqLM": "seq2seq",
+    "AutoModelForImageClassification": "imgcls",
+}
+SUFFIX_HEADS = [
+    ("ForSequenceClassification", "seqcls"),
+    ("ForTokenClassification", "tokcls"),
+    ("ForQuestionAnswering", "qa"),
+    ("ForConditionalGeneration", "seq2seq"),
+    ("ForCausalLM", "causal"),
+    ("LMHeadModel", "causal"),
+    ("ForImageClassification", "imgcls"),
+]
+LOADERS = {v: k for k, v in HEADS.items() if k != "AutoModelWithLMHead"}
+
+
+class Refusal(Exception):
+    """The artifact cannot be verified: the message says why (a finding for the user)."""
+
+
+def verdict(**fields):
+    sys.stdout.write("\n" + MARKER + json.dumps(fields, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+# ---------- what the unbroken original does, read from its syntax tree ----------
+
+
+def _literal(node, consts):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            elif isinstance(v, ast.FormattedValue):
+                inner = _literal(v.value, consts)
+                if inner is None:
+                    return None
+                parts.append(str(inner))
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _literal(node.left, consts), _literal(node.right, consts)
+        return a + b if isinstance(a, str) and isinstance(b, str) else None
+    if isinstance(node, ast.Call) and _callee(node).endswith("path.join"):
+        parts = [_literal(a, consts) for a in node.args]
+        return os.path.join(*parts) if parts and all(isinstance(p, str) for p in parts) else None
+    return None
+
+
+def _callee(call):
+    f = call.func
+    names = []
+    while isinstance(f, ast.Attribute):
+        names.append(f.attr)
+        f = f.value
+    if isinstance(f, ast.Name):
+        names.append(f.id)
+    return ".".join(reversed(names))
+
+
+def _kw(call, name):
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def read_original(source):
+    """Model, head, dataset, artifact and output folder of the original, as far as literals say."""
+    tree = ast.parse(source)
+    consts = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = _literal(node.value, consts)
+            if isinstance(value, str):
+                consts[node.targets[0].id] = value
+    found = {"models": [], "datasets": [], "saves": [], "output_dirs": [], "checkpointing": False, "state_dict": False}
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        name = _callee(call)
+        last = name.rsplit(".", 1)[-1]
+        owner = name.rsplit(".", 2)[-2] if "." in name else ""
+        if last == "from_pretrained" and call.args:
+            model_id = _literal(call.args[0], consts)
+            head = HEADS.get(owner) or next((h for s, h in SUFFIX_HEADS if owner.endswith(s)), None)
+            if isinstance(model_id, str) and head:
+                found["models"].append((call.lineno, head, model_id, owner))
+        elif last == "load_dataset" and call.args:
+            args = [_literal(a, consts) for a in call.args]
+            if all(isinstance(a, str) for a in args):
+                found["datasets"].append(args)
+        elif last in ("save_model", "save_pretrained") and call.args:
+            path = _literal(call.args[0], consts)
+            if isinstance(path, str):
+                found["saves"].append((call.lineno, path))
+        elif name in ("torch.save", "save") and len(call.args) >= 2:
+            path = _literal(call.args[1], consts)
+            if isinstance(path, str):
+                found["saves"].append((call.lineno, path))
+                found["state_dict"] = True
+        elif last in ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "GRPOConfig", "RewardConfig"):
+            out = _kw(call, "output_dir") or (call.args[0] if call.args else None)
+            out = _literal(out, consts) if out is not None else None
+            if isinstance(out, str):
+                found["output_dirs"].append(out)
+            strategy = _kw(call, "save_strategy")
+            strategy = _literal(strategy, consts) if strategy is not None else "steps"
+            found["checkpointing"] = found["checkpointing"] or strategy != "no"
+    return found
+
+
+# ---------- finding and loading the artifact safely ----------
+
+SAFE_GLOBALS = {
+    ("collections", "OrderedDict"),
+    ("torch._utils", "_rebuild_tensor_v2"),
+    ("torch._utils", "_rebuild_parameter"),
+    ("torch._tensor", "_rebuild"),
+    ("torch", "FloatStorage"),
+    ("torch", "DoubleStorage"),
+    ("torch", "HalfStorage"),
+    ("torch", "BFloat16Storage"),
+    ("torch", "LongStorage"),
+    ("torch", "IntStorage"),
+    ("torch", "BoolStorage"),
+    ("torch", "float32"),
+    ("torch", "int64"),
+    ("torch", "Size"),
+}
+
+
+def check_pickle(data, what):
+    """Refuses a pickle that imports anything but tensor rebuilders: loading runs no repair code."""
+    strings = []
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINSTRING", "SHORT_BINSTRING", "STRING"):
+                strings.append(arg)
+            elif op.name == "GLOBAL":
+                module, _, name = str(arg).partition(" ")
+                if (module, name) not in SAFE_GLOBALS:
+                    raise Refusal("%s is a pickle that imports %s.%s (only tensors are accepted)" % (what, module, name))
+            elif op.name == "STACK_GLOBAL":
+                module, name = (strings[-2], strings[-1]) if len(strings) >= 2 else ("?", "?")
+                if (module, name) not in SAFE_GLOBALS:
+                    raise Refusal("%s is a pickle that imports %s.%s (only tensors are accepted)" % (what, module, name))
+            elif op.name in ("REDUCE", "BUILD", "INST", "OBJ", "NEWOBJ", "NEWOBJ_EX", "EXT1", "EXT2", "EXT4"):
+                continue
+    except Refusal:
+        raise
+    except Exception as e:  # a truncated or malformed pickle
+        raise Refusal("%s is not a readable pickle (%s)" % (what, e))
+
+
+def check_weights_file(path):
+    rel = os.path.basename(path)
+    if path.endswith(".safetensors"):
+        return
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head == b"PK\x03\x04":
+        with zipfile.ZipFile(path) as z:
+            for n in z.namelist():
+                if n.endswith(".pkl"):
+                    check_pickle(z.read(n), rel)
+    else:
+        with open(path, "rb") as f:
+            check_pickle(f.read(), rel)
+
+
+def regular(path):
+    """A regular file or folder reached without links (the repair may have planted them)."""
+    st = os.lstat(path)
+    import stat
+
+    return stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)
+
+
+def locate(run_dir, declared, original, mounts):
+    candidates = []
+    if declared:
+        candidates.append(declared)
+    else:
+        candidates.extend(p for _, p in sorted(original["saves"], reverse=True))
+        if original["checkpointing"]:
+            candidates.extend(os.path.join(d, "checkpoint-*") for d in original["output_dirs"])
+    if not candidates:
+        raise Refusal("the task declares no artifact, and the original script saves none that can be found (set verify.artifact in tasks.json)")
+    for rel in candidates:
+        rel = os.path.normpath(rel)
+        for i, at in enumerate(mounts):
+            # A task's absolute output folder (SageMaker's /opt/ml/model) lives in the run folder's mounts.
+            at = os.path.normpath(at)
+            if rel == at or rel.startswith(at + os.sep):
+                rel = os.path.join(".forgeenv-mounts", str(i), os.path.relpath(rel, at))
+        if rel.startswith("..") or os.path.isabs(rel):
+            continue
+        matches = glob.glob(os.path.join(run_dir, rel))
+        if "*" in rel:
+            matches.sort(key=lambda p: int("".join(c for c in os.path.basename(p) if c.isdigit()) or 0))
+        for path in reversed(matches):
+            parts = os.path.relpath(path, run_dir).split(os.sep)
+            if all(regular(os.path.join(run_dir, *parts[: i + 1])) for i in range(len(parts))):
+                return path, os.path.relpath(path, run_dir)
+    raise Refusal("the run left no %s" % " or ".join(candidates))
+
+
+# ---------- held-out data and losses ----------
+
+LIMIT = 32
+BATCH = 8
+
+
+def heldout_split(dataset_args, spec):
+    from datasets import load_dataset
+
+    ds = load_dataset(*dataset_args)
+    names = list(ds.keys()) if hasattr(ds, "keys") else []
+    split = spec.get("split") or next((s for s in ("validation", "test", "valid", "eval") if s in names), None)
+    if split is None:
+        if not names:
+            return ds.select(range(min(LIMIT, len(ds))))
+        split = names[0]
+        part = ds[split]
+        n = len(part)
+        # No held-out split: the last examples, which the shuffled training of a short run is least likely to fit.
+        return part.select(range(max(0, n - LIMIT), n))
+    part = ds[split]
+    return part.select(range(min(LIMIT, len(part))))
+
+
+def columns_of(part, kinds):
+    feats = getattr(part, "features", {}) or {}
+    out = []
+    for name in part.column_names:
+        f = feats.get(name) if hasattr(feats, "get") else None
+        kind = type(f).__name__ if f is not None else ""
+        dtype = getattr(f, "dtype", "")
+        if "text" in kinds and kind == "Value" and dtype == "string":
+            out.append(name)
+        elif "label" in kinds and (kind == "ClassLabel" or (kind == "Value" and name in ("label", "labels") and dtype.startswith("int"))):
+            out.append(name)
+    return out
+
+
+def pick(spec, key, found, what):
+    value = spec.get(key)
+    if value:
+        return value
+    if not found:
+        raise Refusal("the held-out data has no %s column (set verify.%s in tasks.json)" % (what, key))
+    return found
+
+
+def batches(rows):
+    for i in range(0, len(rows), BATCH):
+        yield rows[i : i + BATCH]
+
+
+def mean_loss(model, make_batches):
+    import torch
+
+    model.eval()
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for kwargs in make_batches():
+            out = model(**kwargs)
+            loss = out.loss if hasattr(out, "loss") else out[0]
+            value = float(loss.item() if hasattr(loss, "item") else loss)
+            if not math.isfinite(value):
+                raise Refusal("the model's held-out loss is not finite (%r)" % value)
+            total += value
+            n += 1
+    if n == 0:
+        raise Refusal("the held-out data gave no batch to evaluate")
+    return total / n
+
+
+def text_batches(head, part, tokenizer, spec):
+    rows = [part[i] for i in range(len(part))]
+    if head == "seqcls":
+        texts = pick(spec, "text", columns_of(part, {"text"})[:2], "text")
+        label = pick(spec, "label", columns_of(part, {"label"})[:1], "label")
+        texts = texts if isinstance(texts, list) else [texts]
+        label = label[0] if isinstance(label, list) else label
+
+        def make():
+            for chunk in batches(rows):
+                cols = [[str(r[c]) for r in chunk] for c in texts]
+                enc = tokenizer(*cols, truncation=True, max_length=64, padding=True, return_tensors="pt")
+                import torch
+
+                enc["labels"] = torch.tensor([int(r[label]) for r in chunk])
+                yield dict(enc)
+
+        return make
+    if head == "tokcls":
+        words = spec.get("text") or ("tokens" if "tokens" in part.column_names else None)
+        tags = spec.get("label") or ("ner_tags" if "ner_tags" in part.column_names else next((c for c in part.column_names if c.endswith("tags")), None))
+        if not words or not tags:
+            raise Refusal("the held-out data has no word and tag columns (set verify.text and verify.label)")
+
+        def make():
+            import torch
+
+            for chunk in batches(rows):
+                enc = tokenizer([list(r[words]) for r in chunk], is_split_into_words=True, truncation=True, max_length=64, padding=True, return_tensors="pt")
+                labels = []
+                for i, r in enumerate(chunk):
+                    prev, row = None, []
+                    for w in enc.word_ids(batch_index=i):
+                        row.append(-100 if w is None or w == prev else int(r[tags][w]))
+                        prev = w
+                    labels.append(row)
+                enc["labels"] = torch.tensor(labels)
+                yield dict(enc)
+
+        return make
+    if head == "qa":
+
+        def make():
+            import torch
+
+            for chunk in batches(rows):
+                questions = [str(r["question"]) for r in chunk]
+                contexts = [str(r["context"]) for r in chunk]
+                enc = tokenizer(questions, contexts, truncation="only_second", max_length=96, padding=True, return_tensors="pt")
+                starts, ends = [], []
+                for i, r in enumerate(chunk):
+                    answer = r["answers"]["text"][0] if r["answers"]["text"] else ""
+                    target = tokenizer(answer, add_special_tokens=False)["input_ids"]
+                    ids = enc["input_ids"][i].tolist()
+                    s = e = 0
+                    for j in range(len(ids) - len(target) + 1):
+                        if target and ids[j : j + len(target)] == target:
+                            s, e = j, j + len(target) - 1
+                            break
+                    starts.append(s)
+                    ends.append(e)
+                enc["start_positions"] = torch.tensor(starts)
+                enc["end_positions"] = torch.tensor(ends)
+                yield dict(enc)
+
+        return make
+    if head == "causal":
+        text = spec.get("text") or (columns_of(part, {"text"})[:1] or [None])[0]
+        if not text:
+            raise Refusal("the held-out data has no text column (set verify.text)")
+        texts = [str(r[text]) for r in rows if str(r[text]).strip()] or [str(r[text]) for r in rows]
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+
+        def make():
+            for chunk in batches(texts):
+                enc = tokenizer(chunk, truncation=True, max_length=64, padding=True, return_tensors="pt")
+                labels = enc["input_ids"].clone()
+                labels[enc["attention_mask"] == 0] = -100
+                enc["labels"] = labels
+                yield dict(enc)
+
+        return make
+    if head == "seq2seq":
+        source_col, target_col = spec.get("text"), spec.get("label")
+        if not source_col or not target_col:
+            strings = columns_of(part, {"text"})
+            if len(strings) < 2:
+                raise Refusal("the held-out data has no source and target columns (set verify.text and verify.label)")
+            source_col, target_col = strings[0], strings[1]
+        prefix = spec.get("prefix", "")
+
+        def make():
+            for chunk in batches(rows):
+                enc = tokenizer([prefix + str(r[source_col]) for r in chunk], truncation=True, max_length=128, padding=True, return_tensors="pt")
+                labels = tokenizer([str(r[target_col]) for r in chunk], truncation=True, max_length=32, padding=True, return_tensors="pt")["input_ids"]
+                labels[labels == tokenizer.pad_token_id] = -100
+                enc["labels"] = labels
+                yield dict(enc)
+
+        return make
+    raise Refusal("no held-out evaluation for a %s model" % head)
+
+
+def image_batches(part, processor, spec):
+    import torch
+
+    rows = [part[i] for i in range(len(part))]
+    image = spec.get("image") or next((c for c in part.column_names if c in ("img", "image", "pixel_values")), None)
+    label = pick(spec, "label", columns_of(part, {"label"})[:1], "label")
+    label = label[0] if isinstance(label, list) else label
+    if not image:
+        raise Refusal("the held-out data has no image column (set verify.image)")
+
+    def make():
+        for chunk in batches(rows):
+            enc = processor([r[image].convert("RGB") if hasattr(r[image], "convert") else r[image] for r in chunk], return_tensors="pt")
+            yield {"pixel_values": enc["pixel_values"], "labels": torch.tensor([int(r[label]) for r in chunk])}
+
+    return make
+
+
+def verify_hf(spec, original, artifact):
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    models = original["models"]
+    head = spec.get("head") or (models[0][1] if models else None)
+    base = spec.get("base_model") or next((m[2] for m in models if m[1] == head), None)
+    if not head or not base:
+        raise Refusal("the original loads no model by a literal id (set verify.base_model and verify.head in tasks.json)")
+    loader = getattr(transformers, LOADERS[head])
+    adapter = os.path.isfile(os.path.join(artifact, "adapter_config.json"))
+    if not adapter and not os.path.isfile(os.path.join(artifact, "config.json")):
+        raise Refusal("%s holds no config.json or adapter_config.json: not a saved model" % os.path.basename(artifact))
+    weights = [p for p in glob.glob(os.path.join(artifact, "*")) if p.endswith((".safetensors", ".bin", ".pt", ".pth"))]
+    if not weights:
+        raise Refusal("%s holds no weights file" % os.path.basename(artifact))
+    for w in weights:
+        if not regular(w):
+            raise Refusal("%s is not a regular file" % os.path.basename(w))
+        check_weights_file(w)
+    try:
+        if adapter:
+            from peft import PeftModel
+
+            trained = PeftModel.from_pretrained(loader.from_pretrained(base), artifact)
+        else:
+            trained = loader.from_pretrained(artifact)
+    except Exception as e:
+        raise Refusal("the artifact does not load with %s.from_pretrained: %s: %s" % (LOADERS[head], type(e).__name__, str(e)[:300]))
+    torch.manual_seed(0)
+    if adapter:
+        untrained = loader.from_pretrained(base)
+    else:
+        untrained = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact))
+    datasets = original["datasets"]
+    dataset_args = spec.get("dataset") or (datasets[0] if datasets else None)
+    if not dataset_args:
+        raise Refusal("the original loads no dataset by a literal name (set verify.dataset in tasks.json)")
+    part = heldout_split(dataset_args, spec)
+    if head == "imgcls":
+        processor = transformers.AutoImageProcessor.from_pretrained(base)
+        make = image_batches(part, processor, spec)
+    else:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+        make = text_batches(head, part, tokenizer, spec)
+    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head],
+            "trained_loss": mean_loss(trained, make), "untrained_loss": mean_loss(untrained, make)}
+
+
+def verify_state_dict(spec, artifact):
+    import torch
+    from torch import nn  # noqa: F401  (the task's model expression may use it)
+    import torch.nn.functional as F  # noqa: F401
+
+    if not spec.get("model") or not spec.get("heldout"):
+        raise Refusal("a state-dict artifact needs verify.model and verify.heldout in tasks.json")
+    check_weights_file(artifact)
+    try:
+        state = torch.load(artifact, weights_only=True)
+    except TypeError:
+        state = torch.load(artifact)
+    except Exception as e:
+        raise Refusal("the artifact does not load with torch.load: %s: %s" % (type(e).__name__, str(e)[:300]))
+    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional}
+    # The task author's code (tasks.json), not the repair's: the model and its held-out batches.
+    exec(spec["heldout"], scope)
+    torch.manual_seed(spec.get("init_seed", 1234))
+    model = eval(spec["model"], scope)
+    untrained = eval(spec["model"], scope)
+    try:
+        model.load_state_dict(state)
+    except Exception as e:
+        raise Refusal("the state dict does not fit the task's model: %s" % str(e)[:300])
+    loss_fn = scope.get("loss_fn")
+
+    def evaluate(m):
+        m.eval()
+        with torch.no_grad():
+            total = 0.0
+            for x, y in scope["batches"]():
+                total += float(loss_fn(m(x), y).item())
+        return total
+
+    return {"head": "state_dict", "loaded_with": "torch.load(weights_only=True)", "trained_loss": evaluate(model), "untrained_loss": evaluate(untrained)}
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        spec = json.load(f)
+    run_dir = spec["run_dir"]
+    original = read_original(spec["original"])
+    check = spec.get("verify") or {}
+    try:
+        path, rel = locate(run_dir, check.get("artifact"), original, check.get("mounts") or [])
+        kind = check.get("kind") or ("state_dict" if os.path.isfile(path) else "hf_model")
+        if kind == "state_dict":
+            if not os.path.isfile(path):
+                raise Refusal("%s is not a file" % rel)
+            result = verify_state_dict(check, path)
+        else:
+            if not os.path.isdir(path):
+                raise Refusal("%s is not a saved-model folder" % rel)
+            result = verify_hf(check, original, path)
+        verdict(ok=True, artifact=rel, **result)
+    except Refusal as e:
+        verdict(ok=False, reason=str(e))
+
+
+if __name__ == "__main__":
+    main()

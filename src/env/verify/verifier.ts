@@ -1,0 +1,60 @@
+// Runs resources/verifier/forgeenv_verify.py on a finished run's folder and reads its verdict. The
+// verifier is a separate sandboxed process started after every process of the run has ended: the
+// run folder is bound read-only, the verifier's own folder holds only its code and spec, and the
+// verdict is the last marked line of the verifier's own stdout, which the repair never wrote to.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { resourcesDir } from '../paths';
+import type { ExecutionResult } from '../schemas';
+import type { VerifySpec } from './spec';
+
+export const VERDICT_MARKER = 'FORGEENV_VERDICT ';
+export const VERIFIER_SCRIPT_NAME = 'forgeenv_verify.py';
+
+const Loss = z.number().finite();
+const VerdictSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), artifact: z.string(), loaded_with: z.string(), trained_loss: Loss, untrained_loss: Loss }).passthrough(),
+  z.object({ ok: z.literal(false), reason: z.string().min(1) }).passthrough(),
+]);
+export type VerifierOutcome =
+  | { ok: true; artifact: string; loaded_with: string; trained_loss: number; untrained_loss: number }
+  | { ok: false; reason: string };
+
+let source: string | undefined;
+const verifierSource = () => (source ??= readFileSync(join(resourcesDir(), 'verifier', VERIFIER_SCRIPT_NAME), 'utf8'));
+
+/** The run (script, files, binds) that verifies `runDir`; the caller adds mode, interpreter and limits. */
+export function verifierRun(runDir: string, original: string, spec: Partial<VerifySpec> & { mounts?: string[] }) {
+  return {
+    script: verifierSource(),
+    scriptName: VERIFIER_SCRIPT_NAME,
+    args: ['spec.json'],
+    files: { 'spec.json': JSON.stringify({ run_dir: runDir, original, verify: spec }) },
+    readOnlyPaths: [runDir],
+    validate: false as const,
+  };
+}
+
+/** The verdict of a verifier run; a crash, timeout or missing verdict is a refusal that says so. */
+export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'killed'>): VerifierOutcome {
+  if (exec.timed_out) return { ok: false, reason: 'the verifier timed out' };
+  if (exec.killed) return { ok: false, reason: 'the verifier was cancelled' };
+  const line = exec.stdout.split('\n').reverse().find((l) => l.startsWith(VERDICT_MARKER));
+  if (!line) {
+    const last = exec.stderr.trim().split('\n').slice(-1)[0] ?? '';
+    return { ok: false, reason: `the verifier ended without a verdict (exit code ${exec.exit_code ?? 'none'}${last ? `: ${last.slice(0, 300)}` : ''})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(line.slice(VERDICT_MARKER.length));
+  } catch {
+    return { ok: false, reason: 'the verifier printed an unreadable verdict' };
+  }
+  const parsed = VerdictSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, reason: 'the verifier printed an invalid verdict' };
+  const v = parsed.data;
+  return v.ok
+    ? { ok: true, artifact: v.artifact, loaded_with: v.loaded_with, trained_loss: v.trained_loss, untrained_loss: v.untrained_loss }
+    : { ok: false, reason: v.reason };
+}
