@@ -22,6 +22,7 @@ import json
 import math
 import os
 import pickletools
+import re
 import sys
 import zipfile
 
@@ -248,6 +249,7 @@ def locate(run_dir, declared, original, mounts):
 
 # ---------- held-out data and losses ----------
 
+WEIGHT_FILE = re.compile(r"^(model|pytorch_model|adapter_model)(-\d+-of-\d+)?\.(safetensors|bin)$")
 LIMIT = 32
 BATCH = 8
 
@@ -453,7 +455,8 @@ def verify_hf(spec, original, artifact):
     adapter = os.path.isfile(os.path.join(artifact, "adapter_config.json"))
     if not adapter and not os.path.isfile(os.path.join(artifact, "config.json")):
         raise Refusal("%s holds no config.json or adapter_config.json: not a saved model" % os.path.basename(artifact))
-    weights = [p for p in glob.glob(os.path.join(artifact, "*")) if p.endswith((".safetensors", ".bin", ".pt", ".pth"))]
+    # The files from_pretrained reads (training_args.bin, optimizer.pt & co. are never loaded here).
+    weights = [p for p in glob.glob(os.path.join(artifact, "*")) if WEIGHT_FILE.match(os.path.basename(p))]
     if not weights:
         raise Refusal("%s holds no weights file" % os.path.basename(artifact))
     for w in weights:
@@ -471,9 +474,11 @@ def verify_hf(spec, original, artifact):
         raise Refusal("the artifact does not load with %s.from_pretrained: %s: %s" % (LOADERS[head], type(e).__name__, str(e)[:300]))
     torch.manual_seed(0)
     if adapter:
-        untrained = loader.from_pretrained(base)
+        untrained, fresh = loader.from_pretrained(base), set()
     else:
-        untrained = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact))
+        untrained, info = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact), output_loading_info=True)
+        fresh = set(info.get("missing_keys") or [])
+    moved = moved_share(trained, untrained, fresh, adapter)
     datasets = original["datasets"]
     dataset_args = spec.get("dataset") or (datasets[0] if datasets else None)
     if not dataset_args:
@@ -485,8 +490,23 @@ def verify_hf(spec, original, artifact):
     else:
         tokenizer = transformers.AutoTokenizer.from_pretrained(base)
         make = text_batches(head, part, tokenizer, spec)
-    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head],
+    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head], "moved": moved,
             "trained_loss": mean_loss(trained, make), "untrained_loss": mean_loss(untrained, make)}
+
+
+def moved_share(trained, untrained, fresh, adapter):
+    """Share of the weights the script starts from that training changed: the base model's (the
+    head a script adds starts random, so it proves nothing), or an adapter's LoRA B matrices (which
+    start at zero)."""
+    ts = trained.state_dict()
+    if adapter:
+        names = [k for k in ts if "lora_B" in k]
+        changed = [k for k in names if float(ts[k].abs().max().item()) > 0]
+        return len(changed) / len(names) if names else 0.0
+    us = untrained.state_dict()
+    names = [k for k in us if k in ts and k not in fresh and tuple(us[k].shape) == tuple(ts[k].shape) and us[k].dtype.is_floating_point]
+    changed = [k for k in names if float((ts[k] - us[k]).abs().max().item()) > 0]
+    return len(changed) / len(names) if names else 0.0
 
 
 def verify_state_dict(spec, artifact):

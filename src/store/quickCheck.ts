@@ -70,6 +70,7 @@ function verification(v: unknown): boolean {
   if (!isObj(v)) return false;
   for (const k of VERIFICATION_FLAGS) if (typeof v[k] !== 'boolean') return false;
   for (const k of VERIFICATION_TEXTS) if (!optStr(v[k])) return false;
+  if (v.check !== undefined && v.check !== 'held_out_loss' && v.check !== 'weights_moved') return false;
   for (const k of VERIFICATION_NUMBERS) if (v[k] !== undefined && !isNum(v[k])) return false;
   return v.findings === undefined || (Array.isArray(v.findings) && v.findings.every(isStr));
 }

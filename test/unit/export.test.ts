@@ -172,6 +172,22 @@ describe('export selection', () => {
     assert.ok((row!.prompt as string).startsWith(`${REPAIR_AGENT_SYSTEM_PROMPT}\n\n`));
   });
 
+  test('only verified successes: a record from before the verifier and a flagged one are left out', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    await store.appendDemonstration(makeDemo({ n: 1, success: true }));
+    // Claimed success on printed text, before the verifier existed: `forgeenv rescore` re-verifies it.
+    await store.appendDemonstration(makeDemo({ n: 2, taskId: 't2', success: true, verified: false }));
+    const flagged = makeDemo({ n: 3, taskId: 't3', success: true });
+    await store.appendDemonstration({ ...flagged, held_out_breakdown: { ...flagged.held_out_breakdown, no_forbidden_workarounds: 0 } });
+    const out = join(tempDir(), 'v.jsonl');
+    const r = await exportDataset({ format: 'trl-sft', dir, out, systemPrompt: SYSTEM });
+    assert.equal(r.rows, 1);
+    assert.equal(r.stats.failed, 2);
+    const all = await exportDataset({ format: 'trl-sft', dir, out: join(tempDir(), 'a.jsonl'), systemPrompt: SYSTEM, filters: { status: 'all' } });
+    assert.equal(all.rows, 3, '--status all still takes every record');
+  });
+
   test('a revision is exported instead of the record it supersedes', async () => {
     const dir = tempDir();
     const store = new DatasetStore(dir);

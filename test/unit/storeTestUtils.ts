@@ -38,6 +38,8 @@ export interface DemoSpec {
   params?: Record<string, unknown>;
   seed?: number;
   success?: boolean;
+  /** false: a record from before the verifier (no info.verification). */
+  verified?: boolean;
   reward?: number;
   activeMs?: number;
   annotator?: string;
@@ -91,10 +93,15 @@ export function makeDemo(s: DemoSpec): DemonstrationRecord {
       repair_completion: diff,
       visible_reward: s.reward ?? (success ? 1.8 : 0),
       visible_breakdown: { script_executes: success ? 1 : 0 },
-      held_out_breakdown: { executed_cleanly: success ? 1 : 0 },
+      held_out_breakdown: { executed_cleanly: success ? 1 : 0, hidden_tests_passed: success ? 1 : 0 },
       success,
       error_trace: success ? '' : 'Traceback (most recent call last):\nTypeError: boom',
-      info: { target_category: primitive, ...(s.breakageFailed === undefined ? {} : { breakage_failed: s.breakageFailed }) },
+      info: {
+        target_category: primitive,
+        ...(s.breakageFailed === undefined ? {} : { breakage_failed: s.breakageFailed }),
+        // The verifier's verdict, as the environment records it: exports take only verified successes.
+        ...(s.verified === false ? {} : { verification: { verified: success, loaded: success, trained: success, in_range: success, findings: [] } }),
+      },
     },
     originalScript: s.script ?? `# script of ${taskId}\nprint("hello")\n`,
     episodeId,

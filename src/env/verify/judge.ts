@@ -15,6 +15,11 @@ export interface Evidence {
   in_range: boolean;
   /** All three: the episode may succeed. */
   verified: boolean;
+  /**
+   * What decided `trained`: the held-out loss, or (where the mode's training is too short to move
+   * held-out loss by the margin, as in real mode's tiny models) the share of starting weights it changed.
+   */
+  check?: 'held_out_loss' | 'weights_moved';
   /** Share of the original's held-out improvement the repair reached (0 when not loaded). */
   improvement_share: number;
   /** Closeness to the original's band: 1 inside, falling to 0 at twice the band's width outside. */
@@ -37,6 +42,7 @@ export const VerificationSchema = z.object({
   loaded: z.boolean(),
   trained: z.boolean(),
   in_range: z.boolean(),
+  check: z.enum(['held_out_loss', 'weights_moved']).optional(),
   artifact: z.string().optional(),
   loaded_with: z.string().optional(),
   trained_loss: z.number().optional(),
@@ -48,7 +54,7 @@ export const VerificationSchema = z.object({
 export type Verification = z.infer<typeof VerificationSchema>;
 
 export function verificationRecord(e: Evidence): Verification {
-  return { verified: e.verified, loaded: e.loaded, trained: e.trained, in_range: e.in_range, ...(e.measured ?? {}), findings: e.findings };
+  return { verified: e.verified, loaded: e.loaded, trained: e.trained, in_range: e.in_range, ...(e.check ? { check: e.check } : {}), ...(e.measured ?? {}), findings: e.findings };
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -68,9 +74,12 @@ export function judgeEvidence(repair: VerifierOutcome, reference: VerifierOutcom
   if (!reference.ok) return NO_EVIDENCE(`the task's check cannot verify anything: the unbroken original's own artifact fails it (${reference.reason})`);
   const r0 = (reference.untrained_loss - reference.trained_loss) / Math.max(1e-9, Math.abs(reference.untrained_loss));
   if (!(r0 >= spec.margin)) {
-    return NO_EVIDENCE(
-      `the task's check cannot verify anything: the unbroken original improves on the untrained model's held-out loss by ${pct(r0)}, under the task's margin of ${pct(spec.margin)}`,
-    );
+    if (!(reference.moved !== undefined && reference.moved > 0)) {
+      return NO_EVIDENCE(
+        `the task's check cannot verify anything: the unbroken original improves on the untrained model's held-out loss by ${pct(r0)}, under the task's margin of ${pct(spec.margin)}`,
+      );
+    }
+    return repair.ok ? judgeMovedWeights(repair, reference, r0) : NO_EVIDENCE(`no verified artifact: ${repair.reason}`);
   }
   if (!repair.ok) return NO_EVIDENCE(`no verified artifact: ${repair.reason}`);
   const findings: string[] = [];
@@ -98,6 +107,7 @@ export function judgeEvidence(repair: VerifierOutcome, reference: VerifierOutcom
     trained,
     in_range,
     verified: trained && in_range,
+    check: 'held_out_loss',
     improvement_share: round(clamp01((U - T) / Math.max(1e-9, gain0))),
     range_score: round(in_range ? 1 : clamp01(1 - (distance - band) / Math.max(1e-9, 2 * band))),
     findings,
@@ -107,6 +117,43 @@ export function judgeEvidence(repair: VerifierOutcome, reference: VerifierOutcom
       trained_loss: round(T),
       untrained_loss: round(U),
       reference_loss: round(T0),
+      reference_untrained_loss: round(reference.untrained_loss),
+    },
+  };
+}
+
+type Loaded = Extract<VerifierOutcome, { ok: true }>;
+
+/**
+ * The weaker check, for a mode whose training is too short to show on held-out data: the repair's
+ * artifact must have changed at least half as many of its starting weights as the original's did.
+ * Saving the untrained model fails it; deliberately perturbing weights without training would not,
+ * and the findings say which check decided.
+ */
+function judgeMovedWeights(repair: Loaded, reference: Loaded, r0: number): Evidence {
+  const moved = repair.moved ?? 0;
+  const needed = 0.5 * (reference.moved ?? 0);
+  const trained = moved >= needed && moved > 0;
+  const gain0 = reference.untrained_loss - reference.trained_loss;
+  const findings = [
+    `held-out loss cannot show training here (the unbroken original improves it by ${pct(r0)}), so the check is the weights training changed: ${pct(moved)} of the starting weights (the original changes ${pct(reference.moved ?? 0)})`,
+  ];
+  if (!trained) findings.push(`${repair.artifact} is not a trained model: it changed ${pct(moved)} of its starting weights, under half of the original's ${pct(reference.moved ?? 0)}`);
+  return {
+    loaded: true,
+    trained,
+    in_range: trained,
+    verified: trained,
+    check: 'weights_moved',
+    improvement_share: gain0 > 0 ? round(clamp01((repair.untrained_loss - repair.trained_loss) / gain0)) : trained ? 1 : 0,
+    range_score: trained ? 1 : 0,
+    findings,
+    measured: {
+      artifact: repair.artifact,
+      loaded_with: repair.loaded_with,
+      trained_loss: round(repair.trained_loss),
+      untrained_loss: round(repair.untrained_loss),
+      reference_loss: round(reference.trained_loss),
       reference_untrained_loss: round(reference.untrained_loss),
     },
   };

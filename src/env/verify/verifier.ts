@@ -14,11 +14,19 @@ export const VERIFIER_SCRIPT_NAME = 'forgeenv_verify.py';
 
 const Loss = z.number().finite();
 const VerdictSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), artifact: z.string(), loaded_with: z.string(), trained_loss: Loss, untrained_loss: Loss }).passthrough(),
+  z.object({ ok: z.literal(true), artifact: z.string(), loaded_with: z.string(), trained_loss: Loss, untrained_loss: Loss, moved: z.number().min(0).max(1).optional() }).passthrough(),
   z.object({ ok: z.literal(false), reason: z.string().min(1) }).passthrough(),
 ]);
 export type VerifierOutcome =
-  | { ok: true; artifact: string; loaded_with: string; trained_loss: number; untrained_loss: number }
+  | {
+      ok: true;
+      artifact: string;
+      loaded_with: string;
+      trained_loss: number;
+      untrained_loss: number;
+      /** Share of the starting weights that training changed (absent for state dicts, whose untrained model is another random init). */
+      moved?: number;
+    }
   | { ok: false; reason: string };
 
 let source: string | undefined;
@@ -55,6 +63,6 @@ export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' |
   if (!parsed.success) return { ok: false, reason: 'the verifier printed an invalid verdict' };
   const v = parsed.data;
   return v.ok
-    ? { ok: true, artifact: v.artifact, loaded_with: v.loaded_with, trained_loss: v.trained_loss, untrained_loss: v.untrained_loss }
+    ? { ok: true, artifact: v.artifact, loaded_with: v.loaded_with, trained_loss: v.trained_loss, untrained_loss: v.untrained_loss, ...(v.moved === undefined ? {} : { moved: v.moved }) }
     : { ok: false, reason: v.reason };
 }

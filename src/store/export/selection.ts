@@ -77,7 +77,7 @@ export const HELD_OUT_FLAGS = ['executed_cleanly', 'checkpoint_valid', 'no_forbi
  */
 export function verifiedSuccess(r: Pick<DemonstrationRecord, 'success' | 'held_out_breakdown' | 'info'>): boolean {
   if (!r.success || r.info.verification?.verified !== true) return false;
-  return HELD_OUT_FLAGS.every((k) => (r.held_out_breakdown[k] ?? 0) >= 1);
+  return HELD_OUT_FLAGS.every((k) => (r.held_out_breakdown[k] ?? 1) >= 1);
 }
 
 /** What a record's own fields decide: FAILED, UNBROKEN, or PASS / PRIMITIVE if its review passes. */
