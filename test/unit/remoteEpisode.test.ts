@@ -20,11 +20,43 @@ import { explainRemoteError, isCancelledRemoteError, RemoteEpisodeSession } from
 import { loadCorpus, TaskSampler } from '../../src/env/tasks';
 import { openSession } from './openenvTestUtils';
 
-// A task that prints, then takes a while: long enough to cancel mid-run and to see output before the answer.
+// A task that prints, then takes a while: long enough to cancel mid-run and to see output before the
+// answer. It trains a one-weight model, so a repaired run leaves the artifact its verifier checks.
 const taskDir = mkdtempSync(join(tmpdir(), 'forgeenv-remote-episode-'));
 writeFileSync(
   join(taskDir, 'slow_print_task.py'),
-  'import time\nprint("step 1 loss 1.0", flush=True)\ntime.sleep(1.5)\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("distilbert-base-uncased")\nprint("step 2 loss 0.5", flush=True)\n',
+  [
+    'import time',
+    'import torch',
+    'print("step 1 loss 1.0", flush=True)',
+    'time.sleep(1.5)',
+    'from transformers import AutoTokenizer',
+    'tok = AutoTokenizer.from_pretrained("distilbert-base-uncased")',
+    'model = torch.nn.Linear(1, 1)',
+    'opt = torch.optim.SGD(model.parameters(), lr=0.1)',
+    'x = torch.tensor([[1.0], [2.0], [3.0]])',
+    'for _ in range(20):',
+    '    opt.zero_grad()',
+    '    loss = ((model(x) - 2 * x) ** 2).mean()',
+    '    loss.backward()',
+    '    opt.step()',
+    'print("step 2 loss 0.5", flush=True)',
+    'torch.save(model.state_dict(), "slow.pt")',
+    '',
+  ].join('\n'),
+);
+writeFileSync(
+  join(taskDir, 'tasks.json'),
+  JSON.stringify([
+    {
+      task_id: 'slow_print_task',
+      verify: {
+        artifact: 'slow.pt',
+        model: 'nn.Linear(1, 1)',
+        heldout: 'x = torch.tensor([[4.0], [5.0]])\nloss_fn = nn.MSELoss()\n\n\ndef batches():\n    yield x, 2 * x\n',
+      },
+    },
+  ]),
 );
 const SLOW = 'slow_print_task';
 const RENAME = { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokeniser' } };
