@@ -97,8 +97,8 @@ export interface CheckOptions {
 }
 
 /**
- * Every `.py` file in a folder (not recursive: a folder of training scripts). Symlinks out of the
- * folder, non-regular files and files over the task-script limit are left out and reported.
+ * Every `.py` file in a folder (not recursive: a folder of training scripts). Symlinks (even to a
+ * file inside the folder: see folderFile.ts), non-regular files and files over the task-script limit are left out and reported.
  */
 export function scriptsInFolder(dir: string, onProblem: (problem: string) => void = () => undefined): CheckScript[] {
   const out: CheckScript[] = [];

@@ -241,7 +241,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
    * Re-creates a saved episode from its recipe (episodeRecipe.ts), deterministically: the same
    * reset, the breakage applied again to this environment's own copy of the task. Refused (with
    * the state left as it was) when the task is unknown, the primitive refuses, or the scripts differ
-   * from the digests. Without `broken_execution` the broken script runs again (`options` apply).
+   * from the digests. The broken script always runs again (`options` apply): a recipe's
+   * `broken_execution` comes from the client and is never trusted (episodeTypes.ts).
    */
   async recreate(recipe: EpisodeRecipe, options: StepOptions = {}): Promise<Observation> {
     const parsed = EpisodeRecipeSchema.safeParse(recipe);
@@ -267,7 +268,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       if (r.broken_sha256 && scriptDigest(broken.script) !== r.broken_sha256) {
         throw new EnvironmentError(`The ${r.breakage.primitive_type} breakage of task "${r.task_id}" gives another broken script here than the episode's (another version of the task or the primitive).`);
       }
-      const exec = r.broken_execution ?? (await this.run(broken.script, options, false)).exec;
+      const { exec } = await this.run(broken.script, options, false);
       this.episode = broken.commit(exec);
       return this.observe({ breakage_edits: broken.edits, restored: true });
     } catch (e) {
@@ -350,6 +351,14 @@ export class ForgeEnvironment implements EnvironmentBackend {
     return createRepairDiff(ep.broken_script, restored);
   }
 
+  /**
+   * Takes a whole saved state back as is (the embedded editor resuming its own episode after a
+   * reload), broken script and first run included, without running anything. Trusted because it is
+   * the same user's own workspace state on their own machine: whoever can edit it can edit the
+   * dataset it feeds just as well, and re-running the broken script on every reload would cost a
+   * run (minutes in real mode). Anything that arrives from a client goes through `recreate`, which
+   * recomputes instead.
+   */
   restore(state: EpisodeState): void {
     const parsed = EpisodeStateSchema.safeParse(state);
     if (!parsed.success) throw new EnvironmentError(`Saved episode is invalid: ${formatZodError(parsed.error)}`);

@@ -7,7 +7,10 @@ export function scriptDigest(script: string): string {
   return createHash('sha256').update(script, 'utf8').digest('hex');
 }
 
-/** The recipe of a saved episode, with the digests of its scripts and its broken script's first run. */
+/**
+ * The recipe of a saved episode, with the digests of its scripts. Not its broken script's first run:
+ * the environment that restores it runs the broken script again rather than take a client's word for it.
+ */
 export function recipeOf(state: EpisodeState): EpisodeRecipe {
   return {
     episode_id: state.episode_id,
@@ -21,7 +24,6 @@ export function recipeOf(state: EpisodeState): EpisodeRecipe {
       ? {
           breakage: { primitive_type: state.breakage_spec.primitive_type, params: state.breakage_spec.params },
           broken_sha256: scriptDigest(state.broken_script),
-          ...(state.broken_execution ? { broken_execution: state.broken_execution } : {}),
         }
       : {}),
   };

@@ -98,8 +98,11 @@ const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest');
  * client that held it reloaded, or on another session of a server): the task, seed, snapshot and
  * target pin the reset; the breakage is re-applied to the task's own script. The digests make sure
  * the scripts are the ones the episode started on (another version of the task is refused).
- * `broken_execution`, the broken script's first run, is informational (the observation's error
- * trace; scoring never reads it): given, the broken script is not run again.
+ * The broken script always runs again: its first run becomes the observation's error trace and the
+ * demonstration record's "did the breakage break" (`info.broken_execution`), so a run result sent
+ * by a client (a forged exit code, a made-up traceback) must never stand in for it.
+ * `broken_execution` is still accepted, unread, so that recipes saved by older versions (and older
+ * clients, which sent it) keep restoring.
  */
 export const EpisodeRecipeSchema = z
   .object({
@@ -112,7 +115,8 @@ export const EpisodeRecipeSchema = z
     breakage: BreakageActionSchema.optional(),
     original_sha256: Sha256Hex.optional(),
     broken_sha256: Sha256Hex.optional(),
-    broken_execution: ExecutionResultSchema.optional(),
+    /** Ignored: accepted from older clients and saved recipes; the broken script runs again on every restore. */
+    broken_execution: z.unknown().optional(),
   })
   .strict();
 export type EpisodeRecipe = z.input<typeof EpisodeRecipeSchema>;

@@ -259,9 +259,12 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   if (o.validate !== false) {
     const repair = typeof o.validate === 'object';
     const violations = typeof o.validate === 'object' ? validateRepair(o.script, o.validate.baseline) : validateScript(o.script);
+    // The validator is a policy on what repairs may add, and advisory as far as security goes: it
+    // decides whether a repair is run and scored, never what a run can reach (the sandbox below does).
     if (violations.length) {
       const what = repair ? 'the repair adds constructs the environment forbids' : 'it uses constructs the environment forbids';
-      return notRun({ ...base, violations }, `ForgeEnv did not run ${o.scriptName}: ${what}:\n${violations.join('\n')}\n`);
+      const note = 'A policy check on repairs, not a security boundary: the sandbox is what contains a run.';
+      return notRun({ ...base, violations }, `ForgeEnv did not run ${o.scriptName}: ${what}:\n${violations.join('\n')}\n${note}\n`);
     }
   }
 

@@ -9,9 +9,14 @@
 // second `os.system(...)` is caught even when the broken script already had one. `validateScript`
 // is the same check against an empty baseline (every construct counts).
 //
-// It is a policy check that keeps repairs honest (a repair must not shell out, open sockets or
-// evaluate code), not a sandbox: runs also happen in a throwaway directory with a timeout and a
-// process-group kill.
+// ADVISORY, NOT A SECURITY BOUNDARY. It is a policy check that keeps repairs honest (a repair must
+// not shell out, open sockets or evaluate code) and tells the person or model why a repair was not
+// run. A static check of a dynamic language can always be talked around (nine bypasses were found
+// in one review: `from shutil import os`, `types.FunctionType(compile(…))`, pickle, `sys.__dict__`,
+// dunder names built from pieces, …); the cheap ones are closed below, but what contains a run is
+// the sandbox (src/env/sandbox/, docs/sandbox.md: namespaces, read-only system, clean environment,
+// rlimits, process-group kill), which every script runs under whatever the validator says. Never
+// make a decision that needs the validator to be complete.
 //
 // Forbidden constructs:
 // - imports (statement or `__import__`/`importlib.import_module` with a literal name) of the
@@ -23,13 +28,23 @@
 //   `os.getcwd`, `os.makedirs`, `os.listdir`, `os.sep`, … (OS_SAFE_MEMBERS), and `multiprocessing.cpu_count`.
 //   A bare reference to
 //   `os` (e.g. `getattr(os, name)`) counts: it can reach every function;
-// - `eval`/`exec`, called or referenced (`f = eval`), also as `builtins.eval`;
+// - `eval`/`exec`/`compile`, called or referenced (`f = eval`), also as `builtins.eval`;
+// - a forbidden module reached through another module: `from shutil import os`, `shutil.os.system`,
+//   `tempfile._os` (stdlib modules keep `os` as an attribute; a leading `_` is ignored);
+// - code objects and deserialisers that run code: `types.FunctionType`/`CodeType`/`LambdaType`,
+//   `__code__`, and `load`/`loads`/`Unpickler` of `pickle`, `_pickle`, `marshal`, `dill`, `cloudpickle`;
+// - dynamic imports of the modules whose uses are tracked by name (`__import__("builtins")`,
+//   `import_module("sys")`): what the result is used for cannot be followed;
+// - names assembled from string pieces (`'ev' + 'al'`, `'__imp' 'ort__'`) that spell a forbidden
+//   name, and attribute names for getattr/setattr/delattr/hasattr built at run time from `__`
+//   pieces, `chr()`, `.join()`, `.decode()`, reversal or base64;
 // - imports with a computed name (`__import__(name)`, `importlib.import_module("o" + "s")`) and any
 //   non-call reference to an importer (`imp = __import__`);
 // - reflection on the builtins and on guarded modules: `getattr|setattr|delattr|vars(builtins |
 //   __builtins__ | sys | importlib | asyncio, …)`, `builtins.__dict__`, any `__builtins__`, the
 //   escape attributes `__globals__`, `__subclasses__`, `__builtins__`, `f_globals`, `f_builtins`,
-//   `f_locals`, and string literals naming them (`globals()["__builtins__"]`);
+//   `f_locals`, `__getattribute__`, and string literals naming them (`globals()["__builtins__"]`);
+//   the namespaces of those modules (`builtins.__dict__`, `sys.__dict__`);
 // - `sys.modules` (any use), module loaders (`spec_from_file_location`, `module_from_spec`,
 //   `exec_module`, `load_module`, `SourceFileLoader`, …), `asyncio.create_subprocess_exec|shell`;
 // - string literals that are paths under `/proc` (`open('/proc/self/environ')`, `Path(f"/proc/{p}")`).
@@ -75,7 +90,7 @@ export const FORBIDDEN_MODULES: readonly string[] = [
 ];
 /** Dotted modules forbidden although their package is not (`importlib` itself is fine). */
 const FORBIDDEN_SUBMODULES: readonly string[] = ['importlib.machinery'];
-export const FORBIDDEN_CALLS: readonly string[] = ['eval', 'exec'];
+export const FORBIDDEN_CALLS: readonly string[] = ['eval', 'exec', 'compile'];
 /** Members of `os` that neither run programs nor change the process: allowed in repairs. */
 export const OS_SAFE_MEMBERS: readonly string[] = [
   'path', 'environ', 'getenv', 'getcwd', 'makedirs', 'mkdir', 'listdir', 'scandir', 'walk', 'sep', 'linesep',
@@ -87,7 +102,29 @@ const IMPORTERS = new Set(['builtins.__import__', 'importlib.import_module', 'im
 const REFLECTORS = new Set(['getattr', 'setattr', 'delattr', 'vars']);
 /** Modules whose bare name is only a problem as the object of reflection (`getattr(sys, n)`). */
 const REFLECTION_GUARDED = new Set(['builtins', 'sys', 'importlib', 'asyncio']);
-const ESCAPE_ATTRIBUTES = new Set(['__globals__', '__subclasses__', '__builtins__', 'f_globals', 'f_builtins', 'f_locals']);
+const ESCAPE_ATTRIBUTES = new Set(['__globals__', '__subclasses__', '__builtins__', 'f_globals', 'f_builtins', 'f_locals', '__code__', '__getattribute__']);
+/** Constructors of functions from code objects: with `compile` (or `__code__.replace`) they are `exec` by another name. */
+const CODE_TYPES = new Set(['types.FunctionType', 'types.CodeType', 'types.LambdaType']);
+/** Deserialisers whose input chooses what to call (`pickle.loads(b"cos\nsystem\n…")` runs a shell command). */
+const DESERIALIZER_MODULES = new Set(['pickle', '_pickle', 'cPickle', 'marshal', 'dill', 'cloudpickle']);
+const DESERIALIZER_MEMBERS = new Set(['load', 'loads', 'Unpickler', '_load', '_loads', '_Unpickler']);
+/** Modules imported dynamically (`__import__("sys")`) escape the tracking of their uses by name. */
+const DYNAMIC_IMPORT_GUARDED = new Set([...REFLECTION_GUARDED, 'types', ...DESERIALIZER_MODULES]);
+/** Reflection calls whose second argument is an attribute name. */
+const NAME_REFLECTORS = new Set(['getattr', 'setattr', 'delattr', 'hasattr']);
+/** What a string assembled from pieces may not spell: it is written that way only to hide it. */
+const ASSEMBLED_FORBIDDEN = new Set([...FORBIDDEN_MODULES, ...FORBIDDEN_CALLS, '__import__', '__builtins__', '__globals__', '__subclasses__', '__code__', '__dict__', '__getattribute__', 'builtins', 'system', 'popen', 'modules', 'import_module']);
+/** How an attribute name is built at run time so that no literal shows it. */
+const OBFUSCATED_NAME = /\bchr\s*\(|\.join\s*\(|\.decode\s*\(|\[\s*::\s*-1\s*\]|fromhex|b64decode|b32decode|codecs\./;
+
+/** `_os` is the `os` module kept by tempfile, random, …: the leading underscores do not change what it reaches. */
+// `code` and `codeop` are left out for attributes: `.code` is an everyday attribute (`e.code`), and
+// no module keeps those two as one.
+const moduleNamed = (name: string, asAttribute = false): string | undefined => {
+  const bare = name.replace(/^_+/, '');
+  const found = FORBIDDEN_MODULES.includes(bare) ? bare : FORBIDDEN_MODULES.includes(name) ? name : undefined;
+  return asAttribute && (found === 'code' || found === 'codeop') ? undefined : found;
+};
 const ESCAPE_STRINGS = new Set(['__builtins__', '__import__', '__globals__', '__subclasses__']);
 const LOADER_NAMES = new Set([
   'spec_from_file_location', 'spec_from_loader', 'module_from_spec', 'exec_module', 'load_module',
@@ -264,10 +301,12 @@ function importBindings(source: string, root: SyntaxNode): Map<string, string> {
       for (let i = 0; i < rest.length; i++) {
         if (rest[i].name !== 'VariableName') continue;
         const name = text(rest[i]);
+        // `from shutil import os`: the name is the module itself, whichever module handed it over.
+        const target = !isForbiddenModule(module) && moduleNamed(name) ? moduleNamed(name)! : `${module}.${name}`;
         if (rest[i + 1]?.name === 'as' && rest[i + 2]?.name === 'VariableName') {
-          bound.set(text(rest[i + 2]), `${module}.${name}`);
+          bound.set(text(rest[i + 2]), target);
           i += 2;
-        } else bound.set(name, `${module}.${name}`);
+        } else bound.set(name, target);
       }
       return;
     }
@@ -339,6 +378,52 @@ function literalBody(source: string, node: SyntaxNode): string | undefined {
   return m ? m[3] : undefined;
 }
 
+/** The `n`th positional argument of a call (0-based). */
+function argumentAt(call: SyntaxNode, n: number): SyntaxNode | undefined {
+  const args = call.getChild('ArgList');
+  if (!args) return undefined;
+  return children(args).filter((c) => c.name !== '(' && c.name !== ')' && c.name !== ',')[n];
+}
+
+/** A `+` expression (`a + b`); false for other operators and for anything else. */
+function isConcatenation(source: string, node: SyntaxNode | null): boolean {
+  if (!node || node.name !== 'BinaryExpression') return false;
+  const op = node.getChild('ArithOp');
+  return !!op && source.slice(op.from, op.to) === '+';
+}
+
+/** The value of a string built only from literals (`'ev' + 'al'`, `'__imp' 'ort__'`); undefined if any piece is not one. */
+function foldString(source: string, node: SyntaxNode): string | undefined {
+  if (node.name === 'String') return stringLiteralValue(source, node);
+  if (node.name === 'ContinuedString') {
+    const parts = children(node).map((c) => stringLiteralValue(source, c));
+    return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
+  }
+  if (node.name === 'ParenthesizedExpression') {
+    const inner = children(node).find((c) => c.name !== '(' && c.name !== ')');
+    return inner ? foldString(source, inner) : undefined;
+  }
+  if (isConcatenation(source, node)) {
+    const [a, , b] = children(node);
+    const left = a && foldString(source, a);
+    const right = b && foldString(source, b);
+    return left !== undefined && right !== undefined ? left + right : undefined;
+  }
+  return undefined;
+}
+
+/** The literal text of every string inside `node` (f-string text included), in source order. */
+function stringPieces(source: string, node: SyntaxNode): string[] {
+  const out: string[] = [];
+  walkTree(node, (n) => {
+    if (n.name === 'String' || n.name === 'FormatString') {
+      const body = literalBody(source, n);
+      if (body !== undefined) out.push(body);
+    }
+  });
+  return out;
+}
+
 /** Every forbidden construct of `script`, in source order. */
 export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
   const root = parseScript(script);
@@ -356,11 +441,34 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
     if (dotted !== undefined) {
       const mod = forbiddenModuleOf(dotted);
       found.push({ key: `import:${mod}`, text: `import of forbidden module '${mod}'`, line: imp.line, lineText: (lines[imp.line - 1] ?? '').trim() });
+      continue;
+    }
+    const through = imp.names.map((n) => moduleNamed(n)).find((m) => m !== undefined);
+    if (through !== undefined) {
+      found.push({ key: `import:${through}`, text: `import of forbidden module '${through}' (through ${imp.module})`, line: imp.line, lineText: (lines[imp.line - 1] ?? '').trim() });
     }
   }
 
   const bindings = importBindings(script, root);
   walkTree(root, (node) => {
+    if (node.name === 'ContinuedString' || (node.name === 'BinaryExpression' && isConcatenation(script, node) && !isConcatenation(script, node.parent))) {
+      const value = foldString(script, node);
+      if (value !== undefined && (ASSEMBLED_FORBIDDEN.has(value) || ESCAPE_STRINGS.has(value))) {
+        add(node, `assembled:${value}`, `name '${value}' assembled from pieces (${script.slice(node.from, node.to).slice(0, 60)})`);
+      }
+      return;
+    }
+    if (node.name === 'CallExpression' && node.firstChild && NAME_REFLECTORS.has(calleeText(script, node.firstChild))) {
+      const nameArg = argumentAt(node, 1);
+      if (nameArg && stringLiteralValue(script, nameArg) === undefined && nameArg.name !== 'VariableName') {
+        const text = script.slice(nameArg.from, nameArg.to);
+        const pieces = stringPieces(script, nameArg);
+        if (pieces.some((p) => p.includes('__')) || OBFUSCATED_NAME.test(text)) {
+          add(node, 'reflect:computed-name', `attribute name built at run time (${script.slice(node.from, node.to).slice(0, 60)})`);
+        }
+      }
+      return;
+    }
     if (node.name === 'String' || node.name === 'FormatString') {
       const body = literalBody(script, node);
       if (body === undefined) return;
@@ -400,17 +508,35 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
       if (isForbiddenModule(literal)) {
         const mod = forbiddenModuleOf(literal);
         add(node, `import:${mod}`, `import of forbidden module '${mod}' (via ${spelled})`);
+      } else if (DYNAMIC_IMPORT_GUARDED.has(topModule(literal))) {
+        add(node, `import:dynamic:${literal}`, `dynamic import of '${literal}' (via ${spelled}; its uses cannot be followed)`);
       }
       return;
     }
-    if (parts[0] === 'builtins' && parts[1] === '__dict__') return add(node, 'escape:builtins.__dict__', `access to the builtins' namespace (${spelled})`);
+    if (REFLECTION_GUARDED.has(parts[0]) && parts[1] === '__dict__') {
+      return add(node, `escape:${parts[0]}.__dict__`, parts[0] === 'builtins' ? `access to the builtins' namespace (${spelled})` : `access to the namespace of module '${parts[0]}' (${spelled})`);
+    }
     if (parts.length === 1 && REFLECTION_GUARDED.has(parts[0])) {
       if (isReflected(script, node)) add(node, `reflect:${parts[0]}`, `reflection on module '${parts[0]}' (${script.slice(node.parent!.parent!.from, node.parent!.parent!.to).slice(0, 60)})`);
       return;
     }
     if (parts[0] === 'sys' && parts[1] === 'modules') return add(node, 'use:sys.modules', `use of sys.modules`);
     if (parts[0] === 'asyncio' && ASYNC_SPAWNERS.has(parts[1] ?? '')) return add(node, `use:asyncio.${parts[1]}`, `use of asyncio.${parts[1]}`);
-    if (!isForbiddenModule(dotted)) return;
+    const pair = parts.slice(0, 2).join('.');
+    if (CODE_TYPES.has(pair)) return add(node, `use:${pair}`, `use of ${pair} (makes a function from a code object)${spelled !== pair ? ` (as ${spelled})` : ''}`);
+    if (DESERIALIZER_MODULES.has(parts[0]) && DESERIALIZER_MEMBERS.has(parts[1] ?? '')) {
+      return add(node, `use:${pair}`, `use of ${pair} (deserialising runs code the data names)${spelled !== pair ? ` (as ${spelled})` : ''}`);
+    }
+    if (!isForbiddenModule(dotted)) {
+      // `shutil.os.system`, `tempfile._os`: a forbidden module kept as an attribute of an imported one.
+      const at = chain.findIndex((c) => moduleNamed(c, true) !== undefined);
+      if (at < 0) return;
+      const via = moduleNamed(chain[at]!, true)!;
+      const next = chain[at + 1];
+      if (next !== undefined && (SAFE_MEMBERS[via] ?? []).includes(next)) return;
+      const member = next !== undefined ? `${via}.${next}` : via;
+      return add(node, `use:${member}`, `use of ${member} through another module (${spelled})`);
+    }
     const mod = forbiddenModuleOf(dotted);
     if ((SAFE_MEMBERS[mod] ?? []).includes(parts[1] ?? '')) return;
     const member = parts.length > mod.split('.').length ? parts.slice(0, mod.split('.').length + 1).join('.') : mod;
@@ -451,6 +577,9 @@ export function addedConstructs(repaired: string, baseline: string): Array<Forbi
 }
 
 /**
+ * Advisory (see the top of this file): a repair with findings is not run, but nothing may rely on
+ * an empty answer meaning the repair is harmless.
+ *
  * Forbidden constructs the repair adds to the broken script it repairs, one readable line each,
  * e.g. `line 7: use of os.system (the broken script has 1, the repair 2)`. Empty when allowed.
  */

@@ -5,6 +5,7 @@ import { startHumanEpisode } from '../../src/env/humanEpisode';
 import { buildDemonstration } from '../../src/store/demonstrationBuilder';
 import { applyRepairDiff, createRepairDiff } from '../../src/env/diff';
 import { ObservationSchema, RolloutResultSchema } from '../../src/env/schemas';
+import { recipeOf } from '../../src/env/episodeRecipe';
 
 const env = new ForgeEnvironment({ timeoutMs: 30_000 });
 const TEST_PROVENANCE = {
@@ -129,5 +130,29 @@ describe('ForgeEnvironment state machine', () => {
     const e = await other.evaluateRepair(fix);
     assert.equal(e.held_out_breakdown.executed_cleanly, 1);
     assert.throws(() => other.restore({ ...saved, phase: 'bogus' }), /Saved episode is invalid/);
+  });
+
+  test('recreate runs the broken script again: a forged broken_execution in the recipe is ignored', async () => {
+    await startHumanEpisode(env, { taskId: 'tiny_mlp_mnist', seed: 5 });
+    const real = env.state!;
+    assert.ok(real.broken_execution && real.broken_execution.exit_code !== 0, 'the breakage breaks');
+    const forged = { exit_code: 0, timed_out: false, killed: false, stdout: 'Traceback (most recent call last):\n  FORGED\n', stderr: '', wall_time_ms: 1 };
+    const other = new ForgeEnvironment({ timeoutMs: 30_000 }, { tasks: env.tasks });
+    try {
+      const obs = await other.recreate({ ...recipeOf(real), broken_execution: forged });
+      assert.equal(obs.info.restored, true);
+      assert.equal(obs.info.broke, true);
+      assert.ok(!JSON.stringify(obs).includes('FORGED'), 'the forged output is nowhere in the observation');
+      const st = other.state!;
+      assert.notEqual(st.broken_execution!.exit_code, 0);
+      assert.equal(st.broken_execution!.exit_code, real.broken_execution.exit_code);
+      assert.equal(st.broken_execution!.stderr, real.broken_execution.stderr);
+      assert.ok(!st.broken_execution!.stdout.includes('FORGED'));
+      // A malformed one (what a hostile client might send) is ignored the same way, not an error.
+      const again = await other.recreate({ ...recipeOf(real), broken_execution: 'nonsense' });
+      assert.equal(again.info.broke, true);
+    } finally {
+      await other.dispose();
+    }
   });
 });

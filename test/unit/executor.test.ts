@@ -111,6 +111,7 @@ describe('executeScript', () => {
     assert.equal(r.exit_code, null);
     assert.deepEqual(r.violations, ["line 1: import of forbidden module 'os'", 'line 2: use of os.system']);
     assert.match(r.stderr, /did not run train\.py: it uses constructs the environment forbids:\nline 1: import of forbidden module 'os'/);
+    assert.match(r.stderr, /not a security boundary: the sandbox is what contains a run/);
     assert.equal(r.run_dir, '', 'nothing was written');
   });
 

@@ -8,6 +8,7 @@ import { scriptsInFolder } from '../../src/env/checkPrimitives';
 import { readFolderFile } from '../../src/env/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../../src/env/limits';
 import { loadTaskFolder } from '../../src/env/tasks';
+import { readTaskMetadata, TaskSaveError } from '../../src/editor/lab/core/taskWriter';
 
 // Hostile task folders: symlinks out of the folder, fifos and devices, oversized scripts.
 const made: string[] = [];
@@ -27,21 +28,22 @@ describe('task folder faults', () => {
     const { tasks, problems } = loadTaskFolder(d);
     assert.deepEqual(tasks.map((t) => t.task_id), ['ok']);
     assert.ok(!tasks.some((t) => t.script_content.includes('PATH=')), 'no environment read as a script');
-    assert.equal(problems.length, 1);
-    assert.ok(problems[0]!.startsWith(`${join(d, 'x.py')}: a symbolic link to /proc/self/environ (→ /proc/`), problems[0]);
-    assert.ok(problems[0]!.endsWith('/environ), outside the folder; skipped'), problems[0]);
+    assert.deepEqual(problems, [
+      `${join(d, 'x.py')}: a symbolic link to /proc/self/environ; symbolic links are not followed in a task folder (copy the file in instead); skipped`,
+    ]);
   });
 
-  test('a symlink to a file in another folder is refused; one to a file inside the folder is allowed', () => {
+  test('every symlink is refused, whether it points out of the folder, inside it or nowhere', () => {
     const outside = folder({ 'secret.py': 'print("outside")\n' });
     const d = folder({ 'real.py': 'print("inside")\n' });
     symlinkSync(join(outside, 'secret.py'), join(d, 'leak.py'));
     symlinkSync('real.py', join(d, 'alias.py'));
     symlinkSync(join(d, 'missing.py'), join(d, 'dangling.py'));
     const { tasks, problems } = loadTaskFolder(d);
-    assert.deepEqual(tasks.map((t) => [t.task_id, t.script_content]), [['alias', 'print("inside")\n'], ['real', 'print("inside")\n']]);
-    assert.ok(problems.some((p) => p.startsWith(`${join(d, 'leak.py')}: a symbolic link to `) && p.includes('outside the folder')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith(`${join(d, 'dangling.py')}: a symbolic link that cannot be followed`)), problems.join('\n'));
+    assert.deepEqual(tasks.map((t) => [t.task_id, t.script_content]), [['real', 'print("inside")\n']]);
+    const link = (name: string, to: string) =>
+      `${join(d, name)}: a symbolic link to ${to}; symbolic links are not followed in a task folder (copy the file in instead); skipped`;
+    assert.deepEqual(problems, [link('alias.py', 'real.py'), link('dangling.py', join(d, 'missing.py')), link('leak.py', join(outside, 'secret.py'))]);
   });
 
   test('a symlink to a device is refused', () => {
@@ -49,7 +51,7 @@ describe('task folder faults', () => {
     symlinkSync('/dev/zero', join(d, 'zero.py'));
     const { tasks, problems } = loadTaskFolder(d);
     assert.equal(tasks.length, 0);
-    assert.match(problems[0] ?? '', /zero\.py: a symbolic link to \/dev\/zero, outside the folder; skipped/);
+    assert.match(problems[0] ?? '', /zero\.py: a symbolic link to \/dev\/zero; symbolic links are not followed/);
   });
 
   test('a fifo is refused without blocking the reader', { skip: hasMkfifo ? false : 'mkfifo not installed', timeout: 20_000 }, () => {
@@ -78,7 +80,7 @@ describe('task folder faults', () => {
     symlinkSync(join(outside, 'tasks.json'), join(d, 'tasks.json'));
     const { tasks, problems } = loadTaskFolder(d);
     assert.equal(tasks[0]?.description, 'A task');
-    assert.ok(problems.some((p) => p.startsWith(`${join(d, 'tasks.json')}: a symbolic link to `) && p.endsWith('outside the folder; metadata ignored')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith(`${join(d, 'tasks.json')}: a symbolic link to `) && p.endsWith('(copy the file in instead); metadata ignored')), problems.join('\n'));
   });
 
   test('a directory named like a script is refused as not a regular file', () => {
@@ -94,6 +96,17 @@ describe('task folder faults', () => {
     const scripts = scriptsInFolder(d, (p) => problems.push(p));
     assert.deepEqual(scripts.map((s) => s.name), ['ok.py']);
     assert.equal(problems.length, 1);
-    assert.match(problems[0]!, /env\.py: a symbolic link to \/proc\/self\/environ .*outside the folder; skipped$/);
+    assert.match(problems[0]!, /env\.py: a symbolic link to \/proc\/self\/environ; symbolic links are not followed .*; skipped$/);
+  });
+
+  test('Save as task reads tasks.json the same way: a linked one is refused, not followed or overwritten', () => {
+    const outside = folder({ 'tasks.json': JSON.stringify([{ task_id: 'a', description: 'from outside' }]) });
+    const d = folder();
+    symlinkSync(join(outside, 'tasks.json'), join(d, 'tasks.json'));
+    assert.throws(
+      () => readTaskMetadata(d),
+      (e: unknown) => e instanceof TaskSaveError && /tasks\.json: a symbolic link to .*; fix it first, it is not overwritten$/.test(e.message),
+    );
+    assert.deepEqual(readTaskMetadata(folder()), [], 'a folder without tasks.json has no entries');
   });
 });

@@ -116,8 +116,12 @@ describe('restore: a saved episode re-created in another session', () => {
       assert.equal(obs.info.restored, true);
       assert.equal(obs.script_content, broken.script_content);
       assert.equal(obs.error_trace, broken.error_trace);
-      // Everything, up to the first run of the broken script (given, not run again) and the start time.
-      assert.deepEqual(await second.episodeState(), saved);
+      // Everything, and the start time; the broken script ran again (never taken from the client), breaking the same way.
+      const restored = await second.episodeState();
+      assert.ok(restored?.broken_execution && saved.broken_execution);
+      assert.deepEqual({ ...restored, broken_execution: null }, { ...saved, broken_execution: null });
+      assert.equal(restored.broken_execution.exit_code, saved.broken_execution.exit_code);
+      assert.equal(restored.broken_execution.stderr, saved.broken_execution.stderr);
       const again = await second.evaluateRepair(oracle(saved));
       assert.deepEqual([again.reward, again.reward_breakdown, again.held_out_breakdown, again.repaired_script], [scored.reward, scored.reward_breakdown, scored.held_out_breakdown, scored.repaired_script]);
       const done = await second.step({ repair: { unified_diff: oracle(saved) } });
@@ -128,12 +132,17 @@ describe('restore: a saved episode re-created in another session', () => {
     }
   });
 
-  test('without the first run, the broken script runs again and breaks the same way', async () => {
+  test('a forged first run is ignored: the broken script runs again and breaks for real', async () => {
     const remote = new RemoteBackend(base);
     try {
       const saved = await brokenSlow(remote, 4);
-      const { broken_execution: _, ...recipe } = recipeOf(saved);
-      const obs = await remote.restore(recipe);
+      const recipe = recipeOf(saved);
+      assert.equal('broken_execution' in recipe, false, 'the client no longer sends it');
+      // What an older client sent, forged: the breakage "did not break", with a made-up traceback.
+      const forged = { exit_code: 0, timed_out: false, killed: false, stdout: 'Traceback (most recent call last):\n  FORGED\n', stderr: '', wall_time_ms: 1 };
+      const obs = await remote.restore({ ...recipe, broken_execution: forged });
+      assert.ok(!JSON.stringify(obs).includes('FORGED'), 'the forged output is nowhere in the observation');
+      assert.equal(obs.info.broke, true);
       assert.equal(obs.current_phase, 'repair');
       const st = await remote.episodeState();
       assert.ok(st?.broken_execution);

@@ -10,7 +10,7 @@ describe('validateScript', () => {
   test('the documented lists: the original three modules first, then the OS and code-loading back doors', () => {
     assert.deepEqual(FORBIDDEN_MODULES.slice(0, 3), ['os', 'subprocess', 'socket']);
     for (const m of ['posix', 'nt', 'ctypes', 'cffi', 'pty', 'multiprocessing', 'runpy', 'zipimport']) assert.ok(FORBIDDEN_MODULES.includes(m), m);
-    assert.deepEqual([...FORBIDDEN_CALLS].sort(), ['eval', 'exec']);
+    assert.deepEqual([...FORBIDDEN_CALLS].sort(), ['compile', 'eval', 'exec']);
   });
 
   test('every spelling of a forbidden import is reported with its line', () => {
@@ -165,6 +165,64 @@ describe('validateRepair: the repair is judged against the broken script', () =>
       // Present in the broken script already: the repair adds nothing.
       assert.deepEqual(validateRepair(`${base}${code}\n`, `${base}${code}\n`), [], code);
     }
+  });
+
+  // The review's bypasses (and their near relatives), each one an added line that must be reported.
+  // The validator is advisory (the sandbox contains runs); these are the cheap holes, closed.
+  const reviewBypasses: Array<[string, string, RegExp]> = [
+    ['from shutil import os', 'from shutil import os\nos.system("id")', /import of forbidden module 'os' \(through shutil\)[\s\S]*use of os\.system/],
+    ['from shutil import os as o', 'from shutil import os as o\no.system("id")', /use of os\.system \(as o\.system\)/],
+    ['from tempfile import _os', 'from tempfile import _os\n_os.popen("id")', /import of forbidden module 'os' \(through tempfile\)[\s\S]*use of os\.popen/],
+    ['shutil.os.system', 'shutil.os.system("id")', /use of os\.system through another module \(shutil\.os\.system\)/],
+    ['from shutil import subprocess', 'from shutil import subprocess as sp\nsp.run(["id"])', /import of forbidden module 'subprocess' \(through shutil\)/],
+    ['types.FunctionType(compile(…))', 'f = types.FunctionType(compile("import os", "x", "exec"), {})', /use of types\.FunctionType[\s\S]*call to forbidden function 'compile'/],
+    ['compile alone', 'c = compile(src, "x", "exec")', /call to forbidden function 'compile'/],
+    ['from types import CodeType', 'from types import CodeType\nc = CodeType(*args)', /use of types\.CodeType \(makes a function from a code object\) \(as CodeType\)/],
+    ['__code__.replace', 'g = f.__code__.replace(co_consts=(1,))', /access to attribute '__code__'/],
+    ['pickle.loads', 'x = pickle.loads(b"cos\\nsystem\\n(S\'id\'\\ntR.")', /use of pickle\.loads \(deserialising runs code the data names\)/],
+    ['from pickle import loads', 'from pickle import loads as l\nx = l(blob)', /use of pickle\.loads/],
+    ['pickle.Unpickler', 'x = pickle.Unpickler(f).load()', /use of pickle\.Unpickler/],
+    ['marshal.loads', 'import marshal\nc = marshal.loads(blob)', /use of marshal\.loads/],
+    ['sys.__dict__', 'm = sys.__dict__["modules"]', /access to the namespace of module 'sys' \(sys\.__dict__\)/],
+    ["getattr(x, '__' + 'import__')", 'i = getattr(x, "__" + "import__")', /name '__import__' assembled from pieces/],
+    ["'__imp' 'ort__'", 'i = getattr(x, "__imp" "ort__")', /name '__import__' assembled from pieces/],
+    ["globals()['__built' + 'ins__']", 'g = globals()["__built" + "ins__"]', /name '__builtins__' assembled from pieces/],
+    ["'ev' + 'al' on any receiver", 'e = getattr(b, "ev" + "al")', /name 'eval' assembled from pieces/],
+    ['getattr with chr()', 'i = getattr(x, chr(95) * 2 + "import" + chr(95) * 2)', /attribute name built at run time/],
+    ["getattr with ''.join", 'i = getattr(x, "".join(["__", "imp", "ort__"]))', /attribute name built at run time/],
+    ['getattr with a reversed string', 'i = getattr(x, "__tropmi__"[::-1])', /attribute name built at run time/],
+    ['__import__("builtins")', 'b = __import__("builtins")\nb.eval("1")', /dynamic import of 'builtins' \(via __import__; its uses cannot be followed\)/],
+    ['import_module("sys")', 'm = importlib.import_module("sys").modules', /dynamic import of 'sys'/],
+    ['__getattribute__', 'e = object.__getattribute__(b, n)', /access to attribute '__getattribute__'/],
+  ];
+  for (const [what, code, message] of reviewBypasses) {
+    test(`review bypass: ${what}`, () => {
+      const base = 'import importlib, shutil, types, pickle, sys, tempfile\nname = "json"\n';
+      const found = validateRepair(`${base}${code}\n`, base);
+      assert.match(found.join('\n'), message, `not caught: ${code}`);
+      assert.ok(found.every((f) => /^line (3|4): /.test(f)), found.join('\n'));
+      // Present in the broken script already: the repair adds nothing (the policy judges the repair).
+      assert.deepEqual(validateRepair(`${base}${code}\n`, `${base}${code}\n`), [], code);
+    });
+  }
+
+  test('the new checks leave ordinary training code alone', () => {
+    const script = [
+      'import os, re, pickle, json, torch',
+      'from torch import compile as tc',
+      'pat = re.compile(r"loss=(\\d+)")',
+      'model = torch.compile(model)',
+      'state = pickle.dumps(obj)',
+      'data = json.loads(text)',
+      'name = getattr(args, key)',
+      'val = getattr(config, f"layer_{i}", None)',
+      'setattr(model, "dropout", 0.1)',
+      'path = "out" + "/" + "model.bin"',
+      'code = response.code',
+      'print(err.code, self.__class__.__name__, args.__dict__)',
+    ].join('\n');
+    assert.deepEqual(validateRepair(`${script}\nx = 1\n`, script), []);
+    assert.deepEqual(validateScript(script).filter((f) => !/'os'/.test(f)), []);
   });
 
   test('names used as definitions, keywords and attributes are not uses', () => {

@@ -3,11 +3,12 @@
 // a difficulty and a library snapshot; then, on request, an episode starts on it. Every question
 // can be answered by command arguments instead (tests, keybindings); the files go through
 // core/taskWriter.ts (validated, atomic).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { readFolderFile } from '../../env/folderFile';
 import { deriveScriptArgs } from '../../env/scriptArgs';
 import { DifficultySchema, RunFilesSchema, type Difficulty } from '../../env/schemas';
 import { allSnapshots } from '../../env/snapshots/registry';
@@ -44,7 +45,8 @@ function candidateFiles(scriptPath: string): string[] {
     return readdirSync(dir)
       .filter((n) => EXTRA_FILE.test(n) && n !== 'tasks.json')
       .filter((n) => {
-        const st = statSync(join(dir, n));
+        // lstat: a link is not offered (readFolderFile would refuse it when the task is made).
+        const st = lstatSync(join(dir, n));
         return st.isFile() && st.size <= EXTRA_FILE_MAX;
       })
       .sort();
@@ -156,11 +158,11 @@ export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<S
     if (!scriptPath) return refusal('invalid_args', 'Extra files need a script saved on disk.');
     const abs = join(dirname(scriptPath), name);
     const rel = relative(dirname(scriptPath), abs).split('\\').join('/');
-    try {
-      files[rel] = readFileSync(abs, 'utf8');
-    } catch (e) {
-      return refusal('invalid_args', `Cannot read the extra file ${name}: ${(e as Error).message}`);
-    }
+    // Through readFolderFile: the script's folder may be a cloned repository; an extra file that is
+    // a link (say to ~/.ssh/id_rsa), a fifo or too big is refused, not copied into every run folder.
+    const read = readFolderFile(dirname(scriptPath), rel, EXTRA_FILE_MAX);
+    if (!read.ok) return refusal('invalid_args', `Cannot read the extra file ${name}: ${read.problem}`);
+    files[rel] = read.text;
   }
   const filesOk = RunFilesSchema.safeParse(files);
   if (!filesOk.success) return refusal('invalid_args', `Extra files: ${filesOk.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);

@@ -3,9 +3,11 @@
 // (validated with the corpus's own schema; an unreadable file is never overwritten) and the
 // breakage spec beside it as `<task_id>.breakage.json` (tasks.json has no field for it). Each
 // file is written atomically; if a later write fails the earlier ones are removed. No vscode import.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFolderFile } from '../../../env/folderFile';
+import { MAX_TASK_METADATA_BYTES } from '../../../env/limits';
 import { formatZodError, PrimitiveSpecSchema, TaskSchema, type Difficulty, type LibraryVersions, type PrimitiveSpec } from '../../../env/schemas';
 import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../../../env/tasks';
 import { writeFileAtomic } from '../../../store/atomicWrite';
@@ -36,11 +38,17 @@ export function taskIdProblem(id: string, dir: string, taken: ReadonlySet<string
 
 /** The folder's tasks.json entries; throws TaskSaveError when the file exists but is unusable. */
 export function readTaskMetadata(dir: string): TaskMetadata[] {
+  // Through readFolderFile, as the loader reads it: a tasks.json that is a link, a fifo or huge is
+  // refused here too instead of being followed, blocked on or merged into the rewritten file.
+  const read = readFolderFile(dir, TASK_METADATA_FILE, MAX_TASK_METADATA_BYTES);
+  if (!read.ok) {
+    if (read.missing) return [];
+    throw new TaskSaveError(`${read.problem}; fix it first, it is not overwritten`);
+  }
   const file = join(dir, TASK_METADATA_FILE);
-  if (!existsSync(file)) return [];
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(read.text);
   } catch (e) {
     throw new TaskSaveError(`${file} is not valid JSON (${(e as Error).message}); fix it first, it is not overwritten`);
   }
