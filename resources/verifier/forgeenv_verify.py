@@ -57,8 +57,12 @@ class Refusal(Exception):
     """The artifact cannot be verified: the message says why (a finding for the user)."""
 
 
+NONCE = ""
+
+
 def verdict(**fields):
-    sys.stdout.write("\n" + MARKER + json.dumps(fields, sort_keys=True) + "\n")
+    # The nonce comes from the environment's spec: text the artifact makes a library print cannot carry it.
+    sys.stdout.write("\n" + MARKER + NONCE + " " + json.dumps(fields, sort_keys=True) + "\n")
     sys.stdout.flush()
 
 
@@ -171,23 +175,33 @@ SAFE_GLOBALS = {
 }
 
 
+STRING_OPS = ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "BINSTRING", "SHORT_BINSTRING", "STRING")
+MEMO_OPS = ("MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT")
+
+
 def check_pickle(data, what):
-    """Refuses a pickle that imports anything but tensor rebuilders: loading runs no repair code."""
-    strings = []
+    """Refuses a pickle that imports anything but tensor rebuilders: loading runs no repair code.
+    Protocol 2 names its imports in GLOBAL/INST; protocol 4's STACK_GLOBAL takes two strings from the
+    stack, accepted only when they were pushed right before it (a name fetched from the memo could
+    be anything)."""
+    recent = []
     try:
         for op, arg, _ in pickletools.genops(data):
-            if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINSTRING", "SHORT_BINSTRING", "STRING"):
-                strings.append(arg)
-            elif op.name == "GLOBAL":
-                module, _, name = str(arg).partition(" ")
-                if (module, name) not in SAFE_GLOBALS:
-                    raise Refusal("%s is a pickle that imports %s.%s (only tensors are accepted)" % (what, module, name))
-            elif op.name == "STACK_GLOBAL":
-                module, name = (strings[-2], strings[-1]) if len(strings) >= 2 else ("?", "?")
-                if (module, name) not in SAFE_GLOBALS:
-                    raise Refusal("%s is a pickle that imports %s.%s (only tensors are accepted)" % (what, module, name))
-            elif op.name in ("REDUCE", "BUILD", "INST", "OBJ", "NEWOBJ", "NEWOBJ_EX", "EXT1", "EXT2", "EXT4"):
-                continue
+            name = op.name
+            if name in ("GLOBAL", "INST"):
+                module, _, attr = str(arg).partition(" ")
+                if (module, attr) not in SAFE_GLOBALS:
+                    raise Refusal("%s is a pickle that imports %s.%s (only tensors are accepted)" % (what, module, attr))
+            elif name == "STACK_GLOBAL":
+                if len(recent) < 2 or recent[-1][0] not in STRING_OPS or recent[-2][0] not in STRING_OPS:
+                    raise Refusal("%s is a pickle that imports a name it does not spell out (only tensors are accepted)" % what)
+                module, attr = recent[-2][1], recent[-1][1]
+                if (module, attr) not in SAFE_GLOBALS:
+                    raise Refusal("%s is a pickle that imports %s.%s (only tensors are accepted)" % (what, module, attr))
+            elif name in ("EXT1", "EXT2", "EXT4"):
+                raise Refusal("%s is a pickle that imports through the extension registry (only tensors are accepted)" % what)
+            if name not in MEMO_OPS:
+                recent = (recent + [(name, arg)])[-2:]
     except Refusal:
         raise
     except Exception as e:  # a truncated or malformed pickle
@@ -547,8 +561,10 @@ def verify_state_dict(spec, artifact):
 
 
 def main():
+    global NONCE
     with open(sys.argv[1], encoding="utf-8") as f:
         spec = json.load(f)
+    NONCE = spec["nonce"]
     run_dir = spec["run_dir"]
     original = read_original(spec["original"])
     check = spec.get("verify") or {}

@@ -455,9 +455,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (exec.exit_code !== 0 || exec.killed || !runDir) return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
     const spec = VerifySpecSchema.parse(task.verify ?? {});
     const verifyDir = async (dir: string): Promise<VerifierOutcome> => {
-      const { script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
+      const { nonce, script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
       const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, readOnlyPaths, mounts: [] }, quiet: true });
-      return readVerdict(v);
+      return readVerdict(v, nonce);
     };
     const reference = await referenceOutcome(
       { task_id: task.task_id, original: ep.original_script, verify: spec, mode: this.config.mode, interpreter: this.config.interpreter, library_versions: ep.library_versions, args: task.args, files: task.files },

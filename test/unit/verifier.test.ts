@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { resourcesDir } from '../../src/env/paths';
 import { judgeEvidence } from '../../src/env/verify/judge';
 import { VerifySpecSchema } from '../../src/env/verify/spec';
 import { readVerdict, VERDICT_MARKER } from '../../src/env/verify/verifier';
 
+const N = 'a1b2c3';
 const ok = (trained_loss: number, untrained_loss = 1) => ({ ok: true as const, artifact: 'out/final', loaded_with: 'AutoModelForCausalLM', trained_loss, untrained_loss });
 const exec = (stdout: string, over: Partial<{ exit_code: number | null; timed_out: boolean; killed: boolean; stderr: string }> = {}) => ({
   exit_code: 0,
@@ -16,16 +20,20 @@ const exec = (stdout: string, over: Partial<{ exit_code: number | null; timed_ou
 
 describe('readVerdict', () => {
   test('the last marked line is the verdict', () => {
-    const v = readVerdict(exec(`warning\n${VERDICT_MARKER}{"ok": false, "reason": "first"}\nnoise\n${VERDICT_MARKER}${JSON.stringify(ok(0.5))}\n`));
+    const v = readVerdict(exec(`warning\n${VERDICT_MARKER}${N} {"ok": false, "reason": "first"}\nnoise\n${VERDICT_MARKER}${N} ${JSON.stringify(ok(0.5))}\n`), N);
     assert.deepEqual(v, ok(0.5));
   });
+  test('a marked line without the run\'s nonce is not the verdict (text a library printed from the artifact)', () => {
+    const forged = `${VERDICT_MARKER}${JSON.stringify(ok(0.1))}\n${VERDICT_MARKER}ffff ${JSON.stringify(ok(0.1))}\n`;
+    assert.match((readVerdict(exec(forged), N) as { reason: string }).reason, /without a verdict/);
+  });
   test('no verdict, a bad one, a timeout or a cancel is a refusal that says so', () => {
-    assert.match((readVerdict(exec('', { exit_code: 1, stderr: 'Traceback\nValueError: x' })) as { reason: string }).reason, /without a verdict \(exit code 1: ValueError: x\)/);
-    assert.match((readVerdict(exec(`${VERDICT_MARKER}{nope`)) as { reason: string }).reason, /unreadable/);
-    assert.match((readVerdict(exec(`${VERDICT_MARKER}{"ok": true, "artifact": "x"}`)) as { reason: string }).reason, /invalid/);
-    assert.match((readVerdict(exec(`${VERDICT_MARKER}${JSON.stringify({ ...ok(0.5), trained_loss: 'NaN' })}`)) as { reason: string }).reason, /invalid/);
-    assert.match((readVerdict(exec('', { timed_out: true })) as { reason: string }).reason, /timed out/);
-    assert.match((readVerdict(exec('', { killed: true })) as { reason: string }).reason, /cancelled/);
+    assert.match((readVerdict(exec('', { exit_code: 1, stderr: 'Traceback\nValueError: x' }), N) as { reason: string }).reason, /without a verdict \(exit code 1: ValueError: x\)/);
+    assert.match((readVerdict(exec(`${VERDICT_MARKER}${N} {nope`), N) as { reason: string }).reason, /unreadable/);
+    assert.match((readVerdict(exec(`${VERDICT_MARKER}${N} {"ok": true, "artifact": "x"}`), N) as { reason: string }).reason, /invalid/);
+    assert.match((readVerdict(exec(`${VERDICT_MARKER}${N} ${JSON.stringify({ ...ok(0.5), trained_loss: 'NaN' })}`), N) as { reason: string }).reason, /invalid/);
+    assert.match((readVerdict(exec('', { timed_out: true }), N) as { reason: string }).reason, /timed out/);
+    assert.match((readVerdict(exec('', { killed: true }), N) as { reason: string }).reason, /cancelled/);
   });
 });
 
@@ -67,4 +75,36 @@ describe('judgeEvidence', () => {
     assert.equal(VerifySpecSchema.safeParse({ artefact: 'x' }).success, false);
     assert.equal(VerifySpecSchema.safeParse({ artifact: 'out/checkpoint-*', margin: 0.1 }).success, true);
   });
+});
+
+describe("the verifier's pickle check (runs before any load)", () => {
+  // Each case: Python that builds the bytes, and whether check_pickle accepts them.
+  const cases: Array<[string, string, boolean]> = [
+    ['a state dict of tensors (protocol 2)', 'import collections, pickle\nclass T:\n    pass\npickle.dumps(collections.OrderedDict(a=1), protocol=2)', true],
+    ['print through __reduce__ (protocol 4, STACK_GLOBAL)', 'import pickle\nclass P:\n    def __reduce__(self):\n        return (print, ("x",))\npickle.dumps({"w": P()})', false],
+    ['os.system through GLOBAL (protocol 2)', 'import pickle, os\nclass P:\n    def __reduce__(self):\n        return (os.system, ("true",))\npickle.dumps(P(), protocol=2)', false],
+    ['a name fetched from the memo for STACK_GLOBAL', 'bytes.fromhex("8004") + b"\\x8c\\x02os\\x94\\x8c\\x06system\\x94\\x8c\\x0bcollections\\x94\\x8c\\x0bOrderedDict\\x94" + b"00h\\x00h\\x01\\x93\\x8c\\x04true\\x85R."', false],
+    ['INST (protocol 0)', 'b"(S\'true\'\\nios\\nsystem\\n."', false],
+    ['a truncated pickle', 'b"\\x80\\x02}q"', false],
+  ];
+  for (const [name, build, accepted] of cases) {
+    test(`${accepted ? 'accepts' : 'refuses'} ${name}`, () => {
+      const lines = build.split('\n');
+      const program = [
+        'import sys',
+        `sys.path.insert(0, ${JSON.stringify(join(resourcesDir(), 'verifier'))})`,
+        'import forgeenv_verify as v',
+        ...lines.slice(0, -1),
+        `data = ${lines[lines.length - 1]}`,
+        'try:',
+        '    v.check_pickle(data, "x.bin")',
+        '    print("ACCEPTED")',
+        'except v.Refusal as e:',
+        '    print("REFUSED", e)',
+      ].join('\n');
+      const r = spawnSync('python3', ['-c', program], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.startsWith('ACCEPTED'), accepted, r.stdout);
+    });
+  }
 });

@@ -2,6 +2,7 @@
 // verifier is a separate sandboxed process started after every process of the run has ended: the
 // run folder is bound read-only, the verifier's own folder holds only its code and spec, and the
 // verdict is the last marked line of the verifier's own stdout, which the repair never wrote to.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -32,30 +33,37 @@ export type VerifierOutcome =
 let source: string | undefined;
 const verifierSource = () => (source ??= readFileSync(join(resourcesDir(), 'verifier', VERIFIER_SCRIPT_NAME), 'utf8'));
 
-/** The run (script, files, binds) that verifies `runDir`; the caller adds mode, interpreter and limits. */
+/**
+ * The run (script, files, binds) that verifies `runDir`; the caller adds mode, interpreter and
+ * limits. The verdict line carries `nonce`, fresh per run: text the artifact could make a library
+ * print (a model type, a warning) cannot pass for it.
+ */
 export function verifierRun(runDir: string, original: string, spec: Partial<VerifySpec> & { mounts?: string[] }) {
+  const nonce = randomBytes(16).toString('hex');
   return {
+    nonce,
     script: verifierSource(),
     scriptName: VERIFIER_SCRIPT_NAME,
     args: ['spec.json'],
-    files: { 'spec.json': JSON.stringify({ run_dir: runDir, original, verify: spec }) },
+    files: { 'spec.json': JSON.stringify({ run_dir: runDir, original, verify: spec, nonce }) },
     readOnlyPaths: [runDir],
     validate: false as const,
   };
 }
 
 /** The verdict of a verifier run; a crash, timeout or missing verdict is a refusal that says so. */
-export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'killed'>): VerifierOutcome {
+export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'killed'>, nonce: string): VerifierOutcome {
   if (exec.timed_out) return { ok: false, reason: 'the verifier timed out' };
   if (exec.killed) return { ok: false, reason: 'the verifier was cancelled' };
-  const line = exec.stdout.split('\n').reverse().find((l) => l.startsWith(VERDICT_MARKER));
+  const prefix = `${VERDICT_MARKER}${nonce} `;
+  const line = exec.stdout.split('\n').reverse().find((l) => l.startsWith(prefix));
   if (!line) {
     const last = exec.stderr.trim().split('\n').slice(-1)[0] ?? '';
     return { ok: false, reason: `the verifier ended without a verdict (exit code ${exec.exit_code ?? 'none'}${last ? `: ${last.slice(0, 300)}` : ''})` };
   }
   let json: unknown;
   try {
-    json = JSON.parse(line.slice(VERDICT_MARKER.length));
+    json = JSON.parse(line.slice(prefix.length));
   } catch {
     return { ok: false, reason: 'the verifier printed an unreadable verdict' };
   }
