@@ -2,14 +2,19 @@
 // executor in simulated mode, unmodified, with per-script arguments and files from
 // test/fixtures/realworld-tasks.json, and prints per script: ok/fail, wall time, losses, checkpoint and
 // the last error line; then the overall count and the most common failure reasons.
-//   node --import tsx bench/realworld.ts [--only 05,21] [--jobs 2] [--verbose] [--json]
-import { existsSync, readFileSync } from 'node:fs';
+// With --verify, each clean run's artifact also goes through the environment's verifier (docs/verifier.md),
+// judged against itself: does the original's own artifact give the check something to verify?
+//   node --import tsx bench/realworld.ts [--only 05,21] [--jobs 2] [--verbose] [--json] [--verify]
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { executeScript, type RunResult } from '../src/env/executor';
 import { RunMountsSchema } from '../src/env/schemas';
 import { getSnapshot } from '../src/env/snapshots/registry';
+import { judgeEvidence, type Evidence } from '../src/env/verify/judge';
+import { VerifySpecSchema } from '../src/env/verify/spec';
+import { readVerdict, verifierRun } from '../src/env/verify/verifier';
 
 const root = resolve(__dirname, '..');
 export const REALWORLD_DIR = join(root, '..', 'shared', 'realworld', 'scripts');
@@ -48,6 +53,8 @@ export interface RealworldOutcome {
   checkpoint: boolean;
   lastError: string;
   result: RunResult;
+  /** With --verify: the verifier's judgement of the original's own artifact. */
+  evidence?: Evidence;
 }
 
 const STEP_LOSS = /\bstep=(\d+) loss=(-?[\d.]+(?:e-?\d+)?)/g;
@@ -76,20 +83,35 @@ export function failureReason(line: string): string {
   return line.replace(/\d+/g, 'N').slice(0, 140);
 }
 
-export async function runRealworldTask(task: RealworldTask, dir = REALWORLD_DIR): Promise<RealworldOutcome> {
+export async function runRealworldTask(task: RealworldTask, dir = REALWORLD_DIR, verify = false): Promise<RealworldOutcome> {
   const script = readFileSync(join(dir, task.file), 'utf8');
+  const libraryVersions = getSnapshot(task.snapshot).versions;
   const result = await executeScript({
     script,
     scriptName: task.file,
     mode: 'simulated',
-    libraryVersions: getSnapshot(task.snapshot).versions,
+    libraryVersions,
     validate: false,
     args: task.args,
     files: task.files,
     mounts: task.mounts,
     extraEnv: task.env,
     timeoutMs: task.timeoutMs ?? 120_000,
+    keepRunDir: verify,
   });
+  let evidence: Evidence | undefined;
+  if (verify && result.run_dir) {
+    try {
+      if (result.exit_code === 0) {
+        const spec = VerifySpecSchema.parse({});
+        const { nonce, ...run } = verifierRun(result.run_dir, script, { mounts: task.mounts });
+        const v = readVerdict(await executeScript({ ...run, mode: 'simulated', libraryVersions, timeoutMs: 300_000 }), nonce);
+        evidence = judgeEvidence(v, v, spec);
+      }
+    } finally {
+      rmSync(result.run_dir, { recursive: true, force: true });
+    }
+  }
   // The Trainer's own log lines are on stdout; the simulation's per-step lines for runs whose
   // logging_steps exceed the run are on stderr.
   const losses = stepLosses(result.stdout);
@@ -106,6 +128,7 @@ export async function runRealworldTask(task: RealworldTask, dir = REALWORLD_DIR)
     checkpoint: result.checkpoint_exists,
     lastError: result.exit_code === 0 ? (decreasing ? '' : 'no decreasing step=N loss=X lines') : lastErrorLine(result.stderr),
     result,
+    ...(evidence ? { evidence } : {}),
   };
 }
 
@@ -130,6 +153,7 @@ async function main(): Promise<void> {
       verbose: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       'include-skipped': { type: 'boolean', default: false },
+      verify: { type: 'boolean', default: false },
     },
   });
   if (!existsSync(REALWORLD_DIR)) {
@@ -145,13 +169,14 @@ async function main(): Promise<void> {
   tasks = tasks.filter((t) => !skipped.includes(t));
   const t0 = performance.now();
   const outcomes = await pool(tasks, Number(values.jobs), async (t) => {
-    const o = await runRealworldTask(t);
+    const o = await runRealworldTask(t, REALWORLD_DIR, values.verify);
     if (!values.json) {
       const l = o.losses;
       const lossText = l.length ? `${l.length} losses ${l[0]}→${l[l.length - 1]}` : 'no losses';
       console.log(
         `${o.ok ? 'ok  ' : 'FAIL'} ${t.file.padEnd(44)} ${t.snapshot} ${(o.wallMs / 1000).toFixed(1).padStart(5)}s  ${lossText}${o.checkpoint ? ', checkpoint' : ''}${o.ok ? '' : `  | ${o.lastError.slice(0, 200)}`}`,
       );
+      if (o.evidence) console.log(`     verifier: ${o.evidence.verified ? `verified (${o.evidence.check})` : `NOT verified: ${o.evidence.findings[0] ?? ''}`}`);
       if (values.verbose && !o.ok) console.log(o.result.stderr.split('\n').slice(-25).join('\n'));
     }
     return o;
@@ -171,6 +196,10 @@ async function main(): Promise<void> {
   for (const t of skipped) console.log(`SKIP ${t.file.padEnd(44)} ${t.skip}`);
   console.log(`\n${ok}/${outcomes.length + skipped.length} scripts ran clean (exit 0, decreasing step=N loss=X lines); harness wall time ${(wall / 1000).toFixed(1)} s`);
   console.log(`checkpoints written: ${outcomes.filter((o) => o.checkpoint).length}`);
+  if (values.verify) {
+    const clean = outcomes.filter((o) => o.exitCode === 0);
+    console.log(`verifier: ${clean.filter((o) => o.evidence?.verified).length}/${clean.length} clean originals verified against their own artifact`);
+  }
   if (top.length) {
     console.log('most common failure reasons:');
     for (const [r, files] of top) console.log(`  ${String(files.length).padStart(2)}× ${r}  [${files.join(', ')}]`);

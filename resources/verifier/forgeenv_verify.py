@@ -40,6 +40,7 @@ HEADS = {
     "AutoModelWithLMHead": "causal",
     "AutoModelForSeq2SeqLM": "seq2seq",
     "AutoModelForImageClassification": "imgcls",
+    "AutoModelForMaskedLM": "mlm",
 }
 SUFFIX_HEADS = [
     ("ForSequenceClassification", "seqcls"),
@@ -49,6 +50,7 @@ SUFFIX_HEADS = [
     ("ForCausalLM", "causal"),
     ("LMHeadModel", "causal"),
     ("ForImageClassification", "imgcls"),
+    ("ForMaskedLM", "mlm"),
 ]
 LOADERS = {v: k for k, v in HEADS.items() if k != "AutoModelWithLMHead"}
 
@@ -240,8 +242,6 @@ def locate(run_dir, declared, original, mounts):
         candidates.extend(p for _, p in sorted(original["saves"], reverse=True))
         if original["checkpointing"]:
             candidates.extend(os.path.join(d, "checkpoint-*") for d in original["output_dirs"])
-    if not candidates:
-        raise Refusal("the task declares no artifact, and the original script saves none that can be found (set verify.artifact in tasks.json)")
     for rel in candidates:
         rel = os.path.normpath(rel)
         for i, at in enumerate(mounts):
@@ -257,8 +257,51 @@ def locate(run_dir, declared, original, mounts):
         for path in reversed(matches):
             parts = os.path.relpath(path, run_dir).split(os.sep)
             if all(regular(os.path.join(run_dir, *parts[: i + 1])) for i in range(len(parts))):
-                return path, os.path.relpath(path, run_dir)
-    raise Refusal("the run left no %s" % " or ".join(candidates))
+                return path, CHECKPOINT.sub("checkpoint-*", os.path.relpath(path, run_dir))
+    if declared:
+        raise Refusal("the run left no %s" % declared)
+    # Nothing the literals name: the saved model the run left, wherever its arguments put it.
+    found = scan_for_models(run_dir)
+    if found:
+        return found
+    raise Refusal("the run left no saved model (%s)" % (" or ".join(candidates) if candidates else "no save_pretrained folder anywhere in the run folder; set verify.artifact in tasks.json"))
+
+
+CHECKPOINT = re.compile(r"checkpoint-\d+$")
+
+
+def is_model_dir(path):
+    names = set(os.listdir(path))
+    if "adapter_config.json" in names:
+        return any(n.startswith("adapter_model.") for n in names)
+    return "config.json" in names and any(WEIGHT_FILE.match(n) for n in names)
+
+
+def scan_for_models(run_dir, max_depth=6, max_entries=5000):
+    """Saved-model folders in the run folder (no links followed, bounded): a final model before
+    checkpoints, then the latest checkpoint; returned with the pattern a repair's run must match."""
+    found, seen, stack = [], 0, [(run_dir, 0)]
+    while stack and seen < max_entries:
+        d, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            seen += 1
+            if e.name.startswith(".") or e.name == "__pycache__" or not e.is_dir(follow_symlinks=False):
+                continue
+            if is_model_dir(e.path):
+                found.append(e.path)
+            elif depth < max_depth:
+                stack.append((e.path, depth + 1))
+    if not found:
+        return None
+    step = lambda p: int(CHECKPOINT.search(p).group(0)[len("checkpoint-"):]) if CHECKPOINT.search(p) else -1
+    finals = [p for p in found if step(p) < 0]
+    path = sorted(finals, key=lambda p: (os.path.getmtime(p), p))[-1] if finals else max(found, key=step)
+    rel = os.path.relpath(path, run_dir)
+    return path, CHECKPOINT.sub("checkpoint-*", rel)
 
 
 # ---------- held-out data and losses ----------
@@ -399,7 +442,7 @@ def text_batches(head, part, tokenizer, spec):
                 yield dict(enc)
 
         return make
-    if head == "causal":
+    if head in ("causal", "mlm"):
         text = spec.get("text") or (columns_of(part, {"text"})[:1] or [None])[0]
         if not text:
             raise Refusal("the held-out data has no text column (set verify.text)")
@@ -455,16 +498,93 @@ def image_batches(part, processor, spec):
     return make
 
 
+def read_json(path):
+    try:
+        if not regular(path):
+            return None
+        with open(path, encoding="utf-8") as f:
+            value = json.load(f)
+        return value if isinstance(value, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+ADAPTER_TASKS = {"CAUSAL_LM": "causal", "SEQ_CLS": "seqcls", "SEQ_2_SEQ_LM": "seq2seq", "TOKEN_CLS": "tokcls", "QUESTION_ANS": "qa"}
+
+
+def head_of(saved, adapter_cfg):
+    if adapter_cfg:
+        return ADAPTER_TASKS.get(str(adapter_cfg.get("task_type") or "").upper())
+    for arch in saved.get("architectures") or []:
+        for suffix, head in SUFFIX_HEADS:
+            if str(arch).endswith(suffix):
+                return head
+    return None
+
+
+PROBE_TEXTS = [
+    "The model was trained on a small corpus of short English sentences.",
+    "A quick brown fox jumps over the lazy dog near the river bank.",
+    "Training loss should fall when the optimizer follows the gradient.",
+    "She read the paper twice before she wrote her review of it.",
+    "Held-out examples tell whether a model learned or only memorized.",
+    "The weather was cold, so they stayed inside and played chess.",
+    "Every checkpoint stores the weights the trainer saved at that step.",
+    "He asked a question, and the answer was in the second paragraph.",
+]
+
+
+def probe_batches(head, tokenizer, num_labels):
+    """No dataset the verifier can name: fixed sentences, labels by position. Enough where the loss
+    depends on the weights alone (the stand-ins); in real mode the weights-moved check decides."""
+    import torch
+
+    if head not in ("seqcls", "causal", "seq2seq", "tokcls", "mlm"):
+        raise Refusal("the original loads no dataset by a literal name (set verify.dataset in tasks.json)")
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+
+    def make():
+        for i in range(0, len(PROBE_TEXTS), BATCH // 2):
+            chunk = PROBE_TEXTS[i : i + BATCH // 2]
+            enc = tokenizer(chunk, truncation=True, max_length=32, padding=True, return_tensors="pt")
+            if head == "seqcls" and num_labels == 1:
+                enc["labels"] = torch.tensor([float((i + j) % 2) for j in range(len(chunk))])
+            elif head == "seqcls":
+                enc["labels"] = torch.tensor([(i + j) % num_labels for j in range(len(chunk))])
+            elif head == "tokcls":
+                enc["labels"] = (enc["input_ids"] % max(1, num_labels)).long()
+            else:
+                labels = enc["input_ids"].clone()
+                labels[enc["attention_mask"] == 0] = -100
+                enc["labels"] = labels
+            yield dict(enc)
+
+    return make
+
+
 def verify_hf(spec, original, artifact):
     import torch
     import transformers
 
     torch.manual_seed(0)
     models = original["models"]
-    head = spec.get("head") or (models[0][1] if models else None)
-    base = spec.get("base_model") or next((m[2] for m in models if m[1] == head), None)
-    if not head or not base:
-        raise Refusal("the original loads no model by a literal id (set verify.base_model and verify.head in tasks.json)")
+    saved = read_json(os.path.join(artifact, "config.json")) or {}
+    adapter_cfg = read_json(os.path.join(artifact, "adapter_config.json"))
+    head = spec.get("head") or (models[0][1] if models else None) or head_of(saved, adapter_cfg)
+    base = (
+        spec.get("base_model")
+        or next((m[2] for m in models if m[1] == head), None)
+        or (adapter_cfg or {}).get("base_model_name_or_path")
+        or saved.get("_name_or_path")
+    )
+    if not head and isinstance(base, str) and base:
+        try:
+            head = head_of(transformers.AutoConfig.from_pretrained(base).to_dict(), None)
+        except Exception:
+            head = None
+    if not head or not base or not isinstance(base, str) or base == os.path.basename(artifact):
+        raise Refusal("neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)")
     loader = getattr(transformers, LOADERS[head])
     adapter = os.path.isfile(os.path.join(artifact, "adapter_config.json"))
     if not adapter and not os.path.isfile(os.path.join(artifact, "config.json")):
@@ -495,17 +615,30 @@ def verify_hf(spec, original, artifact):
     moved = moved_share(trained, untrained, fresh, adapter)
     datasets = original["datasets"]
     dataset_args = spec.get("dataset") or (datasets[0] if datasets else None)
-    if not dataset_args:
-        raise Refusal("the original loads no dataset by a literal name (set verify.dataset in tasks.json)")
-    part = heldout_split(dataset_args, spec)
-    if head == "imgcls":
-        processor = transformers.AutoImageProcessor.from_pretrained(base)
-        make = image_batches(part, processor, spec)
-    else:
+    data = "held-out split"
+    make = None
+    if dataset_args:
+        try:
+            part = heldout_split(dataset_args, spec)
+            if head == "imgcls":
+                make = image_batches(part, transformers.AutoImageProcessor.from_pretrained(base), spec)
+            else:
+                make = text_batches(head, part, transformers.AutoTokenizer.from_pretrained(base), spec)
+            trained_loss = mean_loss(trained, make)
+        except Exception as e:
+            # The data the script names needs what only its arguments say (data files, columns): the probe instead.
+            make, data = None, "probe sentences (held-out data unavailable: %s)" % str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+    if make is None:
         tokenizer = transformers.AutoTokenizer.from_pretrained(base)
-        make = text_batches(head, part, tokenizer, spec)
-    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head], "moved": moved,
-            "trained_loss": mean_loss(trained, make), "untrained_loss": mean_loss(untrained, make)}
+        num_labels = int(getattr(trained.config, "num_labels", 2) or 2) if hasattr(trained, "config") else 2
+        make = probe_batches(head, tokenizer, num_labels)
+        if data == "held-out split":
+            data = "probe sentences"
+        dataset_args = None
+        trained_loss = mean_loss(trained, make)
+    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head], "moved": moved, "data": data,
+            "dataset": list(dataset_args) if dataset_args else None,
+            "trained_loss": trained_loss, "untrained_loss": mean_loss(untrained, make)}
 
 
 def moved_share(trained, untrained, fresh, adapter):
@@ -579,7 +712,7 @@ def main():
             if not os.path.isdir(path):
                 raise Refusal("%s is not a saved-model folder" % rel)
             result = verify_hf(check, original, path)
-        verdict(ok=True, artifact=rel, **result)
+        verdict(ok=True, artifact=rel, kind=kind, **result)
     except Refusal as e:
         verdict(ok=False, reason=str(e))
 

@@ -28,7 +28,7 @@ import type { RunLimiter } from './runLimiter';
 import { heldOutReward, isSuccess, visibleReward } from './reward';
 import { judgeEvidence, NO_EVIDENCE, verificationRecord, type Evidence } from './verify/judge';
 import { referenceOutcome } from './verify/reference';
-import { VerifySpecSchema } from './verify/spec';
+import { VerifySpecSchema, type VerifySpec } from './verify/spec';
 import { readVerdict, verifierRun, type VerifierOutcome } from './verify/verifier';
 import {
   ExecutionResultSchema,
@@ -454,8 +454,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
   private async verify(exec: ExecutionResult, runDir: string, task: Task, ep: EpisodeState, options: StepOptions): Promise<Evidence> {
     if (exec.exit_code !== 0 || exec.killed || !runDir) return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
     const spec = VerifySpecSchema.parse(task.verify ?? {});
-    const verifyDir = async (dir: string): Promise<VerifierOutcome> => {
-      const { nonce, script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
+    const verifyDir = async (dir: string, pinned: Partial<VerifySpec> = {}): Promise<VerifierOutcome> => {
+      const { nonce, script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...pinned, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
       const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, readOnlyPaths, mounts: [] }, quiet: true });
       return readVerdict(v, nonce);
     };
@@ -473,7 +473,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
       options.signal,
     );
     if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
-    return judgeEvidence(await verifyDir(runDir), reference, spec);
+    // The repair is checked on what the original's check resolved: the same artifact path, model, head and data.
+    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec);
   }
 
   private requireTask(ep: EpisodeState): Task {

@@ -15,7 +15,20 @@ export const VERIFIER_SCRIPT_NAME = 'forgeenv_verify.py';
 
 const Loss = z.number().finite();
 const VerdictSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), artifact: z.string(), loaded_with: z.string(), trained_loss: Loss, untrained_loss: Loss, moved: z.number().min(0).max(1).optional() }).passthrough(),
+  z
+    .object({
+      ok: z.literal(true),
+      artifact: z.string(),
+      loaded_with: z.string(),
+      trained_loss: Loss,
+      untrained_loss: Loss,
+      moved: z.number().min(0).max(1).optional(),
+      kind: z.enum(['hf_model', 'state_dict']).optional(),
+      head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'state_dict']).optional(),
+      base_model: z.string().optional(),
+      dataset: z.array(z.string()).nullable().optional(),
+    })
+    .passthrough(),
   z.object({ ok: z.literal(false), reason: z.string().min(1) }).passthrough(),
 ]);
 export type VerifierOutcome =
@@ -27,6 +40,8 @@ export type VerifierOutcome =
       untrained_loss: number;
       /** Share of the starting weights that training changed (absent for state dicts, whose untrained model is another random init). */
       moved?: number;
+      /** What the verifier resolved (from the task, the original or the saved model): a repair is checked against the same. */
+      resolved?: Pick<VerifySpec, 'artifact' | 'kind' | 'head' | 'base_model' | 'dataset'>;
     }
   | { ok: false; reason: string };
 
@@ -71,6 +86,20 @@ export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' |
   if (!parsed.success) return { ok: false, reason: 'the verifier printed an invalid verdict' };
   const v = parsed.data;
   return v.ok
-    ? { ok: true, artifact: v.artifact, loaded_with: v.loaded_with, trained_loss: v.trained_loss, untrained_loss: v.untrained_loss, ...(v.moved === undefined ? {} : { moved: v.moved }) }
+    ? {
+        ok: true,
+        artifact: v.artifact,
+        loaded_with: v.loaded_with,
+        trained_loss: v.trained_loss,
+        untrained_loss: v.untrained_loss,
+        ...(v.moved === undefined ? {} : { moved: v.moved }),
+        resolved: {
+          artifact: v.artifact,
+          ...(v.kind ? { kind: v.kind } : {}),
+          ...(v.head && v.head !== 'state_dict' ? { head: v.head } : {}),
+          ...(v.base_model ? { base_model: v.base_model } : {}),
+          ...(v.dataset && v.dataset.length ? { dataset: v.dataset } : {}),
+        },
+      }
     : { ok: false, reason: v.reason };
 }
