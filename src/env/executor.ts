@@ -27,14 +27,17 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { resourcesDir, simlibsDir } from './paths';
+import { simlibsDir } from './paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
 import { warmBytecodeCache } from './sandbox/bytecodeCache';
 import { cleanEnvironment } from './sandbox/cleanEnv';
 import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
-import { SandboxOptionsSchema, type SandboxOptionsInput } from './sandbox/options';
-import { sandboxedPid, signalFromSandboxExit } from './sandbox/pids';
-import { chooseIsolation, existingPaths, handOver, runCommand, runsAsNobody, trustedCacheDir } from './sandbox/plan';
+import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from './sandbox/launcher';
+import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
+import { sandboxedPid, signalFromSandboxExit, signalName } from './sandbox/pids';
+import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir } from './sandbox/plan';
+import { hostSeccompProgram } from './sandbox/seccomp';
+import { acquireRunUid, type RunUid } from './sandbox/uids';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
@@ -68,6 +71,11 @@ export interface RunOptions {
   keepRunDir?: boolean;
   /** Default 'train.py'. */
   scriptName?: string;
+  /**
+   * Variables for the script only: inside the sandbox they reach the script through the launcher
+   * (sandbox/launcher.ts), never bwrap's or setpriv's environment. LD_*, PYTHON* and other dangerous
+   * names are refused (sandbox/options.ts DANGEROUS_ENV).
+   */
   extraEnv?: Record<string, string>;
   /** Live output for the editor; errors thrown by the callback are ignored. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
@@ -136,7 +144,7 @@ const OptionsSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$/, 'a plain file name ending in .py')
     .default('train.py'),
-  extraEnv: z.record(z.string(), z.string()).default({}),
+  extraEnv: ScriptEnvSchema.default({}),
   validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
   args: RunArgsSchema.default([]),
   files: RunFilesSchema.default({}),
@@ -150,6 +158,8 @@ const OptionsSchema = z.object({
 });
 
 const KILL_GRACE_MS = 500;
+/** bwrap's fd of the seccomp filter (after the launcher's ENV_FD and STATUS_FD). */
+const SECCOMP_FD = 5;
 /** After the process exits, how long to wait for its pipes to close before giving up on them. */
 const CLOSE_WAIT_MS = 2_000;
 const MEMORY_SAMPLE_MS = 50;
@@ -219,6 +229,12 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
     Object.assign(env, simulatedEnv(o.libraryVersions, simlibs));
   }
   return env;
+}
+
+/** What simulated runs read of resources/: the stand-ins, the fallback packages, the snapshots' API data and list. */
+export function simulatedReadOnly(simlibs: string): string[] {
+  const snapshots = join(dirname(simlibs), 'snapshots');
+  return [simlibs, `${simlibs}-fallback`, join(snapshots, 'api'), join(snapshots, 'snapshots.json')];
 }
 
 /** The stand-ins' own variables: the versions, and the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py). */
@@ -305,6 +321,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
 
   let runDir: string;
   const copies: { copy: string; at: string }[] = [];
+  let runUid: RunUid | undefined;
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
     await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
@@ -326,18 +343,40 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
       await mkdir(copy, { recursive: true });
       copies.push({ copy, at });
     }
-    if (runsAsNobody(plan)) await handOver(runDir);
+    if (runsAsOwnUid(plan)) {
+      runUid = acquireRunUid(uidLockDir());
+      await handOver(runDir, runUid.uid);
+    }
   } catch (e) {
+    runUid?.release();
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
-  // What the sandbox shows read-only: the interpreter's folders, our resources (stand-ins, API
-  // data), the bytecode cache and what the caller names (real mode's hub).
-  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
+  // What the sandbox shows read-only: the interpreter's folders, the stand-ins and their API data
+  // (simulated), the bytecode cache and what the caller names (real mode's hub). Never the whole of
+  // resources/ nor the extension's code: the tasks' unbroken originals (resources/tasks) and the drift
+  // catalog would hand a repair agent the answer.
+  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? simulatedReadOnly(simlibs) : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
   const realRunDir = existingPaths([runDir])[0] ?? runDir;
   const realCopies = copies.map((c) => ({ copy: existingPaths([c.copy])[0] ?? c.copy, at: c.at }));
-  const command = runCommand({ plan, sandbox: o.sandbox, python: [layout.executable, '-u', o.scriptName, ...o.args], runDir: realRunDir, readOnly, copies: realCopies });
-  const outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed);
+  const seccomp = sandboxed ? hostSeccompProgram() : undefined;
+  const command = runCommand({
+    plan,
+    sandbox: o.sandbox,
+    python: [layout.executable, '-u', o.scriptName, ...o.args],
+    runDir: realRunDir,
+    readOnly,
+    copies: realCopies,
+    ...(runUid ? { uid: runUid.uid } : {}),
+    ...(seccomp ? { seccompFd: SECCOMP_FD } : {}),
+  });
+  let outcome: Outcome;
+  try {
+    outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed ? { seccomp } : undefined);
+  } finally {
+    // The run's namespace is gone with bwrap (the kernel killed what was left), so the uid is free.
+    runUid?.release();
+  }
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
   outcome.stdout = scrub(outcome.stdout);
@@ -383,7 +422,13 @@ interface StreamState {
   decoder: StringDecoder;
 }
 
-function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandboxed: boolean): Promise<Outcome> {
+/**
+ * `sandbox` set: the command is bwrap around the launcher (sandbox/launcher.ts). bwrap starts with an
+ * empty environment; the script's `env` goes through the launcher's pipe, the seccomp filter through
+ * bwrap's, and the script's exit status comes back through the status pipe.
+ */
+function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandbox: { seccomp: Buffer | undefined } | undefined): Promise<Outcome> {
+  const sandboxed = sandbox !== undefined;
   return new Promise<Outcome>((resolve) => {
     let child: ChildProcess;
     const notes: string[] = [];
@@ -398,18 +443,34 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
     let settled = false;
     let exited = false;
     let closeTimer: NodeJS.Timeout | undefined;
+    let status = '';
 
     try {
       child = spawn(command.file, command.args, {
         cwd: runDir,
-        env,
+        // Nothing of the script's environment reaches bwrap, setpriv or the launcher (they run with
+        // privileges); the launcher hands it to the script alone.
+        env: sandboxed ? {} : env,
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: sandboxed ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', sandbox.seccomp ? 'pipe' : 'ignore'] : ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
       });
     } catch (e) {
       resolve(emptyOutcome(`ForgeEnv could not start ${o.interpreter}: ${(e as Error).message}\n`));
       return;
+    }
+    if (sandboxed) {
+      const feed = (fd: number, data: Buffer) => {
+        const s = child.stdio[fd] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null | undefined;
+        // EPIPE when bwrap failed before reading: its own error message says why.
+        s?.on('error', () => undefined);
+        s?.end(data);
+      };
+      feed(ENV_FD, encodeEnv(env));
+      if (sandbox.seccomp) feed(SECCOMP_FD, sandbox.seccomp);
+      const st = child.stdio[STATUS_FD] as NodeJS.ReadableStream | null | undefined;
+      st?.on('data', (b: Buffer) => (status = (status + b.toString('utf8')).slice(0, 64)));
+      st?.on('error', () => undefined);
     }
 
     const stop = (reason: StopReason) => {
@@ -483,6 +544,24 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
         resolve(emptyOutcome(startError));
         return;
       }
+      if (sandboxed) {
+        // The launcher's word on the script's status; without it (the launcher itself was killed)
+        // bwrap's 128+N is read as signal N.
+        const launched = parseLaunchStatus(status);
+        if (launched?.signal != null) {
+          exitCode = null;
+          exitSignal = signalName(launched.signal) ?? null;
+        } else if (launched) {
+          exitCode = launched.exitCode;
+          exitSignal = null;
+        } else {
+          const inner = signalFromSandboxExit(exitCode);
+          if (inner) {
+            exitCode = null;
+            exitSignal = inner;
+          }
+        }
+      }
       if (!stopReason && exitSignal) notes.push(`[forgeenv] the process was ended by signal ${exitSignal}`);
       const text = (s: StreamState) => Buffer.concat(s.chunks).toString('utf8');
       let stderr = text(streams.stderr);
@@ -509,11 +588,6 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
       exited = true;
       exitCode = code;
       exitSignal = signal;
-      const inner = sandboxed ? signalFromSandboxExit(code) : undefined;
-      if (inner) {
-        exitCode = null;
-        exitSignal = inner;
-      }
       sampleMemory();
       // Children the script left behind (they may hold our pipes open): end them with the run.
       const pid = child.pid;

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs, type SandboxTools } from './bwrap';
+import { hostSeccompProgram } from './seccomp';
 
 export type SandboxProbe = { ok: true; tools: SandboxTools } | { ok: false; reason: string };
 
@@ -52,18 +53,24 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   const setpriv = asRoot ? findExecutable('setpriv') : undefined;
   const tools: SandboxTools = { bwrap, prlimit, setpriv, asRoot };
   const truePath = findExecutable('true') ?? '/bin/true';
-  const args = bwrapArgs({ tools, runDir: undefined, readOnly: [], allowNetwork: false, command: [truePath] });
+  // With the seccomp filter and (as a user) --disable-userns, as every run has them: a bubblewrap
+  // that cannot load them fails here, not in the first run.
+  const seccomp = hostSeccompProgram();
+  const args = bwrapArgs({ tools, runDir: undefined, readOnly: [], allowNetwork: false, command: [truePath], ...(seccomp ? { seccompFd: 3 } : {}) });
   const failure = await new Promise<string | undefined>((resolve) => {
     let err = '';
     let child;
     try {
-      child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+      child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe', seccomp ? 'pipe' : 'ignore'], env: {} });
+      const fd3 = child.stdio[3] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null;
+      fd3?.on('error', () => undefined);
+      if (seccomp) fd3?.end(seccomp);
     } catch (e) {
       resolve((e as Error).message);
       return;
     }
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
-    child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
+    child.stderr?.on('data', (b: Buffer) => (err += b.toString('utf8')));
     child.on('error', (e) => {
       clearTimeout(timer);
       resolve(e.message);

@@ -11,7 +11,39 @@ export const SANDBOX_MODES = ['auto', 'bubblewrap', 'off'] as const;
 export const SandboxModeSchema = z.enum(SANDBOX_MODES);
 export type SandboxMode = z.infer<typeof SandboxModeSchema>;
 
-export const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)');
+/**
+ * Names a caller may never set or pass to a script (manifests' `env`, `extraEnv`, `passEnv`):
+ * - the dynamic loader's (`LD_*`; `DYLD_*` on macOS) and glibc's (`GLIBC_TUNABLES`, `GCONV_PATH`,
+ *   `LOCPATH`, `NLSPATH`, `MALLOC_*`, `HOSTALIASES`, `RES_OPTIONS`): they run code or change libc in
+ *   every process that starts with them, and in the fallback that is the rlimit wrapper too;
+ * - the interpreter's (`PYTHON*`): they decide what Python imports and runs before the script (the
+ *   executor sets its own: PYTHONPATH of the stand-ins, the bytecode cache);
+ * - shells' start-up hooks (`BASH_ENV`, `ENV`, `BASH_FUNC_*`, `SHELLOPTS`, `BASHOPTS`, `PS4`, `IFS`,
+ *   `PROMPT_COMMAND`): a script's `subprocess` with a shell would run them;
+ * - `PATH`: it comes from the clean environment's allowlist; set by a manifest it would decide which
+ *   program a script's `subprocess.run(["python", …])` starts (e.g. one the run wrote).
+ * (The executor's own variables, `HOME`, `TMPDIR`, `FORGEENV_*`, are not refused: the executor's
+ * values always win over a caller's.)
+ * Within the sandbox these could only hurt the script itself, but the same names reach the fallback's
+ * processes and any tool a run starts, so they are refused at every boundary with the reason.
+ */
+export const DANGEROUS_ENV = /^(LD_|DYLD_|PYTHON|MALLOC_|BASH_FUNC_)|^(GLIBC_TUNABLES|GCONV_PATH|LOCPATH|NLSPATH|HOSTALIASES|RES_OPTIONS|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|IFS|PROMPT_COMMAND|PATH)$/i;
+
+export const EnvNameSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)')
+  .refine((n) => !DANGEROUS_ENV.test(n), {
+    error: (i) => `${String(i.input)} may not be set for a script: LD_*, PYTHON*, shell start-up and loader variables and PATH are refused (docs/sandbox.md)`,
+  });
+
+/** Extra environment variables for a script (validated names; see DANGEROUS_ENV). */
+export const ScriptEnvSchema = z.record(z.string(), z.string().refine((v) => !v.includes('\0'), 'no NUL character')).superRefine((env, ctx) => {
+  // Checked here rather than as the record's key schema, whose failure zod reports only as "Invalid key in record".
+  for (const name of Object.keys(env)) {
+    const r = EnvNameSchema.safeParse(name);
+    if (!r.success) ctx.addIssue({ code: 'custom', path: [name], message: r.error.issues[0]?.message ?? 'an invalid name' });
+  }
+});
 
 /** The defaults, in one place for the schema, package.json (checked by a test) and the docs. */
 export const DEFAULT_LIMITS = {
