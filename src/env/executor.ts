@@ -36,6 +36,9 @@ import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from './sandbox/launc
 import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
 import { sandboxedPid, signalFromSandboxExit, signalName } from './sandbox/pids';
 import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir } from './sandbox/plan';
+import { SANDBOX_TMPFS_MIB } from './sandbox/bwrap';
+import { runMemory } from './sandbox/memory';
+import { canMountQuota, mountQuota, quotaFull, releaseQuota } from './sandbox/quota';
 import { hostSeccompProgram } from './sandbox/seccomp';
 import { acquireRunUid, type RunUid } from './sandbox/uids';
 import {
@@ -167,8 +170,11 @@ const CHECKPOINT_FILE = /(\.safetensors|\.pt|\.pth|\.ckpt)$|^pytorch_model\.bin$
 const CHECKPOINT_DIR = /^checkpoint-/;
 const WALK_MAX_DEPTH = 8;
 const WALK_MAX_ENTRIES = 5_000;
+const DISK_SAMPLE_MS = 250;
+/** More files than this in a run folder counts as past the quota (the size watch must stay cheap). */
+const DISK_WALK_ENTRIES = 50_000;
 
-type StopReason = 'timeout' | 'cap' | 'cancel' | 'deactivate';
+type StopReason = 'timeout' | 'cap' | 'cancel' | 'deactivate' | 'disk';
 
 interface LiveRun {
   stop(reason: StopReason): void;
@@ -319,11 +325,26 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
   }
 
-  let runDir: string;
+  // Memory: the run's share of the machine (sandbox/memory.ts); it waits here while other runs hold
+  // the rest. Disk: as root, the run folder is a tmpfs of the quota (sandbox/quota.ts), part of the
+  // run's memory footprint; elsewhere the folder's size is watched while it runs.
+  const limits = o.sandbox.limits;
+  const wantQuota = sandboxed && limits.diskMiB > 0 && canMountQuota();
+  const memory = process.platform === 'win32' ? { addressSpaceMiB: limits.addressSpaceMiB, release: () => undefined } : await runMemory.acquire(limits.addressSpaceMiB, (wantQuota ? limits.diskMiB : 0) + (sandboxed ? SANDBOX_TMPFS_MIB : 0), opts.signal);
+  if (opts.signal?.aborted) {
+    memory.release();
+    return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+  }
+  const sandboxOptions = { ...o.sandbox, limits: { ...limits, addressSpaceMiB: memory.addressSpaceMiB } };
+
+  let runDir: string | undefined;
+  let quota = false;
   const copies: { copy: string; at: string }[] = [];
   let runUid: RunUid | undefined;
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
+    // A mount that fails (a container without CAP_SYS_ADMIN) leaves the size watch below.
+    if (wantQuota) quota = (await mountQuota(runDir, limits.diskMiB)) === undefined;
     await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
     for (const [rel, text] of Object.entries(o.files)) {
       await mkdir(dirname(join(runDir, rel)), { recursive: true });
@@ -349,6 +370,8 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     }
   } catch (e) {
     runUid?.release();
+    if (quota && runDir) await releaseQuota(runDir, false);
+    memory.release();
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
@@ -362,7 +385,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   const seccomp = sandboxed ? hostSeccompProgram() : undefined;
   const command = runCommand({
     plan,
-    sandbox: o.sandbox,
+    sandbox: sandboxOptions,
     python: [layout.executable, '-u', o.scriptName, ...o.args],
     runDir: realRunDir,
     readOnly,
@@ -372,17 +395,28 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   });
   let outcome: Outcome;
   try {
-    outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed ? { seccomp } : undefined);
+    const watchDisk = !quota && limits.diskMiB > 0 ? limits.diskMiB : undefined;
+    outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed ? { seccomp } : undefined, watchDisk);
   } finally {
     // The run's namespace is gone with bwrap (the kernel killed what was left), so the uid is free.
     runUid?.release();
   }
+  const notes: string[] = [];
+  if (quota && (await quotaFull(runDir))) {
+    notes.push(`[forgeenv] the run folder reached its disk quota of ${limits.diskMiB} MiB (forgeenv.sandbox.diskMiB): writes past it failed with "No space left on device"`);
+  }
+  if (outcome.exit_code !== 0 && memory.addressSpaceMiB > 0 && /MemoryError|Cannot allocate memory|std::bad_alloc|out of memory/i.test(outcome.stderr)) {
+    notes.push(`[forgeenv] the run hit its memory limit: ${memory.addressSpaceMiB} MiB of address space per process (forgeenv.sandbox.addressSpaceMiB${memory.addressSpaceMiB < limits.addressSpaceMiB ? ` ${limits.addressSpaceMiB} MiB, less to share this machine's memory with concurrent runs` : ''})`);
+  }
+  if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
   outcome.stdout = scrub(outcome.stdout);
   outcome.stderr = scrub(outcome.stderr);
   const checkpoints = await findCheckpoints(runDir);
-  if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  if (quota) await releaseQuota(runDir, o.keepRunDir);
+  else if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  memory.release();
 
   return {
     ...base,
@@ -427,7 +461,15 @@ interface StreamState {
  * empty environment; the script's `env` goes through the launcher's pipe, the seccomp filter through
  * bwrap's, and the script's exit status comes back through the status pipe.
  */
-function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandbox: { seccomp: Buffer | undefined } | undefined): Promise<Outcome> {
+function runProcess(
+  o: Options,
+  runDir: string,
+  env: NodeJS.ProcessEnv,
+  opts: RunOptions,
+  command: { file: string; args: string[] },
+  sandbox: { seccomp: Buffer | undefined } | undefined,
+  watchDiskMiB: number | undefined,
+): Promise<Outcome> {
   const sandboxed = sandbox !== undefined;
   return new Promise<Outcome>((resolve) => {
     let child: ChildProcess;
@@ -479,6 +521,7 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
       if (reason === 'timeout') notes.push(`[forgeenv] timed out after ${o.timeoutMs} ms: the process group was killed`);
       else if (reason === 'cancel') notes.push('[forgeenv] cancelled: the process group was killed');
       else if (reason === 'deactivate') notes.push('[forgeenv] stopped because ForgeEnv is shutting down: the process group was killed');
+      else if (reason === 'disk') notes.push(`[forgeenv] the run folder grew past its disk quota of ${watchDiskMiB} MiB (forgeenv.sandbox.diskMiB): the run was killed`);
       if (child.pid !== undefined) void killProcessTree(child.pid, KILL_GRACE_MS);
     };
 
@@ -507,6 +550,17 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
     };
     const sampler = setInterval(sampleMemory, MEMORY_SAMPLE_MS);
     sampleMemory();
+    // Without a tmpfs quota (not root): the folder's size, every DISK_SAMPLE_MS. Best effort: a
+    // run can write past the quota between two looks (each file is bounded by RLIMIT_FSIZE).
+    let measuring = false;
+    const diskWatch = watchDiskMiB === undefined ? undefined : setInterval(() => {
+      if (measuring || stopReason || exited) return;
+      measuring = true;
+      void folderBytes(runDir, DISK_WALK_ENTRIES).then((bytes) => {
+        measuring = false;
+        if (bytes === undefined || bytes > watchDiskMiB * 1024 * 1024) stop('disk');
+      });
+    }, DISK_SAMPLE_MS);
 
     const onData = (name: 'stdout' | 'stderr') => (buf: Buffer) => {
       const s = streams[name];
@@ -537,6 +591,7 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
       clearTimeout(timeout);
       clearTimeout(closeTimer);
       clearInterval(sampler);
+      clearInterval(diskWatch);
       opts.signal?.removeEventListener('abort', onAbort);
       liveRuns.delete(live);
       markDone();
@@ -605,6 +660,25 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
 
 function emptyOutcome(stderr: string): Outcome {
   return { exit_code: null, stdout: '', stderr, timed_out: false, output_truncated: false, killed: false, peak_memory_mb: 0 };
+}
+
+/** Total bytes of the files under `root`, or undefined past `maxEntries` entries; never throws. */
+async function folderBytes(root: string, maxEntries: number): Promise<number | undefined> {
+  let total = 0;
+  let entries = 0;
+  const stack = [root];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    const list = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of list) {
+      if (++entries > maxEntries) return undefined;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.isFile()) total += (await lstat(p).catch(() => undefined))?.blocks ?? 0;
+    }
+  }
+  // st_blocks counts 512-byte units actually allocated: a sparse file costs what it uses.
+  return total * 512;
 }
 
 /** Bounded walk of the run directory for weights files and `checkpoint-*` folders; never throws. */

@@ -3,7 +3,7 @@
 // skip and say why (FORGEENV_REQUIRE_SANDBOX=1 makes that a failure, for CI). The fallback tests
 // (forgeenv.sandbox.mode "off") run everywhere.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { bwrapArgs, normalizeReadOnly } from '../../src/env/sandbox/bwrap';
 import { encodeEnv, parseLaunchStatus } from '../../src/env/sandbox/launcher';
 import { CLONE_NEW_FLAGS, seccompArch, seccompProgram } from '../../src/env/sandbox/seccomp';
 import { acquireRunUid, RUN_UID_BASE } from '../../src/env/sandbox/uids';
+import { MemoryLedger, MIN_ADDRESS_SPACE_MIB } from '../../src/env/sandbox/memory';
 import { cleanEnvironment } from '../../src/env/sandbox/cleanEnv';
 import { findExecutable, probeSandbox, resetSandboxProbe } from '../../src/env/sandbox/detect';
 import { etcCopy, etcEntries } from '../../src/env/sandbox/etcView';
@@ -544,6 +545,95 @@ describe('sandbox holes closed', () => {
     assert.match(r.stdout, /^RUNS 4\.50\.0$/m);
   });
 
+  test('the run folder has a disk quota: many files past it fail (root: ENOSPC on a tmpfs), the host disk is untouched, outputs stay readable', async (t) => {
+    if (!needsSandbox(t)) return;
+    const script = [
+      'import errno',
+      'open("pytorch_model.bin", "wb").write(b"w" * 4096)',
+      'chunk = b"x" * (1 << 20)',
+      'written = 0',
+      'try:',
+      '    for i in range(3 << 10):',
+      // Many files, each far below fileSizeMiB: RLIMIT_FSIZE alone would not stop this.
+      '        with open("blob-%d.bin" % (i // 4), "ab") as f:',
+      '            f.write(chunk)',
+      '        written += 1',
+      'except OSError as e:',
+      '    print("STOPPED", errno.errorcode[e.errno], written, flush=True)',
+      'else:',
+      '    print("WROTE", written)',
+    ].join('\n');
+    const before = statfsSync(parentDir);
+    const r = await run(script, { keepRunDir: true, sandbox: { mode: 'bubblewrap', limits: { diskMiB: 48, fileSizeMiB: 1024 } } });
+    try {
+      const after = statfsSync(parentDir);
+      if (process.getuid?.() === 0) {
+        assert.equal(r.exit_code, 0, r.stderr);
+        const m = /^STOPPED ENOSPC (\d+)$/m.exec(r.stdout);
+        assert.ok(m && Number(m[1]) <= 48, r.stdout);
+        assert.match(r.stderr, /the run folder reached its disk quota of 48 MiB \(forgeenv\.sandbox\.diskMiB\)/);
+      } else {
+        assert.equal(r.killed, true, r.stdout);
+        assert.match(r.stderr, /the run folder grew past its disk quota of 48 MiB/);
+      }
+      // The host's disk lost at most the quota (and whatever else the machine wrote meanwhile), never 3 GiB.
+      assert.ok((before.bavail - after.bavail) * before.bsize < 512 * 1024 * 1024, 'the host disk filled');
+      // After the script: the host still reads what it wrote (checkpoints verified later).
+      assert.ok(r.checkpoints.some((c) => c.path === 'pytorch_model.bin'), JSON.stringify(r.checkpoints));
+      assert.equal(readFileSync(join(r.run_dir, 'pytorch_model.bin')).length, 4096);
+      assert.ok(!readFileSync('/proc/self/mounts', 'utf8').includes(r.run_dir), 'the quota was unmounted');
+    } finally {
+      rmSync(r.run_dir, { recursive: true, force: true });
+    }
+    const kept = await run('open("model.safetensors", "wb").write(b"m")\n', { sandbox: { mode: 'bubblewrap', limits: { diskMiB: 16 } } });
+    assert.equal(kept.exit_code, 0, kept.stderr);
+    assert.deepEqual(kept.checkpoints.map((c) => c.path), ['model.safetensors']);
+    assert.equal(existsSync(kept.run_dir), false, 'removed after the run');
+  });
+
+  test('fallback: a run folder growing past the quota is stopped by the size watch', { skip: process.platform === 'win32' ? 'no fallback quota on Windows' : false }, async () => {
+    const r = await off('import time\nfor i in range(400):\n    open("b%d" % i, "wb").write(b"x" * (1 << 20))\ntime.sleep(30)\n', { sandbox: { mode: 'off', limits: { diskMiB: 32 } } });
+    assert.equal(r.killed, true, r.stderr);
+    assert.match(r.stderr, /grew past its disk quota of 32 MiB/);
+  });
+
+  test('a run allocating past its memory cap fails with a message naming the limit', async (t) => {
+    if (!needsSandbox(t)) return;
+    const r = await run('b = bytearray(3 << 30)\nprint("ALLOCATED")\n', { sandbox: { mode: 'bubblewrap', limits: { addressSpaceMiB: 1024 } } });
+    assert.notEqual(r.exit_code, 0);
+    assert.doesNotMatch(r.stdout, /ALLOCATED/);
+    assert.match(r.stderr, /MemoryError/);
+    assert.match(r.stderr, /the run hit its memory limit: 1024 MiB of address space per process \(forgeenv\.sandbox\.addressSpaceMiB\)/);
+  });
+
+  test('memory caps of concurrent runs never add up to more than the machine: shares, then waiting', async () => {
+    // A 24 GiB machine with 2 cores: the budget is 22 GiB; the old flat 16 GiB gave two runs 32.
+    const ledger = new MemoryLedger({ budgetMiB: 24 * 1024 - 2048, concurrency: 2 });
+    const overhead = 2048 + 512;
+    const a = await ledger.acquire(16_384, overhead);
+    const b = await ledger.acquire(16_384, overhead);
+    assert.ok(a.addressSpaceMiB >= MIN_ADDRESS_SPACE_MIB && a.addressSpaceMiB < 16_384, String(a.addressSpaceMiB));
+    assert.ok(a.addressSpaceMiB + b.addressSpaceMiB + 2 * overhead <= 24 * 1024 - 2048, `${a.addressSpaceMiB} + ${b.addressSpaceMiB}`);
+    let third: number | undefined;
+    const c = ledger.acquire(16_384, overhead).then((g) => ((third = g.addressSpaceMiB), g));
+    await new Promise((res) => setTimeout(res, 20));
+    assert.equal(third, undefined, 'a third run waits instead of over-committing');
+    const aborted = new AbortController();
+    const d = ledger.acquire(16_384, overhead, aborted.signal);
+    aborted.abort();
+    assert.equal((await d).addressSpaceMiB, 0, 'an aborted wait ends at once');
+    a.release();
+    a.release();
+    const cg = await c;
+    assert.equal(cg.addressSpaceMiB, a.addressSpaceMiB);
+    assert.equal(ledger.reservedMiB, b.addressSpaceMiB + cg.addressSpaceMiB + 2 * overhead);
+    b.release();
+    cg.release();
+    assert.equal(ledger.reservedMiB, 0);
+    assert.equal((await ledger.acquire(512, overhead)).addressSpaceMiB, 512, 'a smaller setting is kept');
+    assert.equal((await ledger.acquire(0, overhead)).addressSpaceMiB, 0, '0 = no limit, nothing reserved');
+  });
+
   test('the seccomp program: arch check first, clone checked for CLONE_NEW*, every jump in range', () => {
     for (const arch of ['x64', 'arm64']) {
       const a = seccompArch(arch)!;
@@ -629,12 +719,12 @@ describe('without bubblewrap', () => {
     const python = findExecutable('python3');
     assert.ok(python);
     const dir = mkdtempSync(join(parentDir, 'wrapper-'));
-    const argv = [...pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 1, processes: 0 }), python, '-c', 'import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_FSIZE), sys.argv[1:])\nopen("f", "wb").write(b"x" * (4 << 20))\n', 'a b'];
+    const argv = [...pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 1, processes: 0, diskMiB: 0 }), python, '-c', 'import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_FSIZE), sys.argv[1:])\nopen("f", "wb").write(b"x" * (4 << 20))\n', 'a b'];
     const r = spawnSync(argv[0]!, argv.slice(1), { cwd: dir, encoding: 'utf8' });
     assert.match(r.stdout, /^\(1048576, 1048576\) \['a b'\]/);
     assert.match(r.stderr, /File too large/);
     assert.ok(statSync(join(dir, 'f')).size <= 1 << 20);
-    assert.deepEqual(pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 0, processes: 0 }), [], 'no limits: no wrapper');
+    assert.deepEqual(pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 0, processes: 0, diskMiB: 0 }), [], 'no limits: no wrapper');
   });
 });
 

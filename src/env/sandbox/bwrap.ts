@@ -33,6 +33,8 @@ export interface SandboxTools {
 /** The uid of a privileged run that was given none (the availability probe). */
 const NOBODY = 65534;
 const TMPFS_BYTES = 256 * 1024 * 1024;
+/** What the sandbox's own tmpfs (/tmp and /dev/shm) may take of memory, in MiB (memory.ts counts it). */
+export const SANDBOX_TMPFS_MIB = (2 * TMPFS_BYTES) / (1024 * 1024);
 
 const TOP_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 

@@ -50,14 +50,20 @@ export const DEFAULT_LIMITS = {
   /** RLIMIT_CPU per process. Above the longest allowed timeout, so the wall-clock timeout decides first. */
   cpuSeconds: 3600,
   /**
-   * RLIMIT_AS. Generous on purpose: `import torch` alone maps ~3.1 GB of virtual memory (measured,
-   * torch 2.4 CPU), and a 2 GiB limit makes it fail. 16 GiB stops runaway allocations.
+   * RLIMIT_AS, at most: `import torch` alone maps ~3.1 GB of virtual memory (measured, torch 2.4
+   * CPU), and a 2 GiB limit makes it fail. 16 GiB stops runaway allocations. A run gets less when
+   * the machine is shared: memory.ts divides the machine's memory among concurrent runs.
    */
   addressSpaceMiB: 16_384,
   /** RLIMIT_FSIZE: no file above 1 GiB (a checkpoint of the tasks' small models is far below). */
   fileSizeMiB: 1024,
   /** RLIMIT_NPROC: processes and threads; a fork bomb stops here. */
   processes: 512,
+  /**
+   * The run folder's quota (all files together; quota.ts). The tasks' checkpoints are a few MB, a
+   * distilbert-sized one ~260 MB; a run once wrote 2.8 GiB in 7.5 s.
+   */
+  diskMiB: 2048,
 } as const;
 
 /** 0 = no limit. */
@@ -66,6 +72,7 @@ export const SandboxLimitsSchema = z.object({
   addressSpaceMiB: z.number().int().min(0).max(4_194_304).default(DEFAULT_LIMITS.addressSpaceMiB),
   fileSizeMiB: z.number().int().min(0).max(4_194_304).default(DEFAULT_LIMITS.fileSizeMiB),
   processes: z.number().int().min(0).max(1_000_000).default(DEFAULT_LIMITS.processes),
+  diskMiB: z.number().int().min(0).max(4_194_304).default(DEFAULT_LIMITS.diskMiB),
 });
 export type SandboxLimits = z.infer<typeof SandboxLimitsSchema>;
 
