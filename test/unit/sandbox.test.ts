@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { ForgeEnvironment } from '../../src/env/environment';
 import { executeScript, simulatedBytecodeCache, type RunOptions, type RunResult } from '../../src/env/executor';
@@ -17,7 +17,7 @@ import { resourcesDir } from '../../src/env/paths';
 import { rolloutOneEpisode } from '../../src/env/rollout';
 import { checkPrimitives, scriptsWithManifest } from '../../src/env/checkPrimitives';
 import { bwrapArgs, normalizeReadOnly } from '../../src/env/sandbox/bwrap';
-import { encodeEnv, parseLaunchStatus } from '../../src/env/sandbox/launcher';
+import { encodeEnv, launcherPrefix, parseLaunchStatus, perlLauncherPrefix } from '../../src/env/sandbox/launcher';
 import { CLONE_NEW_FLAGS, seccompArch, seccompProgram } from '../../src/env/sandbox/seccomp';
 import { acquireRunUid, RUN_UID_BASE } from '../../src/env/sandbox/uids';
 import { MemoryLedger, MIN_ADDRESS_SPACE_MIB } from '../../src/env/sandbox/memory';
@@ -369,10 +369,10 @@ describe('sandbox holes closed', () => {
         assert.equal(p.environ, '', 'bwrap starts with an empty environment');
         assert.ok(!p.cmdline.includes(`FORGEENV_HOLE_MARKER`), 'nor are the variables in its (world-readable) argv');
       }
-      const launcher = procs.filter((p) => !p.argv0.endsWith('bwrap') && p.cmdline.includes('posix_spawn'));
+      const launcher = procs.filter((p) => !p.argv0.endsWith('bwrap') && p.cmdline.includes('forgeenv-launcher'));
       assert.equal(launcher.length, 1);
       assert.ok(!launcher[0]!.environ.includes(marker), 'the launcher runs without the variables');
-      const script = procs.filter((p) => p.cmdline.includes('train.py') && !p.argv0.endsWith('bwrap') && !p.cmdline.includes('posix_spawn'));
+      const script = procs.filter((p) => p.cmdline.includes('train.py') && !p.argv0.endsWith('bwrap') && !p.cmdline.includes('forgeenv-launcher'));
       assert.equal(script.length, 1);
       assert.match(script[0]!.environ, new RegExp(`FORGEENV_HOLE_MARKER=${marker}`));
     } finally {
@@ -632,6 +632,35 @@ describe('sandbox holes closed', () => {
     assert.equal(ledger.reservedMiB, 0);
     assert.equal((await ledger.acquire(512, overhead)).addressSpaceMiB, 512, 'a smaller setting is kept');
     assert.equal((await ledger.acquire(0, overhead)).addressSpaceMiB, 0, '0 = no limit, nothing reserved');
+  });
+
+  test('both launchers (Perl under prlimit, and the Python fallback): the environment only for the command, its exact status, the rlimits', { skip: process.platform !== 'linux' ? 'Linux only' : false }, async (t) => {
+    const python = findExecutable('python3')!;
+    const perl = findExecutable('perl');
+    const prlimit = findExecutable('prlimit');
+    const limits = { ...DEFAULT_LIMITS, fileSizeMiB: 3 };
+    const launchers: [string, string[]][] = [['python', launcherPrefix(python, limits)]];
+    if (perl && prlimit) launchers.push(['perl', perlLauncherPrefix(perl, prlimit, limits)]);
+    else t.diagnostic('perl or prlimit missing: only the Python launcher is checked');
+    const go = (prefix: string[], code: string) =>
+      new Promise<{ out: string; status: string; rc: number | null }>((resolve) => {
+        const argv = [...prefix, python, '-c', code];
+        const c = spawn(argv[0]!, argv.slice(1), { env: { LAUNCHER_OWN: 'no' }, stdio: ['ignore', 'pipe', 'inherit', 'pipe', 'pipe'] });
+        (c.stdio[3] as NodeJS.WritableStream).end(encodeEnv({ ONLY_SCRIPT: 'yes', EQ: 'a=b' }));
+        let out = '';
+        let status = '';
+        c.stdout!.on('data', (b: Buffer) => (out += b));
+        (c.stdio[4] as NodeJS.ReadableStream).on('data', (b: Buffer) => (status += b));
+        c.on('close', (rc) => resolve({ out, status, rc }));
+      });
+    for (const [name, prefix] of launchers) {
+      const env = await go(prefix, 'import os, resource\nprint(os.environ.get("ONLY_SCRIPT"), os.environ.get("EQ"), os.environ.get("LAUNCHER_OWN"), resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20, "status fd open:", 4 in [int(f) for f in os.listdir("/proc/self/fd")])\nraise SystemExit(200)');
+      assert.match(env.out, /^yes a=b None 3 status fd open: False$/m, `${name}: ${env.out}`);
+      assert.equal(env.status, 'exit 200', name);
+      assert.equal(env.rc, 200, name);
+      const killed = await go(prefix, 'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)');
+      assert.equal(killed.status, 'signal 9', name);
+    }
   });
 
   test('the seccomp program: arch check first, clone checked for CLONE_NEW*, every jump in range', () => {

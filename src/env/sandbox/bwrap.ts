@@ -27,6 +27,8 @@ export interface SandboxTools {
   prlimit?: string;
   /** util-linux setpriv, used only as root. */
   setpriv?: string;
+  /** Perl under /usr (the fast launcher, launcher.ts); absent: the Python launcher. */
+  perl?: string;
   asRoot: boolean;
 }
 

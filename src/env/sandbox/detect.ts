@@ -2,7 +2,7 @@
 // and really create the namespaces (a container without user namespaces has the binary but cannot
 // use it). Also finds util-linux's `prlimit` and `setpriv`, which the sandboxed command line uses.
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs, type SandboxTools } from './bwrap';
 import { hostSeccompProgram } from './seccomp';
@@ -51,7 +51,9 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   // As root, RLIMIT_NPROC is never enforced (the kernel exempts uid 0), so the script runs as
   // `nobody` through setpriv; without setpriv it stays root inside a user namespace.
   const setpriv = asRoot ? findExecutable('setpriv') : undefined;
-  const tools: SandboxTools = { bwrap, prlimit, setpriv, asRoot };
+  // The launcher runs inside the sandbox, which shows /usr but not /opt or the home folder.
+  const perl = insideUsr(findExecutable('perl'));
+  const tools: SandboxTools = { bwrap, prlimit: insideUsr(prlimit), setpriv, asRoot, ...(perl ? { perl } : {}) };
   const truePath = findExecutable('true') ?? '/bin/true';
   // With the seccomp filter and (as a user) --disable-userns, as every run has them: a bubblewrap
   // that cannot load them fails here, not in the first run.
@@ -83,6 +85,17 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   });
   if (failure !== undefined) return { ok: false, reason: `bubblewrap cannot create its namespaces here (${failure})` };
   return { ok: true, tools };
+}
+
+/** The resolved path when it is under /usr (so the sandbox shows it), else undefined. */
+function insideUsr(p: string | undefined): string | undefined {
+  if (!p) return undefined;
+  try {
+    const real = realpathSync(p);
+    return real.startsWith('/usr/') ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Forgets the probe (tests). */

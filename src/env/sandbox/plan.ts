@@ -9,7 +9,7 @@ import { cacheRoot } from '../snapshots/venv';
 import { bwrapArgs, type SandboxTools } from './bwrap';
 import { findExecutable, probeSandbox } from './detect';
 import { etcCopy, etcEntries } from './etcView';
-import { launcherPrefix } from './launcher';
+import { sandboxLauncher } from './launcher';
 import { prlimitPrefix, pythonLimitPrefix } from './limits';
 import type { SandboxOptions } from './options';
 
@@ -106,8 +106,8 @@ export function runCommand(c: CommandInput): { file: string; args: string[] } {
   if (plan.isolation === 'bubblewrap') {
     // Without the network, /etc is one prepared copy (one mount instead of one per file).
     const etcDir = sandbox.allowNetwork ? undefined : etcCopy(etcEntries(false), join(cacheRoot(), 'sandbox-etc'));
-    // Inside, the launcher (launcher.ts) sets the rlimits, gives the script its environment and reports its exit status.
-    const command = [...launcherPrefix(python[0]!, sandbox.limits), ...python];
+    // Inside, rlimits and the launcher (launcher.ts), which gives the script its environment and reports its exit status.
+    const command = [...sandboxLauncher(plan.tools, python[0]!, sandbox.limits), ...python];
     const args = bwrapArgs({ tools: plan.tools, runDir: c.runDir, readOnly: c.readOnly, copies: c.copies, etcDir, allowNetwork: sandbox.allowNetwork, command, ...(c.uid !== undefined ? { uid: c.uid } : {}), ...(c.seccompFd !== undefined ? { seccompFd: c.seccompFd } : {}) });
     return { file: plan.tools.bwrap, args };
   }
