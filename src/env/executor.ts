@@ -396,7 +396,10 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   let outcome: Outcome;
   try {
     const watchDisk = !quota && limits.diskMiB > 0 ? limits.diskMiB : undefined;
-    outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed ? { seccomp } : undefined, watchDisk);
+    const env = childEnv(o, realRunDir, simlibs, cacheDir, layout);
+    // No account has a run's own uid: getpass.getuser() (torch's compile cache, logging) reads these first.
+    if (runUid) env.USER = env.LOGNAME = 'forgeenv';
+    outcome = await runProcess(o, runDir, env, opts, command, sandboxed ? { seccomp } : undefined, watchDisk);
   } finally {
     // The run's namespace is gone with bwrap (the kernel killed what was left), so the uid is free.
     runUid?.release();

@@ -405,16 +405,16 @@ describe('sandbox holes closed', () => {
       assert.match(seen, /FULL \d+ 11 \d+/, 'run A reached its process limit');
       const b = await run(
         [
-          'import os, subprocess, threading',
+          'import getpass, os, subprocess, threading',
           'ts = [threading.Thread(target=lambda: None) for _ in range(8)]',
           'for t in ts: t.start()',
           'for t in ts: t.join()',
-          'print("THREADS OK", sum(subprocess.run(["true"]).returncode for _ in range(4)), os.getuid())',
+          'print("THREADS OK", sum(subprocess.run(["true"]).returncode for _ in range(4)), os.getuid(), getpass.getuser())',
         ].join('\n'),
         { sandbox: { mode: 'bubblewrap', limits } },
       );
       assert.equal(b.exit_code, 0, b.stderr);
-      assert.match(b.stdout, /^THREADS OK 0 \d+/);
+      assert.match(b.stdout, /^THREADS OK 0 \d+ \S+$/m, 'threads, processes and a user name (no passwd entry for the uid)');
       if (process.getuid?.() === 0) {
         const uidA = Number(/FULL \d+ 11 (\d+)/.exec(seen)![1]);
         const uidB = Number(/THREADS OK 0 (\d+)/.exec(b.stdout)![1]);
