@@ -48,8 +48,8 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   if (!bwrap) return { ok: false, reason: `bubblewrap (${name}) is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
   const prlimit = findExecutable('prlimit');
   const asRoot = process.getuid?.() === 0;
-  // As root, RLIMIT_NPROC is never enforced (the kernel exempts uid 0), so the script runs as
-  // `nobody` through setpriv; without setpriv it stays root inside a user namespace.
+  // As root, RLIMIT_NPROC is never enforced (the kernel exempts uid 0), so the script runs as a uid
+  // of its own (uids.ts) through setpriv; without setpriv it stays root inside a user namespace.
   const setpriv = asRoot ? findExecutable('setpriv') : undefined;
   // The launcher runs inside the sandbox, which shows /usr but not /opt or the home folder.
   const perl = insideUsr(findExecutable('perl'));
