@@ -12,9 +12,11 @@ function walk(dir) {
     return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [p] : [];
   });
 }
+// Matched against the path relative to the checkout: a checkout in a folder named e.g. `wt-sandbox`
+// would otherwise match every file for `-- sandbox`.
 const files = walk(join(root, 'test/unit'))
-  .filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)))
   .map((f) => relative(root, f))
+  .filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)))
   .sort();
 if (files.length === 0) {
   console.error('no unit test files found');

@@ -30,6 +30,7 @@ export const SETTING_SCHEMAS = {
   'sandbox.addressSpaceMiB': SandboxLimitsSchema.shape.addressSpaceMiB,
   'sandbox.fileSizeMiB': SandboxLimitsSchema.shape.fileSizeMiB,
   'sandbox.processes': SandboxLimitsSchema.shape.processes,
+  'sandbox.diskMiB': SandboxLimitsSchema.shape.diskMiB,
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;
@@ -68,6 +69,7 @@ export function sandboxOptionsOf(s: ForgeSettings): SandboxOptions {
       addressSpaceMiB: s['sandbox.addressSpaceMiB'],
       fileSizeMiB: s['sandbox.fileSizeMiB'],
       processes: s['sandbox.processes'],
+      diskMiB: s['sandbox.diskMiB'],
     },
   };
 }

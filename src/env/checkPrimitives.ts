@@ -12,7 +12,7 @@ import { errorTraceOf } from './environment';
 import { executeScript } from './executor';
 import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES } from './limits';
-import type { SandboxOptionsInput } from './sandbox/options';
+import { ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
 import { applySpec, breakagePrimitives, getPrimitive } from './primitives/registry';
 import { PrimitiveRefusal, type PrimitiveResult } from './primitives/types';
 import { formatZodError, LibraryVersionsSchema, RunMountsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
@@ -120,7 +120,8 @@ export const ScriptRunManifestSchema = z.array(
       versions: LibraryVersionsSchema.optional(),
       args: z.array(z.string()).optional(),
       files: z.record(z.string(), z.string()).optional(),
-      env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
+      /** Only for the script, inside the sandbox; LD_*, PYTHON* and the like are refused (sandbox/options.ts). */
+      env: ScriptEnvSchema.optional(),
       mounts: RunMountsSchema.optional(),
     })
     .passthrough(),

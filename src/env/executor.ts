@@ -27,14 +27,20 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { resourcesDir, simlibsDir } from './paths';
+import { simlibsDir } from './paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
 import { warmBytecodeCache } from './sandbox/bytecodeCache';
 import { cleanEnvironment } from './sandbox/cleanEnv';
 import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
-import { SandboxOptionsSchema, type SandboxOptionsInput } from './sandbox/options';
-import { sandboxedPid, signalFromSandboxExit } from './sandbox/pids';
-import { chooseIsolation, existingPaths, handOver, runCommand, runsAsNobody, trustedCacheDir } from './sandbox/plan';
+import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from './sandbox/launcher';
+import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
+import { sandboxedPid, signalFromSandboxExit, signalName } from './sandbox/pids';
+import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir } from './sandbox/plan';
+import { SANDBOX_TMPFS_MIB } from './sandbox/bwrap';
+import { runMemory } from './sandbox/memory';
+import { canMountQuota, mountQuota, quotaFull, releaseQuota } from './sandbox/quota';
+import { hostSeccompProgram } from './sandbox/seccomp';
+import { acquireRunUid, type RunUid } from './sandbox/uids';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
@@ -68,6 +74,11 @@ export interface RunOptions {
   keepRunDir?: boolean;
   /** Default 'train.py'. */
   scriptName?: string;
+  /**
+   * Variables for the script only: inside the sandbox they reach the script through the launcher
+   * (sandbox/launcher.ts), never bwrap's or setpriv's environment. LD_*, PYTHON* and other dangerous
+   * names are refused (sandbox/options.ts DANGEROUS_ENV).
+   */
   extraEnv?: Record<string, string>;
   /** Live output for the editor; errors thrown by the callback are ignored. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
@@ -136,7 +147,7 @@ const OptionsSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$/, 'a plain file name ending in .py')
     .default('train.py'),
-  extraEnv: z.record(z.string(), z.string()).default({}),
+  extraEnv: ScriptEnvSchema.default({}),
   validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
   args: RunArgsSchema.default([]),
   files: RunFilesSchema.default({}),
@@ -150,6 +161,8 @@ const OptionsSchema = z.object({
 });
 
 const KILL_GRACE_MS = 500;
+/** bwrap's fd of the seccomp filter (after the launcher's ENV_FD and STATUS_FD). */
+const SECCOMP_FD = 5;
 /** After the process exits, how long to wait for its pipes to close before giving up on them. */
 const CLOSE_WAIT_MS = 2_000;
 const MEMORY_SAMPLE_MS = 50;
@@ -157,8 +170,11 @@ const CHECKPOINT_FILE = /(\.safetensors|\.pt|\.pth|\.ckpt)$|^pytorch_model\.bin$
 const CHECKPOINT_DIR = /^checkpoint-/;
 const WALK_MAX_DEPTH = 8;
 const WALK_MAX_ENTRIES = 5_000;
+const DISK_SAMPLE_MS = 250;
+/** More files than this in a run folder counts as past the quota (the size watch must stay cheap). */
+const DISK_WALK_ENTRIES = 50_000;
 
-type StopReason = 'timeout' | 'cap' | 'cancel' | 'deactivate';
+type StopReason = 'timeout' | 'cap' | 'cancel' | 'deactivate' | 'disk';
 
 interface LiveRun {
   stop(reason: StopReason): void;
@@ -219,6 +235,12 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
     Object.assign(env, simulatedEnv(o.libraryVersions, simlibs));
   }
   return env;
+}
+
+/** What simulated runs read of resources/: the stand-ins, the fallback packages, the snapshots' API data and list. */
+export function simulatedReadOnly(simlibs: string): string[] {
+  const snapshots = join(dirname(simlibs), 'snapshots');
+  return [simlibs, `${simlibs}-fallback`, join(snapshots, 'api'), join(snapshots, 'snapshots.json')];
 }
 
 /** The stand-ins' own variables: the versions, and the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py). */
@@ -306,10 +328,26 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
   }
 
-  let runDir: string;
+  // Memory: the run's share of the machine (sandbox/memory.ts); it waits here while other runs hold
+  // the rest. Disk: as root, the run folder is a tmpfs of the quota (sandbox/quota.ts), part of the
+  // run's memory footprint; elsewhere the folder's size is watched while it runs.
+  const limits = o.sandbox.limits;
+  const wantQuota = sandboxed && limits.diskMiB > 0 && canMountQuota();
+  const memory = process.platform === 'win32' ? { addressSpaceMiB: limits.addressSpaceMiB, release: () => undefined } : await runMemory.acquire(limits.addressSpaceMiB, (wantQuota ? limits.diskMiB : 0) + (sandboxed ? SANDBOX_TMPFS_MIB : 0), opts.signal);
+  if (opts.signal?.aborted) {
+    memory.release();
+    return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+  }
+  const sandboxOptions = { ...o.sandbox, limits: { ...limits, addressSpaceMiB: memory.addressSpaceMiB } };
+
+  let runDir: string | undefined;
+  let quota = false;
   const copies: { copy: string; at: string }[] = [];
+  let runUid: RunUid | undefined;
   try {
     runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
+    // A mount that fails (a container without CAP_SYS_ADMIN) leaves the size watch below.
+    if (wantQuota) quota = (await mountQuota(runDir, limits.diskMiB)) === undefined;
     await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
     for (const [rel, text] of Object.entries(o.files)) {
       await mkdir(dirname(join(runDir, rel)), { recursive: true });
@@ -329,24 +367,62 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
       await mkdir(copy, { recursive: true });
       copies.push({ copy, at });
     }
-    if (runsAsNobody(plan)) await handOver(runDir);
+    if (runsAsOwnUid(plan)) {
+      runUid = acquireRunUid(uidLockDir());
+      await handOver(runDir, runUid.uid);
+    }
   } catch (e) {
+    runUid?.release();
+    if (quota && runDir) await releaseQuota(runDir, false);
+    memory.release();
     return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
   }
 
-  // What the sandbox shows read-only: the interpreter's folders, our resources (stand-ins, API
-  // data), the bytecode cache and what the caller names (real mode's hub).
-  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? [resourcesDir()] : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
+  // What the sandbox shows read-only: the interpreter's folders, the stand-ins and their API data
+  // (simulated), the bytecode cache and what the caller names (real mode's hub). Never the whole of
+  // resources/ nor the extension's code: the tasks' unbroken originals (resources/tasks) and the drift
+  // catalog would hand a repair agent the answer.
+  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? simulatedReadOnly(simlibs) : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
   const realRunDir = existingPaths([runDir])[0] ?? runDir;
   const realCopies = copies.map((c) => ({ copy: existingPaths([c.copy])[0] ?? c.copy, at: c.at }));
-  const command = runCommand({ plan, sandbox: o.sandbox, python: [layout.executable, '-u', o.scriptName, ...o.args], runDir: realRunDir, readOnly, copies: realCopies });
-  const outcome = await runProcess(o, runDir, childEnv(o, realRunDir, simlibs, cacheDir, layout), opts, command, sandboxed);
+  const seccomp = sandboxed ? hostSeccompProgram() : undefined;
+  const command = runCommand({
+    plan,
+    sandbox: sandboxOptions,
+    python: [layout.executable, '-u', o.scriptName, ...o.args],
+    runDir: realRunDir,
+    readOnly,
+    copies: realCopies,
+    ...(runUid ? { uid: runUid.uid } : {}),
+    ...(seccomp ? { seccompFd: SECCOMP_FD } : {}),
+  });
+  let outcome: Outcome;
+  try {
+    const watchDisk = !quota && limits.diskMiB > 0 ? limits.diskMiB : undefined;
+    const env = childEnv(o, realRunDir, simlibs, cacheDir, layout);
+    // No account has a run's own uid: getpass.getuser() (torch's compile cache, logging) reads these first.
+    if (runUid) env.USER = env.LOGNAME = 'forgeenv';
+    outcome = await runProcess(o, runDir, env, opts, command, sandboxed ? { seccomp } : undefined, watchDisk);
+  } finally {
+    // The run's namespace is gone with bwrap (the kernel killed what was left), so the uid is free.
+    runUid?.release();
+  }
+  const notes: string[] = [];
+  if (quota && (await quotaFull(runDir))) {
+    notes.push(`[forgeenv] the run folder reached its disk quota of ${limits.diskMiB} MiB (forgeenv.sandbox.diskMiB): writes past it failed with "No space left on device"`);
+  }
+  if (outcome.exit_code !== 0 && memory.addressSpaceMiB > 0 && /MemoryError|Cannot allocate memory|std::bad_alloc|out of memory/i.test(outcome.stderr)) {
+    notes.push(`[forgeenv] the run hit its memory limit: ${memory.addressSpaceMiB} MiB of address space per process (forgeenv.sandbox.addressSpaceMiB${memory.addressSpaceMiB < limits.addressSpaceMiB ? ` ${limits.addressSpaceMiB} MiB, less to share this machine's memory with concurrent runs` : ''})`);
+  }
+  if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   const scrub = pathScrubber(runDir, simlibs);
   outcome.stdout = scrub(outcome.stdout);
   outcome.stderr = scrub(outcome.stderr);
   const checkpoints = await findCheckpoints(runDir);
-  if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  if (quota) await releaseQuota(runDir, o.keepRunDir);
+  else if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+  memory.release();
 
   return {
     ...base,
@@ -386,7 +462,21 @@ interface StreamState {
   decoder: StringDecoder;
 }
 
-function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: RunOptions, command: { file: string; args: string[] }, sandboxed: boolean): Promise<Outcome> {
+/**
+ * `sandbox` set: the command is bwrap around the launcher (sandbox/launcher.ts). bwrap starts with an
+ * empty environment; the script's `env` goes through the launcher's pipe, the seccomp filter through
+ * bwrap's, and the script's exit status comes back through the status pipe.
+ */
+function runProcess(
+  o: Options,
+  runDir: string,
+  env: NodeJS.ProcessEnv,
+  opts: RunOptions,
+  command: { file: string; args: string[] },
+  sandbox: { seccomp: Buffer | undefined } | undefined,
+  watchDiskMiB: number | undefined,
+): Promise<Outcome> {
+  const sandboxed = sandbox !== undefined;
   return new Promise<Outcome>((resolve) => {
     let child: ChildProcess;
     const notes: string[] = [];
@@ -401,18 +491,34 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
     let settled = false;
     let exited = false;
     let closeTimer: NodeJS.Timeout | undefined;
+    let status = '';
 
     try {
       child = spawn(command.file, command.args, {
         cwd: runDir,
-        env,
+        // Nothing of the script's environment reaches bwrap, setpriv or the launcher (they run with
+        // privileges); the launcher hands it to the script alone.
+        env: sandboxed ? {} : env,
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: sandboxed ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', sandbox.seccomp ? 'pipe' : 'ignore'] : ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
       });
     } catch (e) {
       resolve(emptyOutcome(`ForgeEnv could not start ${o.interpreter}: ${(e as Error).message}\n`));
       return;
+    }
+    if (sandboxed) {
+      const feed = (fd: number, data: Buffer) => {
+        const s = child.stdio[fd] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null | undefined;
+        // EPIPE when bwrap failed before reading: its own error message says why.
+        s?.on('error', () => undefined);
+        s?.end(data);
+      };
+      feed(ENV_FD, encodeEnv(env));
+      if (sandbox.seccomp) feed(SECCOMP_FD, sandbox.seccomp);
+      const st = child.stdio[STATUS_FD] as NodeJS.ReadableStream | null | undefined;
+      st?.on('data', (b: Buffer) => (status = (status + b.toString('utf8')).slice(0, 64)));
+      st?.on('error', () => undefined);
     }
 
     const stop = (reason: StopReason) => {
@@ -421,6 +527,7 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
       if (reason === 'timeout') notes.push(`[forgeenv] timed out after ${o.timeoutMs} ms: the process group was killed`);
       else if (reason === 'cancel') notes.push('[forgeenv] cancelled: the process group was killed');
       else if (reason === 'deactivate') notes.push('[forgeenv] stopped because ForgeEnv is shutting down: the process group was killed');
+      else if (reason === 'disk') notes.push(`[forgeenv] the run folder grew past its disk quota of ${watchDiskMiB} MiB (forgeenv.sandbox.diskMiB): the run was killed`);
       if (child.pid !== undefined) void killProcessTree(child.pid, KILL_GRACE_MS);
     };
 
@@ -449,6 +556,17 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
     };
     const sampler = setInterval(sampleMemory, MEMORY_SAMPLE_MS);
     sampleMemory();
+    // Without a tmpfs quota (not root): the folder's size, every DISK_SAMPLE_MS. Best effort: a
+    // run can write past the quota between two looks (each file is bounded by RLIMIT_FSIZE).
+    let measuring = false;
+    const diskWatch = watchDiskMiB === undefined ? undefined : setInterval(() => {
+      if (measuring || stopReason || exited) return;
+      measuring = true;
+      void folderBytes(runDir, DISK_WALK_ENTRIES).then((bytes) => {
+        measuring = false;
+        if (bytes === undefined || bytes > watchDiskMiB * 1024 * 1024) stop('disk');
+      });
+    }, DISK_SAMPLE_MS);
 
     const onData = (name: 'stdout' | 'stderr') => (buf: Buffer) => {
       const s = streams[name];
@@ -479,12 +597,31 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
       clearTimeout(timeout);
       clearTimeout(closeTimer);
       clearInterval(sampler);
+      clearInterval(diskWatch);
       opts.signal?.removeEventListener('abort', onAbort);
       liveRuns.delete(live);
       markDone();
       if (startError) {
         resolve(emptyOutcome(startError));
         return;
+      }
+      if (sandboxed) {
+        // The launcher's word on the script's status; without it (the launcher itself was killed)
+        // bwrap's 128+N is read as signal N.
+        const launched = parseLaunchStatus(status);
+        if (launched?.signal != null) {
+          exitCode = null;
+          exitSignal = signalName(launched.signal) ?? null;
+        } else if (launched) {
+          exitCode = launched.exitCode;
+          exitSignal = null;
+        } else {
+          const inner = signalFromSandboxExit(exitCode);
+          if (inner) {
+            exitCode = null;
+            exitSignal = inner;
+          }
+        }
       }
       if (!stopReason && exitSignal) notes.push(`[forgeenv] the process was ended by signal ${exitSignal}`);
       const text = (s: StreamState) => Buffer.concat(s.chunks).toString('utf8');
@@ -512,11 +649,6 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
       exited = true;
       exitCode = code;
       exitSignal = signal;
-      const inner = sandboxed ? signalFromSandboxExit(code) : undefined;
-      if (inner) {
-        exitCode = null;
-        exitSignal = inner;
-      }
       sampleMemory();
       // Children the script left behind (they may hold our pipes open): end them with the run.
       const pid = child.pid;
@@ -534,6 +666,25 @@ function runProcess(o: Options, runDir: string, env: NodeJS.ProcessEnv, opts: Ru
 
 function emptyOutcome(stderr: string): Outcome {
   return { exit_code: null, stdout: '', stderr, timed_out: false, output_truncated: false, killed: false, peak_memory_mb: 0 };
+}
+
+/** Total bytes of the files under `root`, or undefined past `maxEntries` entries; never throws. */
+async function folderBytes(root: string, maxEntries: number): Promise<number | undefined> {
+  let total = 0;
+  let entries = 0;
+  const stack = [root];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    const list = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of list) {
+      if (++entries > maxEntries) return undefined;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.isFile()) total += (await lstat(p).catch(() => undefined))?.blocks ?? 0;
+    }
+  }
+  // st_blocks counts 512-byte units actually allocated: a sparse file costs what it uses.
+  return total * 512;
 }
 
 /** Bounded walk of the run directory for weights files and `checkpoint-*` folders; never throws. */

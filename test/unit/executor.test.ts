@@ -74,7 +74,11 @@ describe('executeScript', () => {
       'print(json.dumps({k: os.environ.get(k) for k in ["PYTHONPATH", "FORGEENV_LIBRARY_VERSIONS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONPYCACHEPREFIX"]}))',
       'print(json.dumps(sys.path))',
     ].join('\n');
-    const r = await exec(script, { mode: 'simulated', validate: false, extraEnv: { PYTHONPATH: '/not/this', MY_FLAG: 'x' } });
+    // A caller's PYTHONPATH is refused outright (sandbox/options.ts DANGEROUS_ENV), not silently replaced.
+    const refused = await exec(script, { mode: 'simulated', validate: false, extraEnv: { PYTHONPATH: '/not/this' } });
+    assert.equal(refused.exit_code, null);
+    assert.match(refused.stderr, /PYTHONPATH may not be set for a script/);
+    const r = await exec(script, { mode: 'simulated', validate: false, extraEnv: { MY_FLAG: 'x' } });
     assert.equal(r.exit_code, 0, r.stderr);
     const [envLine, pathLine] = r.stdout.trim().split('\n');
     const env = JSON.parse(envLine);

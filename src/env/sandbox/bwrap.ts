@@ -7,12 +7,15 @@
 //
 // File system: /usr and the /bin, /lib* links read-only, a few entries of /etc that Python and libc
 // read (etcView.ts), a fresh /proc and /dev, small private tmpfs at /tmp and /dev/shm, the interpreter's
-// folders and our resources read-only, and the run folder as the only writable place. Everything
+// folders and the stand-ins read-only (never the tasks or the drift catalog), and the run folder as the only writable place. Everything
 // else (the home folder, the dataset folder, the workspace) does not exist inside.
 //
 // Users: as an ordinary user, a user namespace (the kernel then counts RLIMIT_NPROC per namespace,
-// so the process limit is per run). As root, the kernel never enforces RLIMIT_NPROC for uid 0, so
-// bwrap runs privileged and `setpriv` drops the script to `nobody` (uid 65534) without capabilities.
+// so the process limit is per run), with `--disable-userns` so the script cannot make another one.
+// As root, the kernel never enforces RLIMIT_NPROC for uid 0, so bwrap runs privileged and `setpriv`
+// drops the script to a uid of its own (uids.ts: one per concurrent run, so runs never share a
+// process count) without capabilities. `--disable-userns` needs `--unshare-user`, which this path
+// does not use; the seccomp filter (seccomp.ts) refuses new namespaces both ways.
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, posix } from 'node:path';
@@ -24,12 +27,16 @@ export interface SandboxTools {
   prlimit?: string;
   /** util-linux setpriv, used only as root. */
   setpriv?: string;
+  /** Perl under /usr (the fast launcher, launcher.ts); absent: the Python launcher. */
+  perl?: string;
   asRoot: boolean;
 }
 
-/** The uid/gid a root-run script gets inside the sandbox. */
-export const SANDBOX_UID = 65534;
+/** The uid of a privileged run that was given none (the availability probe). */
+const NOBODY = 65534;
 const TMPFS_BYTES = 256 * 1024 * 1024;
+/** What the sandbox's own tmpfs (/tmp and /dev/shm) may take of memory, in MiB (memory.ts counts it). */
+export const SANDBOX_TMPFS_MIB = (2 * TMPFS_BYTES) / (1024 * 1024);
 
 const TOP_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
@@ -44,8 +51,12 @@ export interface BwrapPlan {
   /** A prepared copy of the /etc entries (etcView.ts), bound as /etc in one mount; absent: each entry is bound. */
   etcDir?: string;
   allowNetwork: boolean;
-  /** The command inside the sandbox (rlimit wrapper included). */
+  /** The command inside the sandbox (the launcher included). */
   command: string[];
+  /** As root: the uid/gid the script runs as (uids.ts). */
+  uid?: number;
+  /** An fd of the spawned bwrap from which it reads the seccomp filter (seccomp.ts). */
+  seccompFd?: number;
 }
 
 const under = (p: string, root: string) => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
@@ -63,7 +74,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const privileged = tools.asRoot && tools.setpriv !== undefined;
   const a: string[] = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'forgeenv'];
   if (!plan.allowNetwork) a.push('--unshare-net');
-  if (!privileged) a.push('--unshare-user');
+  if (!privileged) a.push('--unshare-user', '--disable-userns');
   a.push('--ro-bind', '/usr', '/usr');
   for (const top of TOP_LINKS) {
     const st = lstatOrUndefined(top);
@@ -94,8 +105,12 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const c of copies) a.push('--bind', c.copy, c.at);
   if (plan.runDir) a.push('--bind', plan.runDir, plan.runDir, '--chdir', plan.runDir);
   if (privileged) a.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
+  if (plan.seccompFd !== undefined) a.push('--seccomp', String(plan.seccompFd));
   a.push('--');
-  if (privileged) a.push(tools.setpriv!, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--');
+  if (privileged) {
+    const uid = plan.uid ?? NOBODY;
+    a.push(tools.setpriv!, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--');
+  }
   a.push(...plan.command);
   return a;
 }

@@ -2,9 +2,10 @@
 // and really create the namespaces (a container without user namespaces has the binary but cannot
 // use it). Also finds util-linux's `prlimit` and `setpriv`, which the sandboxed command line uses.
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { bwrapArgs, type SandboxTools } from './bwrap';
+import { hostSeccompProgram } from './seccomp';
 
 export type SandboxProbe = { ok: true; tools: SandboxTools } | { ok: false; reason: string };
 
@@ -47,23 +48,31 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   if (!bwrap) return { ok: false, reason: `bubblewrap (${name}) is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
   const prlimit = findExecutable('prlimit');
   const asRoot = process.getuid?.() === 0;
-  // As root, RLIMIT_NPROC is never enforced (the kernel exempts uid 0), so the script runs as
-  // `nobody` through setpriv; without setpriv it stays root inside a user namespace.
+  // As root, RLIMIT_NPROC is never enforced (the kernel exempts uid 0), so the script runs as a uid
+  // of its own (uids.ts) through setpriv; without setpriv it stays root inside a user namespace.
   const setpriv = asRoot ? findExecutable('setpriv') : undefined;
-  const tools: SandboxTools = { bwrap, prlimit, setpriv, asRoot };
+  // The launcher runs inside the sandbox, which shows /usr but not /opt or the home folder.
+  const perl = insideUsr(findExecutable('perl'));
+  const tools: SandboxTools = { bwrap, prlimit: insideUsr(prlimit), setpriv, asRoot, ...(perl ? { perl } : {}) };
   const truePath = findExecutable('true') ?? '/bin/true';
-  const args = bwrapArgs({ tools, runDir: undefined, readOnly: [], allowNetwork: false, command: [truePath] });
+  // With the seccomp filter and (as a user) --disable-userns, as every run has them: a bubblewrap
+  // that cannot load them fails here, not in the first run.
+  const seccomp = hostSeccompProgram();
+  const args = bwrapArgs({ tools, runDir: undefined, readOnly: [], allowNetwork: false, command: [truePath], ...(seccomp ? { seccompFd: 3 } : {}) });
   const failure = await new Promise<string | undefined>((resolve) => {
     let err = '';
     let child;
     try {
-      child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+      child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe', seccomp ? 'pipe' : 'ignore'], env: {} });
+      const fd3 = child.stdio[3] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null;
+      fd3?.on('error', () => undefined);
+      if (seccomp) fd3?.end(seccomp);
     } catch (e) {
       resolve((e as Error).message);
       return;
     }
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
-    child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
+    child.stderr?.on('data', (b: Buffer) => (err += b.toString('utf8')));
     child.on('error', (e) => {
       clearTimeout(timer);
       resolve(e.message);
@@ -76,6 +85,17 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   });
   if (failure !== undefined) return { ok: false, reason: `bubblewrap cannot create its namespaces here (${failure})` };
   return { ok: true, tools };
+}
+
+/** The resolved path when it is under /usr (so the sandbox shows it), else undefined. */
+function insideUsr(p: string | undefined): string | undefined {
+  if (!p) return undefined;
+  try {
+    const real = realpathSync(p);
+    return real.startsWith('/usr/') ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Forgets the probe (tests). */

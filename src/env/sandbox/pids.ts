@@ -26,18 +26,28 @@ function childOf(parent: number, fullScan: boolean): number | undefined {
 }
 
 /**
- * Host pid of the sandboxed Python: bwrap -> bwrap's reaper (pid 1 inside) -> Python (setpriv and
- * prlimit exec in place). Found by parent pid in /proc (no /proc/<pid>/task/<pid>/children on every
- * kernel); the whole /proc is read only when `fullScan`, since reading it costs milliseconds.
+ * Host pid of the sandboxed Python: bwrap -> bwrap's reaper (pid 1 inside) -> the launcher (setpriv
+ * execs in place; launcher.ts) -> Python. Found by parent pid in /proc (no
+ * /proc/<pid>/task/<pid>/children on every kernel); the whole /proc is read only when `fullScan`,
+ * since reading it costs milliseconds.
  */
 export function sandboxedPid(outer: number, fullScan: boolean): number | undefined {
   const reaper = childOf(outer, fullScan);
-  return reaper === undefined ? undefined : childOf(reaper, fullScan);
+  const launcher = reaper === undefined ? undefined : childOf(reaper, fullScan);
+  return launcher === undefined ? undefined : childOf(launcher, fullScan);
 }
 
-/** bwrap reports a command killed by signal N as exit 128+N: turn it back into the signal. */
+/**
+ * bwrap reports a command killed by signal N as exit 128+N. Only a fallback, for when the launcher
+ * wrote no status (it was killed itself): the launcher's status line tells exits and signals apart.
+ */
 export function signalFromSandboxExit(code: number | null): NodeJS.Signals | undefined {
-  if (code === null || code <= 128) return undefined;
-  const hit = Object.entries(constants.signals).find(([, n]) => n === code - 128);
+  return code === null ? undefined : signalName(code - 128);
+}
+
+/** The name of signal number `n`, if it is one. */
+export function signalName(n: number): NodeJS.Signals | undefined {
+  if (n <= 0) return undefined;
+  const hit = Object.entries(constants.signals).find(([, v]) => v === n);
   return hit?.[0] as NodeJS.Signals | undefined;
 }

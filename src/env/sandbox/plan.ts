@@ -1,14 +1,15 @@
 // How one run is isolated and started: the isolation chosen from the settings and what the machine
 // can do, the command line (bwrap around rlimits around Python, rlimits around Python, or Python
-// alone), and the preparation a sandboxed run needs (run folder handed to `nobody` as root, a
-// bytecode cache folder that is safe to share).
+// alone), and the preparation a sandboxed run needs (run folder handed to the run's own uid as
+// root, a bytecode cache folder that is safe to share).
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { chown, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheRoot } from '../snapshots/venv';
-import { bwrapArgs, SANDBOX_UID, type SandboxTools } from './bwrap';
+import { bwrapArgs, type SandboxTools } from './bwrap';
 import { findExecutable, probeSandbox } from './detect';
 import { etcCopy, etcEntries } from './etcView';
+import { sandboxLauncher } from './launcher';
 import { prlimitPrefix, pythonLimitPrefix } from './limits';
 import type { SandboxOptions } from './options';
 
@@ -34,16 +35,19 @@ function fallbackWarning(reason: string): string {
   return `Runs are not sandboxed: ${reason}. Scripts still get a clean environment, resource limits and a process-group kill, but they can read and write your files and use the network. Install bubblewrap (Linux), or set forgeenv.sandbox.mode to "off" to accept this and hide the warning.`;
 }
 
-/** True when the sandboxed script runs as another uid (root drops to `nobody`), so the run folder must be handed over. */
-export const runsAsNobody = (plan: RunnablePlan): boolean => plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv !== undefined;
+/** True when the sandboxed script runs as a uid of its own (root drops to one, uids.ts), so the run folder must be handed over. */
+export const runsAsOwnUid = (plan: RunnablePlan): boolean => plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv !== undefined;
 
-/** Makes `dir` and everything in it owned by the sandbox's uid. */
-export async function handOver(dir: string): Promise<void> {
-  await chown(dir, SANDBOX_UID, SANDBOX_UID);
+/** Where the uid slots of concurrent runs are claimed (uids.ts). */
+export const uidLockDir = (): string => join(cacheRoot(), 'sandbox-uids');
+
+/** Makes `dir` and everything in it owned by `uid` (and the gid of the same number). */
+export async function handOver(dir: string, uid: number): Promise<void> {
+  await chown(dir, uid, uid);
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) await handOver(p);
-    else await chown(p, SANDBOX_UID, SANDBOX_UID);
+    if (e.isDirectory()) await handOver(p, uid);
+    else await chown(p, uid, uid);
   }
 }
 
@@ -90,6 +94,10 @@ export interface CommandInput {
   runDir: string;
   readOnly: string[];
   copies: { copy: string; at: string }[];
+  /** As root: the run's own uid. */
+  uid?: number;
+  /** The fd of the seccomp filter in the spawned bwrap (none: no filter). */
+  seccompFd?: number;
 }
 
 export function runCommand(c: CommandInput): { file: string; args: string[] } {
@@ -98,7 +106,9 @@ export function runCommand(c: CommandInput): { file: string; args: string[] } {
   if (plan.isolation === 'bubblewrap') {
     // Without the network, /etc is one prepared copy (one mount instead of one per file).
     const etcDir = sandbox.allowNetwork ? undefined : etcCopy(etcEntries(false), join(cacheRoot(), 'sandbox-etc'));
-    const args = bwrapArgs({ tools: plan.tools, runDir: c.runDir, readOnly: c.readOnly, copies: c.copies, etcDir, allowNetwork: sandbox.allowNetwork, command: limited(plan.tools.prlimit) });
+    // Inside, rlimits and the launcher (launcher.ts), which gives the script its environment and reports its exit status.
+    const command = [...sandboxLauncher(plan.tools, python[0]!, sandbox.limits), ...python];
+    const args = bwrapArgs({ tools: plan.tools, runDir: c.runDir, readOnly: c.readOnly, copies: c.copies, etcDir, allowNetwork: sandbox.allowNetwork, command, ...(c.uid !== undefined ? { uid: c.uid } : {}), ...(c.seccompFd !== undefined ? { seccompFd: c.seccompFd } : {}) });
     return { file: plan.tools.bwrap, args };
   }
   const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());

@@ -33,7 +33,7 @@ describe('forgeenv settings', () => {
       mode: 'off',
       allowNetwork: false,
       passEnv: ['MY_VAR'],
-      limits: { cpuSeconds: DEFAULT_LIMITS.cpuSeconds, addressSpaceMiB: DEFAULT_LIMITS.addressSpaceMiB, fileSizeMiB: DEFAULT_LIMITS.fileSizeMiB, processes: 64 },
+      limits: { cpuSeconds: DEFAULT_LIMITS.cpuSeconds, addressSpaceMiB: DEFAULT_LIMITS.addressSpaceMiB, fileSizeMiB: DEFAULT_LIMITS.fileSizeMiB, processes: 64, diskMiB: DEFAULT_LIMITS.diskMiB },
     });
     assert.match(problems.join('\n'), /forgeenv\.sandbox\.fileSizeMiB/);
     assert.equal(parseSettings((k) => (k === 'sandbox.passEnv' ? ['NOT A NAME'] : undefined)).problems.length, 1);
