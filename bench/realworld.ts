@@ -14,7 +14,7 @@ import { RunMountsSchema } from '../src/env/schemas';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { judgeEvidence, type Evidence } from '../src/env/verify/judge';
 import { VerifySpecSchema } from '../src/env/verify/spec';
-import { readVerdict, verifierRun } from '../src/env/verify/verifier';
+import { openForReading, readVerdict, verifierRun } from '../src/env/verify/verifier';
 
 const root = resolve(__dirname, '..');
 export const REALWORLD_DIR = join(root, '..', 'shared', 'realworld', 'scripts');
@@ -104,6 +104,7 @@ export async function runRealworldTask(task: RealworldTask, dir = REALWORLD_DIR,
     try {
       if (result.exit_code === 0) {
         const spec = VerifySpecSchema.parse({});
+        await openForReading(result.run_dir);
         const { nonce, ...run } = verifierRun(result.run_dir, script, { mounts: task.mounts });
         const v = readVerdict(await executeScript({ ...run, mode: 'simulated', libraryVersions, timeoutMs: 300_000 }), nonce);
         evidence = judgeEvidence(v, v, spec);

@@ -29,7 +29,7 @@ import { heldOutReward, isSuccess, visibleReward } from './reward';
 import { judgeEvidence, NO_EVIDENCE, verificationRecord, type Evidence } from './verify/judge';
 import { referenceOutcome } from './verify/reference';
 import { VerifySpecSchema, type VerifySpec } from './verify/spec';
-import { readVerdict, verifierRun, type VerifierOutcome } from './verify/verifier';
+import { openForReading, readVerdict, verifierRun, type VerifierOutcome } from './verify/verifier';
 import {
   ExecutionResultSchema,
   ForgeActionSchema,
@@ -455,6 +455,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (exec.exit_code !== 0 || exec.killed || !runDir) return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
     const spec = VerifySpecSchema.parse(task.verify ?? {});
     const verifyDir = async (dir: string, pinned: Partial<VerifySpec> = {}): Promise<VerifierOutcome> => {
+      await openForReading(dir);
       const { nonce, script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...pinned, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
       const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, readOnlyPaths, mounts: [] }, quiet: true });
       return readVerdict(v, nonce);

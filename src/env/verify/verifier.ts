@@ -4,6 +4,7 @@
 // verdict is the last marked line of the verifier's own stdout, which the repair never wrote to.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { chmod, lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
@@ -64,6 +65,22 @@ export function verifierRun(runDir: string, original: string, spec: Partial<Veri
     readOnlyPaths: [runDir],
     validate: false as const,
   };
+}
+
+/**
+ * Makes a finished run's kept folder readable by the verifier, which runs under a uid of its own
+ * (as root each run gets one, and run folders are 0700): folders 0755, files gain read bits. Links
+ * are never followed; the walk is bounded. The folder is ours (mkdtemp) and its processes are gone.
+ */
+export async function openForReading(dir: string, budget = { entries: 20_000 }): Promise<void> {
+  const st = await lstat(dir).catch(() => undefined);
+  if (!st || budget.entries-- <= 0) return;
+  if (st.isDirectory()) {
+    await chmod(dir, 0o755).catch(() => undefined);
+    for (const name of await readdir(dir).catch(() => [] as string[])) await openForReading(join(dir, name), budget);
+  } else if (st.isFile()) {
+    await chmod(dir, (st.mode & 0o777) | 0o444).catch(() => undefined);
+  }
 }
 
 /** The verdict of a verifier run; a crash, timeout or missing verdict is a refusal that says so. */
