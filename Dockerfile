@@ -17,7 +17,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/bin ./bin
-COPY --from=build /app/dist/cli.js /app/dist/cli.js.map /app/dist/diffWorker.js ./dist/
+COPY --from=build /app/dist/cli.js /app/dist/cli.js.map /app/dist/diffWorker.js /app/dist/scrubWorker.js ./dist/
 COPY --from=build /app/resources ./resources
 # Spaces run containers as uid 1000; scripts run in per-run temporary folders under /tmp.
 USER 1000

@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { prewarmDiffWorker } from '../env/diffAsync';
+import { prewarmScrubWorker } from '../env/scrubAsync';
 import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
 import { EpisodeStateSchema, type EnvironmentConfig, type StepOptions } from '../env/episodeTypes';
 import {
@@ -361,8 +362,10 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     });
   });
   http.on('error', (e) => log(`http server error: ${e.message}`));
-  // Large repairs are applied in a worker; start it now so the first one does not pay its start.
+  // Large repairs are applied, and large outputs scrubbed, in workers; start them now so the first
+  // one does not pay for the start.
   prewarmDiffWorker();
+  prewarmScrubWorker();
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return {

@@ -277,3 +277,8 @@ export function scrubPaths(text: string, ctx: ScrubContext = {}, work: ScrubWork
   }
   return out.replace(/simlibs(?:-fallback)?/g, 'site-packages');
 }
+
+/** scrubPaths once per context, in order (the executor scrubs the run folder's real path first). */
+export function scrubPathsInPasses(text: string, passes: readonly ScrubContext[]): string {
+  return passes.reduce((t, ctx) => scrubPaths(t, ctx), text);
+}

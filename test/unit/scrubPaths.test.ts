@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { executeScript } from '../../src/env/executor';
 import { simlibsDir } from '../../src/env/paths';
+import { INLINE_SCRUB_CHARS, scrubPathsAsync, type ScrubAsyncInfo } from '../../src/env/scrubAsync';
 import { scrubPaths, type ScrubWork } from '../../src/env/scrubPaths';
 import { parseTraceback } from '../../src/env/traceback';
 
@@ -184,6 +185,35 @@ describe('scrubPaths is linear in the output', () => {
   });
 });
 
+describe('large outputs are scrubbed off the event loop', () => {
+  const ctx = { runDir: '/tmp/forgeenv-run-AbC123', standInDirs: ['/opt/ext/resources/simlibs'], homeDir: '/home/ann' };
+  const line = '  File "/opt/ext/resources/simlibs/transformers/trainer.py", line 4, in f /tmp/forgeenv-run-AbC123/x.py /home/ann/y\n';
+
+  test('a small output is scrubbed inline, a large one in the worker, with the same result', async () => {
+    const info: ScrubAsyncInfo = { where: 'inline' };
+    assert.equal(await scrubPathsAsync(line, [ctx], info), scrubPaths(line, ctx));
+    assert.equal(info.where, 'inline');
+    const big = line.repeat(Math.ceil((2 * INLINE_SCRUB_CHARS) / line.length)) + '/x'.repeat(1 << 19);
+    const scrubbed = await scrubPathsAsync(big, [{ runDir: '/tmp/forgeenv-run-AbC123' }, ctx], info);
+    assert.equal(info.where, 'worker');
+    assert.equal(scrubbed, scrubPaths(scrubPaths(big, { runDir: '/tmp/forgeenv-run-AbC123' }), ctx));
+    assert.doesNotMatch(scrubbed.slice(0, 10_000), /simlibs|forgeenv-run|\/home\/ann/);
+  });
+
+  test('the event loop keeps turning while a large output is scrubbed', async () => {
+    // Work, not time: count the timer ticks that fire while the worker scrubs 8 MiB.
+    const big = `${'/a/site-packages/'.repeat(1 << 19)} ${'x'.repeat(1 << 20)}`;
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const info: ScrubAsyncInfo = { where: 'inline' };
+    const out = await scrubPathsAsync(big, [ctx], info);
+    clearInterval(timer);
+    assert.equal(info.where, 'worker');
+    assert.ok(out.startsWith('site-packages/site-packages/'));
+    assert.ok(ticks > 0, 'no timer ran while the output was scrubbed');
+  });
+});
+
 describe('the executor scrubs what a run printed', () => {
   test('a traceback through the stand-ins and the stdlib shows no machine path, and the failing line is still found', async () => {
     const script = [
@@ -230,6 +260,13 @@ describe('the executor scrubs what a run printed', () => {
     assert.match(r.stdout, /caught ValueError/);
     assert.match(r.stderr, /File "lib\/python3\.\d+\/json\/decoder\.py", line \d+/);
     assert.equal(parseTraceback(r.stderr, 'train.py', script)?.location?.line, 8);
+  });
+
+  test('a run printing a 1 MiB token without spaces (the flood that blocked the server) is scrubbed whole', async () => {
+    const script = 'import sys\nsys.stdout.write("/x" * (1 << 19))\nsys.stdout.write("\\n" + __file__ + "\\n")\n';
+    const r = await executeScript({ script, mode: 'simulated', libraryVersions: { datasets: '3.2.0' }, parentDir, validate: false, outputCapBytes: 2 << 20 });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.equal(r.stdout, `${'/x'.repeat(1 << 19)}\ntrain.py\n`);
   });
 
   test('the stand-ins frame itself is dropped when it raises', async () => {
