@@ -129,7 +129,9 @@ const row = (name: string, xs: number[]) =>
   console.log(`${name.padEnd(24)} p50 ${pct(xs, 50).toFixed(0).padStart(6)} ms   p95 ${pct(xs, 95).toFixed(0).padStart(6)} ms   max ${Math.max(...xs).toFixed(0).padStart(6)} ms`);
 
 async function loadScenario(): Promise<boolean> {
-  const server = await serve(SESSIONS);
+  // One slot more than the sessions measured: the warm-up session's close may still be in flight
+  // when they connect, and a 65th session would be refused with 1013 (counted as a lost run).
+  const server = await serve(SESSIONS + 1);
   const { url, child } = server;
   const baselineMb = peakRssMb(child.pid!);
   console.log(`# forgeenv serve load test: ${SESSIONS} concurrent sessions, task ${TASK}, simulated mode, max ${values['max-runs']} runs at once, ${availableParallelism()} cores`);

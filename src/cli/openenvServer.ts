@@ -4,6 +4,8 @@
 // so a session ending never touches another's. Runs across sessions share a RunLimiter (bounded
 // concurrency and queue); sessions are bounded too. A bad frame, an oversized message or a slow
 // client costs only its own connection.
+// Who may connect is decided before any of that (serveAuth.ts): a browser Origin that is not
+// allowed gets 403, a request without the token (when there is one) 401.
 import { availableParallelism } from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';

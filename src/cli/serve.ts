@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { startServer } from './openenvServer';
-import { OriginSchema, ServeTokenSchema, exposureProblem } from './serveAuth';
+import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from './serveAuth';
 
 export { startServer, type ForgeServer, type ServerOptions } from './openenvServer';
 
@@ -64,6 +64,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     err(`forgeenv serve: ${exposed}`);
     return 2;
   }
+  if (!isLoopbackHost(values.host!)) err(`note: serving beyond loopback on ${values.host}; the token travels in clear over http:// and ws://: beyond a trusted network, put TLS in front`);
   let server;
   try {
     server = await startServer({
