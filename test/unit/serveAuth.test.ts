@@ -1,12 +1,16 @@
 // `forgeenv serve`'s token and Origin check, on the real server on loopback: who may reset, step and
 // open a /ws session. The wire format itself is serve.test.ts's.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import WebSocket from 'ws';
 import { runServeCommand, startServer, type ForgeServer } from '../../src/cli/serve';
 import { isLoopbackHost, normalizeOrigin, tokensEqual } from '../../src/cli/serveAuth';
 import { defaultSettings, parseSettings, remoteTokenOf } from '../../src/editor/settingsSchema';
 import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/remoteBackend';
+import { openenvPython, openenvSkipReason } from './openenvTestUtils';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const ALLOWED = 'https://studio.example.org';
@@ -157,6 +161,32 @@ describe('forgeenv serve: exposure', () => {
     assert.ok(tokensEqual(TOKEN, TOKEN));
     assert.ok(!tokensEqual(TOKEN, ''));
     assert.ok(!tokensEqual(TOKEN, `${TOKEN}${TOKEN}`));
+  });
+});
+
+describe("ForgeEnv's Python client sends the token", { skip: openenvSkipReason('serveAuth.test.ts') }, () => {
+  test('token= (or FORGEENV_TOKEN) opens the session; without it the connection is refused', async () => {
+    // One interpreter for every case: importing openenv-core alone takes seconds.
+    const script = [
+      'import json, os, sys',
+      `sys.path.insert(0, ${JSON.stringify(join(__dirname, '..', '..', 'clients', 'python'))})`,
+      'from forge_env import ForgeEnv',
+      'url, token = sys.argv[1], sys.argv[2]',
+      'def attempt(tok, env_token=""):',
+      '    os.environ["FORGEENV_TOKEN"] = env_token',
+      '    try:',
+      '        with ForgeEnv(base_url=url, token=tok).sync() as env:',
+      '            return env.reset(task_id="simple_regression", seed=1).observation.current_phase',
+      '    except Exception as e:',
+      '        return str(e)',
+      'print(json.dumps([attempt(token), attempt(None, token), attempt(None), attempt("wrong-token-0123456789")]))',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(openenvPython(), ['-c', script, base, TOKEN], { timeout: 120_000 });
+    const [given, fromEnv, none, wrong] = JSON.parse(stdout.trim().split('\n').pop()!) as string[];
+    assert.equal(given, 'drift_gen');
+    assert.equal(fromEnv, 'drift_gen');
+    assert.match(none!, /401/);
+    assert.match(wrong!, /401/);
   });
 });
 
