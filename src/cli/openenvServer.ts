@@ -4,12 +4,15 @@
 // so a session ending never touches another's. Runs across sessions share a RunLimiter (bounded
 // concurrency and queue); sessions are bounded too. A bad frame, an oversized message or a slow
 // client costs only its own connection.
+// Who may connect is decided before any of that (serveAuth.ts): a browser Origin that is not
+// allowed gets 403, a request without the token (when there is one) 401.
 import { availableParallelism } from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { prewarmDiffWorker } from '../env/diffAsync';
+import { prewarmScrubWorker } from '../env/scrubAsync';
 import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
 import { EpisodeStateSchema, type EnvironmentConfig, type StepOptions } from '../env/episodeTypes';
 import {
@@ -30,6 +33,7 @@ import {
 import { RunLimiter, RunQueueFullError } from '../env/runLimiter';
 import { ObservationSchema } from '../env/schemas';
 import { TaskSampler, loadCorpus } from '../env/tasks';
+import { OriginSchema, RequestGate, ServeTokenSchema, exposureProblem } from './serveAuth';
 
 export const ServerOptionsSchema = z.object({
   port: z.number().int().min(0).max(65535),
@@ -48,6 +52,10 @@ export const ServerOptionsSchema = z.object({
   sessionIdleSeconds: z.number().min(0).max(7 * 24 * 3600).default(0),
   /** Answers a client may leave unread before the server drops it as too slow. */
   maxBufferedBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+  /** Required as `Authorization: Bearer` (or `?token=` on /ws) by every request but /health (serveAuth.ts). */
+  token: ServeTokenSchema.optional(),
+  /** Browser origins allowed to connect; a request with any other Origin header gets 403. */
+  allowedOrigins: z.array(OriginSchema).max(100).default([]),
 });
 export type ServerOptions = z.input<typeof ServerOptionsSchema> & { config?: Partial<EnvironmentConfig>; log?: (line: string) => void };
 
@@ -113,6 +121,9 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   const parsed = ServerOptionsSchema.safeParse(options);
   if (!parsed.success) throw new Error(`Invalid server options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const opts = parsed.data;
+  const exposed = exposureProblem(opts.host, opts.token);
+  if (exposed) throw new Error(exposed);
+  const gate = new RequestGate({ token: opts.token, allowedOrigins: opts.allowedOrigins });
   const log = options.log ?? (() => undefined);
   const { tasks } = loadCorpus({ extraDirs: options.config?.taskDirs ?? [] });
   const sampler = new TaskSampler(tasks);
@@ -149,6 +160,20 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
       '/step': 'POST',
       '/mcp': 'POST',
     };
+    // Before anything else: a foreign web page, then a client without the token.
+    const origin = gate.origin(req);
+    if (!origin.ok) return sendJson(res, 403, { detail: `Origin ${origin.origin} is not allowed (forgeenv serve --allow-origin)` });
+    if (origin.origin) {
+      res.setHeader('access-control-allow-origin', origin.origin);
+      res.setHeader('vary', 'Origin');
+      if (req.method === 'OPTIONS') {
+        // A CORS preflight carries no credentials: it is answered, and says what the real request may send.
+        res.writeHead(204, { 'access-control-allow-methods': 'GET, HEAD, POST', 'access-control-allow-headers': 'authorization, content-type', 'access-control-max-age': '600' });
+        res.end();
+        return;
+      }
+    }
+    if (path !== '/health' && !gate.authorized(req, false)) return sendUnauthorized(res);
     const method = routes[path];
     if (!method) return sendJson(res, 404, { detail: 'Not Found' });
     if ((method === 'GET' && !get) || (method === 'POST' && req.method !== 'POST')) return sendJson(res, 405, { detail: 'Method Not Allowed' });
@@ -190,10 +215,10 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy()); // a reset during the handshake must not escape as an uncaught error
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/ws') {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    const origin = gate.origin(req);
+    if (!origin.ok) return refuseUpgrade(socket, '403 Forbidden');
+    if (!gate.authorized(req, true)) return refuseUpgrade(socket, '401 Unauthorized', 'WWW-Authenticate: Bearer\r\n');
+    if (path !== '/ws') return refuseUpgrade(socket, '404 Not Found');
     wss.handleUpgrade(req, socket, head, (ws) => session(ws));
   });
 
@@ -361,8 +386,10 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     });
   });
   http.on('error', (e) => log(`http server error: ${e.message}`));
-  // Large repairs are applied in a worker; start it now so the first one does not pay its start.
+  // Large repairs are applied, and large outputs scrubbed, in workers; start them now so the first
+  // one does not pay for the start.
   prewarmDiffWorker();
+  prewarmScrubWorker();
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return {
@@ -420,6 +447,16 @@ function errorData(e: unknown): WireError {
 /** A 422 `detail` list as FastAPI writes it: locations start at "body". */
 function bodyIssues(issues: WireValidationIssue[]): WireValidationIssue[] {
   return issues.map((i) => ({ ...i, loc: ['body', ...i.loc] }));
+}
+
+function sendUnauthorized(res: ServerResponse): void {
+  res.setHeader('www-authenticate', 'Bearer');
+  sendJson(res, 401, { detail: 'Unauthorized: send Authorization: Bearer <token> (the token forgeenv serve was started with)' });
+}
+
+/** Ends a WebSocket handshake with an HTTP error instead of the upgrade. */
+function refuseUpgrade(socket: Duplex, status: string, headers = ''): void {
+  socket.end(`HTTP/1.1 ${status}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 function sendJson(res: ServerResponse, code: number, body: unknown): void {

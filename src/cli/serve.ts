@@ -1,14 +1,18 @@
 // `forgeenv serve`: the embedded environment as an OpenEnv server (openenvServer.ts), for remote
 // trainers (openenv-core clients, TRL) and our own remote backend. Binds to loopback by default:
-// the server runs arbitrary training scripts.
+// the server runs arbitrary training scripts. Beyond loopback it needs a token (serveAuth.ts);
+// browser origins are refused unless allowed.
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { startServer } from './openenvServer';
+import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from './serveAuth';
 
 export { startServer, type ForgeServer, type ServerOptions } from './openenvServer';
 
 export const SERVE_USAGE = `forgeenv serve [--port 7860] [--host 127.0.0.1] [--mode simulated|real] [--python python3]
                [--max-sessions 64] [--max-runs <cores>] [--max-queued-runs <max-sessions>]
-               [--session-idle-timeout SECONDS] [--task-dir DIR ...]`;
+               [--session-idle-timeout SECONDS] [--task-dir DIR ...]
+               [--token TOKEN (or env FORGEENV_TOKEN)] [--allow-origin ORIGIN ...]`;
 
 function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -31,6 +35,8 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
         'max-queued-runs': { type: 'string' },
         'session-idle-timeout': { type: 'string' },
         'task-dir': { type: 'string', multiple: true },
+        token: { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true },
       },
     }));
   } catch (e) {
@@ -41,9 +47,24 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     err(`--mode must be simulated or real, not "${values.mode}"`);
     return 2;
   }
-  if (values.host !== '127.0.0.1' && values.host !== 'localhost' && values.host !== '::1') {
-    err('warning: serving beyond loopback lets anyone who reaches this port run Python scripts on this machine');
+  // The environment variable keeps the token out of `ps` and shell history; the flag wins when both are set.
+  const rawToken = values.token ?? (process.env.FORGEENV_TOKEN || undefined);
+  const token = rawToken === undefined ? undefined : ServeTokenSchema.safeParse(rawToken);
+  if (token && !token.success) {
+    err(`forgeenv serve: ${values.token !== undefined ? '--token' : 'FORGEENV_TOKEN'}: ${token.error.issues.map((i) => i.message).join('; ')}`);
+    return 2;
   }
+  const origins = z.array(OriginSchema).safeParse(values['allow-origin'] ?? []);
+  if (!origins.success) {
+    err(`forgeenv serve: --allow-origin: ${origins.error.issues.map((i) => i.message).join('; ')}`);
+    return 2;
+  }
+  const exposed = exposureProblem(values.host!, token?.data);
+  if (exposed) {
+    err(`forgeenv serve: ${exposed}`);
+    return 2;
+  }
+  if (!isLoopbackHost(values.host!)) err(`note: serving beyond loopback on ${values.host}; the token travels in clear over http:// and ws://: beyond a trusted network, put TLS in front`);
   let server;
   try {
     server = await startServer({
@@ -53,6 +74,8 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
       maxRuns: intOption('max-runs', values['max-runs']),
       maxQueuedRuns: intOption('max-queued-runs', values['max-queued-runs']),
       sessionIdleSeconds: intOption('session-idle-timeout', values['session-idle-timeout']),
+      token: token?.data,
+      allowedOrigins: origins.data,
       config: { mode: values.mode, ...(values.python ? { interpreter: values.python } : {}), taskDirs: values['task-dir'] ?? [] },
       log: (line) => err(line),
     });
@@ -60,7 +83,9 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     err(`forgeenv serve: ${(e as Error).message}`);
     return 1;
   }
-  out(`ForgeEnv serving OpenEnv on http://${values.host}:${server.port} (WebSocket session at /ws). Ctrl-C to stop.`);
+  const access = token ? 'token required' : 'no token: loopback only';
+  const browsers = origins.data.length ? `browser origins allowed: ${origins.data.join(', ')}` : 'no browser origin allowed';
+  out(`ForgeEnv serving OpenEnv on http://${values.host}:${server.port} (WebSocket session at /ws; ${access}; ${browsers}). Ctrl-C to stop.`);
   await new Promise<void>((res) => {
     process.once('SIGINT', res);
     process.once('SIGTERM', res);

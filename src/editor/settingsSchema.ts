@@ -4,6 +4,7 @@
 import { userInfo } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../env/limits';
+import { ServeTokenSchema } from '../env/openenvProtocol';
 import { EnvNameSchema, SandboxLimitsSchema, SandboxModeSchema, type SandboxOptions } from '../env/sandbox/options';
 import { formatZodError } from '../env/schemas';
 
@@ -21,6 +22,7 @@ export const SETTING_SCHEMAS = {
   taskFolders: z.array(Trimmed.pipe(z.string().min(1))).default([]),
   backend: z.enum(['embedded', 'remote']).default('embedded'),
   remoteUrl: Trimmed.refine((s) => s === '' || /^(https?|wss?):\/\/\S+$/.test(s), 'an http(s):// or ws(s):// URL').default(''),
+  remoteToken: Trimmed.pipe(z.union([z.literal(''), ServeTokenSchema])).default(''),
   idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
   migrationHints: z.boolean().default(false),
   'sandbox.mode': SandboxModeSchema.default('auto'),
@@ -82,4 +84,15 @@ export function annotatorId(settings: ForgeSettings): string {
   } catch {
     return process.env.USER ?? process.env.USERNAME ?? 'unknown';
   }
+}
+
+/**
+ * The token the remote backend sends: forgeenv.remoteToken, else the FORGEENV_TOKEN environment
+ * variable (the one `forgeenv serve` reads, so one export serves both on a machine), else none.
+ * A variable that cannot be a token is not sent (the server's 401 then says a token is needed).
+ */
+export function remoteTokenOf(settings: ForgeSettings, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (settings.remoteToken) return settings.remoteToken;
+  const parsed = ServeTokenSchema.safeParse(env.FORGEENV_TOKEN?.trim());
+  return parsed.success ? parsed.data : undefined;
 }

@@ -5,11 +5,9 @@
 // one that needs more search than that, is applied by the same code in a worker thread with the
 // full budget. The answer is the same either way: a run that never reached its budget gives the
 // same result under any larger budget.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { applyRepairDiff, applyRepairDiffCounted, DIFF_WORK_BUDGET, refuseOversized, type ApplyOptions, type ApplyResult } from './diff';
 import { ApplyResultSchema, type DiffJob } from './diffJob';
+import { WorkerHost, workerEntry as resolveWorkerEntry } from './workerHost';
 
 /** Submissions up to this many characters may be applied on the calling thread. */
 export const INLINE_CHARS = 16 * 1024;
@@ -57,85 +55,31 @@ export async function applyRepairDiffAsync(script: string, submission: string, o
   return host.run(entry, { script, submission, options: { ...opts, workBudget: full } }, signal);
 }
 
-type WorkerEntry = { code: string; eval: boolean };
-let cachedEntry: WorkerEntry | null | undefined;
+const host = new WorkerHost<DiffJob, ApplyResult>({
+  heapMb: WORKER_HEAP_MB,
+  timeoutMs: WORKER_TIMEOUT_MS,
+  parse: (m) => {
+    const parsed = ApplyResultSchema.safeParse(m);
+    return parsed.success ? parsed.data : undefined;
+  },
+  failure: (f): ApplyResult => {
+    switch (f.kind) {
+      case 'cancelled':
+        return { ok: false, error: 'the diff application was cancelled' };
+      case 'invalid-answer':
+        return { ok: false, error: 'the diff worker sent an invalid answer' };
+      case 'error':
+        return { ok: false, error: `the diff could not be applied: ${f.message}` };
+      case 'exit':
+        return { ok: false, error: `the diff worker stopped (exit code ${f.code})` };
+      case 'timeout':
+        return { ok: false, error: `the diff application did not finish within ${f.ms / 1000} s` };
+    }
+  },
+});
 
 /** The bundled worker (dist/diffWorker.js) or, from source, diffWorker.ts loaded through tsx. */
-function workerEntry(): WorkerEntry | undefined {
-  if (cachedEntry !== undefined) return cachedEntry ?? undefined;
-  const js = join(__dirname, 'diffWorker.js');
-  const ts = join(__dirname, 'diffWorker.ts');
-  cachedEntry = null;
-  if (existsSync(js)) cachedEntry = { code: js, eval: false };
-  else if (existsSync(ts)) {
-    try {
-      const tsx = require.resolve('tsx/cjs');
-      cachedEntry = { code: `require(${JSON.stringify(tsx)}); require(${JSON.stringify(ts)});`, eval: true };
-    } catch {
-      cachedEntry = null;
-    }
-  }
-  return cachedEntry ?? undefined;
-}
-
-/**
- * One long-lived worker, started at the first large submission (starting a thread blocks the
- * caller for 5–20 ms, so it is not done per job) and kept only while it works: it is unref'd
- * when idle, so it never holds a process open. Jobs run one at a time; a burst of large
- * submissions queues instead of starting threads. A job that errs, times out or is cancelled
- * ends the worker (synchronous work cannot be interrupted otherwise); the next job starts a new one.
- */
-class DiffWorkerHost {
-  private worker: Worker | undefined;
-  private tail: Promise<unknown> = Promise.resolve();
-
-  run(entry: WorkerEntry, job: DiffJob, signal: AbortSignal | undefined): Promise<ApplyResult> {
-    const next = this.tail.then(() => this.runNow(entry, job, signal));
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-
-  /** Starts the worker now (e.g. when a server starts), so the first large submission does not pay for it. */
-  warm(entry: WorkerEntry): void {
-    this.start(entry).unref();
-  }
-
-  private start(entry: WorkerEntry): Worker {
-    this.worker ??= new Worker(entry.code, { eval: entry.eval, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-    return this.worker;
-  }
-
-  private runNow(entry: WorkerEntry, job: DiffJob, signal: AbortSignal | undefined): Promise<ApplyResult> {
-    if (signal?.aborted) return Promise.resolve({ ok: false, error: 'the diff application was cancelled' });
-    const worker = this.start(entry);
-    worker.ref();
-    return new Promise<ApplyResult>((resolve) => {
-      const finish = (r: ApplyResult, healthy: boolean) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-        if (healthy) worker.unref();
-        else {
-          if (this.worker === worker) this.worker = undefined;
-          void worker.terminate();
-        }
-        resolve(r);
-      };
-      const onMessage = (m: unknown) => {
-        const parsed = ApplyResultSchema.safeParse(m);
-        finish(parsed.success ? parsed.data : { ok: false, error: 'the diff worker sent an invalid answer' }, parsed.success);
-      };
-      const onError = (e: Error) => finish({ ok: false, error: `the diff could not be applied: ${e.message.slice(0, 200)}` }, false);
-      const onExit = (code: number) => finish({ ok: false, error: `the diff worker stopped (exit code ${code})` }, false);
-      const onAbort = () => finish({ ok: false, error: 'the diff application was cancelled' }, false);
-      const timer = setTimeout(() => finish({ ok: false, error: `the diff application did not finish within ${WORKER_TIMEOUT_MS / 1000} s` }, false), WORKER_TIMEOUT_MS);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-      worker.postMessage(job);
-    });
-  }
-}
-const host = new DiffWorkerHost();
+const workerEntry = () => resolveWorkerEntry(__dirname, 'diffWorker');
 
 /** Starts the diff worker ahead of need (a long-running server calls this at start); a no-op without a worker file. */
 export function prewarmDiffWorker(): void {

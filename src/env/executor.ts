@@ -52,7 +52,8 @@ import {
   type ExecutionResult,
   type LibraryVersions,
 } from './schemas';
-import { scrubPaths } from './scrubPaths';
+import { scrubPathsAsync } from './scrubAsync';
+import type { ScrubContext } from './scrubPaths';
 import { snapshotIdOf } from './versions';
 import { validateRepair, validateScript } from './validator';
 
@@ -416,9 +417,9 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   }
   if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
-  const scrub = pathScrubber(runDir, simlibs);
-  outcome.stdout = scrub(outcome.stdout);
-  outcome.stderr = scrub(outcome.stderr);
+  // Off the event loop when large (scrubAsync.ts): the output of a run is the user's to bloat.
+  const passes = scrubPasses(runDir, simlibs);
+  [outcome.stdout, outcome.stderr] = await Promise.all([scrubPathsAsync(outcome.stdout, passes), scrubPathsAsync(outcome.stderr, passes)]);
   const checkpoints = await findCheckpoints(runDir);
   if (quota) await releaseQuota(runDir, o.keepRunDir);
   else if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
@@ -434,8 +435,11 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   };
 }
 
-/** Rewrites the run folder, the stand-ins' folders and the home folder out of a run's output (see scrubPaths.ts). */
-function pathScrubber(runDir: string, simlibs: string | undefined): (text: string) => string {
+/**
+ * The scrubPaths passes that rewrite the run folder, the stand-ins' folders and the home folder out
+ * of a run's output (see scrubPaths.ts): the run folder's real path first when it differs.
+ */
+function scrubPasses(runDir: string, simlibs: string | undefined): ScrubContext[] {
   const real = (p: string) => {
     try {
       return realpathSync(p);
@@ -450,7 +454,7 @@ function pathScrubber(runDir: string, simlibs: string | undefined): (text: strin
     homeDir: homedir(),
   };
   const realRun = real(runDir);
-  return (text) => scrubPaths(realRun !== runDir ? scrubPaths(text, { runDir: realRun }) : text, ctx);
+  return realRun !== runDir ? [{ runDir: realRun }, ctx] : [ctx];
 }
 
 type Outcome = Pick<RunResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'output_truncated' | 'killed' | 'peak_memory_mb'>;

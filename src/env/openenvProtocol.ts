@@ -267,3 +267,13 @@ export function episodeStateOf(state: WireState): EpisodeState | null {
   const r = EpisodeStateSchema.safeParse(state);
   return r.success ? r.data : null;
 }
+
+/**
+ * The token of `forgeenv serve --token` (both sides: the server checks it, RemoteBackend sends it).
+ * Long enough not to be guessed; printable ASCII without spaces, so it fits a header and a query.
+ */
+export const ServeTokenSchema = z
+  .string()
+  .min(16, 'the token must have at least 16 characters (e.g. `openssl rand -hex 32`)')
+  .max(4096)
+  .regex(/^[\x21-\x7e]+$/, 'the token must be printable ASCII without spaces');

@@ -16,7 +16,7 @@ import {
 import { emptyObservation, formatZodError, type Observation, type ResetOptions } from './schemas';
 
 /** What went wrong on our side of the wire (the server's own errors carry its WSErrorCode instead). */
-export type TransportErrorCode = 'UNREACHABLE' | 'CONNECTION_CLOSED' | 'TIMEOUT' | 'BAD_RESPONSE';
+export type TransportErrorCode = 'UNREACHABLE' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'CONNECTION_CLOSED' | 'TIMEOUT' | 'BAD_RESPONSE';
 
 export class RemoteEnvironmentError extends Error {
   override readonly name = 'RemoteEnvironmentError';
@@ -54,6 +54,8 @@ export class RemoteBackend implements EnvironmentBackend {
     private readonly timeoutMs = 300_000,
     /** How long a cancelled request waits for the server's answer before the connection is closed. */
     private readonly cancelGraceMs = 10_000,
+    /** `forgeenv serve --token`: sent as `Authorization: Bearer` on the WebSocket handshake. */
+    private readonly token?: string,
   ) {}
 
   static wsUrl(url: string): string {
@@ -202,7 +204,28 @@ export class RemoteBackend implements EnvironmentBackend {
       } catch (e) {
         return reject(e);
       }
-      const s = new WebSocket(url, { handshakeTimeout: 10_000, maxPayload: 64 * 1024 * 1024 });
+      const headers = this.token ? { authorization: `Bearer ${this.token}` } : undefined;
+      const s = new WebSocket(url, { handshakeTimeout: 10_000, maxPayload: 64 * 1024 * 1024, ...(headers ? { headers } : {}) });
+      // A refused handshake (401: no or wrong token; 403: an Origin the server does not allow) says so,
+      // instead of ws's generic "Unexpected server response".
+      s.once('unexpected-response', (_req, res) => {
+        const status = res.statusCode ?? 0;
+        res.resume();
+        s.terminate(); // the rejection below comes first; the 'error' this emits then changes nothing
+        if (status === 401) {
+          reject(
+            new RemoteEnvironmentError(
+              `The remote environment at ${url} refused the connection (401): ${this.token ? 'the token is not the one the server was started with' : 'it requires a token'}. Set forgeenv.remoteToken (or FORGEENV_TOKEN) to the token of its \`forgeenv serve\`.`,
+              'UNAUTHORIZED',
+              { status, token_sent: Boolean(this.token) },
+            ),
+          );
+        } else if (status === 403) {
+          reject(new RemoteEnvironmentError(`The remote environment at ${url} refused the connection (403): the request's Origin is not allowed there.`, 'FORBIDDEN', { status }));
+        } else {
+          reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: it answered HTTP ${status} instead of opening a WebSocket`, 'UNREACHABLE', { cause: `HTTP ${status}` }));
+        }
+      });
       s.once('open', () => {
         this.socket = s;
         resolve(s);

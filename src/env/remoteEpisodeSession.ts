@@ -29,6 +29,8 @@ export interface RemoteSessionOptions {
   timeoutMs?: number;
   /** After a cancel, how long to wait for the server's answer before closing the connection. */
   cancelGraceMs?: number;
+  /** The server's token (`forgeenv serve --token`), if it has one. */
+  token?: string;
 }
 
 export class RemoteEpisodeSession implements EpisodeSession {
@@ -46,7 +48,7 @@ export class RemoteEpisodeSession implements EpisodeSession {
     readonly url: string,
     private readonly options: RemoteSessionOptions = {},
   ) {
-    this.backend = new RemoteBackend(url, options.timeoutMs ?? 30 * 60_000, options.cancelGraceMs);
+    this.backend = new RemoteBackend(url, options.timeoutMs ?? 30 * 60_000, options.cancelGraceMs, options.token);
   }
 
   get state(): EpisodeState | undefined {
@@ -196,6 +198,12 @@ export function explainRemoteError(e: unknown, url: string): unknown {
       break;
     case 'UNREACHABLE':
       message = `Cannot reach ${at} (${String(d.cause ?? e.message)}). Is \`forgeenv serve\` running there? Check forgeenv.remoteUrl.`;
+      break;
+    case 'UNAUTHORIZED':
+      message = `${cap(at)} refused the connection: it needs the token its \`forgeenv serve\` was started with, and ${d.token_sent ? 'the one sent is not it' : 'none was sent'}. Set forgeenv.remoteToken (or the FORGEENV_TOKEN environment variable) to it: at least 16 printable characters without spaces.`;
+      break;
+    case 'FORBIDDEN':
+      message = `${cap(at)} refused the connection (403 Forbidden): ${said}`;
       break;
     case 'TIMEOUT':
       message = `${cap(at)} did not answer in time (${e.message}). The connection was closed; try again.`;

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { executeScript } from '../../src/env/executor';
 import { simlibsDir } from '../../src/env/paths';
-import { scrubPaths } from '../../src/env/scrubPaths';
+import { INLINE_SCRUB_CHARS, scrubPathsAsync, type ScrubAsyncInfo } from '../../src/env/scrubAsync';
+import { scrubPaths, type ScrubWork } from '../../src/env/scrubPaths';
 import { parseTraceback } from '../../src/env/traceback';
 
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-scrub-test-'));
@@ -110,6 +111,109 @@ describe('scrubPaths', () => {
   });
 });
 
+// The regexes scrubPaths used before it scanned tokens (quadratic in a token's length): the
+// reference the token scans must agree with, on inputs short enough for them.
+const P = `[^\\s"'<>()\\[\\]]`;
+const REFERENCE: Array<[RegExp, string]> = [
+  [new RegExp(`(?:(?:[A-Za-z]:)?[\\\\/]?${P}*?[\\\\/])?simlibs(?:-fallback)?[\\\\/]`, 'g'), 'site-packages/'],
+  [new RegExp(`(?:[A-Za-z]:)?[\\\\/]${P}*?[\\\\/](?:site|dist)-packages[\\\\/]`, 'g'), 'site-packages/'],
+  [new RegExp(`(?:[A-Za-z]:)?[\\\\/]${P}*?[\\\\/]lib[\\\\/](python3\\.\\d+)(?![\\w.])`, 'g'), 'lib/$1'],
+];
+const reference = (text: string) => REFERENCE.reduce((t, [re, by]) => t.replace(re, by), text).replace(/simlibs(?:-fallback)?/g, 'site-packages');
+
+describe('scrubPaths is linear in the output', () => {
+  test('the token scans give what the former regexes gave (seeded random inputs)', () => {
+    const parts = ['/', '\\', 'C:', 'c', ':', 'simlibs', '-fallback', 'site', 'dist', '-packages', 'lib', 'python3.', '1', '12', '.', 'x', '_', ' ', '"', '(', '\n', 'simlibs/', '/lib/python3.11', '/site-packages/', 'a/'];
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    for (let i = 0; i < 20_000; i++) {
+      let text = '';
+      for (let k = 1 + rnd(14); k > 0; k--) text += parts[rnd(parts.length)];
+      assert.equal(scrubPaths(text), reference(text), JSON.stringify(text));
+    }
+  });
+
+  /** Scrubs `text`, checks the work was at most `perChar` steps per character, returns the output. */
+  const scrubCounted = (text: string, perChar = 4): string => {
+    const work: ScrubWork = { steps: 0 };
+    const out = scrubPaths(text, { runDir: '/tmp/forgeenv-run-1', standInDirs: ['/opt/ext/resources/simlibs'], homeDir: '/home/ann' }, work);
+    assert.ok(work.steps <= perChar * text.length, `${work.steps} steps for ${text.length} characters`);
+    return out;
+  };
+  const MiB = 1 << 20;
+  /** assert.equal without a megabyte-long diff on failure. */
+  const same = (actual: string, expected: string) => {
+    if (actual === expected) return;
+    let i = 0;
+    while (actual[i] === expected[i]) i++;
+    assert.fail(`differs at ${i} (lengths ${actual.length} and ${expected.length}): ${JSON.stringify(actual.slice(i, i + 60))} vs ${JSON.stringify(expected.slice(i, i + 60))}`);
+  };
+
+  test('a 1 MiB token without spaces or slashes', () => {
+    const text = 'x'.repeat(MiB);
+    same(scrubCounted(text), text);
+  });
+
+  test('1 MiB of /a/a/a… (no known folder anywhere after a slash)', () => {
+    const text = '/a'.repeat(MiB / 2);
+    same(scrubCounted(text), text);
+    const withTail = `${text}/lib/python3.11x`;
+    same(scrubCounted(withTail), withTail);
+  });
+
+  test('1 MiB of /a/a/a… ending in a known folder is one rewrite', () => {
+    assert.equal(scrubCounted(`${'/a'.repeat(MiB / 2)}/site-packages/peft/x.py`), 'site-packages/peft/x.py');
+    assert.equal(scrubCounted(`C:${'\\a'.repeat(MiB / 2)}\\lib\\python3.12 next`), 'lib/python3.12 next');
+  });
+
+  test('1 MiB of simlibs/, site-packages/ and stdlib folders repeated', () => {
+    same(scrubCounted('x/simlibs/y '.repeat(MiB / 12)), 'site-packages/y '.repeat(MiB / 12));
+    same(scrubCounted('/a/site-packages/'.repeat(MiB / 17)), 'site-packages/'.repeat(MiB / 17));
+    same(scrubCounted('/u/lib/python3.1'.repeat(MiB / 16)), 'lib/python3.1'.repeat(MiB / 16));
+    // Within one token the lazy `P*?` reaches the next folder and the passes run into each other (as
+    // with the former regexes, checked on a short prefix): only the shape is asserted at 1 MiB.
+    for (const unit of ['simlibs/', '/x/simlibs-fallback', '/simlibs/a']) {
+      assert.equal(scrubPaths(unit.repeat(7)), reference(unit.repeat(7)));
+      const out = scrubCounted(unit.repeat(Math.floor(MiB / unit.length)));
+      assert.match(out, /^(?:site-packages\/?)+(?:x\/site-packages|a)?$/, out.slice(0, 100));
+    }
+  });
+
+  test('a 1 MiB line of exception-group bars next to a private helper frame', () => {
+    const text = `${'  | '.repeat(MiB / 4)}\n  File "/opt/ext/resources/simlibs/_forgeenv_sim/warn.py", line 1\n    x\n`;
+    same(scrubCounted(text), `${'  | '.repeat(MiB / 4)}\n`);
+  });
+});
+
+describe('large outputs are scrubbed off the event loop', () => {
+  const ctx = { runDir: '/tmp/forgeenv-run-AbC123', standInDirs: ['/opt/ext/resources/simlibs'], homeDir: '/home/ann' };
+  const line = '  File "/opt/ext/resources/simlibs/transformers/trainer.py", line 4, in f /tmp/forgeenv-run-AbC123/x.py /home/ann/y\n';
+
+  test('a small output is scrubbed inline, a large one in the worker, with the same result', async () => {
+    const info: ScrubAsyncInfo = { where: 'inline' };
+    assert.equal(await scrubPathsAsync(line, [ctx], info), scrubPaths(line, ctx));
+    assert.equal(info.where, 'inline');
+    const big = line.repeat(Math.ceil((2 * INLINE_SCRUB_CHARS) / line.length)) + '/x'.repeat(1 << 19);
+    const scrubbed = await scrubPathsAsync(big, [{ runDir: '/tmp/forgeenv-run-AbC123' }, ctx], info);
+    assert.equal(info.where, 'worker');
+    assert.equal(scrubbed, scrubPaths(scrubPaths(big, { runDir: '/tmp/forgeenv-run-AbC123' }), ctx));
+    assert.doesNotMatch(scrubbed.slice(0, 10_000), /simlibs|forgeenv-run|\/home\/ann/);
+  });
+
+  test('the event loop keeps turning while a large output is scrubbed', async () => {
+    // Work, not time: count the timer ticks that fire while the worker scrubs 8 MiB.
+    const big = `${'/a/site-packages/'.repeat(1 << 19)} ${'x'.repeat(1 << 20)}`;
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const info: ScrubAsyncInfo = { where: 'inline' };
+    const out = await scrubPathsAsync(big, [ctx], info);
+    clearInterval(timer);
+    assert.equal(info.where, 'worker');
+    assert.ok(out.startsWith('site-packages/site-packages/'));
+    assert.ok(ticks > 0, 'no timer ran while the output was scrubbed');
+  });
+});
+
 describe('the executor scrubs what a run printed', () => {
   test('a traceback through the stand-ins and the stdlib shows no machine path, and the failing line is still found', async () => {
     const script = [
@@ -156,6 +260,13 @@ describe('the executor scrubs what a run printed', () => {
     assert.match(r.stdout, /caught ValueError/);
     assert.match(r.stderr, /File "lib\/python3\.\d+\/json\/decoder\.py", line \d+/);
     assert.equal(parseTraceback(r.stderr, 'train.py', script)?.location?.line, 8);
+  });
+
+  test('a run printing a 1 MiB token without spaces (the flood that blocked the server) is scrubbed whole', async () => {
+    const script = 'import sys\nsys.stdout.write("/x" * (1 << 19))\nsys.stdout.write("\\n" + __file__ + "\\n")\n';
+    const r = await executeScript({ script, mode: 'simulated', libraryVersions: { datasets: '3.2.0' }, parentDir, validate: false, outputCapBytes: 2 << 20 });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.equal(r.stdout, `${'/x'.repeat(1 << 19)}\ntrain.py\n`);
   });
 
   test('the stand-ins frame itself is dropped when it raises', async () => {

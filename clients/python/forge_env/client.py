@@ -8,11 +8,18 @@
         print(r.observation.error_trace)
         r = env.step(ForgeAction(repair=RepairAction(unified_diff=my_diff)))
         print(r.reward, r.done)
+
+A server started with a token (`forgeenv serve --token`, or FORGEENV_TOKEN) needs it from the client:
+`ForgeEnv(base_url=..., token="...")`, or the FORGEENV_TOKEN environment variable. It travels as
+`?token=` on the /ws handshake (openenv-core's client sets no headers); use https/wss beyond a
+trusted network.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import os
+from typing import Any, Dict, Optional
+from urllib.parse import quote
 
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
@@ -21,6 +28,13 @@ from .models import ForgeAction, ForgeObservation, ForgeState
 
 
 class ForgeEnv(EnvClient[ForgeAction, ForgeObservation, ForgeState]):
+    def __init__(self, base_url: str, *args: Any, token: Optional[str] = None, **kwargs: Any):
+        super().__init__(base_url, *args, **kwargs)
+        token = token if token is not None else os.environ.get("FORGEENV_TOKEN", "").strip()
+        if token:
+            # EnvClient connects to self._ws_url as is: the query rides on the handshake.
+            self._ws_url = f"{self._ws_url}?token={quote(token, safe='')}"
+
     def _step_payload(self, action: ForgeAction | Dict[str, Any]) -> Dict[str, Any]:
         if isinstance(action, dict):
             return action

@@ -6,7 +6,7 @@ import { RemoteEpisodeSession } from '../../env/remoteEpisodeSession';
 import type { ExecutionMode } from '../../env/schemas';
 import type { TaskSampler } from '../../env/tasks';
 import type { TeacherStore } from '../../env/teacher';
-import { sandboxOptionsOf, type ForgeSettings } from '../settingsSchema';
+import { remoteTokenOf, sandboxOptionsOf, type ForgeSettings } from '../settingsSchema';
 import type { EpisodeBackend } from './episodeRecord';
 
 export interface BackendOptions {
@@ -21,7 +21,7 @@ export interface BackendOptions {
 }
 
 export function createBackend(backend: EpisodeBackend, o: BackendOptions): EpisodeSession {
-  if (backend.kind === 'remote') return new RemoteEpisodeSession(backend.url, { tasks: o.tasks });
+  if (backend.kind === 'remote') return new RemoteEpisodeSession(backend.url, { tasks: o.tasks, token: remoteTokenOf(o.settings) });
   const s = o.settings;
   return new EmbeddedEpisodeSession(
     new ForgeEnvironment(
