@@ -563,6 +563,19 @@ def probe_batches(head, tokenizer, num_labels):
     return make
 
 
+def tokenizer_for(transformers, base, *models):
+    """The base model's tokenizer, padding with its end token when it has no pad token (GPT-2 and
+    kin), and the models told so: batches of more than one example need it."""
+    tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    if getattr(tokenizer, "pad_token", None) is None and getattr(tokenizer, "eos_token", None) is not None:
+        tokenizer.pad_token = tokenizer.eos_token
+    for m in models:
+        cfg = getattr(m, "config", None)
+        if cfg is not None and getattr(cfg, "pad_token_id", None) is None:
+            cfg.pad_token_id = tokenizer.pad_token_id
+    return tokenizer
+
+
 def verify_hf(spec, original, artifact):
     import torch
     import transformers
@@ -623,13 +636,13 @@ def verify_hf(spec, original, artifact):
             if head == "imgcls":
                 make = image_batches(part, transformers.AutoImageProcessor.from_pretrained(base), spec)
             else:
-                make = text_batches(head, part, transformers.AutoTokenizer.from_pretrained(base), spec)
+                make = text_batches(head, part, tokenizer_for(transformers, base, trained, untrained), spec)
             trained_loss = mean_loss(trained, make)
         except Exception as e:
             # The data the script names needs what only its arguments say (data files, columns): the probe instead.
             make, data = None, "probe sentences (held-out data unavailable: %s)" % str(e).splitlines()[0][:160] if str(e) else type(e).__name__
     if make is None:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+        tokenizer = tokenizer_for(transformers, base, trained, untrained)
         num_labels = int(getattr(trained.config, "num_labels", 2) or 2) if hasattr(trained, "config") else 2
         make = probe_batches(head, tokenizer, num_labels)
         if data == "held-out split":
