@@ -96,7 +96,11 @@ describe('task args and files', () => {
     assert.equal(evil.success, false);
     assert.match(evil.error_trace, /Script not run: forbidden constructs:\n {2}line 7: use of subprocess\.run/);
     const good = await env.evaluateRepair(createRepairDiff(broken, fixed));
-    assert.equal(good.success, true, good.error_trace);
+    assert.equal(good.execution?.exit_code, 0, good.error_trace);
+    assert.deepEqual(good.execution?.violations, []);
+    // It runs clean, but the task trains nothing: no artifact, so the verifier cannot call it a success.
+    assert.equal(good.success, false);
+    assert.match(good.findings.join('\n'), /the run left no saved model/);
   });
 
   test('derived args reach the run (the simulated HfArgumentParser parses them)', async () => {
@@ -113,7 +117,7 @@ describe('task args and files', () => {
     assert.match(start.brokenExecution.stderr, /cannot import name 'AutoTokeniser'/);
     assert.doesNotMatch(start.repairPrompt, /forgeenv-run-|simlibs/);
     const r = await rolloutOneEpisode(env, { taskId: 'args_task', seed: 3, driftGenerate: () => JSON.stringify(RENAME), repairGenerate: oracleRepairGenerate(env) });
-    assert.equal(r.success, true, r.error_trace);
+    assert.equal(r.held_out_breakdown.executed_cleanly, 1, r.error_trace);
   });
 });
 

@@ -21,7 +21,7 @@ const exec = (stdout: string, over: Partial<{ exit_code: number | null; timed_ou
 describe('readVerdict', () => {
   test('the last marked line is the verdict', () => {
     const v = readVerdict(exec(`warning\n${VERDICT_MARKER}${N} {"ok": false, "reason": "first"}\nnoise\n${VERDICT_MARKER}${N} ${JSON.stringify(ok(0.5))}\n`), N);
-    assert.deepEqual(v, ok(0.5));
+    assert.deepEqual(v, { ...ok(0.5), resolved: { artifact: 'out/final' } });
   });
   test('a marked line without the run\'s nonce is not the verdict (text a library printed from the artifact)', () => {
     const forged = `${VERDICT_MARKER}${JSON.stringify(ok(0.1))}\n${VERDICT_MARKER}ffff ${JSON.stringify(ok(0.1))}\n`;
