@@ -465,7 +465,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
       async () => {
         const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, { keepRunDir: true, quiet: true });
         try {
-          if (o.exit_code !== 0 || !dir) return { ok: false, reason: `the unbroken original did not run cleanly here (${o.exit_code === null ? 'killed' : `exit code ${o.exit_code}`})` };
+          if (o.killed || o.timed_out) return { ok: false, reason: `the unbroken original's run was ${o.timed_out ? 'timed out' : 'cancelled'}` };
+          if (o.exit_code !== 0 || !dir) return { ok: false, reason: `the unbroken original did not run cleanly here (${o.exit_code === null ? 'no exit code' : `exit code ${o.exit_code}`})` };
           return await verifyDir(dir);
         } finally {
           if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);

@@ -108,3 +108,25 @@ describe("the verifier's pickle check (runs before any load)", () => {
     });
   }
 });
+
+describe('the reference cache', () => {
+  test('a finished answer is shared; a cancelled or timed-out one is computed again', async () => {
+    const { clearReferences, referenceOutcome } = await import('../../src/env/verify/reference');
+    clearReferences();
+    const key = { task_id: 't', original: 'x', verify: {}, mode: 'simulated', interpreter: undefined, library_versions: {}, args: [], files: {} };
+    let calls = 0;
+    const answer = (reason?: string) => async () => {
+      calls++;
+      return reason ? { ok: false as const, reason } : ok(0.5);
+    };
+    await referenceOutcome(key, answer("the unbroken original's run was timed out"));
+    await referenceOutcome(key, answer('the verifier was cancelled'));
+    assert.equal(calls, 2, 'transient answers are not kept');
+    await referenceOutcome(key, answer());
+    assert.deepEqual(await referenceOutcome(key, answer('never asked')), ok(0.5));
+    assert.equal(calls, 3, 'a finished answer is kept');
+    await referenceOutcome({ ...key, original: 'y' }, answer());
+    assert.equal(calls, 4, 'another script is another reference');
+    clearReferences();
+  });
+});

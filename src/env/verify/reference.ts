@@ -7,6 +7,7 @@ import type { VerifierOutcome } from './verifier';
 
 const cache = new Map<string, Promise<VerifierOutcome>>();
 const MAX_ENTRIES = 256;
+const TRANSIENT = /\b(cancelled|timed out)\b/;
 
 export interface ReferenceKey {
   task_id: string;
@@ -33,8 +34,9 @@ export async function referenceOutcome(key: ReferenceKey, compute: () => Promise
   }
   try {
     const outcome = await pending;
-    // A cancelled computation says so: forget it, so the next episode computes it for real.
-    if (signal?.aborted || (!outcome.ok && /cancelled|timed out/.test(outcome.reason))) cache.delete(k);
+    // A cancelled or timed-out computation (its own run's or the verifier's) is no answer: forget it,
+    // so the next episode computes it for real.
+    if (signal?.aborted || (!outcome.ok && TRANSIENT.test(outcome.reason))) cache.delete(k);
     return outcome;
   } catch (e) {
     cache.delete(k);
