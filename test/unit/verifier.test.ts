@@ -130,3 +130,22 @@ describe('the reference cache', () => {
     clearReferences();
   });
 });
+
+describe('which check decides', () => {
+  const spec = VerifySpecSchema.parse({});
+  const withMoved = (trained_loss: number, moved: number, untrained_loss = 1) => ({ ...ok(trained_loss, untrained_loss), moved });
+  test('held-out loss, where the original improves it by five margins or more', () => {
+    assert.equal(judgeEvidence(withMoved(0.85, 1), withMoved(0.85, 1), spec).check, 'held_out_loss');
+  });
+  test('the weights training changed, where the original improves held-out loss by less (noise could decide)', () => {
+    // The original improves by 3.9%; a repair whose fresh head landed 1% worse still trained.
+    const e = judgeEvidence(withMoved(0.97, 1), withMoved(0.961, 1), spec);
+    assert.deepEqual([e.check, e.verified], ['weights_moved', true]);
+    const untrained = judgeEvidence(withMoved(1, 0), withMoved(0.961, 1), spec);
+    assert.deepEqual([untrained.check, untrained.verified], ['weights_moved', false]);
+    assert.match(untrained.findings.join('\n'), /changed 0\.0% of its starting weights/);
+  });
+  test('a state dict (no weights-moved measure) is judged on held-out loss past a single margin', () => {
+    assert.equal(judgeEvidence(ok(0.96), ok(0.96), spec).check, 'held_out_loss');
+  });
+});

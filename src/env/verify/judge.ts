@@ -16,8 +16,9 @@ export interface Evidence {
   /** All three: the episode may succeed. */
   verified: boolean;
   /**
-   * What decided `trained`: the held-out loss, or (where the mode's training is too short to move
-   * held-out loss by the margin, as in real mode's tiny models) the share of starting weights it changed.
+   * What decided `trained`: the held-out loss, or (where the original's own held-out improvement is
+   * under five margins, as with real mode's tiny models, so run-to-run noise could decide) the share
+   * of starting weights training changed.
    */
   check?: 'held_out_loss' | 'weights_moved';
   /** Share of the original's held-out improvement the repair reached (0 when not loaded). */
@@ -57,6 +58,9 @@ export function verificationRecord(e: Evidence): Verification {
   return { verified: e.verified, loaded: e.loaded, trained: e.trained, in_range: e.in_range, ...(e.check ? { check: e.check } : {}), ...(e.measured ?? {}), findings: e.findings };
 }
 
+/** How many margins the original's held-out improvement must reach for held-out loss to decide. */
+export const HELD_OUT_SIGNAL = 5;
+
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
@@ -73,7 +77,10 @@ export const NO_EVIDENCE = (finding: string): Evidence => ({
 export function judgeEvidence(repair: VerifierOutcome, reference: VerifierOutcome, spec: Pick<VerifySpec, 'margin' | 'tolerance'>): Evidence {
   if (!reference.ok) return NO_EVIDENCE(`the task's check cannot verify anything: the unbroken original's own artifact fails it (${reference.reason})`);
   const r0 = (reference.untrained_loss - reference.trained_loss) / Math.max(1e-9, Math.abs(reference.untrained_loss));
-  if (!(r0 >= spec.margin)) {
+  // Held-out loss decides only when the original's own improvement stands well clear of run-to-run
+  // noise (a head initialised afresh each run moves it by a few percent in real mode's short runs).
+  const decisive = r0 >= HELD_OUT_SIGNAL * spec.margin || (reference.moved === undefined && r0 >= spec.margin);
+  if (!decisive) {
     if (!(reference.moved !== undefined && reference.moved > 0)) {
       return NO_EVIDENCE(
         `the task's check cannot verify anything: the unbroken original improves on the untrained model's held-out loss by ${pct(r0)}, under the task's margin of ${pct(spec.margin)}`,
