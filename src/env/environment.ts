@@ -2,6 +2,7 @@
 // Bad input never throws out of `step`: it yields an observation carrying `info.error`, and the
 // episode state is left exactly as it was.
 import { randomInt, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { createRepairDiff } from './diff';
 import { applyRepairDiffAsync } from './diffAsync';
 import {
@@ -17,7 +18,6 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { scriptDigest } from './episodeRecipe';
-import { rm } from 'node:fs/promises';
 import { executeScript, type RunOptions } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';

@@ -12,6 +12,8 @@
 //   checkpoint_appeared = 0.3 if the artifact is verified, else 0
 //   diff_size_penalty   = -0.2 × min(1, ratio) when ratio > 0.5, else 0, where
 //                         ratio = lineChangeRatio(original, repaired) = (added + removed) / max(1, original lines).
+//                         Decision: the 0.2 weight multiplies (as every other weight does) and the
+//                         ratio is capped at 1, so the penalty never exceeds its weight.
 //   reward = sum of the four.
 //
 // Held-out breakdown (never shown to the agent), each in [0, 1]:
@@ -72,7 +74,6 @@ export type RewardExecution = Pick<ExecutionResult, 'exit_code' | 'stdout' | 'st
 // Also the real Trainer's log line, a Python dict: `{'loss': 0.6931, …}` (4.x) or `{'loss': '0.6931', …}` (5.x);
 // its `'train_loss'` (the run's mean) and `'eval_loss'` keys do not match.
 const LOSS_RE = /'loss':\s*'?([\d.]+)|loss[=:\s]+([\d.]+)/gi;
-const METRIC_RE = /(?:accuracy|acc|eval)[=:\s]+([\d.]+)/gi;
 /** Losses of held-out splits are not the training curve. */
 const HELD_OUT_LOSS_PREFIX = /(?:eval|val|valid|validation|test)[_ ]$/i;
 
@@ -97,20 +98,6 @@ export function parseLosses(stdout: string): number[] {
     if (HELD_OUT_LOSS_PREFIX.test(stdout.slice(Math.max(0, (m.index ?? 0) - 12), m.index))) continue;
     const v = Number.parseFloat(m[1] ?? m[2]);
     if (Number.isFinite(v)) out.push(v);
-  }
-  return out;
-}
-
-/** Printed metrics in order (regex `(?:accuracy|acc|eval)[=:\s]+([\d.]+)`, case-insensitive), with the matched word. */
-export function parseMetrics(stdout: string): Array<{ name: string; value: number }> {
-  const out: Array<{ name: string; value: number }> = [];
-  for (const m of stdout.matchAll(METRIC_RE)) {
-    const v = Number.parseFloat(m[1]);
-    if (!Number.isFinite(v)) continue;
-    // Report the whole word the keyword sits in (`eval_accuracy`), for the UI only.
-    const before = /\w*$/.exec(stdout.slice(Math.max(0, (m.index ?? 0) - 40), m.index))?.[0] ?? '';
-    const word = /^\w+/.exec(m[0])?.[0] ?? '';
-    out.push({ name: before + word, value: v });
   }
   return out;
 }

@@ -9,7 +9,6 @@ import {
   intentSignature,
   jaccard,
   parseLosses,
-  parseMetrics,
   visibleReward,
   type RewardExecution,
 } from '../../src/env/reward';
@@ -55,20 +54,12 @@ const run = (over: Partial<RewardExecution> = {}): RewardExecution => ({
   ...over,
 });
 
-describe('parseLosses / parseMetrics', () => {
+describe('parseLosses', () => {
   test('losses in any of the accepted spellings, in order', () => {
     assert.deepEqual(parseLosses('step=1 loss=2.5\nLoss: 2.0\nloss 1.75\n{"loss": 9}\nloss=.\n'), [2.5, 2.0, 1.75]);
   });
   test('held-out losses are not part of the training curve', () => {
     assert.deepEqual(parseLosses('loss=2\neval_loss=0.1\nval_loss=0.2\ntest loss: 0.3\nloss=1\n'), [2, 1]);
-  });
-  test('metrics with their names', () => {
-    assert.deepEqual(parseMetrics('eval_accuracy=0.81\nacc: 0.7\neval 0.5\naccuracy=.\n'), [
-      { name: 'eval_accuracy', value: 0.81 },
-      { name: 'acc', value: 0.7 },
-      { name: 'eval', value: 0.5 },
-    ]);
-    assert.deepEqual(parseMetrics('eval_loss=0.3\n'), []);
   });
 });
 
