@@ -180,7 +180,9 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
   try {
     const result = await rolloutOneEpisode(env, {
       taskId: values.task,
-      difficulty,
+      // Without --difficulty the CLI samples the whole corpus: the rollout's `easy` default left
+      // two tasks, so seeds 1-5 all drew the same task and breakage.
+      difficulty: difficulty ?? 'any',
       seed,
       driftGenerate: values.primitive ? fixedDriftGenerate(values.primitive, params, seed ?? 0) : seed !== undefined ? baselineDriftGenerate(seed) : undefined,
       repairGenerate,

@@ -21,7 +21,8 @@ export type GenerateFn = (system: string, user: string) => string | Promise<stri
 export interface RolloutOptions {
   driftGenerate?: GenerateFn;
   repairGenerate?: GenerateFn;
-  difficulty?: Difficulty;
+  /** Default `easy` when no task is named (the original ForgeEnv rollout's default); `any` samples the whole corpus. */
+  difficulty?: Difficulty | 'any';
   taskId?: string;
   seed?: number;
   signal?: AbortSignal;
@@ -67,7 +68,8 @@ export function fixedDriftGenerate(primitiveType: string, params?: Record<string
 }
 
 export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOptions = {}): Promise<RolloutResult> {
-  const obs = await env.reset({ difficulty: opts.difficulty ?? (opts.taskId ? undefined : 'easy'), taskId: opts.taskId, seed: opts.seed });
+  const wanted = opts.difficulty ?? (opts.taskId ? undefined : 'easy');
+  const obs = await env.reset({ difficulty: wanted === 'any' ? undefined : wanted, taskId: opts.taskId, seed: opts.seed });
   const seed = env.state?.seed ?? 0;
   const driftGenerate = opts.driftGenerate ?? baselineDriftGenerate(seed);
   const repairGenerate = opts.repairGenerate ?? noopRepairGenerate;

@@ -41,13 +41,26 @@ describe('forgeenv CLI', () => {
     const out = join(root, 'exports', 'sft.jsonl');
     const exp = forgeenv('export', '--format', 'trl-sft', dir, '--out', out, '--completion', 'fenced');
     assert.equal(exp.code, 0, exp.stdout + exp.stderr);
-    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { completion: string });
-    assert.equal(rows.length, 2, 'a dataset made with the CLI exports');
+    const texts = readFileSync(out, 'utf8').trim().split('\n');
+    const rows = texts.map((l) => JSON.parse(l) as { completion: string });
+    const duplicates = Number(/(\d+) duplicate\(s\)/.exec(exp.stdout)?.[1]);
+    assert.equal(rows.length + duplicates, 2, 'a dataset made with the CLI exports: every selected row written or counted as a duplicate');
+    assert.equal(new Set(texts).size, texts.length, 'no two identical rows');
     for (const r of rows) assert.equal(r.completion.match(/```diff/g)?.length, 1, 'fenced exactly once');
     rmSync(exportIndexPath(realpathSync(out)), { force: true }); // not left in the cache
     const asFile = forgeenv('episode', '--task', 'bert_ner', '--out', join(root, 'runs.jsonl'));
     assert.equal(asFile.code, 2);
     assert.match(asFile.stderr, /dataset folder/);
+  });
+
+  test('episode --seed 1..5 without --task samples the whole corpus, not one task', () => {
+    const picked = new Set<string>();
+    for (let seed = 1; seed <= 5; seed++) {
+      const r = forgeenv('episode', '--seed', String(seed), '--repair', 'none');
+      const result = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { task_id: string; drift_completion: string };
+      picked.add(`${result.task_id} ${result.drift_completion}`);
+    }
+    assert.ok(picked.size >= 3, `seeds 1-5 drew only ${picked.size} distinct task/breakage pairs`);
   });
 
   test('episode --repair none fails the episode; a diff file is used as the repair', () => {

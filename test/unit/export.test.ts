@@ -83,8 +83,9 @@ describe('export selection', () => {
   test('default: current, successful, not rejected; identical repeats dropped', async () => {
     const { result, rows, card } = await exportTo('trl-sft');
     assert.deepEqual(result.stats, { valid_lines: 7, superseded: 1, repeated_record_id: 0, failed: 1, unbroken: 0, review: 1, primitive: 0, selected: 4 });
-    assert.equal(result.deduplicated, 1, 'carol repeated alice’s exact diff on the same task');
-    assert.equal(rows.length, 3);
+    assert.equal(result.deduplicated, 2, 'carol repeated alice’s exact diff on the same task, and another episode shaped into an identical row');
+    assert.equal(new Set(rows.map((r) => JSON.stringify(r))).size, rows.length, 'no two identical rows');
+    assert.equal(rows.length, 2);
     assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'completion']);
     assert.ok((rows[0]!.prompt as string).startsWith(`${SYSTEM}\n\nTarget category: RenameApiCall\n`));
     assert.ok((rows[0]!.completion as string).startsWith('--- a/train.py'));
@@ -160,6 +161,29 @@ describe('export selection', () => {
     assert.equal(rows[0]!.instance_id, swebenchInstanceId(a));
     assert.match(rows[0]!.instance_id as string, /^task_a__RenameApiCall__5__[0-9a-f]{12}$/);
     assert.notEqual(rows[0]!.instance_id, rows[1]!.instance_id);
+  });
+
+  test('trl-sft: byte-identical rows from different episodes are written once and counted', async () => {
+    const dir = tempDir();
+    const store = new DatasetStore(dir);
+    // Same prompt and diff, but another seed and snapshot: other task and record hashes, the same SFT row.
+    const a = makeDemo({ n: 1, seed: 1 });
+    const b = { ...makeDemo({ n: 11, seed: 2, versions: { transformers: '4.45.0', datasets: '3.0.0', trl: '0.10.0' } }), repair_prompt: a.repair_prompt };
+    assert.notEqual(a.info.record_hash, b.info.record_hash);
+    await store.appendDemonstration(a);
+    await store.appendDemonstration(b);
+    await store.appendDemonstration(makeDemo({ n: 2, seed: 1 }));
+    const out = join(tempDir(), 'sft.jsonl');
+    const r = await exportDataset({ format: 'trl-sft', dir, out, systemPrompt: SYSTEM });
+    const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 2);
+    assert.equal(new Set(lines).size, lines.length, 'no two identical rows');
+    assert.equal(r.deduplicated, 1);
+    // An appended repeat is dropped by the incremental path as well.
+    await store.appendDemonstration({ ...makeDemo({ n: 12, seed: 3 }), repair_prompt: a.repair_prompt });
+    const again = await exportDataset({ format: 'trl-sft', dir, out, systemPrompt: SYSTEM });
+    assert.equal(readFileSync(out, 'utf8').split('\n').filter(Boolean).length, 2);
+    assert.equal(again.deduplicated, 2);
   });
 
   test('the default system prompt is the environment’s repair-agent prompt', async () => {
@@ -275,10 +299,10 @@ describe('forgeenv export command', () => {
     const code = await runExportCommand(['--format', 'trl-sft', join(ROOT, SMALL), '--out', outFile, '--primitive', 'RenameApiCall', '--primitive=ModifyConfigField'], out, { now: NOW, systemPrompt: SYSTEM });
     assert.equal(code, 0);
     const text = printed.join('\n');
-    assert.match(text, new RegExp(`Wrote 3 trl-sft row\\(s\\) to ${outFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(text, new RegExp(`Wrote 2 trl-sft row\\(s\\) to ${outFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     assert.match(text, /demonstrations\.jsonl:5: /);
     assert.match(text, /demonstrations\.jsonl:7: foreign line/);
-    assert.equal(readRows(outFile).length, 3);
+    assert.equal(readRows(outFile).length, 2);
 
     printed.length = 0;
     assert.equal(await runExportCommand(['--format', 'parquet', SMALL, '--out', outFile], out), 2);
@@ -320,9 +344,9 @@ describe('incremental exports', () => {
     const again = await exportAndCompare(dir, out);
     assert.deepEqual([again.mode, again.parsedLines], ['appended', 0], 'nothing new: nothing parsed, nothing rewritten');
 
-    // Plain appends: a new record, a repeat of an earlier diff (deduplicated), a corrupt line, and an approval of a row.
+    // Plain appends: a new record, a repeat of an earlier row (deduplicated), a corrupt line, and an approval of a row.
     await store.appendDemonstration(makeDemo({ n: 7, taskId: 't7' }));
-    const repeat = makeDemo({ n: 8, taskId: 't0' });
+    const repeat = { ...makeDemo({ n: 8, taskId: 't0' }), repair_prompt: demos[0]!.repair_prompt };
     await store.appendDemonstration(repeat);
     appendFileSync(join(dir, 'demonstrations.jsonl'), '{"broken": \n');
     await store.appendReview({ record_id: demos[0]!.info.record_id, reviewer: 'r', verdict: 'approve' });

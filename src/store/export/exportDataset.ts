@@ -200,8 +200,9 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
       cols.selected.push(0);
       if (base !== PASS) return;
       stagedPos.push(pos);
-      stagedKeys.push(spec.dedupeKey ? spec.dedupeKey(r) : '');
-      return staging.write(JSON.stringify(spec.row(r, ctx)) + '\n');
+      const row = JSON.stringify(spec.row(r, ctx));
+      stagedKeys.push(spec.dedupeKey(r, row));
+      return staging.write(row + '\n');
     };
     const demosBefore = state.demos;
     const demos = await updateFile(demosFile, state.demos, () => fresh.demos, demonstrationEntry, add, Infinity);
@@ -222,7 +223,7 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
     for (let i = from; i < d.ids.length; i++) d.selected.set(i, selection.selected[i]!);
 
     // Keys of earlier rows that new rows repeat (one pass over the earlier keys' integer hashes).
-    const newKeys = spec.dedupeKey ? [...new Set(stagedKeys.filter((_, k) => selection.selected[stagedPos[k]!]))] : [];
+    const newKeys = [...new Set(stagedKeys.filter((_, k) => selection.selected[stagedPos[k]!]))];
     const earlierKeys = new Set<string>();
     scanFirst(state.rowKeyHash.values, state.rowKeys, 0, state.rowKeys.length, newKeys.map((k) => [key28(k), k] as const)).forEach((pos, q) => {
       if (pos >= 0) earlierKeys.add(newKeys[q]!);
@@ -237,16 +238,14 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
         if ('tooLong' in raw) throw new Error(`staged row ${index + 1} is unexpectedly long`);
         const pos = stagedPos[index]!;
         if (!selection.selected[pos]) continue;
-        if (spec.dedupeKey) {
-          const key = stagedKeys[index]!;
-          if (earlierKeys.has(key) || seenKeys.has(key)) {
-            state.deduplicated++;
-            continue;
-          }
-          seenKeys.add(key);
-          state.rowKeys.push(key);
-          state.rowKeyHash.push(key28(key));
+        const key = stagedKeys[index]!;
+        if (earlierKeys.has(key) || seenKeys.has(key)) {
+          state.deduplicated++;
+          continue;
         }
+        seenKeys.add(key);
+        state.rowKeys.push(key);
+        state.rowKeyHash.push(key28(key));
         state.rows++;
         const prim = state.strings[d.primitive.get(pos)]!;
         state.rowsByPrimitive[prim] = (state.rowsByPrimitive[prim] ?? 0) + 1;
@@ -296,7 +295,7 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
 
   const realOut = canonicalPath(opts.out);
   // The row and dedupe functions' source is hashed too, so a build that shapes rows differently never appends to an older export.
-  const key = exportKey({ dir: opts.dir, realDir: canonicalPath(opts.dir), format: opts.format, ctx, filters, row: spec.row.toString(), dedupe: spec.dedupeKey?.toString() ?? '' });
+  const key = exportKey({ dir: opts.dir, realDir: canonicalPath(opts.dir), format: opts.format, ctx, filters, row: spec.row.toString(), dedupe: spec.dedupeKey.toString() });
   const release = await lockOutput(realOut);
   try {
     let run: RunResult | undefined;

@@ -1,7 +1,7 @@
 // Row shapes of each export format. Every row of a format has the same keys in the same order
 // with the same JSON types (strings stay strings, no nulls, nested maps are JSON strings), so
 // Hugging Face `datasets`' JSON loader infers one schema for the whole file.
-import { canonicalJson } from '../hashing';
+import { canonicalJson, sha256Hex } from '../hashing';
 import type { DemonstrationRecord } from '../records';
 
 export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'swebench', 'swebench-instances'] as const;
@@ -33,8 +33,8 @@ export interface FormatSpec {
   format: ExportFormat;
   /** Whether --style shapes the rows (the TRL formats). */
   styled: boolean;
-  /** Rows with the same key are exported once (the first in file order); undefined: no deduplication. */
-  dedupeKey?: (rec: DemonstrationRecord) => string;
+  /** Rows with the same key are exported once (the first in file order); `row` is the shaped row's JSON. */
+  dedupeKey: (rec: DemonstrationRecord, row: string) => string;
   dedupeReason?: string;
   row: (rec: DemonstrationRecord, ctx: RowContext) => Record<string, unknown>;
   columns: (style: PromptStyle, completion?: CompletionForm) => ColumnDoc[];
@@ -82,8 +82,10 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
   'trl-sft': {
     format: 'trl-sft',
     styled: true,
-    dedupeKey: (r) => r.info.record_hash,
-    dedupeReason: 'identical task and identical diff (record_hash)',
+    // The row itself: two episodes can differ (seed, snapshot, annotator) and still shape into the
+    // same prompt and completion, which SFT would then see twice.
+    dedupeKey: (_r, row) => sha256Hex(row),
+    dedupeReason: 'identical prompt and completion (an identical row was already written)',
     row: (r, { systemPrompt, style, completion }) =>
       style === 'standard'
         ? { prompt: flatPrompt(systemPrompt, r.repair_prompt), completion: completionText(r, completion) }
