@@ -78,3 +78,19 @@ describe('Make Task preview', () => {
     assert.match(p.detail, /Adaptations: none/);
   });
 });
+
+describe('task folder choice', () => {
+  test('scripts without a tasks.json entry are stray; made tasks and other files are not', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { strayScripts } = await import('../../src/editor/lab/core/strayScripts');
+    const { saveScriptTask } = await import('../../src/editor/lab/core/taskWriter');
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-stray-'));
+    assert.deepEqual(strayScripts(join(dir, 'missing')), []);
+    writeFileSync(join(dir, 'setup.py'), 'print(1)\n');
+    writeFileSync(join(dir, 'notes.md'), '# notes\n');
+    await saveScriptTask({ dir, taskId: 'made', script: 'print(2)\n', description: 'd', taken: new Set() });
+    assert.deepEqual(strayScripts(dir), ['setup.py']);
+  });
+});

@@ -2,34 +2,16 @@
 // (or any folder of other scripts) is a bad answer: a dedicated `forgeenv-tasks/` is proposed, a
 // folder holding other scripts is warned about, and the last answer is remembered as the default
 // of the next question, never as a silent answer.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { readTaskMetadata } from './core/taskWriter';
+import { strayScripts } from './core/strayScripts';
 import { pickWithDefault, type QuestionListener } from './quickPickDefault';
 
 export const DEDICATED_TASK_FOLDER = 'forgeenv-tasks';
 export const LAST_TASK_FOLDER_KEY = 'forgeenv.makeTask.lastFolder';
 
 type FolderItem = vscode.QuickPickItem & { dir?: string };
-
-/** `.py` files of `dir` that are not tasks yet (no tasks.json entry): each would become a task. */
-export function strayScripts(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.py'));
-  } catch {
-    return [];
-  }
-  let known = new Set<string>();
-  try {
-    known = new Set(readTaskMetadata(dir).map((e) => `${e.task_id}.py`));
-  } catch {
-    // An unreadable tasks.json: every script counts as stray.
-  }
-  return names.filter((n) => !known.has(n)).sort();
-}
 
 export interface FolderQuestion {
   configured: string[];
