@@ -87,7 +87,24 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     return r;
   }
 
-  test('Enter saves the highlighted folder, difficulty and snapshot; the folder is asked again with the last answer as default', async function () {
+  /** Starts an episode on `id` (the task list must know it: no reload), checks it opened, skips it. */
+  async function episodeOn(id: string): Promise<void> {
+    assert.ok(ctx.tasks().getById(id), `${id} is known without a reload`);
+    const t0 = Date.now();
+    const r = await ok<StartResult>('forgeenv.startEpisode', { taskId: id });
+    timing(`episode start on ${id}`, Date.now() - t0);
+    assert.equal(r.taskId, id);
+    const active = vscode.window.activeTextEditor?.document;
+    assert.ok(active && active.uri.fsPath.endsWith('train.py'), `the episode's script is open (${active?.uri.fsPath})`);
+    if (!r.broke) {
+      // The breakage did not break: that stays on the script as a warning, not in a toast.
+      const diags = vscode.languages.getDiagnostics(active.uri);
+      assert.ok(diags.some((d) => d.code === 'breakage-did-not-break'), 'a persistent warning says the breakage did not break');
+    }
+    await ok('forgeenv.skipEpisode', { reason: 'other', note: 'make task test' });
+  }
+
+  test('first script: Enter saves the highlighted folder (forgeenv-tasks/), difficulty and snapshot; an episode starts on it', async function () {
     this.timeout(120_000);
     const first = await makeTask('review_sentiment.py', ids.review, { args: ['--model_name', 'distilbert-base-uncased'] }, new RegExp(`^\\$\\(new-folder\\) .*${DEDICATED_TASK_FOLDER}$`));
     assert.equal(first.metadataPath, join(dedicated, TASK_METADATA_FILE), 'saved in the dedicated folder, not the workspace root');
@@ -96,38 +113,26 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     assert.ok(review);
     assert.equal(review.difficulty, 'medium', 'what was highlighted (33 lines: medium), not the first item');
     assert.deepEqual(review.library_versions, snapshotVersions(LATEST_SNAPSHOT), 'what was highlighted, not the first snapshot');
+    const folders = vscode.workspace.getConfiguration('forgeenv').get<string[]>('taskFolders') ?? [];
+    assert.ok(folders.includes(dedicated), 'the folder joins forgeenv.taskFolders');
+    // The task list is loaded now (the episode reads it): the second task must not wait for a reload.
+    await episodeOn(ids.review);
+  });
 
-    // The second script: derived args as they are prefilled (HfArgumentParser dataclass + TrainingArguments).
+  test('second script into the same folder (asked again, last answer highlighted): known at once, an episode starts on it', async function () {
+    this.timeout(120_000);
     const second = await makeTask('tiny_lm.py', ids.lm, { args: ['--model_name_or_path', 'gpt2', '--output_dir', 'out'], difficulty: 'easy' }, /^\$\(history\) .*forgeenv-tasks$/);
-    assert.equal(second.metadataPath, first.metadataPath, 'both tasks in one task folder');
-    const entries = JSON.parse(readFileSync(first.metadataPath, 'utf8')) as Array<Record<string, unknown>>;
+    assert.equal(second.metadataPath, join(dedicated, TASK_METADATA_FILE), 'both tasks in one task folder');
+    const entries = JSON.parse(readFileSync(second.metadataPath, 'utf8')) as Array<Record<string, unknown>>;
     assert.deepEqual(entries.map((e) => e.task_id).sort(), [ids.review, ids.lm].sort());
-    // Nothing the verifier replaced comes back with a made task: no printed-metric ranges, no sentinel.
+    // Nothing the verifier replaced comes back with a made task: no printed-metric ranges.
     for (const e of entries) {
       assert.equal(e.expected_loss_range, undefined);
       assert.equal(e.expected_accuracy_range, undefined);
     }
-    const folders = vscode.workspace.getConfiguration('forgeenv').get<string[]>('taskFolders') ?? [];
-    assert.ok(folders.includes(dedicated));
-  });
-
-  test('an episode starts on each new task, one after the other, without a reload', async function () {
-    this.timeout(180_000);
-    for (const id of [ids.review, ids.lm]) {
-      assert.ok(ctx.tasks().getById(id), `${id} is known without a reload`);
-      const t0 = Date.now();
-      const r = await ok<StartResult>('forgeenv.startEpisode', { taskId: id });
-      timing(`episode start on ${id}`, Date.now() - t0);
-      assert.equal(r.taskId, id);
-      const active = vscode.window.activeTextEditor?.document;
-      assert.ok(active && active.uri.fsPath.endsWith('train.py'), `the episode's script is open (${active?.uri.fsPath})`);
-      if (!r.broke) {
-        // The breakage did not break: that stays on the script as a warning, not in a toast.
-        const diags = vscode.languages.getDiagnostics(active.uri);
-        assert.ok(diags.some((d) => d.code === 'breakage-did-not-break'), 'a persistent warning says the breakage did not break');
-      }
-      await ok('forgeenv.skipEpisode', { reason: 'other', note: 'make task test' });
-    }
+    await episodeOn(ids.lm);
+    // And the first one again, still there, in the same window.
+    await episodeOn(ids.review);
   });
 
   test('a task another tool writes into the folder is known once the watcher sees it; Refresh Task Queue reloads at once', async function () {

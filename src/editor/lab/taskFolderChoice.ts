@@ -37,7 +37,8 @@ export async function chooseTaskFolder(q: FolderQuestion): Promise<string | unde
   for (const d of q.configured) add(d, 'forgeenv.taskFolders', 'folder');
   if (dedicated) add(dedicated, existsSync(dedicated) ? 'a folder for tasks only' : 'a folder for tasks only (created)', 'new-folder');
   items.push({ label: '$(folder-opened) Choose a folder…' });
-  const active = items.find((i) => i.dir === last) ?? items.find((i) => i.dir === dedicated) ?? items[0];
+  const withDir = (d: string | undefined) => (d ? items.find((i) => i.dir === d) : undefined);
+  const active = withDir(last) ?? withDir(dedicated) ?? items[0];
   const picked = await pickWithDefault(items, active, { title: q.title, placeholder: 'Every .py file in a task folder is a task', onQuestion: q.onQuestion });
   if (!picked) return undefined;
   let dir: string;
