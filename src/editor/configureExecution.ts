@@ -4,11 +4,11 @@ import * as vscode from 'vscode';
 import { probeInterpreter } from '../env/executor';
 import { probeLibraries } from '../env/realMode';
 import { LATEST_SNAPSHOT } from '../env/versions';
-import { pickWithDefault } from './lab/quickPickDefault';
+import { pickWithDefault, type QuestionListener } from './lab/quickPickDefault';
 import { ConfigureArgsSchema, refusal, type CommandResult } from './commandArgs';
 import { readSettings } from './settings';
 
-export async function configureExecution(rawArgs?: unknown): Promise<CommandResult<{ mode: string; pythonPath: string }>> {
+export async function configureExecution(rawArgs?: unknown, onQuestion?: QuestionListener): Promise<CommandResult<{ mode: string; pythonPath: string }>> {
   const config = vscode.workspace.getConfiguration('forgeenv');
   const target = vscode.ConfigurationTarget.Global;
   const result = () => {
@@ -23,16 +23,15 @@ export async function configureExecution(rawArgs?: unknown): Promise<CommandResu
     return result();
   }
   const current = readSettings().settings;
-  const mode = await vscode.window.showQuickPick(
-    [
-      { label: 'simulated', description: current.executionMode === 'simulated' ? 'current' : '', detail: "ForgeEnv's stand-in libraries for the episode's version snapshot: needs only Python 3, deterministic scoring" },
-      { label: 'real', description: current.executionMode === 'real' ? 'current' : '', detail: 'The libraries installed in your interpreter (transformers, datasets, trl, torch…)' },
-    ],
-    { ignoreFocusOut: true, title: 'ForgeEnv (1/2): execution mode' },
-  );
+  const modes = [
+    { label: 'simulated', description: current.executionMode === 'simulated' ? 'current' : '', detail: "ForgeEnv's stand-in libraries for the episode's version snapshot: needs only Python 3, deterministic scoring" },
+    { label: 'real', description: current.executionMode === 'real' ? 'current' : '', detail: "The real pinned releases (transformers, datasets, trl, torch…), in the snapshot's managed environment or your interpreter" },
+  ];
+  // The current mode is highlighted: Enter keeps it.
+  const mode = await pickWithDefault(modes, modes.find((m) => m.label === current.executionMode), { title: 'ForgeEnv (1/2): execution mode', onQuestion });
   if (!mode) return refusal('cancelled', 'Cancelled.');
   await config.update('executionMode', mode.label, target);
-  if (mode.label === 'real') return chooseRealInterpreter(current.pythonPath, result);
+  if (mode.label === 'real') return chooseRealInterpreter(current.pythonPath, result, onQuestion);
   const hasPythonExt = !!vscode.extensions.getExtension('ms-python.python');
   type Item = vscode.QuickPickItem & { id: 'ext' | 'path' | 'default' };
   const items: Item[] = [
@@ -78,7 +77,7 @@ export async function realModeShortfall(interpreter: string): Promise<string | u
  * never looks right. The Python extension's interpreter is not offered: real mode without
  * forgeenv.pythonPath always runs the managed environment.
  */
-async function chooseRealInterpreter<R>(currentPath: string, result: () => R): Promise<R | ReturnType<typeof refusal>> {
+async function chooseRealInterpreter<R>(currentPath: string, result: () => R, onQuestion?: QuestionListener): Promise<R | ReturnType<typeof refusal>> {
   const config = vscode.workspace.getConfiguration('forgeenv');
   const target = vscode.ConfigurationTarget.Global;
   const onPath = await realModeShortfall('python3');
@@ -94,7 +93,7 @@ async function chooseRealInterpreter<R>(currentPath: string, result: () => R): P
     { id: 'path', label: '$(file) Enter an interpreter path…', detail: 'It must have the real libraries installed (torch, transformers, datasets, …)' },
     { id: 'default', label: `${onPath ? '$(warning)' : '$(terminal)'} python3 on PATH`, description: currentPath === 'python3' ? 'current' : undefined, detail: onPath ? `Not usable for real mode: ${onPath}` : 'Has the real libraries' },
   ];
-  const which = await pickWithDefault(items, managed, { title: 'ForgeEnv (2/2): Python for real mode', placeholder: currentPath ? `current: ${currentPath}` : 'current: the managed environment' });
+  const which = await pickWithDefault(items, managed, { title: 'ForgeEnv (2/2): Python for real mode', placeholder: currentPath ? `current: ${currentPath}` : 'current: the managed environment', onQuestion });
   if (!which) return refusal('cancelled', 'Cancelled.');
   if (which.id === 'managed') {
     await config.update('pythonPath', undefined, target);

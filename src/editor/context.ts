@@ -28,8 +28,8 @@ export class ForgeContext {
   readonly onDidChangeTasks = this.tasksChanged.event;
   private folderWatchers: vscode.Disposable | undefined;
   /** The last question asked with a proposed answer (title, highlighted label, a counter): integration tests wait on it. */
-  lastQuestion: { title: string; active: string | undefined; seq: number } | undefined;
-  readonly noteQuestion = (q: { title: string; active: string | undefined }): void => {
+  lastQuestion: { title: string; active: string | undefined; items: Array<{ label: string; detail?: string }>; seq: number } | undefined;
+  readonly noteQuestion = (q: { title: string; active: string | undefined; items: Array<{ label: string; detail?: string }> }): void => {
     this.lastQuestion = { ...q, seq: (this.lastQuestion?.seq ?? 0) + 1 };
   };
   private watchedKey = '';

@@ -19,7 +19,7 @@ import { api, endAnyEpisode, ok, setSetting, timing, workspaceDir } from './help
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits for the next question matching `title` (asked after `after`), returns what it highlights. */
-async function question(ctx: ForgeContext, title: RegExp, after: number): Promise<{ active: string | undefined; seq: number }> {
+async function question(ctx: ForgeContext, title: RegExp, after: number): Promise<NonNullable<ForgeContext['lastQuestion']>> {
   for (let i = 0; i < 200; i++) {
     const q = ctx.lastQuestion;
     if (q && q.seq > after && title.test(q.title)) {
@@ -59,6 +59,7 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
 
   suiteTeardown(async () => {
     await endAnyEpisode();
+    await setSetting('executionMode', undefined);
     await setSetting('taskFolders', foldersBefore);
     rmSync(dedicated, { recursive: true, force: true });
     rmSync(scripts, { recursive: true, force: true });
@@ -87,22 +88,44 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     return r;
   }
 
-  /** Starts an episode on `id` (the task list must know it: no reload), checks it opened, skips it. */
-  async function episodeOn(id: string): Promise<void> {
+  /**
+   * Starts an episode on `id` with `primitive` (the task list must know it: no reload), checks it
+   * opened, and that a breakage which does not break stays as a warning on the script; skips it.
+   */
+  async function episodeOn(id: string, primitive: { primitive_type: string; params: Record<string, unknown> }, breaks: boolean): Promise<void> {
     assert.ok(ctx.tasks().getById(id), `${id} is known without a reload`);
     const t0 = Date.now();
-    const r = await ok<StartResult>('forgeenv.startEpisode', { taskId: id });
+    const r = await ok<StartResult>('forgeenv.startEpisode', { taskId: id, primitive });
     timing(`episode start on ${id}`, Date.now() - t0);
+    try {
+      await checkEpisode(r, id, breaks, primitive.primitive_type);
+    } finally {
+      await ok('forgeenv.skipEpisode', { reason: 'other', note: 'make task test' });
+    }
+  }
+
+  async function checkEpisode(r: StartResult, id: string, breaks: boolean, primitiveType: string): Promise<void> {
     assert.equal(r.taskId, id);
+    assert.equal(r.broke, breaks, `${primitiveType} ${breaks ? 'breaks' : 'does not break'} this script in simulated mode`);
     const active = vscode.window.activeTextEditor?.document;
     assert.ok(active && active.uri.fsPath.endsWith('train.py'), `the episode's script is open (${active?.uri.fsPath})`);
-    if (!r.broke) {
-      // The breakage did not break: that stays on the script as a warning, not in a toast.
-      const diags = vscode.languages.getDiagnostics(active.uri);
-      assert.ok(diags.some((d) => d.code === 'breakage-did-not-break'), 'a persistent warning says the breakage did not break');
+    // The episode's diagnostics link their code to the run output: { value, target }.
+    const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? d.code.value : d.code);
+    const note = vscode.languages.getDiagnostics(active.uri).find((d) => codeOf(d) === 'breakage-did-not-break');
+    if (breaks) assert.equal(note, undefined, 'no "did not break" warning on a breakage that broke');
+    else {
+      assert.ok(note, 'the breakage that did not break stays on the script as a warning, not only in a toast');
+      assert.equal(note.severity, vscode.DiagnosticSeverity.Warning);
+      // ChangeDefaultValue removed `report_to="none",` from the TrainingArguments call: the note is in that call.
+      const lines = active.getText().split('\n');
+      const from = lines.findIndex((l) => l.startsWith('training_args = TrainingArguments('));
+      const to = lines.indexOf(')', from);
+      assert.ok(from >= 0 && note.range.start.line >= from && note.range.start.line <= to, `the note (line ${note.range.start.line}) is where the breakage changed the script (${from}-${to})`);
     }
-    await ok('forgeenv.skipEpisode', { reason: 'other', note: 'make task test' });
   }
+  // Measured with the stand-ins (simulated, snapshot 2025-03): the first leaves the script running, the second breaks it.
+  const NO_BREAK = { primitive_type: 'ChangeDefaultValue', params: { function: 'TrainingArguments', keyword: 'report_to', value: '"none"' } };
+  const BREAKS = { primitive_type: 'RestructureDatasetSchema', params: { old_column: 'text', new_column: 'sentence' } };
 
   test('first script: Enter saves the highlighted folder (forgeenv-tasks/), difficulty and snapshot; an episode starts on it', async function () {
     this.timeout(120_000);
@@ -116,7 +139,7 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     const folders = vscode.workspace.getConfiguration('forgeenv').get<string[]>('taskFolders') ?? [];
     assert.ok(folders.includes(dedicated), 'the folder joins forgeenv.taskFolders');
     // The task list is loaded now (the episode reads it): the second task must not wait for a reload.
-    await episodeOn(ids.review);
+    await episodeOn(ids.review, NO_BREAK, false);
   });
 
   test('second script into the same folder (asked again, last answer highlighted): known at once, an episode starts on it', async function () {
@@ -130,9 +153,9 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
       assert.equal(e.expected_loss_range, undefined);
       assert.equal(e.expected_accuracy_range, undefined);
     }
-    await episodeOn(ids.lm);
+    await episodeOn(ids.lm, BREAKS, true);
     // And the first one again, still there, in the same window.
-    await episodeOn(ids.review);
+    await episodeOn(ids.review, BREAKS, true);
   });
 
   test('a task another tool writes into the folder is known once the watcher sees it; Refresh Task Queue reloads at once', async function () {
@@ -150,5 +173,48 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     await ok('forgeenv.refreshTaskQueue');
     assert.ok(ctx.tasks().getById(refreshed), 'known right after Refresh Task Queue');
     assert.ok(existsSync(join(dedicated, `${refreshed}.py`)));
+  });
+});
+
+suite('Make Task: real mode interpreter question', () => {
+  let ctx: ForgeContext;
+  const config = () => vscode.workspace.getConfiguration('forgeenv');
+  let before: { mode: unknown; path: unknown };
+
+  suiteSetup(async () => {
+    ctx = (await api()).context();
+    before = { mode: config().inspect('executionMode')?.globalValue, path: config().inspect('pythonPath')?.globalValue };
+    // The command writes user settings: no workspace value may hide them.
+    await setSetting('executionMode', undefined);
+    await setSetting('pythonPath', undefined);
+  });
+  suiteTeardown(async () => {
+    await config().update('executionMode', before.mode, vscode.ConfigurationTarget.Global);
+    await config().update('pythonPath', before.path, vscode.ConfigurationTarget.Global);
+  });
+
+  test("Enter keeps the current mode, then takes the snapshot's managed environment; python3 without transformers is flagged", async function () {
+    this.timeout(60_000);
+    await ok('forgeenv.configureExecution', { mode: 'real', pythonPath: 'python3' });
+    const seq = ctx.lastQuestion?.seq ?? 0;
+    const pending = vscode.commands.executeCommand<CommandResult<{ mode: string; pythonPath: string }>>('forgeenv.configureExecution');
+    const mode = await question(ctx, /execution mode/, seq);
+    assert.equal(mode.active, 'real', 'the current mode is highlighted');
+    await enter();
+    const which = await question(ctx, /Python for real mode/, mode.seq);
+    assert.match(which.active ?? '', /managed environment of snapshot/, 'the managed environment is the highlighted default');
+    assert.ok(!which.items.some((i) => /Python extension/.test(i.label)), "real mode does not offer the Python extension's interpreter (it would be ignored)");
+    const onPath = which.items.find((i) => /python3 on PATH/.test(i.label));
+    assert.ok(onPath);
+    // What python3 on PATH really lacks on this machine, probed the same way, must be said.
+    const { probeLibraries } = await import('../../src/env/realMode');
+    const probe = await probeLibraries('python3');
+    if (probe.ok && probe.missing.length) assert.match(onPath.detail ?? '', new RegExp(`Not usable for real mode: cannot import ${probe.missing.join(', ')}`));
+    else assert.doesNotMatch(onPath.detail ?? '', /Not usable/);
+    await enter();
+    const r = await pending;
+    assert.ok(r?.ok);
+    assert.equal(r.mode, 'real');
+    assert.equal(r.pythonPath, '', 'no interpreter set: the managed environment');
   });
 });

@@ -89,6 +89,6 @@ export function registerEpisodeCommands(ctx: ForgeContext, { session, queue }: E
     else void vscode.window.showInformationMessage(`ForgeEnv dataset folder: ${dir} (no demonstrations yet).`);
     return { ok: true, dir };
   });
-  reg('forgeenv.configureExecution', (args) => configureExecution(args));
+  reg('forgeenv.configureExecution', (args) => configureExecution(args, ctx.noteQuestion));
   reg('forgeenv.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', 'forgeenv.forgeenv-studio#gettingStarted', false));
 }

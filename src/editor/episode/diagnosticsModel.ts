@@ -126,11 +126,13 @@ export function unbrokenBreakageNote(
   const b = broken.split(/\r?\n/);
   let line = 0;
   while (line < b.length && line < a.length && a[line] === b[line]) line++;
+  // Lines removed (b's line is one the original has further down): the line above is where they were.
+  if (line > 0 && b.length < a.length && a.indexOf(b[line] ?? '', line + 1) > line) line--;
   return {
     ...lineSpan(b, line),
     severity: 'warning',
     code: 'breakage-did-not-break',
-    message: `The ${primitive} breakage changed this line but train.py still runs cleanly under this library snapshot. Repair it anyway: the diff is scored against the intended API.`,
+    message: `The ${primitive} breakage changed the script here, but train.py still runs cleanly under this library snapshot. Repair it anyway: the diff is scored against the intended API.`,
     related: [],
   };
 }

@@ -3,8 +3,8 @@
 // placeholder names a value while Enter takes the first item.)
 import * as vscode from 'vscode';
 
-/** Told each time a question opens: its title and the highlighted item's label (tests wait on it). */
-export type QuestionListener = (q: { title: string; active: string | undefined }) => void;
+/** Told each time a question opens: its title, the highlighted item's label and every item (tests wait on it). */
+export type QuestionListener = (q: { title: string; active: string | undefined; items: Array<{ label: string; detail?: string }> }) => void;
 
 export function pickWithDefault<T extends vscode.QuickPickItem>(
   items: readonly T[],
@@ -31,6 +31,6 @@ export function pickWithDefault<T extends vscode.QuickPickItem>(
     qp.show();
     // Again once shown: showing may reset the active item to the first one.
     if (active) qp.activeItems = [active];
-    o.onQuestion?.({ title: o.title, active: active?.label });
+    o.onQuestion?.({ title: o.title, active: active?.label, items: items.map((i) => ({ label: i.label, ...(i.detail ? { detail: i.detail } : {}) })) });
   });
 }

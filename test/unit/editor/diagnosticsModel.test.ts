@@ -107,3 +107,12 @@ describe('unbrokenBreakageNote', () => {
     assert.equal(unbrokenBreakageNote({ ...base, exit_code: 0, timed_out: true, stderr: '' }, script, broken, 'RenameKwarg'), undefined);
   });
 });
+
+describe('unbrokenBreakageNote on removed lines', () => {
+  test('a removed keyword line is noted on the line above it, inside the call', () => {
+    const original = ['args = TrainingArguments(', '    output_dir="out",', '    report_to="none",', ')', 'print(args)', ''].join('\n');
+    const broken = ['args = TrainingArguments(', '    output_dir="out",', ')', 'print(args)', ''].join('\n');
+    const d = unbrokenBreakageNote({ ...base, exit_code: 0, stderr: '' }, original, broken, 'ChangeDefaultValue');
+    assert.equal(d?.line, 1);
+  });
+});
