@@ -61,7 +61,7 @@ export function registerLab(ctx: ForgeContext): void {
   cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args));
   cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args));
   cmd('forgeenv.lab.saveAsTask', async (args) => {
-    const r = await saveAsTaskCommand(resolveSession(docs, args), args);
+    const r = await saveAsTaskCommand(resolveSession(docs, args), args, { memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion });
     if (r?.ok) ctx.invalidateTasks();
     return r;
   });

@@ -24,7 +24,7 @@ import { argumentHint } from './core/argumentHint';
 import { prepareTask, proposalPreview, proposeSnapshot, type TaskProposal } from './core/taskPipeline';
 import { joinArgsLine, saveScriptTask, splitArgsLine, taskIdProblem, TaskSaveError, type SavedScriptTask } from './core/taskWriter';
 import { pickWithDefault } from './quickPickDefault';
-import { chooseTaskFolder } from './taskFolderChoice';
+import { chooseTaskFolder, ensureTaskFolderSetting } from './taskFolderChoice';
 
 export const MakeTaskArgsSchema = z
   .object({
@@ -63,15 +63,6 @@ function candidateFiles(scriptPath: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Adds `dir` to forgeenv.taskFolders (workspace when one is open) so the episode picker finds the task. */
-async function ensureTaskFolderSetting(dir: string, configured: string[]): Promise<void> {
-  if (configured.includes(dir)) return;
-  const config = vscode.workspace.getConfiguration('forgeenv');
-  const current = config.get<string[]>('taskFolders') ?? [];
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  await config.update('taskFolders', [...current, dir], target);
 }
 
 function suggestId(fileName: string, taken: ReadonlySet<string>): string {

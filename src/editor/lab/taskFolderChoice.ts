@@ -67,3 +67,12 @@ export async function chooseTaskFolder(q: FolderQuestion): Promise<string | unde
   await q.memory.update(LAST_TASK_FOLDER_KEY, dir);
   return dir;
 }
+
+/** Adds `dir` to forgeenv.taskFolders (workspace when one is open) so the episode picker finds the task. */
+export async function ensureTaskFolderSetting(dir: string, configured: string[]): Promise<void> {
+  if (configured.includes(dir)) return;
+  const config = vscode.workspace.getConfiguration('forgeenv');
+  const current = config.get<string[]>('taskFolders') ?? [];
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await config.update('taskFolders', [...current, dir], target);
+}
