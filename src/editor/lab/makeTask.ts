@@ -91,7 +91,6 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const configured = readSettings().settings.taskFolders.map(resolveAgainstWorkspace);
   const dir = a.folder ?? (await chooseTaskFolder({ configured, memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion, title: 'Make task: save it in…' }));
   if (!dir) return refusal('cancelled', 'No folder chosen; no task was made.');
-  await mkdir(dir, { recursive: true });
   const taken = new Set(loadCorpus({ extraDirs: [...new Set([...configured, dir])] }).tasks.map((t) => t.task_id));
 
   let taskId = a.taskId;
@@ -234,6 +233,8 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
 
   let saved: SavedScriptTask;
   try {
+    // Only now: a cancelled Make Task leaves no empty folder behind.
+    await mkdir(dir, { recursive: true });
     saved = await saveScriptTask({
       dir,
       taskId,
