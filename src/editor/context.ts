@@ -6,7 +6,7 @@ import { loadCorpus, TaskSampler } from '../env/tasks';
 import { refusal, type Refusal } from './commandArgs';
 import { CommandRegistry } from './commandRegistry';
 import { DisposableStore } from './lifecycle';
-import { datasetFolder, episodesFolder, readSettings } from './settings';
+import { datasetFolder, episodesFolder, readSettings, resolveAgainstWorkspace } from './settings';
 import type { ForgeSettings } from './settingsSchema';
 import { UNTRUSTED_MESSAGE } from './trust';
 
@@ -23,6 +23,16 @@ export class ForgeContext {
   readonly onWillStartEpisode = this.episodeStarting.event;
   private catalog: { key: string; sampler: TaskSampler } | undefined;
   private readonly shownSettingProblems = new Set<string>();
+  private readonly tasksChanged = this.lifecycle.add(new vscode.EventEmitter<void>());
+  /** The task list was reloaded or will be on next read (a task folder changed, a refresh). */
+  readonly onDidChangeTasks = this.tasksChanged.event;
+  private folderWatchers: vscode.Disposable | undefined;
+  /** The last question asked with a proposed answer (title, highlighted label, a counter): integration tests wait on it. */
+  lastQuestion: { title: string; active: string | undefined; items: Array<{ label: string; detail?: string }>; seq: number } | undefined;
+  readonly noteQuestion = (q: { title: string; active: string | undefined; items: Array<{ label: string; detail?: string }> }): void => {
+    this.lastQuestion = { ...q, seq: (this.lastQuestion?.seq ?? 0) + 1 };
+  };
+  private watchedKey = '';
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.lifecycle.add(vscode.window.createOutputChannel('ForgeEnv', { log: true }));
@@ -31,11 +41,43 @@ export class ForgeContext {
     this.commands = new CommandRegistry(this.log, this.lifecycle, manifest);
     this.lifecycle.add(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('forgeenv.taskFolders')) this.catalog = undefined;
+        if (e.affectsConfiguration('forgeenv.taskFolders')) this.invalidateTasks();
       }),
     );
     // Restricted settings (task folders) apply once the workspace is trusted.
-    this.lifecycle.add(vscode.workspace.onDidGrantWorkspaceTrust(() => (this.catalog = undefined)));
+    this.lifecycle.add(vscode.workspace.onDidGrantWorkspaceTrust(() => this.invalidateTasks()));
+    this.lifecycle.add({ dispose: () => this.folderWatchers?.dispose() });
+  }
+
+  /** Forgets the loaded task list: the next read loads the task folders again. */
+  invalidateTasks(): void {
+    this.catalog = undefined;
+    this.tasksChanged.fire();
+  }
+
+  /**
+   * Watches each task folder's scripts and tasks.json (a task made or edited there, by this window
+   * or another, is known at once); re-done when the folder list changes.
+   */
+  private watchTaskFolders(dirs: readonly string[]): void {
+    const key = JSON.stringify(dirs);
+    if (key === this.watchedKey) return;
+    this.watchedKey = key;
+    this.folderWatchers?.dispose();
+    let timer: NodeJS.Timeout | undefined;
+    // Debounced: saving a task writes <id>.py and tasks.json one after the other.
+    const changed = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.invalidateTasks(), 200);
+    };
+    const watchers = dirs.map((d) => {
+      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(d), '{*.py,tasks.json}'));
+      w.onDidCreate(changed);
+      w.onDidChange(changed);
+      w.onDidDelete(changed);
+      return w;
+    });
+    this.folderWatchers = { dispose: () => (clearTimeout(timer), watchers.forEach((w) => w.dispose())) };
   }
 
   /** The settings, validated; each problem is shown once per window. */
@@ -52,10 +94,12 @@ export class ForgeContext {
     return settings;
   }
 
-  /** The task corpus (built-in tasks and forgeenv.taskFolders), loaded once per folder setting. */
+  /** The task corpus (built-in tasks and forgeenv.taskFolders), loaded again when a folder or the setting changes. */
   tasks(): TaskSampler {
-    const dirs = this.settings().taskFolders;
+    // Relative entries are relative to the workspace (as Make Task writes them), not to the extension host's cwd.
+    const dirs = this.settings().taskFolders.map(resolveAgainstWorkspace);
     const key = JSON.stringify(dirs);
+    this.watchTaskFolders(dirs);
     if (this.catalog?.key !== key) {
       const { tasks, problems } = loadCorpus({ extraDirs: dirs });
       this.catalog = { key, sampler: new TaskSampler(tasks) };

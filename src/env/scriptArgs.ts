@@ -168,10 +168,18 @@ function parserClasses(source: string, idx: ScriptIndex): string[] {
     if (!call.callee || !PARSERS.test(call.callee)) continue;
     const first = call.args.find((a) => a.kind === 'positional') ?? call.args.find((a) => a.name === 'dataclass_types');
     if (!first) continue;
-    const text = source.slice(first.valueFrom, first.valueTo);
+    let text = source.slice(first.valueFrom, first.valueTo);
+    // `TrlParser(dataclass_types)` (TRL's own scripts): the tuple assigned to that name.
+    if (/^[A-Za-z_]\w*$/.test(text.trim())) text = assignedTuple(source, text.trim()) ?? text;
     for (const m of text.matchAll(/[A-Za-z_][\w.]*/g)) out.push(lastName(m[0]));
   }
   return [...new Set(out)];
+}
+
+/** The text of a `(A, B)`/`[A, B]` assigned to `name` anywhere in the script, else undefined. */
+function assignedTuple(source: string, name: string): string | undefined {
+  const re = new RegExp(`^[ \\t]*${name}\\s*=\\s*([([][^()[\\]]*[)\\]])`, 'm');
+  return re.exec(source)?.[1];
 }
 
 /** String ids the script itself uses for models and datasets. */

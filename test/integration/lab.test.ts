@@ -175,6 +175,7 @@ suite('Lab: drift primitives in the editor', () => {
       difficulty: 'hard',
       snapshot: '2024-09',
       start: true,
+      confirm: true,
     });
     assert.equal(r.started, true);
     const t = loadTaskFolder(folder).tasks.find((x) => x.task_id === 'made_from_script');

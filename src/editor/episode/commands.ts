@@ -78,7 +78,8 @@ export function registerEpisodeCommands(ctx: ForgeContext, { session, queue }: E
     await session.editor.openScript(live.file, { focus: true });
     return { ok: true, uri: vscode.Uri.file(live.file).toString() };
   });
-  reg('forgeenv.refreshTaskQueue', () => (queue.refresh(), { ok: true }));
+  // The task list too: a task folder may have changed behind the watchers (a network drive, another tool).
+  reg('forgeenv.refreshTaskQueue', () => (ctx.invalidateTasks(), queue.refresh(), { ok: true }));
   reg('forgeenv.openDatasetFolder', async (): Promise<CommandResult<{ dir: string }>> => {
     const dir = ctx.datasetDir();
     const uri = vscode.Uri.file(dir);
@@ -88,6 +89,6 @@ export function registerEpisodeCommands(ctx: ForgeContext, { session, queue }: E
     else void vscode.window.showInformationMessage(`ForgeEnv dataset folder: ${dir} (no demonstrations yet).`);
     return { ok: true, dir };
   });
-  reg('forgeenv.configureExecution', (args) => configureExecution(args));
+  reg('forgeenv.configureExecution', (args) => configureExecution(args, ctx.noteQuestion));
   reg('forgeenv.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', 'forgeenv.forgeenv-studio#gettingStarted', false));
 }

@@ -109,3 +109,30 @@ export function diagnosticsForRun(exec: Pick<ExecutionResult, 'exit_code' | 'tim
   }
   return out;
 }
+
+/**
+ * A breakage that did not make the script fail, as a warning on the first line it changed: it
+ * stays in the editor and the Problems view with the episode (a notification hides itself).
+ * Undefined when the broken run failed (its own diagnostics say where) or ended abnormally.
+ */
+export function unbrokenBreakageNote(
+  exec: Pick<ExecutionResult, 'exit_code' | 'timed_out' | 'output_truncated' | 'killed' | 'violations' | 'stderr'>,
+  original: string,
+  broken: string,
+  primitive: string,
+): DiagnosticSpec | undefined {
+  if (exec.exit_code !== 0 || abnormalEndNote(exec)) return undefined;
+  const a = original.split(/\r?\n/);
+  const b = broken.split(/\r?\n/);
+  let line = 0;
+  while (line < b.length && line < a.length && a[line] === b[line]) line++;
+  // Lines removed (b's line is one the original has further down): the line above is where they were.
+  if (line > 0 && b.length < a.length && a.indexOf(b[line] ?? '', line + 1) > line) line--;
+  return {
+    ...lineSpan(b, line),
+    severity: 'warning',
+    code: 'breakage-did-not-break',
+    message: `The ${primitive} breakage changed the script here, but train.py still runs cleanly under this library snapshot. Repair it anyway: the diff is scored against the intended API.`,
+    related: [],
+  };
+}

@@ -7,7 +7,7 @@ import type { EpisodeSession } from '../../env/episodeSession';
 import { startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
 import { snapshotIdForVersions } from '../../env/realMode';
 import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
-import { snapshotPython } from '../../env/snapshots/venv';
+import { interpreterLabel } from '../../env/interpreterLabel';
 import type { Task } from '../../env/schemas';
 import { refusal, type Refusal, type StartArgs } from '../commandArgs';
 import { createBackend } from './backend';
@@ -109,8 +109,8 @@ export async function openEpisode(
     filePath,
     // Remote: how the server says it runs them.
     mode: fromServer ? fromServer.mode : settings.executionMode,
-    // The managed venv is recorded by its path, so provenance and a resumed episode name the interpreter that ran.
-    interpreter: fromServer ? fromServer.interpreter : (interpreter ?? snapshotPython(snapshotIdForVersions(start.libraryVersions))),
+    // Named without machine paths (`snapshot-venv:<id>`, `~/…`): provenance and exports are shared; a resume maps it back.
+    interpreter: fromServer ? fromServer.interpreter : interpreterLabel(interpreter, snapshotIdForVersions(start.libraryVersions)),
     startedAt: new Date().toISOString(),
     activeMs: 0,
     runs: 0,

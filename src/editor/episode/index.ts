@@ -71,6 +71,7 @@ export function registerEpisode(ctx: ForgeContext): EpisodeFeature {
   // The episode is suspended (not ended) with the window: it resumes after a reload.
   ctx.lifecycle.add(toDisposable(() => live.suspend()));
   watchDataset(ctx, queue);
+  ctx.lifecycle.add(ctx.onDidChangeTasks(() => queue.refresh()));
   ctx.lifecycle.add(
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       queue.refresh();

@@ -4,6 +4,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EpisodeSession } from '../../env/episodeSession';
+import { interpreterFromLabel } from '../../env/interpreterLabel';
 import type { CommandResult } from '../commandArgs';
 import { createBackend } from './backend';
 import { PersistedEpisodeSchema } from './episodeRecord';
@@ -30,7 +31,7 @@ export async function resumeEpisode(session: RepairSession): Promise<RestoreResu
   const p = parsed.data;
   let env: EpisodeSession;
   try {
-    env = createBackend(p.backend, { settings: s.settings(), tasks: s.tasks(), mode: p.mode, interpreter: p.interpreter });
+    env = createBackend(p.backend, { settings: s.settings(), tasks: s.tasks(), mode: p.mode, interpreter: p.backend.kind === 'remote' ? p.interpreter : interpreterFromLabel(p.interpreter) });
     await env.restore(p.env);
   } catch (e) {
     return keepAside((e as Error).message, p.filePath);

@@ -1,7 +1,7 @@
 // What a run leaves in the editor: its output document and its diagnostics on train.py (the
 // failing line, each traceback frame as related information). No vscode import.
 import type { RepairEvaluation } from '../../env/episodeTypes';
-import { diagnosticsForRun, lineSpan, type DiagnosticSpec } from './diagnosticsModel';
+import { diagnosticsForRun, lineSpan, unbrokenBreakageNote, type DiagnosticSpec } from './diagnosticsModel';
 import type { EpisodeEditor, RunKey } from './editorPort';
 import type { LiveEpisode } from './liveEpisode';
 import { formatRunOutput } from './runOutput';
@@ -14,6 +14,12 @@ export function showRun(editor: EpisodeEditor, live: LiveEpisode, run: RunKey): 
   let specs: DiagnosticSpec[];
   if (exec) specs = diagnosticsForRun(exec, ev ? ev.repaired_script : live.state.start.brokenScript);
   else specs = [{ ...lineSpan((live.state.lastScoredText ?? '').split(/\r?\n/), 0), severity: 'error', code: 'diff', message: ev?.error_trace || 'The repair diff did not apply.', related: [] }];
+  if (run === 'start') {
+    // Also after a resume: the note lasts as long as the broken script's run is what is shown.
+    const { start } = live.state;
+    const note = unbrokenBreakageNote(start.brokenExecution, start.originalScript, start.brokenScript, start.breakageSpec.primitive_type);
+    if (note) specs = [note, ...specs];
+  }
   editor.showProblems(live.file, specs, live.episodeId, run);
   return specs;
 }

@@ -89,7 +89,7 @@ export class RepairSession {
       await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
       const broke = start.brokenExecution.exit_code !== 0;
       if (!broke) {
-        this.editor.info(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot. Repair it anyway: the diff is scored against the intended API.`);
+        this.editor.warn(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot (a warning on the changed line says so until the first run). Repair it anyway: the diff is scored against the intended API.`);
       }
       const openMs = Date.now() - t0;
       s.log.info(`episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`);

@@ -60,8 +60,12 @@ export function registerLab(ctx: ForgeContext): void {
   cmd('forgeenv.lab.applyPrimitive', (args) => applyPrimitiveCommand({ docs, applicability, followUp }, args));
   cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args));
   cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args));
-  cmd('forgeenv.lab.saveAsTask', (args) => saveAsTaskCommand(resolveSession(docs, args), args));
-  cmd('forgeenv.lab.makeTask', (args) => makeTaskCommand(args));
+  cmd('forgeenv.lab.saveAsTask', async (args) => {
+    const r = await saveAsTaskCommand(resolveSession(docs, args), args, { memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion });
+    if (r?.ok) ctx.invalidateTasks();
+    return r;
+  });
+  cmd('forgeenv.lab.makeTask', (args) => makeTaskCommand(ctx, args));
   cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ view }, args));
   cmd('forgeenv.lab.exportChecks', (args) => exportChecksCommand(view, args));
   cmd('forgeenv.lab.openCheckRow', (args) => view.openRow(args));

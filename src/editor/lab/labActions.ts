@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { executeScript } from '../../env/executor';
 import { snapshotVersions } from '../../env/versions';
+import { unbrokenBreakageNote } from '../episode/diagnosticsModel';
 import { refusal, type CommandResult } from '../commandArgs';
 import { UNTRUSTED_MESSAGE } from '../trust';
 import { checkInverse, type InverseCheck } from './core/inverseCheck';
@@ -70,7 +71,10 @@ export async function runBrokenCommand(ctx: { docs: LabDocuments; diagnostics: v
   );
   showSandboxWarningOnce(exec.sandbox_warning, (l) => ctx.log.appendLine(l));
   const outcome = runOutcome(exec, session.result.script);
-  const diags = toDiagnostics(outcome.problems, 'ForgeEnv lab');
+  // A breakage that does not break stays visible on the line it changed (a notification hides itself).
+  const note = unbrokenBreakageNote(exec, session.original, session.result.script, session.spec.primitive_type);
+  const problems = note ? [{ ...note, severity: 'warning' as const, message: `${session.spec.primitive_type} changed this line, but the broken script still runs under these library versions: it does not break it.` }, ...outcome.problems] : outcome.problems;
+  const diags = toDiagnostics(problems, 'ForgeEnv lab');
   ctx.diagnostics.set(brokenUri, diags);
   ctx.log.appendLine(`── ${session.spec.primitive_type} on ${session.fileName}: exit ${exec.exit_code} in ${Math.round(exec.wall_time_ms)} ms`);
   if (exec.stderr.trim()) ctx.log.appendLine(exec.stderr.trimEnd());

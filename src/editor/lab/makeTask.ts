@@ -1,7 +1,9 @@
 // "Make Task from This Script": any working Python file becomes a task of a task folder, with the
 // arguments the script needs (prefilled from its parser), extra files beside it (configs, data),
-// a difficulty and a library snapshot; then, on request, an episode starts on it. Every question
-// can be answered by command arguments instead (tests, keybindings); the files go through
+// a difficulty and a library snapshot. Then the task-making pipeline runs under a cancellable
+// progress (core/taskPipeline.ts, the one seam), its adaptations and verdict are shown, and the
+// task is saved only once confirmed; on request an episode starts on it. Every question can be
+// answered by command arguments instead (tests, keybindings); the files go through
 // core/taskWriter.ts (validated, atomic).
 import { lstatSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -15,8 +17,14 @@ import { allSnapshots } from '../../env/snapshots/registry';
 import { deriveDifficulty, loadCorpus } from '../../env/tasks';
 import { LATEST_SNAPSHOT } from '../../env/versions';
 import { refusal, type CommandResult } from '../commandArgs';
-import { readSettings, resolveAgainstWorkspace } from '../settings';
+import type { ForgeContext } from '../context';
+import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
+import { sandboxOptionsOf } from '../settingsSchema';
+import { argumentHint } from './core/argumentHint';
+import { prepareTask, proposalPreview, proposeSnapshot, type TaskProposal } from './core/taskPipeline';
 import { joinArgsLine, saveScriptTask, splitArgsLine, taskIdProblem, TaskSaveError, type SavedScriptTask } from './core/taskWriter';
+import { pickWithDefault } from './quickPickDefault';
+import { chooseTaskFolder, ensureTaskFolderSetting } from './taskFolderChoice';
 
 export const MakeTaskArgsSchema = z
   .object({
@@ -31,6 +39,8 @@ export const MakeTaskArgsSchema = z
     snapshot: z.string().optional(),
     /** Start an episode on the new task right away (default: ask). */
     start: z.boolean().optional(),
+    /** Save without showing the pipeline's verdict and adaptations first (default: show them and ask). */
+    confirm: z.boolean().optional(),
     quiet: z.boolean().optional(),
   })
   .strict();
@@ -55,35 +65,15 @@ function candidateFiles(scriptPath: string): string[] {
   }
 }
 
-async function chooseFolder(configured: string[]): Promise<string | undefined> {
-  if (configured.length === 1) return configured[0];
-  const items: Array<vscode.QuickPickItem & { dir?: string }> = [
-    ...configured.map((d) => ({ label: `$(folder) ${d}`, description: 'forgeenv.taskFolders', dir: d })),
-    { label: '$(folder-opened) Choose a folder…' },
-  ];
-  const picked = configured.length ? await vscode.window.showQuickPick(items, { title: 'Make task: save it in…', ignoreFocusOut: true }) : items[items.length - 1];
-  if (!picked) return undefined;
-  if (picked.dir) return picked.dir;
-  const dir = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Save task here' });
-  return dir?.[0]?.fsPath;
-}
-
-/** Adds `dir` to forgeenv.taskFolders (workspace when one is open) so the episode picker finds the task. */
-async function ensureTaskFolderSetting(dir: string, configured: string[]): Promise<void> {
-  if (configured.includes(dir)) return;
-  const config = vscode.workspace.getConfiguration('forgeenv');
-  const current = config.get<string[]>('taskFolders') ?? [];
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  await config.update('taskFolders', [...current, dir], target);
-}
-
 function suggestId(fileName: string, taken: ReadonlySet<string>): string {
   const base = fileName.replace(/\.py$/, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '') || 'task';
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base}_${i}`)) return `${base}_${i}`;
 }
 
-export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<SavedScriptTask & { started: boolean; episodeId?: string }>> {
+export type MadeTask = SavedScriptTask & { started: boolean; episodeId?: string; verdict: TaskProposal['verdict']; adaptations: TaskProposal['adaptations'] };
+
+export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Promise<CommandResult<MadeTask>> {
   const parsed = MakeTaskArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs.toString() } : (rawArgs ?? {}));
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Make Task from This Script: ${parsed.error.message}`);
   const a = parsed.data;
@@ -99,9 +89,8 @@ export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<S
   const fileName = basename(doc.uri.path) || 'script.py';
 
   const configured = readSettings().settings.taskFolders.map(resolveAgainstWorkspace);
-  const dir = a.folder ?? (await chooseFolder(configured));
+  const dir = a.folder ?? (await chooseTaskFolder({ configured, memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion, title: 'Make task: save it in…' }));
   if (!dir) return refusal('cancelled', 'No folder chosen; no task was made.');
-  await mkdir(dir, { recursive: true });
   const taken = new Set(loadCorpus({ extraDirs: [...new Set([...configured, dir])] }).tasks.map((t) => t.task_id));
 
   let taskId = a.taskId;
@@ -124,9 +113,7 @@ export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<S
     const line = await vscode.window.showInputBox({
       title: 'Make task (2/5): arguments after train.py',
       value: joinArgsLine(derived.args),
-      prompt: derived.required.length
-        ? `Prefilled with what the script requires (${derived.style}: ${derived.required.map((r) => r.name).join(', ')}). Empty: none.`
-        : 'The script requires no arguments; add any it should run with.',
+      prompt: argumentHint(derived),
       validateInput: (v) => {
         try {
           splitArgsLine(v);
@@ -170,10 +157,9 @@ export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<S
   let difficulty: Difficulty | undefined = a.difficulty;
   if (!difficulty) {
     const derivedDifficulty = deriveDifficulty(script);
-    const picked = await vscode.window.showQuickPick(
-      DifficultySchema.options.map((d) => ({ label: d, description: d === derivedDifficulty ? 'from the line count' : undefined })),
-      { title: 'Make task (4/5): difficulty', placeHolder: derivedDifficulty, ignoreFocusOut: true },
-    );
+    const items = DifficultySchema.options.map((d) => ({ label: d, description: d === derivedDifficulty ? 'from the line count' : undefined }));
+    // The derived difficulty is highlighted, so Enter keeps it.
+    const picked = await pickWithDefault(items, items.find((i) => i.label === derivedDifficulty), { title: 'Make task (4/5): difficulty', placeholder: `proposed: ${derivedDifficulty}`, onQuestion: ctx.noteQuestion });
     if (!picked) return refusal('cancelled', 'No difficulty chosen; no task was made.');
     difficulty = picked.label as Difficulty;
   }
@@ -181,30 +167,81 @@ export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<S
   const snapshots = allSnapshots();
   let snapshotId = a.snapshot;
   if (!snapshotId) {
-    const picked = await vscode.window.showQuickPick(
-      snapshots.map((s) => ({
-        label: s.id,
-        description: `transformers ${s.versions.transformers ?? '?'}, datasets ${s.versions.datasets ?? '?'}, trl ${s.versions.trl ?? '?'}`,
-        detail: s.note,
-        picked: s.id === LATEST_SNAPSHOT,
-      })),
-      { title: 'Make task (5/5): the library snapshot the script works with', ignoreFocusOut: true },
-    );
+    const proposed = proposeSnapshot(script, LATEST_SNAPSHOT);
+    const items = snapshots.map((s) => ({
+      label: s.id,
+      description: `${s.id === proposed.id ? `proposed (${proposed.why}) · ` : ''}transformers ${s.versions.transformers ?? '?'}, datasets ${s.versions.datasets ?? '?'}, trl ${s.versions.trl ?? '?'}`,
+      detail: s.note,
+    }));
+    const picked = await pickWithDefault(items, items.find((i) => i.label === proposed.id), { title: 'Make task (5/5): the library snapshot the script works with', onQuestion: ctx.noteQuestion });
     if (!picked) return refusal('cancelled', 'No snapshot chosen; no task was made.');
     snapshotId = picked.label;
   }
   const snapshot = snapshots.find((s) => s.id === snapshotId);
   if (!snapshot) return refusal('invalid_args', `Unknown snapshot "${snapshotId}"; known: ${snapshots.map((s) => s.id).join(', ')}`);
 
+  // The pipeline (today: the original runs once), cancellable, then its verdict before anything is saved.
+  const settings = readSettings().settings;
+  const resolved = await resolveInterpreter(settings);
+  const mode = settings.executionMode;
+  let proposal: TaskProposal;
+  try {
+    proposal = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: making ${taskId} (${mode})`, cancellable: true },
+      async (progress, token) => {
+        const ac = new AbortController();
+        const sub = token.onCancellationRequested(() => ac.abort());
+        try {
+          return await prepareTask(
+            {
+              script,
+              taskId: taskId!,
+              args,
+              files,
+              snapshot: snapshot.id,
+              versions: { ...snapshot.versions },
+              mode,
+              // Real mode: the snapshot's managed environment unless forgeenv.pythonPath names one.
+              interpreter: mode === 'real' && resolved.source !== 'setting' ? undefined : resolved.interpreter,
+              timeoutMs: settings.runTimeoutSeconds * 1000,
+              sandbox: sandboxOptionsOf(settings),
+            },
+            { onProgress: (message) => progress.report({ message }), signal: ac.signal },
+          );
+        } finally {
+          sub.dispose();
+          if (ac.signal.aborted) throw new vscode.CancellationError();
+        }
+      },
+    );
+  } catch (e) {
+    if (e instanceof vscode.CancellationError) return refusal('cancelled', 'Make Task cancelled; no task was made.');
+    const msg = `Could not make the task: ${(e as Error)?.message ?? String(e)}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
+  }
+  const preview = proposalPreview(taskId, proposal, joinArgsLine);
+  ctx.log.info(`make task ${taskId}: ${preview.message}\n${preview.detail}`);
+  if (proposal.refusal) {
+    if (!a.quiet) void vscode.window.showErrorMessage(`ForgeEnv: ${preview.message}: ${proposal.refusal}`, { modal: true, detail: preview.detail });
+    return refusal('error', `${taskId} cannot be made a task: ${proposal.refusal}`);
+  }
+  if (!a.confirm && !a.quiet) {
+    const choice = await vscode.window.showInformationMessage(preview.message, { modal: true, detail: preview.detail }, 'Save Task');
+    if (choice !== 'Save Task') return refusal('cancelled', 'Not confirmed; no task was made.');
+  }
+
   let saved: SavedScriptTask;
   try {
+    // Only now: a cancelled Make Task leaves no empty folder behind.
+    await mkdir(dir, { recursive: true });
     saved = await saveScriptTask({
       dir,
       taskId,
       script,
       description: a.description ?? `${fileName} (made from a user script, snapshot ${snapshot.id}).`,
-      args,
-      files,
+      args: proposal.args,
+      files: proposal.files,
       difficulty,
       versions: { ...snapshot.versions },
       tags: [`snapshot:${snapshot.id}`],
@@ -216,13 +253,16 @@ export async function makeTaskCommand(rawArgs: unknown): Promise<CommandResult<S
     return refusal('error', msg);
   }
   await ensureTaskFolderSetting(dir, configured);
+  // Known at once (the folder watcher would also see it, a moment later): an episode may start right away.
+  ctx.invalidateTasks();
+  const made = { ...saved, verdict: proposal.verdict, adaptations: proposal.adaptations };
   let start = a.start;
   if (start === undefined && !a.quiet) {
     const choice = await vscode.window.showInformationMessage(`ForgeEnv: task ${saved.taskId} saved in ${dir}.`, 'Start Episode', 'Open Task Script');
     if (choice === 'Open Task Script') await vscode.window.showTextDocument(vscode.Uri.file(saved.scriptPath));
     start = choice === 'Start Episode';
   }
-  if (!start) return { ok: true, ...saved, started: false };
+  if (!start) return { ok: true, ...made, started: false };
   const episode = await vscode.commands.executeCommand<CommandResult<{ episodeId: string; taskId: string }>>('forgeenv.startEpisode', { taskId: saved.taskId });
-  return { ok: true, ...saved, started: Boolean(episode?.ok), ...(episode?.ok ? { episodeId: episode.episodeId } : {}) };
+  return { ok: true, ...made, started: Boolean(episode?.ok), ...(episode?.ok ? { episodeId: episode.episodeId } : {}) };
 }

@@ -1,5 +1,6 @@
-// "Save as task" from a lab diff: folder (first forgeenv.taskFolders entry, or one the user
-// picks), task id (suggested, validated), then the files (see core/taskWriter.ts).
+// "Save as task" from a lab diff: folder (asked as Make Task asks it: the last one highlighted,
+// forgeenv-tasks/ proposed, stray scripts warned about), task id (suggested, validated), then the
+// files (see core/taskWriter.ts).
 import { mkdir } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import { refusal, type CommandResult } from '../commandArgs';
 import { readSettings, resolveAgainstWorkspace } from '../settings';
 import { saveLabTask, suggestTaskId, taskIdProblem, TaskSaveError, type SavedTask } from './core/taskWriter';
 import type { LabSession } from './labDocuments';
+import { chooseTaskFolder, ensureTaskFolderSetting, type FolderQuestion } from './taskFolderChoice';
 
 export const SaveTaskArgsSchema = z
   .object({
@@ -20,20 +22,7 @@ export const SaveTaskArgsSchema = z
   })
   .strict();
 
-async function chooseFolder(configured: string[]): Promise<string | undefined> {
-  const items: Array<vscode.QuickPickItem & { dir?: string }> = [
-    ...configured.map((d) => ({ label: `$(folder) ${d}`, description: 'forgeenv.taskFolders', dir: d })),
-    { label: '$(folder-opened) Choose a folder…' },
-  ];
-  if (configured.length === 1) return configured[0];
-  const picked = configured.length ? await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'Save the task in…' }) : items[items.length - 1];
-  if (!picked) return undefined;
-  if (picked.dir) return picked.dir;
-  const dir = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Save task here' });
-  return dir?.[0]?.fsPath;
-}
-
-export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs: unknown): Promise<CommandResult<SavedTask> | undefined> {
+export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs: unknown, ask: Omit<FolderQuestion, 'configured' | 'title'>): Promise<CommandResult<SavedTask> | undefined> {
   const parsed = SaveTaskArgsSchema.safeParse(rawArgs instanceof vscode.Uri || rawArgs === undefined ? {} : rawArgs);
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Save as Task: ${parsed.error.message}`);
   const args = parsed.data;
@@ -42,7 +31,7 @@ export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs
     return refusal('no_episode', 'No lab result to save.');
   }
   const configured = readSettings().settings.taskFolders.map(resolveAgainstWorkspace);
-  const dir = args.folder ?? (await chooseFolder(configured));
+  const dir = args.folder ?? (await chooseTaskFolder({ ...ask, configured, title: 'Save the task in…' }));
   if (!dir) return refusal('cancelled', 'No folder chosen.');
   await mkdir(dir, { recursive: true });
   const { tasks } = loadCorpus({ extraDirs: [...new Set([...configured, dir])] });
@@ -63,6 +52,8 @@ export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs
     args.description ?? `${session.fileName} broken with ${session.spec.primitive_type} ${JSON.stringify(session.spec.params)} (saved from the ForgeEnv lab).`;
   try {
     const saved = await saveLabTask({ dir, taskId, script: session.original, spec: session.spec, description, versions: session.versions, taken });
+    // So episodes find it (the folder may be the proposed forgeenv-tasks/, not configured yet).
+    await ensureTaskFolderSetting(dir, configured);
     if (!args.quiet) {
       void vscode.window.showInformationMessage(`ForgeEnv: saved task ${saved.taskId} in ${dir}.`, 'Open Script').then((c) => {
         if (c) void vscode.window.showTextDocument(vscode.Uri.file(saved.scriptPath));

@@ -22,6 +22,7 @@ import { PendingWrites } from '../episode/pendingWrites';
 import { TimelineRecorder } from '../episode/timeline';
 import type { TimelineEvent } from '../../store/records';
 import { refusal, type CommandResult } from '../commandArgs';
+import { homeRelative } from '../../env/interpreterLabel';
 import { episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
 import { annotatorId } from '../settingsSchema';
 import { UNTRUSTED_MESSAGE } from '../trust';
@@ -230,7 +231,7 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
     session_id: sessionId,
     annotator_id: annotatorId(readSettings().settings),
     mode: rev.mode,
-    interpreter: rev.interpreter,
+    interpreter: homeRelative(rev.interpreter),
     extension_version: String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'),
     env_version: ENV_VERSION,
     started_at: rev.startedAt.toISOString(),

@@ -5,7 +5,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/prompts';
 import { acquireDirLock } from '../../env/dirLock';
 import { AtomicFileWriter, writeFileAtomic } from '../atomicWrite';
@@ -317,14 +317,14 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
       style,
       completion,
       dataFile: basename(opts.out),
-      source: opts.dir,
+      source: pathFromCard(opts.out, opts.dir),
       date: opts.now ?? new Date(),
       filters,
       stats: selection.stats,
       deduplicated: state.deduplicated,
       rows: state.rows,
       rowsByPrimitive,
-      problems,
+      problems: problems.map((p) => ({ ...p, file: pathFromCard(opts.out, p.file) })),
     });
     await writeFileAtomic(cardPath, card);
     if (release && run.complete) await saveExportState(realOut, state);
@@ -345,4 +345,20 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
   } finally {
     release?.();
   }
+}
+
+/**
+ * A path as the dataset card prints it, never absolute (a published card names no machine's
+ * folders): a relative path as given (what the user typed); an absolute one relative to the
+ * card's folder (`../../dataset`) when both share a folder below the root, else its last part.
+ */
+export function pathFromCard(out: string, path: string): string {
+  if (!isAbsolute(path)) return path.split(sep).join('/');
+  const from = dirname(resolve(out));
+  const rel = relative(from, path);
+  const ups = rel.split(sep).filter((p) => p === '..').length;
+  const depth = from.split(sep).filter(Boolean).length;
+  // Climbing to the root is an absolute path in disguise (`../../home/alice/…`).
+  if (isAbsolute(rel) || ups >= depth) return basename(path);
+  return rel.split(sep).join('/') || '.';
 }

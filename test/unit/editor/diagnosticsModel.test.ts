@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { abnormalEndNote, diagnosticsForRun } from '../../../src/editor/episode/diagnosticsModel';
+import { abnormalEndNote, diagnosticsForRun, unbrokenBreakageNote } from '../../../src/editor/episode/diagnosticsModel';
 
 const script = [
   'from transformers import Trainer, TrainingArguments',
@@ -89,5 +89,30 @@ describe('abnormalEndNote', () => {
     assert.equal(abnormalEndNote({ ...base, exit_code: 0, stderr: '' }), undefined);
     assert.match(abnormalEndNote({ ...base, exit_code: null, output_truncated: true, killed: true, stderr: '' }) ?? '', /output cap/);
     assert.match(abnormalEndNote({ ...base, exit_code: null, killed: true, stderr: '[forgeenv] cancelled: x' }) ?? '', /cancelled/);
+  });
+});
+
+describe('unbrokenBreakageNote', () => {
+  const broken = script.replace('evaluation_strategy="epoch"', 'eval_strategy="epoch"');
+  test('a clean run of the broken script is a warning on the first line the breakage changed', () => {
+    const d = unbrokenBreakageNote({ ...base, exit_code: 0, stderr: '' }, script, broken, 'RenameKwarg');
+    assert.ok(d);
+    assert.equal(d.severity, 'warning');
+    assert.equal(d.line, 3, 'the TrainingArguments line (0-based)');
+    assert.equal(d.code, 'breakage-did-not-break');
+    assert.match(d.message, /RenameKwarg/);
+  });
+  test('a failing or abnormal broken run has no note', () => {
+    assert.equal(unbrokenBreakageNote({ ...base, stderr: 'TypeError: x' }, script, broken, 'RenameKwarg'), undefined);
+    assert.equal(unbrokenBreakageNote({ ...base, exit_code: 0, timed_out: true, stderr: '' }, script, broken, 'RenameKwarg'), undefined);
+  });
+});
+
+describe('unbrokenBreakageNote on removed lines', () => {
+  test('a removed keyword line is noted on the line above it, inside the call', () => {
+    const original = ['args = TrainingArguments(', '    output_dir="out",', '    report_to="none",', ')', 'print(args)', ''].join('\n');
+    const broken = ['args = TrainingArguments(', '    output_dir="out",', ')', 'print(args)', ''].join('\n');
+    const d = unbrokenBreakageNote({ ...base, exit_code: 0, stderr: '' }, original, broken, 'ChangeDefaultValue');
+    assert.equal(d?.line, 1);
   });
 });
