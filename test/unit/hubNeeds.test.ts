@@ -64,10 +64,11 @@ describe('deriveHubNeeds: datasets and columns', () => {
         'raw = raw.filter(lambda ex: ex["priority"] is not None)',
         'raw = raw.map(tokenize, batched=True, remove_columns=["body", "ticket_id"])',
         'raw = raw.rename_column("queue_label", "labels")',
+        'firsts = [t["opened_at"] for t in raw]',
       ].join('\n'),
     );
     const d = ds(n, 'acme/support-tickets')!;
-    assert.deepEqual(Object.keys(d.columns!).sort(), ['body', 'priority', 'queue_label', 'subject', 'ticket_id']);
+    assert.deepEqual(Object.keys(d.columns!).sort(), ['body', 'opened_at', 'priority', 'queue_label', 'subject', 'ticket_id']);
     assert.equal(d.columns!.queue_label, 'label');
     assert.deepEqual(d.splits, ['train']);
   });

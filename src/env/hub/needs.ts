@@ -330,6 +330,10 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     if (f.name === undefined || fnNames.has(f.name)) for (const p of f.params.slice(0, 1)) exampleParams.add(p);
   }
   const datasetVars = new Set(idx.assignments.filter((a) => a.call && /load_dataset$/.test(a.call.callee ?? '')).map((a) => a.target));
+  // Loop and comprehension variables over a dataset (`for ex in ds`, `[n["x"] for n in notes]`) are examples too.
+  for (const m of source.matchAll(/\bfor\s+([A-Za-z_]\w*)\s+in\s+([A-Za-z_][\w.]*)(\[[^\]]*\])?/g)) {
+    if (datasetVars.has(m[2]!.split('.')[0]!) || /(^|_)(dataset|ds|data)s?$/.test(m[2]!)) exampleParams.add(m[1]!);
+  }
   for (const s of idx.subscripts) {
     if (!s.key?.plain) continue;
     const obj = s.object ?? '';
