@@ -178,3 +178,25 @@ describe('synthetic data files', () => {
     assert.deepEqual(readConfigFile('c.yaml', "model_name_or_path: 'x/y'\ndataset_name: a/b # comment\n  nested: 1\n"), { model_name_or_path: 'x/y', dataset_name: 'a/b' });
   });
 });
+
+describe('task metadata: hub', () => {
+  test('a tasks.json entry with explicit needs reaches the task; malformed needs are reported', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { loadTaskFolder } = await import('../../src/env/tasks');
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-hubmeta-'));
+    try {
+      writeFileSync(join(dir, 'a.py'), 'print("loss=1.0")\n');
+      const hub = { models: [{ id: 'Qwen/Qwen2-0.5B', from: 'make-task' }], datasets: [{ path: 'acme/x', columns: { text: 'string' } }] };
+      writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'a', hub }]));
+      assert.deepEqual(loadTaskFolder(dir).tasks.find((t) => t.task_id === 'a')?.hub, hub);
+      writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'a', hub: { models: 'Qwen' } }]));
+      const bad = loadTaskFolder(dir);
+      assert.equal(bad.tasks.find((t) => t.task_id === 'a')?.hub, undefined);
+      assert.ok(bad.problems.some((p) => /tasks\.json/.test(p) && /hub/.test(p)), bad.problems.join('\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
