@@ -182,6 +182,8 @@ def shrink(d):
 def tiny_config(tr, model_type, user_config):
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
+    if model_type == "vision-encoder-decoder":
+        return tiny_vision_encoder_decoder(tr, user_config)
     if model_type not in CONFIG_MAPPING:
         raise Refused("transformers %s does not know model type %r (added in a later release)" % (tr.__version__, model_type))
     cls = CONFIG_MAPPING[model_type]
@@ -194,6 +196,18 @@ def tiny_config(tr, model_type, user_config):
         raise Refused("transformers %s cannot build a default %s config: %s" % (tr.__version__, model_type, str(e).splitlines()[0]))
     d = shrink(default.to_dict())
     return cls.from_dict(d)
+
+
+def tiny_vision_encoder_decoder(tr, user_config):
+    """Donut-style: a tiny image encoder (the user's encoder type, else donut-swin) and a tiny text decoder with cross-attention."""
+    user_config = user_config or {}
+    enc_type = (user_config.get("encoder") or {}).get("model_type") or "donut-swin"
+    dec_type = (user_config.get("decoder") or {}).get("model_type") or "mbart"
+    enc = tiny_config(tr, enc_type, None)
+    dec = tiny_config(tr, dec_type, None)
+    dec.is_decoder = True
+    dec.add_cross_attention = True
+    return tr.VisionEncoderDecoderConfig.from_encoder_decoder_configs(enc, dec)
 
 
 def vocab_attr(config):
@@ -270,22 +284,29 @@ def add_chat_template(dest, name):
         json.dump(cfg, f, indent=2, sort_keys=True)
 
 
+# Image processor classes of the vision families (as their hub repos name them). A static table:
+# transformers' own mapping needs Pillow to be imported, which the snapshots do not install.
+IMAGE_PROCESSORS = {
+    "vit": "ViTImageProcessor", "deit": "DeiTImageProcessor", "swin": "ViTImageProcessor", "beit": "BeitImageProcessor",
+    "convnext": "ConvNextImageProcessor", "resnet": "ConvNextImageProcessor", "clip": "CLIPImageProcessor",
+    "siglip": "SiglipImageProcessor", "dinov2": "BitImageProcessor", "donut-swin": "DonutImageProcessor",
+    "mobilevit": "MobileViTImageProcessor", "segformer": "SegformerImageProcessor",
+}
+
+
 def image_processor(dest, model_type):
     """preprocessor_config.json of a 32x32 image processor (written as JSON: no Pillow needed to write it)."""
-    from transformers.models.auto import image_processing_auto as ipa
-
-    names = ipa.IMAGE_PROCESSOR_MAPPING_NAMES.get(model_type)
-    if not names:
-        raise Refused("transformers has no image processor for model type %r" % model_type)
-    name = names[0] if isinstance(names, (tuple, list)) else names
-    if name is None and isinstance(names, (tuple, list)):
-        name = next((n for n in names if n), None)
+    name = IMAGE_PROCESSORS.get(model_type)
+    if not name:
+        raise Refused("no image processor recipe for model type %r" % model_type)
     cfg = {
         "do_normalize": True, "do_rescale": True, "do_resize": True, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5],
         "image_processor_type": name, "resample": 2, "rescale_factor": 1 / 255, "size": {"height": 32, "width": 32},
     }
     if model_type == "clip":
         cfg.update(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}, do_center_crop=True)
+    if model_type == "donut-swin":
+        cfg.update(processor_class="DonutProcessor", do_align_long_axis=False, do_thumbnail=True, do_pad=True)
     with open(os.path.join(dest, "preprocessor_config.json"), "w", encoding="utf-8") as f:
         json.dump(cfg, f, indent=2, sort_keys=True)
 
@@ -325,7 +346,12 @@ def write_model(item, text):
                     setattr(c, role + "_token_id", ids[role])
             if hasattr(c, "decoder_start_token_id") and getattr(c, "decoder_start_token_id", None) is not None:
                 c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
-    if model_type in VISION_TYPES:
+    if model_type == "vision-encoder-decoder":
+        image_processor(snap, config.encoder.model_type)
+        config.decoder_start_token_id = ids.get("bos", 0)
+        config.pad_token_id = ids.get("pad", 0)
+        config.eos_token_id = ids.get("eos", 0)
+    elif model_type in VISION_TYPES:
         image_processor(snap, model_type)
     if model_type in AUDIO_TYPES:
         audio_feature_extractor(tr, snap, model_type)
@@ -340,6 +366,8 @@ def write_model(item, text):
             break
         except ValueError:  # this config class has no such head in this release
             continue
+    if model is None and model_type == "vision-encoder-decoder":
+        model = tr.VisionEncoderDecoderModel(config=config)
     if model is None:
         raise Refused("transformers %s has no model class for %r" % (tr.__version__, model_type))
     model.save_pretrained(snap)
@@ -495,8 +523,9 @@ def main():
         except Refused as e:
             result(i, False, str(e))
         except Exception as e:  # the real library's own error is the reason
-            tb = traceback.format_exc().strip().splitlines()
-            result(i, False, "%s: %s (%s)" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "", tb[-3].strip() if len(tb) > 2 else ""))
+            lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            result(i, False, "%s: %s (%s:%d)" % (type(e).__name__, lines[0] if lines else "", os.path.basename(where.filename), where.lineno))
 
 
 if __name__ == "__main__":
