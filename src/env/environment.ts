@@ -388,11 +388,6 @@ export class ForgeEnvironment implements EnvironmentBackend {
   }
 
   /**
-   * Runs a script of the current episode with its task's arguments and files; `validate` as in
-   * RunOptions. `extra` replaces the task's run (the verifier's script, files and binds) or keeps
-   * the run folder for the verifier; `runDir` is then the caller's to remove.
-   */
-  /**
    * The hub items a task's runs need in real mode: the task's explicit `hub` (strict), else derived
    * from its unbroken original and args (the broken and repaired scripts and the verifier use the
    * same names), plus the verifier's declared base model. Cached per task and script.
@@ -412,6 +407,11 @@ export class ForgeEnvironment implements EnvironmentBackend {
     return hit;
   }
 
+  /**
+   * Runs a script of the current episode with its task's arguments and files; `validate` as in
+   * RunOptions. `extra` replaces the task's run (the verifier's script, files and binds) or keeps
+   * the run folder for the verifier; `runDir` is then the caller's to remove.
+   */
   private run(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras = {}): Promise<{ exec: ExecutionResult; runDir: string }> {
     const p = this.runOwned(script, options, validate, extra);
     this.inflight.add(p);
