@@ -2,7 +2,9 @@
 // assertions). For each script of ../shared/realworld/scripts (read from there, never copied): the
 // models and datasets deriveHubNeeds finds with the task loader's derived args, then every item is
 // built once in the snapshot's venv (cached under <cache>/hub-items; a second run costs nothing).
-//   node --import tsx bench/hubNeeds.ts [--snapshot 2026-11] [--no-build] [--only 05,21]
+// `--args none` reads the scripts alone (their literals and defaults), without the derived args,
+// whose placeholders (`--model_name_or_path gpt2`) hide the models a script names by default.
+//   node --import tsx bench/hubNeeds.ts [--snapshot 2026-11] [--args derived|none] [--no-build] [--only 05,21]
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,7 +15,7 @@ import { ensureLocalHub } from '../src/env/localHub';
 import { deriveScriptArgs } from '../src/env/scriptArgs';
 import { snapshotVenvDir } from '../src/env/snapshots/venv';
 
-const { values } = parseArgs({ options: { snapshot: { type: 'string', default: '2026-11' }, 'no-build': { type: 'boolean', default: false }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { snapshot: { type: 'string', default: '2026-11' }, 'no-build': { type: 'boolean', default: false }, only: { type: 'string' }, args: { type: 'string', default: 'derived' } } });
 const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
 
 async function main(): Promise<void> {
@@ -22,7 +24,7 @@ async function main(): Promise<void> {
   const perScript: Array<{ file: string; needs: HubNeeds }> = [];
   for (const f of files) {
     const script = readFileSync(resolve(SCRIPTS, f), 'utf8');
-    const needs = deriveHubNeeds(script, deriveScriptArgs(script).args, {});
+    const needs = deriveHubNeeds(script, values.args === 'none' ? [] : deriveScriptArgs(script).args, {});
     perScript.push({ file: f, needs });
     const models = needs.models.map((m) => {
       try {
