@@ -127,6 +127,8 @@ export interface PrepareOptions {
   signal?: AbortSignal;
 }
 
+const reportedRefusals = new Set<string>();
+
 /** Resolves interpreter + environment for a real-mode run, building the venv and the hub when needed. */
 export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup> {
   let snapshot: string;
@@ -181,7 +183,13 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
       const r = await ensureHubItems({ hubKey, python: interpreter, baseHubDir: hubDir, needs: opts.hub.needs, files: opts.hub.files, modelArchitectures: opts.hub.modelArchitectures, strict: opts.hub.strict, onProgress: progress, signal: opts.signal });
       hubDir = r.hubDir;
       hubRefusals = r.refusals;
-      for (const x of r.refusals) progress?.(`${snapshot}: cannot provide ${x.kind} ${x.id}: ${x.reason}`);
+      for (const x of r.refusals) {
+        // Said once per process: every run of a task meets the same (cached) refusal.
+        const key = `${hubKey}\0${x.kind}\0${x.id}\0${x.reason}`;
+        if (reportedRefusals.has(key)) continue;
+        reportedRefusals.add(key);
+        progress?.(`${snapshot}: cannot provide ${x.kind} ${x.id}: ${x.reason}`);
+      }
     } catch (e) {
       if (opts.signal?.aborted) throw new RealModeError(`Building the hub items for ${snapshot} was cancelled.`, 'aborted');
       const detail = e instanceof HubItemsError ? e.message : String(e);
