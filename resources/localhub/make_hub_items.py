@@ -150,8 +150,22 @@ HEADS = {
 }
 
 
-def result(index, ok, reason=None):
-    print("[hub-item] " + json.dumps({"index": index, "ok": ok, **({"reason": reason} if reason else {})}), flush=True)
+def result(index, ok, reason=None, note=None):
+    extra = {}
+    if reason:
+        extra["reason"] = reason
+    if note:
+        extra["note"] = note
+    print("[hub-item] " + json.dumps(dict({"index": index, "ok": ok}, **extra)), flush=True)
+
+
+def pillow_note(model_type):
+    """Image processors load only with Pillow: say so instead of letting the script find out."""
+    import importlib.util
+
+    if importlib.util.find_spec("PIL") is None:
+        return "image processor written, but this interpreter has no Pillow, so loading it raises transformers' PIL ImportError"
+    return None
 
 
 class Refused(Exception):
@@ -325,6 +339,7 @@ AUDIO_TYPES = {"whisper", "wav2vec2", "hubert", "wavlm"}
 
 
 def write_model(item, text):
+    """Writes the model repo; returns a note for the user or None."""
     import torch
     import transformers as tr
 
@@ -373,6 +388,9 @@ def write_model(item, text):
     model.save_pretrained(snap)
     with open(os.path.join(repo, "refs", "main"), "w") as f:
         f.write(commit)
+    if model_type in VISION_TYPES or model_type == "vision-encoder-decoder":
+        return pillow_note(model_type)
+    return None
 
 
 # ---------------------------------------------------------------- datasets
@@ -496,6 +514,12 @@ def write_dataset(item, synthetic):
         for f in files:
             if f.endswith(".lock"):
                 os.remove(os.path.join(root, f))
+    if "image" in columns.values():
+        import importlib.util
+
+        if importlib.util.find_spec("PIL") is None:
+            return "image columns written, but this interpreter has no Pillow, so decoding them raises datasets' PIL ImportError"
+    return None
 
 
 def main():
@@ -516,10 +540,10 @@ def main():
                         "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\nhi<|im_end|>",
                         "[INST] What is this? [/INST] A test. <start_of_turn>user <end_of_turn>",
                     ]
-                write_model(item, text)
+                note = write_model(item, text)
             else:
-                write_dataset(item, synthetic)
-            result(i, True)
+                note = write_dataset(item, synthetic)
+            result(i, True, note=note)
         except Refused as e:
             result(i, False, str(e))
         except Exception as e:  # the real library's own error is the reason

@@ -73,8 +73,8 @@ export interface EnsureHubItemsOptions {
 }
 
 const ITEM_MARKER = '.forgeenv-item.json';
-const ItemMarkerSchema = z.object({ ok: z.boolean(), reason: z.string().optional(), id: z.string(), seconds: z.number() });
-const ItemLineSchema = z.object({ index: z.number().int().nonnegative(), ok: z.boolean(), reason: z.string().optional() });
+const ItemMarkerSchema = z.object({ ok: z.boolean(), reason: z.string().optional(), note: z.string().optional(), id: z.string(), seconds: z.number() });
+const ItemLineSchema = z.object({ index: z.number().int().nonnegative(), ok: z.boolean(), reason: z.string().optional(), note: z.string().optional() });
 
 export const makeHubItemsScript = (): string => join(resourcesDir(), 'localhub', 'make_hub_items.py');
 
@@ -153,7 +153,7 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
     const mk = ready(p);
     if (mk?.ok) {
       usable.push(p);
-      provided.push({ kind: p.kind, id: p.id, detail: p.detail });
+      provided.push({ kind: p.kind, id: p.id, detail: mk.note ? `${p.detail}; ${mk.note}` : p.detail });
     } else refusals.push({ kind: p.kind, id: p.id, reason: mk?.reason ?? 'the generator wrote nothing' });
   }
   if (opts.strict && refusals.length) throw refusalError(refusals);
@@ -188,11 +188,11 @@ async function buildItems(items: Planned[], opts: EnsureHubItemsOptions): Promis
       const line = lines.get(i);
       const tmp = tmps[i]!;
       mkdirSync(tmp, { recursive: true });
-      const marker = { ok: line?.ok === true, ...(line?.ok ? {} : { reason: line?.reason ?? 'the generator stopped before this item' }), id: p.id, seconds };
+      const marker = { ok: line?.ok === true, ...(line?.ok ? {} : { reason: line?.reason ?? 'the generator stopped before this item' }), ...(line?.note ? { note: line.note } : {}), id: p.id, seconds };
       writeFileSync(join(tmp, ITEM_MARKER), JSON.stringify(marker, null, 2) + '\n');
       rmSync(p.dir, { recursive: true, force: true });
       renameSync(tmp, p.dir);
-      opts.onProgress?.(`${opts.hubKey}: ${p.kind} ${p.id} ${marker.ok ? 'ready' : `refused: ${marker.reason}`}`);
+      opts.onProgress?.(`${opts.hubKey}: ${p.kind} ${p.id} ${marker.ok ? `ready${marker.note ? ` (${marker.note})` : ''}` : `refused: ${marker.reason}`}`);
     });
   } finally {
     rmSync(specPath, { force: true });
