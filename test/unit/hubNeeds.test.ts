@@ -47,6 +47,12 @@ describe('deriveHubNeeds: model ids', () => {
     assert.match(overridden.models.find((m) => m.id === 'HuggingFaceTB/SmolLM2-360M')!.from!, /recipe\.yaml/);
   });
 
+  test('`a or b` arguments resolve to the first part that names something', () => {
+    const script = 'import argparse\nfrom transformers import AutoTokenizer\np = argparse.ArgumentParser()\np.add_argument("--tokenizer_name", default=None)\np.add_argument("--model_name_or_path", default="microsoft/phi-2")\nargs = p.parse_args()\ntok = AutoTokenizer.from_pretrained(args.tokenizer_name or args.model_name_or_path)\n';
+    assert.deepEqual(ids(deriveHubNeeds(script)), ['microsoft/phi-2']);
+    assert.deepEqual(ids(deriveHubNeeds(script, ['--tokenizer_name', 'EleutherAI/pythia-160m'])), ['EleutherAI/pythia-160m', 'microsoft/phi-2']);
+  });
+
   test('placeholders and output folders are not model ids', () => {
     const n = deriveHubNeeds('import argparse\np = argparse.ArgumentParser()\np.add_argument("--model_name", default="sagemaker")\np.add_argument("--model_dir", default="out")\n');
     assert.deepEqual(n.models, []);

@@ -104,7 +104,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
       if (v) addModel(v.value, `from_pretrained ${v.from}`);
     } else if (name === 'pipeline' || /Trainer$/.test(name)) {
-      const arg = keyword(call, 'model') ?? (name === 'pipeline' ? undefined : undefined);
+      const arg = keyword(call, 'model');
       const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
       if (v && v.value.includes('/')) addModel(v.value, `${name}(model=) ${v.from}`);
     } else if (name === 'load_dataset') {
@@ -167,6 +167,18 @@ const lineOf = (source: string, offset: number): number => source.slice(0, offse
 /** A string literal, or a name/attribute whose last part names a given value or a field default. */
 function resolveValue(scope: Scope, from: number, to: number): { value: string; from: Origin } | undefined {
   const text = scope.source.slice(from, to).trim();
+  // `args.tokenizer_name or args.model_name_or_path`: the first part that resolves.
+  const or = text.split(/\s+or\s+/);
+  if (or.length > 1 && or.length <= 4) {
+    let at = from + scope.source.slice(from, to).indexOf(or[0]!);
+    for (const part of or) {
+      const start = scope.source.indexOf(part, at);
+      const v = start >= 0 ? resolveValue(scope, start, start + part.length) : undefined;
+      if (v) return v;
+      at = start + part.length;
+    }
+    return undefined;
+  }
   const lit = literalAt(scope.source, from, to);
   if (lit !== undefined) return { value: lit, from: `literal line ${lineOf(scope.source, from)}` };
   const m = /^[A-Za-z_][\w.]*$/.exec(text);
