@@ -11,7 +11,8 @@ import { parsePython } from '../env/python/parse';
 import { tasksDir } from '../env/paths';
 import type { Task } from '../env/schemas';
 import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
-import { DifficultySchema, ExecutionModeSchema, RolloutResultSchema } from '../env/schemas';
+import { DifficultySchema, ExecutionModeSchema, formatZodError, RolloutResultSchema } from '../env/schemas';
+import { ModelArchitecturesSchema, type ModelArchitectures } from '../env/hub/modelTable';
 import { outFolderProblem, storeCliEpisode } from './episodeOut';
 import { EXPORT_FORMATS } from '../store/export/formats';
 import { runExportCommand } from './export';
@@ -45,6 +46,9 @@ Common options:
   --python PATH           interpreter (default: python3; real mode: the snapshot's managed venv)
   --timeout SECONDS       per run (default 60)
   --task-dir DIR          add a folder of your own task scripts (repeatable)
+  --model-architectures FILE.json
+                          real mode: {"hub/model-id": "model_type or a well-known id"} for model ids ForgeEnv
+                          cannot place (the same map as the setting forgeenv.real.modelArchitectures)
 `;
 
 class UsageError extends Error {}
@@ -115,16 +119,32 @@ const commonOptions = {
   python: { type: 'string' },
   timeout: { type: 'string', default: '60' },
   'task-dir': { type: 'string', multiple: true, default: [] as string[] },
+  'model-architectures': { type: 'string' },
 } as const;
 
-function envFrom(values: { mode?: string; python?: string; timeout?: string; 'task-dir'?: string[]; 'teacher-state'?: string }): ForgeEnvironment {
+/** The --model-architectures file: a JSON object id -> model_type or well-known id. */
+function readModelArchitectures(file: string | undefined): ModelArchitectures {
+  if (!file) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(resolve(file), 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--model-architectures ${file}: ${(e as Error).message}`);
+  }
+  const parsed = ModelArchitecturesSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`--model-architectures ${file}: expected a JSON object of model id -> model_type or model id (${formatZodError(parsed.error)})`);
+  return parsed.data;
+}
+
+function envFrom(values: { mode?: string; python?: string; timeout?: string; 'task-dir'?: string[]; 'teacher-state'?: string; 'model-architectures'?: string }): ForgeEnvironment {
   const mode = ExecutionModeSchema.safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be simulated or real, not "${values.mode}"`);
   const timeout = Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout must be a positive number of seconds`);
   const teacher = values['teacher-state'] ? { teacherStore: new JsonFileTeacherStore(resolve(values['teacher-state']), (m) => process.stderr.write(`warning: ${m}\n`)) } : {};
   const onProgress = (m: string) => void process.stderr.write(`[real mode] ${m}\n`);
-  const env = new ForgeEnvironment({ mode: mode.data, interpreter: values.python, timeoutMs: Math.round(timeout * 1000), taskDirs: values['task-dir'] ?? [] }, { ...teacher, onProgress });
+  const modelArchitectures = readModelArchitectures(values['model-architectures']);
+  const env = new ForgeEnvironment({ mode: mode.data, interpreter: values.python, timeoutMs: Math.round(timeout * 1000), taskDirs: values['task-dir'] ?? [], modelArchitectures }, { ...teacher, onProgress });
   return env;
 }
 

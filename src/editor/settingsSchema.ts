@@ -7,6 +7,7 @@ import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '
 import { ServeTokenSchema } from '../env/openenvProtocol';
 import { EnvNameSchema, SandboxLimitsSchema, SandboxModeSchema, type SandboxOptions } from '../env/sandbox/options';
 import { formatZodError } from '../env/schemas';
+import { ModelArchitecturesSchema } from '../env/hub/modelTable';
 
 const Trimmed = z.string().transform((s) => s.trim());
 
@@ -25,6 +26,7 @@ export const SETTING_SCHEMAS = {
   remoteToken: Trimmed.pipe(z.union([z.literal(''), ServeTokenSchema])).default(''),
   idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
   migrationHints: z.boolean().default(false),
+  'real.modelArchitectures': ModelArchitecturesSchema.default({}),
   'sandbox.mode': SandboxModeSchema.default('auto'),
   'sandbox.allowNetwork': z.boolean().default(false),
   'sandbox.passEnv': z.array(EnvNameSchema).max(200).default([]),

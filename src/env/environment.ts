@@ -22,7 +22,10 @@ import { executeScript, type RunOptions } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
 import { PrimitiveRefusal } from './primitives/types';
-import { prepareRealRun, RealModeError, snapshotIdForVersions } from './realMode';
+import { prepareRealRun, RealModeError, snapshotIdForVersions, type RunHubNeeds } from './realMode';
+import { missingDataFiles } from './hub/dataFiles';
+import { deriveHubNeeds, looksLikeModelId } from './hub/needs';
+import { isBaseHubModel } from './hub/modelTable';
 import { mulberry32 } from './random';
 import type { RunLimiter } from './runLimiter';
 import { heldOutReward, isSuccess, visibleReward } from './reward';
@@ -71,6 +74,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
   private readonly evaluations = new Map<string, RepairEvaluation>();
   /** This environment's own runs (cancel handles and completion), so dispose ends only those. */
   private readonly live = new Set<AbortController>();
+  private readonly hubNeedsCache = new Map<string, RunHubNeeds>();
   private readonly inflight = new Set<Promise<unknown>>();
   private disposed = false;
   /** Shared by the sessions of a server: bounds concurrent runs (none: unbounded, as in the editor). */
@@ -384,6 +388,26 @@ export class ForgeEnvironment implements EnvironmentBackend {
   }
 
   /**
+   * The hub items a task's runs need in real mode: the task's explicit `hub` (strict), else derived
+   * from its unbroken original and args (the broken and repaired scripts and the verifier use the
+   * same names), plus the verifier's declared base model. Cached per task and script.
+   */
+  private hubNeedsOf(task: Task, original: string | undefined): RunHubNeeds {
+    const script = original ?? task.script_content;
+    const key = `${task.task_id}\0${scriptDigest(script)}`;
+    let hit = this.hubNeedsCache.get(key);
+    if (!hit) {
+      const needs = task.hub ?? deriveHubNeeds(script, task.args ?? [], task.files ?? {});
+      const base = task.verify?.base_model;
+      const models = base && looksLikeModelId(base) && !needs.models.some((m) => m.id === base) ? [...needs.models, { id: base, from: 'verify.base_model' }] : needs.models;
+      hit = { needs: { models: models.filter((m) => !isBaseHubModel(m.id)), datasets: needs.datasets }, files: task.files, modelArchitectures: this.config.modelArchitectures, strict: task.hub !== undefined };
+      if (this.hubNeedsCache.size > 256) this.hubNeedsCache.clear();
+      this.hubNeedsCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /**
    * Runs a script of the current episode with its task's arguments and files; `validate` as in
    * RunOptions. `extra` replaces the task's run (the verifier's script, files and binds) or keeps
    * the run folder for the verifier; `runDir` is then the caller's to remove.
@@ -413,8 +437,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
       // RealModeError from here reaches the caller (step turns it into an error observation).
       const real =
         this.config.mode === 'real'
-          ? await prepareRealRun({ libraryVersions: ep?.library_versions ?? snapshotVersions(), interpreter: this.config.interpreter, onProgress: options.onProgress ?? this.onProgress, signal: controller.signal })
+          ? await prepareRealRun({ libraryVersions: ep?.library_versions ?? snapshotVersions(), interpreter: this.config.interpreter, hub: task ? this.hubNeedsOf(task, ep?.original_script) : undefined, onProgress: options.onProgress ?? this.onProgress, signal: controller.signal })
           : undefined;
+      // Local data files the task reads but does not ship (`--train_file train.jsonl`): synthesized.
+      const dataFiles = real && task ? missingDataFiles(this.hubNeedsOf(task, ep?.original_script).needs.datasets, task.files ?? {}) : {};
       const r = await executeScript({
         script,
         mode: this.config.mode,
@@ -431,7 +457,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         onOutput: extra.quiet ? undefined : options.onOutput,
         validate,
         args: task?.args,
-        files: task?.files,
+        files: Object.keys(dataFiles).length ? { ...dataFiles, ...task?.files } : task?.files,
         mounts: task?.mounts,
         ...extra.run,
         keepRunDir: extra.keepRunDir ?? false,

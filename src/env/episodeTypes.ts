@@ -2,6 +2,7 @@
 // `EnvironmentBackend` is the OpenEnv-level contract (reset/step) of `ForgeEnvironment` and
 // `RemoteBackend`; the editor's episodes go through `EpisodeSession` (episodeSession.ts), built on them.
 import { z } from 'zod';
+import { ModelArchitecturesSchema } from './hub/modelTable';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from './limits';
 import { SandboxOptionsSchema } from './sandbox/options';
 import { VerificationSchema } from './verify/judge';
@@ -41,6 +42,8 @@ export const EnvironmentConfigSchema = z.object({
    * repairs so that those alone judge them (the adversarial suite measures the verifier this way).
    */
   validateRepairs: z.boolean().default(true),
+  /** Real mode: hub model id -> transformers model_type or a well-known id, for ids ForgeEnv cannot place (`forgeenv.real.modelArchitectures`). */
+  modelArchitectures: ModelArchitecturesSchema.default({}),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
 /** What the constructor accepts: every field optional (defaults above). */

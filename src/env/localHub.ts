@@ -76,7 +76,7 @@ export interface HubOptions {
 }
 
 /** The environment make_hub.py runs in: offline, single-threaded, no stand-in libraries. */
-function generatorEnv(): NodeJS.ProcessEnv {
+export function generatorEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.PYTHONPATH;
   delete env.FORGEENV_LIBRARY_VERSIONS;

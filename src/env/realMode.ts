@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ensureHubItems, HubItemsError, type HubRefusal } from './hub/ensure';
+import type { ModelArchitectures } from './hub/modelTable';
+import type { HubNeeds } from './hub/needs';
 import { ensureLocalHub, LocalHubError } from './localHub';
 import type { LibraryVersions } from './schemas';
 import { allSnapshots, getSnapshot, snapshotIds, type Snapshot } from './snapshots/registry';
@@ -98,6 +101,18 @@ export interface RealRunSetup {
   snapshot: string;
   hubDir: string;
   source: 'snapshot-venv' | 'user';
+  /** Hub items the task needs that could not be provided (derived needs only; explicit ones throw). */
+  hubRefusals: HubRefusal[];
+}
+
+/** The task's hub needs beyond the base hub (src/env/hub/). */
+export interface RunHubNeeds {
+  needs: HubNeeds;
+  /** The task's files (a user's `<model>/config.json`). */
+  files?: Readonly<Record<string, string>>;
+  modelArchitectures?: ModelArchitectures;
+  /** Explicit needs (the task's `hub`): a refused item is an error, not a note. */
+  strict?: boolean;
 }
 
 export interface PrepareOptions {
@@ -106,9 +121,13 @@ export interface PrepareOptions {
   snapshot?: string;
   /** The user's interpreter; undefined = the snapshot's managed venv. */
   interpreter?: string;
+  /** Models and datasets the task needs beyond the base hub: the run's HF_HOME then holds them too. */
+  hub?: RunHubNeeds;
   onProgress?: (msg: string) => void;
   signal?: AbortSignal;
 }
+
+const reportedRefusals = new Set<string>();
 
 /** Resolves interpreter + environment for a real-mode run, building the venv and the hub when needed. */
 export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup> {
@@ -158,7 +177,26 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
     const detail = e instanceof LocalHubError ? e.message : String(e);
     throw new RealModeError(`ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
   }
-  return { interpreter, env: realModeEnv(hubDir), bytecodeCache: realModeBytecodeCache(), privateCopies: [hubDir], snapshot, hubDir, source };
+  let hubRefusals: HubRefusal[] = [];
+  if (opts.hub && (opts.hub.needs.models.length || opts.hub.needs.datasets.some((d) => !d.format))) {
+    try {
+      const r = await ensureHubItems({ hubKey, python: interpreter, baseHubDir: hubDir, needs: opts.hub.needs, files: opts.hub.files, modelArchitectures: opts.hub.modelArchitectures, strict: opts.hub.strict, onProgress: progress, signal: opts.signal });
+      hubDir = r.hubDir;
+      hubRefusals = r.refusals;
+      for (const x of r.refusals) {
+        // Said once per process: every run of a task meets the same (cached) refusal.
+        const key = `${hubKey}\0${x.kind}\0${x.id}\0${x.reason}`;
+        if (reportedRefusals.has(key)) continue;
+        reportedRefusals.add(key);
+        progress?.(`${snapshot}: cannot provide ${x.kind} ${x.id}: ${x.reason}`);
+      }
+    } catch (e) {
+      if (opts.signal?.aborted) throw new RealModeError(`Building the hub items for ${snapshot} was cancelled.`, 'aborted');
+      const detail = e instanceof HubItemsError ? e.message : String(e);
+      throw new RealModeError(`ForgeEnv could not provide the task's models and datasets for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
+    }
+  }
+  return { interpreter, env: realModeEnv(hubDir), bytecodeCache: realModeBytecodeCache(), privateCopies: [hubDir], snapshot, hubDir, source, hubRefusals };
 }
 
 function venvError(snapshot: string, e: unknown): RealModeError {

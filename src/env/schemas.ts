@@ -3,6 +3,7 @@
 // responses) is parsed with these schemas.
 import { z } from 'zod';
 import { VerifySpecSchema } from './verify/spec';
+import { HubNeedsSchema } from './hub/needs';
 
 export const DifficultySchema = z.enum(['easy', 'medium', 'hard']);
 export type Difficulty = z.infer<typeof DifficultySchema>;
@@ -106,6 +107,8 @@ export const TaskSchema = z.object({
   mounts: RunMountsSchema.optional(),
   /** The evidence its training must leave (tasks.json `verify`; absent: everything read from the original). */
   verify: VerifySpecSchema.optional(),
+  /** The hub models and datasets real mode provides (tasks.json `hub`, recorded by make-task; absent: derived from the script and its args). */
+  hub: HubNeedsSchema.optional(),
   /** Free-form tags, e.g. `trainer`, `custom_loop`, `trl`, `peft`. */
   tags: z.array(z.string()).default([]),
   /** Where the script came from: the built-in corpus or a user folder. */

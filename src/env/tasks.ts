@@ -8,6 +8,7 @@ import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
 import { tasksDir } from './paths';
 import { VerifySpecSchema } from './verify/spec';
+import { HubNeedsSchema } from './hub/needs';
 import { randomIndex } from './random';
 import { deriveScriptArgs } from './scriptArgs';
 import {
@@ -50,6 +51,8 @@ export const TaskMetadataSchema = z
     files: RunFilesSchema.optional(),
     /** The artifact and held-out check that decide success (verify/spec.ts); absent: read from the original. */
     verify: VerifySpecSchema.optional(),
+    /** The hub models and datasets real mode must provide (src/env/hub/needs.ts); absent: derived from the script and args. */
+    hub: HubNeedsSchema.optional(),
   })
   .strict();
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
@@ -206,6 +209,7 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       ...(args.length ? { args } : {}),
       ...(meta?.files ? { files: meta.files } : {}),
       ...(meta?.verify ? { verify: meta.verify } : {}),
+      ...(meta?.hub ? { hub: meta.hub } : {}),
       tags: meta?.tags ?? [],
       source,
     };

@@ -126,7 +126,7 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   if (!task) return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
   const { interpreter } = await resolveInterpreter(settings);
   const mode = previous.info.mode;
-  const env = new ForgeEnvironment({ mode, interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, maxDiffBytes: settings.maxDiffBytes, sandbox: sandboxOptionsOf(settings) }, { tasks });
+  const env = new ForgeEnvironment({ mode, interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, maxDiffBytes: settings.maxDiffBytes, sandbox: sandboxOptionsOf(settings), modelArchitectures: settings['real.modelArchitectures'] }, { tasks });
   let start: HumanEpisodeStart;
   try {
     start = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ForgeEnv: rebuilding ${previous.task_id} · ${previous.primitive_type}` }, () =>

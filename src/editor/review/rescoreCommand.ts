@@ -29,7 +29,7 @@ export async function rescoreCommand(context: vscode.ExtensionContext, log: vsco
   const envFor = (mode: ExecutionMode) => {
     let env = envs.get(mode);
     if (!env) {
-      env = new ForgeEnvironment({ mode, interpreter: interpreterFor(mode), timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs });
+      env = new ForgeEnvironment({ mode, interpreter: interpreterFor(mode), timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, modelArchitectures: settings['real.modelArchitectures'] });
       envs.set(mode, env);
     }
     return env;

@@ -1,0 +1,556 @@
+"""Writes single local-hub items (any model id, any dataset id) for ForgeEnv's `real` mode.
+
+The sibling of make_hub.py (which writes the corpus's fixed base hub): it runs INSIDE the snapshot's
+interpreter, so every file is written by that era's own transformers/tokenizers/datasets. Each item
+goes into its own folder laid out like an HF_HOME (`hub/models--org--name/...` or `datasets/...`);
+ForgeEnv composes a run's HF_HOME from the base hub plus exactly the items the task needs.
+
+Input: a JSON spec (src/env/hub/ensure.ts writes it):
+  {"items": [{"kind": "model", "out": DIR, "id": "Qwen/Qwen2-0.5B", "model_type": "qwen2",
+              "head": "causal_lm", "tokenizer": "qwen", "chat_template": "chatml" | null,
+              "config": {...} | null},
+             {"kind": "dataset", "out": DIR, "path": "org/name", "config": null,
+              "splits": ["train", "test"], "columns": {"text": "string", "label": "label"},
+              "labels": {"label": ["neg", "pos"]}}]}
+Output: one `[hub-item] {json}` line per item: {"index": i, "ok": true} or {"index": i, "ok": false,
+"reason": "..."}. A failing item never stops the others. Exit 0 unless the spec itself is unreadable.
+
+Models are random (seed 0), 2 layers of width 32, from `AutoConfig.for_model(model_type)` with every
+size attribute it has shrunk (sub-configs too); tokenizers are trained on synthetic text with the
+family's real special tokens and, for chat models, the family's real chat template.
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_hub  # noqa: E402  (the base generator: tokenizer trainers, offline env, PNG writer)
+
+VOCAB_SIZE = 600
+
+# Size attributes of transformers configs -> the tiny value. Applied wherever the key exists,
+# recursively into sub-configs (text_config, vision_config, encoder, decoder, ...).
+SMALL = {
+    "hidden_size": 32, "d_model": 32, "n_embd": 32, "dim": 32, "embed_dim": 32, "projection_dim": 32,
+    "num_hidden_layers": 2, "n_layer": 2, "num_layers": 2, "n_layers": 2, "encoder_layers": 2, "decoder_layers": 2,
+    "num_decoder_layers": 2,
+    "num_attention_heads": 2, "n_head": 2, "num_heads": 2, "n_heads": 2, "encoder_attention_heads": 2,
+    "decoder_attention_heads": 2, "num_key_value_heads": 1,
+    "intermediate_size": 37, "d_ff": 37, "n_inner": 37, "hidden_dim": 37, "ffn_dim": 37, "encoder_ffn_dim": 37,
+    "decoder_ffn_dim": 37, "moe_intermediate_size": 16, "shared_expert_intermediate_size": 16,
+    "head_dim": 16, "d_kv": 16, "embedding_size": 32, "num_local_experts": 4, "num_experts": 4,
+    "num_experts_per_tok": 2, "image_size": 32, "patch_size": 8, "max_position_embeddings": 256,
+    "max_target_positions": 256, "conv_dim": [32, 32], "conv_stride": [5, 2], "conv_kernel": [10, 3],
+    "num_conv_pos_embeddings": 16, "num_conv_pos_embedding_groups": 2, "codevector_dim": 32,
+    "proj_codevector_dim": 32, "tdnn_dim": [32, 32], "tdnn_kernel": [5, 3], "tdnn_dilation": [1, 2], "xvector_output_dim": 32,
+    "entity_emb_size": 16, "entity_vocab_size": 16, "relative_attention_num_buckets": 8,
+}
+LAYER_LISTS = ("layer_types", "mlp_only_layers", "block_types")
+
+# Chat templates: the families' real ones, copied from each model repo's tokenizer_config.json.
+CHAT_TEMPLATES = {
+    # meta-llama/Meta-Llama-3-8B-Instruct (tokenizer_config.json, "chat_template")
+    "llama3": (
+        "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = '<|start_header_id|>' + "
+        "message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}"
+        "{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}"
+        "{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}"
+    ),
+    # meta-llama/Llama-2-7b-chat-hf (tokenizer_config.json, "chat_template")
+    "llama2": (
+        "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}{% set system_message = messages[0]['content'] %}"
+        "{% else %}{% set loop_messages = messages %}{% set system_message = false %}{% endif %}{% for message in loop_messages %}"
+        "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate "
+        "user/assistant/user/assistant/...') }}{% endif %}{% if loop.index0 == 0 and system_message != false %}{% set content = "
+        "'<<SYS>>\\n' + system_message + '\\n<</SYS>>\\n\\n' + message['content'] %}{% else %}{% set content = message['content'] %}"
+        "{% endif %}{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + ' [/INST]' }}"
+        "{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + eos_token }}{% endif %}{% endfor %}"
+    ),
+    # Qwen/Qwen2-0.5B-Instruct (tokenizer_config.json, "chat_template"): ChatML
+    "chatml": (
+        "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\n"
+        "You are a helpful assistant.<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
+        "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+    ),
+    # HuggingFaceTB/SmolLM2-135M-Instruct (tokenizer_config.json, "chat_template"): ChatML
+    "chatml-smollm": (
+        "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\n"
+        "You are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + "
+        "message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}"
+        "{{ '<|im_start|>assistant\n' }}{% endif %}"
+    ),
+    # mistralai/Mistral-7B-Instruct-v0.1 (tokenizer_config.json, "chat_template")
+    "mistral": (
+        "{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+        "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
+        "{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}"
+        "{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}"
+    ),
+    # google/gemma-2b-it (tokenizer_config.json, "chat_template")
+    "gemma": (
+        "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+        "{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation "
+        "roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}"
+        "{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ '<start_of_turn>' + role + '\n' + "
+        "message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}"
+    ),
+    # microsoft/Phi-3-mini-4k-instruct (tokenizer_config.json, "chat_template")
+    "phi3": (
+        "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\n' + message['content'] + '<|end|>\n'}}"
+        "{% elif message['role'] == 'user' %}{{'<|user|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'assistant' %}"
+        "{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}{% if add_generation_prompt %}"
+        "{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+    ),
+}
+
+# Byte-level BPE families: their real special tokens (from each family's special_tokens_map.json).
+# bos is prepended by the post-processor when add_bos is set, as the real tokenizers do.
+BYTE_LEVEL = {
+    "llama2": dict(bos="<s>", eos="</s>", unk="<unk>", pad=None, extra=[], add_bos=True),
+    "mistral": dict(bos="<s>", eos="</s>", unk="<unk>", pad=None, extra=["[INST]", "[/INST]"], add_bos=True),
+    "llama3": dict(bos="<|begin_of_text|>", eos="<|end_of_text|>", unk=None, pad=None,
+                   extra=["<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"], add_bos=True),
+    "llama3-instruct": dict(bos="<|begin_of_text|>", eos="<|eot_id|>", unk=None, pad=None,
+                            extra=["<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>"], add_bos=True),
+    "qwen": dict(bos=None, eos="<|endoftext|>", unk=None, pad="<|endoftext|>", extra=["<|im_start|>", "<|im_end|>"], add_bos=False),
+    "qwen-instruct": dict(bos=None, eos="<|im_end|>", unk=None, pad="<|endoftext|>", extra=["<|endoftext|>", "<|im_start|>"], add_bos=False),
+    "smollm": dict(bos="<|endoftext|>", eos="<|endoftext|>", unk="<|endoftext|>", pad=None, extra=["<|im_start|>", "<|im_end|>"], add_bos=False),
+    "smollm-instruct": dict(bos="<|im_start|>", eos="<|im_end|>", unk="<|endoftext|>", pad="<|im_end|>", extra=["<|endoftext|>"], add_bos=False),
+    "gemma": dict(bos="<bos>", eos="<eos>", unk="<unk>", pad="<pad>", extra=["<start_of_turn>", "<end_of_turn>"], add_bos=True),
+    "phi3": dict(bos="<s>", eos="<|endoftext|>", unk="<unk>", pad="<|endoftext|>",
+                 extra=["<|system|>", "<|user|>", "<|assistant|>", "<|end|>"], add_bos=False),
+    "phi": dict(bos="<|endoftext|>", eos="<|endoftext|>", unk="<|endoftext|>", pad=None, extra=[], add_bos=False),
+    "opt": dict(bos="</s>", eos="</s>", unk="</s>", pad="<pad>", extra=[], add_bos=True),
+    "neox": dict(bos="<|endoftext|>", eos="<|endoftext|>", unk="<|endoftext|>", pad=None, extra=[], add_bos=False),
+    "falcon": dict(bos=None, eos="<|endoftext|>", unk=None, pad=None, extra=[">>TITLE<<", ">>ABSTRACT<<"], add_bos=False),
+    "bloom": dict(bos="<s>", eos="</s>", unk="<unk>", pad="<pad>", extra=[], add_bos=False),
+    "bart": dict(bos="<s>", eos="</s>", unk="<unk>", pad="<pad>", extra=["<mask>"], add_bos=True, cls="<s>", sep="</s>", mask="<mask>"),
+    "whisper": dict(bos="<|endoftext|>", eos="<|endoftext|>", unk="<|endoftext|>", pad="<|endoftext|>",
+                    extra=["<|startoftranscript|>", "<|en|>", "<|transcribe|>", "<|translate|>", "<|notimestamps|>"], add_bos=False),
+    "idefics": dict(bos="<s>", eos="</s>", unk="<unk>", pad="<unk>", extra=["<fake_token_around_image>", "<image>", "<end_of_utterance>"], add_bos=True),
+    "llava": dict(bos="<s>", eos="</s>", unk="<unk>", pad="<pad>", extra=["<image>"], add_bos=True),
+    "clip": dict(bos="<|startoftext|>", eos="<|endoftext|>", unk="<|endoftext|>", pad="<|endoftext|>", extra=[], add_bos=True),
+}
+# The base generator's families (WordPiece, byte-level RoBERTa/GPT-2, Unigram T5/ALBERT).
+BASE_FAMILIES = ("bert-cased", "bert-uncased", "roberta", "gpt2", "t5", "albert")
+
+HEADS = {
+    "causal_lm": ["AutoModelForCausalLM"],
+    "seq2seq_lm": ["AutoModelForSeq2SeqLM"],
+    "masked_lm": ["AutoModelForMaskedLM"],
+    "image_classification": ["AutoModelForImageClassification"],
+    "speech_seq2seq": ["AutoModelForSpeechSeq2Seq"],
+    "ctc": ["AutoModelForCTC"],
+    "vision2seq": ["AutoModelForImageTextToText", "AutoModelForVision2Seq"],
+    "base": [],
+}
+
+
+def result(index, ok, reason=None, note=None):
+    extra = {}
+    if reason:
+        extra["reason"] = reason
+    if note:
+        extra["note"] = note
+    print("[hub-item] " + json.dumps(dict({"index": index, "ok": ok}, **extra)), flush=True)
+
+
+def pillow_note(model_type):
+    """Image processors load only with Pillow: say so instead of letting the script find out."""
+    import importlib.util
+
+    if importlib.util.find_spec("PIL") is None:
+        return "image processor written, but this interpreter has no Pillow, so loading it raises transformers' PIL ImportError"
+    return None
+
+
+class Refused(Exception):
+    """An item this snapshot cannot provide; the message is the reason shown to the user."""
+
+
+def shrink(d):
+    for k, v in list(d.items()):
+        if isinstance(v, dict):
+            shrink(v)
+        elif k in SMALL and (isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, list)) and v is not None:
+            d[k] = SMALL[k]
+        elif k in LAYER_LISTS and isinstance(v, list):
+            d[k] = v[:2]
+    # Swin-like stages: one stage per depth entry.
+    if isinstance(d.get("depths"), list):
+        d["depths"] = [1, 1]
+        if isinstance(d.get("num_heads"), list) or "num_heads" in d:
+            d["num_heads"] = [2, 2]
+        d["embed_dim"] = 16
+        d["window_size"] = 2
+        d.pop("out_features", None)
+        d.pop("out_indices", None)
+        d.pop("stage_names", None)
+    return d
+
+
+def tiny_config(tr, model_type, user_config):
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    if model_type == "vision-encoder-decoder":
+        return tiny_vision_encoder_decoder(tr, user_config)
+    if model_type not in CONFIG_MAPPING:
+        raise Refused("transformers %s does not know model type %r (added in a later release)" % (tr.__version__, model_type))
+    cls = CONFIG_MAPPING[model_type]
+    base = dict(user_config or {})
+    base.pop("architectures", None)
+    base.pop("_name_or_path", None)
+    try:
+        default = cls(**{k: v for k, v in base.items() if k != "model_type"}) if base else cls()
+    except Exception as e:  # composite configs without defaults (vision-encoder-decoder)
+        raise Refused("transformers %s cannot build a default %s config: %s" % (tr.__version__, model_type, str(e).splitlines()[0]))
+    d = shrink(default.to_dict())
+    return cls.from_dict(d)
+
+
+def tiny_vision_encoder_decoder(tr, user_config):
+    """Donut-style: a tiny image encoder (the user's encoder type, else donut-swin) and a tiny text decoder with cross-attention."""
+    user_config = user_config or {}
+    enc_type = (user_config.get("encoder") or {}).get("model_type") or "donut-swin"
+    dec_type = (user_config.get("decoder") or {}).get("model_type") or "mbart"
+    enc = tiny_config(tr, enc_type, None)
+    dec = tiny_config(tr, dec_type, None)
+    dec.is_decoder = True
+    dec.add_cross_attention = True
+    return tr.VisionEncoderDecoderConfig.from_encoder_decoder_configs(enc, dec)
+
+
+def vocab_attr(config):
+    for c in (config, getattr(config, "text_config", None), getattr(config, "decoder", None)):
+        if c is not None and hasattr(c, "vocab_size"):
+            yield c
+
+
+def train_byte_level(spec, text):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    specials = [t for t in [spec.get("pad"), spec.get("bos"), spec.get("eos"), spec.get("unk")] + spec["extra"] if t]
+    specials = list(dict.fromkeys(specials))
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(text, trainer)
+    if spec["add_bos"] and spec.get("bos"):
+        bos = spec["bos"]
+        tok.post_processor = processors.TemplateProcessing(
+            single="%s:0 $A:0" % bos, pair="%s:0 $A:0 %s:1 $B:1" % (bos, bos), special_tokens=[(bos, tok.token_to_id(bos))]
+        )
+    else:
+        tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    return tok
+
+
+def write_tokenizer(family, model_type, template, text, dest):
+    """Returns (tokenizer object, {role: id}) after writing the tokenizer files into dest."""
+    if family in BASE_FAMILIES:
+        tok, _ = make_hub.train_tokenizer(family, text)
+        make_hub.TOKENIZER_CLASS.setdefault(model_type, "PreTrainedTokenizerFast")
+        make_hub.tokenizer_files(model_type, family, tok, dest)
+        ids = {}
+        with open(os.path.join(dest, "special_tokens_map.json"), encoding="utf-8") as f:
+            for role, t in json.load(f).items():
+                if isinstance(t, str):
+                    ids[role] = tok.token_to_id(t)
+        if template:
+            add_chat_template(dest, template)
+        return tok, ids
+    if family not in BYTE_LEVEL:
+        raise Refused("no tokenizer recipe for family %r" % family)
+    spec = BYTE_LEVEL[family]
+    tok = train_byte_level(spec, text)
+    tok.save(os.path.join(dest, "tokenizer.json"))
+    special = {}
+    for role in ("bos", "eos", "unk", "pad", "cls", "sep", "mask"):
+        if spec.get(role):
+            special[role + "_token"] = spec[role]
+    extra = [t for t in spec["extra"] if t not in special.values()]
+    if extra:
+        special["additional_special_tokens"] = extra
+    cfg = dict(special, tokenizer_class="PreTrainedTokenizerFast", model_max_length=2048, clean_up_tokenization_spaces=False)
+    if spec["add_bos"]:
+        cfg["add_bos_token"] = True
+    with open(os.path.join(dest, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+    with open(os.path.join(dest, "special_tokens_map.json"), "w", encoding="utf-8") as f:
+        json.dump(special, f, indent=2, sort_keys=True)
+    if template:
+        add_chat_template(dest, template)
+    ids = {k[: -len("_token")]: tok.token_to_id(v) for k, v in special.items() if isinstance(v, str)}
+    return tok, ids
+
+
+def add_chat_template(dest, name):
+    path = os.path.join(dest, "tokenizer_config.json")
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    cfg["chat_template"] = CHAT_TEMPLATES[name]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+
+
+# Image processor classes of the vision families (as their hub repos name them). A static table:
+# transformers' own mapping needs Pillow to be imported, which the snapshots do not install.
+IMAGE_PROCESSORS = {
+    "vit": "ViTImageProcessor", "deit": "DeiTImageProcessor", "swin": "ViTImageProcessor", "beit": "BeitImageProcessor",
+    "convnext": "ConvNextImageProcessor", "resnet": "ConvNextImageProcessor", "clip": "CLIPImageProcessor",
+    "siglip": "SiglipImageProcessor", "dinov2": "BitImageProcessor", "donut-swin": "DonutImageProcessor",
+    "mobilevit": "MobileViTImageProcessor", "segformer": "SegformerImageProcessor",
+}
+
+
+def image_processor(dest, model_type):
+    """preprocessor_config.json of a 32x32 image processor (written as JSON: no Pillow needed to write it)."""
+    name = IMAGE_PROCESSORS.get(model_type)
+    if not name:
+        raise Refused("no image processor recipe for model type %r" % model_type)
+    cfg = {
+        "do_normalize": True, "do_rescale": True, "do_resize": True, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5],
+        "image_processor_type": name, "resample": 2, "rescale_factor": 1 / 255, "size": {"height": 32, "width": 32},
+    }
+    if model_type == "clip":
+        cfg.update(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}, do_center_crop=True)
+    if model_type == "donut-swin":
+        cfg.update(processor_class="DonutProcessor", do_align_long_axis=False, do_thumbnail=True, do_pad=True)
+    with open(os.path.join(dest, "preprocessor_config.json"), "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+
+
+def audio_feature_extractor(tr, dest, model_type):
+    if model_type == "whisper":
+        tr.WhisperFeatureExtractor(feature_size=80).save_pretrained(dest)
+    elif model_type in ("wav2vec2", "hubert", "wavlm"):
+        tr.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0, do_normalize=True, return_attention_mask=True).save_pretrained(dest)
+    else:
+        raise Refused("no feature extractor recipe for audio model type %r" % model_type)
+
+
+VISION_TYPES = {"vit", "swin", "deit", "beit", "convnext", "resnet", "clip", "siglip", "dinov2", "mobilevit", "segformer"}
+AUDIO_TYPES = {"whisper", "wav2vec2", "hubert", "wavlm"}
+
+
+def write_model(item, text):
+    """Writes the model repo; returns a note for the user or None."""
+    import torch
+    import transformers as tr
+
+    repo = os.path.join(item["out"], "hub", "models--" + item["id"].replace("/", "--"))
+    commit = make_hub.commit_of(item["id"])
+    snap = os.path.join(repo, "snapshots", commit)
+    os.makedirs(snap, exist_ok=True)
+    os.makedirs(os.path.join(repo, "refs"), exist_ok=True)
+    model_type = item["model_type"]
+    config = tiny_config(tr, model_type, item.get("config"))
+    ids = {}
+    if item.get("tokenizer"):
+        tok, ids = write_tokenizer(item["tokenizer"], model_type, item.get("chat_template"), text, snap)
+        size = tok.get_vocab_size(with_added_tokens=True)
+        for c in vocab_attr(config):
+            c.vocab_size = size
+            for role in ("bos", "eos", "pad"):
+                if ids.get(role) is not None and hasattr(c, role + "_token_id"):
+                    setattr(c, role + "_token_id", ids[role])
+            if hasattr(c, "decoder_start_token_id") and getattr(c, "decoder_start_token_id", None) is not None:
+                c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
+    if model_type == "vision-encoder-decoder":
+        image_processor(snap, config.encoder.model_type)
+        config.decoder_start_token_id = ids.get("bos", 0)
+        config.pad_token_id = ids.get("pad", 0)
+        config.eos_token_id = ids.get("eos", 0)
+    elif model_type in VISION_TYPES:
+        image_processor(snap, model_type)
+    if model_type in AUDIO_TYPES:
+        audio_feature_extractor(tr, snap, model_type)
+    torch.manual_seed(0)
+    model = None
+    for auto_name in HEADS[item["head"]] + ["AutoModel"]:
+        auto = getattr(tr, auto_name, None)
+        if auto is None:
+            continue
+        try:
+            model = auto.from_config(config)
+            break
+        except ValueError:  # this config class has no such head in this release
+            continue
+    if model is None and model_type == "vision-encoder-decoder":
+        model = tr.VisionEncoderDecoderModel(config=config)
+    if model is None:
+        raise Refused("transformers %s has no model class for %r" % (tr.__version__, model_type))
+    model.save_pretrained(snap)
+    with open(os.path.join(repo, "refs", "main"), "w") as f:
+        f.write(commit)
+    if model_type in VISION_TYPES or model_type == "vision-encoder-decoder":
+        return pillow_note(model_type)
+    return None
+
+
+# ---------------------------------------------------------------- datasets
+
+WORDS = None
+
+
+def words(synthetic):
+    global WORDS
+    if WORDS is None:
+        WORDS = synthetic.NEUTRAL + synthetic.TOPIC + synthetic.VERBS + synthetic.POS + synthetic.NEG
+    return WORDS
+
+
+def sentence(rng, synthetic, lo=5, hi=14):
+    return " ".join(rng.choice(words(synthetic)) for _ in range(rng.randint(lo, hi))).capitalize() + "."
+
+
+def cell(kind, rng, synthetic, names, i, col):
+    if kind == "string":
+        return sentence(rng, synthetic)
+    if kind == "int":
+        return rng.randrange(0, 5)
+    if kind == "float":
+        return round(rng.random(), 4)
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "label":
+        return rng.randrange(len(names or ["0", "1"]))
+    if kind == "strings":
+        return [sentence(rng, synthetic, 2, 5) for _ in range(rng.randint(1, 3))]
+    if kind == "tokens":
+        return [rng.choice(words(synthetic)) for _ in range(rng.randint(4, 10))]
+    if kind == "ints":
+        return [rng.randrange(0, 5) for _ in range(rng.randint(4, 10))]
+    if kind == "floats":
+        return [round(rng.random(), 4) for _ in range(rng.randint(2, 6))]
+    if kind == "messages":
+        return [
+            {"role": "user", "content": sentence(rng, synthetic) + "?"},
+            {"role": "assistant", "content": sentence(rng, synthetic)},
+        ]
+    if kind == "image":
+        return {"bytes": png(rng), "path": None}
+    raise Refused("column %r: no synthetic data for kind %r" % (col, kind))
+
+
+def png(rng):
+    class Img:
+        size = (32, 32)
+        mode = "RGB"
+
+        def __init__(self):
+            self.base = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+
+        def getpixel(self, xy):
+            x, y = xy
+            return tuple((c + 4 * x + 3 * y) & 255 for c in self.base)
+
+    return make_hub.png_bytes(Img())
+
+
+def feature(ds, kind, names):
+    simple = {"string": ds.Value("string"), "int": ds.Value("int64"), "float": ds.Value("float64"), "bool": ds.Value("bool")}
+    if kind in simple:
+        return simple[kind]
+    if kind == "label":
+        return ds.ClassLabel(names=list(names or ["0", "1"]))
+    if kind in ("strings", "tokens"):
+        return ds.Sequence(ds.Value("string"))
+    if kind == "ints":
+        return ds.Sequence(ds.Value("int64"))
+    if kind == "floats":
+        return ds.Sequence(ds.Value("float64"))
+    if kind == "messages":
+        return [{"role": ds.Value("string"), "content": ds.Value("string")}]
+    if kind == "image":
+        return ds.Image()
+    raise Refused("no feature type for column kind %r" % kind)
+
+
+def write_dataset(item, synthetic):
+    import datasets as ds
+    import pyarrow as pa
+
+    labels = item.get("labels") or {}
+    columns = item["columns"]
+    if not columns:
+        raise Refused("no columns known for dataset %r" % item["path"])
+    features = ds.Features({c: feature(ds, k, labels.get(c)) for c, k in columns.items()})
+    tables = {}
+    for split in item["splits"]:
+        n = 64 if split == "train" else 16
+        rng = random.Random(int(hashlib.sha256(("%s:%s" % (item["path"], split)).encode()).hexdigest()[:12], 16))
+        cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+        tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
+    config_name = item.get("config") or "default"
+
+    class Synthetic(ds.ArrowBasedBuilder):
+        BUILDER_CONFIGS = [ds.BuilderConfig(name=config_name, version=ds.Version("0.0.0"))]
+
+        def _info(self):
+            return ds.DatasetInfo(features=features)
+
+        def _split_generators(self, dl_manager):
+            return [ds.SplitGenerator(name=s, gen_kwargs={"split": s}) for s in tables]
+
+        def _generate_tables(self, split):
+            yield 0, tables[split]
+
+    path = item["path"]
+    builder = Synthetic(
+        cache_dir=os.path.join(item["out"], "datasets"),
+        dataset_name=path.split("/")[-1],
+        config_name=config_name,
+        hash=make_hub.commit_of("dataset:%s:%s" % (path, config_name))[:16],
+        repo_id=path if "/" in path else None,
+    )
+    builder.download_and_prepare()
+    for root, _, files in os.walk(os.path.join(item["out"], "datasets")):
+        for f in files:
+            if f.endswith(".lock"):
+                os.remove(os.path.join(root, f))
+    if "image" in columns.values():
+        import importlib.util
+
+        if importlib.util.find_spec("PIL") is None:
+            return "image columns written, but this interpreter has no Pillow, so decoding them raises datasets' PIL ImportError"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--spec", required=True)
+    ap.add_argument("--simlibs", required=True)
+    args = ap.parse_args()
+    with open(args.spec, encoding="utf-8") as f:
+        spec = json.load(f)
+    synthetic = make_hub.load_synthetic(args.simlibs)
+    text = None
+    for i, item in enumerate(spec["items"]):
+        os.environ.update(make_hub.offline_env(item["out"]))
+        try:
+            if item["kind"] == "model":
+                if text is None:
+                    text = make_hub.corpus_text(synthetic) + [
+                        "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\nhi<|im_end|>",
+                        "[INST] What is this? [/INST] A test. <start_of_turn>user <end_of_turn>",
+                    ]
+                note = write_model(item, text)
+            else:
+                note = write_dataset(item, synthetic)
+            result(i, True, note=note)
+        except Refused as e:
+            result(i, False, str(e))
+        except Exception as e:  # the real library's own error is the reason
+            lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            result(i, False, "%s: %s (%s:%d)" % (type(e).__name__, lines[0] if lines else "", os.path.basename(where.filename), where.lineno))
+
+
+if __name__ == "__main__":
+    main()

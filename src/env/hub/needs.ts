@@ -1,0 +1,410 @@
+// What a training script needs from the Hugging Face hub: the model ids and dataset ids it names,
+// and for each dataset the columns (with their kinds) the script reads. Read from the script's
+// syntax tree (src/env/python/), its args and its config files, never by running it. The result
+// decides which tiny models and synthetic datasets real mode builds (ensure.ts); make-task records
+// it in the task (`hub`) so a reviewer sees what was provided and why (`from`).
+import { z } from 'zod';
+import { parsePython } from '../python/parse';
+import { indexScript, type CallSite, type ScriptIndex } from '../python/scriptIndex';
+import { readStringLiteral } from '../python/strings';
+import { KNOWN_DATASETS, isBaseHubDataset } from './datasetTable';
+import { isBaseHubModel } from './modelTable';
+
+export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio'] as const;
+export const ColumnKindSchema = z.enum(COLUMN_KINDS);
+export type ColumnKind = z.infer<typeof ColumnKindSchema>;
+
+export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet'] as const;
+
+const HubIdSchema = z.string().min(1).max(200);
+
+export const ModelNeedSchema = z
+  .object({
+    id: HubIdSchema,
+    /** A transformers model_type or a well-known id whose architecture to use (overrides the table). */
+    architecture: z.string().min(1).max(200).optional(),
+    /** Where the need was found (provenance), e.g. `from_pretrained literal line 12`. */
+    from: z.string().max(300).optional(),
+  })
+  .strict();
+export type ModelNeed = z.infer<typeof ModelNeedSchema>;
+
+export const DatasetNeedSchema = z
+  .object({
+    /** A hub dataset id, or a local data file's relative path when `format` is set. */
+    path: HubIdSchema,
+    config: z.string().min(1).max(200).optional(),
+    splits: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/)).min(1).max(8).optional(),
+    columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
+    /** Label names of `label` columns. */
+    labels: z.record(z.string(), z.array(z.string()).min(1).max(1000)).optional(),
+    /** Set for a local data file (`load_dataset("json", data_files=...)`, `--train_file x.csv`). */
+    format: z.enum(DATA_FILE_FORMATS).optional(),
+    from: z.string().max(300).optional(),
+  })
+  .strict();
+export type DatasetNeed = z.infer<typeof DatasetNeedSchema>;
+
+export const HubNeedsSchema = z.object({ models: z.array(ModelNeedSchema).max(64), datasets: z.array(DatasetNeedSchema).max(64) }).strict();
+export type HubNeeds = z.infer<typeof HubNeedsSchema>;
+
+const SPLIT_NAMES = new Set(['train', 'test', 'validation', 'valid', 'dev', 'eval', 'evaluation']);
+const MODEL_KEY = /^(pretrained_)?(base_|teacher_|student_|ref_|reward_|sft_|policy_|value_)?(model|tokenizer|checkpoint)(_name)?(_or_path|_id|_path|_checkpoint)?$|^model_(name_or_path|id)$/;
+const DATASET_KEY = /^(train_)?dataset(_name|_id|_path)?(_or_path)?$|^dataset_id_or_path$/;
+const CONFIG_KEY = /^dataset_config(_name)?$/;
+const FILE_KEY = /^(train|validation|valid|eval|test)_file$|^data_files?$|^(train|eval|test)_data(_path)?$/;
+const COLUMN_KEY = /^(\w+)_column(_name)?$/;
+const FILE_BUILDERS: Record<string, DatasetNeed['format']> = { json: 'json', csv: 'csv', text: 'text', parquet: 'parquet' };
+const EXAMPLE_NAMES = /^(examples?|batch|samples?|rows?|items?|ex|e|x|elem|element|record|data_point|datapoint|features|feature|instance|conversation|d)$/;
+
+/** TRL trainers and the columns their datasets must have (TRL docs, "Dataset formats and types"). */
+const TRAINER_FORMATS: ReadonlyArray<[RegExp, Record<string, ColumnKind>]> = [
+  [/\b(DPO|ORPO|CPO|IPO)Trainer\b/, { prompt: 'string', chosen: 'string', rejected: 'string' }],
+  [/\bRewardTrainer\b/, { chosen: 'string', rejected: 'string' }],
+  [/\b(KTO|BCO)Trainer\b/, { prompt: 'string', completion: 'string', label: 'bool' }],
+  [/\b(GRPO|OnlineDPO|RLOO|XPO|NashMD|PPO|PPOv2)Trainer\b/, { prompt: 'string' }],
+];
+
+type Origin = string;
+
+interface Scope {
+  idx: ScriptIndex;
+  source: string;
+  /** Field/option name -> default literal (argparse, dataclass fields). */
+  defaults: Map<string, { value: string; from: Origin }>;
+  /** Option name -> value given in args or config files (these win over defaults). */
+  given: Map<string, { value: string; from: Origin }>;
+}
+
+/** The hub items `script` needs, run with `args`, with the task's `files` (config files are read). */
+export function deriveHubNeeds(script: string, args: readonly string[] = [], files: Readonly<Record<string, string>> = {}): HubNeeds {
+  const parsed = parsePython(script);
+  const idx = indexScript(parsed);
+  const scope: Scope = { idx, source: script, defaults: fieldDefaults(idx, script), given: givenValues(args, files) };
+  const models = new Map<string, ModelNeed>();
+  const datasets = new Map<string, DatasetNeed>();
+  const addModel = (id: string, from: Origin): void => {
+    if (!looksLikeModelId(id) || models.has(id)) return;
+    models.set(id, { id, from });
+  };
+  const addDataset = (need: DatasetNeed): void => {
+    const key = `${need.path}\0${need.config ?? ''}`;
+    const prev = datasets.get(key);
+    if (prev) {
+      prev.splits = union(prev.splits, need.splits);
+      return;
+    }
+    datasets.set(key, need);
+  };
+
+  for (const call of idx.calls) {
+    const name = call.method?.name ?? call.callee?.split('.').pop() ?? '';
+    if (name === 'from_pretrained') {
+      const arg = positional(call, 0) ?? keyword(call, 'pretrained_model_name_or_path');
+      const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
+      if (v) addModel(v.value, `from_pretrained ${v.from}`);
+    } else if (name === 'pipeline' || /Trainer$/.test(name)) {
+      const arg = keyword(call, 'model');
+      const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
+      if (v && v.value.includes('/')) addModel(v.value, `${name}(model=) ${v.from}`);
+    } else if (name === 'load_dataset') {
+      datasetFromCall(scope, call, addDataset);
+    }
+  }
+  // Values given on the command line or in config files under a model/dataset name.
+  for (const [key, { value, from }] of scope.given) {
+    if (MODEL_KEY.test(key)) addModel(value, from);
+    else if (DATASET_KEY.test(key) && !isDataFile(value)) addDataset({ path: value, ...configFor(scope), from });
+    else if (FILE_KEY.test(key) || (DATASET_KEY.test(key) && isDataFile(value))) {
+      for (const f of value.split(',')) if (isDataFile(f)) addDataset({ path: f, format: formatOf(f), splits: ['train'], from });
+    }
+  }
+  // Defaults of fields named like a model or dataset, when nothing overrides them.
+  for (const [key, { value, from }] of scope.defaults) {
+    if (scope.given.has(key)) continue;
+    if (MODEL_KEY.test(key)) addModel(value, from);
+    // `dataset_path` defaults are often load_from_disk folders: only a load_dataset call makes them hub ids.
+    else if (DATASET_KEY.test(key) && !key.endsWith('_path') && !isDataFile(value) && looksLikeDatasetId(value)) addDataset({ path: value, ...configFor(scope), from });
+  }
+
+  const columns = scriptColumns(scope);
+  for (const need of datasets.values()) {
+    const known = need.format ? undefined : KNOWN_DATASETS[need.path];
+    if (known) {
+      const cfg = need.config && known.configs?.[need.config];
+      need.columns = { ...(cfg ? cfg.columns : known.columns) };
+      const labels = cfg ? cfg.labels : known.labels;
+      if (labels) need.labels = labels;
+      need.splits = union(need.splits ?? [], known.splits);
+    } else {
+      need.columns = { ...columns };
+    }
+    need.splits = need.splits?.length ? need.splits : ['train', 'test'];
+    if (!need.splits.includes('train')) need.splits = ['train', ...need.splits];
+  }
+  return HubNeedsSchema.parse({
+    models: [...models.values()].filter((m) => !isBaseHubModel(m.id)),
+    datasets: [...datasets.values()].filter((d) => d.format || !isBaseHubDataset(d.path, d.config)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
+  });
+}
+
+// ---------------------------------------------------------------- values
+
+function positional(call: CallSite, i: number) {
+  return call.args.filter((a) => a.kind === 'positional')[i];
+}
+function keyword(call: CallSite, name: string) {
+  return call.args.find((a) => a.kind === 'keyword' && a.name === name);
+}
+
+function literalAt(source: string, from: number, to: number): string | undefined {
+  const lit = readStringLiteral(source, from, to);
+  return lit?.plain ? lit.raw : undefined;
+}
+
+const lineOf = (source: string, offset: number): number => source.slice(0, offset).split('\n').length;
+
+/** A string literal, or a name/attribute whose last part names a given value or a field default. */
+function resolveValue(scope: Scope, from: number, to: number): { value: string; from: Origin } | undefined {
+  const text = scope.source.slice(from, to).trim();
+  // `args.tokenizer_name or args.model_name_or_path`: the first part that resolves.
+  const or = text.split(/\s+or\s+/);
+  if (or.length > 1 && or.length <= 4) {
+    let at = from + scope.source.slice(from, to).indexOf(or[0]!);
+    for (const part of or) {
+      const start = scope.source.indexOf(part, at);
+      const v = start >= 0 ? resolveValue(scope, start, start + part.length) : undefined;
+      if (v) return v;
+      at = start + part.length;
+    }
+    return undefined;
+  }
+  const lit = literalAt(scope.source, from, to);
+  if (lit !== undefined) return { value: lit, from: `literal line ${lineOf(scope.source, from)}` };
+  const m = /^[A-Za-z_][\w.]*$/.exec(text);
+  if (!m) return undefined;
+  const key = text.split('.').pop()!;
+  const hit = scope.given.get(key) ?? scope.defaults.get(key);
+  if (hit) return hit;
+  // A module-level `NAME = "literal"`.
+  for (const a of scope.idx.assignments) {
+    if (a.target !== text) continue;
+    const v = literalAt(scope.source, a.valueNode.from, a.valueNode.to);
+    if (v !== undefined) return { value: v, from: `${text} = literal line ${lineOf(scope.source, a.valueNode.from)}` };
+  }
+  return undefined;
+}
+
+function configFor(scope: Scope): { config?: string } {
+  for (const [k, v] of [...scope.given, ...scope.defaults]) if (CONFIG_KEY.test(k) && v.value) return { config: v.value };
+  return {};
+}
+
+function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => void): void {
+  const pathArg = positional(call, 0) ?? keyword(call, 'path');
+  const path = pathArg && resolveValue(scope, pathArg.valueFrom, pathArg.valueTo);
+  if (!path) return;
+  const cfgArg = positional(call, 1) ?? keyword(call, 'name');
+  const config = cfgArg && resolveValue(scope, cfgArg.valueFrom, cfgArg.valueTo);
+  const splitArg = keyword(call, 'split');
+  const splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
+  const format = FILE_BUILDERS[path.value];
+  if (format) {
+    const filesArg = keyword(call, 'data_files') ?? positional(call, 1);
+    if (!filesArg) return;
+    const text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
+    const literals = [...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!);
+    const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, filesArg.valueFrom)}` })) : [resolveValue(scope, filesArg.valueFrom, filesArg.valueTo)].filter((v) => v !== undefined);
+    for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
+    return;
+  }
+  if (isDataFile(path.value)) {
+    add({ path: path.value, format: formatOf(path.value), splits: ['train'], from: `load_dataset ${path.from}` });
+    return;
+  }
+  if (!looksLikeDatasetId(path.value)) return;
+  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+}
+
+/** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */
+function splitNames(text: string): string[] {
+  return [...new Set([...text.matchAll(/(["'])([A-Za-z_]+)(\[[^\]]*\])?(\+[^"']*)?\1/g)].flatMap((m) => [m[2]!, ...(m[4] ? m[4].split('+').filter(Boolean).map((s) => s.replace(/\[.*$/, '')) : [])]))];
+}
+
+function union(a: string[] | undefined, b: string[] | undefined): string[] {
+  return [...new Set([...(a ?? []), ...(b ?? [])])];
+}
+
+export function looksLikeModelId(v: string): boolean {
+  if (!/^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(v) || v.length > 96) return false;
+  if (/\.(json|jsonl|csv|txt|py|bin|pt|safetensors|yaml|yml)$/i.test(v)) return false;
+  // Placeholders and output folders, not models.
+  return !/^(none|null|true|false|out|output|outputs|results?|sagemaker|path|model|tmp|checkpoints?)$/i.test(v);
+}
+
+function looksLikeDatasetId(v: string): boolean {
+  return /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(v) && !/^(none|null|true|false|path|data|dataset)$/i.test(v);
+}
+
+export function isDataFile(v: string): boolean {
+  return /\.(json|jsonl|csv|tsv|txt|parquet)$/i.test(v) && !v.startsWith('/') && !v.split('/').includes('..');
+}
+
+export function formatOf(path: string): DatasetNeed['format'] {
+  const ext = path.toLowerCase().split('.').pop();
+  if (ext === 'jsonl') return 'jsonl';
+  if (ext === 'json') return 'json';
+  if (ext === 'csv' || ext === 'tsv') return 'csv';
+  if (ext === 'parquet') return 'parquet';
+  return 'text';
+}
+
+// ---------------------------------------------------------------- defaults and given values
+
+/** argparse `add_argument("--x", default="v")` and dataclass `x: str = field(default="v")` / `= "v"`. */
+function fieldDefaults(idx: ScriptIndex, source: string): Scope['defaults'] {
+  const out: Scope['defaults'] = new Map();
+  for (const call of idx.calls) {
+    if (call.method?.name !== 'add_argument') continue;
+    const names = call.args.filter((a) => a.kind === 'positional').map((a) => literalAt(source, a.valueFrom, a.valueTo)).filter((n): n is string => !!n);
+    const long = names.find((n) => n.startsWith('--')) ?? names[0];
+    const dflt = keyword(call, 'default');
+    const value = dflt && literalAt(source, dflt.valueFrom, dflt.valueTo);
+    if (long && value) out.set(long.replace(/^-+/, '').replace(/-/g, '_'), { value, from: `argparse default of ${long} line ${lineOf(source, call.from)}` });
+  }
+  const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^\n]*?default\s*=\s*)?(["'])([^"'\n]+)\2/gm;
+  for (const m of source.matchAll(re)) {
+    if (!out.has(m[1]!)) out.set(m[1]!, { value: m[3]!, from: `dataclass default of ${m[1]} line ${lineOf(source, m.index ?? 0)}` });
+  }
+  return out;
+}
+
+/** `--name value` / `--name=value` in args, and top-level keys of JSON/YAML config files in `files`. */
+function givenValues(args: readonly string[], files: Readonly<Record<string, string>>): Scope['given'] {
+  const out: Scope['given'] = new Map();
+  const configFiles = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('--')) {
+      if (/\.(ya?ml|json)$/i.test(a) && files[a] !== undefined) configFiles.add(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const key = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
+    const value = eq > 0 ? a.slice(eq + 1) : args[i + 1] !== undefined && !args[i + 1]!.startsWith('--') ? args[++i]! : undefined;
+    if (value === undefined) continue;
+    if ((key === 'config' || /_config$|^config_file$/.test(key)) && files[value] !== undefined) configFiles.add(value);
+    out.set(key, { value, from: `args --${key}` });
+  }
+  for (const f of configFiles) for (const [k, v] of Object.entries(readConfigFile(f, files[f]!))) if (!out.has(k)) out.set(k, { value: v, from: `${f}: ${k}` });
+  return out;
+}
+
+/** Top-level scalar entries of a JSON object or a YAML mapping (no YAML library: `key: value` lines). */
+export function readConfigFile(name: string, text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (/\.json$/i.test(name)) {
+    try {
+      const parsed = z.record(z.string(), z.unknown()).safeParse(JSON.parse(text));
+      if (parsed.success) for (const [k, v] of Object.entries(parsed.data)) if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
+    } catch {
+      // not JSON: nothing given
+    }
+    return out;
+  }
+  for (const m of text.matchAll(/^([A-Za-z_][\w-]*)\s*:\s*(["']?)([^#\n"']+?)\2\s*(?:#.*)?$/gm)) out[m[1]!.replace(/-/g, '_')] = m[3]!.trim();
+  return out;
+}
+
+// ---------------------------------------------------------------- columns
+
+/** The columns the script reads from examples, with kinds guessed from their names and uses. */
+function scriptColumns(scope: Scope): Record<string, ColumnKind> {
+  const { idx, source } = scope;
+  const cols = new Map<string, ColumnKind>();
+  const add = (name: string, kind?: ColumnKind): void => {
+    if (!/^[A-Za-z_][\w -]{0,60}$/.test(name) || SPLIT_NAMES.has(name) || MODEL_OUTPUT_KEYS.has(name)) return;
+    if (!cols.has(name) || (kind && cols.get(name) === 'string')) cols.set(name, kind ?? kindOf(name));
+  };
+  // Parameters of functions passed to map/filter/formatting_func, and lambdas' parameters.
+  const exampleParams = new Set<string>();
+  const fnNames = new Set<string>();
+  for (const call of idx.calls) {
+    const m = call.method?.name;
+    if (m === 'map' || m === 'filter' || m === 'with_transform' || m === 'set_transform') {
+      const a = positional(call, 0) ?? keyword(call, 'function');
+      if (a) fnNames.add(source.slice(a.valueFrom, a.valueTo).trim());
+    }
+    const ff = keyword(call, 'formatting_func');
+    if (ff) fnNames.add(source.slice(ff.valueFrom, ff.valueTo).trim());
+  }
+  for (const f of idx.functions) {
+    if (f.name === undefined || fnNames.has(f.name)) for (const p of f.params.slice(0, 1)) exampleParams.add(p);
+  }
+  const datasetVars = new Set(idx.assignments.filter((a) => a.call && /load_dataset$/.test(a.call.callee ?? '')).map((a) => a.target));
+  // Loop and comprehension variables over a dataset (`for ex in ds`, `[n["x"] for n in notes]`) are examples too.
+  for (const m of source.matchAll(/\bfor\s+([A-Za-z_]\w*)\s+in\s+([A-Za-z_][\w.]*)(\[[^\]]*\])?/g)) {
+    if (datasetVars.has(m[2]!.split('.')[0]!) || /(^|_)(dataset|ds|data)s?$/.test(m[2]!)) exampleParams.add(m[1]!);
+  }
+  for (const s of idx.subscripts) {
+    if (!s.key?.plain) continue;
+    const obj = s.object ?? '';
+    const base = obj.split('.')[0] ?? '';
+    const onExample = exampleParams.has(obj) || EXAMPLE_NAMES.test(obj);
+    const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(source.slice(s.objectFrom, s.objectTo));
+    if (onExample || (onDataset && !SPLIT_NAMES.has(s.key.raw) && datasetVars.size > 0)) add(s.key.raw);
+  }
+  for (const call of idx.calls) {
+    for (const a of call.args) {
+      if (a.kind !== 'keyword') continue;
+      const v = source.slice(a.valueFrom, a.valueTo);
+      if (a.name === 'remove_columns' || a.name === 'input_columns') for (const m of v.matchAll(/(["'])([^"'\n]+)\1/g)) add(m[2]!);
+      else if (a.name === 'dataset_text_field') {
+        const r = resolveValue(scope, a.valueFrom, a.valueTo);
+        if (r) add(r.value, 'string');
+      }
+    }
+    const m = call.method?.name;
+    if (m === 'rename_column' || m === 'remove_columns' || m === 'select_columns' || m === 'class_encode_column') {
+      const pos = call.args.filter((x) => x.kind === 'positional');
+      // rename_column(old, new): only the old name is a column of the dataset as loaded.
+      for (const a of m === 'rename_column' ? pos.slice(0, 1) : pos) for (const mm of source.slice(a.valueFrom, a.valueTo).matchAll(/(["'])([^"'\n]+)\1/g)) add(mm[2]!);
+    }
+  }
+  for (const m of source.matchAll(/(["'])(\w+)\1\s+(?:not\s+)?in\s+[\w.\[\]"']*column_names/g)) add(m[2]!);
+  // Fields that name a column (`text_column="text"`, `--label_column_name label`).
+  for (const [k, v] of [...scope.defaults, ...scope.given]) {
+    const m = COLUMN_KEY.exec(k);
+    if (m && /^[A-Za-z_]\w*$/.test(v.value)) add(v.value, m[1] === 'label' ? 'label' : undefined);
+  }
+  for (const [re, format] of TRAINER_FORMATS) {
+    if (!re.test(source)) continue;
+    for (const [c, k] of Object.entries(format)) add(c, k);
+    break;
+  }
+  if (/\bSFTTrainer\b/.test(source) && ![...cols.keys()].some((c) => cols.get(c) === 'string' || cols.get(c) === 'messages')) {
+    add(/messages|apply_chat_template/.test(source) ? 'messages' : 'text');
+  }
+  if (cols.size === 0) {
+    cols.set('text', 'string');
+    cols.set('label', 'label');
+  }
+  return Object.fromEntries(cols);
+}
+
+/** Keys of model outputs and tokenizer encodings, read off dicts that are not examples. */
+const MODEL_OUTPUT_KEYS = new Set(['input_ids', 'attention_mask', 'token_type_ids', 'logits', 'loss', 'pixel_values', 'decoder_input_ids', 'offset_mapping', 'overflow_to_sample_mapping', 'special_tokens_mask', 'labels_mask']);
+
+/** A column's kind from its name (the conventions of Hub datasets). */
+export function kindOf(name: string): ColumnKind {
+  const n = name.toLowerCase();
+  if (/^(messages|conversations?|chat|dialog_turns)$/.test(n)) return 'messages';
+  if (/^(image|img|images|pixel|picture|photo)s?$/.test(n) || /_image$/.test(n)) return 'image';
+  if (/^(audio|speech|waveform)$/.test(n)) return 'audio';
+  if (/^(tokens|words)$/.test(n)) return 'tokens';
+  if (/(ner|pos|chunk)_tags$|^tags$/.test(n)) return 'ints';
+  if (/^(label|labels|class|target|category_id)$/.test(n) || /_label$/.test(n)) return 'label';
+  if (/^(score|reward|rating|similarity)$|_score$/.test(n)) return 'float';
+  if (/^(idx|id_int|year|count)$/.test(n)) return 'int';
+  return 'string';
+}
