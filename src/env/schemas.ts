@@ -2,6 +2,7 @@
 // stay compatible. Every boundary (actions from a model or a webview, files read, remote
 // responses) is parsed with these schemas.
 import { z } from 'zod';
+import { ScriptEnvSchema } from './sandbox/options';
 import { VerifySpecSchema } from './verify/spec';
 
 export const DifficultySchema = z.enum(['easy', 'medium', 'hard']);
@@ -104,6 +105,8 @@ export const TaskSchema = z.object({
   files: RunFilesSchema.optional(),
   /** Absolute folders the script writes to, shown inside the sandbox as writable folders of the run (see RunMountsSchema). */
   mounts: RunMountsSchema.optional(),
+  /** Environment variables the script reads (SageMaker's `SM_*`, …), set for every run of the task (tasks.json `env`). */
+  env: ScriptEnvSchema.optional(),
   /** The evidence its training must leave (tasks.json `verify`; absent: everything read from the original). */
   verify: VerifySpecSchema.optional(),
   /** Free-form tags, e.g. `trainer`, `custom_loop`, `trl`, `peft`. */

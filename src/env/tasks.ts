@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
 import { tasksDir } from './paths';
+import { ScriptEnvSchema } from './sandbox/options';
+import { AdaptationSchema, MakeTaskVerdictSchema, NaturalDriftSchema } from './taskmaking/provenance';
 import { VerifySpecSchema } from './verify/spec';
 import { randomIndex } from './random';
 import { deriveScriptArgs } from './scriptArgs';
@@ -50,6 +52,14 @@ export const TaskMetadataSchema = z
     files: RunFilesSchema.optional(),
     /** The artifact and held-out check that decide success (verify/spec.ts); absent: read from the original. */
     verify: VerifySpecSchema.optional(),
+    /** Environment variables set for every run (SageMaker's `SM_*` and the like). */
+    env: ScriptEnvSchema.optional(),
+    /** make-task's provenance: each change it made to get the script running (taskmaking/provenance.ts). */
+    adaptations: z.array(AdaptationSchema).optional(),
+    /** make-task's verification: original runs, breakages checked, verified or not. */
+    verdict: MakeTaskVerdictSchema.optional(),
+    /** A natural-drift task: the original at a later snapshot where it fails for real (make-task --upgrade-to). */
+    natural_drift: NaturalDriftSchema.optional(),
   })
   .strict();
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
@@ -206,6 +216,7 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       ...(args.length ? { args } : {}),
       ...(meta?.files ? { files: meta.files } : {}),
       ...(meta?.verify ? { verify: meta.verify } : {}),
+      ...(meta?.env ? { env: meta.env } : {}),
       tags: meta?.tags ?? [],
       source,
     };
