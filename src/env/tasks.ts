@@ -176,6 +176,27 @@ function readMetadata(dir: string, problems: string[]): Map<string, TaskMetadata
   return out;
 }
 
+/** The task a script and its metadata entry make (before validation with TaskSchema), as the loader builds it. */
+export function taskCandidate(taskId: string, script: string, meta: TaskMetadata | undefined, source: string): Record<string, unknown> {
+  const args = meta?.args ?? deriveScriptArgs(script).args;
+  return {
+    task_id: taskId,
+    description: meta?.description ?? (describeScript(script) || `${taskId} training script`),
+    script_content: script,
+    difficulty: meta?.difficulty ?? deriveDifficulty(script),
+    category: deriveCategory(script, taskId),
+    expected_loss_range: meta?.expected_loss_range ?? DEFAULT_LOSS_RANGE,
+    expected_accuracy_range: meta?.expected_accuracy_range ?? DEFAULT_ACCURACY_RANGE,
+    library_versions: meta?.library_versions,
+    ...(args.length ? { args } : {}),
+    ...(meta?.files ? { files: meta.files } : {}),
+    ...(meta?.verify ? { verify: meta.verify } : {}),
+    ...(meta?.env ? { env: meta.env } : {}),
+    tags: meta?.tags ?? [],
+    source,
+  };
+}
+
 /** Loads every `<task_id>.py` of `dir` (sorted by name), with metadata from its `tasks.json`. */
 export function loadTaskFolder(dir: string, options: { source?: string } = {}): LoadResult {
   const source = options.source ?? dir;
@@ -202,24 +223,7 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       continue;
     }
     const script = read.text;
-    const meta = metadata.get(taskId);
-    const args = meta?.args ?? deriveScriptArgs(script).args;
-    const candidate = {
-      task_id: taskId,
-      description: meta?.description ?? (describeScript(script) || `${taskId} training script`),
-      script_content: script,
-      difficulty: meta?.difficulty ?? deriveDifficulty(script),
-      category: deriveCategory(script, taskId),
-      expected_loss_range: meta?.expected_loss_range ?? DEFAULT_LOSS_RANGE,
-      expected_accuracy_range: meta?.expected_accuracy_range ?? DEFAULT_ACCURACY_RANGE,
-      library_versions: meta?.library_versions,
-      ...(args.length ? { args } : {}),
-      ...(meta?.files ? { files: meta.files } : {}),
-      ...(meta?.verify ? { verify: meta.verify } : {}),
-      ...(meta?.env ? { env: meta.env } : {}),
-      tags: meta?.tags ?? [],
-      source,
-    };
+    const candidate = taskCandidate(taskId, script, metadata.get(taskId), source);
     const parsed = TaskSchema.safeParse(candidate);
     if (!parsed.success) {
       problems.push(`${file}: invalid task (${formatZodError(parsed.error)}); skipped`);
