@@ -21,6 +21,8 @@ import { makeRunner } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot } from './snapshotInference';
 import { verifyTask } from './verification';
+import { verifySpecFor } from './verifySpecRules';
+import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
 
 /**
@@ -158,8 +160,18 @@ export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = 
   let verdict: MakeTaskVerdict | undefined;
   if (!options.noVerify) {
     const tv = performance.now();
-    const task = TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir));
-    verdict = await verifyTask({ task, mode, snapshot: choice.id, versions, timeoutMs, interpreter: options.interpreter, maxBreakages: options.maxBreakages, signal: hooks.signal, onProgress: progress });
+    const verifyOnce = () =>
+      verifyTask({ task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)), mode, snapshot: choice.id, versions, timeoutMs, interpreter: options.interpreter, maxBreakages: options.maxBreakages, signal: hooks.signal, onProgress: progress });
+    verdict = await verifyOnce();
+    // The verifier may say which `verify` field the task must declare: answer from the task's own args, then check once more.
+    const finding = verdict.verified ? undefined : verdict.breakages.map((b) => b.note ?? '').find((n) => /set verify\./.test(n));
+    const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
+    if (fix && !hooks.signal?.aborted) {
+      entry.verify = VerifySpecSchema.parse(fix.spec);
+      adaptations.push({ round: adapted.rounds, ...fix.adaptation });
+      progress(`adapted (verify-spec): ${fix.adaptation.change}; verifying again`);
+      verdict = await verifyOnce();
+    }
     timings.verify_ms = Math.round(performance.now() - tv);
     entry.verdict = verdict;
     if (!verdict.verified) progress(`not verified: original ${verdict.original_runs.verified}/${verdict.original_runs.of}, breakages verified ${verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length}`);

@@ -115,8 +115,8 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
     for (const c of candidates) {
       if (o.signal?.aborted || (good() >= 2 && originalRuns >= 2)) break;
       breakages.push(await episode(c));
-      // Once the original failed to verify, 3/3 is out of reach: stop spending runs.
-      if (originalRuns > originalVerified && !breakages.at(-1)!.oracle_verified && originalRuns >= 2) break;
+      // Once the original failed to verify (its reference included), 3/3 is out of reach: stop spending runs.
+      if (referenceOk === false || originalRuns > originalVerified) break;
     }
     // Fewer than two oracle runs: repeat an episode so that the original is judged three times.
     const again = candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
