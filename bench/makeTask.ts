@@ -5,6 +5,7 @@
 // the totals: share of originals running, share with >= 2 verified breakages, top refusal reasons,
 // time per script. Numbers, not assertions.
 //   npm run bench:make-task -- [--only 05,21] [--jobs 1] [--snapshot auto|ID] [--timeout 180] [--json FILE]
+//                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs)
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +20,8 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '180' },
     json: { type: 'string' },
     'keep-tasks': { type: 'boolean', default: false },
+    /** Let inference pick snapshots whose venv is not built yet (installs them: minutes each). */
+    'all-snapshots': { type: 'boolean', default: false },
   },
 });
 const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
       let result: MakeTaskResult | undefined;
       let error: string | undefined;
       try {
-        result = await makeTask({ scriptPath: join(SCRIPTS, f), taskDir: dir, snapshot: values.snapshot, mode: 'real', timeoutMs: Number(values.timeout) * 1000 }, { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) });
+        result = await makeTask({ scriptPath: join(SCRIPTS, f), taskDir: dir, snapshot: values.snapshot, mode: 'real', builtSnapshotsOnly: !values['all-snapshots'], timeoutMs: Number(values.timeout) * 1000 }, { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) });
       } catch (e) {
         error = (e as Error).message.split('\n')[0];
       } finally {

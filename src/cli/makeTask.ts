@@ -10,7 +10,8 @@ import { ExecutionModeSchema } from '../env/schemas';
 
 export const MAKE_TASK_USAGE = `Usage:
   forgeenv make-task SCRIPT [--task-dir DIR] [--task-id ID] [--snapshot auto|ID] [--mode real|simulated]
-                     [--upgrade-to ID] [--timeout SECONDS] [--max-rounds N] [--python PATH] [--no-verify] [--json]
+                     [--upgrade-to ID] [--timeout SECONDS] [--max-rounds N] [--python PATH] [--no-verify]
+                     [--built-only] [--json]
 
   Makes SCRIPT a task of DIR (default: the current folder): <task_id>.py plus its tasks.json entry.
   --snapshot auto     (default) the snapshots where every transformers/datasets/trl/peft/accelerate import
@@ -18,6 +19,7 @@ export const MAKE_TASK_USAGE = `Usage:
   --mode real         (default) the snapshot's real releases, offline; simulated: the stand-ins
   --upgrade-to ID     natural drift: the script, unchanged, at the later snapshot ID where it fails for real
   --timeout SECONDS   per run (default 180); --max-rounds N run/diagnose/adapt rounds (default 8)
+  --built-only        infer only among snapshots whose managed venv is already built (no install)
   --no-verify         skip the verification runs (original 3/3, two breakages)
 Exit codes: 0 made, 1 refused or not verified (reason printed), 2 usage, 3 internal error.`;
 
@@ -52,6 +54,7 @@ export async function runMakeTaskCommand(args: string[], out: (s: string) => voi
         'max-rounds': { type: 'string', default: '8' },
         python: { type: 'string' },
         'no-verify': { type: 'boolean', default: false },
+        'built-only': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
@@ -94,6 +97,7 @@ export async function runMakeTaskCommand(args: string[], out: (s: string) => voi
         maxRounds: rounds,
         interpreter: v.python,
         noVerify: v['no-verify'],
+        builtSnapshotsOnly: v['built-only'],
       },
       { onProgress: (m) => err(`[make-task] ${m}`), signal: controller.signal },
     );

@@ -62,7 +62,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     }
     const d = diagnose(output, { script: o.script, args, env, options }, o.rules ?? RULES);
     if (!d) return { args, env, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason: `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}` } };
-    if (d.outcome.kind === 'refuse') return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: d.outcome.reason } };
+    if (d.outcome.kind === 'refuse') return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` } };
     const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
     if (tried.has(key)) return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
     tried.add(key);

@@ -11,7 +11,9 @@ import { readFolderFile } from '../folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
 import { parsePython, describeProblem } from '../python/parse';
 import { RunFilesSchema, TaskSchema, formatZodError, type ExecutionMode, type LibraryVersions } from '../schemas';
-import { getSnapshot, snapshotIds } from '../snapshots/registry';
+import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
+import { isSnapshotVenvReady } from '../snapshots/venv';
+import { RealModeError } from '../realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks';
 import { adaptUntilRuns } from './adaptLoop';
 import { collectLocalImports } from './localImports';
@@ -55,6 +57,8 @@ export interface MakeTaskOptions {
   /** Save even when verification fails (the verdict says so); default true. A refusal never saves. */
   saveUnverified?: boolean;
   hubNeeds?: HubNeedsProvider;
+  /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
+  builtSnapshotsOnly?: boolean;
 }
 
 export interface MakeTaskHooks {
@@ -83,6 +87,33 @@ export class MakeTaskInputError extends Error {
 
 export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = {}): Promise<MakeTaskResult> {
   const t0 = performance.now();
+  const state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } } = { taskId: options.taskId ?? '', adaptations: [], snapshot: { id: '', reason: 'not chosen' } };
+  try {
+    return await makeTaskUnguarded(options, hooks, t0, state);
+  } catch (e) {
+    if (e instanceof MakeTaskInputError) throw e;
+    // Never a crash: what could not be had (a snapshot environment that cannot be built, its hub) or
+    // went wrong ends as a refusal with the reason, and nothing has been written (saving is last).
+    const rule = e instanceof RealModeError ? 'real-mode-unavailable' : 'internal-error';
+    const reason = (e instanceof Error ? e.message : String(e)).split('\n').slice(0, 3).join(' ').slice(0, 1000);
+    return {
+      taskId: state.taskId,
+      entry: { task_id: state.taskId || 'task', adaptations: state.adaptations },
+      adaptations: state.adaptations,
+      snapshot: state.snapshot,
+      rounds: 0,
+      refusal: { rule, reason },
+      timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0 },
+    };
+  }
+}
+
+async function makeTaskUnguarded(
+  options: MakeTaskOptions,
+  hooks: MakeTaskHooks,
+  t0: number,
+  state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } },
+): Promise<MakeTaskResult> {
   const progress = (m: string) => hooks.onProgress?.(m);
   const mode = options.mode ?? 'real';
   const scriptPath = resolve(options.scriptPath);
@@ -97,7 +128,8 @@ export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = 
   const taskId = options.taskId ?? uniqueTaskId(basename(scriptPath), taskDir, entries);
   if (!TaskSchema.shape.task_id.safeParse(taskId).success) throw new MakeTaskInputError(`"${taskId}" is not a valid task id (letters, digits, _ . - only)`);
 
-  const adaptations: Adaptation[] = [];
+  const adaptations: Adaptation[] = state.adaptations;
+  state.taskId = taskId;
   const timings = { total_ms: 0, adapt_ms: 0, verify_ms: 0 };
   const done = (r: Omit<MakeTaskResult, 'timings' | 'taskId' | 'adaptations'>): MakeTaskResult => {
     timings.total_ms = Math.round(performance.now() - t0);
@@ -121,8 +153,13 @@ export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = 
   if (!filesOk.success) return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, { snapshot: { id: '', reason: 'not chosen' } });
 
   // 2. The snapshot.
-  const choice = inferSnapshot(script, { scriptDate: origin.date, forced: options.snapshot === 'auto' ? undefined : options.snapshot });
+  const choice = inferSnapshot(script, {
+    scriptDate: origin.date,
+    forced: options.snapshot === 'auto' ? undefined : options.snapshot,
+    ...(options.builtSnapshotsOnly && allSnapshots().some((s) => isSnapshotVenvReady(s.id)) ? { ids: allSnapshots().filter((s) => isSnapshotVenvReady(s.id)).map((s) => s.id) } : {}),
+  });
   const snapshot = { id: choice.id, reason: choice.reason };
+  state.snapshot = snapshot;
   progress(`snapshot ${choice.id}: ${choice.reason}`);
   if (local.missing.length) {
     return refused('repo-local-module-missing', `the script imports ${local.missing.join(', ')}, a module of its repository that is not beside it${origin.repoRoot ? '' : ' (the script is not in a git repository, so nothing else was searched)'}`, { snapshot });

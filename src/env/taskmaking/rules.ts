@@ -135,6 +135,16 @@ export const RULES: readonly Rule[] = [
       return v === undefined ? undefined : adaptArgs('invalid-type', setOption(ctx.args, m[1]!, v), `--${m[1]} ${v} (a ${m[2]})`);
     },
   },
+  {
+    id: 'missing-dataset',
+    pattern: /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
+    apply: (_m, ctx) => {
+      const name = firstOption(ctx.options, ['dataset_name', 'dataset', 'dataset_id', 'dataset_path']);
+      if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
+      const v = valueForArgument(ctx.script, 'dataset_name');
+      return adaptArgs('missing-dataset', setOption(ctx.args, name, v), `--${name} ${v}`);
+    },
+  },
   // --- environment variables the script reads ---
   {
     id: 'missing-environment-variable',
@@ -242,20 +252,21 @@ export interface Diagnosis {
   outcome: RuleOutcome;
 }
 
+/** How many last lines of the output a diagnosis reads: the error that ended the run, not earlier warnings. */
+export const DIAGNOSIS_LINES = 15;
+
 /**
- * The first rule that recognises `output` and has an answer. Rules are tried against the
- * traceback's last lines first (the error that ended the run), then the whole output (a warning
- * may explain it); undefined when nothing is recognised.
+ * The first rule that recognises the end of `output` (its last DIAGNOSIS_LINES non-empty lines:
+ * the traceback's end or the parser's message) and has an answer; undefined when none does. Earlier
+ * output is not read: a warning that mentions DeepSpeed is no reason to refuse.
  */
 export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[] = RULES): Diagnosis | undefined {
-  const tail = output.split('\n').slice(-12).join('\n');
-  for (const text of [tail, output]) {
-    for (const rule of rules) {
-      const m = rule.pattern.exec(text);
-      if (!m) continue;
-      const outcome = rule.apply(m, ctx);
-      if (outcome) return { error: m[0].split('\n')[0]!.trim().slice(0, 500), outcome };
-    }
+  const tail = output.split('\n').filter((l) => l.trim()).slice(-DIAGNOSIS_LINES).join('\n');
+  for (const rule of rules) {
+    const m = rule.pattern.exec(tail);
+    if (!m) continue;
+    const outcome = rule.apply(m, ctx);
+    if (outcome) return { error: m[0].split('\n')[0]!.trim().slice(0, 500), outcome };
   }
   return undefined;
 }
