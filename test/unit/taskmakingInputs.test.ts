@@ -131,6 +131,13 @@ describe('saving a made task', () => {
     assert.deepEqual(t.env, { SM_MODEL_DIR: 'out/m' });
   });
 
+  test('a built-in task id is never reused (the built-in task would shadow the new one)', () => {
+    const dir = join(root, 'empty');
+    mkdirSync(dir, { recursive: true });
+    assert.equal(uniqueTaskId('bert_ner.py', dir, []), 'bert_ner_2');
+    assert.equal(uniqueTaskId('my script!.py', dir, []), 'my_script_');
+  });
+
   test('an unreadable tasks.json is never overwritten and no script is left behind', async () => {
     const dir = join(root, 'bad');
     mkdirSync(dir, { recursive: true });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { readFolderFile } from '../folderFile';
 import { MAX_TASK_METADATA_BYTES } from '../limits';
+import { tasksDir } from '../paths';
 import { formatZodError, TaskSchema } from '../schemas';
 import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../tasks';
 
@@ -33,11 +34,11 @@ export function readEntries(dir: string): TaskMetadata[] {
   return parsed.data;
 }
 
-/** A task id from a file name, unique in `dir` (its scripts and entries). */
+/** A task id from a file name, unique in `dir` (its scripts and entries) and among the built-in tasks (which would shadow it). */
 export function uniqueTaskId(fileName: string, dir: string, entries: readonly TaskMetadata[]): string {
   let base = fileName.replace(/\.py$/, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '') || 'task';
   if (!TaskSchema.shape.task_id.safeParse(base).success) base = 'task';
-  const taken = (id: string) => existsSync(join(dir, `${id}.py`)) || entries.some((e) => e.task_id === id);
+  const taken = (id: string) => existsSync(join(dir, `${id}.py`)) || existsSync(join(tasksDir(), `${id}.py`)) || entries.some((e) => e.task_id === id);
   if (!taken(base)) return base;
   for (let i = 2; ; i++) if (!taken(`${base}_${i}`)) return `${base}_${i}`;
 }
