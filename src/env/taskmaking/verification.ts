@@ -7,9 +7,10 @@
 //   byte), so each oracle run is a run of the original judged by the verifier; the environment's
 //   reference run (the original's own verification) is one more. 3 of 3 verified is required; when
 //   fewer breakages broke, episodes are repeated until three runs of the original were judged.
+import { changedApiNames, mentionsChangedApi } from '../checkPrimitives';
 import { breaksReally } from '../drift/generator';
 import { ForgeEnvironment } from '../environment';
-import { breakagePrimitives } from '../primitives/registry';
+import { applySpec, breakagePrimitives } from '../primitives/registry';
 import type { PrimitiveCandidate } from '../primitives/types';
 import type { ExecutionMode, LibraryVersions, Task } from '../schemas';
 import { TaskSampler } from '../tasks';
@@ -58,22 +59,18 @@ export function breakageCandidates(script: string, versions: LibraryVersions): C
   return [...firsts, ...rest].map((x) => ({ primitive_type: x.p, params: x.c.params as Record<string, unknown>, real: breaksReally(x.c), ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}) }));
 }
 
-/** Names a breakage's params mention (identifiers of 3+ characters), to find in its error. */
-export function apiNamesOf(params: Record<string, unknown>): string[] {
-  const out = new Set<string>();
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') for (const m of v.matchAll(/[A-Za-z_][A-Za-z0-9_]{2,}/g)) out.add(m[0]);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(params);
-  return [...out];
-}
-
-/** Whether the error's last lines name one of the changed API's names. */
-export function errorNamesApi(errorTrace: string, params: Record<string, unknown>): boolean {
-  const tail = errorTrace.trim().split('\n').slice(-15).join('\n');
-  return apiNamesOf(params).some((n) => new RegExp(`\\b${n}\\b`).test(tail));
+/**
+ * Whether the broken run's error names the changed API: the same criterion as check-primitives
+ * (the names the breakage's edits touch, found as words in the traceback's end).
+ */
+export function errorNamesApi(errorTrace: string, script: string, spec: { primitive_type: string; params: Record<string, unknown> }): boolean {
+  let names: string[];
+  try {
+    names = changedApiNames(script, spec.params, applySpec(script, spec));
+  } catch {
+    return false;
+  }
+  return mentionsChangedApi(errorTrace.trim().split('\n').slice(-15).join('\n'), names);
 }
 
 export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
@@ -96,7 +93,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
       if (obs.info.error) return { ...base, broke: false, names_api: false, oracle_verified: false, note: String(obs.info.error).slice(0, 500) };
       const trace = obs.error_trace ?? '';
       const broke = obs.info.broke === true;
-      const names = broke && errorNamesApi(trace, c.params);
+      const names = broke && errorNamesApi(trace, o.task.script_content, c);
       o.onProgress?.(`breakage ${c.primitive_type}: ${broke ? 'broke' : 'did not break'}; scoring the oracle repair (the original)`);
       const ev = await env.evaluateRepair(env.oracleDiff(), { signal: o.signal });
       originalRuns++;
