@@ -152,3 +152,36 @@ describe('saving a made task', () => {
     await assert.rejects(writeTask(dir, { task_id: 'n', adaptations: [{ round: 0, rule: 'r', kind: 'args', error: '', change: 'c', extra: 1 } as never] }, 'x\n'), /invalid/);
   });
 });
+
+describe('tasks.json env reaches the runs of an episode', () => {
+  test('the broken script sees the task\'s variables (simulated mode)', async () => {
+    const dir = join(root, 'envtask');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'env_task.py'),
+      ['import os, sys', 'assert os.environ["SM_MODEL_DIR"] == "out/model", "env was %r" % os.environ.get("SM_MODEL_DIR")', 'from transformers import AutoTokenizer', 'print("ok")', ''].join('\n'),
+    );
+    writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'env_task', env: { SM_MODEL_DIR: 'out/model' } }]));
+    const { ForgeEnvironment } = await import('../../src/env/environment');
+    const env = new ForgeEnvironment({ taskDirs: [dir], timeoutMs: 30_000 });
+    try {
+      await env.reset({ taskId: 'env_task', seed: 1 });
+      const broken = await env.step({ breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokeniser' } } });
+      assert.equal(broken.info.error, undefined, String(broken.info.error));
+      // Past the environment assertion, to the renamed import.
+      assert.match(env.state!.broken_execution!.stderr, /AutoTokeniser/);
+      assert.doesNotMatch(env.state!.broken_execution!.stderr, /env was/);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  test('a dangerous variable name in tasks.json env is refused when the folder loads', () => {
+    const dir = join(root, 'badenv');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 't.py'), 'print(1)\n');
+    writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 't', env: { LD_PRELOAD: '/x.so' } }]));
+    const loaded = loadTaskFolder(dir);
+    assert.ok(loaded.problems.some((p) => /LD_PRELOAD/.test(p)), loaded.problems.join('\n'));
+  });
+});
