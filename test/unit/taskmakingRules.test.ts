@@ -67,7 +67,9 @@ describe('diagnose: recorded errors map to rules', () => {
 
   test('a KeyError of a dict key the script does not read from the environment is not an env rule', () => {
     const d = diagnose(traceback("KeyError: 'LABEL'"), ctx({ script: 'row = {}\nrow["LABEL"]\n' }));
-    assert.equal(d, undefined);
+    assert.ok(d, 'recognised as a missing column');
+    assert.equal(d.outcome.kind, 'refuse');
+    assert.ok(d.outcome.kind === 'refuse' && d.outcome.rule === 'dataset-column-missing');
   });
 
   test('CPU: bf16, fp16, tf32 go off through the parser\'s own options', () => {
@@ -129,6 +131,15 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.ok(d && d.outcome.kind === 'refuse');
     assert.equal(d.outcome.rule, 'hub-item-unavailable');
     assert.match(d.outcome.reason, /Llama-2-7b-hf/);
+  });
+
+  test('a column the script uses but the dataset lacks is refused with the column; an unrelated KeyError is not', () => {
+    const script = 'ds = load_dataset("imdb")\nds.map(lambda r: r["chosen"])\n';
+    const d = diagnose(traceback("KeyError: 'chosen'"), ctx({ script }));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'dataset-column-missing');
+    assert.match(d.outcome.reason, /"chosen"/);
+    assert.equal(diagnose(traceback("KeyError: 'other'"), ctx({ script })), undefined);
   });
 
   test('an error no rule knows is not diagnosed; the last error line is kept for the refusal', () => {

@@ -229,8 +229,18 @@ export const RULES: readonly Rule[] = [
     apply: (m) =>
       refuse(
         'hub-item-unavailable',
-        `a model or dataset the script names is not in the offline hub (${m[0]!.trim().slice(0, 240)}); real mode serves any id once src/env/hub (deriveHubNeeds/ensureHubItems) is in place`,
+        `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); real mode serves any id once src/env/hub (deriveHubNeeds/ensureHubItems) is in place`,
       ),
+  },
+  {
+    id: 'dataset-column-missing',
+    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+    apply: (m, ctx) => {
+      const col = m[1] ?? m[2] ?? m[3] ?? '';
+      // Only a name the script itself uses as a key: a column of the data it loads.
+      if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
+      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses; real mode gives datasets the schema a script needs once src/env/hub is in place`);
+    },
   },
   {
     id: 'module-not-installed',

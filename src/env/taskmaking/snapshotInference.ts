@@ -125,16 +125,16 @@ export function inferSnapshot(script: string, opts: { scriptDate?: string; force
     if (opts.scriptDate) {
       const d = opts.scriptDate;
       chosen = [...complete].sort((a, b) => monthsApart(a.date, d) - monthsApart(b.date, d) || b.date.localeCompare(a.date))[0]!;
-      why = `nearest to the script's date ${d.slice(0, 10)} (last commit)`;
+      why = `is nearest to the script's date ${d.slice(0, 10)} (last commit)`;
     } else {
       const ready = complete.filter((f) => f.ready);
       chosen = (ready.length ? ready : complete).at(-1)!;
-      why = `the script has no date (not in a git repository), so the newest such snapshot${ready.length ? ' whose environment is built' : ''}`;
+      why = `is the newest of them${ready.length ? ' whose environment is built' : ''} (the script has no date: not in a git repository)`;
     }
     const others = complete.filter((f) => f !== chosen).map((f) => f.id);
     return {
       id: chosen.id,
-      reason: `all ${n} imports from ${INFERENCE_LIBRARIES.join('/')} exist in ${complete.map((f) => f.id).join(', ')}${others.length ? '' : ' only'}; ${chosen.id} is ${why}`,
+      reason: `all ${n} imports from ${INFERENCE_LIBRARIES.join('/')} exist in ${complete.map((f) => f.id).join(', ')}${others.length ? '' : ' only'}; ${chosen.id} ${why}`,
       fits,
     };
   }
