@@ -126,6 +126,13 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.ok(r && r.outcome.kind === 'refuse');
   });
 
+  test('a placeholder model id is replaced through the parser\'s model option', () => {
+    const d = diagnose(traceback("OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': 'path/to/model'. Use `repo_type` argument if needed."), ctx({ options: parseHelpOptions('usage: x.py [--model_name_or_path MODEL_NAME_OR_PATH]') }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'gpt2');
+    assert.match(d.outcome.adaptation.change, /path\/to\/model is not a model id/);
+  });
+
   test('a model missing offline is refused, naming the seam', () => {
     const d = diagnose(traceback("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -222,6 +222,17 @@ export const RULES: readonly Rule[] = [
     pattern: /device_map/,
     apply: (_m, ctx) => setFirst('device-map', ctx, ['device_map'], 'cpu'),
   },
+  {
+    // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
+    id: 'placeholder-model-id',
+    pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
+    apply: (m, ctx) => {
+      const bad = m[1] ?? m[2]!;
+      const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
+      if (!name || optionValue(ctx.args, name) === 'gpt2') return undefined;
+      return adaptArgs('placeholder-model-id', setOption(ctx.args, name, 'gpt2'), `--${name} gpt2 (${bad} is not a model id)`);
+    },
+  },
   // --- what cannot be provided (yet) ---
   {
     id: 'hub-item-unavailable',
