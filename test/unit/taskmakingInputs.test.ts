@@ -185,3 +185,41 @@ describe('tasks.json env reaches the runs of an episode', () => {
     assert.ok(loaded.problems.some((p) => /LD_PRELOAD/.test(p)), loaded.problems.join('\n'));
   });
 });
+
+describe('forgeenv make-task: usage and exit codes', () => {
+  test('help 0; no script, a missing file, an unknown snapshot or mode: 2 with the reason', async () => {
+    const { main } = await import('../../src/cli/main');
+    const run = async (argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const help = await run(['make-task', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.out, /--upgrade-to ID/);
+    assert.equal((await run(['make-task'])).code, 2);
+    const missing = await run(['make-task', join(root, 'nope.py')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /does not exist/);
+    const script = join(root, 'cli.py');
+    writeFileSync(script, 'print(1)\n');
+    const snap = await run(['make-task', script, '--snapshot', '1999-01', '--task-dir', join(root, 'cli-tasks')]);
+    assert.equal(snap.code, 2);
+    assert.match(snap.err, /unknown snapshot "1999-01"/);
+    assert.equal((await run(['make-task', script, '--mode', 'fast'])).code, 2);
+  });
+
+  test('a script that does not parse is refused (exit 1) and nothing is written', async () => {
+    const { main } = await import('../../src/cli/main');
+    const script = join(root, 'broken.py');
+    writeFileSync(script, 'def f(:\n');
+    const dir = join(root, 'refused-tasks');
+    const out: string[] = [];
+    const code = await main(['make-task', script, '--task-dir', dir, '--json'], (s) => out.push(s), () => undefined);
+    assert.equal(code, 1);
+    const result = JSON.parse(out.join('\n')) as { refusal?: { rule: string } };
+    assert.equal(result.refusal?.rule, 'syntax-error');
+    assert.throws(() => readFileSync(join(dir, 'tasks.json')));
+  });
+});

@@ -11,9 +11,12 @@ import { after, describe, test } from 'node:test';
 import { makeTask } from '../../src/env/taskmaking/makeTask';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
 import { loadTaskFolder } from '../../src/env/tasks';
+import { getSnapshot } from '../../src/env/snapshots/registry';
 
 const SNAPSHOT = '2026-11';
 const skip = isSnapshotVenvReady(SNAPSHOT) ? false : `the managed venv of snapshot ${SNAPSHOT} is not built (forgeenv snapshots build ${SNAPSHOT})`;
+const ERA = '2024-09';
+const skipDrift = skip || (isSnapshotVenvReady(ERA) ? false : `the managed venv of snapshot ${ERA} is not built`);
 
 const SCRIPT = `"""A tiny causal-LM fine-tune written the way users write them."""
 import argparse
@@ -87,5 +90,41 @@ describe('make-task end to end in real mode', { skip }, () => {
     assert.equal(task.files?.['helpers.py'], HELPERS);
     assert.deepEqual(task.env, { SM_MODEL_DIR: 'out/sm_model_dir' });
     assert.ok(progress.some((m) => m.startsWith('run 1/')));
+  });
+
+  // transformers.AdamW exists in 4.x (2024-09) and is gone in 5.x (2026-11): a real migration.
+  test('--upgrade-to: the script running at its era fails at the later snapshot with the real error', { skip: skipDrift, timeout: 900_000 }, async () => {
+    const src = join(root, 'drift');
+    mkdirSync(src);
+    writeFileSync(
+      join(src, 'adamw_clm.py'),
+      [
+        'import torch',
+        'from datasets import load_dataset',
+        'from transformers import AdamW, AutoModelForCausalLM, AutoTokenizer',
+        'tokenizer = AutoTokenizer.from_pretrained("gpt2")',
+        'tokenizer.pad_token = tokenizer.eos_token',
+        'model = AutoModelForCausalLM.from_pretrained("gpt2")',
+        'data = load_dataset("imdb", split="train")',
+        'optimizer = AdamW(model.parameters(), lr=1e-3)',
+        'for step in range(4):',
+        '    batch = tokenizer([data[step]["text"]], return_tensors="pt", truncation=True, max_length=32)',
+        '    loss = model(**batch, labels=batch["input_ids"]).loss',
+        '    loss.backward()',
+        '    optimizer.step()',
+        '    optimizer.zero_grad()',
+        'model.save_pretrained("out")',
+        '',
+      ].join('\n'),
+    );
+    const tasks = join(root, 'drift-tasks');
+    const r = await makeTask({ scriptPath: join(src, 'adamw_clm.py'), taskDir: tasks, snapshot: ERA, upgradeTo: SNAPSHOT, mode: 'real', timeoutMs: 240_000, noVerify: true });
+    assert.equal(r.refusal, undefined, JSON.stringify(r.refusal));
+    assert.ok(r.naturalDrift);
+    assert.equal(r.naturalDrift.verified, true);
+    assert.match(r.naturalDrift.error, /AdamW/);
+    const task = loadTaskFolder(tasks).tasks.find((t) => t.task_id === r.taskId);
+    assert.ok(task);
+    assert.equal(task.library_versions?.transformers, getSnapshot(SNAPSHOT).versions.transformers, 'the task runs at the later snapshot');
   });
 });
