@@ -128,3 +128,14 @@ describe('make-task end to end in real mode', { skip }, () => {
     assert.equal(task.library_versions?.transformers, getSnapshot(SNAPSHOT).versions.transformers, 'the task runs at the later snapshot');
   });
 });
+
+// check-primitives --mode real without --python used python3 on PATH (no transformers there), so
+// every original failed with ModuleNotFoundError; it now runs in the snapshot's managed venv.
+describe('check-primitives in real mode without an interpreter', { skip }, () => {
+  test('the original runs in the snapshot\'s managed venv', { timeout: 600_000 }, async () => {
+    const { checkPrimitives } = await import('../../src/env/checkPrimitives');
+    const script = 'import transformers\nfrom transformers import AutoTokenizer\nprint("version", transformers.__version__)\n';
+    const report = await checkPrimitives([{ name: 'probe.py', script, versions: { ...getSnapshot(SNAPSHOT).versions } }], { mode: 'real', primitives: ['RenameApiCall'], timeoutMs: 240_000 });
+    assert.equal(report.scripts[0]!.original_runs, true, report.scripts[0]!.reason);
+  });
+});
