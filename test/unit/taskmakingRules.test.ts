@@ -133,6 +133,18 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.match(d.outcome.adaptation.change, /path\/to\/model is not a model id/);
   });
 
+  test('two options made inconsistent by the bounded run: the divisor takes the dividend\'s value', () => {
+    const d = diagnose(traceback('ValueError: generation_batch_size (2) must be divisible by num_generations (8).'), ctx({ options: parseHelpOptions('usage: x.py [--num_generations NUM_GENERATIONS]') }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'num_generations'), '2');
+  });
+
+  test('a model id of the wrong architecture is a hub refusal', () => {
+    const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'hub-item-unavailable');
+  });
+
   test('a model missing offline is refused, naming the seam', () => {
     const d = diagnose(traceback("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

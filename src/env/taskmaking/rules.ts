@@ -145,6 +145,17 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('missing-dataset', setOption(ctx.args, name, v), `--${name} ${v}`);
     },
   },
+  {
+    // A consistency check between two options the bounded run made inconsistent (TRL: "generation_batch_size (2)
+    // must be divisible by num_generations (8)"): the divisor option takes the dividend's value.
+    id: 'divisible-options',
+    pattern: /(\w+) \((\d+)\) must be (?:evenly )?divisible by (?:the )?(\w+) \((\d+)\)/,
+    apply: (m, ctx) => {
+      const name = firstOption(ctx.options, [m[3]!]);
+      if (!name || optionValue(ctx.args, name) === m[2]) return undefined;
+      return adaptArgs('divisible-options', setOption(ctx.args, name, m[2]!), `--${name} ${m[2]} (${m[1]} ${m[2]} must be divisible by it)`);
+    },
+  },
   // --- environment variables the script reads ---
   {
     id: 'missing-environment-variable',
@@ -236,7 +247,7 @@ export const RULES: readonly Rule[] = [
   // --- what cannot be provided (yet) ---
   {
     id: 'hub-item-unavailable',
-    pattern: /(?:We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/,
+    pattern: /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/,
     apply: (m) =>
       refuse(
         'hub-item-unavailable',
