@@ -87,6 +87,13 @@ describe('snapshot inference on the recorded API data', () => {
     assert.ok(choice.fits.some((f) => f.missing.length > 0), `trl ${getSnapshot('2024-09').versions.trl} lacks GRPOConfig`);
   });
 
+  test('a public submodule the data did not walk is absent (trl.experimental), from the data itself', () => {
+    const walked = (id: string) => 'trl.experimental' in loadPackageApi(id, 'trl').modules;
+    const c = inferSnapshot('from trl.experimental.ppo import PPOTrainer\n', { ids: ['2025-03', '2026-11'] });
+    for (const f of c.fits) if (!walked(f.id)) assert.match(f.missing.join(' '), /trl\.experimental\.ppo/, f.id);
+    assert.ok(c.fits.some((f) => !walked(f.id)), 'some snapshot predates trl.experimental');
+  });
+
   test('the script date picks the nearest complete snapshot and the reason says so', () => {
     const script = 'from transformers import AutoModelForCausalLM\n';
     const early = inferSnapshot(script, { scriptDate: '2024-08-20T10:00:00Z', ids: ['2024-09', '2025-03', '2026-11'] });
