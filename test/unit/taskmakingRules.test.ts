@@ -145,6 +145,16 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(d.outcome.rule, 'hub-item-unavailable');
   });
 
+  test('a hub message in a traceback\'s source line is not the error: the exception line decides', () => {
+    const out = [
+      'Traceback (most recent call last):',
+      '  File "site-packages/datasets/load.py", line 1, in f',
+      '    raise ConnectionError(f"Couldn\'t reach \'{path}\' on the Hub ({e.__class__.__name__})") from e',
+      "AttributeError: 'ModelConfig' object has no attribute 'trust_remote_code'",
+    ].join('\n');
+    assert.equal(diagnose(out, ctx()), undefined);
+  });
+
   test('a model missing offline is refused, naming the seam', () => {
     const d = diagnose(traceback("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -23,6 +23,8 @@ export interface Rule {
   id: string;
   /** Matched against the run's stderr + stdout tail. */
   pattern: RegExp;
+  /** 'exception': matched against the run's last exception line only (the error itself, not a warning or a source line shown in the traceback). */
+  scope?: 'exception';
   /** Undefined: the rule has no answer here (the next matching rule is tried). */
   apply(match: RegExpExecArray, ctx: RuleContext): RuleOutcome | undefined;
 }
@@ -247,6 +249,7 @@ export const RULES: readonly Rule[] = [
   // --- what cannot be provided (yet) ---
   {
     id: 'hub-item-unavailable',
+    scope: 'exception',
     pattern: /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/,
     apply: (m) =>
       refuse(
@@ -256,6 +259,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'dataset-column-missing',
+    scope: 'exception',
     pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
     apply: (m, ctx) => {
       const col = m[1] ?? m[2] ?? m[3] ?? '';
@@ -266,6 +270,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'module-not-installed',
+    scope: 'exception',
     pattern: /ModuleNotFoundError: No module named '([\w.]+)'/,
     apply: (m) => refuse('module-not-installed', `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment`),
   },
@@ -294,8 +299,9 @@ export const DIAGNOSIS_LINES = 15;
  */
 export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[] = RULES): Diagnosis | undefined {
   const tail = output.split('\n').filter((l) => l.trim()).slice(-DIAGNOSIS_LINES).join('\n');
+  const exception = lastErrorLine(tail);
   for (const rule of rules) {
-    const m = rule.pattern.exec(tail);
+    const m = rule.pattern.exec(rule.scope === 'exception' ? exception : tail);
     if (!m) continue;
     const outcome = rule.apply(m, ctx);
     if (outcome) return { error: m[0].split('\n')[0]!.trim().slice(0, 500), outcome };
