@@ -43,11 +43,12 @@ export function apiPresence(api: PackageApi, imp: ImportedApi): ApiPresence {
   const mod = api.modules[imp.module];
   if (!mod) {
     if (api.unimportable[imp.module]) return 'absent';
-    // Every public submodule is walked (docs/snapshots.md), so a public module path the data lacks is
-    // absent from the release; private paths and the CLI trees are not walked: unknown.
+    // The package's direct public subpackages are all walked (docs/snapshots.md), so `trl.experimental`
+    // missing from the data is absent from the release; deeper modules are not always walked
+    // (transformers.data.metrics.squad_metrics), and private paths and the CLI trees never: unknown.
     const parts = imp.module.split('.');
     if (parts.some((p) => p.startsWith('_') || ['commands', 'cli', 'tests', 'testing', 'testing_utils'].includes(p))) return 'unknown';
-    return 'absent';
+    return api.modules[parts.slice(0, 2).join('.')] ? 'unknown' : 'absent';
   }
   if (imp.name === undefined) return 'present';
   const target = mod.names[imp.name];
