@@ -17,6 +17,7 @@ import { outFolderProblem, storeCliEpisode } from './episodeOut';
 import { EXPORT_FORMATS } from '../store/export/formats';
 import { runExportCommand } from './export';
 import { runFidelityCommand } from './fidelity';
+import { runMakeTaskCommand } from './makeTask';
 import { runEvaluateCommand, runRescoreCommand } from './rescore';
 import { runSnapshotsCommand } from './snapshots';
 import { runServeCommand } from './serve';
@@ -39,6 +40,8 @@ Usage:
                  [--max-queued-runs N] [--session-idle-timeout S] [--mode M] [--python PATH] [--task-dir DIR]...
   forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
   forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]
+  forgeenv make-task SCRIPT [--task-dir DIR] [--snapshot auto|ID] [--mode real|simulated] [--upgrade-to ID] [--json]
+                   (forgeenv make-task --help for every option)
 
 Common options:
   --mode simulated|real   simulated (default): our pure-Python stand-ins, held to the snapshot's real API;
@@ -95,6 +98,8 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
         return await runSnapshotsCommand(rest, out, err);
       case 'fidelity':
         return await runFidelityCommand(rest, out, err);
+      case 'make-task':
+        return await runMakeTaskCommand(rest, out, err);
       case undefined:
       case '-h':
       case '--help':

@@ -15,6 +15,7 @@ import { MAX_TASK_FILE_BYTES } from './limits';
 import { ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
 import { applySpec, breakagePrimitives, getPrimitive } from './primitives/registry';
 import { PrimitiveRefusal, type PrimitiveResult } from './primitives/types';
+import { prepareRealRun } from './realMode';
 import { formatZodError, LibraryVersionsSchema, RunMountsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
 import { getSnapshot } from './snapshots/registry';
 import { parseTraceback } from './traceback';
@@ -198,10 +199,14 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
   const run: Runner = async (s, script, versions, original = false, repairOf) => {
     if (opts.noRun) return { ok: null, reason: 'not run (--no-run)' };
     try {
+      // Real mode without --python: the snapshot's managed venv and offline hub, as episodes get
+      // (python3 on PATH has no transformers, so every original used to fail with ModuleNotFoundError).
+      const real = opts.mode === 'real' && opts.interpreter === undefined ? await prepareRealRun({ libraryVersions: versions, signal: opts.signal }) : undefined;
       const exec = await executeScript({
         script,
         mode: opts.mode,
-        interpreter: opts.interpreter,
+        interpreter: real?.interpreter ?? opts.interpreter,
+        ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
         libraryVersions: versions,
         timeoutMs: opts.timeoutMs ?? 60_000,
         ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
@@ -209,7 +214,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
         validate: repairOf === undefined ? false : { baseline: repairOf },
         ...(s.args ? { args: s.args } : {}),
         ...(s.files ? { files: s.files } : {}),
-        ...(s.env ? { extraEnv: s.env } : {}),
+        ...(s.env || real ? { extraEnv: { ...(s.env ?? {}), ...(real?.env ?? {}) } } : {}),
         ...(s.mounts ? { mounts: s.mounts } : {}),
       });
       return verdictOf(exec, opts.mode, original);

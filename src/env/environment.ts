@@ -445,7 +445,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
         script,
         mode: this.config.mode,
         interpreter: real?.interpreter ?? this.config.interpreter,
-        extraEnv: real?.env,
+        // The task's own variables (tasks.json `env`), under real mode's, which must win (offline, CPU).
+        extraEnv: task?.env || real ? { ...(task?.env ?? {}), ...(real?.env ?? {}) } : undefined,
         ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
         sandbox: this.config.sandbox,
         onProgress: options.onProgress ?? this.onProgress,

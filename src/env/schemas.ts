@@ -2,6 +2,7 @@
 // stay compatible. Every boundary (actions from a model or a webview, files read, remote
 // responses) is parsed with these schemas.
 import { z } from 'zod';
+import { ScriptEnvSchema } from './sandbox/options';
 import { VerifySpecSchema } from './verify/spec';
 import { HubNeedsSchema } from './hub/needs';
 
@@ -105,6 +106,8 @@ export const TaskSchema = z.object({
   files: RunFilesSchema.optional(),
   /** Absolute folders the script writes to, shown inside the sandbox as writable folders of the run (see RunMountsSchema). */
   mounts: RunMountsSchema.optional(),
+  /** Environment variables the script reads (SageMaker's `SM_*`, …), set for every run of the task (tasks.json `env`). */
+  env: ScriptEnvSchema.optional(),
   /** The evidence its training must leave (tasks.json `verify`; absent: everything read from the original). */
   verify: VerifySpecSchema.optional(),
   /** The hub models and datasets real mode provides (tasks.json `hub`, recorded by make-task; absent: derived from the script and its args). */

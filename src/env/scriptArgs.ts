@@ -318,3 +318,14 @@ export function deriveScriptArgs(script: string): DerivedArgs {
   ];
   return { style, required, args };
 }
+
+/**
+ * A value for one argument the script asks for by name (an error such as argparse's "the following
+ * arguments are required: --task_name"): the same choice as the derivation makes, with the script's
+ * own model and dataset ids.
+ */
+export function valueForArgument(script: string, name: string, type = 'str'): string {
+  const parsed = parsePython(script);
+  const ids = scriptIds(script, indexScript(parsed), readClasses(script, parsed.tree.topNode));
+  return valueFor(name, type, ids);
+}

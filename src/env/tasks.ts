@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
 import { tasksDir } from './paths';
+import { ScriptEnvSchema } from './sandbox/options';
+import { AdaptationSchema, MakeTaskVerdictSchema, NaturalDriftSchema } from './taskmaking/provenance';
 import { VerifySpecSchema } from './verify/spec';
 import { HubNeedsSchema } from './hub/needs';
 import { randomIndex } from './random';
@@ -53,6 +55,14 @@ export const TaskMetadataSchema = z
     verify: VerifySpecSchema.optional(),
     /** The hub models and datasets real mode must provide (src/env/hub/needs.ts); absent: derived from the script and args. */
     hub: HubNeedsSchema.optional(),
+    /** Environment variables set for every run (SageMaker's `SM_*` and the like). */
+    env: ScriptEnvSchema.optional(),
+    /** make-task's provenance: each change it made to get the script running (taskmaking/provenance.ts). */
+    adaptations: z.array(AdaptationSchema).optional(),
+    /** make-task's verification: original runs, breakages checked, verified or not. */
+    verdict: MakeTaskVerdictSchema.optional(),
+    /** A natural-drift task: the original at a later snapshot where it fails for real (make-task --upgrade-to). */
+    natural_drift: NaturalDriftSchema.optional(),
   })
   .strict();
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
@@ -169,6 +179,28 @@ function readMetadata(dir: string, problems: string[]): Map<string, TaskMetadata
   return out;
 }
 
+/** The task a script and its metadata entry make (before validation with TaskSchema), as the loader builds it. */
+export function taskCandidate(taskId: string, script: string, meta: TaskMetadata | undefined, source: string): Record<string, unknown> {
+  const args = meta?.args ?? deriveScriptArgs(script).args;
+  return {
+    task_id: taskId,
+    description: meta?.description ?? (describeScript(script) || `${taskId} training script`),
+    script_content: script,
+    difficulty: meta?.difficulty ?? deriveDifficulty(script),
+    category: deriveCategory(script, taskId),
+    expected_loss_range: meta?.expected_loss_range ?? DEFAULT_LOSS_RANGE,
+    expected_accuracy_range: meta?.expected_accuracy_range ?? DEFAULT_ACCURACY_RANGE,
+    library_versions: meta?.library_versions,
+    ...(args.length ? { args } : {}),
+    ...(meta?.files ? { files: meta.files } : {}),
+    ...(meta?.verify ? { verify: meta.verify } : {}),
+    ...(meta?.env ? { env: meta.env } : {}),
+    ...(meta?.hub ? { hub: meta.hub } : {}),
+    tags: meta?.tags ?? [],
+    source,
+  };
+}
+
 /** Loads every `<task_id>.py` of `dir` (sorted by name), with metadata from its `tasks.json`. */
 export function loadTaskFolder(dir: string, options: { source?: string } = {}): LoadResult {
   const source = options.source ?? dir;
@@ -195,24 +227,7 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
       continue;
     }
     const script = read.text;
-    const meta = metadata.get(taskId);
-    const args = meta?.args ?? deriveScriptArgs(script).args;
-    const candidate = {
-      task_id: taskId,
-      description: meta?.description ?? (describeScript(script) || `${taskId} training script`),
-      script_content: script,
-      difficulty: meta?.difficulty ?? deriveDifficulty(script),
-      category: deriveCategory(script, taskId),
-      expected_loss_range: meta?.expected_loss_range ?? DEFAULT_LOSS_RANGE,
-      expected_accuracy_range: meta?.expected_accuracy_range ?? DEFAULT_ACCURACY_RANGE,
-      library_versions: meta?.library_versions,
-      ...(args.length ? { args } : {}),
-      ...(meta?.files ? { files: meta.files } : {}),
-      ...(meta?.verify ? { verify: meta.verify } : {}),
-      ...(meta?.hub ? { hub: meta.hub } : {}),
-      tags: meta?.tags ?? [],
-      source,
-    };
+    const candidate = taskCandidate(taskId, script, metadata.get(taskId), source);
     const parsed = TaskSchema.safeParse(candidate);
     if (!parsed.success) {
       problems.push(`${file}: invalid task (${formatZodError(parsed.error)}); skipped`);

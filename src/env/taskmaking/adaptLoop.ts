@@ -1,0 +1,75 @@
+// Args that work: start from the derived args, bound the run through the parser's own options,
+// then run -> diagnose -> adapt, at most `maxRounds` runs. Ends with a clean run, or a refusal that
+// says why (a rule's reason, an unrecognised error, a change that did not help).
+import { deriveScriptArgs } from '../scriptArgs';
+import type { ExecutionResult } from '../schemas';
+import { parseHelpOptions, type ParserOptions } from './parserOptions';
+import type { Adaptation } from './provenance';
+import { diagnose, lastErrorLine, type Rule, RULES } from './rules';
+import type { CandidateRun, RunFn } from './runner';
+import { boundRun } from './shortRun';
+
+export interface AdaptResult {
+  args: string[];
+  env: Record<string, string>;
+  adaptations: Adaptation[];
+  /** Runs made (the help run not counted). */
+  rounds: number;
+  /** The last run (clean when there is no refusal). */
+  last?: ExecutionResult;
+  refusal?: { rule: string; reason: string };
+}
+
+export interface AdaptOptions {
+  script: string;
+  files: Record<string, string>;
+  run: RunFn;
+  maxRounds?: number;
+  rules?: readonly Rule[];
+  onProgress?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+const outputOf = (e: ExecutionResult) => `${e.stderr}\n${e.stdout.split('\n').slice(-20).join('\n')}`;
+
+export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
+  const derived = deriveScriptArgs(o.script);
+  let args = [...derived.args];
+  let env: Record<string, string> = {};
+  const adaptations: Adaptation[] = [];
+  const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env });
+  // The parser's options, from its own --help (no training happens; a failure just leaves them unknown).
+  let options: ParserOptions | undefined;
+  if (derived.style === 'argparse' || derived.style === 'dataclass-parser') {
+    o.onProgress?.('reading the parser options (--help)');
+    const help = await o.run({ ...candidate(), args: ['--help'] });
+    if (help.exit_code === 0) options = parseHelpOptions(help.stdout);
+  }
+  const bounded = boundRun(args, options);
+  args = bounded.args;
+  adaptations.push(...bounded.adaptations.map((a) => ({ ...a, round: 0 })));
+  const tried = new Set<string>();
+  const maxRounds = o.maxRounds ?? 8;
+  let last: ExecutionResult | undefined;
+  for (let round = 1; round <= maxRounds; round++) {
+    if (o.signal?.aborted) return { args, env, adaptations, rounds: round - 1, last, refusal: { rule: 'cancelled', reason: 'cancelled' } };
+    o.onProgress?.(`run ${round}/${maxRounds}: ${args.join(' ') || '(no args)'}`);
+    last = await o.run(candidate());
+    if (last.exit_code === 0 && !last.timed_out) return { args, env, adaptations, rounds: round, last };
+    const output = outputOf(last);
+    if (last.timed_out) {
+      return { args, env, adaptations, rounds: round, last, refusal: { rule: 'timeout', reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})` } };
+    }
+    const d = diagnose(output, { script: o.script, args, env, options }, o.rules ?? RULES);
+    if (!d) return { args, env, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason: `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}` } };
+    if (d.outcome.kind === 'refuse') return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` } };
+    const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
+    if (tried.has(key)) return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
+    tried.add(key);
+    adaptations.push({ round, error: d.error, ...d.outcome.adaptation });
+    o.onProgress?.(`adapted (${d.outcome.adaptation.rule}): ${d.outcome.adaptation.change}`);
+    args = d.outcome.args ?? args;
+    env = d.outcome.env ?? env;
+  }
+  return { args, env, adaptations, rounds: maxRounds, last, refusal: { rule: 'rounds-exhausted', reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}` } };
+}

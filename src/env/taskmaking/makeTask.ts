@@ -1,0 +1,238 @@
+// make-task: a user's training script becomes a verified task of a task folder, without hand-tuning.
+//   1. repo-local imports -> task files (relative imports laid out as a package);
+//   2. the snapshot (inferred from the recorded API data and the script's date, or forced);
+//   3. args that work: derived args, a bounded run, then run -> diagnose -> adapt (rules.ts);
+//   4. verification in the mode asked (verification.ts): original 3/3, two breakages verified;
+//   5. natural drift (--upgrade-to): the same script at a later snapshot, where it fails for real;
+//   6. the task written atomically (tasks.json merged), or a refusal with its reason and nothing written.
+// vscode-free: the CLI calls it, and the editor's "Make Task from This Script…" can.
+import { basename, resolve } from 'node:path';
+import { readFolderFile } from '../folderFile';
+import { MAX_TASK_FILE_BYTES } from '../limits';
+import { parsePython, describeProblem } from '../python/parse';
+import { RunFilesSchema, TaskSchema, formatZodError, type ExecutionMode, type LibraryVersions } from '../schemas';
+import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
+import { isSnapshotVenvReady } from '../snapshots/venv';
+import { RealModeError } from '../realMode';
+import { taskCandidate, type TaskMetadata } from '../tasks';
+import { adaptUntilRuns } from './adaptLoop';
+import { collectLocalImports } from './localImports';
+import { naturalDriftAt } from './naturalDrift';
+import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
+import { makeRunner } from './runner';
+import { scriptOrigin } from './scriptDate';
+import { inferSnapshot } from './snapshotInference';
+import { verifyTask } from './verification';
+import { verifySpecFor } from './verifySpecRules';
+import { VerifySpecSchema } from '../verify/spec';
+import { readEntries, uniqueTaskId, writeTask } from './writeTask';
+
+/**
+ * The seam for src/env/hub (being built separately): given what the task will run with, make sure
+ * every model and dataset the script names exists in the offline hub, and return the entry fields
+ * that record those needs (e.g. `{ hub: … }`) once TaskMetadataSchema has them. Until it exists, a
+ * model or dataset missing offline is diagnosed (rule hub-item-unavailable) and reported.
+ */
+export type HubNeedsProvider = (input: { script: string; args: string[]; files: Record<string, string>; snapshot: string; signal?: AbortSignal }) => Promise<Partial<TaskMetadata>>;
+
+export interface MakeTaskOptions {
+  scriptPath: string;
+  taskDir: string;
+  /** Default: from the file name, unique in the folder. */
+  taskId?: string;
+  /** 'auto' (default) or a snapshot id. */
+  snapshot?: string;
+  mode?: ExecutionMode;
+  /** Natural drift: also run at this later snapshot; the task is the script failing there. */
+  upgradeTo?: string;
+  /** Per run (default 180 s). */
+  timeoutMs?: number;
+  maxRounds?: number;
+  /** Breakages tried at most during verification (default 4). */
+  maxBreakages?: number;
+  /** The user's interpreter instead of the snapshot's managed venv (real mode). */
+  interpreter?: string;
+  /** Skip verification (the verdict is then absent); default false. */
+  noVerify?: boolean;
+  /** Save even when verification fails (the verdict says so); default true. A refusal never saves. */
+  saveUnverified?: boolean;
+  hubNeeds?: HubNeedsProvider;
+  /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
+  builtSnapshotsOnly?: boolean;
+}
+
+export interface MakeTaskHooks {
+  onProgress?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface MakeTaskResult {
+  taskId: string;
+  /** The tasks.json entry (written unless refused). */
+  entry: TaskMetadata;
+  adaptations: Adaptation[];
+  snapshot: { id: string; reason: string };
+  rounds: number;
+  verdict?: MakeTaskVerdict;
+  naturalDrift?: NaturalDrift;
+  refusal?: { rule: string; reason: string };
+  written?: { scriptPath: string; metadataPath: string };
+  timings: { total_ms: number; adapt_ms: number; verify_ms: number };
+}
+
+/** Bad input the pipeline cannot start from (a missing file, an unknown snapshot): the CLI's usage errors. */
+export class MakeTaskInputError extends Error {
+  override readonly name = 'MakeTaskInputError';
+}
+
+export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = {}): Promise<MakeTaskResult> {
+  const t0 = performance.now();
+  const state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } } = { taskId: options.taskId ?? '', adaptations: [], snapshot: { id: '', reason: 'not chosen' } };
+  try {
+    return await makeTaskUnguarded(options, hooks, t0, state);
+  } catch (e) {
+    if (e instanceof MakeTaskInputError) throw e;
+    // Never a crash: what could not be had (a snapshot environment that cannot be built, its hub) or
+    // went wrong ends as a refusal with the reason, and nothing has been written (saving is last).
+    const rule = e instanceof RealModeError ? 'real-mode-unavailable' : 'internal-error';
+    const reason = (e instanceof Error ? e.message : String(e)).split('\n').slice(0, 3).join(' ').slice(0, 1000);
+    return {
+      taskId: state.taskId,
+      entry: { task_id: state.taskId || 'task', adaptations: state.adaptations },
+      adaptations: state.adaptations,
+      snapshot: state.snapshot,
+      rounds: 0,
+      refusal: { rule, reason },
+      timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0 },
+    };
+  }
+}
+
+async function makeTaskUnguarded(
+  options: MakeTaskOptions,
+  hooks: MakeTaskHooks,
+  t0: number,
+  state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } },
+): Promise<MakeTaskResult> {
+  const progress = (m: string) => hooks.onProgress?.(m);
+  const mode = options.mode ?? 'real';
+  const scriptPath = resolve(options.scriptPath);
+  const taskDir = resolve(options.taskDir);
+  for (const id of [options.snapshot, options.upgradeTo]) {
+    if (id !== undefined && id !== 'auto' && !snapshotIds().includes(id)) throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')}`);
+  }
+  const read = readFolderFile(resolve(scriptPath, '..'), basename(scriptPath), MAX_TASK_FILE_BYTES);
+  if (!read.ok) throw new MakeTaskInputError(read.problem);
+  const original = read.text;
+  const entries = readEntries(taskDir);
+  const taskId = options.taskId ?? uniqueTaskId(basename(scriptPath), taskDir, entries);
+  if (!TaskSchema.shape.task_id.safeParse(taskId).success) throw new MakeTaskInputError(`"${taskId}" is not a valid task id (letters, digits, _ . - only)`);
+
+  const adaptations: Adaptation[] = state.adaptations;
+  state.taskId = taskId;
+  const timings = { total_ms: 0, adapt_ms: 0, verify_ms: 0 };
+  const done = (r: Omit<MakeTaskResult, 'timings' | 'taskId' | 'adaptations'>): MakeTaskResult => {
+    timings.total_ms = Math.round(performance.now() - t0);
+    return { taskId, adaptations, ...r, timings };
+  };
+  const refused = (rule: string, reason: string, partial: Partial<MakeTaskResult> & { snapshot: { id: string; reason: string } }): MakeTaskResult =>
+    done({ entry: { task_id: taskId, adaptations }, rounds: 0, ...partial, refusal: { rule, reason } });
+
+  const problem = parsePython(original).problem;
+  if (problem) return refused('syntax-error', `the script does not parse (${describeProblem(problem)})`, { snapshot: { id: '', reason: 'not chosen' } });
+
+  // 1. Repo-local imports.
+  const origin = await scriptOrigin(scriptPath);
+  const local = collectLocalImports(scriptPath, original, origin.repoRoot);
+  const script = local.script;
+  for (const r of local.rewrites) adaptations.push({ round: 0, rule: 'relative-import-layout', kind: 'layout', error: 'a relative import cannot run in a top-level script', change: r });
+  if (Object.keys(local.files).length) {
+    adaptations.push({ round: 0, rule: 'repo-local-imports', kind: 'files', error: 'the script imports modules beside it', change: `files: ${Object.keys(local.files).join(', ')}` });
+  }
+  const filesOk = RunFilesSchema.safeParse(local.files);
+  if (!filesOk.success) return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, { snapshot: { id: '', reason: 'not chosen' } });
+
+  // 2. The snapshot.
+  const choice = inferSnapshot(script, {
+    scriptDate: origin.date,
+    forced: options.snapshot === 'auto' ? undefined : options.snapshot,
+    ...(options.builtSnapshotsOnly && allSnapshots().some((s) => isSnapshotVenvReady(s.id)) ? { ids: allSnapshots().filter((s) => isSnapshotVenvReady(s.id)).map((s) => s.id) } : {}),
+  });
+  const snapshot = { id: choice.id, reason: choice.reason };
+  state.snapshot = snapshot;
+  progress(`snapshot ${choice.id}: ${choice.reason}`);
+  if (local.missing.length) {
+    return refused('repo-local-module-missing', `the script imports ${local.missing.join(', ')}, a module of its repository that is not beside it${origin.repoRoot ? '' : ' (the script is not in a git repository, so nothing else was searched)'}`, { snapshot });
+  }
+  const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  const runner = makeRunner({ mode, snapshot: choice.id, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+
+  // 3. Args that work.
+  const ta = performance.now();
+  let hubFields: Partial<TaskMetadata> = {};
+  const run = options.hubNeeds
+    ? async (c: Parameters<typeof runner>[0]) => {
+        hubFields = await options.hubNeeds!({ script: c.script, args: c.args, files: c.files, snapshot: choice.id, signal: hooks.signal });
+        return runner(c);
+      }
+    : runner;
+  const adapted = await adaptUntilRuns({ script, files: local.files, run, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal });
+  timings.adapt_ms = Math.round(performance.now() - ta);
+  adaptations.push(...adapted.adaptations);
+  const entry: TaskMetadata = {
+    ...hubFields,
+    task_id: taskId,
+    description: `${basename(scriptPath)} (made by make-task on snapshot ${choice.id}).`,
+    library_versions: versions,
+    tags: ['make-task', `snapshot:${choice.id}`],
+    args: adapted.args,
+    ...(Object.keys(local.files).length ? { files: local.files } : {}),
+    ...(Object.keys(adapted.env).length ? { env: adapted.env } : {}),
+    adaptations,
+  };
+  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: adapted.refusal });
+
+  // 4. Verification.
+  let verdict: MakeTaskVerdict | undefined;
+  if (!options.noVerify) {
+    const tv = performance.now();
+    const verifyOnce = () =>
+      verifyTask({ task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)), mode, snapshot: choice.id, versions, timeoutMs, interpreter: options.interpreter, maxBreakages: options.maxBreakages, signal: hooks.signal, onProgress: progress });
+    verdict = await verifyOnce();
+    // The verifier may say which `verify` field the task must declare: answer from the task's own args, then check once more.
+    const finding = verdict.verified ? undefined : verdict.breakages.map((b) => b.note ?? '').find((n) => /set verify\./.test(n));
+    const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
+    if (fix && !hooks.signal?.aborted) {
+      entry.verify = VerifySpecSchema.parse(fix.spec);
+      adaptations.push({ round: adapted.rounds, ...fix.adaptation });
+      progress(`adapted (verify-spec): ${fix.adaptation.change}; verifying again`);
+      verdict = await verifyOnce();
+    }
+    timings.verify_ms = Math.round(performance.now() - tv);
+    entry.verdict = verdict;
+    if (!verdict.verified) progress(`not verified: original ${verdict.original_runs.verified}/${verdict.original_runs.of}, breakages verified ${verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length}`);
+  }
+
+  // 5. Natural drift.
+  let naturalDrift: NaturalDrift | undefined;
+  if (options.upgradeTo) {
+    const at = await naturalDriftAt({ script, args: adapted.args, files: local.files, env: adapted.env, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+    if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
+    if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
+    naturalDrift = at.drift;
+    entry.natural_drift = naturalDrift;
+    entry.library_versions = { ...getSnapshot(options.upgradeTo).versions };
+    entry.tags = ['make-task', 'natural-drift', `snapshot:${options.upgradeTo}`, `from-snapshot:${choice.id}`];
+    entry.description = `${basename(scriptPath)} written for snapshot ${choice.id}, failing at ${options.upgradeTo}: ${naturalDrift.error}`;
+  }
+
+  // 6. Save.
+  if (hooks.signal?.aborted) return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, refusal: { rule: 'cancelled', reason: 'cancelled before saving' } });
+  if (verdict && !verdict.verified && options.saveUnverified === false) {
+    return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, refusal: { rule: 'not-verified', reason: 'verification failed (see the verdict); nothing saved' } });
+  }
+  const written = await writeTask(taskDir, entry, script);
+  progress(`saved ${written.scriptPath}`);
+  return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written });
+}

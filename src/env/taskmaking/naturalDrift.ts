@@ -1,0 +1,44 @@
+// Natural drift (make-task --upgrade-to): the script, which runs at its own era's snapshot, is run
+// unchanged at a later snapshot. When it fails there with a real library error, that failure is the
+// task: the real migration. Failures that come from this machine rather than the libraries (a
+// model missing offline, no GPU, a launcher) are not drift and are refused with their reason.
+import { getSnapshot } from '../snapshots/registry';
+import type { ExecutionMode } from '../schemas';
+import { INFERENCE_LIBRARIES } from './snapshotInference';
+import type { NaturalDrift } from './provenance';
+import { diagnose, lastErrorLine } from './rules';
+import { makeRunner } from './runner';
+
+/** Rules whose errors come from the machine, not from the libraries' change. */
+const MACHINE_RULES = new Set(['hub-item-unavailable', 'cpu-bf16-off', 'cpu-fp16-off', 'cpu-tf32-off', 'no-flash-attention', 'no-deepspeed', 'no-fsdp', 'no-quantized-loading', 'multi-node-launch', 'cpu-device', 'missing-environment-variable']);
+const HF_LIBS = [...INFERENCE_LIBRARIES, 'evaluate', 'tokenizers', 'huggingface_hub'];
+
+export interface NaturalDriftInput {
+  script: string;
+  args: string[];
+  files: Record<string, string>;
+  env: Record<string, string>;
+  from: string;
+  to: string;
+  mode: ExecutionMode;
+  timeoutMs: number;
+  interpreter?: string;
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+}
+
+export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: NaturalDrift; refusal?: { rule: string; reason: string } }> {
+  if (getSnapshot(i.to).date <= getSnapshot(i.from).date) return { refusal: { rule: 'natural-drift', reason: `--upgrade-to ${i.to} is not later than the script's snapshot ${i.from}` } };
+  i.onProgress?.(`natural drift: running the script unchanged at ${i.to}`);
+  const run = makeRunner({ mode: i.mode, snapshot: i.to, timeoutMs: i.timeoutMs, interpreter: i.interpreter, signal: i.signal, onProgress: i.onProgress });
+  const exec = await run({ script: i.script, args: i.args, files: i.files, env: i.env });
+  if (exec.exit_code === 0) return { refusal: { rule: 'natural-drift', reason: `the script runs at ${i.to} as well: no natural drift between ${i.from} and ${i.to}` } };
+  if (exec.timed_out || exec.killed) return { refusal: { rule: 'natural-drift', reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of` } };
+  const output = `${exec.stderr}\n${exec.stdout.split('\n').slice(-20).join('\n')}`;
+  const d = diagnose(output, { script: i.script, args: i.args, env: i.env, options: undefined });
+  const machine = d && (MACHINE_RULES.has(d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) || (d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed' && !HF_LIBS.some((l) => d.error.includes(`'${l}`))));
+  if (machine) return { refusal: { rule: 'natural-drift', reason: `the script fails at ${i.to} for a reason of this machine, not of the libraries: ${d.error}` } };
+  const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;
+  // Verified only against the real releases: a simulated failure is the stand-ins' opinion.
+  return { drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false } };
+}

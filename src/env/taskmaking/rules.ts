@@ -1,0 +1,310 @@
+// Run -> diagnose -> adapt: each rule is keyed on an error a run printed and answers with a change
+// of the task's args or environment, or with a refusal that says what cannot be provided. Rules are
+// general (keyed on the error text and the script's own parser, never on a script) and ordered:
+// the first rule whose pattern matches and that has an answer decides.
+import { firstOption, type ParserOptions } from './parserOptions';
+import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
+import { valueForArgument } from '../scriptArgs';
+import type { Adaptation } from './provenance';
+
+export interface RuleContext {
+  script: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The parser's options (from `--help`); undefined when the script has no parser or help failed. */
+  options: ParserOptions | undefined;
+}
+
+export type RuleOutcome =
+  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string> }
+  | { kind: 'refuse'; rule: string; reason: string };
+
+export interface Rule {
+  id: string;
+  /** Matched against the run's stderr + stdout tail. */
+  pattern: RegExp;
+  /** 'exception': matched against the run's last exception line only (the error itself, not a warning or a source line shown in the traceback). */
+  scope?: 'exception';
+  /** Undefined: the rule has no answer here (the next matching rule is tried). */
+  apply(match: RegExpExecArray, ctx: RuleContext): RuleOutcome | undefined;
+}
+
+const adaptArgs = (rule: string, args: string[], change: string): RuleOutcome => ({ kind: 'adapt', adaptation: { rule, kind: 'args', change }, args });
+const refuse = (rule: string, reason: string): RuleOutcome => ({ kind: 'refuse', rule, reason });
+
+/** Sets the first option of `names` the parser has to `value` (when not already so). */
+function setFirst(rule: string, ctx: RuleContext, names: readonly string[], value: string): RuleOutcome | undefined {
+  const name = firstOption(ctx.options, names) ?? names.find((n) => optionIndex(ctx.args, n) >= 0);
+  if (!name || optionValue(ctx.args, name) === value) return undefined;
+  return adaptArgs(rule, setOption(ctx.args, name, value), `--${name} ${value}`);
+}
+
+/** A value for an environment variable the script reads, by its name. */
+export function envValueFor(name: string): string {
+  if (/^SM_CHANNEL_(\w+)$/.test(name)) return `data/${name.slice('SM_CHANNEL_'.length).toLowerCase()}`;
+  if (/_DIR$|_PATH$/.test(name)) return `out/${name.toLowerCase()}`;
+  if (/^SM_NUM_(GPUS|NEURONS)$/.test(name)) return '0';
+  if (name === 'SM_NUM_CPUS') return '1';
+  if (name === 'SM_HOSTS') return '["algo-1"]';
+  if (name === 'SM_CURRENT_HOST') return 'algo-1';
+  if (/^(WORLD_SIZE|LOCAL_WORLD_SIZE)$/.test(name)) return '1';
+  if (/^(RANK|LOCAL_RANK|NODE_RANK|GROUP_RANK)$/.test(name)) return '0';
+  if (name === 'MASTER_ADDR') return '127.0.0.1';
+  if (name === 'MASTER_PORT') return '29500';
+  if (/TOKEN|KEY|SECRET|PASSWORD/.test(name)) return '';
+  return 'x';
+}
+
+const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
+
+/** The rules, in the order they are tried. */
+export const RULES: readonly Rule[] = [
+  // --- args: what the script's parser says it needs or refuses ---
+  {
+    id: 'missing-required-option',
+    pattern: /the following arguments are required: ([^\n]+)/,
+    apply(m, ctx) {
+      let args = [...ctx.args];
+      const added: string[] = [];
+      for (const raw of m[1]!.split(/,\s*/)) {
+        const flag = raw.trim().split('/')[0]!.trim();
+        if (!flag) continue;
+        if (flag.startsWith('-')) {
+          const name = flag.replace(/^-+/, '');
+          if (optionIndex(args, name) >= 0) continue;
+          const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
+          args = setOption(args, name, value);
+          added.push(`--${name} ${value}`);
+        } else {
+          const value = valueForArgument(ctx.script, flag);
+          args = [value, ...args];
+          added.push(`${flag}=${value} (positional)`);
+        }
+      }
+      return added.length ? adaptArgs('missing-required-option', args, added.join(', ')) : undefined;
+    },
+  },
+  {
+    id: 'missing-one-of-options',
+    pattern: /one of the arguments (--?[\w.-]+)[^\n]* is required/,
+    apply(m, ctx) {
+      const name = m[1]!.replace(/^-+/, '');
+      if (optionIndex(ctx.args, name) >= 0) return undefined;
+      const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
+      return adaptArgs('missing-one-of-options', setOption(ctx.args, name, value), `--${name} ${value} (the first of a required group)`);
+    },
+  },
+  {
+    id: 'missing-dataclass-field',
+    pattern: /__init__\(\) missing \d+ required (?:positional|keyword-only) arguments?: ([^\n]+)/,
+    apply(m, ctx) {
+      const names = [...m[1]!.matchAll(/'(\w+)'/g)].map((x) => x[1]!);
+      let args = [...ctx.args];
+      const added: string[] = [];
+      for (const n of names) {
+        if (optionIndex(args, n) >= 0) continue;
+        const v = valueForArgument(ctx.script, n);
+        args = setOption(args, n, v);
+        added.push(`--${n} ${v}`);
+      }
+      return added.length ? adaptArgs('missing-dataclass-field', args, added.join(', ')) : undefined;
+    },
+  },
+  {
+    id: 'unrecognized-arguments',
+    pattern: /(?:unrecognized arguments: |Some specified arguments are not used by the HfArgumentParser: \[)([^\n\]]+)/,
+    apply(m, ctx) {
+      const names = [...m[1]!.matchAll(/'?--?([\w.-]+)/g)].map((x) => x[1]!).filter((n) => optionIndex(ctx.args, n) >= 0);
+      if (!names.length) return undefined;
+      const args = names.reduce((a, n) => removeOption(a, n), ctx.args);
+      return adaptArgs('unrecognized-arguments', args, `removed ${names.map((n) => `--${n}`).join(', ')}`);
+    },
+  },
+  {
+    id: 'invalid-choice',
+    pattern: /argument --?([\w.-]+)(?:\/[^:]+)?: invalid choice: '[^']*' \(choose from ([^)]+)\)/,
+    apply(m, ctx) {
+      const first = /'([^']*)'|(\S+)/.exec(m[2]!);
+      const v = first?.[1] ?? first?.[2];
+      return v === undefined ? undefined : adaptArgs('invalid-choice', setOption(ctx.args, m[1]!, v), `--${m[1]} ${v} (the parser's first choice)`);
+    },
+  },
+  {
+    id: 'invalid-type',
+    pattern: /argument --?([\w.-]+)(?:\/[^:]+)?: invalid (\w+) value: '([^']*)'/,
+    apply(m, ctx) {
+      const v = /int/.test(m[2]!) ? '1' : /float/.test(m[2]!) ? '0.1' : /bool/.test(m[2]!) ? 'false' : undefined;
+      return v === undefined ? undefined : adaptArgs('invalid-type', setOption(ctx.args, m[1]!, v), `--${m[1]} ${v} (a ${m[2]})`);
+    },
+  },
+  {
+    id: 'missing-dataset',
+    pattern: /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
+    apply: (_m, ctx) => {
+      const name = firstOption(ctx.options, ['dataset_name', 'dataset', 'dataset_id', 'dataset_path']);
+      if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
+      const v = valueForArgument(ctx.script, 'dataset_name');
+      return adaptArgs('missing-dataset', setOption(ctx.args, name, v), `--${name} ${v}`);
+    },
+  },
+  {
+    // A consistency check between two options the bounded run made inconsistent (TRL: "generation_batch_size (2)
+    // must be divisible by num_generations (8)"): the divisor option takes the dividend's value.
+    id: 'divisible-options',
+    pattern: /(\w+) \((\d+)\) must be (?:evenly )?divisible by (?:the )?(\w+) \((\d+)\)/,
+    apply: (m, ctx) => {
+      const name = firstOption(ctx.options, [m[3]!]);
+      if (!name || optionValue(ctx.args, name) === m[2]) return undefined;
+      return adaptArgs('divisible-options', setOption(ctx.args, name, m[2]!), `--${name} ${m[2]} (${m[1]} ${m[2]} must be divisible by it)`);
+    },
+  },
+  // --- environment variables the script reads ---
+  {
+    id: 'missing-environment-variable',
+    pattern: /KeyError: '([A-Z][A-Z0-9_]*)'/,
+    apply(m, ctx) {
+      const name = m[1]!;
+      if (name in ctx.env || !new RegExp(`environ(?:\\[|\\.get\\(|\\.__getitem__)\\s*["']${name}["']|getenv\\(\\s*["']${name}["']`).test(ctx.script + (m.input ?? ''))) return undefined;
+      if (/^(MASTER_ADDR|MASTER_PORT)$/.test(name)) return refuse('multi-node-launch', `the script expects a distributed launcher (${name} unset): multi-node training cannot run here`);
+      const value = envValueFor(name);
+      return { kind: 'adapt', adaptation: { rule: 'missing-environment-variable', kind: 'env', change: `${name}=${value}` }, env: { ...ctx.env, [name]: value } };
+    },
+  },
+  // --- CPU: what only a GPU offers is turned off, through the script's own options ---
+  {
+    id: 'cpu-bf16-off',
+    pattern: /bf16[^\n]*(?:requires|only|not supported|doesn't support|does not support|Ampere|GPU)|Your setup doesn't support bf16/i,
+    apply: (_m, ctx) => setFirst('cpu-bf16-off', ctx, ['bf16', 'bf16_full_eval'], 'false') ?? refuse('cpu-bf16-off', 'the script asks for bf16 in its code (not through an option), which this CPU run cannot give'),
+  },
+  {
+    id: 'cpu-fp16-off',
+    pattern: /fp16[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
+    apply: (_m, ctx) => setFirst('cpu-fp16-off', ctx, ['fp16', 'fp16_full_eval', 'half_precision_backend'], 'false') ?? refuse('cpu-fp16-off', 'the script uses fp16 in its code (not through an option), which a CPU run cannot do'),
+  },
+  {
+    id: 'cpu-tf32-off',
+    pattern: /tf32[^\n]*(?:requires|Ampere|only|GPU)/i,
+    apply: (_m, ctx) => setFirst('cpu-tf32-off', ctx, ['tf32'], 'false') ?? refuse('cpu-tf32-off', 'the script enables tf32 in its code, which needs an Ampere GPU'),
+  },
+  {
+    id: 'no-flash-attention',
+    pattern: /flash_attn|FlashAttention|flash attention|flash_attention_2/i,
+    apply: (_m, ctx) =>
+      setFirst('no-flash-attention', ctx, ['attn_implementation'], 'eager') ??
+      setFirst('no-flash-attention', ctx, ['use_flash_attention_2', 'use_flash_attn', 'use_flash_attention', 'flash_attention', 'flash_attn'], 'false') ??
+      refuse('no-flash-attention', 'the script requires flash-attention (a CUDA kernel) in its code'),
+  },
+  {
+    id: 'no-deepspeed',
+    pattern: /deepspeed/i,
+    apply: (_m, ctx) =>
+      optionIndex(ctx.args, 'deepspeed') >= 0
+        ? adaptArgs('no-deepspeed', removeOption(ctx.args, 'deepspeed'), 'removed --deepspeed (no DeepSpeed launch on CPU)')
+        : refuse('no-deepspeed', 'the script needs a DeepSpeed launch, which cannot run here'),
+  },
+  {
+    id: 'no-fsdp',
+    pattern: /\bFSDP\b|FullyShardedDataParallel|fsdp_config/,
+    apply: (_m, ctx) =>
+      optionIndex(ctx.args, 'fsdp') >= 0
+        ? adaptArgs('no-fsdp', removeOption(ctx.args, 'fsdp'), 'removed --fsdp (no FSDP launch on CPU)')
+        : refuse('no-fsdp', 'the script needs an FSDP (multi-GPU) launch, which cannot run here'),
+  },
+  {
+    id: 'no-quantized-loading',
+    pattern: /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i,
+    apply: (_m, ctx) =>
+      setFirst('no-quantized-loading', ctx, ['load_in_8bit', 'load_in_4bit', 'use_4bit', 'use_8bit', 'use_4bit_quantization', 'use_8bit_quantization', 'load_in_kbit', 'use_bnb', 'quantize'], 'false') ??
+      refuse('no-quantized-loading', '8-/4-bit loading needs bitsandbytes on a CUDA GPU, and the script loads the model quantized in its code (no option turns it off)'),
+  },
+  {
+    id: 'multi-node-launch',
+    pattern: /Default process group has not been initialized|init_process_group|ProcessGroupNCCL|NCCL error|\bnccl\b|environment variable (?:RANK|WORLD_SIZE|MASTER_ADDR)/i,
+    apply: () => refuse('multi-node-launch', 'the script needs a distributed (multi-process or multi-node) launch, which cannot run here'),
+  },
+  {
+    id: 'cpu-device',
+    pattern: GPU_ONLY,
+    apply: (_m, ctx) =>
+      setFirst('cpu-device', ctx, ['use_cpu', 'no_cuda', 'cpu'], 'true') ??
+      setFirst('cpu-device', ctx, ['device', 'device_map'], 'cpu') ??
+      refuse('cpu-device', 'GPU-only: the script sends its work to CUDA in its code (no option selects the CPU)'),
+  },
+  {
+    id: 'device-map',
+    pattern: /device_map/,
+    apply: (_m, ctx) => setFirst('device-map', ctx, ['device_map'], 'cpu'),
+  },
+  {
+    // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
+    id: 'placeholder-model-id',
+    pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
+    apply: (m, ctx) => {
+      const bad = m[1] ?? m[2]!;
+      const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
+      if (!name || optionValue(ctx.args, name) === 'gpt2') return undefined;
+      return adaptArgs('placeholder-model-id', setOption(ctx.args, name, 'gpt2'), `--${name} gpt2 (${bad} is not a model id)`);
+    },
+  },
+  // --- what cannot be provided (yet) ---
+  {
+    id: 'hub-item-unavailable',
+    scope: 'exception',
+    pattern: /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/,
+    apply: (m) =>
+      refuse(
+        'hub-item-unavailable',
+        `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); real mode serves any id once src/env/hub (deriveHubNeeds/ensureHubItems) is in place`,
+      ),
+  },
+  {
+    id: 'dataset-column-missing',
+    scope: 'exception',
+    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+    apply: (m, ctx) => {
+      const col = m[1] ?? m[2] ?? m[3] ?? '';
+      // Only a name the script itself uses as a key: a column of the data it loads.
+      if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
+      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses; real mode gives datasets the schema a script needs once src/env/hub is in place`);
+    },
+  },
+  {
+    id: 'module-not-installed',
+    scope: 'exception',
+    pattern: /ModuleNotFoundError: No module named '([\w.]+)'/,
+    apply: (m) => refuse('module-not-installed', `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment`),
+  },
+];
+
+/** The last line of a traceback or error output, for records. */
+export function lastErrorLine(text: string): string {
+  const lines = text.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  const exc = [...lines].reverse().find((l) => /^[\w.]+(Error|Exception|Exit|Interrupt)\b|^error:|: error:/.test(l));
+  return (exc ?? lines.at(-1) ?? '').slice(0, 500);
+}
+
+export interface Diagnosis {
+  /** The matched error text (first line of the match). */
+  error: string;
+  outcome: RuleOutcome;
+}
+
+/** How many last lines of the output a diagnosis reads: the error that ended the run, not earlier warnings. */
+export const DIAGNOSIS_LINES = 15;
+
+/**
+ * The first rule that recognises the end of `output` (its last DIAGNOSIS_LINES non-empty lines:
+ * the traceback's end or the parser's message) and has an answer; undefined when none does. Earlier
+ * output is not read: a warning that mentions DeepSpeed is no reason to refuse.
+ */
+export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[] = RULES): Diagnosis | undefined {
+  const tail = output.split('\n').filter((l) => l.trim()).slice(-DIAGNOSIS_LINES).join('\n');
+  const exception = lastErrorLine(tail);
+  for (const rule of rules) {
+    const m = rule.pattern.exec(rule.scope === 'exception' ? exception : tail);
+    if (!m) continue;
+    const outcome = rule.apply(m, ctx);
+    if (outcome) return { error: m[0].split('\n')[0]!.trim().slice(0, 500), outcome };
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+// A bounded run, before the first run: the task must train in seconds on a CPU with tiny models, so
+// every option the script's own parser offers for the length of a run (steps, epochs, sequence
+// lengths, subsets, eval/save/log intervals, batch sizes) is set small, unless the args set it
+// already. Data-like: option names, in order of preference, and the value.
+import { firstOption, type ParserOptions } from './parserOptions';
+import { optionIndex, setOption } from './argEdits';
+import type { Adaptation } from './provenance';
+
+interface ShortRunSetting {
+  /** Option names meaning the same thing, the first the parser has is set. */
+  names: readonly string[];
+  value: string;
+}
+
+export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
+  { names: ['max_steps', 'max_train_steps', 'total_steps', 'num_train_steps', 'train_steps', 'steps'], value: '8' },
+  { names: ['num_train_epochs', 'epochs', 'num_epochs', 'n_epochs'], value: '1' },
+  { names: ['per_device_train_batch_size', 'train_batch_size', 'batch_size'], value: '2' },
+  { names: ['per_device_eval_batch_size', 'eval_batch_size'], value: '2' },
+  { names: ['gradient_accumulation_steps'], value: '1' },
+  { names: ['max_seq_length', 'max_length', 'seq_length', 'block_size', 'max_seq_len', 'model_max_length', 'max_source_length'], value: '64' },
+  { names: ['max_target_length', 'max_new_tokens', 'max_completion_length', 'generation_max_length', 'response_length'], value: '16' },
+  { names: ['max_prompt_length'], value: '32' },
+  { names: ['max_train_samples', 'train_subset', 'num_train_samples', 'n_train', 'train_size'], value: '16' },
+  { names: ['max_eval_samples', 'eval_subset', 'num_eval_samples', 'size_valid_set', 'n_eval', 'max_predict_samples'], value: '8' },
+  { names: ['logging_steps', 'log_steps', 'log_freq'], value: '1' },
+  { names: ['eval_steps'], value: '8' },
+  { names: ['save_steps', 'checkpointing_steps'], value: '8' },
+  { names: ['warmup_steps', 'num_warmup_steps'], value: '0' },
+  { names: ['dataloader_num_workers', 'num_workers', 'preprocessing_num_workers', 'num_proc'], value: '1' },
+  { names: ['report_to', 'log_with'], value: 'none' },
+];
+
+/** The bounded-run args and one adaptation per option set. */
+export function boundRun(args: readonly string[], options: ParserOptions | undefined): { args: string[]; adaptations: Array<Omit<Adaptation, 'round'>> } {
+  let out = [...args];
+  const adaptations: Array<Omit<Adaptation, 'round'>> = [];
+  for (const s of SHORT_RUN_SETTINGS) {
+    const name = firstOption(options, s.names);
+    if (!name || s.names.some((n) => optionIndex(out, n) >= 0)) continue;
+    out = setOption(out, name, s.value);
+    adaptations.push({ rule: 'short-run', kind: 'args', error: `bounded run: the parser offers --${name}`, change: `--${name} ${s.value}` });
+  }
+  return { args: out, adaptations };
+}

@@ -1,0 +1,142 @@
+// Which library snapshot a script belongs to: the snapshots where everything it imports from the
+// Hugging Face libraries exists (from the recorded API data, resources/snapshots/api), the one
+// nearest the script's own date preferred (its last commit, when it is in a git repository), with
+// the reason in words. Pure over the API data; the date comes from scriptDate.ts.
+import { parsePython } from '../python/parse';
+import { indexScript } from '../python/scriptIndex';
+import { loadPackageApi, snapshotApiPackages, type PackageApi } from '../snapshots/api';
+import { allSnapshots, getSnapshot } from '../snapshots/registry';
+import { isSnapshotVenvReady } from '../snapshots/venv';
+
+/** The libraries whose API data decides (the ones scripts drift against). */
+export const INFERENCE_LIBRARIES = ['transformers', 'datasets', 'trl', 'peft', 'accelerate'] as const;
+
+export interface ImportedApi {
+  /** `transformers`, `trl.trainer`, … */
+  module: string;
+  /** The name imported from it; undefined for `import module`. */
+  name?: string;
+  line: number;
+}
+
+/** The script's imports from the inference libraries (`from trl import GRPOConfig`, `import peft`). */
+export function importedApis(script: string): ImportedApi[] {
+  const idx = indexScript(parsePython(script));
+  const lineOf = (pos: number) => script.slice(0, pos).split('\n').length;
+  const out: ImportedApi[] = [];
+  const isLib = (m: string) => (INFERENCE_LIBRARIES as readonly string[]).includes(m.split('.')[0]!);
+  for (const imp of idx.imports) {
+    if (imp.level > 0) continue;
+    if (imp.kind === 'import') {
+      for (const n of imp.names) if (isLib(n.name)) out.push({ module: n.name, line: lineOf(imp.from) });
+    } else if (imp.module && isLib(imp.module)) {
+      for (const n of imp.names) if (n.name !== '*') out.push({ module: imp.module, name: n.name, line: lineOf(imp.from) });
+    }
+  }
+  return out;
+}
+
+export type ApiPresence = 'present' | 'absent' | 'unknown';
+
+/** Whether `api` exists in a package's recorded API (unknown: a module the data did not walk). */
+export function apiPresence(api: PackageApi, imp: ImportedApi): ApiPresence {
+  const mod = api.modules[imp.module];
+  if (!mod) {
+    if (api.unimportable[imp.module]) return 'absent';
+    // The package's direct public subpackages are all walked (docs/snapshots.md), so `trl.experimental`
+    // missing from the data is absent from the release; deeper modules are not always walked
+    // (transformers.data.metrics.squad_metrics), and private paths and the CLI trees never: unknown.
+    const parts = imp.module.split('.');
+    if (parts.some((p) => p.startsWith('_') || ['commands', 'cli', 'tests', 'testing', 'testing_utils'].includes(p))) return 'unknown';
+    return api.modules[parts.slice(0, 2).join('.')] ? 'unknown' : 'absent';
+  }
+  if (imp.name === undefined) return 'present';
+  const target = mod.names[imp.name];
+  if (target !== undefined) return target.startsWith('unavailable:') ? 'absent' : 'present';
+  // A submodule imported by name (`from transformers import models`).
+  if (api.modules[`${imp.module}.${imp.name}`]) return 'present';
+  return 'absent';
+}
+
+export interface SnapshotFit {
+  id: string;
+  date: string;
+  /** Imports the snapshot lacks, as `module.name (line N)`. */
+  missing: string[];
+  /** Imports the data cannot tell about. */
+  unknown: number;
+  /** The managed venv is built (no install needed). */
+  ready: boolean;
+}
+
+export interface SnapshotChoice {
+  id: string;
+  reason: string;
+  fits: SnapshotFit[];
+}
+
+/** How each snapshot with API data fits the script's imports. */
+export function snapshotFits(script: string, ids: readonly string[] = allSnapshots().map((s) => s.id)): SnapshotFit[] {
+  const imports = importedApis(script);
+  return ids.map((id) => {
+    const have = new Set(snapshotApiPackages(id));
+    const missing: string[] = [];
+    let unknown = 0;
+    for (const imp of imports) {
+      const pkg = imp.module.split('.')[0]!;
+      if (!have.has(pkg)) {
+        unknown++;
+        continue;
+      }
+      const presence = apiPresence(loadPackageApi(id, pkg), imp);
+      if (presence === 'absent') missing.push(`${imp.module}${imp.name ? `.${imp.name}` : ''} (line ${imp.line})`);
+      else if (presence === 'unknown') unknown++;
+    }
+    return { id, date: getSnapshot(id).date, missing, unknown, ready: isSnapshotVenvReady(id) };
+  });
+}
+
+/** Months between two `YYYY-MM[-DD]` dates (absolute). */
+export function monthsApart(a: string, b: string): number {
+  const m = (d: string) => Number(d.slice(0, 4)) * 12 + Number(d.slice(5, 7)) - 1;
+  return Math.abs(m(a) - m(b));
+}
+
+/**
+ * The snapshot to make the task on. `forced`: that one (an unknown id throws). Else among the
+ * snapshots where every import exists: the nearest to `scriptDate` (ties: the later one); with no
+ * date, the newest whose venv is built, else the newest. When none has everything, the one that
+ * lacks least (the reason says what).
+ */
+export function inferSnapshot(script: string, opts: { scriptDate?: string; forced?: string; ids?: readonly string[] } = {}): SnapshotChoice {
+  if (opts.forced !== undefined) {
+    const s = getSnapshot(opts.forced);
+    const fits = snapshotFits(script, [s.id]);
+    const lacks = fits[0]!.missing;
+    return { id: s.id, reason: `forced with --snapshot${lacks.length ? `; it lacks ${lacks.join(', ')}` : ''}`, fits };
+  }
+  const fits = snapshotFits(script, opts.ids);
+  const complete = fits.filter((f) => f.missing.length === 0);
+  const n = importedApis(script).length;
+  if (complete.length) {
+    let chosen: SnapshotFit;
+    let why: string;
+    if (opts.scriptDate) {
+      const d = opts.scriptDate;
+      chosen = [...complete].sort((a, b) => monthsApart(a.date, d) - monthsApart(b.date, d) || b.date.localeCompare(a.date))[0]!;
+      why = `is nearest to the script's date ${d.slice(0, 10)} (last commit)`;
+    } else {
+      const ready = complete.filter((f) => f.ready);
+      chosen = (ready.length ? ready : complete).at(-1)!;
+      why = `is the newest of them${ready.length ? ' whose environment is built' : ''} (the script has no date: not in a git repository)`;
+    }
+    const others = complete.filter((f) => f !== chosen).map((f) => f.id);
+    return {
+      id: chosen.id,
+      reason: `all ${n} imports from ${INFERENCE_LIBRARIES.join('/')} exist in ${complete.map((f) => f.id).join(', ')}${others.length ? '' : ' only'}; ${chosen.id} ${why}`,
+      fits,
+    };
+  }
+  const best = [...fits].sort((a, b) => a.missing.length - b.missing.length || b.date.localeCompare(a.date))[0]!;
+  return { id: best.id, reason: `no snapshot has every import; ${best.id} lacks fewest: ${best.missing.join(', ')}`, fits };
+}

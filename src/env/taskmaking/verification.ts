@@ -1,0 +1,134 @@
+// Verification of a candidate task through the environment itself, as episodes will run it:
+// - breakages: the drift candidates on the script (real drifts the snapshot rejects first, distinct
+//   primitives), each applied in an episode; verified when the broken script fails with an error
+//   that names the changed API and the oracle repair (`evaluateRepair(oracleDiff())`) passes the
+//   verifier;
+// - the original: every oracle repair IS the original script (the inverse restores it byte for
+//   byte), so each oracle run is a run of the original judged by the verifier; the environment's
+//   reference run (the original's own verification) is one more. 3 of 3 verified is required; when
+//   fewer breakages broke, episodes are repeated until three runs of the original were judged.
+import { changedApiNames, mentionsChangedApi } from '../checkPrimitives';
+import { breaksReally } from '../drift/generator';
+import { ForgeEnvironment } from '../environment';
+import { applySpec, breakagePrimitives } from '../primitives/registry';
+import type { PrimitiveCandidate } from '../primitives/types';
+import type { ExecutionMode, LibraryVersions, Task } from '../schemas';
+import { TaskSampler } from '../tasks';
+import type { BreakageCheck, MakeTaskVerdict } from './provenance';
+import { lastErrorLine } from './rules';
+
+export interface VerifyOptions {
+  task: Task;
+  mode: ExecutionMode;
+  snapshot: string;
+  versions: LibraryVersions;
+  timeoutMs: number;
+  interpreter?: string;
+  /** Breakages to try at most (each costs a broken run, an oracle run and a verifier run). */
+  maxBreakages?: number;
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+}
+
+interface Candidate {
+  primitive_type: string;
+  params: Record<string, unknown>;
+  drift_id?: string;
+  real: boolean;
+}
+
+/** Breakage candidates on the script: real drifts that break first, one per primitive, then the rest. */
+export function breakageCandidates(script: string, versions: LibraryVersions): Candidate[] {
+  const all: Array<{ p: string; c: PrimitiveCandidate }> = [];
+  for (const p of breakagePrimitives()) {
+    let cs: PrimitiveCandidate[] = [];
+    try {
+      cs = p.candidates(script, versions);
+    } catch {
+      cs = [];
+    }
+    for (const c of cs) all.push({ p: p.name, c });
+  }
+  const rank = (x: { c: PrimitiveCandidate }) => (breaksReally(x.c) ? 0 : x.c.breaks !== false ? 1 : 2);
+  const sorted = all.filter((x) => rank(x) < 2).sort((a, b) => rank(a) - rank(b));
+  // Distinct primitives first (spread), then second candidates of the same primitives.
+  const firsts: typeof sorted = [];
+  const rest: typeof sorted = [];
+  const seen = new Set<string>();
+  for (const x of sorted) (seen.has(x.p) ? rest : firsts).push(x), seen.add(x.p);
+  return [...firsts, ...rest].map((x) => ({ primitive_type: x.p, params: x.c.params as Record<string, unknown>, real: breaksReally(x.c), ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}) }));
+}
+
+/**
+ * Whether the broken run's error names the changed API: the same criterion as check-primitives
+ * (the names the breakage's edits touch, found as words in the traceback's end).
+ */
+export function errorNamesApi(errorTrace: string, script: string, spec: { primitive_type: string; params: Record<string, unknown> }): boolean {
+  let names: string[];
+  try {
+    names = changedApiNames(script, spec.params, applySpec(script, spec));
+  } catch {
+    return false;
+  }
+  return mentionsChangedApi(errorTrace.trim().split('\n').slice(-15).join('\n'), names);
+}
+
+export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
+  const env = new ForgeEnvironment(
+    { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}) },
+    { tasks: new TaskSampler([o.task]), onProgress: o.onProgress },
+  );
+  const breakages: BreakageCheck[] = [];
+  let originalRuns = 0;
+  let originalVerified = 0;
+  let referenceOk: boolean | undefined;
+  const maxBreakages = o.maxBreakages ?? 4;
+  try {
+    const candidates = breakageCandidates(o.task.script_content, o.versions).slice(0, maxBreakages);
+    const episode = async (c: Candidate): Promise<BreakageCheck> => {
+      await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
+      o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
+      const obs = await env.step({ breakage: { primitive_type: c.primitive_type, params: c.params } }, { signal: o.signal });
+      const base = { primitive_type: c.primitive_type, ...(c.drift_id ? { drift_id: c.drift_id } : {}) };
+      if (obs.info.error) return { ...base, broke: false, names_api: false, oracle_verified: false, note: String(obs.info.error).slice(0, 500) };
+      const trace = obs.error_trace ?? '';
+      const broke = obs.info.broke === true;
+      const names = broke && errorNamesApi(trace, o.task.script_content, c);
+      o.onProgress?.(`breakage ${c.primitive_type}: ${broke ? 'broke' : 'did not break'}; scoring the oracle repair (the original)`);
+      const ev = await env.evaluateRepair(env.oracleDiff(), { signal: o.signal });
+      originalRuns++;
+      if (ev.success) originalVerified++;
+      if (referenceOk === undefined && ev.verification) referenceOk = ev.verification.reference_loss !== undefined;
+      return {
+        ...base,
+        broke,
+        names_api: names,
+        oracle_verified: ev.success,
+        ...(broke ? { error: lastErrorLine(trace) } : {}),
+        ...(!ev.success ? { note: (ev.verification?.findings[0] ?? ev.findings[0] ?? lastErrorLine(ev.error_trace)).slice(0, 500) } : {}),
+      };
+    };
+    const good = () => breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
+    for (const c of candidates) {
+      if (o.signal?.aborted || (good() >= 2 && originalRuns >= 2)) break;
+      breakages.push(await episode(c));
+      // Once the original failed to verify (its reference included), 3/3 is out of reach: stop spending runs.
+      if (referenceOk === false || originalRuns > originalVerified) break;
+    }
+    // Fewer than two oracle runs: repeat an episode so that the original is judged three times.
+    const again = candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
+    while (again && originalRuns < 2 && originalRuns === originalVerified && !o.signal?.aborted) await episode(again);
+  } finally {
+    await env.dispose();
+  }
+  const runs = { verified: originalVerified + (referenceOk ? 1 : 0), of: originalRuns + (referenceOk === undefined ? 0 : 1) };
+  const verifiedBreakages = breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
+  return {
+    mode: o.mode,
+    snapshot: o.snapshot,
+    original_runs: runs,
+    breakages,
+    verified: runs.of >= 3 && runs.verified === runs.of && verifiedBreakages >= 2,
+    checked_at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,44 @@
+// When the verifier cannot check a task's artifact it says which `verify` field to declare
+// (resources/verifier/forgeenv_verify.py: "set verify.base_model and verify.head in tasks.json").
+// These rules answer from what the task already runs with: the model and dataset ids in its args
+// (or the script's own literals), the head from the script's `AutoModelFor…` class. Keyed on the
+// verifier's finding, never on a script.
+import { valueForArgument } from '../scriptArgs';
+import type { VerifySpecInput } from '../verify/spec';
+import { optionValue } from './argEdits';
+import type { Adaptation } from './provenance';
+
+const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path', 'model_path'];
+const DATASET_OPTIONS = ['dataset_name', 'dataset', 'dataset_id', 'dataset_path'];
+const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']>]> = [
+  [/ForCausalLM\b|LMHeadModel\b/, 'causal'],
+  [/ForSequenceClassification\b/, 'seqcls'],
+  [/ForTokenClassification\b/, 'tokcls'],
+  [/ForQuestionAnswering\b/, 'qa'],
+  [/ForSeq2SeqLM\b|ForConditionalGeneration\b/, 'seq2seq'],
+  [/ForImageClassification\b/, 'imgcls'],
+  [/ForMaskedLM\b/, 'mlm'],
+];
+
+const fromArgs = (args: readonly string[], names: readonly string[]) => names.map((n) => optionValue(args, n)).find((v) => v !== undefined && v !== 'true');
+
+/** The verify fields a verifier finding asks for, with the adaptation that records them; undefined when no rule answers. */
+export function verifySpecFor(finding: string, script: string, args: readonly string[], current: VerifySpecInput = {}): { spec: VerifySpecInput; adaptation: Omit<Adaptation, 'round'> } | undefined {
+  const spec: VerifySpecInput = { ...current };
+  const changes: string[] = [];
+  if (/verify\.base_model/.test(finding) && !current.base_model) {
+    spec.base_model = fromArgs(args, MODEL_OPTIONS) ?? valueForArgument(script, 'model_name_or_path');
+    changes.push(`verify.base_model ${spec.base_model}`);
+    const head = HEADS.find(([re]) => re.test(script))?.[1];
+    if (head && !current.head) {
+      spec.head = head;
+      changes.push(`verify.head ${head}`);
+    }
+  }
+  if (/verify\.dataset/.test(finding) && !current.dataset) {
+    spec.dataset = [fromArgs(args, DATASET_OPTIONS) ?? valueForArgument(script, 'dataset_name')];
+    changes.push(`verify.dataset ${spec.dataset[0]}`);
+  }
+  if (!changes.length) return undefined;
+  return { spec, adaptation: { rule: 'verify-spec', kind: 'verify', error: finding.slice(0, 500), change: changes.join(', ') } };
+}

@@ -1,0 +1,227 @@
+// make-task's run -> diagnose -> adapt rules on recorded error texts (as Python, argparse and the
+// Hugging Face libraries print them), the bounded-run options and the argv edits.
+import { strict as assert } from 'node:assert';
+import { describe, test } from 'node:test';
+import { removeOption, setOption, optionValue } from '../../src/env/taskmaking/argEdits';
+import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
+import { diagnose, lastErrorLine, RULES, type RuleContext } from '../../src/env/taskmaking/rules';
+import { boundRun } from '../../src/env/taskmaking/shortRun';
+import { verifySpecFor } from '../../src/env/taskmaking/verifySpecRules';
+
+const HF_HELP = `usage: train.py [-h] --model_name_or_path MODEL_NAME_OR_PATH --output_dir OUTPUT_DIR
+                [--bf16 [BF16]] [--fp16 [FP16]] [--tf32 TF32] [--use_cpu [USE_CPU]]
+                [--max_steps MAX_STEPS] [--num_train_epochs NUM_TRAIN_EPOCHS]
+                [--per_device_train_batch_size PER_DEVICE_TRAIN_BATCH_SIZE]
+                [--logging_steps LOGGING_STEPS] [--save_steps SAVE_STEPS] [--eval_steps EVAL_STEPS]
+                [--report_to REPORT_TO [REPORT_TO ...]] [--attn_implementation ATTN_IMPLEMENTATION]
+                [--load_in_4bit [LOAD_IN_4BIT]] [--max_seq_length MAX_SEQ_LENGTH]`;
+const ARGPARSE_HELP = `usage: run.py [-h] [--model-name MODEL_NAME] [--epochs EPOCHS] [--device DEVICE]`;
+
+const ctx = (over: Partial<RuleContext> = {}): RuleContext => ({
+  script: 'import argparse\nfrom transformers import AutoModelForCausalLM\nAutoModelForCausalLM.from_pretrained("gpt2")\n',
+  args: ['--output_dir', 'out'],
+  env: {},
+  options: parseHelpOptions(HF_HELP),
+  ...over,
+});
+
+const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 12, in <module>\n    main()\n${last}\n`;
+
+describe('diagnose: recorded errors map to rules', () => {
+  test('argparse: the following arguments are required (options and positionals)', () => {
+    const d = diagnose('usage: train.py [-h] --task_name TASK_NAME data_dir\ntrain.py: error: the following arguments are required: --task_name, --base_model, data_dir', ctx({ args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'missing-required-option');
+    const args = d.outcome.args!;
+    assert.equal(optionValue(args, 'task_name'), 'x');
+    // A model option gets the model id the script itself uses.
+    assert.equal(optionValue(args, 'base_model'), 'gpt2');
+    assert.equal(args[0], 'x', 'the positional comes first');
+  });
+
+  test('HfArgumentParser: unused arguments are removed', () => {
+    const d = diagnose(traceback("ValueError: Some specified arguments are not used by the HfArgumentParser: ['--max_steps', '8']"), ctx({ args: ['--output_dir', 'out', '--max_steps', '8'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.args, ['--output_dir', 'out']);
+  });
+
+  test('argparse: unrecognized arguments are removed', () => {
+    const d = diagnose('train.py: error: unrecognized arguments: --epochs 1', ctx({ args: ['--epochs', '1', '--lr', '0.1'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.args, ['--lr', '0.1']);
+  });
+
+  test('argparse: an invalid choice takes the parser\'s first choice', () => {
+    const d = diagnose("train.py: error: argument --task: invalid choice: 'x' (choose from 'sst2', 'mrpc')", ctx({ args: ['--task', 'x'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'task'), 'sst2');
+  });
+
+  test('KeyError of an environment variable the script reads becomes a task env entry', () => {
+    const script = 'import os\nmodel_dir = os.environ["SM_MODEL_DIR"]\ntrain = os.environ["SM_CHANNEL_TRAIN"]\n';
+    const d = diagnose(traceback("KeyError: 'SM_CHANNEL_TRAIN'"), ctx({ script, env: { SM_MODEL_DIR: 'out/sm_model_dir' } }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.kind, 'env');
+    assert.deepEqual(d.outcome.env, { SM_MODEL_DIR: 'out/sm_model_dir', SM_CHANNEL_TRAIN: 'data/train' });
+  });
+
+  test('a KeyError of a dict key the script does not read from the environment is not an env rule', () => {
+    const d = diagnose(traceback("KeyError: 'LABEL'"), ctx({ script: 'row = {}\nrow["LABEL"]\n' }));
+    assert.ok(d, 'recognised as a missing column');
+    assert.equal(d.outcome.kind, 'refuse');
+    assert.ok(d.outcome.kind === 'refuse' && d.outcome.rule === 'dataset-column-missing');
+  });
+
+  test('CPU: bf16, fp16, tf32 go off through the parser\'s own options', () => {
+    const cases: Array<[string, string]> = [
+      ["ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want to train the model on CPU.", 'bf16'],
+      ["ValueError: fp16 mixed precision requires a GPU (not 'mps').", 'fp16'],
+      ['ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7', 'tf32'],
+    ];
+    for (const [err, option] of cases) {
+      const d = diagnose(traceback(err), ctx());
+      assert.ok(d && d.outcome.kind === 'adapt', err);
+      assert.equal(optionValue(d.outcome.args!, option), 'false', err);
+    }
+  });
+
+  test('CPU: bf16 in the code with no option is refused with a reason', () => {
+    const d = diagnose(traceback("ValueError: Your setup doesn't support bf16/gpu."), ctx({ options: parseHelpOptions(ARGPARSE_HELP) }));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.match(d.outcome.reason, /bf16/);
+  });
+
+  test('flash-attention: attn_implementation eager', () => {
+    const d = diagnose(traceback('ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.'), ctx());
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'attn_implementation'), 'eager');
+  });
+
+  test('8-/4-bit: an option turns it off, else a refusal with the reason', () => {
+    const err = traceback('ImportError: Using `bitsandbytes` 4-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`');
+    const d = diagnose(err, ctx());
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'load_in_4bit'), 'false');
+    const r = diagnose(err, ctx({ options: undefined }));
+    assert.ok(r && r.outcome.kind === 'refuse');
+    assert.match(r.outcome.reason, /bitsandbytes/);
+  });
+
+  test('CUDA-only code: --device cpu when the parser has it, else refused as GPU-only', () => {
+    const err = traceback('AssertionError: Torch not compiled with CUDA enabled');
+    const withDevice = diagnose(err, ctx({ options: parseHelpOptions(ARGPARSE_HELP), args: [] }));
+    assert.ok(withDevice && withDevice.outcome.kind === 'adapt');
+    assert.deepEqual(withDevice.outcome.args, ['--device', 'cpu']);
+    const none = diagnose(err, ctx({ options: undefined }));
+    assert.ok(none && none.outcome.kind === 'refuse');
+    assert.match(none.outcome.reason, /GPU-only/);
+  });
+
+  test('deepspeed: the launch option is dropped when given, else refused', () => {
+    const err = traceback("ModuleNotFoundError: No module named 'deepspeed'");
+    const d = diagnose(err, ctx({ args: ['--deepspeed', 'ds.json', '--output_dir', 'out'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.args, ['--output_dir', 'out']);
+    const r = diagnose(err, ctx());
+    assert.ok(r && r.outcome.kind === 'refuse');
+  });
+
+  test('a placeholder model id is replaced through the parser\'s model option', () => {
+    const d = diagnose(traceback("OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': 'path/to/model'. Use `repo_type` argument if needed."), ctx({ options: parseHelpOptions('usage: x.py [--model_name_or_path MODEL_NAME_OR_PATH]') }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'gpt2');
+    assert.match(d.outcome.adaptation.change, /path\/to\/model is not a model id/);
+  });
+
+  test('two options made inconsistent by the bounded run: the divisor takes the dividend\'s value', () => {
+    const d = diagnose(traceback('ValueError: generation_batch_size (2) must be divisible by num_generations (8).'), ctx({ options: parseHelpOptions('usage: x.py [--num_generations NUM_GENERATIONS]') }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'num_generations'), '2');
+  });
+
+  test('a model id of the wrong architecture is a hub refusal', () => {
+    const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'hub-item-unavailable');
+  });
+
+  test('a hub message in a traceback\'s source line is not the error: the exception line decides', () => {
+    const out = [
+      'Traceback (most recent call last):',
+      '  File "site-packages/datasets/load.py", line 1, in f',
+      '    raise ConnectionError(f"Couldn\'t reach \'{path}\' on the Hub ({e.__class__.__name__})") from e',
+      "AttributeError: 'ModelConfig' object has no attribute 'trust_remote_code'",
+    ].join('\n');
+    assert.equal(diagnose(out, ctx()), undefined);
+  });
+
+  test('a model missing offline is refused, naming the seam', () => {
+    const d = diagnose(traceback("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json."), ctx());
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'hub-item-unavailable');
+    assert.match(d.outcome.reason, /Llama-2-7b-hf/);
+  });
+
+  test('a column the script uses but the dataset lacks is refused with the column; an unrelated KeyError is not', () => {
+    const script = 'ds = load_dataset("imdb")\nds.map(lambda r: r["chosen"])\n';
+    const d = diagnose(traceback("KeyError: 'chosen'"), ctx({ script }));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'dataset-column-missing');
+    assert.match(d.outcome.reason, /"chosen"/);
+    assert.equal(diagnose(traceback("KeyError: 'other'"), ctx({ script })), undefined);
+  });
+
+  test('an error no rule knows is not diagnosed; the last error line is kept for the refusal', () => {
+    const out = traceback('ZeroDivisionError: division by zero');
+    assert.equal(diagnose(out, ctx()), undefined);
+    assert.equal(lastErrorLine(out), 'ZeroDivisionError: division by zero');
+  });
+
+  test('every rule has a distinct id', () => {
+    const ids = RULES.map((r) => r.id);
+    assert.equal(new Set(ids).size, ids.length);
+  });
+});
+
+describe('bounded run and argv edits', () => {
+  test('the parser\'s run-length options are set small, user-given ones kept', () => {
+    const { args, adaptations } = boundRun(['--output_dir', 'out', '--max_steps', '3'], parseHelpOptions(HF_HELP));
+    assert.equal(optionValue(args, 'max_steps'), '3');
+    assert.equal(optionValue(args, 'max_seq_length'), '64');
+    assert.equal(optionValue(args, 'report_to'), 'none');
+    assert.ok(adaptations.every((a) => a.rule === 'short-run'));
+    assert.ok(!adaptations.some((a) => a.change.startsWith('--max_steps')));
+  });
+
+  test('help options keep the parser\'s own spelling (argparse does not accept --model_name for --model-name)', () => {
+    const o = parseHelpOptions(ARGPARSE_HELP);
+    assert.equal(o.get('model_name'), 'model-name');
+    assert.equal(o.get('epochs'), 'epochs');
+    assert.equal(o.has('h'), false);
+  });
+
+  test('no parser options: nothing is guessed', () => {
+    assert.deepEqual(boundRun(['a'], undefined), { args: ['a'], adaptations: [] });
+  });
+
+  test('setOption/removeOption keep the rest in order, understand --name=value', () => {
+    assert.deepEqual(setOption(['--a', '1', '--b=2'], 'b', '3'), ['--a', '1', '--b', '3']);
+    assert.deepEqual(removeOption(['--flag', '--a', '1'], 'flag'), ['--a', '1']);
+    assert.equal(optionValue(['--flag'], 'flag'), 'true');
+  });
+});
+
+describe('verify-spec rules answer the verifier\'s findings', () => {
+  test('base_model and head from the task\'s args and the script\'s Auto class', () => {
+    const finding = 'neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)';
+    const r = verifySpecFor(finding, 'from transformers import AutoModelForSequenceClassification\n', ['--model_name_or_path', 'distilbert-base-uncased']);
+    assert.ok(r);
+    assert.equal(r.spec.base_model, 'distilbert-base-uncased');
+    assert.equal(r.spec.head, 'seqcls');
+    assert.equal(r.adaptation.kind, 'verify');
+  });
+
+  test('a finding no rule answers gives nothing', () => {
+    assert.equal(verifySpecFor('the held-out data has no image column (set verify.image)', '', []), undefined);
+  });
+});
