@@ -1,0 +1,99 @@
+// The warm runtime's Python side: started exactly like a cold run (same bwrap sandbox, launcher,
+// rlimits, environment, run folder and uid), it imports the mode's libraries first, with its output
+// sent to /dev/null, says it is ready on stdout, then waits on stdin for the run (argv, one JSON
+// line) and runs the script in place as a fresh `__main__`. One zygote serves one run: it is a cold
+// run started ahead of time, never shared, so isolation is the cold run's by construction
+// (docs/sandbox.md, "Warm runtime"). Nothing is forked, so the fork-safety recipe (one OpenMP
+// thread, gc.freeze, re-seeding) is not needed: the RNGs are seeded at start-up like a cold run's,
+// and torch keeps a cold run's thread count.
+//
+// Same outcome as `python -u train.py args`: sys.argv, sys.orig_argv, sys.path[0], `__main__` with
+// `__file__`/`__loader__`, stdin /dev/null; an uncaught exception goes to `sys.excepthook` without
+// the zygote's frame and exits 1; SystemExit is left to the interpreter; a SyntaxError prints as the
+// interpreter prints it. What differs: the libraries are already in `sys.modules` (their import-time
+// warnings were printed to /dev/null), and `traceback.extract_stack()` inside the script shows one
+// `<string>` frame below the script's.
+import { z } from 'zod';
+
+/** First bytes on stdout once the imports are done (the host strips them; a script never sees them). */
+export const READY_MARKER = '\0forgeenv-zygote ready\n';
+/** What a zygote prints instead when an import failed: it then exits, and its key stays cold. */
+export const FAILED_MARKER = '\0forgeenv-zygote failed ';
+
+/** What each mode imports ahead: what the corpus and the real-world scripts import (their import time is most of a run). */
+export const WARM_IMPORTS: Record<'simulated' | 'real', string[]> = {
+  simulated: ['torch', 'transformers', 'datasets', 'trl', 'peft', 'accelerate', 'evaluate'],
+  real: ['torch', 'transformers', 'datasets', 'trl', 'peft', 'accelerate', 'evaluate'],
+};
+
+export const RunRequestSchema = z.object({ argv: z.array(z.string()).min(1) });
+export type RunRequest = z.infer<typeof RunRequestSchema>;
+
+const ZYGOTE = String.raw`import os, sys  # forgeenv-zygote
+def _forgeenv_zygote(modules):
+    null = os.open(os.devnull, os.O_RDWR)
+    out, err = os.dup(1), os.dup(2)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    failed = None
+    for name in modules:
+        try:
+            __import__(name)
+        except BaseException as e:
+            failed = "%s: %s" % (name, type(e).__name__)
+            break
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    os.close(out)
+    os.close(err)
+    if failed:
+        os.write(1, b"\0forgeenv-zygote failed " + failed.encode("utf-8", "replace") + b"\n")
+        os._exit(0)
+    os.write(1, b"\0forgeenv-zygote ready\n")
+    data = b""
+    while not data.endswith(b"\n"):
+        b = os.read(0, 65536)
+        if not b:
+            os._exit(0)
+        data += b
+    os.dup2(null, 0)
+    os.close(null)
+    import builtins, json, types
+    from importlib.machinery import SourceFileLoader
+    argv = json.loads(data.decode("utf-8"))["argv"]
+    path = os.path.abspath(argv[0])
+    sys.argv = list(argv)
+    sys.orig_argv = [sys.orig_argv[0], "-u"] + list(argv)
+    sys.path[0] = os.path.dirname(path)
+    m = types.ModuleType("__main__")
+    m.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins, __loader__=SourceFileLoader("__main__", path), __spec__=None, __package__=None)
+    sys.modules["__main__"] = m
+    with open(path, "rb") as f:
+        source = f.read()
+    try:
+        return compile(source, path, "exec", dont_inherit=True), m.__dict__
+    except SyntaxError as e:
+        sys.excepthook(type(e), e, None)
+        os._exit(1)
+_forgeenv_code, _forgeenv_globals = _forgeenv_zygote(sys.argv[1:])
+del _forgeenv_zygote
+try:
+    exec(_forgeenv_code, _forgeenv_globals)
+except SystemExit:
+    raise
+except BaseException as _forgeenv_e:
+    # The interpreter prints the exception's own __traceback__: drop the zygote's frame from it.
+    _forgeenv_e.__traceback__ = _forgeenv_e.__traceback__.tb_next
+    sys.excepthook(type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__)
+    raise SystemExit(1)
+`;
+
+/** Python's argv for a zygote: `python -u -c <zygote> <module…>` (the launcher execs it like a script). */
+export function zygoteArgv(python: string, modules: string[]): string[] {
+  return [python, '-u', '-c', ZYGOTE, ...modules];
+}
+
+/** The one JSON line a zygote reads on stdin. */
+export function encodeRequest(r: RunRequest): Buffer {
+  return Buffer.from(`${JSON.stringify(RunRequestSchema.parse(r))}\n`, 'utf8');
+}
