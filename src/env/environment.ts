@@ -422,6 +422,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         extraEnv: real?.env,
         ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
         sandbox: this.config.sandbox,
+        warm: this.config.warm,
         onProgress: options.onProgress ?? this.onProgress,
         libraryVersions: ep?.library_versions ?? snapshotVersions(),
         timeoutMs: this.config.timeoutMs,
@@ -502,6 +503,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
     // How the latest run was isolated (provenance), and why it was weaker than asked, if it was.
     const isolation = ep.final?.execution?.isolation ?? ep.broken_execution?.isolation;
     if (isolation) info.isolation = isolation;
+    // Warm (a zygote started ahead) or cold: the same outcome either way, recorded for provenance.
+    const runtime = ep.final?.execution?.runtime ?? ep.broken_execution?.runtime;
+    if (runtime) info.runtime = runtime;
     if (this.lastSandboxWarning) info.sandbox_warning = this.lastSandboxWarning;
     let script = ep.original_script;
     let errorTrace: string | null = null;

@@ -41,6 +41,11 @@ export const EnvironmentConfigSchema = z.object({
    * repairs so that those alone judge them (the adversarial suite measures the verifier this way).
    */
   validateRepairs: z.boolean().default(true),
+  /**
+   * Run through the warm runtime (executor.ts `warm`, docs/sandbox.md): zygotes of this
+   * environment's run shape are started ahead at reset; a run with none ready is cold.
+   */
+  warm: z.boolean().default(false),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
 /** What the constructor accepts: every field optional (defaults above). */

@@ -327,15 +327,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     return notRun(base, `ForgeEnv did not run ${o.scriptName}: it writes to ${o.mounts.join(', ')}, outside its run folder, which only the bubblewrap sandbox can map into the run folder (isolation here: ${plan.isolation}).\n`);
   }
   if (cacheDir && sandboxed) {
-    await warmBytecodeCache({
-      python: layout.executable,
-      cacheDir,
-      stdlib: layout.stdlib,
-      libraries: simlibs ? existingPaths([simlibs, `${simlibs}-fallback`]) : layout.site,
-      ...(simlibs ? { surface: { simlibs, env: simulatedEnv(o.libraryVersions, simlibs) } } : {}),
-      env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
-      onProgress: opts.onProgress,
-    });
+    await fillBytecodeCache(o, layout, simlibs, cacheDir, opts.onProgress);
     if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
   }
   const limits = o.sandbox.limits;
@@ -353,7 +345,9 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   }
   else if (shape) {
     parked = claimParked(shape.key);
-    warmPool.want(shape.key, shape, shape.label);
+    // Runs that bind a per-run folder (the verifier reads the repair's run folder) have a key of
+    // their own each time: worth no zygote.
+    if (o.readOnlyPaths.length === 0) warmPool.want(shape.key, shape, shape.label);
   }
   base.runtime = parked ? 'warm' : 'cold';
 
@@ -410,6 +404,19 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     checkpoints,
     run_dir: runDir,
   };
+}
+
+/** The trusted step that fills the shared bytecode cache before sandboxed runs read it (sandbox/bytecodeCache.ts). */
+function fillBytecodeCache(o: Options, layout: InterpreterLayout, simlibs: string | undefined, cacheDir: string, onProgress: ((m: string) => void) | undefined): Promise<boolean> {
+  return warmBytecodeCache({
+    python: layout.executable,
+    cacheDir,
+    stdlib: layout.stdlib,
+    libraries: simlibs ? existingPaths([simlibs, `${simlibs}-fallback`]) : layout.site,
+    ...(simlibs ? { surface: { simlibs, env: simulatedEnv(o.libraryVersions, simlibs) } } : {}),
+    env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
+    onProgress,
+  });
 }
 
 interface RunContext {
@@ -588,6 +595,27 @@ export const warmPool = new WarmPool<RunShape>({
 });
 // Memory parked ahead goes back to a cold run that needs it.
 runMemory.onPressure = () => warmPool.evictOne();
+
+/**
+ * Asks the pool for zygotes of the shape of runs with these options (the editor at episode start,
+ * `forgeenv serve --warm`): the same key executeScript computes. Resolves with the key, or why not.
+ */
+export async function prewarmRuntime(opts: Omit<RunOptions, 'script'>): Promise<{ key: string; label: string } | { error: string }> {
+  if (!warmAllowed()) return { error: 'FORGEENV_WARM=0: the warm runtime is off' };
+  const parsed = OptionsSchema.safeParse({ ...opts, script: '' });
+  if (!parsed.success) return { error: `invalid run options: ${formatZodError(parsed.error)}` };
+  const o = parsed.data;
+  const simlibs = o.mode === 'simulated' ? simlibsDir() : undefined;
+  const plan = await chooseIsolation(o.sandbox);
+  if ('refused' in plan || plan.isolation !== 'bubblewrap') return { error: 'runs are not sandboxed with bubblewrap here: the warm runtime needs it' };
+  const lay = await interpreterLayout(o.interpreter);
+  if (!lay.ok) return { error: layoutError(o.interpreter, lay).trim() };
+  const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
+  if (cacheDir) await fillBytecodeCache(o, lay.layout, simlibs, cacheDir, opts.onProgress);
+  const shape = runShape(o, plan, lay.layout, simlibs, cacheDir);
+  warmPool.want(shape.key, shape, shape.label);
+  return { key: shape.key, label: shape.label };
+}
 
 /** A ready zygote of this key from the pool, or undefined. */
 function claimParked(key: string): Parked | undefined {

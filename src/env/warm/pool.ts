@@ -90,6 +90,18 @@ export class WarmPool<S> {
     return p;
   }
 
+  /** Resolves once `count` zygotes of this key are ready (true), or false after `timeoutMs` or when the key was given up. */
+  async waitReady(key: string, count: number, timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const k = this.keys.get(key);
+      if (!k || k.failures >= 2) return false;
+      if (k.parked.filter((p) => p.ready && p.alive).length >= Math.min(count, this.opts.perKey)) return true;
+      if (Date.now() > until) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** Retires one parked zygote (the oldest-used key first) to free its memory; false when none is parked. */
   evictOne(): boolean {
     const order = [...this.keys.values()].sort((a, b) => a.lastUsed - b.lastUsed);

@@ -36,9 +36,12 @@ def _forgeenv_zygote(modules):
     os.dup2(null, 1)
     os.dup2(null, 2)
     failed = None
+    from importlib.util import find_spec
     for name in modules:
         try:
-            __import__(name)
+            # A library the interpreter lacks is skipped: the script's own import fails as it would cold.
+            if find_spec(name) is not None:
+                __import__(name)
         except BaseException as e:
             failed = "%s: %s" % (name, type(e).__name__)
             break
