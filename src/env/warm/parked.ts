@@ -23,11 +23,14 @@ export class Parked implements ParkedHandle {
   healthy = true;
   failure: string | undefined;
   readonly settled: Promise<void>;
+  /** Resolves once an unclaimed zygote's process is gone and its run folder, uid and memory given back. */
+  readonly closed: Promise<void>;
   readonly startedAt = Date.now();
   readyAt: number | undefined;
   private claimed = false;
   private out = '';
   private settle: () => void = () => undefined;
+  private markClosed: () => void = () => undefined;
   private readonly onOut = (b: Buffer) => this.sawOutput(b.toString('utf8'));
   private readonly onErr = (b: Buffer) => this.fault(`the zygote wrote to stderr before its run: ${b.toString('utf8').slice(0, 300).trim()}`);
 
@@ -44,13 +47,14 @@ export class Parked implements ParkedHandle {
     awaited = false,
   ) {
     this.settled = new Promise((r) => (this.settle = r));
+    this.closed = new Promise((r) => (this.markClosed = r));
     const { child } = proc;
     child.stdout?.on('data', this.onOut);
     child.stderr?.on('data', this.onErr);
     child.once('exit', () => {
       if (this.claimed) return;
       this.fault(this.failure ?? 'the zygote exited before its run');
-      void this.release();
+      void this.release().finally(() => this.markClosed());
     });
     child.once('error', (e) => this.fault(`the zygote could not start: ${e.message}`));
     if (!awaited) this.setRef(false);
@@ -113,6 +117,8 @@ export class Parked implements ParkedHandle {
 
   retire(): void {
     if (this.claimed) return;
+    // Until its exit is seen, so that whoever waits for `closed` is not left pending.
+    this.setRef(true);
     this.fault(this.failure ?? RETIRED);
     this.releaseMemory();
   }
@@ -120,6 +126,7 @@ export class Parked implements ParkedHandle {
   /** Hands the process to the run: the pool's watchers go, the request goes to the zygote's stdin. */
   adopt(request: RunRequest): ZygoteProcess {
     this.claimed = true;
+    this.markClosed();
     const { child } = this.proc;
     child.stdout?.removeListener('data', this.onOut);
     child.stderr?.removeListener('data', this.onErr);

@@ -17,6 +17,8 @@ export interface ParkedHandle {
   readonly failure: string | undefined;
   /** Resolves once it is ready or has failed. */
   readonly settled: Promise<void>;
+  /** Resolves once, retired or dead, its resources are given back. */
+  readonly closed: Promise<void>;
   /** Resident memory of the zygote in MiB (0 when unknown). */
   rssMiB(): number;
   /** Kills it and gives back its run folder, uid and memory (memory at once). */
@@ -133,12 +135,14 @@ export class WarmPool<S> {
     };
   }
 
-  /** Retires every zygote and forgets every key. */
-  clear(): void {
-    for (const k of this.keys.values()) for (const p of k.parked) p.retire();
+  /** Retires every zygote and forgets every key; resolves once their run folders are given back. */
+  async clear(): Promise<void> {
+    const all = [...this.keys.values()].flatMap((k) => k.parked);
+    for (const p of all) p.retire();
     this.keys.clear();
     clearTimeout(this.timer);
     this.timer = undefined;
+    await Promise.all(all.map((p) => p.closed));
   }
 
   /** Starts the next missing zygote, one at a time; drops idle keys. */

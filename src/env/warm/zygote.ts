@@ -76,7 +76,10 @@ def _forgeenv_zygote(modules):
     try:
         return compile(source, path, "exec", dont_inherit=True), m.__dict__
     except SyntaxError as e:
+        # As the interpreter prints a script that does not compile: no traceback at all.
+        e.__traceback__ = None
         sys.excepthook(type(e), e, None)
+        sys.stderr.flush()
         os._exit(1)
 _forgeenv_code, _forgeenv_globals = _forgeenv_zygote(sys.argv[1:])
 del _forgeenv_zygote
@@ -88,6 +91,15 @@ except BaseException as _forgeenv_e:
     # The interpreter prints the exception's own __traceback__: drop the zygote's frame from it.
     _forgeenv_e.__traceback__ = _forgeenv_e.__traceback__.tb_next
     sys.excepthook(type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__)
+    if isinstance(_forgeenv_e, KeyboardInterrupt):
+        # The interpreter ends on SIGINT after its shutdown (threads joined, then atexit): the same here.
+        import atexit, signal, threading
+        threading._shutdown()
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     raise SystemExit(1)
 `;
 
