@@ -25,6 +25,7 @@ export const SETTING_SCHEMAS = {
   remoteToken: Trimmed.pipe(z.union([z.literal(''), ServeTokenSchema])).default(''),
   idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
   migrationHints: z.boolean().default(false),
+  warmRuntime: z.boolean().default(true),
   'sandbox.mode': SandboxModeSchema.default('auto'),
   'sandbox.allowNetwork': z.boolean().default(false),
   'sandbox.passEnv': z.array(EnvNameSchema).max(200).default([]),

@@ -18,11 +18,11 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { scriptDigest } from './episodeRecipe';
-import { executeScript, type RunOptions } from './executor';
+import { executeScript, prewarmRuntime, type RunOptions } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
 import { PrimitiveRefusal } from './primitives/types';
-import { prepareRealRun, RealModeError, snapshotIdForVersions } from './realMode';
+import { prepareRealRun, RealModeError, snapshotIdForVersions, type RealRunSetup } from './realMode';
 import { mulberry32 } from './random';
 import type { RunLimiter } from './runLimiter';
 import { heldOutReward, isSuccess, visibleReward } from './reward';
@@ -38,6 +38,7 @@ import {
   formatZodError,
   type BreakageAction,
   type ExecutionResult,
+  type LibraryVersions,
   type Observation,
   type ResetOptions,
   type Task,
@@ -396,6 +397,40 @@ export class ForgeEnvironment implements EnvironmentBackend {
     return p;
   }
 
+  /** What decides a run's warm pool (executor.ts `runShape`): shared by runs and `prewarm`, so their keys agree. */
+  private runShapeOptions(libraryVersions: LibraryVersions, real: RealRunSetup | undefined) {
+    return {
+      mode: this.config.mode,
+      interpreter: real?.interpreter ?? this.config.interpreter,
+      extraEnv: real?.env,
+      ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
+      sandbox: this.config.sandbox,
+      warm: this.config.warm,
+      libraryVersions,
+      parentDir: this.config.parentDir,
+    };
+  }
+
+  /**
+   * Starts warm zygotes for runs of a snapshot (`forgeenv serve --warm`): real mode prepares the
+   * snapshot's venv first. Resolves with the pool's label, or why not.
+   */
+  async prewarm(snapshot: string, onProgress?: (m: string) => void): Promise<{ label: string } | { error: string }> {
+    let versions: LibraryVersions;
+    try {
+      versions = snapshotVersions(snapshot as Parameters<typeof snapshotVersions>[0]);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+    try {
+      const real = this.config.mode === 'real' ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress }) : undefined;
+      const r = await prewarmRuntime({ ...this.runShapeOptions(versions, real), warm: true, onProgress });
+      return 'error' in r ? r : { label: r.label };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }
+
   private async runOwned(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras): Promise<{ exec: ExecutionResult; runDir: string }> {
     const ep = this.episode;
     const task = ep ? this.tasks.getById(ep.task_id) : undefined;
@@ -417,17 +452,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
           : undefined;
       const r = await executeScript({
         script,
-        mode: this.config.mode,
-        interpreter: real?.interpreter ?? this.config.interpreter,
-        extraEnv: real?.env,
-        ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
-        sandbox: this.config.sandbox,
-        warm: this.config.warm,
+        ...this.runShapeOptions(ep?.library_versions ?? snapshotVersions(), real),
         onProgress: options.onProgress ?? this.onProgress,
-        libraryVersions: ep?.library_versions ?? snapshotVersions(),
         timeoutMs: this.config.timeoutMs,
         outputCapBytes: this.config.outputCapBytes,
-        parentDir: this.config.parentDir,
         signal: controller.signal,
         onOutput: extra.quiet ? undefined : options.onOutput,
         validate,

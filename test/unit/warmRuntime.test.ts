@@ -108,7 +108,7 @@ describe('warm runtime', () => {
     assert.deepEqual(seen.found, [], 'nothing of run A reached run B');
     assert.ok(seen.pids <= 4, `only the run's own processes are visible (${seen.pids})`);
     // The pool refills behind the claims, and its zygotes are visible.
-    const stats = warmPool.stats().keys.find((k) => k.key === w.key);
+    const stats = warmPool.stats().keys.find((k) => k.label === w.label);
     assert.ok(stats && stats.claims >= 2, JSON.stringify(stats));
     await warmPool.clear();
   });

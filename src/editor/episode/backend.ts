@@ -33,6 +33,7 @@ export function createBackend(backend: EpisodeBackend, o: BackendOptions): Episo
         taskDirs: s.taskFolders,
         maxDiffBytes: s.maxDiffBytes,
         sandbox: sandboxOptionsOf(s),
+        warm: s.warmRuntime,
       },
       { tasks: o.tasks, teacherStore: o.teacherStore, onProgress: o.onProgress },
     ),

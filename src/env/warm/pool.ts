@@ -27,7 +27,8 @@ export interface ParkedHandle {
 
 export interface WarmStats {
   enabled: boolean;
-  keys: { key: string; label: string; parked: number; ready: number; starting: boolean; lastError?: string; claims: number; misses: number; rssMiB: number }[];
+  /** Per run shape, by label (never the key: it holds the runs' environment). */
+  keys: { label: string; parked: number; ready: number; starting: boolean; lastError?: string; claims: number; misses: number; rssMiB: number }[];
 }
 
 interface KeyState<S> {
@@ -61,6 +62,11 @@ export class WarmPool<S> {
   enabled = true;
 
   constructor(private readonly opts: WarmPoolOptions<S>) {}
+
+  /** Where pool events are written (the editor's output channel, serve's log). */
+  setLog(log: ((line: string) => void) | undefined): void {
+    this.opts.log = log;
+  }
 
   /** Asks for warm zygotes of this shape (lazily started in the background). */
   want(key: string, spec: S, label: string): void {
@@ -122,7 +128,6 @@ export class WarmPool<S> {
     return {
       enabled: this.enabled,
       keys: [...this.keys.entries()].map(([key, k]) => ({
-        key,
         label: k.label,
         parked: k.parked.length,
         ready: k.parked.filter((p) => p.ready && p.alive).length,
