@@ -536,7 +536,7 @@ function runShape(o: Options, plan: RunnablePlan, layout: InterpreterLayout, sim
   const key = JSON.stringify({
     executable: layout.executable,
     mode: o.mode,
-    versions: o.libraryVersions,
+    versions: Object.entries(o.libraryVersions).sort(),
     sandbox: o.sandbox,
     readOnly: readOnlyOf(o, c),
     copies: existingPaths(o.privateCopies),
@@ -544,7 +544,7 @@ function runShape(o: Options, plan: RunnablePlan, layout: InterpreterLayout, sim
     parentDir: o.parentDir ?? null,
     ownUid: runsAsOwnUid(plan),
     cacheDir: cacheDir ?? null,
-    env,
+    env: Object.entries(env).sort(),
   });
   return { key, label: `${o.mode} ${snapshotIdOf(o.libraryVersions) ?? 'custom versions'}`, o: general, c };
 }
