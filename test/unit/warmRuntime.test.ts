@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { ForgeEnvironment } from '../../src/env/environment';
 import { startHumanEpisode } from '../../src/env/humanEpisode';
+import { startServer } from '../../src/cli/openenvServer';
+import { runServeCommand } from '../../src/cli/serve';
 import { executeScript, prewarmRuntime, warmPool, type RunOptions } from '../../src/env/executor';
 import { probeSandbox } from '../../src/env/sandbox/detect';
 import { loadCorpus } from '../../src/env/tasks';
@@ -175,5 +177,27 @@ describe('warm runtime', () => {
     assert.equal(r.runtime, 'cold');
     assert.equal(r.stdout, '1\n');
     await warmPool.clear();
+  });
+
+  test('serve --warm: an unknown snapshot is a usage error; the pool starts with the server and shows in /health', async (t) => {
+    const errs: string[] = [];
+    assert.equal(await runServeCommand(['--warm', '2026-11,1999-01'], () => undefined, (l) => errs.push(l)), 2);
+    assert.match(errs.join('\n'), /unknown snapshot 1999-01/);
+    if (!needsSandbox(t)) return;
+    const server = await startServer({ port: 0, host: '127.0.0.1', config: { mode: 'simulated', parentDir }, warm: ['2026-11'] });
+    try {
+      let health: { status: string; warm?: { keys: { label: string; ready: number }[] } } = { status: '' };
+      for (let i = 0; i < 1200; i++) {
+        health = (await (await fetch(`http://127.0.0.1:${server.port}/health`)).json()) as typeof health;
+        if ((health.warm?.keys[0]?.ready ?? 0) >= 1) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(health.status, 'healthy');
+      assert.equal(health.warm?.keys[0]?.label, 'simulated 2026-11');
+      assert.ok((health.warm?.keys[0]?.ready ?? 0) >= 1, JSON.stringify(health));
+      assert.ok(!JSON.stringify(health).includes('PATH'), 'the environment of the runs is not in /health');
+    } finally {
+      await server.close();
+    }
   });
 });
