@@ -165,7 +165,7 @@ async function serveThroughput(sessions: number, warm: boolean, seconds: number)
         if (broken.current_phase !== 'repair' || !state) throw new Error('no repair phase');
         const r = await remote.step({ repair: { unified_diff: createRepairDiff(broken.script_content, state.original_script) } });
         if (!r.done) throw new Error('not done');
-        if (performance.now() <= until) done++;
+        done++;
       } catch (e) {
         failed++;
         firstError ||= (e as Error).message;
@@ -179,7 +179,8 @@ async function serveThroughput(sessions: number, warm: boolean, seconds: number)
   const elapsed = (performance.now() - t) / 1000;
   const stats = warmPool.stats();
   await server.close();
-  const line = `  serve simulated, ${String(sessions).padStart(2)} sessions, warm ${warm ? 'on ' : 'off'}: ${(done / seconds).toFixed(2)} episodes/s (${done} in ${seconds} s, ${failed} failed${firstError ? ` (${firstError.slice(0, 120)})` : ''}, ${elapsed.toFixed(0)} s to drain)${warm ? `; pool claims ${stats.keys.reduce((s, k) => s + k.claims, 0)}, misses ${stats.keys.reduce((s, k) => s + k.misses, 0)}` : ''}`;
+  // Episodes started within the window, all counted to the end (with 64 sessions on 2 run slots one takes longer than the window).
+  const line = `  serve simulated, ${String(sessions).padStart(2)} sessions, warm ${warm ? 'on ' : 'off'}: ${(done / elapsed).toFixed(2)} episodes/s (${done} in ${elapsed.toFixed(0)} s, ${failed} failed${firstError ? ` (${firstError.slice(0, 120)})` : ''})${warm ? `; pool claims ${stats.keys.reduce((s, k) => s + k.claims, 0)}, misses ${stats.keys.reduce((s, k) => s + k.misses, 0)}` : ''}`;
   table.push(line);
   console.log(line);
   setWarm(undefined);

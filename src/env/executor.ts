@@ -58,7 +58,7 @@ import { snapshotIdOf } from './versions';
 import { validateRepair, validateScript } from './validator';
 import { Parked } from './warm/parked';
 import { WarmPool } from './warm/pool';
-import { WARM_IMPORTS, zygoteArgv } from './warm/zygote';
+import { WARM_ATTRIBUTES, WARM_IMPORTS, zygoteArgv } from './warm/zygote';
 
 export interface RunOptions {
   script: string;
@@ -574,7 +574,7 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
   if (!memory) return undefined;
   const r = await prepareRun(o, c, memory, wantQuota, false);
   if ('error' in r) return r;
-  const launched = spawnRun(o, r.runDir, r.env, r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode])), { seccomp: r.seccomp }, 'pipe');
+  const launched = spawnRun(o, r.runDir, r.env, r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode])), { seccomp: r.seccomp }, 'pipe');
   if ('error' in launched) {
     await releaseRun(r, false);
     return launched;

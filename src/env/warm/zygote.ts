@@ -26,11 +26,46 @@ export const WARM_IMPORTS: Record<'simulated' | 'real', string[]> = {
   real: ['torch', 'transformers', 'datasets', 'trl', 'peft', 'accelerate', 'evaluate'],
 };
 
+/**
+ * Names the libraries load lazily on first use (transformers and others resolve most names on
+ * attribute access, which imports the submodule then: seconds each for `Trainer` or a model class).
+ * Touched in the zygote after the imports, only in modules it imported; one that raises makes the
+ * zygote fail closed. Real mode only: the stand-ins import eagerly.
+ */
+export const WARM_ATTRIBUTES: Record<'simulated' | 'real', string[]> = {
+  simulated: [],
+  real: [
+    'transformers:AutoTokenizer',
+    'transformers:AutoConfig',
+    'transformers:AutoModel',
+    'transformers:AutoModelForSequenceClassification',
+    'transformers:AutoModelForCausalLM',
+    'transformers:AutoModelForTokenClassification',
+    'transformers:AutoModelForQuestionAnswering',
+    'transformers:AutoModelForSeq2SeqLM',
+    'transformers:Trainer',
+    'transformers:TrainingArguments',
+    'transformers:DataCollatorWithPadding',
+    'transformers:pipeline',
+    'transformers:DistilBertForSequenceClassification',
+    'transformers:BertForTokenClassification',
+    'transformers:GPT2LMHeadModel',
+    'transformers:RobertaForSequenceClassification',
+    'transformers:T5ForConditionalGeneration',
+    'datasets:load_dataset',
+    'peft:LoraConfig',
+    'peft:get_peft_model',
+    'trl:SFTTrainer',
+  ],
+};
+
 export const RunRequestSchema = z.object({ argv: z.array(z.string()).min(1) });
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
 const ZYGOTE = String.raw`import os, sys  # forgeenv-zygote
-def _forgeenv_zygote(modules):
+def _forgeenv_zygote(names):
+    cut = names.index("--") if "--" in names else len(names)
+    modules, attributes = names[:cut], names[cut + 1:]
     null = os.open(os.devnull, os.O_RDWR)
     out, err = os.dup(1), os.dup(2)
     os.dup2(null, 1)
@@ -45,6 +80,14 @@ def _forgeenv_zygote(modules):
         except BaseException as e:
             failed = "%s: %s" % (name, type(e).__name__)
             break
+    for item in attributes if not failed else []:
+        mod, _, attr = item.partition(":")
+        if mod in sys.modules:
+            try:
+                getattr(sys.modules[mod], attr)
+            except BaseException as e:
+                failed = "%s: %s" % (item, type(e).__name__)
+                break
     os.dup2(out, 1)
     os.dup2(err, 2)
     os.close(out)
@@ -103,9 +146,9 @@ except BaseException as _forgeenv_e:
     raise SystemExit(1)
 `;
 
-/** Python's argv for a zygote: `python -u -c <zygote> <module…>` (the launcher execs it like a script). */
-export function zygoteArgv(python: string, modules: string[]): string[] {
-  return [python, '-u', '-c', ZYGOTE, ...modules];
+/** Python's argv for a zygote: `python -u -c <zygote> <module…> -- <module:attribute…>` (the launcher execs it like a script). */
+export function zygoteArgv(python: string, modules: string[], attributes: string[] = []): string[] {
+  return [python, '-u', '-c', ZYGOTE, ...modules, '--', ...attributes];
 }
 
 /** The one JSON line a zygote reads on stdin. */
