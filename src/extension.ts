@@ -1,7 +1,7 @@
 // Entry point: activate builds the editor layer (one context owning every disposable), deactivate
 // tears it down and kills any script still running.
 import * as vscode from 'vscode';
-import { killAllRuns } from './env/executor';
+import { killAllRuns, warmPool } from './env/executor';
 import { ForgeContext } from './editor/context';
 import { registerEpisode, type EpisodeFeature } from './editor/episode';
 import { registerLab } from './editor/lab';
@@ -22,6 +22,8 @@ export interface ForgeEnvApi {
 
 function build(extension: vscode.ExtensionContext): NonNullable<typeof layer> {
   const ctx = new ForgeContext(extension);
+  // The warm pool's starts, readiness, failures and retirements (docs/sandbox.md, "Warm runtime").
+  warmPool.setLog((line) => ctx.log.info(line));
   const episode = registerEpisode(ctx);
   registerLab(ctx);
   registerReview(ctx);
@@ -54,5 +56,5 @@ export function activate(extension: vscode.ExtensionContext): ForgeEnvApi {
 
 export async function deactivate(): Promise<void> {
   await teardown();
-  await killAllRuns();
+  await Promise.all([killAllRuns(), warmPool.clear()]);
 }

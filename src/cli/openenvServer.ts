@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { prewarmDiffWorker } from '../env/diffAsync';
+import { warmPool } from '../env/executor';
 import { prewarmScrubWorker } from '../env/scrubAsync';
 import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
 import { EpisodeStateSchema, type EnvironmentConfig, type StepOptions } from '../env/episodeTypes';
@@ -56,6 +57,8 @@ export const ServerOptionsSchema = z.object({
   token: ServeTokenSchema.optional(),
   /** Browser origins allowed to connect; a request with any other Origin header gets 403. */
   allowedOrigins: z.array(OriginSchema).max(100).default([]),
+  /** Snapshots whose warm zygotes start with the server (`--warm`); any given turns the warm runtime on for every run. */
+  warm: z.array(z.string().min(1)).max(50).default([]),
 });
 export type ServerOptions = z.input<typeof ServerOptionsSchema> & { config?: Partial<EnvironmentConfig>; log?: (line: string) => void };
 
@@ -128,7 +131,10 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   const { tasks } = loadCorpus({ extraDirs: options.config?.taskDirs ?? [] });
   const sampler = new TaskSampler(tasks);
   const limiter = new RunLimiter(opts.maxRuns ?? availableParallelism(), opts.maxQueuedRuns ?? opts.maxSessions);
-  const newEnv = () => new ForgeEnvironment(options.config ?? {}, { tasks: sampler, runLimiter: limiter });
+  const warm = opts.warm.length > 0 || options.config?.warm === true;
+  const config = { ...options.config, ...(warm ? { warm: true } : {}) };
+  const newEnv = () => new ForgeEnvironment(config, { tasks: sampler, runLimiter: limiter });
+  if (warm) warmPool.setLog(log);
   const envs = new Set<ForgeEnvironment>();
   let dropped = 0;
   // Schemas never change: computed once, not per request.
@@ -177,7 +183,8 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     const method = routes[path];
     if (!method) return sendJson(res, 404, { detail: 'Not Found' });
     if ((method === 'GET' && !get) || (method === 'POST' && req.method !== 'POST')) return sendJson(res, 405, { detail: 'Method Not Allowed' });
-    if (path === '/health') return sendJson(res, 200, { status: 'healthy' });
+    // The warm pool by label (snapshot and mode): zygotes parked and ready, claims, misses, memory.
+    if (path === '/health') return sendJson(res, 200, warm ? { status: 'healthy', warm: warmPool.stats() } : { status: 'healthy' });
     if (path === '/metadata') return sendRaw(res, 200, metadataBody);
     if (path === '/schema') return sendRaw(res, 200, schemaBody);
     if (path === '/openapi.json') return sendRaw(res, 200, openApiBody);
@@ -390,6 +397,14 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   // one does not pay for the start.
   prewarmDiffWorker();
   prewarmScrubWorker();
+  // Warm zygotes of the snapshots named with --warm, in the background (real mode builds the venv first).
+  for (const id of opts.warm) {
+    const env = newEnv();
+    void env.prewarm(id, (m) => log(`[warm] ${id}: ${m}`)).then(
+      (r) => log('error' in r ? `[warm] ${id}: not warmed: ${r.error}` : `[warm] ${r.label}: zygotes starting`),
+      (e: unknown) => log(`[warm] ${id}: not warmed: ${(e as Error).message}`),
+    ).finally(() => void env.dispose());
+  }
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return {
@@ -398,6 +413,7 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
     async close() {
       for (const c of wss.clients) c.terminate();
       await Promise.all([...envs].map((e) => e.dispose()));
+      if (warm) await warmPool.clear();
       await new Promise<void>((res) => {
         http.close(() => res());
         http.closeAllConnections();

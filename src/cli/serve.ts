@@ -4,6 +4,7 @@
 // browser origins are refused unless allowed.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { snapshotIds } from '../env/snapshots/registry';
 import { startServer } from './openenvServer';
 import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from './serveAuth';
 
@@ -12,7 +13,8 @@ export { startServer, type ForgeServer, type ServerOptions } from './openenvServ
 export const SERVE_USAGE = `forgeenv serve [--port 7860] [--host 127.0.0.1] [--mode simulated|real] [--python python3]
                [--max-sessions 64] [--max-runs <cores>] [--max-queued-runs <max-sessions>]
                [--session-idle-timeout SECONDS] [--task-dir DIR ...]
-               [--token TOKEN (or env FORGEENV_TOKEN)] [--allow-origin ORIGIN ...]`;
+               [--token TOKEN (or env FORGEENV_TOKEN)] [--allow-origin ORIGIN ...]
+               [--warm SNAPSHOT[,SNAPSHOT...]]`;
 
 function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -37,6 +39,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
         'task-dir': { type: 'string', multiple: true },
         token: { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
+        warm: { type: 'string', multiple: true },
       },
     }));
   } catch (e) {
@@ -59,6 +62,13 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     err(`forgeenv serve: --allow-origin: ${origins.error.issues.map((i) => i.message).join('; ')}`);
     return 2;
   }
+  // --warm 2026-11,2025-09 (or repeated): warm zygotes of these snapshots start with the server.
+  const warm = (values.warm ?? []).flatMap((w) => w.split(',')).map((w) => w.trim()).filter(Boolean);
+  const unknown = warm.filter((w) => !snapshotIds().includes(w));
+  if (unknown.length) {
+    err(`forgeenv serve: --warm: unknown snapshot ${unknown.join(', ')}; known: ${snapshotIds().join(', ')}`);
+    return 2;
+  }
   const exposed = exposureProblem(values.host!, token?.data);
   if (exposed) {
     err(`forgeenv serve: ${exposed}`);
@@ -76,6 +86,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
       sessionIdleSeconds: intOption('session-idle-timeout', values['session-idle-timeout']),
       token: token?.data,
       allowedOrigins: origins.data,
+      warm,
       config: { mode: values.mode, ...(values.python ? { interpreter: values.python } : {}), taskDirs: values['task-dir'] ?? [] },
       log: (line) => err(line),
     });

@@ -27,6 +27,7 @@ export const SETTING_SCHEMAS = {
   idleThresholdSeconds: z.number().int().min(5).max(3600).default(60),
   migrationHints: z.boolean().default(false),
   'real.modelArchitectures': ModelArchitecturesSchema.default({}),
+  warmRuntime: z.boolean().default(true),
   'sandbox.mode': SandboxModeSchema.default('auto'),
   'sandbox.allowNetwork': z.boolean().default(false),
   'sandbox.passEnv': z.array(EnvNameSchema).max(200).default([]),

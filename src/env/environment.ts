@@ -18,11 +18,11 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { scriptDigest } from './episodeRecipe';
-import { executeScript, type RunOptions } from './executor';
+import { executeScript, prewarmRuntime, type RunOptions } from './executor';
 import { specProvenance } from './drift/generator';
 import { getPrimitive, applySpec } from './primitives/registry';
 import { PrimitiveRefusal } from './primitives/types';
-import { prepareRealRun, RealModeError, snapshotIdForVersions, type RunHubNeeds } from './realMode';
+import { prepareRealRun, RealModeError, snapshotIdForVersions, type RealRunSetup, type RunHubNeeds } from './realMode';
 import { missingDataFiles } from './hub/dataFiles';
 import { deriveHubNeeds, looksLikeModelId } from './hub/needs';
 import { isBaseHubModel } from './hub/modelTable';
@@ -41,6 +41,7 @@ import {
   formatZodError,
   type BreakageAction,
   type ExecutionResult,
+  type LibraryVersions,
   type Observation,
   type ResetOptions,
   type Task,
@@ -420,6 +421,41 @@ export class ForgeEnvironment implements EnvironmentBackend {
     return p;
   }
 
+  /** What decides a run's warm pool (executor.ts `runShape`): shared by runs and `prewarm`, so their keys agree. */
+  private runShapeOptions(libraryVersions: LibraryVersions, real: RealRunSetup | undefined, taskEnv?: Record<string, string>) {
+    return {
+      mode: this.config.mode,
+      interpreter: real?.interpreter ?? this.config.interpreter,
+      // The task's own variables (tasks.json `env`), under real mode's, which must win (offline, CPU).
+      extraEnv: taskEnv || real ? { ...(taskEnv ?? {}), ...(real?.env ?? {}) } : undefined,
+      ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
+      sandbox: this.config.sandbox,
+      warm: this.config.warm,
+      libraryVersions,
+      parentDir: this.config.parentDir,
+    };
+  }
+
+  /**
+   * Starts warm zygotes for runs of a snapshot (`forgeenv serve --warm`): real mode prepares the
+   * snapshot's venv first. Resolves with the pool's label, or why not.
+   */
+  async prewarm(snapshot: string, onProgress?: (m: string) => void): Promise<{ label: string } | { error: string }> {
+    let versions: LibraryVersions;
+    try {
+      versions = snapshotVersions(snapshot as Parameters<typeof snapshotVersions>[0]);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+    try {
+      const real = this.config.mode === 'real' ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress }) : undefined;
+      const r = await prewarmRuntime({ ...this.runShapeOptions(versions, real), warm: true, onProgress });
+      return 'error' in r ? r : { label: r.label };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }
+
   private async runOwned(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras): Promise<{ exec: ExecutionResult; runDir: string }> {
     const ep = this.episode;
     const task = ep ? this.tasks.getById(ep.task_id) : undefined;
@@ -443,17 +479,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const dataFiles = real && task ? missingDataFiles(this.hubNeedsOf(task, ep?.original_script).needs.datasets, task.files ?? {}) : {};
       const r = await executeScript({
         script,
-        mode: this.config.mode,
-        interpreter: real?.interpreter ?? this.config.interpreter,
-        // The task's own variables (tasks.json `env`), under real mode's, which must win (offline, CPU).
-        extraEnv: task?.env || real ? { ...(task?.env ?? {}), ...(real?.env ?? {}) } : undefined,
-        ...(real ? { bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
-        sandbox: this.config.sandbox,
+        ...this.runShapeOptions(ep?.library_versions ?? snapshotVersions(), real, task?.env),
         onProgress: options.onProgress ?? this.onProgress,
-        libraryVersions: ep?.library_versions ?? snapshotVersions(),
         timeoutMs: this.config.timeoutMs,
         outputCapBytes: this.config.outputCapBytes,
-        parentDir: this.config.parentDir,
         signal: controller.signal,
         onOutput: extra.quiet ? undefined : options.onOutput,
         validate,
@@ -529,6 +558,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
     // How the latest run was isolated (provenance), and why it was weaker than asked, if it was.
     const isolation = ep.final?.execution?.isolation ?? ep.broken_execution?.isolation;
     if (isolation) info.isolation = isolation;
+    // Warm (a zygote started ahead) or cold: the same outcome either way, recorded for provenance.
+    const runtime = ep.final?.execution?.runtime ?? ep.broken_execution?.runtime;
+    if (runtime) info.runtime = runtime;
     if (this.lastSandboxWarning) info.sandbox_warning = this.lastSandboxWarning;
     let script = ep.original_script;
     let errorTrace: string | null = null;

@@ -44,6 +44,11 @@ export const EnvironmentConfigSchema = z.object({
   validateRepairs: z.boolean().default(true),
   /** Real mode: hub model id -> transformers model_type or a well-known id, for ids ForgeEnv cannot place (`forgeenv.real.modelArchitectures`). */
   modelArchitectures: ModelArchitecturesSchema.default({}),
+  /**
+   * Run through the warm runtime (executor.ts `warm`, docs/sandbox.md): zygotes of this
+   * environment's run shape are started ahead at reset; a run with none ready is cold.
+   */
+  warm: z.boolean().default(false),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfigSchema>;
 /** What the constructor accepts: every field optional (defaults above). */

@@ -23,7 +23,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
@@ -35,9 +35,9 @@ import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
 import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from './sandbox/launcher';
 import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
 import { sandboxedPid, signalFromSandboxExit, signalName } from './sandbox/pids';
-import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir } from './sandbox/plan';
+import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir, type RunnablePlan } from './sandbox/plan';
 import { SANDBOX_TMPFS_MIB } from './sandbox/bwrap';
-import { runMemory } from './sandbox/memory';
+import { runMemory, type MemoryGrant } from './sandbox/memory';
 import { canMountQuota, mountQuota, quotaFull, releaseQuota } from './sandbox/quota';
 import { hostSeccompProgram } from './sandbox/seccomp';
 import { acquireRunUid, type RunUid } from './sandbox/uids';
@@ -56,6 +56,9 @@ import { scrubPathsAsync } from './scrubAsync';
 import type { ScrubContext } from './scrubPaths';
 import { snapshotIdOf } from './versions';
 import { validateRepair, validateScript } from './validator';
+import { Parked } from './warm/parked';
+import { WarmPool } from './warm/pool';
+import { WARM_ATTRIBUTES, WARM_IMPORTS, zygoteArgv } from './warm/zygote';
 
 export interface RunOptions {
   script: string;
@@ -116,6 +119,12 @@ export interface RunOptions {
   bytecodeCache?: string;
   /** One-time preparation messages (filling the bytecode cache). */
   onProgress?: (message: string) => void;
+  /**
+   * Use the warm runtime (warm/, docs/sandbox.md): a zygote of this run's shape started ahead, with
+   * the libraries imported; a run with none ready is cold and asks the pool for one. Sandboxed runs
+   * only. `FORGEENV_WARM=0` forces the cold path, `FORGEENV_WARM=force` starts a zygote per run.
+   */
+  warm?: boolean;
 }
 
 /** A checkpoint left in the run directory: a weights file or a `checkpoint-*` folder. */
@@ -157,6 +166,7 @@ const OptionsSchema = z.object({
   privateCopies: z.array(z.string().min(1)).default([]),
   mounts: RunMountsSchema.default([]),
   bytecodeCache: z.string().min(1).optional(),
+  warm: z.boolean().default(false),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
 });
@@ -317,93 +327,54 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     return notRun(base, `ForgeEnv did not run ${o.scriptName}: it writes to ${o.mounts.join(', ')}, outside its run folder, which only the bubblewrap sandbox can map into the run folder (isolation here: ${plan.isolation}).\n`);
   }
   if (cacheDir && sandboxed) {
-    await warmBytecodeCache({
-      python: layout.executable,
-      cacheDir,
-      stdlib: layout.stdlib,
-      libraries: simlibs ? existingPaths([simlibs, `${simlibs}-fallback`]) : layout.site,
-      ...(simlibs ? { surface: { simlibs, env: simulatedEnv(o.libraryVersions, simlibs) } } : {}),
-      env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
-      onProgress: opts.onProgress,
-    });
+    await fillBytecodeCache(o, layout, simlibs, cacheDir, opts.onProgress);
     if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
   }
-
-  // Memory: the run's share of the machine (sandbox/memory.ts); it waits here while other runs hold
-  // the rest. Disk: as root, the run folder is a tmpfs of the quota (sandbox/quota.ts), part of the
-  // run's memory footprint; elsewhere the folder's size is watched while it runs.
   const limits = o.sandbox.limits;
-  const wantQuota = sandboxed && limits.diskMiB > 0 && canMountQuota();
-  const memory = process.platform === 'win32' ? { addressSpaceMiB: limits.addressSpaceMiB, release: () => undefined } : await runMemory.acquire(limits.addressSpaceMiB, (wantQuota ? limits.diskMiB : 0) + (sandboxed ? SANDBOX_TMPFS_MIB : 0), opts.signal);
-  if (opts.signal?.aborted) {
-    memory.release();
-    return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
-  }
-  const sandboxOptions = { ...o.sandbox, limits: { ...limits, addressSpaceMiB: memory.addressSpaceMiB } };
 
-  let runDir: string | undefined;
-  let quota = false;
-  const copies: { copy: string; at: string }[] = [];
-  let runUid: RunUid | undefined;
-  try {
-    runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
-    // A mount that fails (a container without CAP_SYS_ADMIN) leaves the size watch below.
-    if (wantQuota) quota = (await mountQuota(runDir, limits.diskMiB)) === undefined;
-    await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
-    for (const [rel, text] of Object.entries(o.files)) {
-      await mkdir(dirname(join(runDir, rel)), { recursive: true });
-      await writeFile(join(runDir, rel), text, 'utf8');
-    }
-    await mkdir(join(runDir, RUN_TMP));
-    if (sandboxed) {
-      const sources = existingPaths(o.privateCopies);
-      for (const [i, src] of sources.entries()) {
-        const copy = join(runDir, RUN_COPIES, String(i));
-        await cp(src, copy, { recursive: true, verbatimSymlinks: true });
-        copies.push({ copy, at: src });
-      }
-    }
-    for (const [i, at] of o.mounts.entries()) {
-      const copy = join(runDir, RUN_MOUNTS, String(i));
-      await mkdir(copy, { recursive: true });
-      copies.push({ copy, at });
-    }
-    if (runsAsOwnUid(plan)) {
-      runUid = acquireRunUid(uidLockDir());
-      await handOver(runDir, runUid.uid);
-    }
-  } catch (e) {
-    runUid?.release();
-    if (quota && runDir) await releaseQuota(runDir, false);
-    memory.release();
-    return notRun(base, `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n`);
+  // The warm runtime (warm/): a zygote of exactly this run's shape, started ahead in its own
+  // sandbox (or, with FORGEENV_WARM=force, now). Only sandboxed runs; any doubt is a cold run.
+  const warm = sandboxed ? warmModeOf(o.warm) : 'off';
+  const shape = warm === 'off' ? undefined : runShape(o, plan, layout, simlibs, cacheDir);
+  let parked: Parked | undefined;
+  if (shape && warm === 'force') {
+    const r = await startParked(shape, true, opts.signal);
+    // Fail closed: a zygote that could not be made ready leaves a cold run.
+    parked = r && !('error' in r) && r.alive ? r : undefined;
+    if (r && !('error' in r) && !parked) r.retire();
   }
+  else if (shape) {
+    parked = claimParked(shape.key);
+    // Runs that bind a per-run folder (the verifier reads the repair's run folder) have a key of
+    // their own each time: worth no zygote.
+    if (o.readOnlyPaths.length === 0) warmPool.want(shape.key, shape, shape.label);
+  }
+  base.runtime = parked ? 'warm' : 'cold';
 
-  // What the sandbox shows read-only: the interpreter's folders, the stand-ins and their API data
-  // (simulated), the bytecode cache and what the caller names (real mode's hub). Never the whole of
-  // resources/ nor the extension's code: the tasks' unbroken originals (resources/tasks) and the drift
-  // catalog would hand a repair agent the answer.
-  const readOnly = sandboxed ? existingPaths([...layout.roots, ...(simlibs ? simulatedReadOnly(simlibs) : []), ...(cacheDir ? [cacheDir] : []), ...o.readOnlyPaths]) : [];
-  const realRunDir = existingPaths([runDir])[0] ?? runDir;
-  const realCopies = copies.map((c) => ({ copy: existingPaths([c.copy])[0] ?? c.copy, at: c.at }));
-  const seccomp = sandboxed ? hostSeccompProgram() : undefined;
-  const command = runCommand({
-    plan,
-    sandbox: sandboxOptions,
-    python: [layout.executable, '-u', o.scriptName, ...o.args],
-    runDir: realRunDir,
-    readOnly,
-    copies: realCopies,
-    ...(runUid ? { uid: runUid.uid } : {}),
-    ...(seccomp ? { seccompFd: SECCOMP_FD } : {}),
-  });
+  let prepared: PreparedRun;
+  if (parked) {
+    const r = await claimRun(parked, o);
+    if ('error' in r) return notRun(base, r.error);
+    prepared = r;
+  } else {
+    // Memory: the run's share of the machine (sandbox/memory.ts); it waits here while other runs hold
+    // the rest. Disk: as root, the run folder is a tmpfs of the quota (sandbox/quota.ts), part of the
+    // run's memory footprint; elsewhere the folder's size is watched while it runs.
+    const wantQuota = sandboxed && limits.diskMiB > 0 && canMountQuota();
+    const memory = process.platform === 'win32' ? { addressSpaceMiB: limits.addressSpaceMiB, release: () => undefined } : await runMemory.acquire(limits.addressSpaceMiB, (wantQuota ? limits.diskMiB : 0) + (sandboxed ? SANDBOX_TMPFS_MIB : 0), opts.signal);
+    if (opts.signal?.aborted) {
+      memory.release();
+      return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+    }
+    const r = await prepareRun(o, { plan, layout, simlibs, cacheDir }, memory, wantQuota, true);
+    if ('error' in r) return notRun(base, r.error);
+    prepared = { ...r, launch: () => spawnRun(o, r.runDir, r.env, r.command([layout.executable, '-u', o.scriptName, ...o.args]), sandboxed ? { seccomp: r.seccomp } : undefined) };
+  }
+  const { runDir, quota, runUid, memory } = prepared;
   let outcome: Outcome;
   try {
     const watchDisk = !quota && limits.diskMiB > 0 ? limits.diskMiB : undefined;
-    const env = childEnv(o, realRunDir, simlibs, cacheDir, layout);
-    // No account has a run's own uid: getpass.getuser() (torch's compile cache, logging) reads these first.
-    if (runUid) env.USER = env.LOGNAME = 'forgeenv';
-    outcome = await runProcess(o, runDir, env, opts, command, sandboxed ? { seccomp } : undefined, watchDisk);
+    outcome = await runProcess(o, runDir, opts, prepared.launch, watchDisk);
   } finally {
     // The run's namespace is gone with bwrap (the kernel killed what was left), so the uid is free.
     runUid?.release();
@@ -433,6 +404,243 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     checkpoints,
     run_dir: runDir,
   };
+}
+
+/** The trusted step that fills the shared bytecode cache before sandboxed runs read it (sandbox/bytecodeCache.ts). */
+function fillBytecodeCache(o: Options, layout: InterpreterLayout, simlibs: string | undefined, cacheDir: string, onProgress: ((m: string) => void) | undefined): Promise<boolean> {
+  return warmBytecodeCache({
+    python: layout.executable,
+    cacheDir,
+    stdlib: layout.stdlib,
+    libraries: simlibs ? existingPaths([simlibs, `${simlibs}-fallback`]) : layout.site,
+    ...(simlibs ? { surface: { simlibs, env: simulatedEnv(o.libraryVersions, simlibs) } } : {}),
+    env: { PATH: process.env.PATH ?? '', PYTHONPYCACHEPREFIX: cacheDir, PYTHONHASHSEED: '0' },
+    onProgress,
+  });
+}
+
+interface RunContext {
+  plan: RunnablePlan;
+  layout: InterpreterLayout;
+  simlibs: string | undefined;
+  cacheDir: string | undefined;
+}
+
+/** A run folder made ready for a process (its uid, quota, memory, environment and command line). */
+interface PreparedFolder {
+  runDir: string;
+  quota: boolean;
+  runUid: RunUid | undefined;
+  memory: MemoryGrant;
+  env: NodeJS.ProcessEnv;
+  seccomp: Buffer | undefined;
+  command: (python: string[]) => { file: string; args: string[] };
+}
+
+interface PreparedRun extends PreparedFolder {
+  launch: () => Launched | { error: string };
+}
+
+/**
+ * What the sandbox shows read-only: the interpreter's folders, the stand-ins and their API data
+ * (simulated), the bytecode cache and what the caller names (real mode's hub). Never the whole of
+ * resources/ nor the extension's code: the tasks' unbroken originals (resources/tasks) and the drift
+ * catalog would hand a repair agent the answer.
+ */
+function readOnlyOf(o: Options, c: RunContext): string[] {
+  return c.plan.isolation === 'bubblewrap' ? existingPaths([...c.layout.roots, ...(c.simlibs ? simulatedReadOnly(c.simlibs) : []), ...(c.cacheDir ? [c.cacheDir] : []), ...o.readOnlyPaths]) : [];
+}
+
+/** Writes the script and its files into the run folder. */
+async function writeRunFiles(o: Options, runDir: string): Promise<void> {
+  await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
+  for (const [rel, text] of Object.entries(o.files)) {
+    await mkdir(dirname(join(runDir, rel)), { recursive: true });
+    await writeFile(join(runDir, rel), text, 'utf8');
+  }
+}
+
+/** Makes the run folder (quota, private copies, mounts, the run's uid); on failure gives everything back, `memory` included. */
+async function prepareRun(o: Options, c: RunContext, memory: MemoryGrant, wantQuota: boolean, withScript: boolean): Promise<PreparedFolder | { error: string }> {
+  const { plan, layout, simlibs, cacheDir } = c;
+  const sandboxed = plan.isolation === 'bubblewrap';
+  let runDir: string | undefined;
+  let quota = false;
+  const copies: { copy: string; at: string }[] = [];
+  let runUid: RunUid | undefined;
+  try {
+    runDir = await mkdtemp(join(o.parentDir ?? tmpdir(), 'forgeenv-run-'));
+    // A mount that fails (a container without CAP_SYS_ADMIN) leaves the size watch below.
+    if (wantQuota) quota = (await mountQuota(runDir, o.sandbox.limits.diskMiB)) === undefined;
+    if (withScript) await writeRunFiles(o, runDir);
+    await mkdir(join(runDir, RUN_TMP));
+    if (sandboxed) {
+      const sources = existingPaths(o.privateCopies);
+      for (const [i, src] of sources.entries()) {
+        const copy = join(runDir, RUN_COPIES, String(i));
+        await cp(src, copy, { recursive: true, verbatimSymlinks: true });
+        copies.push({ copy, at: src });
+      }
+    }
+    for (const [i, at] of o.mounts.entries()) {
+      const copy = join(runDir, RUN_MOUNTS, String(i));
+      await mkdir(copy, { recursive: true });
+      copies.push({ copy, at });
+    }
+    if (runsAsOwnUid(plan)) {
+      runUid = acquireRunUid(uidLockDir());
+      await handOver(runDir, runUid.uid);
+    }
+  } catch (e) {
+    runUid?.release();
+    if (quota && runDir) await releaseQuota(runDir, false);
+    else if (runDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    memory.release();
+    return { error: `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n` };
+  }
+  const readOnly = readOnlyOf(o, c);
+  const realRunDir = existingPaths([runDir])[0] ?? runDir;
+  const realCopies = copies.map((x) => ({ copy: existingPaths([x.copy])[0] ?? x.copy, at: x.at }));
+  const seccomp = sandboxed ? hostSeccompProgram() : undefined;
+  const sandbox = { ...o.sandbox, limits: { ...o.sandbox.limits, addressSpaceMiB: memory.addressSpaceMiB } };
+  const env = childEnv(o, realRunDir, simlibs, cacheDir, layout);
+  // No account has a run's own uid: getpass.getuser() (torch's compile cache, logging) reads these first.
+  if (runUid) env.USER = env.LOGNAME = 'forgeenv';
+  const uid = runUid?.uid;
+  const command = (python: string[]) =>
+    runCommand({ plan, sandbox, python, runDir: realRunDir, readOnly, copies: realCopies, ...(uid !== undefined ? { uid } : {}), ...(seccomp ? { seccompFd: SECCOMP_FD } : {}) });
+  return { runDir, quota, runUid, memory, env, seccomp, command };
+}
+
+/** Gives back what prepareRun took, once the run's process is gone. */
+async function releaseRun(p: PreparedFolder, keep: boolean): Promise<void> {
+  p.runUid?.release();
+  if (p.quota) await releaseQuota(p.runDir, keep);
+  else if (!keep) await rm(p.runDir, { recursive: true, force: true }).catch(() => undefined);
+  p.memory.release();
+}
+
+/** Everything that decides what a zygote imports and what sandbox it lives in: runs of one shape can share a pool. */
+export interface RunShape {
+  key: string;
+  label: string;
+  o: Options;
+  c: RunContext;
+}
+
+function runShape(o: Options, plan: RunnablePlan, layout: InterpreterLayout, simlibs: string | undefined, cacheDir: string | undefined): RunShape {
+  const c = { plan, layout, simlibs, cacheDir };
+  const general = { ...o, script: '', files: {}, args: [], scriptName: 'train.py', validate: false as const, keepRunDir: false };
+  // The environment with a stand-in run folder: equal keys mean equal environments, run folder aside.
+  const env = childEnv(o, '/forgeenv-warm-run', simlibs, cacheDir, layout);
+  const key = JSON.stringify({
+    executable: layout.executable,
+    mode: o.mode,
+    versions: Object.entries(o.libraryVersions).sort(),
+    sandbox: o.sandbox,
+    readOnly: readOnlyOf(o, c),
+    copies: existingPaths(o.privateCopies),
+    mounts: o.mounts,
+    parentDir: o.parentDir ?? null,
+    ownUid: runsAsOwnUid(plan),
+    cacheDir: cacheDir ?? null,
+    env: Object.entries(env).sort(),
+  });
+  return { key, label: `${o.mode} ${snapshotIdOf(o.libraryVersions) ?? 'custom versions'}`, o: general, c };
+}
+
+/** `FORGEENV_WARM=0` (or false/off) forces cold runs; `force` starts a zygote for every sandboxed run (tests of the warm path). */
+function warmModeOf(asked: boolean): 'off' | 'pool' | 'force' {
+  const env = (process.env.FORGEENV_WARM ?? '').trim().toLowerCase();
+  if (env === '0' || env === 'false' || env === 'off') return 'off';
+  if (env === 'force') return 'force';
+  return asked ? 'pool' : 'off';
+}
+
+/** True unless FORGEENV_WARM turns the warm runtime off. */
+export const warmAllowed = (): boolean => warmModeOf(true) !== 'off';
+
+/**
+ * Spawns a zygote of `shape` in a sandbox made exactly like a cold run's. `blocking`: waits for
+ * memory like a cold run and for the zygote to be ready (FORGEENV_WARM=force); otherwise it takes
+ * memory only if a full share is free (else undefined) and returns once spawned.
+ */
+async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSignal): Promise<Parked | { error: string } | undefined> {
+  const { o, c } = shape;
+  const limits = o.sandbox.limits;
+  const wantQuota = limits.diskMiB > 0 && canMountQuota();
+  const overhead = (wantQuota ? limits.diskMiB : 0) + SANDBOX_TMPFS_MIB;
+  const memory = blocking ? await runMemory.acquire(limits.addressSpaceMiB, overhead, signal) : runMemory.tryAcquire(limits.addressSpaceMiB, overhead);
+  if (!memory) return undefined;
+  const r = await prepareRun(o, c, memory, wantQuota, false);
+  if ('error' in r) return r;
+  const launched = spawnRun(o, r.runDir, r.env, r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode])), { seccomp: r.seccomp }, 'pipe');
+  if ('error' in launched) {
+    await releaseRun(r, false);
+    return launched;
+  }
+  const parked = new Parked(shape.key, launched, () => releaseRun(r, false), () => memory.release(), blocking);
+  prepared.set(parked, r);
+  if (blocking) await parked.settled;
+  return parked;
+}
+
+const prepared = new WeakMap<Parked, PreparedFolder>();
+
+/** The warm pool of this process (docs/sandbox.md, "Warm runtime"). */
+export const warmPool = new WarmPool<RunShape>({
+  start: (_key, shape) => startParked(shape, false),
+  perKey: Math.max(1, availableParallelism()),
+  idleMs: 10 * 60_000,
+});
+// Memory parked ahead goes back to a cold run that needs it.
+runMemory.onPressure = () => warmPool.evictOne();
+
+/**
+ * Asks the pool for zygotes of the shape of runs with these options (the editor at episode start,
+ * `forgeenv serve --warm`): the same key executeScript computes. Resolves with the key, or why not.
+ */
+export async function prewarmRuntime(opts: Omit<RunOptions, 'script'>): Promise<{ key: string; label: string } | { error: string }> {
+  if (!warmAllowed()) return { error: 'FORGEENV_WARM=0: the warm runtime is off' };
+  const parsed = OptionsSchema.safeParse({ ...opts, script: '' });
+  if (!parsed.success) return { error: `invalid run options: ${formatZodError(parsed.error)}` };
+  const o = parsed.data;
+  const simlibs = o.mode === 'simulated' ? simlibsDir() : undefined;
+  const plan = await chooseIsolation(o.sandbox);
+  if ('refused' in plan || plan.isolation !== 'bubblewrap') return { error: 'runs are not sandboxed with bubblewrap here: the warm runtime needs it' };
+  const lay = await interpreterLayout(o.interpreter);
+  if (!lay.ok) return { error: layoutError(o.interpreter, lay).trim() };
+  const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
+  if (cacheDir) await fillBytecodeCache(o, lay.layout, simlibs, cacheDir, opts.onProgress);
+  const shape = runShape(o, plan, lay.layout, simlibs, cacheDir);
+  warmPool.want(shape.key, shape, shape.label);
+  return { key: shape.key, label: shape.label };
+}
+
+/** A ready zygote of this key from the pool, or undefined. */
+function claimParked(key: string): Parked | undefined {
+  for (;;) {
+    const p = warmPool.claim(key) as Parked | undefined;
+    if (!p || p.alive) return p;
+    p.retire();
+  }
+}
+
+/** Writes the script into a claimed zygote's run folder; the launch hands it the run. */
+async function claimRun(parked: Parked, o: Options): Promise<PreparedRun | { error: string }> {
+  const p = prepared.get(parked);
+  if (!p || !parked.alive || !parked.ready) {
+    parked.retire();
+    return { error: `ForgeEnv could not run ${o.scriptName}: the warm runtime failed (${parked.failure ?? 'not ready'})\n` };
+  }
+  try {
+    await writeRunFiles(o, p.runDir);
+    if (p.runUid) await handOver(p.runDir, p.runUid.uid);
+  } catch (e) {
+    parked.retire();
+    return { error: `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n` };
+  }
+  return { ...p, launch: () => (parked.alive ? parked.adopt({ argv: [o.scriptName, ...o.args] }) : { error: `ForgeEnv could not run ${o.scriptName}: the warm runtime failed (${parked.failure ?? 'gone'})\n` }) };
 }
 
 /**
@@ -466,23 +674,61 @@ interface StreamState {
   decoder: StringDecoder;
 }
 
+/** A started run's process: `status` is the launcher's status line so far (sandboxed runs). */
+export interface Launched {
+  child: ChildProcess;
+  sandboxed: boolean;
+  status: () => string;
+}
+
 /**
- * `sandbox` set: the command is bwrap around the launcher (sandbox/launcher.ts). bwrap starts with an
- * empty environment; the script's `env` goes through the launcher's pipe, the seccomp filter through
- * bwrap's, and the script's exit status comes back through the status pipe.
+ * Spawns a run's command. Sandboxed: bwrap starts with an empty environment; the script's `env`
+ * goes through the launcher's pipe, the seccomp filter through bwrap's, and the exit status comes
+ * back through the status pipe. `stdin: 'pipe'` for a zygote (its run request), else /dev/null.
  */
-function runProcess(
-  o: Options,
+export function spawnRun(
+  o: { interpreter: string },
   runDir: string,
   env: NodeJS.ProcessEnv,
-  opts: RunOptions,
   command: { file: string; args: string[] },
   sandbox: { seccomp: Buffer | undefined } | undefined,
-  watchDiskMiB: number | undefined,
-): Promise<Outcome> {
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): Launched | { error: string } {
   const sandboxed = sandbox !== undefined;
+  let child: ChildProcess;
+  let status = '';
+  try {
+    child = spawn(command.file, command.args, {
+      cwd: runDir,
+      // Nothing of the script's environment reaches bwrap, setpriv or the launcher (they run with
+      // privileges); the launcher hands it to the script alone.
+      env: sandboxed ? {} : env,
+      detached: true,
+      stdio: sandboxed ? [stdin, 'pipe', 'pipe', 'pipe', 'pipe', sandbox.seccomp ? 'pipe' : 'ignore'] : [stdin, 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (e) {
+    return { error: `ForgeEnv could not start ${o.interpreter}: ${(e as Error).message}\n` };
+  }
+  if (sandboxed) {
+    const feed = (fd: number, data: Buffer) => {
+      const s = child.stdio[fd] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null | undefined;
+      // EPIPE when bwrap failed before reading: its own error message says why.
+      s?.on('error', () => undefined);
+      s?.end(data);
+    };
+    feed(ENV_FD, encodeEnv(env));
+    if (sandbox.seccomp) feed(SECCOMP_FD, sandbox.seccomp);
+    const st = child.stdio[STATUS_FD] as NodeJS.ReadableStream | null | undefined;
+    st?.on('data', (b: Buffer) => (status = (status + b.toString('utf8')).slice(0, 64)));
+    st?.on('error', () => undefined);
+  }
+  return { child, sandboxed, status: () => status };
+}
+
+/** Watches a launched run (spawnRun, or a claimed zygote): output, limits, timeout, cancel, memory, exit status. */
+function runProcess(o: Options, runDir: string, opts: RunOptions, launch: () => Launched | { error: string }, watchDiskMiB: number | undefined): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
-    let child: ChildProcess;
     const notes: string[] = [];
     const streams: Record<'stdout' | 'stderr', StreamState> = {
       stdout: { chunks: [], bytes: 0, full: false, decoder: new StringDecoder('utf8') },
@@ -495,35 +741,13 @@ function runProcess(
     let settled = false;
     let exited = false;
     let closeTimer: NodeJS.Timeout | undefined;
-    let status = '';
 
-    try {
-      child = spawn(command.file, command.args, {
-        cwd: runDir,
-        // Nothing of the script's environment reaches bwrap, setpriv or the launcher (they run with
-        // privileges); the launcher hands it to the script alone.
-        env: sandboxed ? {} : env,
-        detached: true,
-        stdio: sandboxed ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', sandbox.seccomp ? 'pipe' : 'ignore'] : ['ignore', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
-    } catch (e) {
-      resolve(emptyOutcome(`ForgeEnv could not start ${o.interpreter}: ${(e as Error).message}\n`));
+    const launched = launch();
+    if ('error' in launched) {
+      resolve(emptyOutcome(launched.error));
       return;
     }
-    if (sandboxed) {
-      const feed = (fd: number, data: Buffer) => {
-        const s = child.stdio[fd] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null | undefined;
-        // EPIPE when bwrap failed before reading: its own error message says why.
-        s?.on('error', () => undefined);
-        s?.end(data);
-      };
-      feed(ENV_FD, encodeEnv(env));
-      if (sandbox.seccomp) feed(SECCOMP_FD, sandbox.seccomp);
-      const st = child.stdio[STATUS_FD] as NodeJS.ReadableStream | null | undefined;
-      st?.on('data', (b: Buffer) => (status = (status + b.toString('utf8')).slice(0, 64)));
-      st?.on('error', () => undefined);
-    }
+    const { child, sandboxed } = launched;
 
     const stop = (reason: StopReason) => {
       if (stopReason || settled || exited) return;
@@ -612,12 +836,12 @@ function runProcess(
       if (sandboxed) {
         // The launcher's word on the script's status; without it (the launcher itself was killed)
         // bwrap's 128+N is read as signal N.
-        const launched = parseLaunchStatus(status);
-        if (launched?.signal != null) {
+        const reported = parseLaunchStatus(launched.status());
+        if (reported?.signal != null) {
           exitCode = null;
-          exitSignal = signalName(launched.signal) ?? null;
-        } else if (launched) {
-          exitCode = launched.exitCode;
+          exitSignal = signalName(reported.signal) ?? null;
+        } else if (reported) {
+          exitCode = reported.exitCode;
           exitSignal = null;
         } else {
           const inner = signalFromSandboxExit(exitCode);

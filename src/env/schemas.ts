@@ -176,6 +176,8 @@ export const ExecutionResultSchema = z.object({
   interpreter: z.string().default('python3'),
   /** ours: how the run was isolated; absent in results recorded before the sandbox existed. */
   isolation: IsolationSchema.optional(),
+  /** ours: `warm` when a zygote started ahead ran it (warm/, docs/sandbox.md), `cold` otherwise; absent in older results. */
+  runtime: z.enum(['warm', 'cold']).optional(),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 

@@ -62,8 +62,13 @@ function needsSandbox(t: TestContext): boolean {
   return false;
 }
 
-const run = (script: string, over: Partial<RunOptions> = {}): Promise<RunResult> =>
-  executeScript({ script, mode: 'real', libraryVersions: VERSIONS, parentDir, timeoutMs: 30_000, validate: false, sandbox: { mode: 'bubblewrap' }, ...over });
+/** FORGEENV_WARM=force runs the whole suite on the warm runtime: every sandboxed run must then say so. */
+const WARM_FORCED = process.env.FORGEENV_WARM === 'force';
+const run = async (script: string, over: Partial<RunOptions> = {}): Promise<RunResult> => {
+  const r = await executeScript({ script, mode: 'real', libraryVersions: VERSIONS, parentDir, timeoutMs: 30_000, validate: false, sandbox: { mode: 'bubblewrap' }, ...over });
+  if (WARM_FORCED && r.isolation === 'bubblewrap') assert.equal(r.runtime, 'warm', `FORGEENV_WARM=force but the run was cold: ${r.stderr.slice(0, 300)}`);
+  return r;
+};
 const off = (script: string, over: Partial<RunOptions> = {}) => run(script, { ...over, sandbox: { mode: 'off', ...over.sandbox } });
 
 const ENV_DUMP = [
@@ -358,7 +363,8 @@ describe('sandbox holes closed', () => {
     try {
       for (let i = 0; i < 200 && !seen.includes('SEEN'); i++) await new Promise((res) => setTimeout(res, 50));
       assert.match(seen, new RegExp(`SEEN ${marker}`), 'the script sees its variable');
-      const procs = pidsWithMarker(marker).map((pid) => ({
+      // A warm run's processes carry the zygote's command line (the script's argv came through its stdin).
+      const procs = pidsWithMarker(WARM_FORCED ? 'forgeenv-zygote' : marker).map((pid) => ({
         argv0: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!,
         cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
         environ: readFileSync(`/proc/${pid}/environ`, 'utf8'),
@@ -372,7 +378,7 @@ describe('sandbox holes closed', () => {
       const launcher = procs.filter((p) => !p.argv0.endsWith('bwrap') && p.cmdline.includes('forgeenv-launcher'));
       assert.equal(launcher.length, 1);
       assert.ok(!launcher[0]!.environ.includes(marker), 'the launcher runs without the variables');
-      const script = procs.filter((p) => p.cmdline.includes('train.py') && !p.argv0.endsWith('bwrap') && !p.cmdline.includes('forgeenv-launcher'));
+      const script = procs.filter((p) => p.cmdline.includes(WARM_FORCED ? 'forgeenv-zygote' : 'train.py') && !p.argv0.endsWith('bwrap') && !p.cmdline.includes('forgeenv-launcher'));
       assert.equal(script.length, 1);
       assert.match(script[0]!.environ, new RegExp(`FORGEENV_HOLE_MARKER=${marker}`));
     } finally {
@@ -401,7 +407,8 @@ describe('sandbox holes closed', () => {
     let seen = '';
     const a = run(full, { sandbox: { mode: 'bubblewrap', limits }, signal: controller.signal, timeoutMs: 90_000, onOutput: (_s, c) => (seen += c) });
     try {
-      for (let i = 0; i < 400 && !seen.includes('FULL'); i++) await new Promise((res) => setTimeout(res, 50));
+      // The whole line: print() writes its arguments one by one (python -u), so "FULL" may come alone first.
+      for (let i = 0; i < 400 && !/FULL .*\n/.test(seen); i++) await new Promise((res) => setTimeout(res, 50));
       assert.match(seen, /FULL \d+ 11 \d+/, 'run A reached its process limit');
       const b = await run(
         [

@@ -34,6 +34,7 @@ export function createBackend(backend: EpisodeBackend, o: BackendOptions): Episo
         maxDiffBytes: s.maxDiffBytes,
         sandbox: sandboxOptionsOf(s),
         modelArchitectures: s['real.modelArchitectures'],
+        warm: s.warmRuntime,
       },
       { tasks: o.tasks, teacherStore: o.teacherStore, onProgress: o.onProgress },
     ),

@@ -48,6 +48,11 @@ export class MemoryLedger {
   private reserved = 0;
   private running = 0;
   private readonly waiting: Waiter[] = [];
+  /**
+   * Frees memory held ahead of time (the warm pool's parked zygotes, warm/pool.ts): called while a
+   * run would get less than its full share; returns false when there is nothing left to free.
+   */
+  onPressure: (() => boolean) | undefined;
 
   constructor(private readonly budget: MemoryBudget = machineBudget()) {}
 
@@ -70,7 +75,9 @@ export class MemoryLedger {
   acquire(requestedMiB: number, overheadMiB: number, signal?: AbortSignal): Promise<MemoryGrant> {
     const none: MemoryGrant = { addressSpaceMiB: 0, release: () => undefined };
     if (requestedMiB === 0) return Promise.resolve(none);
-    const fair = Math.max(MIN_ADDRESS_SPACE_MIB, Math.floor(this.budget.budgetMiB / this.budget.concurrency) - overheadMiB);
+    const fair = this.fairShare(overheadMiB);
+    // Memory parked ahead never makes a run wait or get less than a cold run would.
+    while (this.onPressure && this.budget.budgetMiB - this.reserved - overheadMiB < Math.min(requestedMiB, fair) && this.onPressure());
     const want = (): number | undefined => {
       // Alone, a run always starts, with its share even where the machine is small.
       if (this.running === 0) return Math.min(requestedMiB, fair);
@@ -87,20 +94,7 @@ export class MemoryLedger {
         want,
         start: (as) => {
           signal?.removeEventListener('abort', onAbort);
-          const footprint = as + overheadMiB;
-          this.reserved += footprint;
-          this.running++;
-          let released = false;
-          resolve({
-            addressSpaceMiB: as,
-            release: () => {
-              if (released) return;
-              released = true;
-              this.reserved -= footprint;
-              this.running--;
-              this.wake();
-            },
-          });
+          resolve(this.grant(as, overheadMiB));
         },
       };
       if (signal?.aborted) return resolve(none);
@@ -108,6 +102,39 @@ export class MemoryLedger {
       this.waiting.push(w);
       this.wake();
     });
+  }
+
+  /**
+   * Reserves a run's memory only if it gets its full share at once and nobody waits (a zygote
+   * started ahead, warm/pool.ts); undefined otherwise.
+   */
+  tryAcquire(requestedMiB: number, overheadMiB: number): MemoryGrant | undefined {
+    if (requestedMiB === 0) return { addressSpaceMiB: 0, release: () => undefined };
+    const as = Math.min(requestedMiB, this.fairShare(overheadMiB));
+    if (this.waiting.length || this.budget.budgetMiB - this.reserved - overheadMiB < as) return undefined;
+    return this.grant(as, overheadMiB);
+  }
+
+  /** The RLIMIT_AS a run gets when the machine is not short (the setting permitting). */
+  fairShare(overheadMiB: number): number {
+    return Math.max(MIN_ADDRESS_SPACE_MIB, Math.floor(this.budget.budgetMiB / this.budget.concurrency) - overheadMiB);
+  }
+
+  private grant(as: number, overheadMiB: number): MemoryGrant {
+    const footprint = as + overheadMiB;
+    this.reserved += footprint;
+    this.running++;
+    let released = false;
+    return {
+      addressSpaceMiB: as,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.reserved -= footprint;
+        this.running--;
+        this.wake();
+      },
+    };
   }
 
   private wake(): void {

@@ -1,0 +1,221 @@
+// The warm pool: per run shape (a key: interpreter, mode, versions, sandbox options, binds, the
+// environment), up to `perKey` zygotes started ahead and parked until a run claims one (zygote.ts).
+// A claimed zygote is never returned: the pool starts another in the background, one start at a
+// time on the whole machine (each imports the libraries: 20-30 s of CPU for torch and friends).
+// A key unused for `idleMs` is dropped with its zygotes; parked zygotes hold their run's memory
+// grant, and give it back when a cold run needs it (memory.ts `onPressure`). Plain bookkeeping
+// here; the executor knows how to start one (executor.ts `startParked`).
+
+/** A zygote started ahead, as the pool sees it. */
+export interface ParkedHandle {
+  readonly key: string;
+  /** True once its imports are done. */
+  readonly ready: boolean;
+  /** False once it died or misbehaved (or was retired): never handed out. */
+  readonly alive: boolean;
+  /** Why it is not alive, when it failed. */
+  readonly failure: string | undefined;
+  /** Resolves once it is ready or has failed. */
+  readonly settled: Promise<void>;
+  /** Resolves once, retired or dead, its resources are given back. */
+  readonly closed: Promise<void>;
+  /** Resident memory of the zygote in MiB (0 when unknown). */
+  rssMiB(): number;
+  /** Kills it and gives back its run folder, uid and memory (memory at once). */
+  retire(): void;
+}
+
+export interface WarmStats {
+  enabled: boolean;
+  /** Per run shape, by label (never the key: it holds the runs' environment). */
+  keys: { label: string; parked: number; ready: number; starting: boolean; lastError?: string; claims: number; misses: number; rssMiB: number }[];
+}
+
+interface KeyState<S> {
+  spec: S;
+  label: string;
+  parked: ParkedHandle[];
+  lastUsed: number;
+  claims: number;
+  misses: number;
+  lastError?: string;
+  /** Zygotes of this key that failed to import in a row: past 2 the key is given up. */
+  failures: number;
+}
+
+export interface WarmPoolOptions<S> {
+  /** Spawns one zygote for a spec; undefined when it cannot now (no memory to spare): retried later. */
+  start(key: string, spec: S): Promise<ParkedHandle | { error: string } | undefined>;
+  perKey: number;
+  idleMs: number;
+  log?: (line: string) => void;
+}
+
+const RETRY_MS = 3_000;
+/** The failure of a zygote retired on purpose (idle, memory, shutdown): not a fault of its key. */
+export const RETIRED = 'retired';
+
+export class WarmPool<S> {
+  private readonly keys = new Map<string, KeyState<S>>();
+  private starting: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  enabled = true;
+
+  constructor(private readonly opts: WarmPoolOptions<S>) {}
+
+  /** Where pool events are written (the editor's output channel, serve's log). */
+  setLog(log: ((line: string) => void) | undefined): void {
+    this.opts.log = log;
+  }
+
+  /** Asks for warm zygotes of this shape (lazily started in the background). */
+  want(key: string, spec: S, label: string): void {
+    if (!this.enabled) return;
+    let k = this.keys.get(key);
+    if (!k) {
+      k = { spec, label, parked: [], lastUsed: Date.now(), claims: 0, misses: 0, failures: 0 };
+      this.keys.set(key, k);
+      this.opts.log?.(`[warm] pool for ${label}: up to ${this.opts.perKey} zygote(s)`);
+    }
+    k.lastUsed = Date.now();
+    this.pump();
+  }
+
+  /** A ready, healthy zygote of this key, removed from the pool (the caller owns it), or undefined. */
+  claim(key: string): ParkedHandle | undefined {
+    const k = this.keys.get(key);
+    if (!k) return undefined;
+    k.lastUsed = Date.now();
+    k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
+    const i = k.parked.findIndex((p) => p.ready);
+    if (i < 0) {
+      k.misses++;
+      return undefined;
+    }
+    const [p] = k.parked.splice(i, 1);
+    k.claims++;
+    this.pump();
+    return p;
+  }
+
+  /** Resolves once `count` zygotes of this key are ready (true), or false after `timeoutMs` or when the key was given up. */
+  async waitReady(key: string, count: number, timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const k = this.keys.get(key);
+      if (!k || k.failures >= 2) return false;
+      if (k.parked.filter((p) => p.ready && p.alive).length >= Math.min(count, this.opts.perKey)) return true;
+      if (Date.now() > until) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Retires one parked zygote (the oldest-used key first) to free its memory; false when none is parked. */
+  evictOne(): boolean {
+    const order = [...this.keys.values()].sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const k of order) {
+      const p = k.parked.shift();
+      if (p) {
+        p.retire();
+        this.opts.log?.(`[warm] retired a ${k.label} zygote: a cold run needed its memory`);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  stats(): WarmStats {
+    return {
+      enabled: this.enabled,
+      keys: [...this.keys.entries()].map(([key, k]) => ({
+        label: k.label,
+        parked: k.parked.length,
+        ready: k.parked.filter((p) => p.ready && p.alive).length,
+        starting: this.starting === key,
+        claims: k.claims,
+        misses: k.misses,
+        rssMiB: Math.round(k.parked.reduce((s, p) => s + p.rssMiB(), 0)),
+        ...(k.lastError ? { lastError: k.lastError } : {}),
+      })),
+    };
+  }
+
+  /** Retires every zygote and forgets every key; resolves once their run folders are given back. */
+  async clear(): Promise<void> {
+    const all = [...this.keys.values()].flatMap((k) => k.parked);
+    for (const p of all) p.retire();
+    this.keys.clear();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await Promise.all(all.map((p) => p.closed));
+  }
+
+  /** Starts the next missing zygote, one at a time; drops idle keys. */
+  private pump(): void {
+    if (this.starting || !this.enabled) return;
+    const now = Date.now();
+    for (const [key, k] of this.keys) {
+      if (now - k.lastUsed > this.opts.idleMs) {
+        for (const p of k.parked) p.retire();
+        this.keys.delete(key);
+        this.opts.log?.(`[warm] pool for ${k.label} idle: retired`);
+      }
+    }
+    k: for (const [key, k] of this.keys) {
+      k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
+      if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
+      this.starting = key;
+      void this.startOne(key, k).then(
+        (retryMs) => {
+          this.starting = undefined;
+          this.schedule(retryMs);
+        },
+        (e: unknown) => {
+          this.starting = undefined;
+          k.failures++;
+          k.lastError = (e as Error).message;
+          this.schedule(RETRY_MS);
+        },
+      );
+      return;
+    }
+    // Nothing to start: look again for idle keys later.
+    if (this.keys.size) this.schedule(Math.min(this.opts.idleMs, 60_000));
+  }
+
+  /** Spawns one zygote and waits until it is ready or failed (one import at a time); the delay before the next. */
+  private async startOne(key: string, k: KeyState<S>): Promise<number> {
+    const t0 = Date.now();
+    const r = await this.opts.start(key, k.spec);
+    if (r === undefined) return RETRY_MS;
+    if ('error' in r) {
+      k.failures++;
+      k.lastError = r.error;
+      this.opts.log?.(`[warm] ${k.label}: ${r.error}${k.failures >= 2 ? ' (its runs stay cold)' : ''}`);
+      return RETRY_MS;
+    }
+    if (this.keys.get(key) !== k || !this.enabled) {
+      r.retire();
+      return 0;
+    }
+    // Parked at once, so that its memory can be given back to a cold run while it imports.
+    k.parked.push(r);
+    await r.settled;
+    if (r.alive) {
+      k.failures = 0;
+      this.opts.log?.(`[warm] ${k.label}: zygote ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${k.parked.filter((p) => p.ready && p.alive).length}/${this.opts.perKey} ready)`);
+      return 0;
+    }
+    if (r.failure === RETIRED) return RETRY_MS;
+    k.failures++;
+    k.lastError = r.failure;
+    this.opts.log?.(`[warm] ${k.label}: ${r.failure ?? 'zygote failed'}${k.failures >= 2 ? ' (its runs stay cold)' : ''}`);
+    return RETRY_MS;
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.pump(), ms);
+    this.timer.unref();
+  }
+}
