@@ -58,6 +58,8 @@ export const RETIRED = 'retired';
 export class WarmPool<S> {
   private readonly keys = new Map<string, KeyState<S>>();
   private starting: string | undefined;
+  /** The start in progress (settled, never rejected), so `clear` can wait for a zygote spawned meanwhile. */
+  private startingRun: Promise<unknown> | undefined;
   private timer: NodeJS.Timeout | undefined;
   enabled = true;
 
@@ -148,6 +150,8 @@ export class WarmPool<S> {
     clearTimeout(this.timer);
     this.timer = undefined;
     await Promise.all(all.map((p) => p.closed));
+    // A zygote still spawning when the keys were cleared is retired by its own start: wait for it.
+    await this.startingRun;
   }
 
   /** Starts the next missing zygote, one at a time; drops idle keys. */
@@ -165,7 +169,9 @@ export class WarmPool<S> {
       k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
       if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
       this.starting = key;
-      void this.startOne(key, k).then(
+      const started = this.startOne(key, k);
+      this.startingRun = started.catch(() => undefined);
+      void started.then(
         (retryMs) => {
           this.starting = undefined;
           this.schedule(retryMs);
@@ -195,7 +201,9 @@ export class WarmPool<S> {
       return RETRY_MS;
     }
     if (this.keys.get(key) !== k || !this.enabled) {
+      // Cleared while it spawned: `clear` waits for this start, so the folder is given back before it resolves.
       r.retire();
+      await r.closed;
       return 0;
     }
     // Parked at once, so that its memory can be given back to a cold run while it imports.
