@@ -5,6 +5,7 @@
 import { getSnapshot } from '../snapshots/registry';
 import type { ExecutionMode } from '../schemas';
 import { INFERENCE_LIBRARIES } from './snapshotInference';
+import type { TaskMetadata } from '../tasks';
 import type { NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
 import { makeRunner } from './runner';
@@ -41,4 +42,15 @@ export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: Na
   const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;
   // Verified only against the real releases: a simulated failure is the stand-ins' opinion.
   return { drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false } };
+}
+
+/** The task entry of a natural-drift task: the era's entry, run at the later snapshot, the real error its breakage. */
+export function naturalDriftEntry(entry: TaskMetadata, drift: NaturalDrift, scriptName: string): TaskMetadata {
+  return {
+    ...entry,
+    natural_drift: drift,
+    library_versions: { ...getSnapshot(drift.to_snapshot).versions },
+    tags: ['make-task', 'natural-drift', `snapshot:${drift.to_snapshot}`, `from-snapshot:${drift.from_snapshot}`],
+    description: `${scriptName} written for snapshot ${drift.from_snapshot}, failing at ${drift.to_snapshot}: ${drift.error}`,
+  };
 }
