@@ -13,7 +13,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTask } from '../src/env/taskmaking/makeTask';
 import { naturalDriftAt, naturalDriftEntry } from '../src/env/taskmaking/naturalDrift';
-import { inferSnapshot } from '../src/env/taskmaking/snapshotInference';
+import { inferSnapshot, monthsApart } from '../src/env/taskmaking/snapshotInference';
 import { uniqueTaskId, readEntries, writeTask } from '../src/env/taskmaking/writeTask';
 import { allSnapshots } from '../src/env/snapshots/registry';
 import { isSnapshotVenvReady } from '../src/env/snapshots/venv';
@@ -36,7 +36,8 @@ const REALWORLD = resolve(__dirname, '..', '..', 'shared', 'realworld');
 interface Job {
   source: 'corpus' | 'builtin';
   path: string;
-  /** The era's snapshot, and the later ones to try. */
+  /** The era's snapshot candidates, in order (the first where make-task runs it is the era), and the later ones to try. */
+  eras: string[];
   from: string;
   to: string[];
 }
@@ -55,6 +56,7 @@ interface Row {
 // Built: the venv and the base local hub (a snapshot whose hub does not build here, 2023-06 today, is left out).
 const built = allSnapshots().filter((s) => isSnapshotVenvReady(s.id) && isLocalHubReady(s.id));
 const unavailable = new Set<string>();
+const ERA_RETRY = new Set(['unrecognised-error', 'rounds-exhausted', 'real-mode-unavailable', 'timeout']);
 const later = (id: string) => built.filter((s) => s.date > built.find((b) => b.id === id)!.date).map((s) => s.id);
 
 function jobs(): Job[] {
@@ -66,15 +68,16 @@ function jobs(): Job[] {
     for (const m of manifest) {
       const path = join(REALWORLD, m.file);
       if (!wanted(basename(path))) continue;
-      const era = inferSnapshot(readFileSync(path, 'utf8'), { scriptDate: m.commit_date, ids: built.map((s) => s.id) }).id;
-      const to = later(era);
-      if (to.length) out.push({ source: 'corpus', path, from: era, to });
-      else console.log(`${basename(path).slice(0, 44).padEnd(44)} era ${era}: no later built snapshot, skipped`);
+      // The inferred era first, then the other built snapshots with a later one, nearest the script's date first.
+      const inferred = inferSnapshot(readFileSync(path, 'utf8'), { scriptDate: m.commit_date, ids: built.map((s) => s.id) }).id;
+      const near = built.filter((s) => later(s.id).length).sort((a, b) => monthsApart(a.date, m.commit_date) - monthsApart(b.date, m.commit_date)).map((s) => s.id);
+      const eras = [...new Set([inferred, ...near])].filter((id) => later(id).length);
+      out.push({ source: 'corpus', path, eras, from: eras[0]!, to: later(eras[0]!) });
     }
   }
   if (values.source !== 'corpus') {
     for (const f of readdirSync(tasksDir()).filter((n) => n.endsWith('.py')).sort()) {
-      if (wanted(f) && built.some((s) => s.id === '2024-09') && built.some((s) => s.id === '2026-11')) out.push({ source: 'builtin', path: join(tasksDir(), f), from: '2024-09', to: ['2026-11'] });
+      if (wanted(f) && built.some((s) => s.id === '2024-09') && built.some((s) => s.id === '2026-11')) out.push({ source: 'builtin', path: join(tasksDir(), f), eras: ['2024-09', '2025-03'].filter((id) => built.some((s) => s.id === id)), from: '2024-09', to: ['2026-11'] });
     }
   }
   return out;
@@ -101,18 +104,21 @@ async function main(): Promise<void> {
       try {
         // The era's task: make-task alone (args, files, env adapted until it runs), not verified (each
         // verification is 3+ runs; the drift only needs "it runs there").
-        // A snapshot whose environment cannot be had here (its local hub fails to build) is skipped for
-        // good, and the era moves to the next built snapshot: the script must still run there first.
+        // The era: the first candidate where make-task runs the script. A failure that another era
+        // could cure (a library error, an environment that cannot be had) moves on; one that no
+        // snapshot cures (a GPU, a missing hub item or module) stops.
         let era = undefined as Awaited<ReturnType<typeof makeTask>> | undefined;
-        for (const from of [j.from, ...j.to].filter((id) => !unavailable.has(id)).slice(0, -1)) {
+        for (const from of j.eras.filter((id) => !unavailable.has(id)).slice(0, 3)) {
           t = performance.now();
           era = await makeTask({ scriptPath: j.path, taskDir: scratch, snapshot: from, mode: 'real', noVerify: true, timeoutMs, maxRounds: Number(values['max-rounds']) }, { onProgress: tag });
           j.from = from;
-          j.to = later(from);
-          if (era.refusal?.rule !== 'real-mode-unavailable') break;
-          unavailable.add(from);
+          j.to = j.source === 'builtin' ? ['2026-11'] : later(from);
+          if (era.refusal?.rule === 'real-mode-unavailable') unavailable.add(from);
+          if (!era.refusal || !ERA_RETRY.has(era.refusal.rule)) break;
+          emit({ source: j.source, script: name, from, to: j.to.join(','), outcome: 'era-refused', verified: false, error: `${era.refusal.rule}: ${era.refusal.reason}`, seconds: (performance.now() - t) / 1000 });
         }
         if (!era || era.refusal) {
+          if (era?.refusal && ERA_RETRY.has(era.refusal.rule)) continue; // already listed
           emit({ source: j.source, script: name, from: j.from, to: j.to.join(','), outcome: 'era-refused', verified: false, error: era?.refusal ? `${era.refusal.rule}: ${era.refusal.reason}` : 'no built snapshot left to run it at', seconds: (performance.now() - t) / 1000 });
           continue;
         }

@@ -9,6 +9,9 @@ import type { TaskMetadata } from '../tasks';
 import type { NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
 import { makeRunner } from './runner';
+import { readEntries, TaskWriteError, writeTask } from './writeTask';
+import { readFolderFile } from '../folderFile';
+import { MAX_TASK_FILE_BYTES } from '../limits';
 
 /** Rules whose errors come from the machine, not from the libraries' change. */
 const MACHINE_RULES = new Set(['hub-item-unavailable', 'cpu-bf16-off', 'cpu-fp16-off', 'cpu-tf32-off', 'no-flash-attention', 'no-deepspeed', 'no-fsdp', 'no-quantized-loading', 'multi-node-launch', 'cpu-device', 'missing-environment-variable']);
@@ -53,4 +56,26 @@ export function naturalDriftEntry(entry: TaskMetadata, drift: NaturalDrift, scri
     tags: ['make-task', 'natural-drift', `snapshot:${drift.to_snapshot}`, `from-snapshot:${drift.from_snapshot}`],
     description: `${scriptName} written for snapshot ${drift.from_snapshot}, failing at ${drift.to_snapshot}: ${drift.error}`,
   };
+}
+
+/**
+ * Marks a natural-drift task solved: a repair made it run and train at its snapshot (a human's
+ * demonstration or a reference repair). The repair is kept as the task's `reference_repair`, which
+ * episodes then use as their oracle. Only a successful evaluation of this task counts.
+ */
+export async function markNaturalDriftSolved(
+  taskDir: string,
+  taskId: string,
+  repair: { unified_diff: string; success: boolean },
+  solvedBy: 'human' | 'reference',
+): Promise<TaskMetadata> {
+  const entry = readEntries(taskDir).find((e) => e.task_id === taskId);
+  if (!entry) throw new TaskWriteError(`${taskDir} has no task "${taskId}"`);
+  if (!entry.natural_drift) throw new TaskWriteError(`"${taskId}" is not a natural-drift task`);
+  if (!repair.success) throw new TaskWriteError(`the repair did not make "${taskId}" run and train at ${entry.natural_drift.to_snapshot}; the task stays unsolved`);
+  const read = readFolderFile(taskDir, `${taskId}.py`, MAX_TASK_FILE_BYTES);
+  if (!read.ok) throw new TaskWriteError(read.problem);
+  const solved: TaskMetadata = { ...entry, natural_drift: { ...entry.natural_drift, solved: true, solved_by: solvedBy, reference_repair: repair.unified_diff } };
+  await writeTask(taskDir, solved, read.text);
+  return solved;
 }
