@@ -7,6 +7,7 @@
 // and the list with each task's real error.
 //   npm run bench:natural-drift -- [--only 05,21,distilbert] [--source corpus|builtin|both] [--jobs 1]
 //                                  [--timeout 150] [--task-dir DIR] [--json FILE]
+//   npm run bench:natural-drift -- --check-dir DIR   (a NaturalDrift episode on each task of DIR, real mode)
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -19,6 +20,8 @@ import { allSnapshots } from '../src/env/snapshots/registry';
 import { isSnapshotVenvReady } from '../src/env/snapshots/venv';
 import { tasksDir } from '../src/env/paths';
 import { isLocalHubReady } from '../src/env/localHub';
+import { ForgeEnvironment } from '../src/env/environment';
+import { NATURAL_DRIFT_PRIMITIVE } from '../src/env/naturalDriftEpisode';
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +32,8 @@ const { values } = parseArgs({
     'task-dir': { type: 'string' },
     json: { type: 'string' },
     'max-rounds': { type: 'string', default: '5' },
+    /** Only start a NaturalDrift episode on each natural-drift task of this folder (no building). */
+    'check-dir': { type: 'string' },
   },
 });
 const REALWORLD = resolve(__dirname, '..', '..', 'shared', 'realworld');
@@ -83,7 +88,32 @@ function jobs(): Job[] {
   return out;
 }
 
+/**
+ * Each natural-drift task of `dir` through the environment itself: a real-mode episode, the
+ * NaturalDrift breakage, and the broken run must fail with the error the task recorded.
+ */
+async function checkEpisodes(dir: string): Promise<void> {
+  const env = new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: Number(values.timeout) * 1000 });
+  let ok = 0;
+  const tasks = env.tasks.all.filter((t) => t.natural_drift && t.source === dir);
+  try {
+    for (const t of tasks) {
+      const t0 = performance.now();
+      await env.reset({ taskId: t.task_id, seed: 1 });
+      const obs = await env.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
+      const recorded = t.natural_drift!.error;
+      const same = obs.info.broke === true && (obs.error_trace ?? '').includes(recorded.slice(0, 80));
+      if (same) ok++;
+      console.log(`episode ${t.task_id}: ${obs.info.error ? `refused: ${String(obs.info.error)}` : same ? 'starts from the recorded error' : `broke=${String(obs.info.broke)}, error differs`} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+  } finally {
+    await env.dispose();
+  }
+  console.log(`episodes starting from the recorded real error: ${ok}/${tasks.length}`);
+}
+
 async function main(): Promise<void> {
+  if (values['check-dir']) return checkEpisodes(resolve(values['check-dir']));
   const taskDir = values['task-dir'] ? resolve(values['task-dir']) : mkdtempSync(join(tmpdir(), 'forgeenv-natural-drift-'));
   const log = values.json ? `${values.json}.partial.jsonl` : undefined;
   const rows: Row[] = [];
