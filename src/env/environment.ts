@@ -27,6 +27,7 @@ import { missingDataFiles } from './hub/dataFiles';
 import { deriveHubNeeds, looksLikeModelId } from './hub/needs';
 import { isBaseHubModel } from './hub/modelTable';
 import { mulberry32 } from './random';
+import { judgeRunsAndTrains, NATURAL_DRIFT_CATEGORY, NATURAL_DRIFT_PRIMITIVE, naturalDriftProblem } from './naturalDriftEpisode';
 import type { RunLimiter } from './runLimiter';
 import { heldOutReward, isSuccess, visibleReward } from './reward';
 import { judgeEvidence, NO_EVIDENCE, verificationRecord, type Evidence } from './verify/judge';
@@ -211,6 +212,28 @@ export class ForgeEnvironment implements EnvironmentBackend {
     ep: EpisodeState,
     breakage: BreakageAction,
   ): { ok: true; script: string; edits: number; commit: (exec: ExecutionResult) => EpisodeState } | { ok: false; message: string; kind: string } {
+    // A natural-drift task: the breakage is the real one (NaturalDrift), nothing applied; the broken
+    // script is the original, which fails at the task's snapshot. No inverse: no oracle unless recorded.
+    const task = this.requireTask(ep);
+    const driftProblem = naturalDriftProblem(task, breakage, ep.library_versions);
+    if (driftProblem) return { ok: false, message: driftProblem, kind: 'primitive_refused' };
+    if (task.natural_drift) {
+      const script = ep.original_script;
+      return {
+        ok: true,
+        script,
+        edits: 0,
+        commit: (exec) => ({
+          ...ep,
+          phase: 'repair',
+          episode_step: 1,
+          broken_script: script,
+          breakage_spec: { primitive_type: NATURAL_DRIFT_PRIMITIVE, category: NATURAL_DRIFT_CATEGORY, params: {}, provenance: 'real' },
+          inverse_spec: null,
+          broken_execution: exec,
+        }),
+      };
+    }
     const primitive = getPrimitive(breakage.primitive_type);
     if (primitive && primitive.kind !== 'breakage') return { ok: false, message: `${primitive.name} is a repair (inverse) primitive, not a breakage primitive.`, kind: 'invalid_action' };
     let result;
@@ -350,6 +373,12 @@ export class ForgeEnvironment implements EnvironmentBackend {
   /** The oracle repair: the diff that the inverse primitive makes from the broken script. */
   oracleDiff(): string {
     const ep = this.episode;
+    const drift = ep ? this.tasks.getById(ep.task_id)?.natural_drift : undefined;
+    if (ep && ep.broken_script !== null && drift) {
+      // A natural-drift task has no inverse: its oracle is the reference repair recorded once it was solved.
+      if (drift.reference_repair) return drift.reference_repair;
+      throw new EnvironmentError(`Natural-drift task "${ep.task_id}" has no oracle: no repair has solved it yet (natural_drift.reference_repair).`);
+    }
     if (!ep || ep.broken_script === null || !ep.inverse_spec) throw new EnvironmentError('oracleDiff needs an episode past the drift phase.');
     const restored = applySpec(ep.broken_script, ep.inverse_spec).script;
     if (restored !== ep.original_script) throw new EnvironmentError(`The inverse of ${ep.breakage_spec?.primitive_type} did not restore the original exactly.`);
@@ -516,6 +545,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, readOnlyPaths, mounts: [] }, quiet: true });
       return readVerdict(v, nonce);
     };
+    // The original fails here: no band to compare with, "runs and trains" decides (naturalDriftEpisode.ts).
+    if (task.natural_drift) return judgeRunsAndTrains(await verifyDir(runDir), spec);
     const reference = await referenceOutcome(
       { task_id: task.task_id, original: ep.original_script, verify: spec, mode: this.config.mode, interpreter: this.config.interpreter, library_versions: ep.library_versions, args: task.args, files: task.files },
       async () => {

@@ -6,6 +6,7 @@ import { BaselineDriftGenerator } from './drift/generator';
 import type { EpisodeSession } from './episodeSession';
 import { EnvironmentError } from './environment';
 import { migrationHint, type MigrationHint } from './migrationHint';
+import { NATURAL_DRIFT_CATEGORY, NATURAL_DRIFT_PRIMITIVE } from './naturalDriftEpisode';
 import { primitiveCatalog, getPrimitive } from './primitives/registry';
 import { renderDriftGeneratorPrompt, renderRepairAgentPrompt } from './prompts';
 import {
@@ -65,7 +66,10 @@ export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisode
     primitives: primitiveCatalog().filter((p) => p.kind === 'breakage'),
   });
   let spec: PrimitiveSpec;
-  if (opts.primitive?.params) {
+  // A natural-drift task's breakage is the real one: nothing to choose (another primitive is refused by the environment).
+  if (opts.primitive?.primitive_type === NATURAL_DRIFT_PRIMITIVE || (!opts.primitive && env.task?.natural_drift)) {
+    spec = { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} };
+  } else if (opts.primitive?.params) {
     spec = { primitive_type: opts.primitive.primitive_type, params: opts.primitive.params };
   } else {
     if (opts.primitive && !getPrimitive(opts.primitive.primitive_type)) {
@@ -80,7 +84,8 @@ export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisode
   const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params } }, { signal: opts.signal, onOutput: opts.onOutput });
   if (typeof obs2.info.error === 'string') throw new EnvironmentError(obs2.info.error);
   const after = env.state;
-  if (!after || after.broken_script === null || !after.broken_execution || !after.inverse_spec || !after.breakage_spec) {
+  const natural = after?.breakage_spec?.primitive_type === NATURAL_DRIFT_PRIMITIVE;
+  if (!after || after.broken_script === null || !after.broken_execution || (!after.inverse_spec && !natural) || !after.breakage_spec) {
     throw new EnvironmentError('The drift phase did not complete.');
   }
   const task = env.task;
@@ -94,7 +99,8 @@ export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisode
     libraryVersions: after.library_versions,
     targetCategory: after.target_category,
     breakageSpec: after.breakage_spec,
-    inverseSpec: after.inverse_spec,
+    // A natural drift has no inverse primitive: the record names NaturalDrift (the repair is the person's).
+    inverseSpec: after.inverse_spec ?? { primitive_type: NATURAL_DRIFT_PRIMITIVE, category: NATURAL_DRIFT_CATEGORY, params: {} },
     driftPrompt,
     driftCompletion,
     repairPrompt: renderRepairAgentPrompt({

@@ -11,6 +11,7 @@ import {
   renderRepairAgentPrompt,
 } from './prompts';
 import { migrationHint, type MigrationHint } from './migrationHint';
+import { NATURAL_DRIFT_PRIMITIVE } from './naturalDriftEpisode';
 import { primitiveCatalog } from './primitives/registry';
 import { isSuccess } from './reward';
 import { RolloutResultSchema, type Difficulty, type RolloutResult } from './schemas';
@@ -81,7 +82,8 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
     library_versions: obs.library_versions,
     primitives: primitiveCatalog().filter((p) => p.kind === 'breakage'),
   });
-  const driftRaw = await driftGenerate(DRIFT_GENERATOR_SYSTEM_PROMPT, driftPrompt);
+  // A natural-drift task's breakage is the real one: the drift phase has nothing to generate.
+  const driftRaw = env.task?.natural_drift ? JSON.stringify({ primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} }) : await driftGenerate(DRIFT_GENERATOR_SYSTEM_PROMPT, driftPrompt);
   const spec = parseDriftOutput(driftRaw) ?? { primitive_type: 'RenameApiCall', params: {} };
   const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params ?? {} } }, { signal: opts.signal });
   const driftError = typeof obs2.info.error === 'string' ? obs2.info.error : undefined;

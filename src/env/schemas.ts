@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ScriptEnvSchema } from './sandbox/options';
 import { VerifySpecSchema } from './verify/spec';
 import { HubNeedsSchema } from './hub/needs';
+import { NaturalDriftSchema } from './taskmaking/provenance';
 
 export const DifficultySchema = z.enum(['easy', 'medium', 'hard']);
 export type Difficulty = z.infer<typeof DifficultySchema>;
@@ -112,6 +113,8 @@ export const TaskSchema = z.object({
   verify: VerifySpecSchema.optional(),
   /** The hub models and datasets real mode provides (tasks.json `hub`, recorded by make-task; absent: derived from the script and its args). */
   hub: HubNeedsSchema.optional(),
+  /** A natural-drift task (make-task --upgrade-to): its episodes' breakage is the real one (naturalDriftEpisode.ts). */
+  natural_drift: NaturalDriftSchema.optional(),
   /** Free-form tags, e.g. `trainer`, `custom_loop`, `trl`, `peft`. */
   tags: z.array(z.string()).default([]),
   /** Where the script came from: the built-in corpus or a user folder. */

@@ -196,6 +196,7 @@ export function taskCandidate(taskId: string, script: string, meta: TaskMetadata
     ...(meta?.verify ? { verify: meta.verify } : {}),
     ...(meta?.env ? { env: meta.env } : {}),
     ...(meta?.hub ? { hub: meta.hub } : {}),
+    ...(meta?.natural_drift ? { natural_drift: meta.natural_drift } : {}),
     tags: meta?.tags ?? [],
     source,
   };

@@ -84,7 +84,7 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     await enter();
     const r = await pending;
     assert.ok(r?.ok, `Make Task failed: ${r && !r.ok ? r.message : 'no result'}`);
-    timing(`Make Task ${file} (questions + one simulated run)`, Date.now() - t0);
+    timing(`Make Task ${file} (questions + make-task's pipeline, simulated)`, Date.now() - t0);
     return r;
   }
 
@@ -132,6 +132,17 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     const first = await makeTask('review_sentiment.py', ids.review, { args: ['--model_name', 'distilbert-base-uncased'] }, new RegExp(`^\\$\\(new-folder\\) .*${DEDICATED_TASK_FOLDER}$`));
     assert.equal(first.metadataPath, join(dedicated, TASK_METADATA_FILE), 'saved in the dedicated folder, not the workspace root');
     assert.equal(first.verdict.originalRuns, true, `the original ran: ${first.verdict.lines.join(' ')}`);
+    // What is saved is what make-task's pipeline decided: its adaptations and its verdict, as shown.
+    const saved = (JSON.parse(readFileSync(first.metadataPath, 'utf8')) as Array<Record<string, unknown>>).find((e) => e.task_id === ids.review) as
+      | { adaptations?: Array<{ rule: string; change: string }>; verdict?: { mode: string; verified: boolean; original_runs: { verified: number; of: number } }; args?: string[] }
+      | undefined;
+    assert.ok(saved?.verdict, "the pipeline's verdict is saved in the entry");
+    assert.equal(saved.verdict.mode, 'simulated');
+    assert.equal(saved.verdict.verified, first.verdict.verified, 'the saved verdict is the one shown');
+    assert.ok(saved.verdict.original_runs.of >= 3, 'verification ran the original (3 times)');
+    assert.deepEqual((saved.adaptations ?? []).map((x) => `${x.rule}: ${x.change}`), first.adaptations.map((x) => `${x.rule}: ${x.change}`), 'the saved adaptations are the ones shown');
+    assert.ok(first.adaptations.length > 0, 'the pipeline bounded the run through the parser (an adaptation)');
+    assert.deepEqual(saved.args?.slice(0, 2), ['--model_name', 'distilbert-base-uncased'], "the user's args are where the pipeline started");
     const review = loadTaskFolder(dedicated).tasks.find((t) => t.task_id === ids.review);
     assert.ok(review);
     assert.equal(review.difficulty, 'medium', 'what was highlighted (33 lines: medium), not the first item');

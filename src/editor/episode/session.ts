@@ -6,6 +6,8 @@ import type { RepairEvaluation } from '../../env/episodeTypes';
 import { RemoteEnvironmentError } from '../../env/remoteBackend';
 import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
 import { snapshotIdOf } from '../../env/versions';
+import type { Task } from '../../env/schemas';
+import { markNaturalDriftSolved } from '../../env/taskmaking/naturalDrift';
 import { buildDemonstration } from '../../store/demonstrationBuilder';
 import type { SkipReason } from '../../store/records';
 import { refusal, type CommandResult, type Refusal, type SkipArgs, type StartArgs, type SubmitArgs } from '../commandArgs';
@@ -143,6 +145,17 @@ export class RepairSession {
     return { ok: true, run: n, reward, reward_breakdown, held_out_breakdown, findings, success, exitCode: exit_code, diagnostics, scoreMs, cached };
   }
 
+  /** A person's successful repair of a natural-drift task of a user folder solves it: the repair becomes its reference (the oracle). */
+  private async markNaturalDriftSolved(task: Task, final: RepairEvaluation): Promise<void> {
+    if (!final.success || !task.natural_drift || task.natural_drift.solved || task.source === 'builtin') return;
+    try {
+      await markNaturalDriftSolved(task.source, task.task_id, final, 'human');
+      this.services.log.info(`natural-drift task ${task.task_id} solved: the repair is recorded as its reference in ${task.source}`);
+    } catch (e) {
+      this.services.log.warn(`natural-drift task ${task.task_id} not marked solved: ${(e as Error).message}`);
+    }
+  }
+
   async submit(args: SubmitArgs = {}): Promise<CommandResult<StoredResult & { recordId: string; reward: number; success: boolean }>> {
     const live = this.live;
     if (!live) return this.noEpisode();
@@ -179,6 +192,7 @@ export class RepairSession {
       return this.fail(`ForgeEnv could not build the demonstration record: ${(e as Error).message}`, e);
     }
     live.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
+    await this.markNaturalDriftSolved(live.start.task, final);
     const stored = await this.finish(live, 'demonstration', record, 'submitted');
     if (stored.stored) {
       this.editor.info(

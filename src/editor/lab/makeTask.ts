@@ -180,7 +180,7 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const snapshot = snapshots.find((s) => s.id === snapshotId);
   if (!snapshot) return refusal('invalid_args', `Unknown snapshot "${snapshotId}"; known: ${snapshots.map((s) => s.id).join(', ')}`);
 
-  // The pipeline (today: the original runs once), cancellable, then its verdict before anything is saved.
+  // make-task's pipeline (adapt, verify; nothing written), cancellable, then its verdict and adaptations before anything is saved.
   const settings = readSettings().settings;
   const resolved = await resolveInterpreter(settings);
   const mode = settings.executionMode;
@@ -195,6 +195,8 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
           return await prepareTask(
             {
               script,
+              scriptPath,
+              taskDir: dir,
               taskId: taskId!,
               args,
               files,
@@ -238,14 +240,16 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
     saved = await saveScriptTask({
       dir,
       taskId,
-      script,
+      // What the pipeline decided: its script (relative imports laid out) and its whole entry.
+      script: proposal.script ?? script,
       description: a.description ?? `${fileName} (made from a user script, snapshot ${snapshot.id}).`,
       args: proposal.args,
       files: proposal.files,
       difficulty,
-      versions: { ...snapshot.versions },
+      versions: { ...(proposal.entry?.library_versions ?? snapshot.versions) },
       tags: [`snapshot:${snapshot.id}`],
       taken,
+      ...(proposal.entry ? { pipelineEntry: proposal.entry } : {}),
     });
   } catch (e) {
     const msg = e instanceof TaskSaveError ? e.message : `Could not save the task: ${(e as Error).message}`;

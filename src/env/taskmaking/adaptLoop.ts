@@ -23,6 +23,8 @@ export interface AdaptResult {
 export interface AdaptOptions {
   script: string;
   files: Record<string, string>;
+  /** Args to start from instead of the derived ones (a user's answer). */
+  startArgs?: string[];
   run: RunFn;
   maxRounds?: number;
   rules?: readonly Rule[];
@@ -34,7 +36,7 @@ const outputOf = (e: ExecutionResult) => `${e.stderr}\n${e.stdout.split('\n').sl
 
 export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const derived = deriveScriptArgs(o.script);
-  let args = [...derived.args];
+  let args = [...(o.startArgs ?? derived.args)];
   let env: Record<string, string> = {};
   const adaptations: Adaptation[] = [];
   const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env });

@@ -17,7 +17,7 @@ import { RealModeError } from '../realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks';
 import { adaptUntilRuns } from './adaptLoop';
 import { collectLocalImports } from './localImports';
-import { naturalDriftAt } from './naturalDrift';
+import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
 import { makeRunner } from './runner';
 import { scriptOrigin } from './scriptDate';
@@ -57,6 +57,14 @@ export interface MakeTaskOptions {
   /** Save even when verification fails (the verdict says so); default true. A refusal never saves. */
   saveUnverified?: boolean;
   hubNeeds?: HubNeedsProvider;
+  /** The script's text when it differs from the file (an editor's unsaved buffer); the path still locates its siblings and date. */
+  source?: string;
+  /** Args to start from instead of the derived ones (the user's answer); the rules still adapt them. */
+  args?: string[];
+  /** Extra files the runs need (configs, data chosen by the user), besides the repo-local modules. */
+  files?: Record<string, string>;
+  /** Write the task (default true). False: nothing is written; `entry` and `script` are what to save (the editor saves once the user confirms). */
+  write?: boolean;
   /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
   builtSnapshotsOnly?: boolean;
 }
@@ -77,6 +85,8 @@ export interface MakeTaskResult {
   naturalDrift?: NaturalDrift;
   refusal?: { rule: string; reason: string };
   written?: { scriptPath: string; metadataPath: string };
+  /** The task's script as saved (or to save): the original, with relative imports laid out. Absent on a refusal. */
+  script?: string;
   timings: { total_ms: number; adapt_ms: number; verify_ms: number };
 }
 
@@ -121,9 +131,13 @@ async function makeTaskUnguarded(
   for (const id of [options.snapshot, options.upgradeTo]) {
     if (id !== undefined && id !== 'auto' && !snapshotIds().includes(id)) throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')}`);
   }
-  const read = readFolderFile(resolve(scriptPath, '..'), basename(scriptPath), MAX_TASK_FILE_BYTES);
-  if (!read.ok) throw new MakeTaskInputError(read.problem);
-  const original = read.text;
+  let original: string;
+  if (options.source !== undefined) original = options.source;
+  else {
+    const read = readFolderFile(resolve(scriptPath, '..'), basename(scriptPath), MAX_TASK_FILE_BYTES);
+    if (!read.ok) throw new MakeTaskInputError(read.problem);
+    original = read.text;
+  }
   const entries = readEntries(taskDir);
   const taskId = options.taskId ?? uniqueTaskId(basename(scriptPath), taskDir, entries);
   if (!TaskSchema.shape.task_id.safeParse(taskId).success) throw new MakeTaskInputError(`"${taskId}" is not a valid task id (letters, digits, _ . - only)`);
@@ -149,7 +163,8 @@ async function makeTaskUnguarded(
   if (Object.keys(local.files).length) {
     adaptations.push({ round: 0, rule: 'repo-local-imports', kind: 'files', error: 'the script imports modules beside it', change: `files: ${Object.keys(local.files).join(', ')}` });
   }
-  const filesOk = RunFilesSchema.safeParse(local.files);
+  const taskFiles = { ...(options.files ?? {}), ...local.files };
+  const filesOk = RunFilesSchema.safeParse(taskFiles);
   if (!filesOk.success) return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, { snapshot: { id: '', reason: 'not chosen' } });
 
   // 2. The snapshot.
@@ -177,7 +192,7 @@ async function makeTaskUnguarded(
         return runner(c);
       }
     : runner;
-  const adapted = await adaptUntilRuns({ script, files: local.files, run, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal });
+  const adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal });
   timings.adapt_ms = Math.round(performance.now() - ta);
   adaptations.push(...adapted.adaptations);
   const entry: TaskMetadata = {
@@ -187,7 +202,7 @@ async function makeTaskUnguarded(
     library_versions: versions,
     tags: ['make-task', `snapshot:${choice.id}`],
     args: adapted.args,
-    ...(Object.keys(local.files).length ? { files: local.files } : {}),
+    ...(Object.keys(taskFiles).length ? { files: taskFiles } : {}),
     ...(Object.keys(adapted.env).length ? { env: adapted.env } : {}),
     adaptations,
   };
@@ -217,14 +232,11 @@ async function makeTaskUnguarded(
   // 5. Natural drift.
   let naturalDrift: NaturalDrift | undefined;
   if (options.upgradeTo) {
-    const at = await naturalDriftAt({ script, args: adapted.args, files: local.files, env: adapted.env, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+    const at = await naturalDriftAt({ script, args: adapted.args, files: taskFiles, env: adapted.env, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
     if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
     if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
     naturalDrift = at.drift;
-    entry.natural_drift = naturalDrift;
-    entry.library_versions = { ...getSnapshot(options.upgradeTo).versions };
-    entry.tags = ['make-task', 'natural-drift', `snapshot:${options.upgradeTo}`, `from-snapshot:${choice.id}`];
-    entry.description = `${basename(scriptPath)} written for snapshot ${choice.id}, failing at ${options.upgradeTo}: ${naturalDrift.error}`;
+    Object.assign(entry, naturalDriftEntry(entry, naturalDrift, basename(scriptPath)));
   }
 
   // 6. Save.
@@ -232,7 +244,8 @@ async function makeTaskUnguarded(
   if (verdict && !verdict.verified && options.saveUnverified === false) {
     return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, refusal: { rule: 'not-verified', reason: 'verification failed (see the verdict); nothing saved' } });
   }
+  if (options.write === false) return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, script });
   const written = await writeTask(taskDir, entry, script);
   progress(`saved ${written.scriptPath}`);
-  return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written });
+  return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written, script });
 }

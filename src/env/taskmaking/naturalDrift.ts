@@ -5,9 +5,13 @@
 import { getSnapshot } from '../snapshots/registry';
 import type { ExecutionMode } from '../schemas';
 import { INFERENCE_LIBRARIES } from './snapshotInference';
+import type { TaskMetadata } from '../tasks';
 import type { NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
 import { makeRunner } from './runner';
+import { readEntries, TaskWriteError, writeTask } from './writeTask';
+import { readFolderFile } from '../folderFile';
+import { MAX_TASK_FILE_BYTES } from '../limits';
 
 /** Rules whose errors come from the machine, not from the libraries' change. */
 const MACHINE_RULES = new Set(['hub-item-unavailable', 'cpu-bf16-off', 'cpu-fp16-off', 'cpu-tf32-off', 'no-flash-attention', 'no-deepspeed', 'no-fsdp', 'no-quantized-loading', 'multi-node-launch', 'cpu-device', 'missing-environment-variable']);
@@ -41,4 +45,37 @@ export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: Na
   const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;
   // Verified only against the real releases: a simulated failure is the stand-ins' opinion.
   return { drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false } };
+}
+
+/** The task entry of a natural-drift task: the era's entry, run at the later snapshot, the real error its breakage. */
+export function naturalDriftEntry(entry: TaskMetadata, drift: NaturalDrift, scriptName: string): TaskMetadata {
+  return {
+    ...entry,
+    natural_drift: drift,
+    library_versions: { ...getSnapshot(drift.to_snapshot).versions },
+    tags: ['make-task', 'natural-drift', `snapshot:${drift.to_snapshot}`, `from-snapshot:${drift.from_snapshot}`],
+    description: `${scriptName} written for snapshot ${drift.from_snapshot}, failing at ${drift.to_snapshot}: ${drift.error}`,
+  };
+}
+
+/**
+ * Marks a natural-drift task solved: a repair made it run and train at its snapshot (a human's
+ * demonstration or a reference repair). The repair is kept as the task's `reference_repair`, which
+ * episodes then use as their oracle. Only a successful evaluation of this task counts.
+ */
+export async function markNaturalDriftSolved(
+  taskDir: string,
+  taskId: string,
+  repair: { unified_diff: string; success: boolean },
+  solvedBy: 'human' | 'reference',
+): Promise<TaskMetadata> {
+  const entry = readEntries(taskDir).find((e) => e.task_id === taskId);
+  if (!entry) throw new TaskWriteError(`${taskDir} has no task "${taskId}"`);
+  if (!entry.natural_drift) throw new TaskWriteError(`"${taskId}" is not a natural-drift task`);
+  if (!repair.success) throw new TaskWriteError(`the repair did not make "${taskId}" run and train at ${entry.natural_drift.to_snapshot}; the task stays unsolved`);
+  const read = readFolderFile(taskDir, `${taskId}.py`, MAX_TASK_FILE_BYTES);
+  if (!read.ok) throw new TaskWriteError(read.problem);
+  const solved: TaskMetadata = { ...entry, natural_drift: { ...entry.natural_drift, solved: true, solved_by: solvedBy, reference_repair: repair.unified_diff } };
+  await writeTask(taskDir, solved, read.text);
+  return solved;
 }

@@ -63,6 +63,10 @@ export const NaturalDriftSchema = z
     verified: z.boolean(),
     /** Set once a repair made it run at `to_snapshot` (a human's demonstration or a reference repair). */
     solved: z.boolean().default(false),
+    /** The repair that solved it: a unified diff from the original (the episode's oracle once recorded). */
+    reference_repair: z.string().max(262_144).optional(),
+    /** Who solved it: a human's demonstration or a stored reference repair. */
+    solved_by: z.enum(['human', 'reference']).optional(),
   })
   .strict();
 export type NaturalDrift = z.infer<typeof NaturalDriftSchema>;

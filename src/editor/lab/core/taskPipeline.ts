@@ -2,19 +2,25 @@
 // asks its questions, then calls `prepareTask` under a cancellable progress, shows what comes back
 // (adaptations, verdict) and saves only once the user confirms. No vscode import.
 //
-// Today `prepareTask` is `runOriginalOnce`: it runs the unbroken script once with the chosen args
-// and files (the stand-ins in simulated mode, the snapshot's managed environment in real mode) and
-// reports whether it ran. When src/env/taskmaking/ lands (run → diagnose → adapt, verification in
-// real mode), `prepareTask` becomes a call to its `makeTask(options, { onProgress, signal })`
-// mapped onto `TaskProposal` (its adaptations as they are; its verdict through `verdictLines`).
-import { executeScript } from '../../../env/executor';
-import { prepareRealRun, RealModeError } from '../../../env/realMode';
+// `prepareTask` is make-task's own pipeline (src/env/taskmaking/makeTask.ts, as `forgeenv make-task`
+// runs it) with nothing written (`write: false`): run → diagnose → adapt from the user's args and
+// files, then verification in the mode asked. Its entry (args, files, env, adaptations, verdict,
+// hub, …) and script come back in the proposal, and that is what gets saved.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SandboxOptions } from '../../../env/sandbox/options';
 import type { ExecutionMode, LibraryVersions } from '../../../env/schemas';
-import { runOutcome } from './runDiagnostics';
+import type { TaskMetadata } from '../../../env/tasks';
+import { makeTask, type MakeTaskResult } from '../../../env/taskmaking/makeTask';
+import type { MakeTaskVerdict } from '../../../env/taskmaking/provenance';
 
 export interface TaskDraft {
   script: string;
+  /** The script's file (its folder holds the modules it imports); undefined for an unsaved editor. */
+  scriptPath: string | undefined;
+  /** The task folder the task will be saved in (only read here: ids taken). */
+  taskDir: string;
   taskId: string;
   args: string[];
   files: Record<string, string>;
@@ -55,6 +61,9 @@ export interface TaskProposal {
   verdict: TaskVerdict;
   /** Why the script cannot be made into a task (a GPU-only kernel, …); nothing is saved. */
   refusal?: string;
+  /** The pipeline's tasks.json entry and script: saved as they are (the user's id, difficulty and description on top). */
+  entry?: TaskMetadata;
+  script?: string;
 }
 
 export interface PipelineHooks {
@@ -64,53 +73,68 @@ export interface PipelineHooks {
 
 export type TaskPipeline = (draft: TaskDraft, hooks: PipelineHooks) => Promise<TaskProposal>;
 
-/** Today's logic: the original runs once, as it is; nothing is adapted, no breakage is checked. */
-export const runOriginalOnce: TaskPipeline = async (draft, hooks) => {
-  const base = { args: draft.args, files: draft.files, adaptations: [] };
-  let real: Awaited<ReturnType<typeof prepareRealRun>> | undefined;
-  if (draft.mode === 'real') {
-    try {
-      real = await prepareRealRun({ libraryVersions: draft.versions, snapshot: draft.snapshot, interpreter: draft.interpreter, onProgress: hooks.onProgress, signal: hooks.signal });
-    } catch (e) {
-      const msg = e instanceof RealModeError ? e.message : String((e as Error)?.message ?? e);
-      return { ...base, verdict: verdictOf(draft, false, [`The original was not run: ${msg}`]) };
-    }
+/** make-task's pipeline on the draft, nothing written; an unsaved script is run from a scratch folder. */
+export const runMakeTask: TaskPipeline = async (draft, hooks) => {
+  const scratch = draft.scriptPath ? undefined : await mkdtemp(join(tmpdir(), 'forgeenv-make-task-'));
+  try {
+    const scriptPath = draft.scriptPath ?? join(scratch!, `${draft.taskId}.py`);
+    if (scratch) await writeFile(scriptPath, draft.script);
+    const r = await makeTask(
+      {
+        scriptPath,
+        source: draft.script,
+        taskDir: draft.taskDir,
+        taskId: draft.taskId,
+        snapshot: draft.snapshot,
+        mode: draft.mode,
+        args: draft.args,
+        files: draft.files,
+        interpreter: draft.interpreter,
+        timeoutMs: draft.timeoutMs,
+        write: false,
+      },
+      hooks,
+    );
+    if (hooks.signal.aborted) throw new Error('cancelled');
+    return proposalOf(draft, r);
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
-  hooks.onProgress(`running ${draft.taskId}.py once (${draft.mode}, snapshot ${draft.snapshot})…`);
-  const exec = await executeScript({
-    script: draft.script,
-    mode: draft.mode,
-    libraryVersions: draft.versions,
-    interpreter: real?.interpreter ?? draft.interpreter,
-    timeoutMs: draft.timeoutMs,
-    sandbox: draft.sandbox,
-    signal: hooks.signal,
-    validate: false,
-    args: draft.args,
-    files: draft.files,
-    ...(real ? { extraEnv: real.env, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
-  });
-  if (hooks.signal.aborted) throw new Error('cancelled');
-  const outcome = runOutcome(exec, draft.script);
-  const secs = (exec.wall_time_ms / 1000).toFixed(1);
-  const lines = outcome.ok
-    ? [`The original runs cleanly (${draft.mode}, snapshot ${draft.snapshot}, ${secs} s).`]
-    : [`The original does not run (${draft.mode}, snapshot ${draft.snapshot}): ${outcome.headline ?? `exit ${exec.exit_code}`}`, 'Fix the arguments or files, or save it anyway: an episode on it starts from a script that already fails.'];
-  return { ...base, verdict: verdictOf(draft, outcome.ok, lines) };
 };
 
-function verdictOf(draft: TaskDraft, originalRuns: boolean, lines: string[]): TaskVerdict {
-  return {
-    verified: false,
-    originalRuns,
-    mode: draft.mode,
-    snapshot: draft.snapshot,
-    lines: [...lines, 'Breakages are not verified before saving yet: an episode shows whether its breakage makes the script fail.'],
+/** The proposal shown and saved: the pipeline's entry as it is, its adaptations and verdict in words. */
+export function proposalOf(draft: Pick<TaskDraft, 'args' | 'files' | 'mode' | 'snapshot'>, r: MakeTaskResult): TaskProposal {
+  const adaptations = r.adaptations.map((a) => ({ rule: a.rule, error: a.error, change: a.change }));
+  const ranClean = !r.refusal || r.refusal.rule === 'not-verified';
+  const verdict: TaskVerdict = {
+    verified: r.verdict?.verified ?? false,
+    originalRuns: ranClean && (!r.verdict || r.verdict.original_runs.verified > 0),
+    mode: r.verdict?.mode ?? draft.mode,
+    snapshot: r.snapshot.id || draft.snapshot,
+    lines: [
+      `Snapshot ${r.snapshot.id || draft.snapshot}: ${r.snapshot.reason}`,
+      ...(r.verdict ? verdictLines(r.verdict) : ranClean ? [`The original runs (${draft.mode}); not verified.`] : []),
+      ...(r.naturalDrift ? [`Natural drift ${r.naturalDrift.from_snapshot} → ${r.naturalDrift.to_snapshot}: ${r.naturalDrift.error}`] : []),
+    ],
   };
+  if (r.refusal) return { args: r.entry.args ?? draft.args, files: r.entry.files ?? draft.files, adaptations, verdict, refusal: `${r.refusal.reason} (${r.refusal.rule})` };
+  return { args: r.entry.args ?? [], files: r.entry.files ?? {}, adaptations, verdict, entry: r.entry, ...(r.script !== undefined ? { script: r.script } : {}) };
 }
 
-/** THE seam: the pipeline Make Task calls (swap it here when src/env/taskmaking/ lands). */
-export let prepareTask: TaskPipeline = runOriginalOnce;
+/** make-task's verdict, one fact a line. */
+export function verdictLines(v: MakeTaskVerdict): string[] {
+  const good = v.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified);
+  return [
+    `${v.verified ? 'Verified' : 'Not verified'} (${v.mode}, snapshot ${v.snapshot}): the original ran clean with a verified model ${v.original_runs.verified}/${v.original_runs.of} times; ${good.length} of ${v.breakages.length} breakages verified (need 3/3 and 2).`,
+    ...v.breakages.map(
+      (b) =>
+        `${b.primitive_type}${b.drift_id ? ` (${b.drift_id})` : ''}: ${b.broke ? 'breaks' : 'does not break'}${b.broke ? `, ${b.names_api ? 'its error names the API' : 'its error does not name the API'}, oracle repair ${b.oracle_verified ? 'passes' : 'fails'}` : ''}${b.note ? ` — ${b.note}` : ''}`,
+    ),
+  ];
+}
+
+/** THE seam: the pipeline Make Task calls. */
+export let prepareTask: TaskPipeline = runMakeTask;
 
 /** For tests: another pipeline (returns a function that puts the previous one back). */
 export function usePipeline(p: TaskPipeline): () => void {

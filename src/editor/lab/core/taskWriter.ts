@@ -122,6 +122,11 @@ export interface SaveScriptTaskInput {
   versions?: LibraryVersions;
   tags?: string[];
   taken: ReadonlySet<string>;
+  /**
+   * The task-making pipeline's entry (env, adaptations, verdict, hub, verify, …), saved as it is;
+   * the fields above (the user's id, description, difficulty, snapshot, args, files, tags) go on top.
+   */
+  pipelineEntry?: TaskMetadata;
 }
 
 export interface SavedScriptTask {
@@ -141,9 +146,10 @@ export async function saveScriptTask(input: SaveScriptTaskInput): Promise<SavedS
   const existing = readTaskMetadata(input.dir);
   if (existing.some((e) => e.task_id === input.taskId)) throw new TaskSaveError(`${TASK_METADATA_FILE} already has an entry "${input.taskId}"`);
   const entry: TaskMetadata = {
+    ...(input.pipelineEntry ?? {}),
     task_id: input.taskId,
     description: input.description,
-    tags: [...new Set([...(input.tags ?? []), 'user-script'])],
+    tags: [...new Set([...(input.pipelineEntry?.tags ?? []), ...(input.tags ?? []), 'user-script'])],
     ...(input.difficulty ? { difficulty: input.difficulty } : {}),
     ...(input.versions ? { library_versions: input.versions } : {}),
     ...(input.args?.length ? { args: input.args } : {}),
