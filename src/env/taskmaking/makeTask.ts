@@ -19,21 +19,25 @@ import { adaptUntilRuns } from './adaptLoop';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
-import { makeRunner } from './runner';
+import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot } from './snapshotInference';
 import { verifyTask } from './verification';
 import { verifySpecFor } from './verifySpecRules';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
+import type { HubNeeds } from '../hub/needs';
+import type { ModelArchitectures } from '../hub/modelTable';
+import { candidateHubNeeds, providedNeeds, type HubRunState } from './hubSupply';
 
 /**
- * The seam for src/env/hub (being built separately): given what the task will run with, make sure
- * every model and dataset the script names exists in the offline hub, and return the entry fields
- * that record those needs (e.g. `{ hub: … }`) once TaskMetadataSchema has them. Until it exists, a
- * model or dataset missing offline is diagnosed (rule hub-item-unavailable) and reported.
+ * The seam to src/env/hub: what models and datasets a candidate run needs. Called before every run
+ * (the help run, each adaptation round), so the needs follow the args as they are adapted. Default:
+ * `candidateHubNeeds` (deriveHubNeeds on the script, args and files, plus ids a run's error named).
+ * The runner provides them through the hub (ensureHubItems), and the entry records what was
+ * provided (`hub`). `false`: the base hub only (what make-task did before the hub existed).
  */
-export type HubNeedsProvider = (input: { script: string; args: string[]; files: Record<string, string>; snapshot: string; signal?: AbortSignal }) => Promise<Partial<TaskMetadata>>;
+export type HubNeedsProvider = (input: { script: string; args: string[]; files: Record<string, string>; extra: HubNeeds }) => HubNeeds;
 
 export interface MakeTaskOptions {
   scriptPath: string;
@@ -56,7 +60,9 @@ export interface MakeTaskOptions {
   noVerify?: boolean;
   /** Save even when verification fails (the verdict says so); default true. A refusal never saves. */
   saveUnverified?: boolean;
-  hubNeeds?: HubNeedsProvider;
+  hubNeeds?: HubNeedsProvider | false;
+  /** `forgeenv.real.modelArchitectures`: id -> model_type for ids the hub's table does not know. */
+  modelArchitectures?: ModelArchitectures;
   /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
   builtSnapshotsOnly?: boolean;
 }
@@ -166,22 +172,29 @@ async function makeTaskUnguarded(
   }
   const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   const timeoutMs = options.timeoutMs ?? 180_000;
-  const runner = makeRunner({ mode, snapshot: choice.id, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+  // Models and datasets: re-derived before every run from the args as they are then (real mode).
+  const provider = options.hubNeeds === false ? undefined : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
+  let hubState: HubRunState | undefined;
+  const runner = makeRunner({
+    mode,
+    snapshot: choice.id,
+    timeoutMs,
+    interpreter: options.interpreter,
+    signal: hooks.signal,
+    onProgress: progress,
+    modelArchitectures: options.modelArchitectures,
+    ...(provider ? { hubNeeds: (c) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }), onHub: (s) => void (hubState = s) } : {}),
+  });
 
   // 3. Args that work.
   const ta = performance.now();
-  let hubFields: Partial<TaskMetadata> = {};
-  const run = options.hubNeeds
-    ? async (c: Parameters<typeof runner>[0]) => {
-        hubFields = await options.hubNeeds!({ script: c.script, args: c.args, files: c.files, snapshot: choice.id, signal: hooks.signal });
-        return runner(c);
-      }
-    : runner;
-  const adapted = await adaptUntilRuns({ script, files: local.files, run, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal });
+  const adapted = await adaptUntilRuns({ script, files: local.files, run: runner, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
   timings.adapt_ms = Math.round(performance.now() - ta);
   adaptations.push(...adapted.adaptations);
+  // What the hub provided for the last run is what the task declares (`hub`, strict in episodes).
+  const hub = hubState ? providedNeeds(hubState) : undefined;
   const entry: TaskMetadata = {
-    ...hubFields,
+    ...(hub && (hub.models.length || hub.datasets.length) ? { hub } : {}),
     task_id: taskId,
     description: `${basename(scriptPath)} (made by make-task on snapshot ${choice.id}).`,
     library_versions: versions,
@@ -217,7 +230,8 @@ async function makeTaskUnguarded(
   // 5. Natural drift.
   let naturalDrift: NaturalDrift | undefined;
   if (options.upgradeTo) {
-    const at = await naturalDriftAt({ script, args: adapted.args, files: local.files, env: adapted.env, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+    const hubNeeds = provider ? (c: CandidateRun) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }) : undefined;
+    const at = await naturalDriftAt({ script, args: adapted.args, files: local.files, env: adapted.env, hubNeeds, hubExtra: adapted.hubExtra, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
     if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
     if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
     naturalDrift = at.drift;

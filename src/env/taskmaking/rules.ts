@@ -6,6 +6,8 @@ import { firstOption, type ParserOptions } from './parserOptions';
 import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../scriptArgs';
 import type { Adaptation } from './provenance';
+import type { HubNeeds } from '../hub/needs';
+import { missingHubItem, needsHave, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 
 export interface RuleContext {
   script: string;
@@ -13,10 +15,14 @@ export interface RuleContext {
   env: Record<string, string>;
   /** The parser's options (from `--help`); undefined when the script has no parser or help failed. */
   options: ParserOptions | undefined;
+  /** Real mode with the hub: what the last run asked the hub for and what it refused. */
+  hub?: HubRunState;
+  /** Hub items added by earlier adaptations (ids errors named). */
+  hubExtra?: HubNeeds;
 }
 
 export type RuleOutcome =
-  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string> }
+  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string>; hub?: HubNeeds }
   | { kind: 'refuse'; rule: string; reason: string };
 
 export interface Rule {
@@ -56,6 +62,13 @@ export function envValueFor(name: string): string {
 }
 
 const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
+
+// The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
+const HUB_ERROR =
+  /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Dataset '[^']+' doesn't exist on the Hub[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/;
+
+const describeNeeds = (n: HubNeeds): string =>
+  [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
 
 /** The rules, in the order they are tried. */
 export const RULES: readonly Rule[] = [
@@ -248,13 +261,30 @@ export const RULES: readonly Rule[] = [
   },
   // --- what cannot be provided (yet) ---
   {
+    // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
+    // missed it; when the hub refused it, the refusal carries the hub's reason.
+    id: 'hub-item-missing',
+    scope: 'exception',
+    pattern: HUB_ERROR,
+    apply: (m, ctx) => {
+      if (!ctx.hub) return undefined;
+      const item = missingHubItem(m.input ?? m[0]!);
+      const refusal = item ? ctx.hub.refusals.find((r) => r.kind === item.kind && (r.id === item.id || r.id.startsWith(`${item.id}/`))) : ctx.hub.refusals[0];
+      if (refusal) return refuse('hub-item-unavailable', `ForgeEnv's offline hub cannot provide ${refusal.kind} ${refusal.id}: ${refusal.reason}`);
+      if (!item || needsHave(ctx.hub.needs, item)) return undefined;
+      return { kind: 'adapt', adaptation: { rule: 'hub-item-missing', kind: 'hub', change: `provide ${item.kind} ${item.id} offline` }, hub: withItem(ctx.hubExtra ?? EMPTY_HUB_NEEDS, item) };
+    },
+  },
+  {
     id: 'hub-item-unavailable',
     scope: 'exception',
-    pattern: /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/,
-    apply: (m) =>
+    pattern: HUB_ERROR,
+    apply: (m, ctx) =>
       refuse(
         'hub-item-unavailable',
-        `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); real mode serves any id once src/env/hub (deriveHubNeeds/ensureHubItems) is in place`,
+        ctx.hub
+          ? `a model or dataset the script names is not in the offline hub though ForgeEnv provided ${describeNeeds(ctx.hub.needs)} (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)})`
+          : `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); this run had no hub items (simulated mode or the hub seam off)`,
       ),
   },
   {
