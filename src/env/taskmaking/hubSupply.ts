@@ -38,7 +38,7 @@ export interface MissingHubItem {
 const MODEL_PATTERNS: readonly RegExp[] = [
   /(?:Incorrect path_or_model_id:|Can't load (?:tokenizer|the model|config|the configuration) for) '([^']+)'/,
   /it looks like (\S+?) is not the path to a directory/,
-  /'([^'\s]+)' is not a local folder and is not a valid model identifier/,
+  /(?:^|[\s'])([A-Za-z0-9][\w.-]*(?:\/[\w.-]+)?)'? is not a local folder and is not a valid model identifier/,
   /huggingface\.co\/([A-Za-z0-9][\w.-]*\/[\w.-]+)\/resolve\//,
   /OSError: ([A-Za-z0-9][\w.-]*\/[\w.-]+) does not appear to have a file named/,
 ];
