@@ -25,6 +25,17 @@ describe('make-task hub needs', () => {
     assert.deepEqual(n.datasets.map((d) => d.path), ['acme/chats']);
   });
 
+  test('a dataset id an error named gets the columns the script needs (here the trainer\'s format)', () => {
+    const script = 'from trl import DPOTrainer\nfrom datasets import load_dataset\nds = load_dataset(args.dataset)\n';
+    const n = candidateHubNeeds(script, [], {}, { models: [], datasets: [{ path: 'acme/prefs', from: 'named by a run error' }] });
+    assert.deepEqual(Object.keys(n.datasets[0]?.columns ?? {}).sort(), ['chosen', 'prompt', 'rejected']);
+  });
+
+  test('a dataclass field default written over several lines is found', () => {
+    const script = 'from dataclasses import dataclass, field\nfrom datasets import load_dataset\n@dataclass\nclass A:\n    dataset: str = field(\n        default="acme/chats",\n        metadata={"help": "x"},\n    )\n';
+    assert.deepEqual(deriveHubNeeds(script).datasets.map((d) => d.path), ['acme/chats']);
+  });
+
   test('what the hub refused is left out of what the task declares', () => {
     const p = providedNeeds({ needs: { models: [{ id: 'a/b' }, { id: 'c/d' }], datasets: [{ path: 'e/f' }] }, refusals: [{ kind: 'model', id: 'c/d', reason: 'unknown architecture' }] });
     assert.deepEqual(p.models.map((m) => m.id), ['a/b']);

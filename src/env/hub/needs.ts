@@ -292,7 +292,8 @@ function fieldDefaults(idx: ScriptIndex, source: string): Scope['defaults'] {
     const value = dflt && literalAt(source, dflt.valueFrom, dflt.valueTo);
     if (long && value) out.set(long.replace(/^-+/, '').replace(/-/g, '_'), { value, from: `argparse default of ${long} line ${lineOf(source, call.from)}` });
   }
-  const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^\n]*?default\s*=\s*)?(["'])([^"'\n]+)\2/gm;
+  // `name: str = "x"` and `name: str = field(default="x", …)`, the field call possibly over several lines.
+  const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^)]*?\bdefault\s*=\s*)?(["'])([^"'\n]+)\2/gm;
   for (const m of source.matchAll(re)) {
     if (!out.has(m[1]!)) out.set(m[1]!, { value: m[3]!, from: `dataclass default of ${m[1]} line ${lineOf(source, m.index ?? 0)}` });
   }

@@ -19,7 +19,12 @@ export function candidateHubNeeds(script: string, args: readonly string[], files
   const models: ModelNeed[] = [];
   for (const m of [...derived.models, ...extra.models]) if (!isBaseHubModel(m.id) && !models.some((x) => x.id === m.id)) models.push(m);
   const datasets: DatasetNeed[] = [...derived.datasets];
-  for (const d of extra.datasets) if (!datasets.some((x) => x.path === d.path && x.config === d.config)) datasets.push(d);
+  for (const d of extra.datasets) {
+    if (datasets.some((x) => x.path === d.path && x.config === d.config)) continue;
+    // An id an error named: the schema the script needs, as if the script loaded it by name.
+    const like = d.columns ? undefined : deriveHubNeeds(`${script}\nload_dataset(${JSON.stringify(d.path)})\n`, args, files).datasets.find((x) => x.path === d.path);
+    datasets.push(like ? { ...like, from: d.from } : d);
+  }
   return { models, datasets };
 }
 
