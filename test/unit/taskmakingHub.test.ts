@@ -120,3 +120,17 @@ describe('an option the script\'s own check asks for', () => {
     assert.equal(diagnose(traceback('AssertionError: Need a `save_dir` to store the model.'), ctx({ options })), undefined);
   });
 });
+
+describe('snapshot fallback on a library API error', () => {
+  test('the newest older snapshot where every import exists; not for other errors, nor when none is left', async () => {
+    const { fallbackSnapshot } = await import('../../src/env/taskmaking/makeTask');
+    const fit = (id: string, missing: string[] = [], ready = true) => ({ id, date: id, missing, unknown: 0, ready });
+    const fits = [fit('2023-06', ['trl.SFTConfig (line 3)']), fit('2024-09'), fit('2025-03'), fit('2026-11')];
+    const api = { refusal: { rule: 'unrecognised-error', reason: "no rule recognises the error: AttributeError: 'ModelConfig' object has no attribute 'trust_remote_code'" } };
+    assert.equal(fallbackSnapshot(api, fits, ['2026-11']), '2025-03');
+    assert.equal(fallbackSnapshot(api, fits, ['2026-11', '2025-03']), '2024-09');
+    assert.equal(fallbackSnapshot(api, fits, ['2026-11', '2025-03', '2024-09']), undefined, '2023-06 lacks an import');
+    assert.equal(fallbackSnapshot({ refusal: { rule: 'unrecognised-error', reason: 'no rule recognises the error: IndexError: index out of range in self' } }, fits, ['2026-11']), undefined);
+    assert.equal(fallbackSnapshot({}, fits, ['2026-11']), undefined);
+  });
+});

@@ -21,7 +21,7 @@ import { naturalDriftAt } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
 import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
-import { inferSnapshot } from './snapshotInference';
+import { inferSnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
 import { verifySpecFor } from './verifySpecRules';
 import { VerifySpecSchema } from '../verify/spec';
@@ -159,36 +159,52 @@ async function makeTaskUnguarded(
   if (!filesOk.success) return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, { snapshot: { id: '', reason: 'not chosen' } });
 
   // 2. The snapshot.
-  const choice = inferSnapshot(script, {
+  const forced = options.snapshot === 'auto' ? undefined : options.snapshot;
+  const first = inferSnapshot(script, {
     scriptDate: origin.date,
-    forced: options.snapshot === 'auto' ? undefined : options.snapshot,
+    forced,
     ...(options.builtSnapshotsOnly && allSnapshots().some((s) => isSnapshotVenvReady(s.id)) ? { ids: allSnapshots().filter((s) => isSnapshotVenvReady(s.id)).map((s) => s.id) } : {}),
   });
+  let choice: { id: string; reason: string } = first;
   const snapshot = { id: choice.id, reason: choice.reason };
   state.snapshot = snapshot;
   progress(`snapshot ${choice.id}: ${choice.reason}`);
   if (local.missing.length) {
     return refused('repo-local-module-missing', `the script imports ${local.missing.join(', ')}, a module of its repository that is not beside it${origin.repoRoot ? '' : ' (the script is not in a git repository, so nothing else was searched)'}`, { snapshot });
   }
-  const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   const timeoutMs = options.timeoutMs ?? 180_000;
   // Models and datasets: re-derived before every run from the args as they are then (real mode).
   const provider = options.hubNeeds === false ? undefined : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
   let hubState: HubRunState | undefined;
-  const runner = makeRunner({
-    mode,
-    snapshot: choice.id,
-    timeoutMs,
-    interpreter: options.interpreter,
-    signal: hooks.signal,
-    onProgress: progress,
-    modelArchitectures: options.modelArchitectures,
-    ...(provider ? { hubNeeds: (c) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }), onHub: (s) => void (hubState = s) } : {}),
-  });
+  const runnerAt = (id: string) =>
+    makeRunner({
+      mode,
+      snapshot: id,
+      timeoutMs,
+      interpreter: options.interpreter,
+      signal: hooks.signal,
+      onProgress: progress,
+      modelArchitectures: options.modelArchitectures,
+      ...(provider ? { hubNeeds: (c) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }), onHub: (s) => void (hubState = s) } : {}),
+    });
 
-  // 3. Args that work.
+  // 3. Args that work; an error of a library API at the inferred snapshot (the script predates it)
+  // moves to the next snapshot where every import exists, at most twice (unless --snapshot forced one).
   const ta = performance.now();
-  const adapted = await adaptUntilRuns({ script, files: local.files, run: runner, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
+  const tried = [choice.id];
+  let adapted = await adaptUntilRuns({ script, files: local.files, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
+  for (let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly); next && tried.length <= 2; next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)) {
+    const error = adapted.refusal!.reason.slice(0, 1000);
+    adaptations.push({ round: adapted.rounds, rule: 'snapshot-fallback', kind: 'snapshot', error, change: `snapshot ${choice.id} -> ${next} (a library API error at ${choice.id}; every import exists at ${next})` });
+    progress(`adapted (snapshot-fallback): ${choice.id} -> ${next}`);
+    choice = { id: next, reason: `${first.reason}; ${first.id} failed on a library API (${error.slice(0, 200)}), so ${next}` };
+    snapshot.id = choice.id;
+    snapshot.reason = choice.reason;
+    tried.push(next);
+    hubState = undefined;
+    adapted = await adaptUntilRuns({ script, files: local.files, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
+  }
+  const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
   adaptations.push(...adapted.adaptations);
   // What the hub provided for the last run is what the task declares (`hub`, strict in episodes).
@@ -249,4 +265,16 @@ async function makeTaskUnguarded(
   const written = await writeTask(taskDir, entry, script);
   progress(`saved ${written.scriptPath}`);
   return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written });
+}
+
+// An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
+const API_ERROR = /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
+
+/** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
+export function fallbackSnapshot(adapted: { refusal?: { rule: string; reason: string } }, fits: readonly SnapshotFit[], tried: readonly string[], builtOnly?: boolean): string | undefined {
+  if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule) || !API_ERROR.test(adapted.refusal.reason)) return undefined;
+  const open = fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && (!builtOnly || f.ready));
+  const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
+  const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
+  return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
 }
