@@ -134,3 +134,15 @@ describe('snapshot fallback on a library API error', () => {
     assert.equal(fallbackSnapshot({}, fits, ['2026-11']), undefined);
   });
 });
+
+describe('a metric the offline hub does not serve', () => {
+  test('evaluate.load and datasets.load_metric errors are refused naming the metric', () => {
+    const a = diagnose(traceback("FileNotFoundError: Couldn't find a module script at /tmp/run/glue/glue.py. Module 'glue' doesn't exist on the Hugging Face Hub either."), ctx());
+    assert.ok(a && a.outcome.kind === 'refuse');
+    assert.equal(a.outcome.rule, 'metric-unavailable');
+    assert.match(a.outcome.reason, /"glue"/);
+    const b = diagnose(traceback('datasets.utils.file_utils.OfflineModeIsEnabled: Offline mode is enabled. Tried to reach https://raw.githubusercontent.com/huggingface/datasets/2.13.1/metrics/glue/glue.py'), ctx());
+    assert.ok(b && b.outcome.kind === 'refuse');
+    assert.match(b.outcome.reason, /"glue"/);
+  });
+});

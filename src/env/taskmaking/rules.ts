@@ -280,6 +280,14 @@ export const RULES: readonly Rule[] = [
   },
   // --- what cannot be provided (yet) ---
   {
+    // evaluate.load / datasets.load_metric of a metric the offline hub does not serve: say so, by name
+    // (the hub serves the base hub's metric scripts only; docs/real-mode.md).
+    id: 'metric-unavailable',
+    scope: 'exception',
+    pattern: /Couldn't find a module script at [^\n]*?Module '([^']+)' doesn't exist|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^/]+\/metrics\/([\w-]+)\//,
+    apply: (m) => refuse('metric-unavailable', `the script loads the metric "${m[1] ?? m[2]}", which the offline hub does not serve (it has the base hub's metric scripts only)`),
+  },
+  {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
     // missed it; when the hub refused it, the refusal carries the hub's reason.
     id: 'hub-item-missing',
