@@ -98,25 +98,6 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
-    // The script's own check says an option must be given (`assert args.output_dir, "Need an
-    // \`output_dir\` to store…"`, "Please specify --train_file"): an option of its parser named
-    // in an error that asks for it gets a value by its name.
-    id: 'option-named-by-error',
-    scope: 'exception',
-    pattern: /(?:\b[Nn]eed|\brequire[sd]?\b|\bmust (?:be )?(?:set|specif|provid|pass|give)|[Pp]lease (?:set|specify|provide|pass|give)|\bis not set\b|\bmissing\b|\bno\b[^\n]*\b(?:given|provided|specified)\b)[^\n]*/,
-    apply(m, ctx) {
-      if (!ctx.options) return undefined;
-      const line = m.input ?? m[0];
-      for (const w of line.matchAll(/(?:--)?([A-Za-z][\w-]*[A-Za-z0-9])/g)) {
-        const name = ctx.options.get(w[1]!.replace(/-/g, '_'));
-        if (!name || !/[_-]/.test(name) || optionIndex(ctx.args, name) >= 0) continue;
-        const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
-        return adaptArgs('option-named-by-error', setOption(ctx.args, name, value), `--${name} ${value}`);
-      }
-      return undefined;
-    },
-  },
-  {
     id: 'missing-one-of-options',
     pattern: /one of the arguments (--?[\w.-]+)[^\n]* is required/,
     apply(m, ctx) {
@@ -266,6 +247,25 @@ export const RULES: readonly Rule[] = [
     id: 'device-map',
     pattern: /device_map/,
     apply: (_m, ctx) => setFirst('device-map', ctx, ['device_map'], 'cpu'),
+  },
+  {
+    // After the CPU rules (their errors name flags too). The script's own check says an option must be given (`assert args.output_dir, "Need an
+    // \`output_dir\` to store…"`, "Please specify --train_file"): an option of its parser named
+    // in an error that asks for it gets a value by its name.
+    id: 'option-named-by-error',
+    scope: 'exception',
+    pattern: /(?:\b[Nn]eed|\brequire[sd]?\b|\bmust (?:be )?(?:set|specif|provid|pass|give)|[Pp]lease (?:set|specify|provide|pass|give)|\bis not set\b|\bmissing\b|\bno\b[^\n]*\b(?:given|provided|specified)\b)[^\n]*/,
+    apply(m, ctx) {
+      if (!ctx.options) return undefined;
+      const line = m.input ?? m[0];
+      for (const w of line.matchAll(/(?:--|`)([A-Za-z][\w-]*[A-Za-z0-9])/g)) {
+        const name = ctx.options.get(w[1]!.replace(/-/g, '_'));
+        if (!name || !/[_-]/.test(name) || optionIndex(ctx.args, name) >= 0) continue;
+        const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
+        return adaptArgs('option-named-by-error', setOption(ctx.args, name, value), `--${name} ${value}`);
+      }
+      return undefined;
+    },
   },
   {
     // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
