@@ -146,3 +146,21 @@ describe('a metric the offline hub does not serve', () => {
     assert.match(b.outcome.reason, /"glue"/);
   });
 });
+
+describe('a column the script reads that the synthetic dataset lacks', () => {
+  test('is added to the hub\'s synthetic dataset (a hub adaptation), then derived needs carry it', () => {
+    const script = 'from datasets import load_dataset\nds = load_dataset("acme/prefs", split="train")\nds = ds.map(lambda r: {"p": r["prompt"] + r["system_prompt"]})\n';
+    const needs = candidateHubNeeds(script, [], {});
+    const d = diagnose(traceback("KeyError: 'system_prompt'"), ctx({ script, hub: { needs: { models: [], datasets: needs.datasets.map((x) => ({ ...x, columns: { prompt: 'string' } })) }, refusals: [] } }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.kind, 'hub');
+    const next = candidateHubNeeds(script, [], {}, d.outcome.hub);
+    assert.equal(next.datasets[0]?.columns?.system_prompt, 'string');
+  });
+  test('a base-hub dataset (no synthetic need) is still refused', () => {
+    const script = 'ds = load_dataset("imdb")\nds.map(lambda r: r["chosen"])\n';
+    const d = diagnose(traceback("KeyError: 'chosen'"), ctx({ script, hub: { needs: { models: [], datasets: [] }, refusals: [] } }));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'dataset-column-missing');
+  });
+});

@@ -1,7 +1,7 @@
 // make-task's side of src/env/hub: what models and datasets a candidate run needs (derived from the
 // script with the args as they are now, so every adaptation re-derives them), plus ids a run's
 // error named that the derivation missed; and, from an error, which id was missing offline.
-import { deriveHubNeeds, looksLikeModelId, type DatasetNeed, type HubNeeds, type ModelNeed } from '../hub/needs';
+import { deriveHubNeeds, kindOf, looksLikeModelId, type DatasetNeed, type HubNeeds, type ModelNeed } from '../hub/needs';
 import type { HubRefusal } from '../hub/ensure';
 import { isBaseHubModel } from '../hub/modelTable';
 
@@ -20,7 +20,12 @@ export function candidateHubNeeds(script: string, args: readonly string[], files
   for (const m of [...derived.models, ...extra.models]) if (!isBaseHubModel(m.id) && !models.some((x) => x.id === m.id)) models.push(m);
   const datasets: DatasetNeed[] = [...derived.datasets];
   for (const d of extra.datasets) {
-    if (datasets.some((x) => x.path === d.path && x.config === d.config)) continue;
+    const same = datasets.findIndex((x) => x.path === d.path && x.config === d.config);
+    if (same >= 0) {
+      // Columns a run's KeyError asked for, on top of the derived schema.
+      if (d.columns) datasets[same] = { ...datasets[same]!, columns: { ...datasets[same]!.columns, ...d.columns } };
+      continue;
+    }
     // An id an error named: the schema the script needs, as if the script loaded it by name.
     const like = d.columns ? undefined : deriveHubNeeds(`${script}\nload_dataset(${JSON.stringify(d.path)})\n`, args, files).datasets.find((x) => x.path === d.path);
     datasets.push(like ? { ...like, from: d.from } : d);
@@ -78,4 +83,15 @@ export function withItem(extra: HubNeeds, item: MissingHubItem): HubNeeds {
   return item.kind === 'model'
     ? { ...extra, models: [...extra.models, { id: item.id, from: 'named by a run error' }] }
     : { ...extra, datasets: [...extra.datasets, { path: item.id, from: 'named by a run error' }] };
+}
+
+/** `extra` with column `col` added to each of `datasets` (provenance: the KeyError). */
+export function withColumn(extra: HubNeeds, datasets: readonly DatasetNeed[], col: string): HubNeeds {
+  const out = extra.datasets.map((d) => ({ ...d }));
+  for (const d of datasets) {
+    const at = out.find((x) => x.path === d.path && x.config === d.config);
+    if (at) at.columns = { ...d.columns, ...at.columns, [col]: kindOf(col) };
+    else out.push({ path: d.path, ...(d.config ? { config: d.config } : {}), ...(d.format ? { format: d.format } : {}), columns: { ...d.columns, [col]: kindOf(col) }, from: 'a column a run asked for' });
+  }
+  return { ...extra, datasets: out };
 }

@@ -7,7 +7,9 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { KNOWN_DATASETS } from '../hub/datasetTable';
+import { kindOf } from '../hub/needs';
 
 export interface RuleContext {
   script: string;
@@ -322,7 +324,14 @@ export const RULES: readonly Rule[] = [
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       // Only a name the script itself uses as a key: a column of the data it loads.
       if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
-      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses; real mode gives datasets the schema a script needs once src/env/hub is in place`);
+      // Synthetic datasets the hub provides get the column (their schema is ours to extend); the
+      // base hub's datasets and the real ones in a table keep theirs.
+      const own = ctx.hub?.needs.datasets.filter((d) => !KNOWN_DATASETS[d.path] && !(d.columns && col in d.columns)) ?? [];
+      if (own.length) {
+        const extra = withColumn(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, col);
+        return { kind: 'adapt', adaptation: { rule: 'dataset-column-missing', kind: 'hub', change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}` }, hub: extra };
+      }
+      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub or of the table of real schemas, which ForgeEnv does not extend)' : ''}`);
     },
   },
   {
