@@ -130,6 +130,16 @@ ALPHABET = [chr(c) for c in range(32, 127)]
 # ---------------------------------------------------------------- tokenizers
 
 
+def metaspace(module):
+    """A Metaspace pre-tokenizer/decoder that prepends the marker, in the era's own spelling:
+    tokenizers >= 0.14 takes prepend_scheme="always" (and later drops add_prefix_space); older
+    releases (0.13, the 2023-06 snapshot) take only add_prefix_space=True, which means the same."""
+    try:
+        return module.Metaspace(replacement="\u2581", prepend_scheme="always")
+    except TypeError:
+        return module.Metaspace(replacement="\u2581", add_prefix_space=True)
+
+
 def train_tokenizer(family, text):
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
@@ -170,8 +180,8 @@ def train_tokenizer(family, text):
         tok = Tokenizer(models.Unigram())
         if family == "albert":
             tok.normalizer = normalizers.Sequence([normalizers.Replace("``", '"'), normalizers.Replace("''", '"'), normalizers.Lowercase()])
-        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
-        tok.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+        tok.pre_tokenizer = metaspace(pre_tokenizers)
+        tok.decoder = metaspace(decoders)
         trainer = trainers.UnigramTrainer(
             vocab_size=VOCAB_SIZE, special_tokens=special, unk_token=unk, initial_alphabet=ALPHABET, show_progress=False
         )
@@ -360,6 +370,12 @@ def to_feature(spec):
 
 
 def write_dataset(out, path, config, synthetic):
+    features, tables = base_dataset_tables(path, config, synthetic)
+    prepare_dataset(out, path, config or "default", features, tables)
+
+
+def base_dataset_tables(path, config, synthetic, rows=None):
+    """The features and split tables of a base-hub dataset; `rows`: each split repeated up to that many rows."""
     import datasets as ds
     import pyarrow as pa
 
@@ -367,16 +383,28 @@ def write_dataset(out, path, config, synthetic):
     first_spec = next(iter(splits.values()))[1]
     features = ds.Features({col: to_feature(spec) for col, spec in first_spec.items()})
     tables = {}
-    for split, (rows, spec) in splits.items():
+    for split, (data, spec) in splits.items():
         cols = {}
         for col, kind in spec.items():
-            values = rows[col]
+            values = data[col]
+            if rows and values:
+                values = (values * (rows // len(values) + 1))[:rows]
             if kind[0] == "image":
                 values = [{"bytes": png_bytes(v), "path": None} for v in values]
             cols[col] = values
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
+    return features, tables
 
-    config_name = config or "default"
+
+def prepare_dataset(out, path, config_name, features, tables):
+    """Writes the prepared dataset `path`/`config_name` under out/datasets where an offline
+    load_dataset(path, config_name) of the interpreter's own datasets release finds it."""
+    import inspect
+
+    import datasets as ds
+
+    if "dataset_name" not in inspect.signature(ds.DatasetBuilder.__init__).parameters:
+        return prepare_dataset_with_script(out, path, config_name, features, tables)
 
     class Synthetic(ds.ArrowBasedBuilder):
         BUILDER_CONFIGS = [ds.BuilderConfig(name=config_name, version=ds.Version("0.0.0"))]
@@ -398,6 +426,77 @@ def write_dataset(out, path, config, synthetic):
         hash=commit_of("dataset:%s:%s" % (path, config_name))[:16],
         repo_id=path if "/" in path else None,
     )
+    builder.download_and_prepare()
+
+
+DATASET_SCRIPT = '''"""Synthetic {path}, written by ForgeEnv's local hub (resources/localhub/make_hub.py) for offline runs.
+
+datasets releases before 2.14 load a Hub dataset offline only through its cached loading script:
+this one serves the configs whose Arrow files sit beside it (data/<config>/<split>.arrow).
+"""
+import os
+
+import datasets
+import pyarrow as pa
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CONFIGS = sorted(os.listdir(os.path.join(_HERE, "data"))) if os.path.isdir(os.path.join(_HERE, "data")) else ["default"]
+
+
+def _read(config, split):
+    with pa.memory_map(os.path.join(_HERE, "data", config, split + ".arrow")) as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+class Synthetic(datasets.ArrowBasedBuilder):
+    BUILDER_CONFIGS = [datasets.BuilderConfig(name=c, version=datasets.Version("0.0.0")) for c in _CONFIGS]
+
+    def _splits(self):
+        return sorted(f[: -len(".arrow")] for f in os.listdir(os.path.join(_HERE, "data", self.config.name)) if f.endswith(".arrow"))
+
+    def _info(self):
+        split = self._splits()[0]
+        return datasets.DatasetInfo(features=datasets.Features.from_arrow_schema(_read(self.config.name, split).schema))
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=s, gen_kwargs={{"split": s}}) for s in self._splits()]
+
+    def _generate_tables(self, split):
+        yield 0, _read(self.config.name, split)
+'''
+
+
+def prepare_dataset_with_script(out, path, config_name, features, tables):
+    """datasets < 2.14 (no `dataset_name`): offline, load_dataset(path) imports the newest cached
+    loading script at modules/datasets_modules/datasets/<path with -- for />/<64-hex hash>/<name>.py
+    and reads the prepared data at datasets/<namespace___><name>/<config>/<version>/<hash>. One
+    script per path (its configs side by side), so several configs of a path, written by the base
+    hub and by hub items, share it."""
+    import importlib.util
+
+    import pyarrow as pa
+
+    name = path.split("/")[-1]
+    digest = hashlib.sha256(("dataset-script:%s" % path).encode()).hexdigest()
+    root = os.path.join(out, "modules", "datasets_modules")
+    module_dir = os.path.join(root, "datasets", path.replace("/", "--"), digest)
+    data_dir = os.path.join(module_dir, "data", config_name)
+    os.makedirs(data_dir, exist_ok=True)
+    for d in (os.path.join(out, "modules"), root, os.path.join(root, "datasets"), os.path.dirname(module_dir), module_dir):
+        open(os.path.join(d, "__init__.py"), "a").close()
+    for split, table in tables.items():
+        table = table.cast(features.arrow_schema)
+        with pa.OSFile(os.path.join(data_dir, split + ".arrow"), "wb") as sink:
+            with pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+    script = os.path.join(module_dir, name + ".py")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(DATASET_SCRIPT.format(path=path))
+    spec = importlib.util.spec_from_file_location("datasets_modules.datasets.%s.%s.%s" % (path.replace("/", "--"), digest, name), script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the builder finds its files through its module
+    spec.loader.exec_module(module)
+    builder = module.Synthetic(cache_dir=os.path.join(out, "datasets"), config_name=config_name, hash=digest, repo_id=path)
     builder.download_and_prepare()
 
 

@@ -478,38 +478,25 @@ def write_dataset(item, synthetic):
 
     labels = item.get("labels") or {}
     columns = item["columns"]
+    base = [c for p, c in make_hub.DATASETS if p == item["path"] and c == item.get("config")]
+    if base and item.get("rows"):
+        # A base-hub dataset the script takes more rows of: the base schema and rows, repeated.
+        features, tables = make_hub.base_dataset_tables(item["path"], base[0], synthetic, item["rows"])
+        make_hub.prepare_dataset(item["out"], item["path"], base[0] or "default", features, tables)
+        return None
     if not columns:
         raise Refused("no columns known for dataset %r" % item["path"])
     features = ds.Features({c: feature(ds, k, labels.get(c)) for c, k in columns.items()})
     tables = {}
     for split in item["splits"]:
-        n = 64 if split == "train" else 16
+        # A script that selects rows by index (`.select(range(N))`) gets N rows in every split.
+        n = item.get("rows") or (64 if split == "train" else 16)
         rng = random.Random(int(hashlib.sha256(("%s:%s" % (item["path"], split)).encode()).hexdigest()[:12], 16))
         cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
 
-    class Synthetic(ds.ArrowBasedBuilder):
-        BUILDER_CONFIGS = [ds.BuilderConfig(name=config_name, version=ds.Version("0.0.0"))]
-
-        def _info(self):
-            return ds.DatasetInfo(features=features)
-
-        def _split_generators(self, dl_manager):
-            return [ds.SplitGenerator(name=s, gen_kwargs={"split": s}) for s in tables]
-
-        def _generate_tables(self, split):
-            yield 0, tables[split]
-
-    path = item["path"]
-    builder = Synthetic(
-        cache_dir=os.path.join(item["out"], "datasets"),
-        dataset_name=path.split("/")[-1],
-        config_name=config_name,
-        hash=make_hub.commit_of("dataset:%s:%s" % (path, config_name))[:16],
-        repo_id=path if "/" in path else None,
-    )
-    builder.download_and_prepare()
+    make_hub.prepare_dataset(item["out"], item["path"], config_name, features, tables)
     for root, _, files in os.walk(os.path.join(item["out"], "datasets")):
         for f in files:
             if f.endswith(".lock"):

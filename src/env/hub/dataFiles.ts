@@ -83,7 +83,7 @@ export function missingDataFiles(needs: readonly DatasetNeed[], files: Readonly<
   const out: Record<string, string> = {};
   for (const n of needs) {
     if (!n.format || files[n.path] !== undefined || n.format === 'parquet') continue;
-    out[n.path] = synthesizeDataFile(n);
+    out[n.path] = synthesizeDataFile(n, n.rows);
   }
   return out;
 }

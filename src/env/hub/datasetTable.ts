@@ -93,3 +93,8 @@ const BASE_HUB: ReadonlyArray<[string, string | undefined]> = [
 export function isBaseHubDataset(path: string, config: string | undefined): boolean {
   return BASE_HUB.some(([p, c]) => p === path && (c === config || (c !== undefined && config === undefined)));
 }
+
+/** The base hub's config of `path` (undefined: none, or not a base-hub dataset). */
+export function baseHubConfig(path: string): string | undefined {
+  return BASE_HUB.find(([p]) => p === path)?.[1];
+}

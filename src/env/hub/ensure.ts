@@ -95,7 +95,7 @@ function modelSpec(r: ModelRecipe): Record<string, unknown> {
 }
 
 function datasetSpec(d: DatasetNeed): Record<string, unknown> {
-  return { kind: 'dataset', path: d.path, config: d.config ?? null, splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {} };
+  return { kind: 'dataset', path: d.path, config: d.config ?? null, splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
 }
 
 /** Builds what is missing and returns the run's HF_HOME. */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { parsePython } from '../python/parse';
 import { indexScript, type CallSite, type ScriptIndex } from '../python/scriptIndex';
 import { readStringLiteral } from '../python/strings';
-import { KNOWN_DATASETS, isBaseHubDataset } from './datasetTable';
+import { KNOWN_DATASETS, baseHubConfig, isBaseHubDataset } from './datasetTable';
 import { isBaseHubModel } from './modelTable';
 
 export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio'] as const;
@@ -17,6 +17,10 @@ export type ColumnKind = z.infer<typeof ColumnKindSchema>;
 export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet'] as const;
 
 const HubIdSchema = z.string().min(1).max(200);
+
+/** The most rows a synthetic split gets (a script's `.select(range(N))` above it is served this many). */
+export const MAX_SYNTHETIC_ROWS = 20_000;
+const DEFAULT_SYNTHETIC_ROWS = 64;
 
 export const ModelNeedSchema = z
   .object({
@@ -40,6 +44,8 @@ export const DatasetNeedSchema = z
     labels: z.record(z.string(), z.array(z.string()).min(1).max(1000)).optional(),
     /** Set for a local data file (`load_dataset("json", data_files=...)`, `--train_file x.csv`). */
     format: z.enum(DATA_FILE_FORMATS).optional(),
+    /** Rows per split when the script takes more than the default 64 (`.select(range(10000))` fails on fewer). */
+    rows: z.number().int().min(1).max(MAX_SYNTHETIC_ROWS).optional(),
     from: z.string().max(300).optional(),
   })
   .strict();
@@ -128,7 +134,9 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
   }
 
   const columns = scriptColumns(scope);
+  const rows = selectedRows(script);
   for (const need of datasets.values()) {
+    if (rows) need.rows = rows;
     const known = need.format ? undefined : KNOWN_DATASETS[need.path];
     if (known) {
       const cfg = need.config && known.configs?.[need.config];
@@ -144,8 +152,20 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
   }
   return HubNeedsSchema.parse({
     models: [...models.values()].filter((m) => !isBaseHubModel(m.id)),
-    datasets: [...datasets.values()].filter((d) => d.format || !isBaseHubDataset(d.path, d.config)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
+    // A base-hub dataset is served as it is, unless the script takes more rows than it has.
+    datasets: [...datasets.values()].filter((d) => d.format || d.rows || !isBaseHubDataset(d.path, d.config)).map((d) => (!d.format && d.rows ? { ...d, config: d.config ?? baseHubConfig(d.path) } : d)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
   });
+}
+
+/**
+ * The rows a script selects by index (`ds.select(range(10000))`, `range(0, N)`), when more than the
+ * synthetic default: `select` fails on a shorter dataset, and which dataset it applies to is not
+ * tracked, so every dataset gets them (capped).
+ */
+export function selectedRows(source: string): number | undefined {
+  let most = 0;
+  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g)) most = Math.max(most, Number(m[1]!.replace(/_/g, '')));
+  return most > DEFAULT_SYNTHETIC_ROWS ? Math.min(most, MAX_SYNTHETIC_ROWS) : undefined;
 }
 
 // ---------------------------------------------------------------- values
@@ -272,7 +292,8 @@ function fieldDefaults(idx: ScriptIndex, source: string): Scope['defaults'] {
     const value = dflt && literalAt(source, dflt.valueFrom, dflt.valueTo);
     if (long && value) out.set(long.replace(/^-+/, '').replace(/-/g, '_'), { value, from: `argparse default of ${long} line ${lineOf(source, call.from)}` });
   }
-  const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^\n]*?default\s*=\s*)?(["'])([^"'\n]+)\2/gm;
+  // `name: str = "x"` and `name: str = field(default="x", …)`, the field call possibly over several lines.
+  const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^)]*?\bdefault\s*=\s*)?(["'])([^"'\n]+)\2/gm;
   for (const m of source.matchAll(re)) {
     if (!out.has(m[1]!)) out.set(m[1]!, { value: m[3]!, from: `dataclass default of ${m[1]} line ${lineOf(source, m.index ?? 0)}` });
   }

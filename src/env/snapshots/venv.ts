@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
+import { ensureTrainingExtras } from './extras';
 import { getSnapshot, snapshotRequirements, snapshotsFile, type Snapshot } from './registry';
 
 export const READY_MARKER = '.forgeenv-ready.json';
@@ -85,16 +86,18 @@ export interface EnsureOptions {
 export async function ensureSnapshotVenv(id: string, opts: EnsureOptions = {}): Promise<string> {
   const snap = getSnapshot(id);
   const python = snapshotPython(id);
-  if (isSnapshotVenvReady(id)) return python;
-  const release = await acquireLock(id, opts);
-  try {
-    // Another process may have finished it while we waited for the lock.
-    if (isSnapshotVenvReady(id)) return python;
-    await buildVenv(snap, opts);
-    return python;
-  } finally {
-    release();
+  if (!isSnapshotVenvReady(id)) {
+    const release = await acquireLock(id, opts);
+    try {
+      // Another process may have finished it while we waited for the lock.
+      if (!isSnapshotVenvReady(id)) await buildVenv(snap, opts);
+    } finally {
+      release();
+    }
   }
+  // Common training extras beside the pins (extras.ts): once per venv, best effort, pins unchanged.
+  await ensureTrainingExtras(id, snapshotVenvDir(id), python, { onProgress: opts.onProgress, signal: opts.signal, uv: await findUv() });
+  return python;
 }
 
 async function buildVenv(snap: Snapshot, opts: EnsureOptions): Promise<void> {

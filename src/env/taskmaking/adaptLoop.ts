@@ -3,6 +3,8 @@
 // says why (a rule's reason, an unrecognised error, a change that did not help).
 import { deriveScriptArgs } from '../scriptArgs';
 import type { ExecutionResult } from '../schemas';
+import type { HubNeeds } from '../hub/needs';
+import { EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { parseHelpOptions, type ParserOptions } from './parserOptions';
 import type { Adaptation } from './provenance';
 import { diagnose, lastErrorLine, type Rule, RULES } from './rules';
@@ -12,6 +14,8 @@ import { boundRun } from './shortRun';
 export interface AdaptResult {
   args: string[];
   env: Record<string, string>;
+  /** Hub items added because a run's error named them (beyond what the script and args name). */
+  hubExtra: HubNeeds;
   adaptations: Adaptation[];
   /** Runs made (the help run not counted). */
   rounds: number;
@@ -30,6 +34,8 @@ export interface AdaptOptions {
   rules?: readonly Rule[];
   onProgress?: (message: string) => void;
   signal?: AbortSignal;
+  /** What the hub did for the last run (real mode with hub items); rules read it. */
+  hubState?: () => HubRunState | undefined;
 }
 
 const outputOf = (e: ExecutionResult) => `${e.stderr}\n${e.stdout.split('\n').slice(-20).join('\n')}`;
@@ -38,8 +44,9 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const derived = deriveScriptArgs(o.script);
   let args = [...(o.startArgs ?? derived.args)];
   let env: Record<string, string> = {};
+  let hubExtra: HubNeeds = EMPTY_HUB_NEEDS;
   const adaptations: Adaptation[] = [];
-  const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env });
+  const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env, hub: hubExtra });
   // The parser's options, from its own --help (no training happens; a failure just leaves them unknown).
   let options: ParserOptions | undefined;
   if (derived.style === 'argparse' || derived.style === 'dataclass-parser') {
@@ -54,24 +61,30 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const maxRounds = o.maxRounds ?? 8;
   let last: ExecutionResult | undefined;
   for (let round = 1; round <= maxRounds; round++) {
-    if (o.signal?.aborted) return { args, env, adaptations, rounds: round - 1, last, refusal: { rule: 'cancelled', reason: 'cancelled' } };
+    if (o.signal?.aborted) return { args, env, hubExtra, adaptations, rounds: round - 1, last, refusal: { rule: 'cancelled', reason: 'cancelled' } };
     o.onProgress?.(`run ${round}/${maxRounds}: ${args.join(' ') || '(no args)'}`);
     last = await o.run(candidate());
-    if (last.exit_code === 0 && !last.timed_out) return { args, env, adaptations, rounds: round, last };
+    if (last.exit_code === 0 && !last.timed_out) return { args, env, hubExtra, adaptations, rounds: round, last };
     const output = outputOf(last);
     if (last.timed_out) {
-      return { args, env, adaptations, rounds: round, last, refusal: { rule: 'timeout', reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})` } };
+      return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: 'timeout', reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})` } };
     }
-    const d = diagnose(output, { script: o.script, args, env, options }, o.rules ?? RULES);
-    if (!d) return { args, env, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason: `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}` } };
-    if (d.outcome.kind === 'refuse') return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` } };
+    const d = diagnose(output, { script: o.script, args, env, options, hub: o.hubState?.(), hubExtra }, o.rules ?? RULES);
+    if (!d) {
+      // What the hub could not provide is the likely cause of an error no rule knows: say it.
+      const hubRefused = o.hubState?.()?.refusals.map((r) => `${r.kind} ${r.id}: ${r.reason}`).join('; ');
+      const reason = `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}${hubRefused ? ` (the offline hub could not provide ${hubRefused})` : ''}`;
+      return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason } };
+    }
+    if (d.outcome.kind === 'refuse') return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` } };
     const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
-    if (tried.has(key)) return { args, env, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
+    if (tried.has(key)) return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
     tried.add(key);
     adaptations.push({ round, error: d.error, ...d.outcome.adaptation });
     o.onProgress?.(`adapted (${d.outcome.adaptation.rule}): ${d.outcome.adaptation.change}`);
     args = d.outcome.args ?? args;
     env = d.outcome.env ?? env;
+    hubExtra = d.outcome.hub ?? hubExtra;
   }
-  return { args, env, adaptations, rounds: maxRounds, last, refusal: { rule: 'rounds-exhausted', reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}` } };
+  return { args, env, hubExtra, adaptations, rounds: maxRounds, last, refusal: { rule: 'rounds-exhausted', reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}` } };
 }

@@ -19,21 +19,25 @@ import { adaptUntilRuns } from './adaptLoop';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
-import { makeRunner } from './runner';
+import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
-import { inferSnapshot } from './snapshotInference';
+import { inferSnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
 import { verifySpecFor } from './verifySpecRules';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
+import type { HubNeeds } from '../hub/needs';
+import type { ModelArchitectures } from '../hub/modelTable';
+import { candidateHubNeeds, providedNeeds, type HubRunState } from './hubSupply';
 
 /**
- * The seam for src/env/hub (being built separately): given what the task will run with, make sure
- * every model and dataset the script names exists in the offline hub, and return the entry fields
- * that record those needs (e.g. `{ hub: … }`) once TaskMetadataSchema has them. Until it exists, a
- * model or dataset missing offline is diagnosed (rule hub-item-unavailable) and reported.
+ * The seam to src/env/hub: what models and datasets a candidate run needs. Called before every run
+ * (the help run, each adaptation round), so the needs follow the args as they are adapted. Default:
+ * `candidateHubNeeds` (deriveHubNeeds on the script, args and files, plus ids a run's error named).
+ * The runner provides them through the hub (ensureHubItems), and the entry records what was
+ * provided (`hub`). `false`: the base hub only (what make-task did before the hub existed).
  */
-export type HubNeedsProvider = (input: { script: string; args: string[]; files: Record<string, string>; snapshot: string; signal?: AbortSignal }) => Promise<Partial<TaskMetadata>>;
+export type HubNeedsProvider = (input: { script: string; args: string[]; files: Record<string, string>; extra: HubNeeds }) => HubNeeds;
 
 export interface MakeTaskOptions {
   scriptPath: string;
@@ -56,7 +60,6 @@ export interface MakeTaskOptions {
   noVerify?: boolean;
   /** Save even when verification fails (the verdict says so); default true. A refusal never saves. */
   saveUnverified?: boolean;
-  hubNeeds?: HubNeedsProvider;
   /** The script's text when it differs from the file (an editor's unsaved buffer); the path still locates its siblings and date. */
   source?: string;
   /** Args to start from instead of the derived ones (the user's answer); the rules still adapt them. */
@@ -65,6 +68,9 @@ export interface MakeTaskOptions {
   files?: Record<string, string>;
   /** Write the task (default true). False: nothing is written; `entry` and `script` are what to save (the editor saves once the user confirms). */
   write?: boolean;
+  hubNeeds?: HubNeedsProvider | false;
+  /** `forgeenv.real.modelArchitectures`: id -> model_type for ids the hub's table does not know. */
+  modelArchitectures?: ModelArchitectures;
   /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
   builtSnapshotsOnly?: boolean;
 }
@@ -168,35 +174,58 @@ async function makeTaskUnguarded(
   if (!filesOk.success) return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, { snapshot: { id: '', reason: 'not chosen' } });
 
   // 2. The snapshot.
-  const choice = inferSnapshot(script, {
+  const forced = options.snapshot === 'auto' ? undefined : options.snapshot;
+  const first = inferSnapshot(script, {
     scriptDate: origin.date,
-    forced: options.snapshot === 'auto' ? undefined : options.snapshot,
+    forced,
     ...(options.builtSnapshotsOnly && allSnapshots().some((s) => isSnapshotVenvReady(s.id)) ? { ids: allSnapshots().filter((s) => isSnapshotVenvReady(s.id)).map((s) => s.id) } : {}),
   });
+  let choice: { id: string; reason: string } = first;
   const snapshot = { id: choice.id, reason: choice.reason };
   state.snapshot = snapshot;
   progress(`snapshot ${choice.id}: ${choice.reason}`);
   if (local.missing.length) {
     return refused('repo-local-module-missing', `the script imports ${local.missing.join(', ')}, a module of its repository that is not beside it${origin.repoRoot ? '' : ' (the script is not in a git repository, so nothing else was searched)'}`, { snapshot });
   }
-  const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   const timeoutMs = options.timeoutMs ?? 180_000;
-  const runner = makeRunner({ mode, snapshot: choice.id, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+  // Models and datasets: re-derived before every run from the args as they are then (real mode).
+  const provider = options.hubNeeds === false ? undefined : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
+  let hubState: HubRunState | undefined;
+  const runnerAt = (id: string) =>
+    makeRunner({
+      mode,
+      snapshot: id,
+      timeoutMs,
+      interpreter: options.interpreter,
+      signal: hooks.signal,
+      onProgress: progress,
+      modelArchitectures: options.modelArchitectures,
+      ...(provider ? { hubNeeds: (c) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }), onHub: (s) => void (hubState = s) } : {}),
+    });
 
-  // 3. Args that work.
+  // 3. Args that work; an error of a library API at the inferred snapshot (the script predates it)
+  // moves to the next snapshot where every import exists, at most twice (unless --snapshot forced one).
   const ta = performance.now();
-  let hubFields: Partial<TaskMetadata> = {};
-  const run = options.hubNeeds
-    ? async (c: Parameters<typeof runner>[0]) => {
-        hubFields = await options.hubNeeds!({ script: c.script, args: c.args, files: c.files, snapshot: choice.id, signal: hooks.signal });
-        return runner(c);
-      }
-    : runner;
-  const adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run, maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal });
+  const tried = [choice.id];
+  let adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
+  for (let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly); next && tried.length <= 2; next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)) {
+    const error = adapted.refusal!.reason.slice(0, 1000);
+    adaptations.push({ round: adapted.rounds, rule: 'snapshot-fallback', kind: 'snapshot', error, change: `snapshot ${choice.id} -> ${next} (a library API error at ${choice.id}; every import exists at ${next})` });
+    progress(`adapted (snapshot-fallback): ${choice.id} -> ${next}`);
+    choice = { id: next, reason: `${first.reason}; ${first.id} failed on a library API (${error.slice(0, 200)}), so ${next}` };
+    snapshot.id = choice.id;
+    snapshot.reason = choice.reason;
+    tried.push(next);
+    hubState = undefined;
+    adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
+  }
+  const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
   adaptations.push(...adapted.adaptations);
+  // What the hub provided for the last run is what the task declares (`hub`, strict in episodes).
+  const hub = hubState ? providedNeeds(hubState) : undefined;
   const entry: TaskMetadata = {
-    ...hubFields,
+    ...(hub && (hub.models.length || hub.datasets.length) ? { hub } : {}),
     task_id: taskId,
     description: `${basename(scriptPath)} (made by make-task on snapshot ${choice.id}).`,
     library_versions: versions,
@@ -232,7 +261,8 @@ async function makeTaskUnguarded(
   // 5. Natural drift.
   let naturalDrift: NaturalDrift | undefined;
   if (options.upgradeTo) {
-    const at = await naturalDriftAt({ script, args: adapted.args, files: taskFiles, env: adapted.env, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+    const hubNeeds = provider ? (c: CandidateRun) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }) : undefined;
+    const at = await naturalDriftAt({ script, args: adapted.args, files: taskFiles, env: adapted.env, hubNeeds, hubExtra: adapted.hubExtra, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
     if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
     if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
     naturalDrift = at.drift;
@@ -248,4 +278,16 @@ async function makeTaskUnguarded(
   const written = await writeTask(taskDir, entry, script);
   progress(`saved ${written.scriptPath}`);
   return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written, script });
+}
+
+// An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
+const API_ERROR = /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
+
+/** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
+export function fallbackSnapshot(adapted: { refusal?: { rule: string; reason: string } }, fits: readonly SnapshotFit[], tried: readonly string[], builtOnly?: boolean): string | undefined {
+  if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule) || !API_ERROR.test(adapted.refusal.reason)) return undefined;
+  const open = fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && (!builtOnly || f.ready));
+  const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
+  const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
+  return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
 }

@@ -8,7 +8,8 @@ import { INFERENCE_LIBRARIES } from './snapshotInference';
 import type { TaskMetadata } from '../tasks';
 import type { NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
-import { makeRunner } from './runner';
+import type { HubNeeds } from '../hub/needs';
+import { makeRunner, type RunnerOptions } from './runner';
 import { readEntries, TaskWriteError, writeTask } from './writeTask';
 import { readFolderFile } from '../folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
@@ -29,13 +30,16 @@ export interface NaturalDriftInput {
   interpreter?: string;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
+  /** The hub items each run needs (as make-task's adaptation runs had them). */
+  hubNeeds?: RunnerOptions['hubNeeds'];
+  hubExtra?: HubNeeds;
 }
 
 export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: NaturalDrift; refusal?: { rule: string; reason: string } }> {
   if (getSnapshot(i.to).date <= getSnapshot(i.from).date) return { refusal: { rule: 'natural-drift', reason: `--upgrade-to ${i.to} is not later than the script's snapshot ${i.from}` } };
   i.onProgress?.(`natural drift: running the script unchanged at ${i.to}`);
-  const run = makeRunner({ mode: i.mode, snapshot: i.to, timeoutMs: i.timeoutMs, interpreter: i.interpreter, signal: i.signal, onProgress: i.onProgress });
-  const exec = await run({ script: i.script, args: i.args, files: i.files, env: i.env });
+  const run = makeRunner({ mode: i.mode, snapshot: i.to, timeoutMs: i.timeoutMs, interpreter: i.interpreter, signal: i.signal, onProgress: i.onProgress, hubNeeds: i.hubNeeds });
+  const exec = await run({ script: i.script, args: i.args, files: i.files, env: i.env, hub: i.hubExtra });
   if (exec.exit_code === 0) return { refusal: { rule: 'natural-drift', reason: `the script runs at ${i.to} as well: no natural drift between ${i.from} and ${i.to}` } };
   if (exec.timed_out || exec.killed) return { refusal: { rule: 'natural-drift', reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of` } };
   const output = `${exec.stderr}\n${exec.stdout.split('\n').slice(-20).join('\n')}`;

@@ -6,6 +6,10 @@ import { firstOption, type ParserOptions } from './parserOptions';
 import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../scriptArgs';
 import type { Adaptation } from './provenance';
+import type { HubNeeds } from '../hub/needs';
+import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { KNOWN_DATASETS } from '../hub/datasetTable';
+import { kindOf } from '../hub/needs';
 
 export interface RuleContext {
   script: string;
@@ -13,10 +17,14 @@ export interface RuleContext {
   env: Record<string, string>;
   /** The parser's options (from `--help`); undefined when the script has no parser or help failed. */
   options: ParserOptions | undefined;
+  /** Real mode with the hub: what the last run asked the hub for and what it refused. */
+  hub?: HubRunState;
+  /** Hub items added by earlier adaptations (ids errors named). */
+  hubExtra?: HubNeeds;
 }
 
 export type RuleOutcome =
-  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string> }
+  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string>; hub?: HubNeeds }
   | { kind: 'refuse'; rule: string; reason: string };
 
 export interface Rule {
@@ -56,6 +64,13 @@ export function envValueFor(name: string): string {
 }
 
 const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
+
+// The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
+const HUB_ERROR =
+  /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Dataset '[^']+' doesn't exist on the Hub[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/;
+
+const describeNeeds = (n: HubNeeds): string =>
+  [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
 
 /** The rules, in the order they are tried. */
 export const RULES: readonly Rule[] = [
@@ -236,6 +251,25 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) => setFirst('device-map', ctx, ['device_map'], 'cpu'),
   },
   {
+    // After the CPU rules (their errors name flags too). The script's own check says an option must be given (`assert args.output_dir, "Need an
+    // \`output_dir\` to store…"`, "Please specify --train_file"): an option of its parser named
+    // in an error that asks for it gets a value by its name.
+    id: 'option-named-by-error',
+    scope: 'exception',
+    pattern: /(?:\b[Nn]eed|\brequire[sd]?\b|\bmust (?:be )?(?:set|specif|provid|pass|give)|[Pp]lease (?:set|specify|provide|pass|give)|\bis not set\b|\bmissing\b|\bno\b[^\n]*\b(?:given|provided|specified)\b)[^\n]*/,
+    apply(m, ctx) {
+      if (!ctx.options) return undefined;
+      const line = m.input ?? m[0];
+      for (const w of line.matchAll(/(?:--|`)([A-Za-z][\w-]*[A-Za-z0-9])/g)) {
+        const name = ctx.options.get(w[1]!.replace(/-/g, '_'));
+        if (!name || !/[_-]/.test(name) || optionIndex(ctx.args, name) >= 0) continue;
+        const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
+        return adaptArgs('option-named-by-error', setOption(ctx.args, name, value), `--${name} ${value}`);
+      }
+      return undefined;
+    },
+  },
+  {
     // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
     id: 'placeholder-model-id',
     pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
@@ -248,13 +282,38 @@ export const RULES: readonly Rule[] = [
   },
   // --- what cannot be provided (yet) ---
   {
+    // evaluate.load / datasets.load_metric of a metric the offline hub does not serve: say so, by name
+    // (the hub serves the base hub's metric scripts only; docs/real-mode.md).
+    id: 'metric-unavailable',
+    scope: 'exception',
+    pattern: /Couldn't find a module script at [^\n]*?Module '([^']+)' doesn't exist|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^/]+\/metrics\/([\w-]+)\//,
+    apply: (m) => refuse('metric-unavailable', `the script loads the metric "${m[1] ?? m[2]}", which the offline hub does not serve (it has the base hub's metric scripts only)`),
+  },
+  {
+    // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
+    // missed it; when the hub refused it, the refusal carries the hub's reason.
+    id: 'hub-item-missing',
+    scope: 'exception',
+    pattern: HUB_ERROR,
+    apply: (m, ctx) => {
+      if (!ctx.hub) return undefined;
+      const item = missingHubItem(m.input ?? m[0]!);
+      const refusal = item ? ctx.hub.refusals.find((r) => r.kind === item.kind && (r.id === item.id || r.id.startsWith(`${item.id}/`))) : ctx.hub.refusals[0];
+      if (refusal) return refuse('hub-item-unavailable', `ForgeEnv's offline hub cannot provide ${refusal.kind} ${refusal.id}: ${refusal.reason}`);
+      if (!item || needsHave(ctx.hub.needs, item)) return undefined;
+      return { kind: 'adapt', adaptation: { rule: 'hub-item-missing', kind: 'hub', change: `provide ${item.kind} ${item.id} offline` }, hub: withItem(ctx.hubExtra ?? EMPTY_HUB_NEEDS, item) };
+    },
+  },
+  {
     id: 'hub-item-unavailable',
     scope: 'exception',
-    pattern: /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/,
-    apply: (m) =>
+    pattern: HUB_ERROR,
+    apply: (m, ctx) =>
       refuse(
         'hub-item-unavailable',
-        `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); real mode serves any id once src/env/hub (deriveHubNeeds/ensureHubItems) is in place`,
+        ctx.hub
+          ? `a model or dataset the script names is not in the offline hub though ForgeEnv provided ${describeNeeds(ctx.hub.needs)} (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)})`
+          : `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); this run had no hub items (simulated mode or the hub seam off)`,
       ),
   },
   {
@@ -265,7 +324,14 @@ export const RULES: readonly Rule[] = [
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       // Only a name the script itself uses as a key: a column of the data it loads.
       if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
-      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses; real mode gives datasets the schema a script needs once src/env/hub is in place`);
+      // Synthetic datasets the hub provides get the column (their schema is ours to extend); the
+      // base hub's datasets and the real ones in a table keep theirs.
+      const own = ctx.hub?.needs.datasets.filter((d) => !KNOWN_DATASETS[d.path] && !(d.columns && col in d.columns)) ?? [];
+      if (own.length) {
+        const extra = withColumn(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, col);
+        return { kind: 'adapt', adaptation: { rule: 'dataset-column-missing', kind: 'hub', change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}` }, hub: extra };
+      }
+      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub or of the table of real schemas, which ForgeEnv does not extend)' : ''}`);
     },
   },
   {

@@ -1,7 +1,11 @@
 // One run of a candidate task's script, as episodes run it: through executeScript (sandbox, argv),
 // real mode in the snapshot's managed venv with the offline hub, or simulated mode.
 import { executeScript } from '../executor';
+import { missingDataFiles } from '../hub/dataFiles';
+import type { HubNeeds } from '../hub/needs';
+import type { ModelArchitectures } from '../hub/modelTable';
 import { prepareRealRun } from '../realMode';
+import type { HubRunState } from './hubSupply';
 import type { ExecutionMode, ExecutionResult } from '../schemas';
 import { getSnapshot } from '../snapshots/registry';
 
@@ -10,6 +14,8 @@ export interface CandidateRun {
   args: string[];
   files: Record<string, string>;
   env: Record<string, string>;
+  /** Hub items beyond what the script and args name (ids a run's error named). */
+  hub?: HubNeeds;
 }
 
 export interface RunnerOptions {
@@ -20,6 +26,14 @@ export interface RunnerOptions {
   interpreter?: string;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
+  /**
+   * Real mode: provide the models and datasets each run needs (derived from the script with its
+   * args as they are now, src/env/hub) and synthesize the local data files it reads; `onHub` hears
+   * what was asked and what the hub refused. Off: the base hub only.
+   */
+  hubNeeds?: (run: CandidateRun) => HubNeeds;
+  modelArchitectures?: ModelArchitectures;
+  onHub?: (state: HubRunState) => void;
 }
 
 export type RunFn = (run: CandidateRun) => Promise<ExecutionResult>;
@@ -28,7 +42,12 @@ export type RunFn = (run: CandidateRun) => Promise<ExecutionResult>;
 export function makeRunner(opts: RunnerOptions): RunFn {
   const versions = { ...getSnapshot(opts.snapshot).versions };
   return async (run) => {
-    const real = opts.mode === 'real' ? await prepareRealRun({ libraryVersions: versions, snapshot: opts.snapshot, interpreter: opts.interpreter, onProgress: opts.onProgress, signal: opts.signal }) : undefined;
+    const needs = opts.mode === 'real' && opts.hubNeeds ? opts.hubNeeds(run) : undefined;
+    const hub = needs ? { needs, files: run.files, modelArchitectures: opts.modelArchitectures, strict: false } : undefined;
+    const real = opts.mode === 'real' ? await prepareRealRun({ libraryVersions: versions, snapshot: opts.snapshot, interpreter: opts.interpreter, hub, onProgress: opts.onProgress, signal: opts.signal }) : undefined;
+    if (needs) opts.onHub?.({ needs, refusals: real?.hubRefusals ?? [] });
+    // Local data files the args point to and the task does not ship (`--train_file train.jsonl`), as episodes get them.
+    const files = needs ? { ...dataFilesOrNone(needs), ...run.files } : run.files;
     return executeScript({
       script: run.script,
       mode: opts.mode,
@@ -40,7 +59,15 @@ export function makeRunner(opts: RunnerOptions): RunFn {
       signal: opts.signal,
       validate: false,
       args: run.args,
-      files: run.files,
+      files,
     });
   };
+}
+
+function dataFilesOrNone(needs: HubNeeds): Record<string, string> {
+  try {
+    return missingDataFiles(needs.datasets, {});
+  } catch {
+    return {}; // a data file ForgeEnv cannot write: the run's error says which
+  }
 }

@@ -1,0 +1,125 @@
+// Common training extras in a snapshot's managed venv: packages real training scripts import beside
+// the HF libraries (TensorBoard logging, scipy/scikit-learn metrics, SentencePiece/protobuf
+// tokenizers, Pillow images) that a snapshot's pins do not pull in. Installed once per venv, after
+// it is built, with every package already there held at its installed version (a constraints file
+// from `pip freeze`), so the pinned libraries never change; with uv, no release newer than the
+// snapshot's date is taken. Best effort: a failure (offline machine) is recorded with its reason
+// and the venv stays usable; the run then meets the real ModuleNotFoundError.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { acquireDirLock } from '../dirLock';
+import { getSnapshot } from './registry';
+
+/** Import names in comments: tensorboard, scipy, sklearn, sentencepiece, google.protobuf, PIL. */
+export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow'];
+
+const EXTRAS_MARKER = '.forgeenv-extras.json';
+
+const ExtrasMarkerSchema = z.object({
+  format: z.literal(1),
+  extras: z.array(z.string()),
+  ok: z.boolean(),
+  reason: z.string().optional(),
+  exclude_newer: z.string().optional(),
+  added: z.array(z.string()).optional(),
+  created_at: z.string(),
+});
+export type ExtrasMarker = z.infer<typeof ExtrasMarkerSchema>;
+
+/** The first instant after a snapshot's date (`2024-09` -> 2024-10-01, `2024-09-15` -> 2024-09-16), for `--exclude-newer`. */
+export function excludeNewerFor(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number | undefined];
+  const next = d === undefined ? new Date(Date.UTC(y, m, 1)) : new Date(Date.UTC(y, m - 1, d + 1));
+  return next.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** `pip freeze` lines as name -> `name==version` (lowercase, `_` as `-`); editable/URL lines are kept as they are. */
+export function parseFreeze(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const name = line.split(/\s*(?:==|@)\s*/)[0]!.toLowerCase().replace(/_/g, '-');
+    out.set(name, line);
+  }
+  return out;
+}
+
+export function readExtrasMarker(venvDir: string): ExtrasMarker | undefined {
+  try {
+    const r = ExtrasMarkerSchema.safeParse(JSON.parse(readFileSync(join(venvDir, EXTRAS_MARKER), 'utf8')));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export interface ExtrasOptions {
+  onProgress?: (msg: string) => void;
+  signal?: AbortSignal;
+  /** The uv binary, when there is one (else pip). */
+  uv?: string;
+}
+
+/** Installs the training extras into a built venv unless its marker says it was tried; never throws. */
+export async function ensureTrainingExtras(id: string, venvDir: string, python: string, opts: ExtrasOptions = {}): Promise<ExtrasMarker | undefined> {
+  if (process.env.FORGEENV_NO_TRAINING_EXTRAS === '1') return undefined;
+  const done = readExtrasMarker(venvDir);
+  if (done && sameList(done.extras, TRAINING_EXTRAS)) return done;
+  let release: (() => void) | undefined;
+  try {
+    release = await acquireDirLock(join(venvDir, '.extras.lock'), { signal: opts.signal, abortError: () => new Error(`snapshot ${id}: aborted`), onWait: () => opts.onProgress?.(`${id}: another process is installing the training extras; waiting`) });
+    const again = readExtrasMarker(venvDir);
+    if (again && sameList(again.extras, TRAINING_EXTRAS)) return again;
+    const marker = await install(id, python, opts);
+    writeFileSync(join(venvDir, EXTRAS_MARKER), JSON.stringify(marker, null, 2) + '\n');
+    opts.onProgress?.(marker.ok ? `${id}: training extras ready (${(marker.added ?? []).length} packages added)` : `${id}: training extras not installed: ${marker.reason}`);
+    return marker;
+  } catch (e) {
+    opts.onProgress?.(`${id}: training extras skipped: ${(e as Error).message}`);
+    return undefined;
+  } finally {
+    release?.();
+  }
+}
+
+async function install(id: string, python: string, opts: ExtrasOptions): Promise<ExtrasMarker> {
+  const base = { format: 1 as const, extras: [...TRAINING_EXTRAS], created_at: new Date().toISOString() };
+  const tmp = mkdtempSync(join(tmpdir(), 'forgeenv-extras-'));
+  try {
+    const freeze = async () => parseFreeze(opts.uv ? await exec(opts.uv, ['pip', 'freeze', '--python', python], opts.signal) : await exec(python, ['-m', 'pip', 'freeze'], opts.signal));
+    const before = await freeze();
+    // Everything installed stays at its version: the pins cannot move, nor their dependencies.
+    const constraints = join(tmp, 'constraints.txt');
+    writeFileSync(constraints, [...before.values()].filter((l) => l.includes('==')).join('\n') + '\n');
+    const excludeNewer = excludeNewerFor(getSnapshot(id).date);
+    opts.onProgress?.(`${id}: installing training extras (${TRAINING_EXTRAS.join(', ')}), none newer than ${excludeNewer}`);
+    if (opts.uv) await exec(opts.uv, ['pip', 'install', '--python', python, '--exclude-newer', excludeNewer, '-c', constraints, ...TRAINING_EXTRAS], opts.signal);
+    else await exec(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-c', constraints, ...TRAINING_EXTRAS], opts.signal);
+    const after = await freeze();
+    const moved = [...before].filter(([name, line]) => after.get(name) !== line).map(([, line]) => line);
+    if (moved.length) return { ...base, ok: false, reason: `installing the extras changed ${moved.join(', ')}`, exclude_newer: excludeNewer };
+    return { ...base, ok: true, exclude_newer: excludeNewer, added: [...after.keys()].filter((n) => !before.has(n)) };
+  } catch (e) {
+    return { ...base, ok: false, reason: (e as Error).message.split('\n').filter(Boolean).slice(-3).join(' ').slice(0, 600) };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function exec(cmd: string, args: string[], signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { signal, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' }, timeout: 900_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${cmd} ${args.slice(0, 2).join(' ')} failed: ${String(stderr || err.message).trim()}`));
+      resolve(stdout);
+    });
+  });
+}
+
+/** Whether the extras marker exists (tests, status). */
+export const hasExtrasMarker = (venvDir: string): boolean => existsSync(join(venvDir, EXTRAS_MARKER));
