@@ -136,7 +136,7 @@ describe('real-mode validity', () => {
   });
 });
 
-const snap = (id: string, transformers: string): Snapshot => ({ id, date: id, versions: { transformers }, extra_requirements: [] });
+const snap = (id: string, transformers: string): Snapshot => ({ id, date: id, cutoff: `${id}-28`, versions: { transformers }, extra_requirements: [] });
 const SNAPS = [snap('2024-04', '4.40.0'), snap('2024-09', '4.45.0'), snap('2025-03', '4.50.0')];
 
 describe('snapshot pairs', () => {
