@@ -79,8 +79,16 @@ describe('snapshot venvs', () => {
       assert.equal(isSnapshotVenvReady('2024-04'), false);
       mkdirSync(join(dir, 'venvs', '2024-04', 'bin'), { recursive: true });
       writeFileSync(snapshotPython('2024-04'), '');
-      const marker = { format: 1, id: '2024-04', requirements: snapshotRequirements(getSnapshot('2024-04')), installed: {}, installer: 'uv', created_at: 'x', seconds: 1 };
+      const marker = { format: 1, id: '2024-04', requirements: snapshotRequirements(getSnapshot('2024-04')), exclude_newer: '2024-04-30T23:59:59Z', installed: {}, installer: 'uv', created_at: 'x', seconds: 1 };
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify(marker));
+      assert.equal(isSnapshotVenvReady('2024-04'), true);
+      // Installed by uv without the cut-off (before cut-off dates existed): its dependencies may be of any day.
+      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, exclude_newer: undefined }));
+      assert.equal(isSnapshotVenvReady('2024-04'), false, 'a uv venv without the cut-off is stale');
+      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, exclude_newer: '2024-05-31T23:59:59Z' }));
+      assert.equal(isSnapshotVenvReady('2024-04'), false, 'another cut-off makes the venv stale');
+      // pip has no --exclude-newer: a pip-built venv is judged by its requirements alone.
+      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, installer: 'pip', exclude_newer: undefined }));
       assert.equal(isSnapshotVenvReady('2024-04'), true);
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, requirements: ['transformers==4.39.0'] }));
       assert.equal(isSnapshotVenvReady('2024-04'), false, 'a changed snapshot definition makes the venv stale');
