@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
+import { runSnapshotsCommand } from '../../src/cli/snapshots';
 import { checkSnapshotDating, fetchReleaseDates, loadReleaseDates, releaseDatesOf } from '../../src/env/snapshots/dating';
 import { computePins, parseCompiled, pinCompileArgs, pinInputs, TRACKED_LIBRARIES, trackedPins, withPins } from '../../src/env/snapshots/pin';
 import { allSnapshots, excludeNewerOf, getSnapshot, parseSnapshotsFile, snapshotsFile } from '../../src/env/snapshots/registry';
@@ -134,5 +135,25 @@ describe('pins computed from the cut-off', () => {
       assert.deepEqual(r.pins, getSnapshot(id).versions, id);
       assert.ok(Object.keys(r.lock).length > TRACKED_LIBRARIES.length);
     }
+  });
+});
+
+describe('forgeenv snapshots dating / pin (command line)', () => {
+  test('dating: one line per snapshot, exit 0 on the shipped file', async () => {
+    const out: string[] = [];
+    const code = await runSnapshotsCommand(['dating'], (s) => out.push(s), (s) => out.push(s));
+    assert.equal(code, 0, out.join('\n'));
+    for (const s of allSnapshots()) assert.ok(out.some((l) => l.startsWith(`${s.id} (cut-off ${s.cutoff}): ok`)), s.id);
+  });
+  test('pin: an unknown --id fails with the known ids; matching pins exit 0 (skips without uv)', async (t) => {
+    const err: string[] = [];
+    assert.equal(await runSnapshotsCommand(['pin', '--id', '1999-01'], () => undefined, (s) => err.push(s)), 1);
+    assert.match(err.join(), /unknown snapshot "1999-01"/);
+    if (spawnSync(process.env.FORGEENV_UV || 'uv', ['--version']).status !== 0) return t.skip('uv not installed');
+    const out: string[] = [];
+    const code = await runSnapshotsCommand(['pin', '--id', '2024-04'], (s) => out.push(s), (s) => out.push(s));
+    if (code !== 0 && /failed to fetch|network|dns|connect/i.test(out.join())) return t.skip('PyPI unreachable');
+    assert.equal(code, 0, out.join('\n'));
+    assert.deepEqual(out.slice(-1), ['every snapshot matches its computed pins']);
   });
 });
