@@ -5,12 +5,13 @@ import { DRIFT_LIBRARIES } from '../env/fidelity/catalog';
 import { runFidelity } from '../env/fidelity/harness';
 import { renderFidelityReport } from '../env/fidelity/report';
 
-export const FIDELITY_USAGE = `Usage: forgeenv fidelity [--library L] [--ids a,b] [--snapshots a,b] [--json] [--no-real] [--catalog FILE] [--python PATH]
+export const FIDELITY_USAGE = `Usage: forgeenv fidelity [--library L] [--ids a,b] [--snapshots a,b] [--json] [--no-real] [--no-sim] [--catalog FILE] [--python PATH]
 
   --library L       only entries of one library (${DRIFT_LIBRARIES.join(', ')})
   --ids a,b         only these catalog entries
   --snapshots a,b   only entries whose before and after snapshots are both listed
   --no-real         do not run real-mode probes; use cached real outcomes only
+  --no-sim          do not run the simulated side (records real outcomes in the cache only)
   --json            print the whole report as JSON
   --python PATH     interpreter for simulated mode (default python3)`;
 
@@ -29,6 +30,7 @@ export async function runFidelityCommand(args: string[], out: (s: string) => voi
         snapshots: { type: 'string' },
         json: { type: 'boolean', default: false },
         'no-real': { type: 'boolean', default: false },
+        'no-sim': { type: 'boolean', default: false },
         catalog: { type: 'string' },
         python: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -52,6 +54,7 @@ export async function runFidelityCommand(args: string[], out: (s: string) => voi
       ids: list(v.ids),
       snapshots: list(v.snapshots),
       real: !v['no-real'],
+      sim: !v['no-sim'],
       onProgress: (m) => err(`forgeenv fidelity: ${m}`),
     };
     if (v.library) opts.library = v.library;

@@ -38,8 +38,8 @@ Usage:
   forgeenv evaluate --instances FILE --predictions FILE [--json]
   forgeenv serve [--port 7860] [--host 127.0.0.1] [--max-sessions 64] [--max-runs CORES]
                  [--max-queued-runs N] [--session-idle-timeout S] [--mode M] [--python PATH] [--task-dir DIR]...
-  forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api]
-  forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--json]
+  forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api] | pin [--id ID] [--write] | dating [--refresh]
+  forgeenv fidelity [--library L] [--ids ID,...] [--snapshots A,B] [--no-real] [--no-sim] [--json]
   forgeenv make-task SCRIPT [--task-dir DIR] [--snapshot auto|ID] [--mode real|simulated] [--upgrade-to ID] [--json]
                    (forgeenv make-task --help for every option)
 

@@ -1,18 +1,24 @@
-// `forgeenv snapshots list [--json]` and `forgeenv snapshots build [NAME...] [--all] [--no-api]`:
-// the dated sets of real library releases, their managed venvs and their recorded API data.
+// `forgeenv snapshots list [--json]`, `forgeenv snapshots build [NAME...] [--all] [--no-api]` and
+// `forgeenv snapshots pin [--id ID] [--write] [--json]`, `forgeenv snapshots dating [--refresh] [--json]`: the dated sets of real library releases, their
+// pins computed from cut-off dates, their managed venvs and their recorded API data.
 import { parseArgs } from 'node:util';
 import { hasSnapshotApi, snapshotApiPackages } from '../env/snapshots/api';
 import { buildSnapshotApi } from '../env/snapshots/build';
-import { allSnapshots, snapshotIds } from '../env/snapshots/registry';
+import { checkSnapshotDating, fetchReleaseDates, loadReleaseDates, writeReleaseDates } from '../env/snapshots/dating';
+import { computePins, TRACKED_LIBRARIES, withPins, writeSnapshotsFile, type PinResult } from '../env/snapshots/pin';
+import { allSnapshots, getSnapshot, snapshotIds, snapshotsFile } from '../env/snapshots/registry';
 import { ensureSnapshotVenv, isSnapshotVenvReady, snapshotVenvDir } from '../env/snapshots/venv';
 
 export const SNAPSHOTS_USAGE = `Usage:
   forgeenv snapshots list [--json]
-  forgeenv snapshots build [NAME...] [--all] [--no-api] [--no-deprecations]`;
+  forgeenv snapshots build [NAME...] [--all] [--no-api] [--no-deprecations]
+  forgeenv snapshots pin [--id ID] [--write] [--json]
+  forgeenv snapshots dating [--refresh] [--json]`;
 
 const KEY_PACKAGES = ['transformers', 'datasets', 'trl', 'peft', 'torch'];
 
-/** `args` are the words after `snapshots`. Exit codes: 0 ok, 1 unknown snapshot or failed build, 2 usage. */
+/** `args` are the words after `snapshots`. Exit codes: 0 ok, 1 unknown snapshot, failed build, pins that differ
+ * from the computed ones (`pin` without `--write`) or a misdated snapshot (`dating`), 2 usage. */
 export async function runSnapshotsCommand(args: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
   let parsed;
   try {
@@ -24,6 +30,9 @@ export async function runSnapshotsCommand(args: string[], out: (s: string) => vo
         all: { type: 'boolean', default: false },
         'no-api': { type: 'boolean', default: false },
         'no-deprecations': { type: 'boolean', default: false },
+        id: { type: 'string', multiple: true },
+        write: { type: 'boolean', default: false },
+        refresh: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -38,6 +47,8 @@ export async function runSnapshotsCommand(args: string[], out: (s: string) => vo
   }
   try {
     if (sub === 'list') return listCommand(parsed.values.json === true, out);
+    if (sub === 'dating') return await datingCommand(parsed.values.refresh === true, parsed.values.json === true, out);
+    if (sub === 'pin') return await pinCommand(parsed.values.id ?? [], parsed.values.write === true, parsed.values.json === true, out);
     if (sub === 'build') {
       return await buildCommand(names, { all: parsed.values.all === true, api: !parsed.values['no-api'], deprecations: !parsed.values['no-deprecations'] }, out, err);
     }
@@ -110,4 +121,45 @@ async function buildCommand(
     }
   }
   return failed ? 1 : 0;
+}
+
+/** Computes every (or each `--id`) snapshot's pins from its cut-off; `--write` stores them in snapshots.json. */
+async function pinCommand(ids: string[], write: boolean, json: boolean, out: (s: string) => void): Promise<number> {
+  const file = snapshotsFile();
+  const chosen = ids.length ? ids.map((id) => getSnapshot(id)) : file.snapshots;
+  const results: PinResult[] = [];
+  for (const s of chosen) results.push(await computePins(s, file.python));
+  if (json) out(JSON.stringify(results, null, 2));
+  else {
+    for (const r of results) {
+      const changes = TRACKED_LIBRARIES.map((lib) => (r.old[lib] === r.pins[lib] ? `${lib} ${r.pins[lib]}` : `${lib} ${r.old[lib] ?? '-'} → ${r.pins[lib]}`));
+      out(`${r.id} (cut-off ${r.cutoff}): ${changes.join(', ')}`);
+    }
+  }
+  const changed = results.filter((r) => TRACKED_LIBRARIES.some((lib) => r.old[lib] !== r.pins[lib]));
+  if (write && changed.length) {
+    writeSnapshotsFile(withPins(file, changed));
+    if (!json) out(`wrote the pins of ${changed.map((r) => r.id).join(', ')} to snapshots.json`);
+    return 0;
+  }
+  if (!json) out(changed.length ? `${changed.length} snapshot(s) differ from their computed pins; --write stores them` : 'every snapshot matches its computed pins');
+  // Without --write, a difference is a failure: the shipped pins are no longer what the cut-offs give.
+  return changed.length ? 1 : 0;
+}
+
+/** Checks every snapshot against PyPI's upload dates (`--refresh` fetches them anew first). Exit 1 when one is misdated. */
+async function datingCommand(refresh: boolean, json: boolean, out: (s: string) => void): Promise<number> {
+  if (refresh) writeReleaseDates(await fetchReleaseDates(TRACKED_LIBRARIES));
+  const dates = loadReleaseDates();
+  const results = allSnapshots().map((s) => checkSnapshotDating(s, dates));
+  if (json) out(JSON.stringify({ fetched_at: dates.fetched_at, snapshots: results }, null, 2));
+  else {
+    out(`PyPI upload dates as of ${dates.fetched_at.slice(0, 10)}`);
+    for (const r of results) {
+      const behind = r.libraries.filter((l) => l.minorsBehind > 0).map((l) => `${l.library} ${l.pinned} (${l.latest} out, ${l.minorsBehind} minor behind)`);
+      out(`${r.id} (cut-off ${r.cutoff}): ${r.ok ? 'ok' : 'MISDATED'}${behind.length ? `; behind: ${behind.join(', ')}` : ''}`);
+      for (const l of r.libraries) for (const p of l.problems) out(`  ${p}`);
+    }
+  }
+  return results.every((r) => r.ok) ? 0 : 1;
 }

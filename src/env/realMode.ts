@@ -45,9 +45,13 @@ export function snapshotIdForVersions(versions: LibraryVersions): string {
   const tf = versions.transformers;
   const known = snapshotIds().join(', ');
   if (!tf) throw new RealModeError(`The episode's library versions name no transformers release, so no snapshot can be chosen; known snapshots: ${known}`, 'unknown_snapshot');
+  // Exact transformers release first; else the same minor series, so that records made before the pins
+  // were computed from cut-off dates (2025-03 had transformers 4.50.0, now 4.50.3) still find their snapshot.
+  const series = (v: string | undefined): string => (v ?? '').split('.').slice(0, 2).join('.');
+  const exact = allSnapshots().some((s) => s.versions.transformers === tf);
   let best: { s: Snapshot; score: number } | undefined;
   for (const s of allSnapshots()) {
-    if (s.versions.transformers !== tf) continue;
+    if (exact ? s.versions.transformers !== tf : series(s.versions.transformers) !== series(tf)) continue;
     const score = Object.entries(versions).filter(([k, v]) => s.versions[k] === v).length;
     if (!best || score > best.score) best = { s, score };
   }

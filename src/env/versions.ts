@@ -1,7 +1,7 @@
 // Library version snapshots: dated sets of real releases, defined in
-// resources/snapshots/snapshots.json (see docs/snapshots.md and src/env/snapshots/registry.ts).
-// 2023-12 … 2025-03 keep the original ForgeEnv's transformers/datasets/trl columns (trl 0.10.0 was
-// never published, so 2024-09 has 0.10.1); torch, peft and evaluate are from the same months.
+// resources/snapshots/snapshots.json (see docs/snapshots.md and src/env/snapshots/registry.ts). Each
+// snapshot's pins are computed from its cut-off date (`forgeenv snapshots pin`): the releases current
+// on that day, resolved together by uv.
 import type { LibraryVersions } from './schemas';
 import { allSnapshots, getSnapshot } from './snapshots/registry';
 

@@ -136,7 +136,7 @@ describe('real-mode validity', () => {
   });
 });
 
-const snap = (id: string, transformers: string): Snapshot => ({ id, date: id, versions: { transformers }, extra_requirements: [] });
+const snap = (id: string, transformers: string): Snapshot => ({ id, date: id, cutoff: `${id}-28`, versions: { transformers }, extra_requirements: [] });
 const SNAPS = [snap('2024-04', '4.40.0'), snap('2024-09', '4.45.0'), snap('2025-03', '4.50.0')];
 
 describe('snapshot pairs', () => {
@@ -229,6 +229,35 @@ describe('runFidelity with a stand-in runner', () => {
       assert.deepEqual(calls.sort(), ['sim:2024-09', 'sim:2025-03']);
       assert.deepEqual(r2.real_snapshots.map((s) => s.state), ['cached', 'cached']);
       assert.deepEqual(r2.overall, r1.overall);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('runFidelity once a venv is deleted', () => {
+  test('real outcomes recorded from exactly the snapshot\'s releases are still used; other releases are not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-gone-'));
+    try {
+      const catalogPath = join(dir, 'catalog.json');
+      writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry()] }));
+      const runner: ProbeRunner = async (req) => {
+        const snapshot = req.python.split('/')[0]!;
+        const results = req.ids.flatMap((id) => [snapshot === '2025-03' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }), outcome({ id, form: 'new' })]);
+        // The probe runner reports what is installed; torch carries a local label the pins do not.
+        const versions = { transformers: SNAPS.find((x) => x.id === snapshot)!.versions.transformers!, torch: '2.6.0+cu124' };
+        return { format: 1, python: '3.11', versions, results };
+      };
+      const base = { catalogPath, runner, sim: false, venvPython: (id: string) => `${id}/bin/python`, cacheDir: join(dir, 'cache') };
+      await runFidelity({ ...base, snapshotList: SNAPS, venvReady: () => true });
+      const gone = await runFidelity({ ...base, snapshotList: SNAPS, venvReady: () => false, runner: async () => assert.fail('no venv: nothing may run') });
+      assert.deepEqual(gone.real_snapshots.map((s) => s.state), ['cached', 'cached']);
+      assert.equal(gone.entries[0]!.validity, 'valid');
+      // The snapshot's pins changed since: its old outcomes say nothing about the new releases.
+      const repinned = SNAPS.map((x) => (x.id === '2025-03' ? { ...x, versions: { transformers: '4.50.3' } } : x));
+      const stale = await runFidelity({ ...base, snapshotList: repinned, venvReady: () => false });
+      assert.deepEqual(stale.real_snapshots.map((s) => `${s.id}:${s.state}`), ['2024-09:cached', '2025-03:no-venv']);
+      assert.equal(stale.entries[0]!.validity, 'unchecked');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -167,6 +167,10 @@ describe('real mode: bad input', () => {
     for (const id of snapshotIds()) assert.equal(snapshotIdForVersions({ ...getSnapshot(id).versions }), id);
     const s = getSnapshot('2024-09').versions;
     assert.equal(snapshotIdForVersions({ transformers: s.transformers, datasets: s.datasets, trl: '0.10.0' }), '2024-09');
+    // Records made before the pins came from cut-off dates: same transformers minor series.
+    assert.equal(snapshotIdForVersions({ transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' }), '2025-03');
+    assert.equal(snapshotIdForVersions({ transformers: '4.36.0', datasets: '2.14.0', trl: '0.7.0' }), '2023-12');
+    assert.throws(() => snapshotIdForVersions({ transformers: '4.43.0' }), /No library snapshot holds transformers 4\.43\.0/);
     assert.throws(() => snapshotIdForVersions({ datasets: '3.0.0' }), RealModeError);
   });
 

@@ -62,9 +62,10 @@ except TypeError as e:
 });
 
 describe('keywords a real renaming decorator accepts (_renamed_kwargs.json)', () => {
-  test('trl 0.12 SFTTrainer(tokenizer=) is mapped to processing_class silently, as the real release does', () => {
-    const r = sim(
-      `
+  // trl 0.12 mapped SFTTrainer(tokenizer=) to processing_class silently; no snapshot holds 0.12 since the pins come from
+  // cut-off dates (2024-09: 0.11.1, 2025-03: 0.16.0), and 0.13 removed the keyword: the real 0.16 refuses it.
+  test('trl 0.11 SFTTrainer takes tokenizer=; trl 0.16 refuses it with the real TypeError', () => {
+    const code = `
 import warnings
 from trl import SFTTrainer
 from transformers import AutoTokenizer
@@ -80,11 +81,11 @@ with warnings.catch_warnings(record=True) as w:
     except Exception as e:
         print("accepted", type(e).__name__)
 print([str(x.message) for x in w if "tokenizer" in str(x.message) and "deprecated" in str(x.message)])
-`,
-      '2025-03',
-    );
-    assert.match(r.stdout, /^accepted/, r.stderr);
-    assert.match(r.stdout, /\n\[\]$/);
+`;
+    const r = sim(code, '2025-03');
+    assert.match(r.stdout, /^TypeError SFTTrainer\.__init__\(\) got an unexpected keyword argument 'tokenizer'/, r.stderr);
+    const old = sim(code, '2024-09');
+    assert.match(old.stdout, /^accepted/, old.stderr);
   });
 
   test('transformers Trainer(tokenizer=) at 4.50 warns with the recorded message once', () => {

@@ -204,8 +204,9 @@ describe('version-gated facts raise the real errors', () => {
     assert.ok(at('2024-04', 'load_dataset_auth').warnings.some((w) => w.startsWith("FutureWarning: 'use_auth_token' was deprecated in favor of 'token'")));
     fails(at('2024-09', 'load_dataset_auth'), 'ValueError', /doesn't have a 'use_auth_token' key\.$/);
   });
-  test('load_dataset(trust_remote_code=): unknown in 2.14, accepted from 2.16', () => {
-    fails(at('2023-12', 'load_dataset_trust'), 'ValueError', /doesn't have a 'trust_remote_code' key\.$/);
+  test('load_dataset(trust_remote_code=): unknown in 2.13, accepted from 2.16', () => {
+    fails(at('2023-06', 'load_dataset_trust'), 'ValueError', /doesn't have a 'trust_remote_code' key\.$/);
+    runs(at('2023-12', 'load_dataset_trust'));
     runs(at('2024-04', 'load_dataset_trust'));
   });
   test('from_pretrained(use_auth_token=) is accepted with a FutureWarning', () => {
@@ -226,12 +227,11 @@ describe('version-gated facts raise the real errors', () => {
     // (measured in the real 4.56.1: the drift catalog's transformers-pad-to-max-length-removed entry).
     fails(at('2025-09', 'pad_to_max_length'), 'TypeError', "PreTrainedTokenizerFast._batch_encode_plus() got an unexpected keyword argument 'pad_to_max_length'");
   });
-  test('SFTTrainer(dataset_text_field=, max_seq_length=): UserWarning in trl 0.10, deprecated in 0.12, TypeError in 0.23', () => {
+  test('SFTTrainer(dataset_text_field=, max_seq_length=): UserWarning in trl 0.11, TypeError from 0.16', () => {
     runs(at('2024-09', 'sft_trainer_kwargs'));
     assert.ok(at('2024-09', 'sft_trainer_kwargs').warnings.some((w) => w.includes('You passed a `dataset_text_field` argument to the SFTTrainer')));
-    runs(at('2025-03', 'sft_trainer_kwargs'));
-    assert.ok(at('2025-03', 'sft_trainer_kwargs').warnings.some((w) => w.includes("Deprecated argument(s) used in '__init__': dataset_text_field")));
-    fails(at('2025-09', 'sft_trainer_kwargs'), 'TypeError', "SFTTrainer.__init__() got an unexpected keyword argument 'dataset_text_field'");
+    // trl 0.12 only deprecated them; no snapshot has 0.12 since 2025-03 takes the trl of March 2025 (0.16).
+    for (const s of ['2025-03', '2025-09'] as const) fails(at(s, 'sft_trainer_kwargs'), 'TypeError', "SFTTrainer.__init__() got an unexpected keyword argument 'dataset_text_field'");
   });
   test('trl.SFTConfig: missing in 0.8, present from 0.9', () => {
     fails(at('2024-04', 'sft_config_import'), 'ImportError', /^cannot import name 'SFTConfig' from 'trl'/);

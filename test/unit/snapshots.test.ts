@@ -6,12 +6,13 @@ import { describe, test } from 'node:test';
 import { runSnapshotsCommand } from '../../src/cli/snapshots';
 import { LibraryVersionsSchema } from '../../src/env/schemas';
 import { hasSnapshotApi, loadPackageApi, snapshotApiFile, type ClassInfo, type PackageApi } from '../../src/env/snapshots/api';
-import { getSnapshot, loadSnapshotsFile, parseSnapshotsFile, snapshotIds, snapshotRequirements } from '../../src/env/snapshots/registry';
+import { resourcesDir } from '../../src/env/paths';
+import { allSnapshots, getSnapshot, loadSnapshotsFile, parseSnapshotsFile, snapshotIds, snapshotRequirements } from '../../src/env/snapshots/registry';
 import { cacheRoot, failedRequirement, isSnapshotVenvReady, READY_MARKER, snapshotPython, snapshotVenvDir } from '../../src/env/snapshots/venv';
-import { LIBRARY_SNAPSHOTS, SNAPSHOT_IDS } from '../../src/env/versions';
+import { compareVersions, LATEST_SNAPSHOT, LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, snapshotVersions } from '../../src/env/versions';
 
 const minimal = (over: Record<string, unknown> = {}): string =>
-  JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', versions: { transformers: '4.40.0' }, ...over }] });
+  JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff: '2024-04-30', versions: { transformers: '4.40.0' }, ...over }] });
 
 describe('snapshot registry', () => {
   test('the shipped file defines the dated snapshots, oldest first, with all nine packages', () => {
@@ -23,10 +24,18 @@ describe('snapshot registry', () => {
     }
   });
 
-  test('the original ForgeEnv columns are kept', () => {
-    assert.equal(getSnapshot('2023-12').versions.transformers, '4.36.0');
-    assert.equal(getSnapshot('2025-03').versions.datasets, '3.2.0');
-    assert.match(getSnapshot('2024-09').note ?? '', /0\.10\.1/); // trl 0.10.0 was never published
+  test('each snapshot is dated: a cut-off in its month, and its transformers is of that era', () => {
+    for (const s of allSnapshots()) assert.ok(s.cutoff.startsWith(s.id), s.id);
+    // The original ForgeEnv's transformers series stay (the patch release is the one current at the cut-off).
+    const series = (id: string) => getSnapshot(id).versions.transformers!.split('.').slice(0, 2).join('.');
+    assert.deepEqual(['2023-12', '2024-04', '2024-09', '2025-03'].map(series), ['4.36', '4.40', '4.45', '4.50']);
+    // A March-2025 snapshot has the trl that brought GRPO (0.14) and later, not November 2024's 0.12.
+    assert.ok(compareVersions(getSnapshot('2025-03').versions.trl!, '0.14.0') >= 0);
+  });
+
+  test('the simulated libraries default to the latest snapshot\'s pins', () => {
+    const text = readFileSync(join(resourcesDir(), 'simlibs', '_forgeenv_sim', 'versions.py'), 'utf8');
+    for (const [lib, v] of Object.entries(snapshotVersions(LATEST_SNAPSHOT))) assert.match(text, new RegExp(`"${lib}": "${v.replace(/\./g, '\\.')}"`), lib);
   });
 
   test('an unknown id lists the known ones', () => {
@@ -70,8 +79,16 @@ describe('snapshot venvs', () => {
       assert.equal(isSnapshotVenvReady('2024-04'), false);
       mkdirSync(join(dir, 'venvs', '2024-04', 'bin'), { recursive: true });
       writeFileSync(snapshotPython('2024-04'), '');
-      const marker = { format: 1, id: '2024-04', requirements: snapshotRequirements(getSnapshot('2024-04')), installed: {}, installer: 'uv', created_at: 'x', seconds: 1 };
+      const marker = { format: 1, id: '2024-04', requirements: snapshotRequirements(getSnapshot('2024-04')), exclude_newer: '2024-04-30T23:59:59Z', installed: {}, installer: 'uv', created_at: 'x', seconds: 1 };
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify(marker));
+      assert.equal(isSnapshotVenvReady('2024-04'), true);
+      // Installed by uv without the cut-off (before cut-off dates existed): its dependencies may be of any day.
+      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, exclude_newer: undefined }));
+      assert.equal(isSnapshotVenvReady('2024-04'), false, 'a uv venv without the cut-off is stale');
+      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, exclude_newer: '2024-05-31T23:59:59Z' }));
+      assert.equal(isSnapshotVenvReady('2024-04'), false, 'another cut-off makes the venv stale');
+      // pip has no --exclude-newer: a pip-built venv is judged by its requirements alone.
+      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, installer: 'pip', exclude_newer: undefined }));
       assert.equal(isSnapshotVenvReady('2024-04'), true);
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, requirements: ['transformers==4.39.0'] }));
       assert.equal(isSnapshotVenvReady('2024-04'), false, 'a changed snapshot definition makes the venv stale');
@@ -185,7 +202,7 @@ describe('recorded API data', () => {
     assert.equal(csv?.[2], 'inference_time_{time}.csv');
   });
 
-  test('trl.SFTTrainer takes tokenizer= up to trl 0.10 and processing_class= from 0.12', { skip: !(built('2024-09') && built('2025-03')) && 'not built' }, () => {
+  test('trl.SFTTrainer takes tokenizer= up to trl 0.11 and processing_class= from 0.12', { skip: !(built('2024-09') && built('2025-03')) && 'not built' }, () => {
     const sft = (id: string): string[] => {
       const a = api(id, 'trl');
       return initParams(a, a.modules.trl!.names.SFTTrainer!);

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { deriveHubNeeds, selectedRows } from '../../src/env/hub/needs';
 import { candidateHubNeeds, missingHubItem, providedNeeds } from '../../src/env/taskmaking/hubSupply';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
-import { excludeNewerFor, parseFreeze } from '../../src/env/snapshots/extras';
+import { parseFreeze } from '../../src/env/snapshots/extras';
 
 const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 12, in <module>\n    main()\n${last}\n`;
 const SCRIPT = 'import argparse\nfrom transformers import AutoModelForCausalLM\np = argparse.ArgumentParser()\np.add_argument("--model_name_or_path", default="gpt2")\na = p.parse_args()\nAutoModelForCausalLM.from_pretrained(a.model_name_or_path)\n';
@@ -96,11 +96,6 @@ describe('rows a script selects', () => {
 });
 
 describe('training extras', () => {
-  test('exclude-newer is the first instant after the snapshot date', () => {
-    assert.equal(excludeNewerFor('2024-09'), '2024-10-01T00:00:00Z');
-    assert.equal(excludeNewerFor('2023-12'), '2024-01-01T00:00:00Z');
-    assert.equal(excludeNewerFor('2025-03-31'), '2025-04-01T00:00:00Z');
-  });
   test('freeze lines by normalised name', () => {
     const f = parseFreeze('Torch==2.4.0\ntyping_extensions==4.12.2\nfoo @ file:///x\n# comment\n');
     assert.equal(f.get('torch'), 'Torch==2.4.0');

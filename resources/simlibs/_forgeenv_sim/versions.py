@@ -7,17 +7,18 @@ import json
 import os
 import sys
 
-# The latest snapshot (src/env/versions.ts, '2025-03'): used when the variable is absent.
+# The latest snapshot (src/env/versions.ts, '2025-03'; resources/snapshots/snapshots.json): used when the
+# variable is absent. test/unit/snapshots.test.ts checks they agree.
 DEFAULTS = {
-    "transformers": "4.50.0",
-    "datasets": "3.2.0",
-    "trl": "0.12.0",
-    "torch": "2.5.0",
-    "peft": "0.14.0",
+    "transformers": "4.50.3",
+    "datasets": "3.5.0",
+    "trl": "0.16.0",
+    "torch": "2.6.0",
+    "peft": "0.15.1",
     "evaluate": "0.4.3",
     "accelerate": "1.5.2",
     "tokenizers": "0.21.1",
-    "huggingface_hub": "0.29.3",
+    "huggingface_hub": "0.30.1",
     "bitsandbytes": "0.45.3",
 }
 

@@ -203,6 +203,19 @@ function readCache(path: string, snapshot: string, hash: string, stamp: string):
   }
 }
 
+/** A cache file whose recorded versions are the snapshot's pins (a torch local label such as +cu124 ignored). */
+function readCacheOfVersions(path: string, snap: Snapshot, hash: string): RealCache | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const r = RealCacheSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    if (!r.success || r.data.catalog_hash !== hash || r.data.snapshot !== snap.id) return undefined;
+    const same = Object.entries(snap.versions).every(([lib, v]) => (r.data.versions[lib] ?? '').split('+')[0] === v);
+    return same ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs (or reads from cache) everything the selected entries need and compares the two modes. */
 export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityReport> {
   const progress = opts.onProgress ?? (() => undefined);
@@ -245,7 +258,11 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
       // Real mode, through the cache.
       const cachePath = join(cacheDir, `real-${snap.id}-${hash}.json`);
       if (!venvReady(snap.id)) {
-        realStates.push({ id: snap.id, state: 'no-venv' });
+        // Outcomes recorded from exactly this snapshot's releases stay valid once its venv is deleted.
+        const kept = readCacheOfVersions(cachePath, snap, hash);
+        const complete = kept && ids.every((id) => kept.outcomes[outcomeKey(id, 'old')] && kept.outcomes[outcomeKey(id, 'new')]);
+        realStates.push(complete ? { id: snap.id, state: 'cached', detail: 'no venv; outcomes recorded from the same releases' } : { id: snap.id, state: 'no-venv' });
+        if (complete) for (const [k, o] of Object.entries(kept.outcomes)) real.set(`${snap.id}|${k}`, o);
       } else {
         const cache = readCache(cachePath, snap.id, hash, venvStamp(snap.id));
         const missing = ids.filter((id) => !cache.outcomes[outcomeKey(id, 'old')] || !cache.outcomes[outcomeKey(id, 'new')]);

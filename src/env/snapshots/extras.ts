@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
-import { getSnapshot } from './registry';
+import { excludeNewerOf, getSnapshot } from './registry';
 
 /** Import names in comments: tensorboard, scipy, sklearn, sentencepiece, google.protobuf, PIL. */
 export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow'];
@@ -28,13 +28,6 @@ const ExtrasMarkerSchema = z.object({
   created_at: z.string(),
 });
 export type ExtrasMarker = z.infer<typeof ExtrasMarkerSchema>;
-
-/** The first instant after a snapshot's date (`2024-09` -> 2024-10-01, `2024-09-15` -> 2024-09-16), for `--exclude-newer`. */
-export function excludeNewerFor(date: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number | undefined];
-  const next = d === undefined ? new Date(Date.UTC(y, m, 1)) : new Date(Date.UTC(y, m - 1, d + 1));
-  return next.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** `pip freeze` lines as name -> `name==version` (lowercase, `_` as `-`); editable/URL lines are kept as they are. */
 export function parseFreeze(text: string): Map<string, string> {
@@ -97,7 +90,8 @@ async function install(id: string, python: string, opts: ExtrasOptions): Promise
     // Everything installed stays at its version: the pins cannot move, nor their dependencies.
     const constraints = join(tmp, 'constraints.txt');
     writeFileSync(constraints, [...before.values()].filter((l) => l.includes('==')).join('\n') + '\n');
-    const excludeNewer = excludeNewerFor(getSnapshot(id).date);
+    // The snapshot's own cut-off, as its pins were computed (registry.ts).
+    const excludeNewer = excludeNewerOf(getSnapshot(id));
     opts.onProgress?.(`${id}: installing training extras (${TRAINING_EXTRAS.join(', ')}), none newer than ${excludeNewer}`);
     if (opts.uv) await exec(opts.uv, ['pip', 'install', '--python', python, '--exclude-newer', excludeNewer, '-c', constraints, ...TRAINING_EXTRAS], opts.signal);
     else await exec(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-c', constraints, ...TRAINING_EXTRAS], opts.signal);

@@ -6,12 +6,20 @@ import { z } from 'zod';
 import { resourcesDir } from '../paths';
 
 const DottedVersion = z.string().regex(/^\d+(\.\d+)*$/, 'a dotted version such as 4.36.0');
+/** A real calendar date, YYYY-MM-DD. */
+const IsoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'an ISO date such as 2025-03-31')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
 
 export const SnapshotSchema = z.object({
   id: z.string().regex(/^\d{4}-\d{2}$/, 'a YYYY-MM date'),
   date: z.string().regex(/^\d{4}-\d{2}(-\d{2})?$/, 'a YYYY-MM date'),
+  /** Last day whose PyPI uploads the snapshot may contain: its pins are computed from it
+   * (`forgeenv snapshots pin`) and its venv is installed with `uv pip install --exclude-newer`. */
+  cutoff: IsoDate,
   note: z.string().optional(),
-  /** Import name → the historical release. */
+  /** Import name → the release current at `cutoff` (computed, not hand-kept). */
   versions: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/, 'an import name'), DottedVersion),
   /** pip requirement strings needed to make the set importable (e.g. `numpy<2`). */
   extra_requirements: z.array(z.string().min(1)).default([]),
@@ -31,6 +39,7 @@ export const SnapshotsFileSchema = z
     for (const [i, s] of f.snapshots.entries()) {
       if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'id'], message: `duplicate snapshot id ${s.id}` });
       seen.add(s.id);
+      if (!s.cutoff.startsWith(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'cutoff'], message: `cutoff ${s.cutoff} is not in the month ${s.id}` });
     }
   });
 export type SnapshotsFile = z.infer<typeof SnapshotsFileSchema>;
@@ -85,11 +94,19 @@ export function getSnapshot(id: string): Snapshot {
   return s;
 }
 
+/** The instant uv's `--exclude-newer` takes for a snapshot: the end of its cut-off day, UTC. */
+export function excludeNewerOf(s: Pick<Snapshot, 'cutoff'>): string {
+  return `${s.cutoff}T23:59:59Z`;
+}
+
+/** Distribution name of an import name (`huggingface_hub` → `huggingface-hub`). */
+export const distName = (importName: string): string => importName.replace(/_/g, '-');
+
 /** pip requirement strings installing the snapshot (distribution names, `torch_runtime` honoured). */
 export function snapshotRequirements(s: Snapshot): string[] {
   const reqs = Object.entries(s.versions).map(([name, v]) => {
     const version = name === 'torch' && s.torch_runtime ? s.torch_runtime : v;
-    return `${name.replace(/_/g, '-')}==${version}`;
+    return `${distName(name)}==${version}`;
   });
   return [...reqs, ...s.extra_requirements];
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
 import { ensureTrainingExtras } from './extras';
-import { getSnapshot, snapshotRequirements, snapshotsFile, type Snapshot } from './registry';
+import { excludeNewerOf, getSnapshot, snapshotRequirements, snapshotsFile, type Snapshot } from './registry';
 
 export const READY_MARKER = '.forgeenv-ready.json';
 
@@ -36,6 +36,8 @@ const ReadyMarkerSchema = z.object({
   id: z.string(),
   /** The requirement strings it was built from: a changed snapshot definition makes it stale. */
   requirements: z.array(z.string()),
+  /** uv's `--exclude-newer` instant (the snapshot's cut-off): transitive dependencies are those of that day. */
+  exclude_newer: z.string().optional(),
   /** Import name → version reported by importlib.metadata inside the venv. */
   installed: z.record(z.string(), z.string().nullable()),
   installer: z.enum(['uv', 'pip']),
@@ -60,7 +62,9 @@ export function readReadyMarker(id: string): ReadyMarker | undefined {
 export function isSnapshotVenvReady(id: string): boolean {
   const marker = readReadyMarker(id);
   if (!marker || !existsSync(snapshotPython(id))) return false;
-  const want = snapshotRequirements(getSnapshot(id));
+  const snap = getSnapshot(id);
+  const want = snapshotRequirements(snap);
+  if (marker.installer === 'uv' && marker.exclude_newer !== excludeNewerOf(snap)) return false;
   return marker.requirements.length === want.length && marker.requirements.every((r, i) => r === want[i]);
 }
 
@@ -120,7 +124,9 @@ async function buildVenv(snap: Snapshot, opts: EnsureOptions): Promise<void> {
     if (uv) {
       await run(uv, ['venv', '--relocatable', '--python', wantPython, '--no-project', staging], snap.id, opts, 'venv');
       progress(`${snap.id}: installing ${reqs.length} requirements with uv`);
-      await run(uv, ['pip', 'install', '--python', python, ...reqs], snap.id, opts, 'install');
+      // --exclude-newer: the unpinned dependencies (numpy, pyarrow, fsspec, …) are those of the cut-off day too, so
+      // an old set installs as it was then rather than beside today's releases.
+      await run(uv, ['pip', 'install', '--python', python, '--exclude-newer', excludeNewerOf(snap), ...reqs], snap.id, opts, 'install');
     } else {
       await run(`python${wantPython}`, ['-m', 'venv', staging], snap.id, opts, 'venv');
       progress(`${snap.id}: installing ${reqs.length} requirements with pip`);
@@ -131,6 +137,7 @@ async function buildVenv(snap: Snapshot, opts: EnsureOptions): Promise<void> {
       format: 1,
       id: snap.id,
       requirements: reqs,
+      ...(uv ? { exclude_newer: excludeNewerOf(snap) } : {}),
       installed,
       installer,
       created_at: new Date().toISOString(),
