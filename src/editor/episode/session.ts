@@ -6,9 +6,8 @@ import type { RepairEvaluation } from '../../env/episodeTypes';
 import { RemoteEnvironmentError } from '../../env/remoteBackend';
 import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
 import { snapshotIdOf } from '../../env/versions';
-import type { Task } from '../../env/schemas';
-import { markNaturalDriftSolved } from '../../env/taskmaking/naturalDrift';
 import { buildDemonstration } from '../../store/demonstrationBuilder';
+import { recordNaturalDriftSolved } from './naturalDriftSolved';
 import type { SkipReason } from '../../store/records';
 import { refusal, type CommandResult, type Refusal, type SkipArgs, type StartArgs, type SubmitArgs } from '../commandArgs';
 import { annotatorId } from '../settingsSchema';
@@ -90,9 +89,7 @@ export class RepairSession {
       const specs = showRun(this.editor, live, 'start'); // opened at the failing line, below
       await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
       const broke = start.brokenExecution.exit_code !== 0;
-      if (!broke) {
-        this.editor.warn(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot (a warning on the changed line says so until the first run). Repair it anyway: the diff is scored against the intended API.`);
-      }
+      if (!broke) this.editor.warn(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot (a warning on the changed line says so until the first run). Repair it anyway: the diff is scored against the intended API.`);
       const openMs = Date.now() - t0;
       s.log.info(`episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`);
       return { ok: true, episodeId: start.episodeId, taskId: start.task.task_id, seed: start.seed, primitive: start.breakageSpec, filePath: live.file, broke, diagnostics: specs.length, openMs };
@@ -145,17 +142,6 @@ export class RepairSession {
     return { ok: true, run: n, reward, reward_breakdown, held_out_breakdown, findings, success, exitCode: exit_code, diagnostics, scoreMs, cached };
   }
 
-  /** A person's successful repair of a natural-drift task of a user folder solves it: the repair becomes its reference (the oracle). */
-  private async markNaturalDriftSolved(task: Task, final: RepairEvaluation): Promise<void> {
-    if (!final.success || !task.natural_drift || task.natural_drift.solved || task.source === 'builtin') return;
-    try {
-      await markNaturalDriftSolved(task.source, task.task_id, final, 'human');
-      this.services.log.info(`natural-drift task ${task.task_id} solved: the repair is recorded as its reference in ${task.source}`);
-    } catch (e) {
-      this.services.log.warn(`natural-drift task ${task.task_id} not marked solved: ${(e as Error).message}`);
-    }
-  }
-
   async submit(args: SubmitArgs = {}): Promise<CommandResult<StoredResult & { recordId: string; reward: number; success: boolean }>> {
     const live = this.live;
     if (!live) return this.noEpisode();
@@ -192,7 +178,7 @@ export class RepairSession {
       return this.fail(`ForgeEnv could not build the demonstration record: ${(e as Error).message}`, e);
     }
     live.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
-    await this.markNaturalDriftSolved(live.start.task, final);
+    await recordNaturalDriftSolved(live.start.task, final, this.services.log);
     const stored = await this.finish(live, 'demonstration', record, 'submitted');
     if (stored.stored) {
       this.editor.info(
