@@ -117,6 +117,16 @@ describe('deriveHubNeeds: datasets and columns', () => {
     assert.deepEqual(Object.keys(ds(n, 'data/train.jsonl')!.columns!).sort(), ['answer', 'question']);
   });
 
+  test('ids and data paths that would leave their folder are refused in tasks.json and never derived', () => {
+    for (const id of ['../../etc/passwd', 'org/..', '/abs/model', 'a//b', 'a\\b']) {
+      assert.equal(HubNeedsSchema.safeParse({ models: [{ id }], datasets: [] }).success, false, id);
+      assert.equal(HubNeedsSchema.safeParse({ models: [], datasets: [{ path: id }] }).success, false, id);
+    }
+    assert.equal(HubNeedsSchema.safeParse({ models: [{ id: 'Qwen/Qwen2-0.5B' }], datasets: [{ path: 'data/train.jsonl', format: 'json' }] }).success, true);
+    const n = deriveHubNeeds('from datasets import load_dataset\nds = load_dataset("json", data_files="../../outside.json")\n');
+    assert.deepEqual(n.datasets.map((d) => d.path), []);
+  });
+
   test('the result always satisfies HubNeedsSchema, and the task metadata accepts it', () => {
     const n = deriveHubNeeds('from datasets import load_dataset\nd = load_dataset("a/b")\nm = X.from_pretrained("c/d-llama")\n');
     assert.equal(HubNeedsSchema.safeParse(n).success, true);

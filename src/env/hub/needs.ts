@@ -16,7 +16,13 @@ export type ColumnKind = z.infer<typeof ColumnKindSchema>;
 
 export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet'] as const;
 
-const HubIdSchema = z.string().min(1).max(200);
+// Ids and data-file paths reach file names in the hub cache and the run folder: relative, `/`-separated
+// segments of plain characters, never `..` (a tasks.json from someone else is input like any other).
+const HubIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((v) => v.split('/').every((seg) => /^[\w.+-]+$/.test(seg) && seg !== '..'), 'a hub id or relative data path: segments of letters, digits, _ . + - separated by /, no ".."');
 
 /** The most rows a synthetic split gets (a script's `.select(range(N))` above it is served this many). */
 export const MAX_SYNTHETIC_ROWS = 20_000;
@@ -150,10 +156,12 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     need.splits = need.splits?.length ? need.splits : ['train', 'test'];
     if (!need.splits.includes('train')) need.splits = ['train', ...need.splits];
   }
+  // Names that cannot be a hub id or a relative data path (spaces, `..`) are not needs: the script's own error says so.
+  const usable = (id: string): boolean => HubIdSchema.safeParse(id).success;
   return HubNeedsSchema.parse({
-    models: [...models.values()].filter((m) => !isBaseHubModel(m.id)),
+    models: [...models.values()].filter((m) => usable(m.id) && !isBaseHubModel(m.id)),
     // A base-hub dataset is served as it is, unless the script takes more rows than it has.
-    datasets: [...datasets.values()].filter((d) => d.format || d.rows || !isBaseHubDataset(d.path, d.config)).map((d) => (!d.format && d.rows ? { ...d, config: d.config ?? baseHubConfig(d.path) } : d)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
+    datasets: [...datasets.values()].filter((d) => usable(d.path)).filter((d) => d.format || d.rows || !isBaseHubDataset(d.path, d.config)).map((d) => (!d.format && d.rows ? { ...d, config: d.config ?? baseHubConfig(d.path) } : d)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
   });
 }
 
