@@ -1,6 +1,7 @@
 // Common training extras in a snapshot's managed venv: packages real training scripts import beside
 // the HF libraries (TensorBoard logging, scipy/scikit-learn metrics, SentencePiece/protobuf
-// tokenizers, Pillow images) that a snapshot's pins do not pull in. Installed once per venv, after
+// tokenizers, Pillow images, torchvision transforms, W&B/tensorboardX loggers, NLTK) that a snapshot's
+// pins do not pull in. Installed once per venv, after
 // it is built, with every package already there held at its installed version (a constraints file
 // from `pip freeze`), so the pinned libraries never change; with uv, no release newer than the
 // snapshot's date is taken. Best effort: a failure (offline machine) is recorded with its reason
@@ -13,8 +14,11 @@ import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
 import { excludeNewerOf, getSnapshot } from './registry';
 
-/** Import names in comments: tensorboard, scipy, sklearn, sentencepiece, google.protobuf, PIL. */
-export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow'];
+/**
+ * Import names where they differ: sklearn, google.protobuf, PIL. Each is installed on its own, so one
+ * that cannot be had before the cut-off (a torchvision for that torch) costs only itself.
+ */
+export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow', 'torchvision', 'wandb', 'tensorboardX', 'nltk'];
 
 const EXTRAS_MARKER = '.forgeenv-extras.json';
 
@@ -25,6 +29,8 @@ const ExtrasMarkerSchema = z.object({
   reason: z.string().optional(),
   exclude_newer: z.string().optional(),
   added: z.array(z.string()).optional(),
+  /** Extras that could not be installed, with why (the run then meets the real ModuleNotFoundError). */
+  failed: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
   created_at: z.string(),
 });
 export type ExtrasMarker = z.infer<typeof ExtrasMarkerSchema>;
@@ -71,7 +77,8 @@ export async function ensureTrainingExtras(id: string, venvDir: string, python: 
     if (again && sameList(again.extras, TRAINING_EXTRAS)) return again;
     const marker = await install(id, python, opts);
     writeFileSync(join(venvDir, EXTRAS_MARKER), JSON.stringify(marker, null, 2) + '\n');
-    opts.onProgress?.(marker.ok ? `${id}: training extras ready (${(marker.added ?? []).length} packages added)` : `${id}: training extras not installed: ${marker.reason}`);
+    const missing = marker.failed?.length ? `; not installable: ${marker.failed.map((f) => f.name).join(', ')}` : '';
+    opts.onProgress?.(marker.ok ? `${id}: training extras ready (${(marker.added ?? []).length} packages added${missing})` : `${id}: training extras not installed: ${marker.reason}`);
     return marker;
   } catch (e) {
     opts.onProgress?.(`${id}: training extras skipped: ${(e as Error).message}`);
@@ -93,18 +100,30 @@ async function install(id: string, python: string, opts: ExtrasOptions): Promise
     // The snapshot's own cut-off, as its pins were computed (registry.ts).
     const excludeNewer = excludeNewerOf(getSnapshot(id));
     opts.onProgress?.(`${id}: installing training extras (${TRAINING_EXTRAS.join(', ')}), none newer than ${excludeNewer}`);
-    if (opts.uv) await exec(opts.uv, ['pip', 'install', '--python', python, '--exclude-newer', excludeNewer, '-c', constraints, ...TRAINING_EXTRAS], opts.signal);
-    else await exec(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-c', constraints, ...TRAINING_EXTRAS], opts.signal);
+    const failed: { name: string; reason: string }[] = [];
+    for (const name of TRAINING_EXTRAS) {
+      try {
+        if (opts.uv) await exec(opts.uv, ['pip', 'install', '--python', python, '--exclude-newer', excludeNewer, '-c', constraints, name], opts.signal);
+        else await exec(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-c', constraints, name], opts.signal);
+      } catch (e) {
+        if (opts.signal?.aborted) throw e;
+        failed.push({ name, reason: lastLines((e as Error).message) });
+      }
+    }
     const after = await freeze();
     const moved = [...before].filter(([name, line]) => after.get(name) !== line).map(([, line]) => line);
     if (moved.length) return { ...base, ok: false, reason: `installing the extras changed ${moved.join(', ')}`, exclude_newer: excludeNewer };
-    return { ...base, ok: true, exclude_newer: excludeNewer, added: [...after.keys()].filter((n) => !before.has(n)) };
+    const added = [...after.keys()].filter((n) => !before.has(n));
+    if (failed.length === TRAINING_EXTRAS.length) return { ...base, ok: false, reason: failed.map((f) => `${f.name}: ${f.reason}`).join('; ').slice(0, 600), exclude_newer: excludeNewer, failed };
+    return { ...base, ok: true, exclude_newer: excludeNewer, added, ...(failed.length ? { failed } : {}) };
   } catch (e) {
-    return { ...base, ok: false, reason: (e as Error).message.split('\n').filter(Boolean).slice(-3).join(' ').slice(0, 600) };
+    return { ...base, ok: false, reason: lastLines((e as Error).message) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
 }
+
+const lastLines = (msg: string): string => msg.split('\n').filter(Boolean).slice(-3).join(' ').slice(0, 600);
 
 function exec(cmd: string, args: string[], signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
