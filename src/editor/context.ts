@@ -97,7 +97,7 @@ export class ForgeContext {
   /** The task corpus (built-in tasks and forgeenv.taskFolders), loaded again when a folder or the setting changes. */
   tasks(): TaskSampler {
     // Relative entries are relative to the workspace (as Make Task writes them), not to the extension host's cwd.
-    const dirs = this.settings().taskFolders.map(resolveAgainstWorkspace);
+    const dirs = this.taskDirs();
     const key = JSON.stringify(dirs);
     this.watchTaskFolders(dirs);
     if (this.catalog?.key !== key) {
@@ -106,6 +106,11 @@ export class ForgeContext {
       for (const p of problems) this.log.warn(`task corpus: ${p}`);
     }
     return this.catalog.sampler;
+  }
+
+  /** forgeenv.taskFolders, relative entries resolved against the workspace. */
+  taskDirs(): string[] {
+    return this.settings().taskFolders.map(resolveAgainstWorkspace);
   }
 
   datasetDir(): string {

@@ -1,12 +1,12 @@
 // Which environment an episode runs in, from the settings: the embedded ForgeEnvironment (in this
 // process) or a remote OpenEnv server. Used to start an episode and to resume a saved one.
-import { ForgeEnvironment } from '../../env/environment';
 import { EmbeddedEpisodeSession, type EpisodeSession } from '../../env/episodeSession';
 import { RemoteEpisodeSession } from '../../env/remoteEpisodeSession';
 import type { ExecutionMode } from '../../env/schemas';
 import type { TaskSampler } from '../../env/tasks';
 import type { TeacherStore } from '../../env/teacher';
-import { remoteTokenOf, sandboxOptionsOf, type ForgeSettings } from '../settingsSchema';
+import { environmentFrom } from '../environmentFactory';
+import { remoteTokenOf, type ForgeSettings } from '../settingsSchema';
 import type { EpisodeBackend } from './episodeRecord';
 
 export interface BackendOptions {
@@ -15,6 +15,8 @@ export interface BackendOptions {
   mode: ExecutionMode;
   /** Undefined: real mode's managed snapshot venv. */
   interpreter: string | undefined;
+  /** forgeenv.taskFolders resolved against the workspace. */
+  taskDirs: string[];
   teacherStore?: TeacherStore;
   /** Real mode reports the minutes-long first build of its venv and local hub. */
   onProgress?: (message: string) => void;
@@ -22,21 +24,6 @@ export interface BackendOptions {
 
 export function createBackend(backend: EpisodeBackend, o: BackendOptions): EpisodeSession {
   if (backend.kind === 'remote') return new RemoteEpisodeSession(backend.url, { tasks: o.tasks, token: remoteTokenOf(o.settings) });
-  const s = o.settings;
-  return new EmbeddedEpisodeSession(
-    new ForgeEnvironment(
-      {
-        mode: o.mode,
-        interpreter: o.interpreter,
-        timeoutMs: s.runTimeoutSeconds * 1000,
-        outputCapBytes: s.outputCapKiB * 1024,
-        taskDirs: s.taskFolders,
-        maxDiffBytes: s.maxDiffBytes,
-        sandbox: sandboxOptionsOf(s),
-        modelArchitectures: s['real.modelArchitectures'],
-        warm: s.warmRuntime,
-      },
-      { tasks: o.tasks, teacherStore: o.teacherStore, onProgress: o.onProgress },
-    ),
-  );
+  const env = environmentFrom(o.settings, { mode: o.mode, interpreter: o.interpreter, taskDirs: o.taskDirs }, { tasks: o.tasks, teacherStore: o.teacherStore, onProgress: o.onProgress });
+  return new EmbeddedEpisodeSession(env);
 }

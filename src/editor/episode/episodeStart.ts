@@ -11,6 +11,7 @@ import { interpreterLabel } from '../../env/interpreterLabel';
 import type { Task } from '../../env/schemas';
 import { refusal, type Refusal, type StartArgs } from '../commandArgs';
 import { createBackend } from './backend';
+import { interpreterForMode } from '../environmentFactory';
 import type { Action, EpisodeEditor } from './editorPort';
 import type { PersistedEpisode } from './episodeRecord';
 import type { PrimitiveChoice } from '../commandArgs';
@@ -33,8 +34,7 @@ export async function openEpisode(
   const settings = s.settings();
   const remote = settings.backend === 'remote';
   const resolved = await s.resolveInterpreter(settings);
-  // Real mode without an explicit forgeenv.pythonPath runs the snapshot's managed venv (built on first use).
-  const interpreter = settings.executionMode === 'real' && resolved.source !== 'setting' ? undefined : resolved.interpreter;
+  const interpreter = interpreterForMode(settings.executionMode, resolved);
   // A remote server runs the scripts with its own Python: none is needed here.
   const probe = interpreter === undefined || remote ? { ok: true as const } : await s.probeInterpreter(interpreter);
   if (!probe.ok) {
@@ -45,6 +45,7 @@ export async function openEpisode(
   const env = createBackend(remote ? { kind: 'remote', url: settings.remoteUrl } : { kind: 'embedded' }, {
     settings,
     tasks: s.tasks(),
+    taskDirs: s.taskDirs(),
     mode: settings.executionMode,
     interpreter,
     // The Teacher's history outlives the window, so its least-asked category really cycles across episodes.

@@ -51,6 +51,7 @@ export function registerEpisode(ctx: ForgeContext): EpisodeFeature {
   session = new RepairSession(editor, {
     settings: () => ctx.settings(),
     tasks: () => ctx.tasks(),
+    taskDirs: () => ctx.taskDirs(),
     datasetDir: () => ctx.datasetDir(),
     episodesDir: () => ctx.episodesDir(),
     state: ext.workspaceState,

@@ -31,7 +31,7 @@ export async function resumeEpisode(session: RepairSession): Promise<RestoreResu
   const p = parsed.data;
   let env: EpisodeSession;
   try {
-    env = createBackend(p.backend, { settings: s.settings(), tasks: s.tasks(), mode: p.mode, interpreter: p.backend.kind === 'remote' ? p.interpreter : interpreterFromLabel(p.interpreter) });
+    env = createBackend(p.backend, { settings: s.settings(), tasks: s.tasks(), taskDirs: s.taskDirs(), mode: p.mode, interpreter: p.backend.kind === 'remote' ? p.interpreter : interpreterFromLabel(p.interpreter) });
     await env.restore(p.env);
   } catch (e) {
     return keepAside((e as Error).message, p.filePath);

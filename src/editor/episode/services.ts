@@ -15,6 +15,8 @@ export interface SessionLog {
 export interface SessionServices {
   settings(): ForgeSettings;
   tasks(): TaskSampler;
+  /** forgeenv.taskFolders resolved against the workspace. */
+  taskDirs(): string[];
   datasetDir(): string;
   episodesDir(): string;
   /** Where the open episode is persisted (VS Code's workspaceState). */

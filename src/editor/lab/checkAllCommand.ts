@@ -8,7 +8,7 @@ import { loadCorpus } from '../../env/tasks';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { checkExport } from './core/checkResults';
 import { refusal, type CommandResult } from '../commandArgs';
-import { interpreterSetting, sandboxSetting, taskFoldersSetting, timeoutSetting } from './labSettings';
+import { interpreterSetting, runSettings, taskFoldersSetting } from './labSettings';
 import { CHECKS_VIEW_ID, CheckAllArgsSchema, type CheckRunState, type PrimitiveChecksView } from './checkAllView';
 
 interface SourceChoice extends vscode.QuickPickItem {
@@ -86,8 +86,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView }, rawArg
         return await checkPrimitives(loaded.scripts, {
           mode,
           interpreter,
-          timeoutMs: timeoutSetting(),
-          sandbox: sandboxSetting(),
+          ...runSettings(),
           noRun: effectiveNoRun,
           primitives: args.primitives,
           signal: ac.signal,

@@ -13,7 +13,7 @@ import { runOutcome } from './core/runDiagnostics';
 import { toDiagnostics } from './diagnostics';
 import type { LabDocuments, LabSession } from './labDocuments';
 import { showSandboxWarningOnce } from '../sandboxWarning';
-import { interpreterSetting, sandboxSetting, timeoutSetting } from './labSettings';
+import { interpreterSetting, runSettings } from './labSettings';
 
 export const SessionArgsSchema = z
   .object({ session: z.string().optional(), uri: z.string().optional(), quiet: z.boolean().optional() })
@@ -66,7 +66,7 @@ export async function runBrokenCommand(ctx: { docs: LabDocuments; diagnostics: v
     (_p, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, timeoutMs: timeoutSetting(), sandbox: sandboxSetting(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, ...runSettings(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
     },
   );
   showSandboxWarningOnce(exec.sandbox_warning, (l) => ctx.log.appendLine(l));

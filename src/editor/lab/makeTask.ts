@@ -19,7 +19,7 @@ import { LATEST_SNAPSHOT } from '../../env/versions';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ForgeContext } from '../context';
 import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
-import { sandboxOptionsOf } from '../settingsSchema';
+import { interpreterForMode, scriptRunOptionsFrom } from '../environmentFactory';
 import { argumentHint } from './core/argumentHint';
 import { prepareTask, proposalPreview, proposeSnapshot, type TaskProposal } from './core/taskPipeline';
 import { joinArgsLine, saveScriptTask, splitArgsLine, taskIdProblem, TaskSaveError, type SavedScriptTask } from './core/taskWriter';
@@ -204,9 +204,8 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
               versions: { ...snapshot.versions },
               mode,
               // Real mode: the snapshot's managed environment unless forgeenv.pythonPath names one.
-              interpreter: mode === 'real' && resolved.source !== 'setting' ? undefined : resolved.interpreter,
-              timeoutMs: settings.runTimeoutSeconds * 1000,
-              sandbox: sandboxOptionsOf(settings),
+              interpreter: interpreterForMode(mode, resolved),
+              ...scriptRunOptionsFrom(settings),
             },
             { onProgress: (message) => progress.report({ message }), signal: ac.signal },
           );

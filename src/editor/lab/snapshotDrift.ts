@@ -10,7 +10,7 @@ import { driftTableHints } from './core/driftHints';
 import { runOutcome } from './core/runDiagnostics';
 import { documentFor, isPythonDocument } from './applyPrimitive';
 import { toDiagnostics } from './diagnostics';
-import { interpreterSetting, sandboxSetting, timeoutSetting } from './labSettings';
+import { interpreterSetting, runSettings } from './labSettings';
 import { refusal, type CommandResult } from '../commandArgs';
 import { UNTRUSTED_MESSAGE } from '../trust';
 
@@ -66,7 +66,7 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
     (_p, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, timeoutMs: timeoutSetting(), sandbox: sandboxSetting(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, ...runSettings(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
     },
   );
   const outcome = runOutcome(exec, script);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { createRepairDiff } from '../../env/diff';
-import { ENV_VERSION, ForgeEnvironment } from '../../env/environment';
+import { ENV_VERSION, type ForgeEnvironment } from '../../env/environment';
 import { startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
 import { loadCorpus, TaskSampler } from '../../env/tasks';
 import { snapshotIdOf } from '../../env/versions';
@@ -22,14 +22,15 @@ import { PendingWrites } from '../episode/pendingWrites';
 import { TimelineRecorder } from '../episode/timeline';
 import type { TimelineEvent } from '../../store/records';
 import { refusal, type CommandResult } from '../commandArgs';
-import { homeRelative } from '../../env/interpreterLabel';
+import { interpreterLabel } from '../../env/interpreterLabel';
+import { snapshotIdForVersions } from '../../env/realMode';
 import { episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
 import { annotatorId } from '../settingsSchema';
 import { UNTRUSTED_MESSAGE } from '../trust';
 import { applyRepairDiffTolerant, brokenScriptFromPrompt } from './core/reviewItems';
 import type { ReviewController } from './reviewMode';
 import { datasetFolderSetting } from './reviewSettings';
-import { sandboxOptionsOf } from '../settingsSchema';
+import { environmentFrom, interpreterForMode } from '../environmentFactory';
 
 export const REVISION_CONTEXT_KEY = 'forgeenv.revisionActive';
 
@@ -53,6 +54,7 @@ interface Revision {
   tracker: ActiveTimeTracker;
   runs: number;
   mode: 'simulated' | 'real';
+  /** As the record shows it: home-relative, or the snapshot's managed venv. */
   interpreter: string;
   /** The revision's own edit timeline (stored as timelines/<episode_id>.r<N>.jsonl). */
   timeline: TimelineRecorder;
@@ -124,9 +126,10 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   const tasks = new TaskSampler(loadCorpus({ extraDirs: taskDirs }).tasks);
   const task = tasks.getById(previous.task_id);
   if (!task) return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
-  const { interpreter } = await resolveInterpreter(settings);
+  const resolved = await resolveInterpreter(settings);
   const mode = previous.info.mode;
-  const env = new ForgeEnvironment({ mode, interpreter, timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, maxDiffBytes: settings.maxDiffBytes, sandbox: sandboxOptionsOf(settings), modelArchitectures: settings['real.modelArchitectures'] }, { tasks });
+  const interpreter = interpreterForMode(mode, resolved);
+  const env = environmentFrom(settings, { mode, interpreter, taskDirs }, { tasks });
   let start: HumanEpisodeStart;
   try {
     start = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `ForgeEnv: rebuilding ${previous.task_id} · ${previous.primitive_type}` }, () =>
@@ -156,7 +159,7 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   const events: TimelineEvent[] = [];
   const timeline = new TimelineRecorder({ file: timelineFile, startedAtMs: startedAt.getTime(), onEvent: (e) => events.push(e) });
   timeline.record({ kind: 'focus', event: 'revision_start', revises: previous.info.record_id, revision: previous.info.revision + 1 });
-  const rev: Revision = { env, start, previous, dir, file, startedAt, tracker, runs: 0, mode, interpreter, timeline, events, listeners: [] };
+  const rev: Revision = { env, start, previous, dir, file, startedAt, tracker, runs: 0, mode, interpreter: interpreterLabel(interpreter, snapshotIdForVersions(start.libraryVersions)), timeline, events, listeners: [] };
   const isOurs = (e?: vscode.TextEditor) => e?.document.uri.toString() === file.toString();
   const refocus = () => {
     const was = tracker.isCounting;
@@ -231,7 +234,7 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
     session_id: sessionId,
     annotator_id: annotatorId(readSettings().settings),
     mode: rev.mode,
-    interpreter: homeRelative(rev.interpreter),
+    interpreter: rev.interpreter,
     extension_version: String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'),
     env_version: ENV_VERSION,
     started_at: rev.startedAt.toISOString(),

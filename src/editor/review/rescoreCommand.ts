@@ -2,10 +2,11 @@
 // report goes to the log and a summary message.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { ForgeEnvironment } from '../../env/environment';
+import type { ForgeEnvironment } from '../../env/environment';
 import type { ExecutionMode } from '../../env/schemas';
 import { renderRescoreText, rescoreDataset, type RescoreReport } from '../../store/rescore';
 import { refusal, type CommandResult } from '../commandArgs';
+import { environmentFrom, interpreterForMode } from '../environmentFactory';
 import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
 import { UNTRUSTED_MESSAGE } from '../trust';
 import { datasetFolderSetting } from './reviewSettings';
@@ -21,15 +22,13 @@ export async function rescoreCommand(context: vscode.ExtensionContext, log: vsco
   }
   const dir = parsed.data.dataset ?? datasetFolderSetting(context);
   const settings = readSettings().settings;
-  const { interpreter, source } = await resolveInterpreter(settings);
+  const resolved = await resolveInterpreter(settings);
   const taskDirs = settings.taskFolders.map(resolveAgainstWorkspace);
   const envs = new Map<ExecutionMode, ForgeEnvironment>();
-  // Real mode without an explicit forgeenv.pythonPath runs the snapshot's managed venv, as episodes do.
-  const interpreterFor = (mode: ExecutionMode) => (mode === 'real' && source !== 'setting' ? undefined : interpreter);
   const envFor = (mode: ExecutionMode) => {
     let env = envs.get(mode);
     if (!env) {
-      env = new ForgeEnvironment({ mode, interpreter: interpreterFor(mode), timeoutMs: settings.runTimeoutSeconds * 1000, outputCapBytes: settings.outputCapKiB * 1024, taskDirs, modelArchitectures: settings['real.modelArchitectures'] });
+      env = environmentFrom(settings, { mode, interpreter: interpreterForMode(mode, resolved), taskDirs });
       envs.set(mode, env);
     }
     return env;

@@ -71,6 +71,7 @@ function services(name: string, state: KeyValueStore): SessionServices & { comma
     commands,
     settings: () => ({ ...defaultSettings(), annotatorId: 'tester' }),
     tasks: () => tasks,
+    taskDirs: () => [],
     datasetDir: () => join(root, name, 'dataset'),
     episodesDir: () => join(root, name, 'episodes'),
     state,
