@@ -3,7 +3,7 @@
 // where it fails with a real library error is one natural-drift task (written to --task-dir). Two
 // sources: ../shared/realworld/scripts (era: the built snapshot nearest the manifest's commit date
 // among those having every import) and the built-in tasks of resources/tasks (era 2024-09, upgraded
-// to 2026-11). Real mode only; nothing is installed (only built venvs are used). Prints the count
+// to every later built snapshot). Real mode only; nothing is installed (only built venvs are used). Prints the count
 // and the list with each task's real error.
 //   npm run bench:natural-drift -- [--only 05,21,distilbert] [--source corpus|builtin|both] [--jobs 1]
 //                                  [--timeout 150] [--task-dir DIR] [--json FILE]
@@ -82,7 +82,8 @@ function jobs(): Job[] {
   }
   if (values.source !== 'corpus') {
     for (const f of readdirSync(tasksDir()).filter((n) => n.endsWith('.py')).sort()) {
-      if (wanted(f) && built.some((s) => s.id === '2024-09') && built.some((s) => s.id === '2026-11')) out.push({ source: 'builtin', path: join(tasksDir(), f), eras: ['2024-09', '2025-03'].filter((id) => built.some((s) => s.id === id)), from: '2024-09', to: ['2026-11'] });
+      // Built-in tasks are written for 2024-09: each later built snapshot where one fails is a task.
+      if (wanted(f) && built.some((s) => s.id === '2024-09') && later('2024-09').length) out.push({ source: 'builtin', path: join(tasksDir(), f), eras: ['2024-09', '2025-03'].filter((id) => built.some((s) => s.id === id)), from: '2024-09', to: later('2024-09') });
     }
   }
   return out;
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
           t = performance.now();
           era = await makeTask({ scriptPath: j.path, taskDir: scratch, snapshot: from, mode: 'real', noVerify: true, timeoutMs, maxRounds: Number(values['max-rounds']) }, { onProgress: tag });
           j.from = from;
-          j.to = j.source === 'builtin' ? ['2026-11'] : later(from);
+          j.to = later(from);
           if (era.refusal?.rule === 'real-mode-unavailable') unavailable.add(from);
           if (!era.refusal || !ERA_RETRY.has(era.refusal.rule)) break;
           emit({ source: j.source, script: name, from, to: j.to.join(','), outcome: 'era-refused', verified: false, error: `${era.refusal.rule}: ${era.refusal.reason}`, seconds: (performance.now() - t) / 1000 });

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { probeInterpreter } from '../env/executor';
 import { probeLibraries } from '../env/realMode';
-import { LATEST_SNAPSHOT } from '../env/versions';
+import { CORPUS_SNAPSHOT } from '../env/versions';
 import { pickWithDefault, type QuestionListener } from './lab/quickPickDefault';
 import { ConfigureArgsSchema, refusal, type CommandResult } from './commandArgs';
 import { readSettings } from './settings';
@@ -84,7 +84,7 @@ async function chooseRealInterpreter<R>(currentPath: string, result: () => R, on
   type Item = vscode.QuickPickItem & { id: 'managed' | 'path' | 'default' };
   const managed: Item = {
     id: 'managed',
-    label: `$(package) The managed environment of snapshot ${LATEST_SNAPSHOT} (and of each task's own snapshot)`,
+    label: `$(package) The managed environment of snapshot ${CORPUS_SNAPSHOT} (and of each task's own snapshot)`,
     description: currentPath ? 'recommended' : 'current · recommended',
     detail: "ForgeEnv builds each snapshot's pinned releases once (~/.cache/forgeenv/venvs) and runs there; no interpreter is set",
   };

@@ -3,7 +3,7 @@
 // snapshot's pins are computed from its cut-off date (`forgeenv snapshots pin`): the releases current
 // on that day, resolved together by uv.
 import type { LibraryVersions } from './schemas';
-import { allSnapshots, getSnapshot } from './snapshots/registry';
+import { allSnapshots, getSnapshot, snapshotsFile } from './snapshots/registry';
 
 /** A snapshot id (a YYYY-MM date); the known ones are SNAPSHOT_IDS. */
 export type SnapshotId = string;
@@ -21,10 +21,13 @@ export const LIBRARY_SNAPSHOTS: Readonly<Record<SnapshotId, Readonly<LibraryVers
   allSnapshots().map((s) => [s.id, Object.freeze({ ...s.versions })]),
 );
 
-/** The snapshot corpus scripts are written against unless their metadata says otherwise. */
-export const LATEST_SNAPSHOT: SnapshotId = '2025-03';
+/** The newest snapshot (snapshots.json lists them oldest first). */
+export const LATEST_SNAPSHOT: SnapshotId = SNAPSHOT_IDS[SNAPSHOT_IDS.length - 1]!;
 
-export function snapshotVersions(id: SnapshotId = LATEST_SNAPSHOT): LibraryVersions {
+/** The snapshot built-in corpus scripts are written against unless their metadata says otherwise (snapshots.json `corpus_snapshot`). */
+export const CORPUS_SNAPSHOT: SnapshotId = snapshotsFile().corpus_snapshot ?? LATEST_SNAPSHOT;
+
+export function snapshotVersions(id: SnapshotId = CORPUS_SNAPSHOT): LibraryVersions {
   return { ...getSnapshot(id).versions };
 }
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { deriveDifficulty, loadTaskFolder, TASK_METADATA_FILE } from '../../src/env/tasks';
-import { LATEST_SNAPSHOT, snapshotVersions } from '../../src/env/versions';
+import { CORPUS_SNAPSHOT, snapshotVersions } from '../../src/env/versions';
 import type { StartResult } from '../../src/editor/episode/results';
 import type { MadeTask } from '../../src/editor/lab/makeTask';
 import { DEDICATED_TASK_FOLDER, LAST_TASK_FOLDER_KEY } from '../../src/editor/lab/taskFolderChoice';
@@ -80,7 +80,7 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
       await enter();
     }
     const snap = await question(ctx, /snapshot/, folder.seq);
-    assert.equal(snap.active, LATEST_SNAPSHOT, 'the proposed snapshot is highlighted');
+    assert.equal(snap.active, CORPUS_SNAPSHOT, 'the proposed snapshot is highlighted');
     await enter();
     const r = await pending;
     assert.ok(r?.ok, `Make Task failed: ${r && !r.ok ? r.message : 'no result'}`);
@@ -146,7 +146,7 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     const review = loadTaskFolder(dedicated).tasks.find((t) => t.task_id === ids.review);
     assert.ok(review);
     assert.equal(review.difficulty, 'medium', 'what was highlighted (33 lines: medium), not the first item');
-    assert.deepEqual(review.library_versions, snapshotVersions(LATEST_SNAPSHOT), 'what was highlighted, not the first snapshot');
+    assert.deepEqual(review.library_versions, snapshotVersions(CORPUS_SNAPSHOT), 'what was highlighted, not the first snapshot');
     const folders = vscode.workspace.getConfiguration('forgeenv').get<string[]>('taskFolders') ?? [];
     assert.ok(folders.includes(dedicated), 'the folder joins forgeenv.taskFolders');
     // The task list is loaded now (the episode reads it): the second task must not wait for a reload.

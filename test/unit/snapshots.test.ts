@@ -9,7 +9,7 @@ import { hasSnapshotApi, loadPackageApi, snapshotApiFile, type ClassInfo, type P
 import { resourcesDir } from '../../src/env/paths';
 import { allSnapshots, getSnapshot, loadSnapshotsFile, parseSnapshotsFile, snapshotIds, snapshotRequirements } from '../../src/env/snapshots/registry';
 import { cacheRoot, failedRequirement, isSnapshotVenvReady, READY_MARKER, snapshotPython, snapshotVenvDir } from '../../src/env/snapshots/venv';
-import { compareVersions, LATEST_SNAPSHOT, LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, snapshotVersions } from '../../src/env/versions';
+import { compareVersions, CORPUS_SNAPSHOT, LATEST_SNAPSHOT, LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, snapshotVersions } from '../../src/env/versions';
 
 const minimal = (over: Record<string, unknown> = {}): string =>
   JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff: '2024-04-30', versions: { transformers: '4.40.0' }, ...over }] });
@@ -24,6 +24,17 @@ describe('snapshot registry', () => {
     }
   });
 
+  test('the latest snapshot is computed from the file; the corpus snapshot is data and must be a snapshot', () => {
+    const newest = [...allSnapshots()].sort((a, b) => a.date.localeCompare(b.date)).at(-1)!.id;
+    assert.equal(LATEST_SNAPSHOT, newest);
+    assert.ok(SNAPSHOT_IDS.includes(CORPUS_SNAPSHOT));
+    assert.equal(CORPUS_SNAPSHOT, loadSnapshotsFile().corpus_snapshot ?? newest);
+    assert.throws(() => parseSnapshotsFile(JSON.stringify({ ...JSON.parse(minimal()), corpus_snapshot: '1999-01' })), /corpus_snapshot 1999-01 is not a snapshot id/);
+    const two = JSON.parse(minimal());
+    two.snapshots.unshift({ ...two.snapshots[0], id: '2024-06', date: '2024-06', cutoff: '2024-06-30' });
+    assert.throws(() => parseSnapshotsFile(JSON.stringify(two)), /oldest first/);
+  });
+
   test('each snapshot is dated: a cut-off in its month, and its transformers is of that era', () => {
     for (const s of allSnapshots()) assert.ok(s.cutoff.startsWith(s.id), s.id);
     // The original ForgeEnv's transformers series stay (the patch release is the one current at the cut-off).
@@ -35,7 +46,7 @@ describe('snapshot registry', () => {
 
   test('the simulated libraries default to the latest snapshot\'s pins', () => {
     const text = readFileSync(join(resourcesDir(), 'simlibs', '_forgeenv_sim', 'versions.py'), 'utf8');
-    for (const [lib, v] of Object.entries(snapshotVersions(LATEST_SNAPSHOT))) assert.match(text, new RegExp(`"${lib}": "${v.replace(/\./g, '\\.')}"`), lib);
+    for (const [lib, v] of Object.entries(snapshotVersions(CORPUS_SNAPSHOT))) assert.match(text, new RegExp(`"${lib}": "${v.replace(/\./g, '\\.')}"`), lib);
   });
 
   test('an unknown id lists the known ones', () => {

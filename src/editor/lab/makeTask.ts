@@ -15,7 +15,7 @@ import { deriveScriptArgs } from '../../env/scriptArgs';
 import { DifficultySchema, RunFilesSchema, type Difficulty } from '../../env/schemas';
 import { allSnapshots } from '../../env/snapshots/registry';
 import { deriveDifficulty, loadCorpus } from '../../env/tasks';
-import { LATEST_SNAPSHOT } from '../../env/versions';
+import { CORPUS_SNAPSHOT } from '../../env/versions';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ForgeContext } from '../context';
 import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
@@ -167,7 +167,7 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const snapshots = allSnapshots();
   let snapshotId = a.snapshot;
   if (!snapshotId) {
-    const proposed = proposeSnapshot(script, LATEST_SNAPSHOT);
+    const proposed = proposeSnapshot(script, CORPUS_SNAPSHOT);
     const items = snapshots.map((s) => ({
       label: s.id,
       description: `${s.id === proposed.id ? `proposed (${proposed.why}) · ` : ''}transformers ${s.versions.transformers ?? '?'}, datasets ${s.versions.datasets ?? '?'}, trl ${s.versions.trl ?? '?'}`,

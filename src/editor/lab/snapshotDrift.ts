@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { executeScript } from '../../env/executor';
-import { LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, LATEST_SNAPSHOT, snapshotVersions, type SnapshotId } from '../../env/versions';
+import { LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, CORPUS_SNAPSHOT, snapshotVersions, type SnapshotId } from '../../env/versions';
 import { explainError, explanationText, type DriftExplanation } from './core/knownChanges';
 import { driftTableHints } from './core/driftHints';
 import { runOutcome } from './core/runDiagnostics';
@@ -53,7 +53,7 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
   let snapshot = args.snapshot;
   if (!snapshot) {
     const picked = await vscode.window.showQuickPick(
-      SNAPSHOT_IDS.map((id) => ({ label: id, description: id === LATEST_SNAPSHOT ? 'latest (what the corpus targets)' : undefined, detail: versionsText(id), id })),
+      SNAPSHOT_IDS.map((id) => ({ label: id, description: id === CORPUS_SNAPSHOT ? 'latest (what the corpus targets)' : undefined, detail: versionsText(id), id })),
       { ignoreFocusOut: true, title: 'ForgeEnv: run this script under the simulated libraries of…' },
     );
     if (!picked) return refusal('cancelled', 'No snapshot chosen.');
