@@ -7,7 +7,8 @@
 // Resources (resources/tasks, resources/simlibs) are not copied: src/env/paths.ts finds them
 // beside the extension root at run time.
 //
-// Usage: node scripts/build.mjs [--production] [--no-tests] [--no-cli] [--analyze]
+// Usage: node scripts/build.mjs [--production] [--no-tests] [--no-cli] [--analyze] [--outdir DIR]
+//   --outdir DIR: write the bundles there instead of dist/ (the Docker layout check builds into a scratch folder).
 //   --analyze: also print what the extension bundle is made of (largest packages/folders).
 //   --production (or NODE_ENV=production): minified bundles (source maps are always written).
 import * as esbuild from 'esbuild';
@@ -19,8 +20,10 @@ const args = new Set(process.argv.slice(2));
 const production = args.has('--production') || process.env.NODE_ENV === 'production';
 const withTests = !args.has('--no-tests');
 const withCli = !args.has('--no-cli');
+const outArg = process.argv.indexOf('--outdir');
+const out = outArg > 0 && process.argv[outArg + 1] ? resolve(process.argv[outArg + 1]) : join(root, 'dist');
 
-rmSync(join(root, 'dist'), { recursive: true, force: true });
+rmSync(out, { recursive: true, force: true });
 
 // zod's `z` namespace re-exports every locale (about 200 KiB minified) although only English
 // is ever used (the default, which zod's schemas.js imports itself): bundle `z.locales.en` only.
@@ -59,16 +62,16 @@ const builds = [
   esbuild.build({
     ...common,
     entryPoints: ['src/extension.ts'],
-    outfile: 'dist/extension.js',
+    outfile: join(out, 'extension.js'),
     external: ['vscode'],
     metafile: true,
   }),
   // Beside extension.js and cli.js, where src/env/workerHost.ts looks for them (`__dirname`).
-  esbuild.build({ ...common, entryPoints: ['src/env/diffWorker.ts'], outfile: 'dist/diffWorker.js' }),
-  esbuild.build({ ...common, entryPoints: ['src/env/scrubWorker.ts'], outfile: 'dist/scrubWorker.js' }),
+  esbuild.build({ ...common, entryPoints: ['src/env/diffWorker.ts'], outfile: join(out, 'diffWorker.js') }),
+  esbuild.build({ ...common, entryPoints: ['src/env/scrubWorker.ts'], outfile: join(out, 'scrubWorker.js') }),
 ];
 if (withCli && existsSync(join(root, 'src/cli/main.ts'))) {
-  builds.push(esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }));
+  builds.push(esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: join(out, 'cli.js') }));
 }
 
 function walk(dir) {
@@ -93,7 +96,7 @@ if (withTests) {
         minify: false,
         entryPoints: entries,
         outbase: 'test/integration',
-        outdir: 'dist/test/integration',
+        outdir: join(out, 'test', 'integration'),
         external: ['vscode', 'mocha', 'source-map-support'],
       }),
     );
@@ -101,7 +104,7 @@ if (withTests) {
 }
 
 const [ext] = await Promise.all(builds);
-const size = statSync(join(root, 'dist/extension.js')).size;
+const size = statSync(join(out, 'extension.js')).size;
 const inputs = Object.keys(ext.metafile.inputs).length;
 if (args.has('--analyze')) {
   const by = new Map();
@@ -116,6 +119,6 @@ if (args.has('--analyze')) {
 }
 console.log(
   `built dist/extension.js (${(size / 1024).toFixed(1)} KiB, ${inputs} modules${production ? ', minified' : ''})` +
-    (existsSync(join(root, 'dist/cli.js')) ? ', dist/cli.js' : '') +
+    (existsSync(join(out, 'cli.js')) ? ', dist/cli.js' : '') +
     (testCount ? `, ${testCount} integration files` : ''),
 );

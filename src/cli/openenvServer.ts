@@ -15,7 +15,7 @@ import { prewarmDiffWorker } from '../env/diffAsync';
 import { warmPool } from '../env/executor';
 import { prewarmScrubWorker } from '../env/scrubAsync';
 import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
-import { EpisodeStateSchema, type EnvironmentConfig, type StepOptions } from '../env/episodeTypes';
+import { EpisodeStateSchema, type EnvironmentConfigInput, type StepOptions } from '../env/episodeTypes';
 import {
   WireActionSchema,
   parseClientMessage,
@@ -60,7 +60,7 @@ export const ServerOptionsSchema = z.object({
   /** Snapshots whose warm zygotes start with the server (`--warm`); any given turns the warm runtime on for every run. */
   warm: z.array(z.string().min(1)).max(50).default([]),
 });
-export type ServerOptions = z.input<typeof ServerOptionsSchema> & { config?: Partial<EnvironmentConfig>; log?: (line: string) => void };
+export type ServerOptions = z.input<typeof ServerOptionsSchema> & { config?: EnvironmentConfigInput; log?: (line: string) => void };
 
 export interface ServerStats {
   sessions: number;

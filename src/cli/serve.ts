@@ -4,13 +4,15 @@
 // browser origins are refused unless allowed.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { SandboxModeSchema } from '../env/sandbox/options';
 import { snapshotIds } from '../env/snapshots/registry';
 import { startServer } from './openenvServer';
 import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from './serveAuth';
 
 export { startServer, type ForgeServer, type ServerOptions } from './openenvServer';
 
-export const SERVE_USAGE = `forgeenv serve [--port 7860] [--host 127.0.0.1] [--mode simulated|real] [--python python3]
+export const SERVE_USAGE = `forgeenv serve [--port 7860 (or env PORT)] [--host 127.0.0.1] [--mode simulated|real] [--python python3]
+               [--sandbox auto|bubblewrap|off]
                [--max-sessions 64] [--max-runs <cores>] [--max-queued-runs <max-sessions>]
                [--session-idle-timeout SECONDS] [--task-dir DIR ...]
                [--token TOKEN (or env FORGEENV_TOKEN)] [--allow-origin ORIGIN ...]
@@ -28,7 +30,8 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     ({ values } = parseArgs({
       args,
       options: {
-        port: { type: 'string', default: '7860' },
+        port: { type: 'string' },
+        sandbox: { type: 'string', default: 'auto' },
         host: { type: 'string', default: '127.0.0.1' },
         mode: { type: 'string', default: 'simulated' },
         python: { type: 'string' },
@@ -48,6 +51,18 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
   }
   if (values.mode !== 'simulated' && values.mode !== 'real') {
     err(`--mode must be simulated or real, not "${values.mode}"`);
+    return 2;
+  }
+  // PORT is what container platforms set (OpenEnv's Docker launcher maps 8000; a Space's app_port); the flag wins.
+  const portText = values.port ?? (process.env.PORT?.trim() || '7860');
+  if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
+    err(`forgeenv serve: ${values.port !== undefined ? '--port' : 'PORT'} must be a port number (0-65535), not "${portText}"`);
+    return 2;
+  }
+  // Containers that cannot nest namespaces take `--sandbox off` (the warning then stops; limits still apply).
+  const sandbox = SandboxModeSchema.safeParse(values.sandbox);
+  if (!sandbox.success) {
+    err(`forgeenv serve: --sandbox must be one of ${SandboxModeSchema.options.join(', ')}, not "${values.sandbox}"`);
     return 2;
   }
   // The environment variable keeps the token out of `ps` and shell history; the flag wins when both are set.
@@ -78,7 +93,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
   let server;
   try {
     server = await startServer({
-      port: intOption('port', values.port)!,
+      port: Number(portText),
       host: values.host!,
       maxSessions: intOption('max-sessions', values['max-sessions']),
       maxRuns: intOption('max-runs', values['max-runs']),
@@ -87,7 +102,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
       token: token?.data,
       allowedOrigins: origins.data,
       warm,
-      config: { mode: values.mode, ...(values.python ? { interpreter: values.python } : {}), taskDirs: values['task-dir'] ?? [] },
+      config: { mode: values.mode, sandbox: { mode: sandbox.data }, ...(values.python ? { interpreter: values.python } : {}), taskDirs: values['task-dir'] ?? [] },
       log: (line) => err(line),
     });
   } catch (e) {
@@ -96,7 +111,7 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
   }
   const access = token ? 'token required' : 'no token: loopback only';
   const browsers = origins.data.length ? `browser origins allowed: ${origins.data.join(', ')}` : 'no browser origin allowed';
-  out(`ForgeEnv serving OpenEnv on http://${values.host}:${server.port} (WebSocket session at /ws; ${access}; ${browsers}). Ctrl-C to stop.`);
+  out(`ForgeEnv serving OpenEnv on http://${values.host}:${server.port} (WebSocket session at /ws; ${access}; ${browsers}; sandbox ${sandbox.data}). Ctrl-C to stop.`);
   await new Promise<void>((res) => {
     process.once('SIGINT', res);
     process.once('SIGTERM', res);

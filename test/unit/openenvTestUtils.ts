@@ -135,7 +135,7 @@ export function openenvSkipReason(file: string): string | false {
 
 export const FIXTURE_DIR = join(__dirname, '..', 'fixtures', 'openenv');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((res) => s.listen(0, '127.0.0.1', () => res()));
   const port = (s.address() as { port: number }).port;

@@ -5,6 +5,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { runServeCommand, startServer, type ForgeServer } from '../../src/cli/serve';
 import { isLoopbackHost, normalizeOrigin, tokensEqual } from '../../src/cli/serveAuth';
@@ -150,6 +152,36 @@ describe('forgeenv serve: exposure', () => {
     assert.match(lines.join('\n'), /--token: the token must have at least 16 characters/);
     assert.equal(await runServeCommand(['--allow-origin', 'https://a.example/path', '--port', '0'], (s) => lines.push(s), (s) => lines.push(s)), 2);
     assert.match(lines.join('\n'), /--allow-origin: an origin such as/);
+  });
+
+  test('the CLI serves on PORT when no --port is given, and takes --sandbox', async () => {
+    const free = await new Promise<number>((res) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as AddressInfo).port;
+        probe.close(() => res(port));
+      });
+    });
+    const saved = process.env.PORT;
+    process.env.PORT = String(free);
+    try {
+      const lines: string[] = [];
+      const done = runServeCommand(['--sandbox', 'off'], (s) => lines.push(s), (s) => lines.push(s));
+      for (let i = 0; i < 200 && !lines.some((l) => l.includes('serving OpenEnv')); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.match(lines.join('\n'), new RegExp(`serving OpenEnv on http://127\\.0\\.0\\.1:${free} .*sandbox off`));
+      const health = await fetch(`http://127.0.0.1:${free}/health`);
+      assert.equal(health.status, 200);
+      process.emit('SIGINT');
+      assert.equal(await done, 0);
+      const bad: string[] = [];
+      process.env.PORT = 'http';
+      assert.equal(await runServeCommand([], (s) => bad.push(s), (s) => bad.push(s)), 2);
+      assert.match(bad.join('\n'), /PORT must be a port number/);
+      assert.equal(await runServeCommand(['--port', '0', '--sandbox', 'maybe'], (s) => bad.push(s), (s) => bad.push(s)), 2);
+      assert.match(bad.join('\n'), /--sandbox must be one of auto, bubblewrap, off, not "maybe"/);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
   });
 
   test('loopback hosts, origins and the constant-time comparison', () => {

@@ -32,7 +32,7 @@ export async function chooseIsolation(s: SandboxOptions): Promise<IsolationPlan>
 }
 
 function fallbackWarning(reason: string): string {
-  return `Runs are not sandboxed: ${reason}. Scripts still get a clean environment, resource limits and a process-group kill, but they can read and write your files and use the network. Install bubblewrap (Linux), or set forgeenv.sandbox.mode to "off" to accept this and hide the warning.`;
+  return `Runs are not sandboxed: ${reason}. Scripts still get a clean environment, resource limits and a process-group kill, but they can read and write your files and use the network. Install bubblewrap (Linux), or accept this and hide the warning: set forgeenv.sandbox.mode to "off" (the editor) or run \`forgeenv serve --sandbox off\` (a server).`;
 }
 
 /** True when the sandboxed script runs as a uid of its own (root drops to one, uids.ts), so the run folder must be handed over. */
