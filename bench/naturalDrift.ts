@@ -2,8 +2,8 @@
 // its era's snapshot is run unchanged at every later snapshot whose venv is built; each later snapshot
 // where it fails with a real library error is one natural-drift task (written to --task-dir). Two
 // sources: ../shared/realworld/scripts (era: the built snapshot nearest the manifest's commit date
-// among those having every import) and the built-in tasks of resources/tasks (era 2024-09, upgraded
-// to every later built snapshot). Real mode only; nothing is installed (only built venvs are used). Prints the count
+// among those having every import) and the built-in tasks of resources/tasks (era: snapshots.json's
+// corpus_snapshot, else 2024-09; upgraded to every later built snapshot). Real mode only; nothing is installed (only built venvs are used). Prints the count
 // and the list with each task's real error.
 //   npm run bench:natural-drift -- [--only 05,21,distilbert] [--source corpus|builtin|both] [--jobs 1]
 //                                  [--timeout 150] [--task-dir DIR] [--json FILE]
@@ -22,6 +22,7 @@ import { tasksDir } from '../src/env/paths';
 import { isLocalHubReady } from '../src/env/localHub';
 import { ForgeEnvironment } from '../src/env/environment';
 import { NATURAL_DRIFT_PRIMITIVE } from '../src/env/naturalDriftEpisode';
+import { CORPUS_SNAPSHOT } from '../src/env/versions';
 
 const { values } = parseArgs({
   options: {
@@ -82,8 +83,9 @@ function jobs(): Job[] {
   }
   if (values.source !== 'corpus') {
     for (const f of readdirSync(tasksDir()).filter((n) => n.endsWith('.py')).sort()) {
-      // Built-in tasks are written for 2024-09: each later built snapshot where one fails is a task.
-      if (wanted(f) && built.some((s) => s.id === '2024-09') && later('2024-09').length) out.push({ source: 'builtin', path: join(tasksDir(), f), eras: ['2024-09', '2025-03'].filter((id) => built.some((s) => s.id === id)), from: '2024-09', to: later('2024-09') });
+      // Built-in tasks are written for the corpus snapshot: each later built snapshot where one fails is a task.
+      const eras = [CORPUS_SNAPSHOT, '2024-09'].filter((id) => built.some((s) => s.id === id) && later(id).length);
+      if (wanted(f) && eras.length) out.push({ source: 'builtin', path: join(tasksDir(), f), eras, from: eras[0]!, to: later(eras[0]!) });
     }
   }
   return out;
