@@ -12,13 +12,14 @@ import {
   isTrustedSourceUrl,
   loadDriftCatalog,
   migrationHintFor,
+  probeRunnerPath,
   parseDriftCatalog,
   type DriftEntry,
 } from '../../src/env/fidelity/catalog';
 import { realValidity, runFidelity, summarise, venvUsable, type EntryResult } from '../../src/env/fidelity/harness';
 import { compareOutcomes, normaliseMessage, type ProbeOutcome } from '../../src/env/fidelity/outcomes';
 import { snapshotPairFor } from '../../src/env/fidelity/pairs';
-import type { ProbeRunner } from '../../src/env/fidelity/probeRun';
+import { runProbes, type ProbeRunner } from '../../src/env/fidelity/probeRun';
 import { getSnapshot, type Snapshot } from '../../src/env/snapshots/registry';
 
 const catalog = loadDriftCatalog();
@@ -208,10 +209,10 @@ describe('runFidelity with a stand-in runner', () => {
       const calls: string[] = [];
       // "real" = a venv python path, "sim" = python3: the real side raises after the change, the sim side does not.
       const runner: ProbeRunner = async (req) => {
-        const mode = req.python === 'python3' ? 'sim' : 'real';
-        const snapshot = req.env.FORGEENV_SNAPSHOT ?? req.python.split('/')[0]!;
+        const mode = req.mode === 'simulated' ? 'sim' : 'real';
+        const snapshot = req.snapshot.id;
         calls.push(`${mode}:${snapshot}`);
-        const after = req.python === 'python3' ? req.env.FORGEENV_SNAPSHOT === '2025-03' : snapshot === '2025-03';
+        const after = snapshot === '2025-03';
         const results = req.ids.flatMap((id) => [
           after && mode === 'real' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }),
           outcome({ id, form: 'new' }),
@@ -230,6 +231,30 @@ describe('runFidelity with a stand-in runner', () => {
       assert.deepEqual(r2.real_snapshots.map((s) => s.state), ['cached', 'cached']);
       assert.deepEqual(r2.overall, r1.overall);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the probe runner runs like every other script', () => {
+  test('in a fresh run folder with a clean environment: no secret, HOME is the run folder, the catalog a copy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-sandbox-'));
+    const saved = process.env.HF_TOKEN;
+    process.env.HF_TOKEN = 'hf_secret_never_seen_by_probes';
+    try {
+      const catalogPath = join(dir, 'catalog.json');
+      const probe = "import os\nassert 'HF_TOKEN' not in os.environ, 'secret leaked'\nassert os.environ['HOME'] != " + JSON.stringify(process.env.HOME ?? '') + ", 'host HOME'\nassert os.path.abspath('../catalog.json') != " + JSON.stringify(catalogPath) + "\n";
+      writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry({ old: probe, new: 'raise ValueError("new form ran")\n' })] }));
+      const snap = getSnapshot('2025-03');
+      const file = await runProbes({ python: 'python3', runnerPath: probeRunnerPath(), catalogPath, ids: ['x-kw'], mode: 'simulated', snapshot: snap, timeoutMs: 120_000 });
+      const old = file.results.find((r) => r.form === 'old')!;
+      assert.equal(old.status, 'ok', `${old.exc_type}: ${old.message}`);
+      const neu = file.results.find((r) => r.form === 'new')!;
+      assert.equal(neu.status, 'raised', 'the runner really ran the probes');
+      assert.equal(file.versions.transformers, snap.versions.transformers, 'simulated libraries at the snapshot');
+    } finally {
+      if (saved === undefined) delete process.env.HF_TOKEN;
+      else process.env.HF_TOKEN = saved;
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,8 +1,7 @@
 // Fidelity of the simulated libraries, measured on the drift catalog: every entry's probes run
 // against the real releases (snapshot venvs) and the simulation, before and after the change.
 // Real outcomes are cached per (snapshot, catalog hash) under the cache root.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { allSnapshots, type Snapshot } from '../snapshots/registry';
@@ -10,7 +9,7 @@ import { cacheRoot, isSnapshotVenvReady, readReadyMarker, snapshotPython } from 
 import { catalogHash, driftCatalogPath, parseDriftCatalog, probeRunnerPath, type DriftEntry } from './catalog';
 import { compareOutcomes, normaliseMessage, outcomeShape, ProbeOutcomeSchema, type Mismatch, type ProbeForm, type ProbeOutcome } from './outcomes';
 import { snapshotPairFor } from './pairs';
-import { realModeEnv, runProbes, simModeEnv, type ProbeRunner } from './probeRun';
+import { runProbes, type ProbeRunner } from './probeRun';
 
 export type RunSlot = 'before.old' | 'before.new' | 'after.old' | 'after.new';
 export const RUN_SLOTS: readonly RunSlot[] = ['before.old', 'before.new', 'after.old', 'after.new'];
@@ -250,57 +249,52 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
   const sim = new Map<string, ProbeOutcome>();
   const realStates: FidelityReport['real_snapshots'] = [];
   const simStates: FidelityReport['sim_snapshots'] = [];
-  const hfHome = mkdtempSync(join(tmpdir(), 'forgeenv-fidelity-hf-'));
-  try {
-    for (const snap of snapshots) {
-      const ids = [...(needs.get(snap.id) ?? [])];
-      if (!ids.length) continue;
-      // Real mode, through the cache.
-      const cachePath = join(cacheDir, `real-${snap.id}-${hash}.json`);
-      if (!venvReady(snap.id)) {
-        // Outcomes recorded from exactly this snapshot's releases stay valid once its venv is deleted.
-        const kept = readCacheOfVersions(cachePath, snap, hash);
-        const complete = kept && ids.every((id) => kept.outcomes[outcomeKey(id, 'old')] && kept.outcomes[outcomeKey(id, 'new')]);
-        realStates.push(complete ? { id: snap.id, state: 'cached', detail: 'no venv; outcomes recorded from the same releases' } : { id: snap.id, state: 'no-venv' });
-        if (complete) for (const [k, o] of Object.entries(kept.outcomes)) real.set(`${snap.id}|${k}`, o);
-      } else {
-        const cache = readCache(cachePath, snap.id, hash, venvStamp(snap.id));
-        const missing = ids.filter((id) => !cache.outcomes[outcomeKey(id, 'old')] || !cache.outcomes[outcomeKey(id, 'new')]);
-        let state: 'cached' | 'ran' | 'skipped' | 'failed' = missing.length ? 'skipped' : 'cached';
-        let detail: string | undefined;
-        if (missing.length && opts.real !== false) {
-          progress(`real ${snap.id}: running ${missing.length} entries`);
-          try {
-            const file = await runner({ python: venvPython(snap.id), runnerPath, catalogPath, ids: missing, env: realModeEnv(hfHome) });
-            for (const o of file.results) cache.outcomes[outcomeKey(o.id, o.form)] = o;
-            cache.versions = file.versions;
-            mkdirSync(dirname(cachePath), { recursive: true });
-            writeFileSync(cachePath, JSON.stringify(cache, null, 1) + '\n');
-            state = 'ran';
-          } catch (e) {
-            state = 'failed';
-            detail = (e as Error).message;
-          }
+  for (const snap of snapshots) {
+    const ids = [...(needs.get(snap.id) ?? [])];
+    if (!ids.length) continue;
+    // Real mode, through the cache.
+    const cachePath = join(cacheDir, `real-${snap.id}-${hash}.json`);
+    if (!venvReady(snap.id)) {
+      // Outcomes recorded from exactly this snapshot's releases stay valid once its venv is deleted.
+      const kept = readCacheOfVersions(cachePath, snap, hash);
+      const complete = kept && ids.every((id) => kept.outcomes[outcomeKey(id, 'old')] && kept.outcomes[outcomeKey(id, 'new')]);
+      realStates.push(complete ? { id: snap.id, state: 'cached', detail: 'no venv; outcomes recorded from the same releases' } : { id: snap.id, state: 'no-venv' });
+      if (complete) for (const [k, o] of Object.entries(kept.outcomes)) real.set(`${snap.id}|${k}`, o);
+    } else {
+      const cache = readCache(cachePath, snap.id, hash, venvStamp(snap.id));
+      const missing = ids.filter((id) => !cache.outcomes[outcomeKey(id, 'old')] || !cache.outcomes[outcomeKey(id, 'new')]);
+      let state: 'cached' | 'ran' | 'skipped' | 'failed' = missing.length ? 'skipped' : 'cached';
+      let detail: string | undefined;
+      if (missing.length && opts.real !== false) {
+        progress(`real ${snap.id}: running ${missing.length} entries`);
+        try {
+          const file = await runner({ python: venvPython(snap.id), runnerPath, catalogPath, ids: missing, mode: 'real', snapshot: snap });
+          for (const o of file.results) cache.outcomes[outcomeKey(o.id, o.form)] = o;
+          cache.versions = file.versions;
+          mkdirSync(dirname(cachePath), { recursive: true });
+          writeFileSync(cachePath, JSON.stringify(cache, null, 1) + '\n');
+          state = 'ran';
+        } catch (e) {
+          state = 'failed';
+          detail = (e as Error).message;
         }
-        realStates.push(detail ? { id: snap.id, state, detail } : { id: snap.id, state });
-        for (const [k, o] of Object.entries(cache.outcomes)) real.set(`${snap.id}|${k}`, o);
       }
-      // Simulated mode: cheap and changing while the sim is worked on, so never cached.
-      if (opts.sim === false) {
-        simStates.push({ id: snap.id, state: 'skipped' });
-        continue;
-      }
-      progress(`sim ${snap.id}: running ${ids.length} entries`);
-      try {
-        const file = await runner({ python: opts.systemPython ?? 'python3', runnerPath, catalogPath, ids, env: simModeEnv(snap, hfHome) });
-        for (const o of file.results) sim.set(`${snap.id}|${outcomeKey(o.id, o.form)}`, o);
-        simStates.push({ id: snap.id, state: 'ran' });
-      } catch (e) {
-        simStates.push({ id: snap.id, state: 'failed', detail: (e as Error).message });
-      }
+      realStates.push(detail ? { id: snap.id, state, detail } : { id: snap.id, state });
+      for (const [k, o] of Object.entries(cache.outcomes)) real.set(`${snap.id}|${k}`, o);
     }
-  } finally {
-    rmSync(hfHome, { recursive: true, force: true });
+    // Simulated mode: cheap and changing while the sim is worked on, so never cached.
+    if (opts.sim === false) {
+      simStates.push({ id: snap.id, state: 'skipped' });
+      continue;
+    }
+    progress(`sim ${snap.id}: running ${ids.length} entries`);
+    try {
+      const file = await runner({ python: opts.systemPython ?? 'python3', runnerPath, catalogPath, ids, mode: 'simulated', snapshot: snap });
+      for (const o of file.results) sim.set(`${snap.id}|${outcomeKey(o.id, o.form)}`, o);
+      simStates.push({ id: snap.id, state: 'ran' });
+    } catch (e) {
+      simStates.push({ id: snap.id, state: 'failed', detail: (e as Error).message });
+    }
   }
 
   const entries: EntryResult[] = selected.map(({ entry, pair }) => {
