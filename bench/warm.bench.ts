@@ -4,8 +4,9 @@
 // 1. Per run: one corpus script (the task's original, its args and files) run cold (FORGEENV_WARM=0)
 //    and warm (a zygote from the pool, waited for: the cadence of a person or a trainer that is
 //    not faster than the refill), simulated and real mode. p50/p95/p99.
-// 2. Per episode (break + oracle repair, in process): cold vs warm. The repair's verifier run binds
-//    the repair's run folder, so it is always cold: the episode rows say how much of it is left.
+// 2. Per episode (break + oracle repair, in process): cold vs warm. The verifier takes a copy of the
+//    repair's run folder (executor `inputDir`), so it runs warm too. "Run & Score" is the repair's
+//    run and its verification after the annotator's think time (the pool refilled meanwhile).
 // 3. `serve` (simulated, in process, RemoteBackend sessions) episodes per second with 8 and 64
 //    sessions, warm pool on and off.
 // 4. Memory: each ready zygote's RSS, the pool's total. A zygote serves one run (nothing is forked),
@@ -113,6 +114,7 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
   const cold: number[] = [];
   const warm: number[] = [];
   const warmRepair: number[] = [];
+  const coldRepair: number[] = [];
   const rewards = new Set<string>();
   for (const useWarm of [false, true]) {
     setWarm(useWarm ? undefined : '0');
@@ -129,11 +131,18 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
         const t = performance.now();
         const obs = await env.step({ breakage: BREAKAGE });
         if (obs.info.error) throw new Error(String(obs.info.error));
+        let thinking = 0;
+        if (useWarm) {
+          // The annotator reads the error and edits: the pool refills meanwhile (not counted).
+          const t0 = performance.now();
+          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === `${mode} ${SNAPSHOT}`)?.ready ?? 0) < 2; j++) await new Promise((r) => setTimeout(r, 100));
+          thinking = performance.now() - t0;
+        }
         const t1 = performance.now();
         const ev = await env.evaluateRepair(env.oracleDiff());
-        const total = performance.now() - t;
+        const total = performance.now() - t - thinking;
         (useWarm ? warm : cold).push(total);
-        if (useWarm) warmRepair.push(performance.now() - t1);
+        (useWarm ? warmRepair : coldRepair).push(performance.now() - t1);
         rewards.add(`${useWarm ? 'warm' : 'cold'} reward ${ev.reward.toFixed(3)} runtime ${String(obs.info.runtime)}/${String(ev.execution?.runtime)}`);
       } finally {
         await env.dispose();
@@ -142,8 +151,9 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
   }
   setWarm(undefined);
   row(`${mode} episode, cold`, cold);
-  row(`${mode} episode, warm (verifier cold)`, warm);
-  row(`${mode} repair+verify, warm`, warmRepair);
+  row(`${mode} episode, warm`, warm);
+  row(`${mode} Run & Score (repair + verify), cold`, coldRepair);
+  row(`${mode} Run & Score (repair + verify), warm`, warmRepair);
   console.log(`  ${[...rewards].join('; ')}`);
 }
 

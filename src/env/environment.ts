@@ -55,7 +55,7 @@ export const ENV_VERSION = '0.1.0';
 
 /** How a run departs from the task's own: another script's run (the verifier's), a kept folder, no live output. */
 interface RunExtras {
-  run?: Partial<Pick<RunOptions, 'scriptName' | 'args' | 'files' | 'readOnlyPaths' | 'mounts'>>;
+  run?: Partial<Pick<RunOptions, 'scriptName' | 'args' | 'files' | 'inputDir' | 'mounts'>>;
   keepRunDir?: boolean;
   quiet?: boolean;
 }
@@ -541,8 +541,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const spec = VerifySpecSchema.parse(task.verify ?? {});
     const verifyDir = async (dir: string, pinned: Partial<VerifySpec> = {}): Promise<VerifierOutcome> => {
       await openForReading(dir);
-      const { nonce, script, scriptName, args, files, readOnlyPaths } = verifierRun(dir, ep.original_script, { ...spec, ...pinned, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
-      const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, readOnlyPaths, mounts: [] }, quiet: true });
+      const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, { ...spec, ...pinned, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
+      const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
       return readVerdict(v, nonce);
     };
     // The original fails here: no band to compare with, "runs and trains" decides (naturalDriftEpisode.ts).

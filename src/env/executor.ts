@@ -96,6 +96,12 @@ export interface RunOptions {
   args?: string[];
   /** Extra files written into the run directory before the run: relative path -> text (e.g. a YAML config). */
   files?: Record<string, string>;
+  /**
+   * A host folder copied into the run folder as `input/` before the run (links copied as links, never
+   * followed; other special files left out). The verifier reads a finished run this way instead of
+   * through a bind of it, so its runs all have one shape and can be warm.
+   */
+  inputDir?: string;
   /** Isolation, network, extra environment variables and rlimits (default: sandboxed where possible, default limits). */
   sandbox?: SandboxOptionsInput;
   /** Host folders the script may read inside the sandbox, bound read-only. */
@@ -161,6 +167,7 @@ const OptionsSchema = z.object({
   validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
   args: RunArgsSchema.default([]),
   files: RunFilesSchema.default({}),
+  inputDir: z.string().min(1).optional(),
   sandbox: SandboxOptionsSchema.prefault({}),
   readOnlyPaths: z.array(z.string().min(1)).default([]),
   privateCopies: z.array(z.string().min(1)).default([]),
@@ -169,6 +176,7 @@ const OptionsSchema = z.object({
   warm: z.boolean().default(false),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
+  if (o.inputDir !== undefined && Object.keys(o.files).some((f) => f === INPUT_DIR || f.startsWith(`${INPUT_DIR}/`))) ctx.addIssue({ code: 'custom', path: ['files'], message: `would overwrite the ${INPUT_DIR}/ folder` });
 });
 
 const KILL_GRACE_MS = 500;
@@ -214,6 +222,8 @@ type Options = z.infer<typeof OptionsSchema>;
 
 /** The run's TMPDIR, inside the run folder (so temporary files go with it). */
 const RUN_TMP = '.forgeenv-tmp';
+/** Where `inputDir` is copied in the run folder. */
+export const INPUT_DIR = 'input';
 /** Where the private copies of `privateCopies` live inside the run folder. */
 const RUN_COPIES = '.forgeenv-copies';
 /** Where the folders of `mounts` live inside the run folder. */
@@ -345,8 +355,8 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   }
   else if (shape) {
     parked = claimParked(shape.key);
-    // Runs that bind a per-run folder (the verifier reads the repair's run folder) have a key of
-    // their own each time: worth no zygote.
+    // Runs that bind a per-run folder have a key of their own each time: worth no zygote (the
+    // verifier copies the finished run in instead, `inputDir`, so its runs share the pool).
     if (o.readOnlyPaths.length === 0) warmPool.want(shape.key, shape, shape.label);
   }
   base.runtime = parked ? 'warm' : 'cold';
@@ -453,6 +463,16 @@ function readOnlyOf(o: Options, c: RunContext): string[] {
 
 /** Writes the script and its files into the run folder. */
 async function writeRunFiles(o: Options, runDir: string): Promise<void> {
+  if (o.inputDir !== undefined) {
+    await cp(o.inputDir, join(runDir, INPUT_DIR), {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: async (src) => {
+        const st = await lstat(src);
+        return st.isFile() || st.isDirectory() || st.isSymbolicLink();
+      },
+    });
+  }
   await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
   for (const [rel, text] of Object.entries(o.files)) {
     await mkdir(dirname(join(runDir, rel)), { recursive: true });

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { INPUT_DIR } from '../executor';
 import { resourcesDir } from '../paths';
 import type { ExecutionResult } from '../schemas';
 import type { VerifySpec } from './spec';
@@ -50,9 +51,11 @@ let source: string | undefined;
 const verifierSource = () => (source ??= readFileSync(join(resourcesDir(), 'verifier', VERIFIER_SCRIPT_NAME), 'utf8'));
 
 /**
- * The run (script, files, binds) that verifies `runDir`; the caller adds mode, interpreter and
- * limits. The verdict line carries `nonce`, fresh per run: text the artifact could make a library
- * print (a model type, a warning) cannot pass for it.
+ * The run (script, files, input) that verifies `runDir`; the caller adds mode, interpreter and
+ * limits. The finished run is copied into the verifier's own run folder (`input/`, links kept as
+ * links) rather than bound, so every verifier run has one shape and a warm zygote can take it.
+ * The verdict line carries `nonce`, fresh per run: text the artifact could make a library print (a
+ * model type, a warning) cannot pass for it.
  */
 export function verifierRun(runDir: string, original: string, spec: Partial<VerifySpec> & { mounts?: string[] }) {
   const nonce = randomBytes(16).toString('hex');
@@ -61,8 +64,8 @@ export function verifierRun(runDir: string, original: string, spec: Partial<Veri
     script: verifierSource(),
     scriptName: VERIFIER_SCRIPT_NAME,
     args: ['spec.json'],
-    files: { 'spec.json': JSON.stringify({ run_dir: runDir, original, verify: spec, nonce }) },
-    readOnlyPaths: [runDir],
+    files: { 'spec.json': JSON.stringify({ run_dir: INPUT_DIR, original, verify: spec, nonce }) },
+    inputDir: runDir,
     validate: false as const,
   };
 }
