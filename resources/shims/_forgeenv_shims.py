@@ -230,7 +230,8 @@ def _patch_bnb_config(mod):
         try:
             return post(self)
         except importlib.metadata.PackageNotFoundError as e:
-            if getattr(e, "name", None) != "bitsandbytes" or importlib.util.find_spec("bitsandbytes") is not None:
+            # No metadata: bitsandbytes is not installed (the script's import may hold the stand-in).
+            if getattr(e, "name", None) != "bitsandbytes":
                 raise
 
     post_init._forgeenv_shim = True
