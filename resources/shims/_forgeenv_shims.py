@@ -10,7 +10,8 @@ are passed on to the library as given (a keyword a release removed still fails a
   (0, 0), `get_device_name` "cpu", `mem_get_info` the host's memory, `set_device`/`synchronize` do
   nothing, `current_device` 0). `torch.cuda.is_available()` stays False and `device_count()` 0.
 - no-quantization: a bitsandbytes 8-/4-bit quantization requested for loading (`BitsAndBytesConfig`,
-  `load_in_8bit=True` where the release still accepts it) is dropped at the library's quantizer and
+  `load_in_8bit=True` where the release still accepts it) is dropped at the library's quantizer
+  (transformers < 4.37, which has none, from from_pretrained's keywords, which it accepts) and
   the model is loaded in float32 (its config keeps no `quantization_config`); a checkpoint saved
   quantized still fails. BitsAndBytesConfig's check of the installed bitsandbytes version (its last
   check) is skipped when bitsandbytes is not installed. When bitsandbytes is not installed, the script's own `import bitsandbytes`
@@ -172,6 +173,8 @@ def _patch_from_pretrained(mod):
         if "cuda-to-cpu" in _active and "device_map" in kwargs and not _cuda_available():
             kwargs["device_map"] = _cpu_device_map(kwargs["device_map"])
         _dropped.append(False)
+        if "no-quantization" in _active and not _has_quantizers() and not _cuda_available():
+            _dropped[-1] = _drop_inline_quantization(kwargs)
         try:
             model = func(klass, *args, **kwargs)
         finally:
@@ -183,6 +186,35 @@ def _patch_from_pretrained(mod):
     shim = classmethod(from_pretrained)
     from_pretrained._forgeenv_shim = True
     cls.from_pretrained = shim
+
+
+def _has_quantizers():
+    """transformers >= 4.37 quantizes through transformers.quantizers (patched at AutoHfQuantizer)."""
+    try:
+        return importlib.util.find_spec("transformers.quantizers") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _drop_inline_quantization(kwargs):
+    """transformers < 4.37 reads the quantization from from_pretrained's own keywords (which those
+    releases accept): a bitsandbytes request is taken out of them before the library reads them."""
+    qc = kwargs.get("quantization_config")
+    asked = _is_bnb(qc) or bool(kwargs.get("load_in_8bit")) or bool(kwargs.get("load_in_4bit"))
+    if not asked or (qc is not None and not _is_bnb(qc)):
+        return False
+    kwargs.pop("quantization_config", None)
+    try:
+        import inspect
+
+        from transformers import BitsAndBytesConfig
+
+        names = set(inspect.signature(BitsAndBytesConfig).parameters) - {"kwargs"}
+    except Exception:  # noqa: BLE001
+        names = {"load_in_8bit", "load_in_4bit"}
+    for name in names | {"load_in_8bit", "load_in_4bit"}:
+        kwargs.pop(name, None)
+    return True
 
 
 def _unquantized(model):

@@ -1,5 +1,5 @@
 // The CPU runtime shims (src/env/runtimeShims.ts, resources/shims): the rules that record them on
-// recorded error texts, the task schema, and real runs in the snapshot venvs (2024-09, 2026-11;
+// recorded error texts, the task schema, and real runs in the snapshot venvs (2023-12, 2024-09, 2026-11;
 // skipped, saying why, when a venv is not built) of tiny scripts of ours that assume a CUDA GPU in
 // their code: with the shims they run on the CPU, cold and warm; without them they fail (control);
 // a keyword a release removed still fails with the shims (drift is not masked); a library's probe
@@ -111,7 +111,8 @@ async function realRun(snapshot: string, script: string, over: Partial<RunOption
   return executeScript({ script, mode: 'real', interpreter: real.interpreter, libraryVersions: versions, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies, extraEnv: real.env, validate: false, timeoutMs: 240_000, parentDir, ...over });
 }
 
-for (const snapshot of ['2024-09', '2026-11']) {
+// 2023-12: transformers 4.36, before transformers.quantizers (quantization read from from_pretrained's keywords).
+for (const snapshot of ['2023-12', '2024-09', '2026-11']) {
   const skip = isSnapshotVenvReady(snapshot) ? false : `the managed venv of snapshot ${snapshot} is not built (forgeenv snapshots build ${snapshot})`;
   describe(`runtime shims in the real venv of ${snapshot}`, { skip }, () => {
     test('with the shims the GPU script runs on the CPU, unquantized in float32; without them it fails; FORGEENV_SHIMS from a task env does nothing', { timeout: 600_000 }, async () => {
@@ -135,11 +136,15 @@ for (const snapshot of ['2024-09', '2026-11']) {
       const r = await realRun(snapshot, renamed, { shims: ALL });
       assert.notEqual(r.exit_code, 0);
       assert.match(r.stderr, /ImportError: cannot import name 'NoSuchTrainerX'/);
+      const kw = await realRun(snapshot, `from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True, device_map="auto")\nprint("loaded", m.dtype)\n`, { shims: ALL });
       if (snapshot === '2026-11') {
         // transformers 5 removed from_pretrained(load_in_8bit=...): its own error, shims or not.
-        const kw = await realRun(snapshot, `from transformers import AutoModelForCausalLM\nAutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True)\n`, { shims: ALL });
         assert.notEqual(kw.exit_code, 0);
         assert.match(kw.stderr, /unexpected keyword argument 'load_in_8bit'/);
+      } else {
+        // Releases that take the keyword load unquantized.
+        assert.equal(kw.exit_code, 0, kw.stderr.slice(-2000));
+        assert.match(kw.stdout, /loaded torch\.float32/);
       }
     });
 
