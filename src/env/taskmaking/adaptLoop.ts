@@ -87,7 +87,9 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
     if (tried.has(key)) return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
     tried.add(key);
-    adaptations.push({ round, error: d.error, ...d.outcome.adaptation });
+    // A runtime shim is recorded with the exception it answers (the rule's match may be one word, "quantization").
+    const error = d.outcome.adaptation.kind === 'runtime' ? lastErrorLine(output) || d.error : d.error;
+    adaptations.push({ round, error, ...d.outcome.adaptation });
     o.onProgress?.(`adapted (${d.outcome.adaptation.rule}): ${d.outcome.adaptation.change}`);
     args = d.outcome.args ?? args;
     env = d.outcome.env ?? env;
