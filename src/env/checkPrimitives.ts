@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { preferredCandidates } from './drift/generator';
+import { TaskRuntimeSchema, type RuntimeShim } from './runtimeShims';
 import { applyRepairDiff, createRepairDiff, diffStats } from './diff';
 import { errorTraceOf } from './environment';
 import { executeScript } from './executor';
@@ -80,6 +81,8 @@ export interface CheckScript {
   env?: Record<string, string>;
   /** Absolute folders the script writes to (SageMaker's /opt/ml/model), mapped into the run folder by the sandbox. */
   mounts?: string[];
+  /** Runtime shims the task records (tasks.json `runtime.shims`, runtimeShims.ts). */
+  shims?: RuntimeShim[];
 }
 
 export interface CheckOptions {
@@ -145,7 +148,7 @@ export function scriptsWithManifest(dir: string, manifestPath: string, onProblem
 }
 
 /** Run inputs a task entry may carry (`args`, `files`), read defensively. */
-const TaskRunInputsSchema = z.object({ args: z.array(z.string()).optional(), files: z.record(z.string(), z.string()).optional(), mounts: RunMountsSchema.optional() });
+const TaskRunInputsSchema = z.object({ args: z.array(z.string()).optional(), files: z.record(z.string(), z.string()).optional(), mounts: RunMountsSchema.optional(), runtime: TaskRuntimeSchema.optional() });
 
 /** A corpus task as a check script, with its snapshot and its run inputs when the entry has them. */
 export function checkScriptOfTask(task: { task_id: string; script_content: string; library_versions?: LibraryVersions }): CheckScript {
@@ -158,6 +161,7 @@ export function checkScriptOfTask(task: { task_id: string; script_content: strin
     ...(extra.args ? { args: extra.args } : {}),
     ...(extra.files ? { files: extra.files } : {}),
     ...(extra.mounts ? { mounts: extra.mounts } : {}),
+    ...(extra.runtime ? { shims: extra.runtime.shims } : {}),
   };
 }
 
@@ -216,6 +220,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
         ...(s.files ? { files: s.files } : {}),
         ...(s.env || real ? { extraEnv: { ...(s.env ?? {}), ...(real?.env ?? {}) } } : {}),
         ...(s.mounts ? { mounts: s.mounts } : {}),
+        ...(s.shims ? { shims: s.shims } : {}),
       });
       return verdictOf(exec, opts.mode, original);
     } catch (e) {

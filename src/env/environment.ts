@@ -47,6 +47,7 @@ import {
   type ResetOptions,
   type Task,
 } from './schemas';
+import type { TaskRuntime } from './runtimeShims';
 import { loadCorpus, TaskSampler } from './tasks';
 import { Teacher, type TeacherStore } from './teacher';
 import { snapshotVersions } from './versions';
@@ -451,9 +452,11 @@ export class ForgeEnvironment implements EnvironmentBackend {
   }
 
   /** What decides a run's warm pool (executor.ts `runShape`): shared by runs and `prewarm`, so their keys agree. */
-  private runShapeOptions(libraryVersions: LibraryVersions, real: RealRunSetup | undefined, taskEnv?: Record<string, string>) {
+  private runShapeOptions(libraryVersions: LibraryVersions, real: RealRunSetup | undefined, taskEnv?: Record<string, string>, runtime?: TaskRuntime) {
     return {
       mode: this.config.mode,
+      // The task's runtime shims (runtimeShims.ts): every run of it, the verifier's included.
+      ...(runtime ? { shims: runtime.shims } : {}),
       interpreter: real?.interpreter ?? this.config.interpreter,
       // The task's own variables (tasks.json `env`), under real mode's, which must win (offline, CPU).
       extraEnv: taskEnv || real ? { ...(taskEnv ?? {}), ...(real?.env ?? {}) } : undefined,
@@ -508,7 +511,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const dataFiles = real && task ? missingDataFiles(this.hubNeedsOf(task, ep?.original_script).needs.datasets, task.files ?? {}) : {};
       const r = await executeScript({
         script,
-        ...this.runShapeOptions(ep?.library_versions ?? snapshotVersions(), real, task?.env),
+        ...this.runShapeOptions(ep?.library_versions ?? snapshotVersions(), real, task?.env, task?.runtime),
         onProgress: options.onProgress ?? this.onProgress,
         timeoutMs: this.config.timeoutMs,
         outputCapBytes: this.config.outputCapBytes,

@@ -27,7 +27,7 @@ import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { simlibsDir } from './paths';
+import { shimsDir, simlibsDir } from './paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
 import { warmBytecodeCache } from './sandbox/bytecodeCache';
 import { cleanEnvironment } from './sandbox/cleanEnv';
@@ -52,6 +52,7 @@ import {
   type ExecutionResult,
   type LibraryVersions,
 } from './schemas';
+import { RUNTIME_SHIMS, RuntimeShimSchema, SHIMS_ENV, type RuntimeShim } from './runtimeShims';
 import { scrubPathsAsync } from './scrubAsync';
 import type { ScrubContext } from './scrubPaths';
 import { snapshotIdOf } from './versions';
@@ -126,6 +127,13 @@ export interface RunOptions {
   /** One-time preparation messages (filling the bytecode cache). */
   onProgress?: (message: string) => void;
   /**
+   * Runtime shims of the task (runtimeShims.ts, tasks.json `runtime.shims`): real mode puts
+   * resources/shims on PYTHONPATH (read-only in the sandbox) and names them in FORGEENV_SHIMS, so
+   * the interpreter installs them at start-up, before the script or a warm zygote imports anything.
+   * Part of the run's environment, so of the warm pool's key. Ignored in simulated mode.
+   */
+  shims?: RuntimeShim[];
+  /**
    * Use the warm runtime (warm/, docs/sandbox.md): a zygote of this run's shape started ahead, with
    * the libraries imported; a run with none ready is cold and asks the pool for one. Sandboxed runs
    * only. `FORGEENV_WARM=0` forces the cold path, `FORGEENV_WARM=force` starts a zygote per run.
@@ -174,6 +182,7 @@ const OptionsSchema = z.object({
   mounts: RunMountsSchema.default([]),
   bytecodeCache: z.string().min(1).optional(),
   warm: z.boolean().default(false),
+  shims: z.array(RuntimeShimSchema).max(RUNTIME_SHIMS.length).default([]),
 }).superRefine((o, ctx) => {
   if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
   if (o.inputDir !== undefined && Object.keys(o.files).some((f) => f === INPUT_DIR || f.startsWith(`${INPUT_DIR}/`))) ctx.addIssue({ code: 'custom', path: ['files'], message: `would overwrite the ${INPUT_DIR}/ folder` });
@@ -229,7 +238,7 @@ const RUN_COPIES = '.forgeenv-copies';
 /** Where the folders of `mounts` live inside the run folder. */
 const RUN_MOUNTS = '.forgeenv-mounts';
 /** Variables only the executor sets: a caller's or the user's value never reaches the script. */
-const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR'];
+const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR', SHIMS_ENV];
 
 /** The default shared bytecode cache of simulated mode. */
 export function simulatedBytecodeCache(): string {
@@ -250,6 +259,10 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
   if (cacheDir) env.PYTHONPYCACHEPREFIX = cacheDir;
   else env.PYTHONDONTWRITEBYTECODE = '1';
   if (o.mode === 'real' && layout.userBase) env.PYTHONUSERBASE = layout.userBase;
+  if (o.mode === 'real' && o.shims.length) {
+    env.PYTHONPATH = shimsDir();
+    env[SHIMS_ENV] = o.shims.join(',');
+  }
   if (o.mode === 'simulated' && simlibs) {
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
@@ -399,7 +412,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   // Off the event loop when large (scrubAsync.ts): the output of a run is the user's to bloat.
-  const passes = scrubPasses(runDir, simlibs);
+  const passes = scrubPasses(runDir, simlibs, o.mode === 'real' && o.shims.length ? shimsDir() : undefined);
   [outcome.stdout, outcome.stderr] = await Promise.all([scrubPathsAsync(outcome.stdout, passes), scrubPathsAsync(outcome.stderr, passes)]);
   const checkpoints = await findCheckpoints(runDir);
   if (quota) await releaseQuota(runDir, o.keepRunDir);
@@ -458,7 +471,8 @@ interface PreparedRun extends PreparedFolder {
  * catalog would hand a repair agent the answer.
  */
 function readOnlyOf(o: Options, c: RunContext): string[] {
-  return c.plan.isolation === 'bubblewrap' ? existingPaths([...c.layout.roots, ...(c.simlibs ? simulatedReadOnly(c.simlibs) : []), ...(c.cacheDir ? [c.cacheDir] : []), ...o.readOnlyPaths]) : [];
+  const shims = o.mode === 'real' && o.shims.length ? [shimsDir()] : [];
+  return c.plan.isolation === 'bubblewrap' ? existingPaths([...c.layout.roots, ...(c.simlibs ? simulatedReadOnly(c.simlibs) : []), ...shims, ...(c.cacheDir ? [c.cacheDir] : []), ...o.readOnlyPaths]) : [];
 }
 
 /** Writes the script and its files into the run folder. */
@@ -664,10 +678,10 @@ async function claimRun(parked: Parked, o: Options): Promise<PreparedRun | { err
 }
 
 /**
- * The scrubPaths passes that rewrite the run folder, the stand-ins' folders and the home folder out
+ * The scrubPaths passes that rewrite the run folder, the stand-ins' (and shims') folders and the home folder out
  * of a run's output (see scrubPaths.ts): the run folder's real path first when it differs.
  */
-function scrubPasses(runDir: string, simlibs: string | undefined): ScrubContext[] {
+function scrubPasses(runDir: string, simlibs: string | undefined, shims?: string): ScrubContext[] {
   const real = (p: string) => {
     try {
       return realpathSync(p);
@@ -675,7 +689,8 @@ function scrubPasses(runDir: string, simlibs: string | undefined): ScrubContext[
       return p;
     }
   };
-  const standIns = simlibs ? [simlibs, `${simlibs}-fallback`] : [];
+  // The runtime shims' folder reads like an installed module's (`site-packages/_forgeenv_shims.py`).
+  const standIns = [...(simlibs ? [simlibs, `${simlibs}-fallback`] : []), ...(shims ? [shims] : [])];
   const ctx = {
     runDir,
     standInDirs: [...new Set([...standIns, ...standIns.map(real)])],

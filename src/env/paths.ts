@@ -19,3 +19,5 @@ export function resourcesDir(): string {
 
 export const simlibsDir = (): string => join(resourcesDir(), 'simlibs');
 export const tasksDir = (): string => join(resourcesDir(), 'tasks');
+/** The runtime shims (runtimeShims.ts): put on PYTHONPATH for the runs of a task that records them. */
+export const shimsDir = (): string => join(resourcesDir(), 'shims');

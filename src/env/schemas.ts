@@ -3,6 +3,7 @@
 // responses) is parsed with these schemas.
 import { z } from 'zod';
 import { ScriptEnvSchema } from './sandbox/options';
+import { TaskRuntimeSchema } from './runtimeShims';
 import { VerifySpecSchema } from './verify/spec';
 import { HubNeedsSchema } from './hub/needs';
 import { NaturalDriftSchema } from './taskmaking/provenance';
@@ -109,6 +110,8 @@ export const TaskSchema = z.object({
   mounts: RunMountsSchema.optional(),
   /** Environment variables the script reads (SageMaker's `SM_*`, …), set for every run of the task (tasks.json `env`). */
   env: ScriptEnvSchema.optional(),
+  /** Runtime shims loaded into every real-mode run of the task (tasks.json `runtime`, recorded by make-task; runtimeShims.ts). */
+  runtime: TaskRuntimeSchema.optional(),
   /** The evidence its training must leave (tasks.json `verify`; absent: everything read from the original). */
   verify: VerifySpecSchema.optional(),
   /** The hub models and datasets real mode provides (tasks.json `hub`, recorded by make-task; absent: derived from the script and its args). */

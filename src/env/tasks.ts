@@ -8,6 +8,7 @@ import { readFolderFile } from './folderFile';
 import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
 import { tasksDir } from './paths';
 import { ScriptEnvSchema } from './sandbox/options';
+import { TaskRuntimeSchema } from './runtimeShims';
 import { AdaptationSchema, MakeTaskVerdictSchema, NaturalDriftSchema } from './taskmaking/provenance';
 import { VerifySpecSchema } from './verify/spec';
 import { HubNeedsSchema } from './hub/needs';
@@ -57,6 +58,8 @@ export const TaskMetadataSchema = z
     hub: HubNeedsSchema.optional(),
     /** Environment variables set for every run (SageMaker's `SM_*` and the like). */
     env: ScriptEnvSchema.optional(),
+    /** Runtime shims for every real-mode run (the CPU adaptations of GPU-only code, runtimeShims.ts); recorded by make-task. */
+    runtime: TaskRuntimeSchema.optional(),
     /** make-task's provenance: each change it made to get the script running (taskmaking/provenance.ts). */
     adaptations: z.array(AdaptationSchema).optional(),
     /** make-task's verification: original runs, breakages checked, verified or not. */
@@ -195,6 +198,7 @@ export function taskCandidate(taskId: string, script: string, meta: TaskMetadata
     ...(meta?.files ? { files: meta.files } : {}),
     ...(meta?.verify ? { verify: meta.verify } : {}),
     ...(meta?.env ? { env: meta.env } : {}),
+    ...(meta?.runtime ? { runtime: meta.runtime } : {}),
     ...(meta?.hub ? { hub: meta.hub } : {}),
     ...(meta?.natural_drift ? { natural_drift: meta.natural_drift } : {}),
     tags: meta?.tags ?? [],

@@ -85,10 +85,15 @@ describe('diagnose: recorded errors map to rules', () => {
     }
   });
 
-  test('CPU: bf16 in the code with no option is refused with a reason', () => {
-    const d = diagnose(traceback("ValueError: Your setup doesn't support bf16/gpu."), ctx({ options: parseHelpOptions(ARGPARSE_HELP) }));
-    assert.ok(d && d.outcome.kind === 'refuse');
-    assert.match(d.outcome.reason, /bf16/);
+  test('CPU: bf16 in the code with no option gets the no-mixed-precision shim, then is refused with a reason', () => {
+    const err = traceback("ValueError: Your setup doesn't support bf16/gpu.");
+    const d = diagnose(err, ctx({ options: parseHelpOptions(ARGPARSE_HELP) }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.kind, 'runtime');
+    assert.deepEqual(d.outcome.runtime, { shims: ['no-mixed-precision'] });
+    const again = diagnose(err, ctx({ options: parseHelpOptions(ARGPARSE_HELP), runtime: { shims: ['no-mixed-precision'] } }));
+    assert.ok(again && again.outcome.kind === 'refuse');
+    assert.match(again.outcome.reason, /bf16/);
   });
 
   test('flash-attention: attn_implementation eager', () => {
@@ -97,22 +102,28 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(d.outcome.args!, 'attn_implementation'), 'eager');
   });
 
-  test('8-/4-bit: an option turns it off, else a refusal with the reason', () => {
+  test('8-/4-bit: an option turns it off, else the no-quantization shim, else a refusal with the reason', () => {
     const err = traceback('ImportError: Using `bitsandbytes` 4-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`');
     const d = diagnose(err, ctx());
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'load_in_4bit'), 'false');
-    const r = diagnose(err, ctx({ options: undefined }));
+    const shim = diagnose(err, ctx({ options: undefined }));
+    assert.ok(shim && shim.outcome.kind === 'adapt');
+    assert.deepEqual(shim.outcome.runtime, { shims: ['no-quantization'] });
+    const r = diagnose(err, ctx({ options: undefined, runtime: { shims: ['no-quantization'] } }));
     assert.ok(r && r.outcome.kind === 'refuse');
     assert.match(r.outcome.reason, /bitsandbytes/);
   });
 
-  test('CUDA-only code: --device cpu when the parser has it, else refused as GPU-only', () => {
+  test('CUDA-only code: --device cpu when the parser has it, else the cuda-to-cpu shim, else refused as GPU-only', () => {
     const err = traceback('AssertionError: Torch not compiled with CUDA enabled');
     const withDevice = diagnose(err, ctx({ options: parseHelpOptions(ARGPARSE_HELP), args: [] }));
     assert.ok(withDevice && withDevice.outcome.kind === 'adapt');
     assert.deepEqual(withDevice.outcome.args, ['--device', 'cpu']);
-    const none = diagnose(err, ctx({ options: undefined }));
+    const shim = diagnose(err, ctx({ options: undefined }));
+    assert.ok(shim && shim.outcome.kind === 'adapt');
+    assert.deepEqual(shim.outcome.runtime, { shims: ['cuda-to-cpu'] });
+    const none = diagnose(err, ctx({ options: undefined, runtime: { shims: ['cuda-to-cpu'] } }));
     assert.ok(none && none.outcome.kind === 'refuse');
     assert.match(none.outcome.reason, /GPU-only/);
   });

@@ -7,6 +7,7 @@ import type { HubNeeds } from '../hub/needs';
 import { EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { parseHelpOptions, type ParserOptions } from './parserOptions';
 import type { Adaptation } from './provenance';
+import type { TaskRuntime } from '../runtimeShims';
 import { diagnose, lastErrorLine, type Rule, RULES } from './rules';
 import type { CandidateRun, RunFn } from './runner';
 import { boundRun } from './shortRun';
@@ -16,6 +17,8 @@ export interface AdaptResult {
   env: Record<string, string>;
   /** Hub items added because a run's error named them (beyond what the script and args name). */
   hubExtra: HubNeeds;
+  /** Runtime shims the rules added (CPU adaptations of GPU-only code); undefined: none. */
+  runtime?: TaskRuntime;
   adaptations: Adaptation[];
   /** Runs made (the help run not counted). */
   rounds: number;
@@ -45,46 +48,55 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   let args = [...(o.startArgs ?? derived.args)];
   let env: Record<string, string> = {};
   let hubExtra: HubNeeds = EMPTY_HUB_NEEDS;
+  let runtime: TaskRuntime | undefined;
   const adaptations: Adaptation[] = [];
-  const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env, hub: hubExtra });
+  const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env, hub: hubExtra, ...(runtime ? { runtime } : {}) });
   // The parser's options, from its own --help (no training happens; a failure just leaves them unknown).
   let options: ParserOptions | undefined;
-  if (derived.style === 'argparse' || derived.style === 'dataclass-parser') {
+  const readOptions = async (round: number) => {
+    if (derived.style !== 'argparse' && derived.style !== 'dataclass-parser') return;
     o.onProgress?.('reading the parser options (--help)');
     const help = await o.run({ ...candidate(), args: ['--help'] });
-    if (help.exit_code === 0) options = parseHelpOptions(help.stdout);
-  }
-  const bounded = boundRun(args, options);
-  args = bounded.args;
-  adaptations.push(...bounded.adaptations.map((a) => ({ ...a, round: 0 })));
+    if (help.exit_code !== 0) return;
+    options = parseHelpOptions(help.stdout);
+    const bounded = boundRun(args, options);
+    args = bounded.args;
+    adaptations.push(...bounded.adaptations.map((a) => ({ ...a, round })));
+  };
+  await readOptions(0);
   const tried = new Set<string>();
   const maxRounds = o.maxRounds ?? 8;
   let last: ExecutionResult | undefined;
   for (let round = 1; round <= maxRounds; round++) {
-    if (o.signal?.aborted) return { args, env, hubExtra, adaptations, rounds: round - 1, last, refusal: { rule: 'cancelled', reason: 'cancelled' } };
+    if (o.signal?.aborted) return { args, env, hubExtra, runtime, adaptations, rounds: round - 1, last, refusal: { rule: 'cancelled', reason: 'cancelled' } };
     o.onProgress?.(`run ${round}/${maxRounds}: ${args.join(' ') || '(no args)'}`);
     last = await o.run(candidate());
-    if (last.exit_code === 0 && !last.timed_out) return { args, env, hubExtra, adaptations, rounds: round, last };
+    if (last.exit_code === 0 && !last.timed_out) return { args, env, hubExtra, runtime, adaptations, rounds: round, last };
     const output = outputOf(last);
     if (last.timed_out) {
-      return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: 'timeout', reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})` } };
+      return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: 'timeout', reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})` } };
     }
-    const d = diagnose(output, { script: o.script, args, env, options, hub: o.hubState?.(), hubExtra }, o.rules ?? RULES);
+    const d = diagnose(output, { script: o.script, args, env, options, hub: o.hubState?.(), hubExtra, runtime }, o.rules ?? RULES);
     if (!d) {
       // What the hub could not provide is the likely cause of an error no rule knows: say it.
       const hubRefused = o.hubState?.()?.refusals.map((r) => `${r.kind} ${r.id}: ${r.reason}`).join('; ');
       const reason = `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}${hubRefused ? ` (the offline hub could not provide ${hubRefused})` : ''}`;
-      return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason } };
+      return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason } };
     }
-    if (d.outcome.kind === 'refuse') return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` } };
+    if (d.outcome.kind === 'refuse') return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` } };
     const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
-    if (tried.has(key)) return { args, env, hubExtra, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
+    if (tried.has(key)) return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` } };
     tried.add(key);
-    adaptations.push({ round, error: d.error, ...d.outcome.adaptation });
+    // A runtime shim is recorded with the exception it answers (the rule's match may be one word, "quantization").
+    const error = d.outcome.adaptation.kind === 'runtime' ? lastErrorLine(output) || d.error : d.error;
+    adaptations.push({ round, error, ...d.outcome.adaptation });
     o.onProgress?.(`adapted (${d.outcome.adaptation.rule}): ${d.outcome.adaptation.change}`);
     args = d.outcome.args ?? args;
     env = d.outcome.env ?? env;
     hubExtra = d.outcome.hub ?? hubExtra;
+    runtime = d.outcome.runtime ?? runtime;
+    // GPU code at import time (a dataclass default asking torch.cuda) also failed --help: read it again with the shims.
+    if (d.outcome.runtime && !options) await readOptions(round);
   }
-  return { args, env, hubExtra, adaptations, rounds: maxRounds, last, refusal: { rule: 'rounds-exhausted', reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}` } };
+  return { args, env, hubExtra, runtime, adaptations, rounds: maxRounds, last, refusal: { rule: 'rounds-exhausted', reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}` } };
 }

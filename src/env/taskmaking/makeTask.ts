@@ -233,6 +233,7 @@ async function makeTaskUnguarded(
     args: adapted.args,
     ...(Object.keys(taskFiles).length ? { files: taskFiles } : {}),
     ...(Object.keys(adapted.env).length ? { env: adapted.env } : {}),
+    ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
     adaptations,
   };
   if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: adapted.refusal });
@@ -262,7 +263,7 @@ async function makeTaskUnguarded(
   let naturalDrift: NaturalDrift | undefined;
   if (options.upgradeTo) {
     const hubNeeds = provider ? (c: CandidateRun) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }) : undefined;
-    const at = await naturalDriftAt({ script, args: adapted.args, files: taskFiles, env: adapted.env, hubNeeds, hubExtra: adapted.hubExtra, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+    const at = await naturalDriftAt({ script, args: adapted.args, files: taskFiles, env: adapted.env, runtime: adapted.runtime, hubNeeds, hubExtra: adapted.hubExtra, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
     if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
     if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
     naturalDrift = at.drift;

@@ -9,6 +9,7 @@ import type { TaskMetadata } from '../tasks';
 import type { NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
 import type { HubNeeds } from '../hub/needs';
+import type { TaskRuntime } from '../runtimeShims';
 import { makeRunner, type RunnerOptions } from './runner';
 import { readEntries, TaskWriteError, writeTask } from './writeTask';
 import { readFolderFile } from '../folderFile';
@@ -23,6 +24,8 @@ export interface NaturalDriftInput {
   args: string[];
   files: Record<string, string>;
   env: Record<string, string>;
+  /** The task's runtime shims (its era's runs had them). */
+  runtime?: TaskRuntime;
   from: string;
   to: string;
   mode: ExecutionMode;
@@ -39,11 +42,11 @@ export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: Na
   if (getSnapshot(i.to).date <= getSnapshot(i.from).date) return { refusal: { rule: 'natural-drift', reason: `--upgrade-to ${i.to} is not later than the script's snapshot ${i.from}` } };
   i.onProgress?.(`natural drift: running the script unchanged at ${i.to}`);
   const run = makeRunner({ mode: i.mode, snapshot: i.to, timeoutMs: i.timeoutMs, interpreter: i.interpreter, signal: i.signal, onProgress: i.onProgress, hubNeeds: i.hubNeeds });
-  const exec = await run({ script: i.script, args: i.args, files: i.files, env: i.env, hub: i.hubExtra });
+  const exec = await run({ script: i.script, args: i.args, files: i.files, env: i.env, hub: i.hubExtra, ...(i.runtime ? { runtime: i.runtime } : {}) });
   if (exec.exit_code === 0) return { refusal: { rule: 'natural-drift', reason: `the script runs at ${i.to} as well: no natural drift between ${i.from} and ${i.to}` } };
   if (exec.timed_out || exec.killed) return { refusal: { rule: 'natural-drift', reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of` } };
   const output = `${exec.stderr}\n${exec.stdout.split('\n').slice(-20).join('\n')}`;
-  const d = diagnose(output, { script: i.script, args: i.args, env: i.env, options: undefined });
+  const d = diagnose(output, { script: i.script, args: i.args, env: i.env, options: undefined, ...(i.runtime ? { runtime: i.runtime } : {}) });
   const machine = d && (MACHINE_RULES.has(d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) || (d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed' && !HF_LIBS.some((l) => d.error.includes(`'${l}`))));
   if (machine) return { refusal: { rule: 'natural-drift', reason: `the script fails at ${i.to} for a reason of this machine, not of the libraries: ${d.error}` } };
   const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;

@@ -10,6 +10,7 @@ import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf } from '../hub/needs';
+import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
 
 export interface RuleContext {
   script: string;
@@ -21,10 +22,12 @@ export interface RuleContext {
   hub?: HubRunState;
   /** Hub items added by earlier adaptations (ids errors named). */
   hubExtra?: HubNeeds;
+  /** Runtime shims added by earlier adaptations (runtimeShims.ts). */
+  runtime?: TaskRuntime;
 }
 
 export type RuleOutcome =
-  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string>; hub?: HubNeeds }
+  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string>; hub?: HubNeeds; runtime?: TaskRuntime }
   | { kind: 'refuse'; rule: string; reason: string };
 
 export interface Rule {
@@ -39,6 +42,16 @@ export interface Rule {
 
 const adaptArgs = (rule: string, args: string[], change: string): RuleOutcome => ({ kind: 'adapt', adaptation: { rule, kind: 'args', change }, args });
 const refuse = (rule: string, reason: string): RuleOutcome => ({ kind: 'refuse', rule, reason });
+
+/**
+ * A GPU assumption the script makes in its code (no option of its parser turns it off): the runtime
+ * shim that adapts it to the CPU for every run of the task (runtimeShims.ts), or undefined when the
+ * task has it already (then the shim did not cover this use, and the rule says so).
+ */
+function addShim(rule: string, ctx: RuleContext, shim: RuntimeShim): RuleOutcome | undefined {
+  if (ctx.runtime?.shims.includes(shim)) return undefined;
+  return { kind: 'adapt', adaptation: { rule, kind: 'runtime', change: `runtime shim ${shim}: ${SHIM_EFFECTS[shim]}` }, runtime: withShim(ctx.runtime, shim) };
+}
 
 /** Sets the first option of `names` the parser has to `value` (when not already so). */
 function setFirst(rule: string, ctx: RuleContext, names: readonly string[], value: string): RuleOutcome | undefined {
@@ -62,6 +75,8 @@ export function envValueFor(name: string): string {
   if (/TOKEN|KEY|SECRET|PASSWORD/.test(name)) return '';
   return 'x';
 }
+
+const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i;
 
 const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
 
@@ -189,17 +204,24 @@ export const RULES: readonly Rule[] = [
   {
     id: 'cpu-bf16-off',
     pattern: /bf16[^\n]*(?:requires|only|not supported|doesn't support|does not support|Ampere|GPU)|Your setup doesn't support bf16/i,
-    apply: (_m, ctx) => setFirst('cpu-bf16-off', ctx, ['bf16', 'bf16_full_eval'], 'false') ?? refuse('cpu-bf16-off', 'the script asks for bf16 in its code (not through an option), which this CPU run cannot give'),
+    apply: (_m, ctx) =>
+      setFirst('cpu-bf16-off', ctx, ['bf16', 'bf16_full_eval'], 'false') ??
+      addShim('cpu-bf16-off', ctx, 'no-mixed-precision') ??
+      refuse('cpu-bf16-off', 'the script asks for bf16 in its code (not through an option) in a way the no-mixed-precision shim does not cover'),
   },
   {
     id: 'cpu-fp16-off',
     pattern: /fp16[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
-    apply: (_m, ctx) => setFirst('cpu-fp16-off', ctx, ['fp16', 'fp16_full_eval', 'half_precision_backend'], 'false') ?? refuse('cpu-fp16-off', 'the script uses fp16 in its code (not through an option), which a CPU run cannot do'),
+    apply: (_m, ctx) =>
+      setFirst('cpu-fp16-off', ctx, ['fp16', 'fp16_full_eval', 'half_precision_backend'], 'false') ??
+      addShim('cpu-fp16-off', ctx, 'no-mixed-precision') ??
+      refuse('cpu-fp16-off', 'the script uses fp16 in its code (not through an option) in a way the no-mixed-precision shim does not cover'),
   },
   {
     id: 'cpu-tf32-off',
     pattern: /tf32[^\n]*(?:requires|Ampere|only|GPU)/i,
-    apply: (_m, ctx) => setFirst('cpu-tf32-off', ctx, ['tf32'], 'false') ?? refuse('cpu-tf32-off', 'the script enables tf32 in its code, which needs an Ampere GPU'),
+    apply: (_m, ctx) =>
+      setFirst('cpu-tf32-off', ctx, ['tf32'], 'false') ?? addShim('cpu-tf32-off', ctx, 'no-mixed-precision') ?? refuse('cpu-tf32-off', 'the script enables tf32 in its code in a way the no-mixed-precision shim does not cover (it needs an Ampere GPU)'),
   },
   {
     id: 'no-flash-attention',
@@ -227,10 +249,14 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'no-quantized-loading',
-    pattern: /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i,
-    apply: (_m, ctx) =>
+    pattern: QUANTIZATION,
+    apply: (m, ctx) =>
       setFirst('no-quantized-loading', ctx, ['load_in_8bit', 'load_in_4bit', 'use_4bit', 'use_8bit', 'use_4bit_quantization', 'use_8bit_quantization', 'load_in_kbit', 'use_bnb', 'quantize'], 'false') ??
-      refuse('no-quantized-loading', '8-/4-bit loading needs bitsandbytes on a CUDA GPU, and the script loads the model quantized in its code (no option turns it off)'),
+      addShim('no-quantized-loading', ctx, 'no-quantization') ??
+      // With the shim, only an error that is itself about quantization is refused here (a warning about it in the tail is not).
+      (QUANTIZATION.test(lastErrorLine(m.input ?? m[0]!))
+        ? refuse('no-quantized-loading', '8-/4-bit loading needs bitsandbytes on a CUDA GPU, and the script quantizes in a way the no-quantization shim does not cover (e.g. a checkpoint saved quantized)')
+        : undefined),
   },
   {
     id: 'multi-node-launch',
@@ -243,7 +269,8 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) =>
       setFirst('cpu-device', ctx, ['use_cpu', 'no_cuda', 'cpu'], 'true') ??
       setFirst('cpu-device', ctx, ['device', 'device_map'], 'cpu') ??
-      refuse('cpu-device', 'GPU-only: the script sends its work to CUDA in its code (no option selects the CPU)'),
+      addShim('cpu-device', ctx, 'cuda-to-cpu') ??
+      refuse('cpu-device', 'GPU-only: the script uses CUDA in its code in a way the cuda-to-cpu shim does not cover (no option selects the CPU)'),
   },
   {
     id: 'device-map',

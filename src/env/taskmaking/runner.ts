@@ -7,6 +7,7 @@ import type { ModelArchitectures } from '../hub/modelTable';
 import { prepareRealRun } from '../realMode';
 import type { HubRunState } from './hubSupply';
 import type { ExecutionMode, ExecutionResult } from '../schemas';
+import type { TaskRuntime } from '../runtimeShims';
 import { getSnapshot } from '../snapshots/registry';
 
 export interface CandidateRun {
@@ -16,6 +17,8 @@ export interface CandidateRun {
   env: Record<string, string>;
   /** Hub items beyond what the script and args name (ids a run's error named). */
   hub?: HubNeeds;
+  /** Runtime shims (CPU adaptations of GPU-only code, runtimeShims.ts). */
+  runtime?: TaskRuntime;
 }
 
 export interface RunnerOptions {
@@ -60,6 +63,7 @@ export function makeRunner(opts: RunnerOptions): RunFn {
       validate: false,
       args: run.args,
       files,
+      ...(run.runtime ? { shims: run.runtime.shims } : {}),
     });
   };
 }

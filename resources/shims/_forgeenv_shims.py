@@ -1,0 +1,382 @@
+"""ForgeEnv's CPU runtime shims (real mode). A task that make-task adapted to this machine's CPU names
+them in tasks.json `runtime.shims`; every run of that task (original, broken, repair, verifier) gets
+them, through sitecustomize.py, and nothing else does. Each shim replaces only what a GPU-only run
+would need, and only while CUDA is unavailable; it never catches an error, and keyword arguments
+are passed on to the library as given (a keyword a release removed still fails as it would):
+
+- cuda-to-cpu: `.cuda()` and `.to(<a CUDA device>)` of tensors and modules keep them on the CPU;
+  `from_pretrained(device_map=<a CUDA device, a map of them, or "auto">)` puts the model on the CPU; the
+  `torch.cuda` queries a script makes about its GPU answer for this machine (`get_device_capability`
+  (0, 0), `get_device_name` "cpu", `mem_get_info` the host's memory, `set_device`/`synchronize` do
+  nothing, `current_device` 0). `torch.cuda.is_available()` stays False and `device_count()` 0.
+- no-quantization: a bitsandbytes 8-/4-bit quantization requested for loading (`BitsAndBytesConfig`,
+  `load_in_8bit=True` where the release still accepts it) is dropped at the library's quantizer
+  (transformers < 4.37, which has none, from from_pretrained's keywords, which it accepts) and
+  the model is loaded in float32 (its config keeps no `quantization_config`); a checkpoint saved
+  quantized still fails. BitsAndBytesConfig's check of the installed bitsandbytes version (its last
+  check) is skipped when bitsandbytes is not installed. When bitsandbytes is not installed, the script's own `import bitsandbytes`
+  (not a library's probe) gets the CPU stand-in of _forgeenv_stubs/bitsandbytes: torch's optimizers
+  for `bnb.optim.*8bit`/`Paged*`, `torch.nn.Linear` for `bnb.nn.Linear8bitLt`/`Linear4bit`.
+- no-mixed-precision: `TrainingArguments(fp16/bf16/…_full_eval/tf32=True)` set in the script's code
+  train in float32, and `Accelerator(mixed_precision="fp16")` in full precision.
+"""
+import functools
+import importlib.abc
+import importlib.metadata
+import importlib.util
+import os
+import sys
+
+SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision")
+_active = set()
+# One entry per from_pretrained in progress: whether its quantization was dropped.
+_dropped = []
+_STUBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_forgeenv_stubs")
+
+
+def install(spec):
+    names = {s.strip() for s in spec.split(",") if s.strip()}
+    unknown = sorted(names - set(SHIMS))
+    if unknown:
+        raise ValueError("unknown shim(s) %s (known: %s)" % (", ".join(unknown), ", ".join(SHIMS)))
+    if not names or _active:
+        return
+    _active.update(names)
+    sys.meta_path.insert(0, _Finder())
+    for name, hook in _HOOKS.items():
+        if name in sys.modules:
+            hook(sys.modules[name])
+
+
+def _cuda_available():
+    torch = sys.modules.get("torch")
+    try:
+        return bool(torch is not None and torch.cuda.is_available())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+# --- cuda-to-cpu -------------------------------------------------------------------------------
+
+def _is_cuda(d):
+    if isinstance(d, bool):
+        return False
+    if isinstance(d, int):
+        return d >= 0  # a bare index is a CUDA device to torch
+    if isinstance(d, str):
+        return d == "cuda" or d.startswith("cuda:")
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(d, torch.device) and d.type == "cuda"
+
+
+def _cpu(d):
+    if not _is_cuda(d):
+        return d
+    torch = sys.modules["torch"]
+    return torch.device("cpu") if isinstance(d, torch.device) else "cpu"
+
+
+def _to_cpu_args(args, kwargs):
+    if args:
+        args = (_cpu(args[0]),) + tuple(args[1:])
+    if "device" in kwargs:
+        kwargs["device"] = _cpu(kwargs["device"])
+    return args, kwargs
+
+
+def _patch_torch(torch):
+    if "cuda-to-cpu" not in _active or _cuda_available():
+        return
+    tensor_to, module_to = torch.Tensor.to, torch.nn.Module.to
+
+    @functools.wraps(tensor_to)
+    def to(self, *args, **kwargs):
+        args, kwargs = _to_cpu_args(args, kwargs)
+        return tensor_to(self, *args, **kwargs)
+
+    @functools.wraps(torch.Tensor.cuda)
+    def cuda(self, device=None, non_blocking=False, **kwargs):
+        return tensor_to(self, "cpu")
+
+    @functools.wraps(module_to)
+    def module_to_cpu(self, *args, **kwargs):
+        args, kwargs = _to_cpu_args(args, kwargs)
+        return module_to(self, *args, **kwargs)
+
+    @functools.wraps(torch.nn.Module.cuda)
+    def module_cuda(self, device=None):
+        return self
+
+    torch.Tensor.to, torch.Tensor.cuda = to, cuda
+    torch.nn.Module.to, torch.nn.Module.cuda = module_to_cpu, module_cuda
+
+    def host_memory():
+        total = free = 0
+        try:
+            with open("/proc/meminfo") as f:
+                info = dict(line.split(":", 1) for line in f if ":" in line)
+            total = int(info["MemTotal"].split()[0]) * 1024
+            free = int(info.get("MemAvailable", info["MemFree"]).split()[0]) * 1024
+        except Exception:  # noqa: BLE001
+            pass
+        return free, total
+
+    class _Properties:
+        name = "cpu"
+        major = minor = 0
+        multi_processor_count = os.cpu_count() or 1
+
+        @property
+        def total_memory(self):
+            return host_memory()[1]
+
+    c = torch.cuda
+    c.get_device_capability = lambda device=None: (0, 0)
+    c.get_device_name = lambda device=None: "cpu"
+    c.get_device_properties = lambda device=None: _Properties()
+    c.mem_get_info = lambda device=None: host_memory()
+    c.set_device = lambda device: None
+    c.current_device = lambda: 0
+    c.synchronize = lambda device=None: None
+
+
+def _cpu_device_map(m):
+    if isinstance(m, dict):
+        return {k: _cpu(v) for k, v in m.items()}
+    # "auto" and the other strategies spread the model over GPUs by their memory (a script's
+    # `max_memory` names GPU budgets): with no GPU the whole model is on the CPU.
+    if m in ("auto", "balanced", "balanced_low_0", "sequential"):
+        return {"": "cpu"}
+    return _cpu(m)
+
+
+# --- no-quantization ---------------------------------------------------------------------------
+
+def _is_bnb(qc):
+    if qc is None:
+        return False
+    get = qc.get if isinstance(qc, dict) else (lambda k, d=None: getattr(qc, k, d))
+    method = get("quant_method")
+    method = getattr(method, "value", method)
+    return method == "bitsandbytes" or bool(get("load_in_8bit")) or bool(get("load_in_4bit"))
+
+
+def _patch_from_pretrained(mod):
+    cls = getattr(mod, "PreTrainedModel", None)
+    raw = cls.__dict__.get("from_pretrained") if cls is not None else None
+    if raw is None or getattr(raw, "_forgeenv_shim", False):
+        return
+    func = raw.__func__
+
+    @functools.wraps(func)
+    def from_pretrained(klass, *args, **kwargs):
+        if "cuda-to-cpu" in _active and "device_map" in kwargs and not _cuda_available():
+            kwargs["device_map"] = _cpu_device_map(kwargs["device_map"])
+        _dropped.append(False)
+        if "no-quantization" in _active and not _has_quantizers() and not _cuda_available():
+            _dropped[-1] = _drop_inline_quantization(kwargs)
+        try:
+            model = func(klass, *args, **kwargs)
+        finally:
+            dropped = _dropped.pop()
+        if dropped:
+            _unquantized(model)
+        return model
+
+    shim = classmethod(from_pretrained)
+    from_pretrained._forgeenv_shim = True
+    cls.from_pretrained = shim
+
+
+def _has_quantizers():
+    """transformers >= 4.37 quantizes through transformers.quantizers (patched at AutoHfQuantizer)."""
+    try:
+        return importlib.util.find_spec("transformers.quantizers") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _drop_inline_quantization(kwargs):
+    """transformers < 4.37 reads the quantization from from_pretrained's own keywords (which those
+    releases accept): a bitsandbytes request is taken out of them before the library reads them."""
+    qc = kwargs.get("quantization_config")
+    asked = _is_bnb(qc) or bool(kwargs.get("load_in_8bit")) or bool(kwargs.get("load_in_4bit"))
+    if not asked or (qc is not None and not _is_bnb(qc)):
+        return False
+    kwargs.pop("quantization_config", None)
+    try:
+        import inspect
+
+        from transformers import BitsAndBytesConfig
+
+        names = set(inspect.signature(BitsAndBytesConfig).parameters) - {"kwargs"}
+    except Exception:  # noqa: BLE001
+        names = {"load_in_8bit", "load_in_4bit"}
+    for name in names | {"load_in_8bit", "load_in_4bit"}:
+        kwargs.pop(name, None)
+    return True
+
+
+def _unquantized(model):
+    torch = sys.modules["torch"]
+    config = getattr(model, "config", None)
+    if config is not None and hasattr(config, "quantization_config"):
+        try:
+            delattr(config, "quantization_config")
+        except AttributeError:
+            pass
+    if any(p.dtype in (torch.float16, torch.bfloat16) for p in model.parameters()):
+        model.to(torch.float32)
+
+
+def _patch_quantizer(mod):
+    cls = getattr(mod, "AutoHfQuantizer", None)
+    raw = cls.__dict__.get("from_config") if cls is not None else None
+    if raw is None or "no-quantization" not in _active:
+        return
+    func = raw.__func__
+
+    @functools.wraps(func)
+    def from_config(klass, quantization_config, **kwargs):
+        # Quantizing on load needs bitsandbytes on a GPU: the weights stay unquantized. A checkpoint
+        # saved quantized (pre_quantized) cannot be loaded otherwise: left to fail as it would.
+        if not kwargs.get("pre_quantized", False) and _is_bnb(quantization_config) and not _cuda_available():
+            if _dropped:
+                _dropped[-1] = True
+            return None
+        return func(klass, quantization_config, **kwargs)
+
+    cls.from_config = classmethod(from_config)
+
+
+def _patch_bnb_config(mod):
+    cls = getattr(mod, "BitsAndBytesConfig", None)
+    post = getattr(cls, "post_init", None)
+    if post is None or getattr(post, "_forgeenv_shim", False):
+        return
+
+    @functools.wraps(post)
+    def post_init(self):
+        # Its last check reads bitsandbytes' installed version (transformers 4.3x-4.5x); every other
+        # check has run by then. Not installed: the quantization is dropped anyway, so no version.
+        try:
+            return post(self)
+        except importlib.metadata.PackageNotFoundError as e:
+            # No metadata: bitsandbytes is not installed (the script's import may hold the stand-in).
+            if getattr(e, "name", None) != "bitsandbytes":
+                raise
+
+    post_init._forgeenv_shim = True
+    cls.post_init = post_init
+
+
+def _from_the_script():
+    """Whether the import in progress is the script's own (or a module of its run folder), not a library's."""
+    cwd = os.path.realpath(os.getcwd())
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_filename
+        if name.startswith("<frozen importlib") or os.sep + "importlib" + os.sep in name:
+            f = f.f_back
+            continue
+        if f.f_globals.get("__name__") == "__main__":
+            return True
+        return os.path.realpath(name).startswith(cwd + os.sep)
+    return False
+
+
+# --- no-mixed-precision ------------------------------------------------------------------------
+
+def _patch_training_args(mod):
+    cls = getattr(mod, "TrainingArguments", None)
+    post = getattr(cls, "__post_init__", None)
+    if post is None or getattr(post, "_forgeenv_shim", False):
+        return
+
+    @functools.wraps(post)
+    def __post_init__(self):
+        if not _cuda_available():
+            for name in ("fp16", "bf16", "fp16_full_eval", "bf16_full_eval", "tf32"):
+                if getattr(self, name, None) is True:
+                    setattr(self, name, False)
+        return post(self)
+
+    __post_init__._forgeenv_shim = True
+    cls.__post_init__ = __post_init__
+
+
+def _patch_accelerator(mod):
+    cls = getattr(mod, "Accelerator", None)
+    init = getattr(cls, "__init__", None)
+    if init is None or getattr(init, "_forgeenv_shim", False):
+        return
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if kwargs.get("mixed_precision") == "fp16" and not _cuda_available():
+            kwargs["mixed_precision"] = "no"
+        return init(self, *args, **kwargs)
+
+    __init__._forgeenv_shim = True
+    cls.__init__ = __init__
+
+
+def _when(shims, hook):
+    def run(mod):
+        if _active & set(shims):
+            hook(mod)
+    return run
+
+
+_HOOKS = {
+    "torch": _when(["cuda-to-cpu"], _patch_torch),
+    "transformers.modeling_utils": _when(["cuda-to-cpu", "no-quantization"], _patch_from_pretrained),
+    "transformers.quantizers.auto": _when(["no-quantization"], _patch_quantizer),
+    "transformers.utils.quantization_config": _when(["no-quantization"], _patch_bnb_config),
+    "transformers.training_args": _when(["no-mixed-precision"], _patch_training_args),
+    "accelerate.accelerator": _when(["no-mixed-precision"], _patch_accelerator),
+}
+
+
+class _Loader(importlib.abc.Loader):
+    """The library's own loader, with the shim's patch once the module has run."""
+
+    def __init__(self, loader, hook):
+        self._loader, self._hook = loader, hook
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        self._hook(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def _real(self, name, path, target):
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "bitsandbytes" and "no-quantization" in _active:
+            spec = self._real(name, path, target)
+            if spec is None and _from_the_script():
+                stub = os.path.join(_STUBS, "bitsandbytes")
+                return importlib.util.spec_from_file_location(name, os.path.join(stub, "__init__.py"), submodule_search_locations=[stub])
+            return spec
+        hook = _HOOKS.get(name)
+        if hook is None:
+            return None
+        spec = self._real(name, path, target)
+        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _Loader(spec.loader, hook)
+        return spec
+

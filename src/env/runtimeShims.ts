@@ -1,0 +1,35 @@
+// A task's runtime shims (tasks.json `runtime.shims`): environment code that adapts a script's GPU
+// assumptions to this machine's CPU without editing the script (resources/shims/_forgeenv_shims.py
+// says exactly what each one replaces). make-task records them when a run failed on a GPU
+// assumption the script makes in its code; the executor then loads them into every run of the task
+// (original, broken, repair, verifier; cold and warm alike) and into nothing else. Real mode only:
+// the simulated stand-ins have no CUDA to adapt.
+import { z } from 'zod';
+
+export const RUNTIME_SHIMS = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision'] as const;
+export const RuntimeShimSchema = z.enum(RUNTIME_SHIMS);
+export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
+
+/** What a shim replaces, in words (adaptation records, docs). */
+export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
+  'cuda-to-cpu': '.cuda()/.to(<CUDA device>) keep tensors and modules on the CPU, from_pretrained(device_map=<CUDA device or "auto">) loads onto the CPU, torch.cuda queries (get_device_capability, mem_get_info, set_device, …) answer for the CPU',
+  'no-quantization': 'bitsandbytes 8-/4-bit quantization on load is dropped (the model loads in float32), and the script\'s own `import bitsandbytes` gets a CPU stand-in (torch optimizers for bnb.optim.*8bit, torch.nn.Linear for bnb.nn.Linear8bitLt/Linear4bit)',
+  'no-mixed-precision': 'fp16/bf16/tf32 set in the script\'s code (TrainingArguments, Accelerator(mixed_precision="fp16")) train in float32',
+};
+
+export const TaskRuntimeSchema = z
+  .object({
+    /** Loaded into every real-mode run of the task, in this order. */
+    shims: z.array(RuntimeShimSchema).min(1).max(RUNTIME_SHIMS.length).refine((s) => new Set(s).size === s.length, 'each shim once'),
+  })
+  .strict();
+export type TaskRuntime = z.infer<typeof TaskRuntimeSchema>;
+
+/** The variable sitecustomize.py reads: the run's shims, comma-separated. Owned by the executor. */
+export const SHIMS_ENV = 'FORGEENV_SHIMS';
+
+/** A runtime with `shim` added (unchanged when it is there already). */
+export function withShim(runtime: TaskRuntime | undefined, shim: RuntimeShim): TaskRuntime {
+  const shims = runtime?.shims ?? [];
+  return { shims: shims.includes(shim) ? [...shims] : [...shims, shim] };
+}
