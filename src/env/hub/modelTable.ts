@@ -238,6 +238,13 @@ export function resolveModel(id: string, opts: { architecture?: string; files?: 
   return { id, model_type: modelType, head: fam.head, tokenizer, chat_template: template, config, resolvedBy: by };
 }
 
+/**
+ * The chat model a task gets when its model id was a placeholder (the script names none) and the script
+ * applies a chat template: Llama architecture (every snapshot's transformers has it) and a real
+ * ChatML template (https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct, tagged conversational).
+ */
+export const CHAT_PLACEHOLDER_MODEL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
+
 /** The corpus models of the base hub (resources/localhub/make_hub.py MODELS): served as they are. */
 const BASE_HUB_MODELS = new Set(['distilbert-base-uncased', 'bert-base-cased', 'google/electra-small-discriminator', 'roberta-base', 'albert-base-v2', 'gpt2', 't5-small', 'google/vit-base-patch16-224-in21k']);
 
