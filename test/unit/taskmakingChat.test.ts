@@ -164,3 +164,12 @@ describe('the table of real schemas is a floor', () => {
     assert.equal(next.columns?.system_prompt, 'string');
   });
 });
+
+describe('an optional package a library asks for', () => {
+  test('trl\'s reward function without math_verify is refused naming the package', () => {
+    const d = diagnose(traceback('  File "/venv/lib/python3.12/site-packages/trl/rewards/accuracy_rewards.py", line 65, in accuracy_reward\n    raise ImportError("Please install the `math_verify` package to use accuracy_reward")\nImportError: Please install the `math_verify` package to use accuracy_reward'), ctx({}));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'module-not-installed');
+    assert.match(d.outcome.reason, /math_verify/);
+  });
+});
