@@ -108,12 +108,27 @@ describe('placeholder dataset: a fixed schema the derivation chose, swapped for 
     assert.equal(d, undefined);
   });
 
-  test('a column the script reads, missing from a placeholder of the table of real schemas, also swaps', () => {
-    const script = 'from datasets import load_dataset\nimport sys\nds = load_dataset(sys.argv[1])\nds = ds.map(lambda s: {"p": s["system_prompt"]})\n';
-    const known = Object.keys(KNOWN_DATASETS).find((k) => !('system_prompt' in KNOWN_DATASETS[k]!.columns))!;
-    const d = diagnose(traceback("KeyError: 'system_prompt'"), ctx({ script, args: ['--dataset_id_or_path', known] }));
-    assert.ok(d && d.outcome.kind === 'adapt');
+  test('a column the script reads, on the derived placeholder of a required dataclass field, swaps; a user\'s own dataset does not', () => {
+    const script = [
+      'from dataclasses import dataclass',
+      'from datasets import load_dataset',
+      'from transformers import HfArgumentParser',
+      '@dataclass',
+      'class ScriptArguments:',
+      '    dataset_id_or_path: str',
+      'args, = HfArgumentParser((ScriptArguments,)).parse_args_into_dataclasses()',
+      'ds = load_dataset(args.dataset_id_or_path, split="train")',
+      'ds = ds.map(lambda s: {"p": s["system_prompt"] + s["prompt"]})',
+    ].join('\n');
+    const args = deriveScriptArgs(script).args;
+    const d = diagnose(traceback("KeyError: 'system_prompt'"), ctx({ script, args }));
+    assert.ok(d && d.outcome.kind === 'adapt', `${args.join(' ')}: ${JSON.stringify(d)}`);
     assert.equal(d.outcome.adaptation.rule, 'placeholder-dataset');
+    const synthetic = candidateHubNeeds(script, d.outcome.args!, {}).datasets.find((x) => x.path === SYNTHETIC_DATASET_ID);
+    assert.deepEqual(Object.keys(synthetic?.columns ?? {}).sort(), ['prompt', 'system_prompt']);
+    // A table dataset the user chose is theirs: not a placeholder (the column rule answers instead).
+    const known = Object.keys(KNOWN_DATASETS).find((k) => k.includes('/'))!;
+    assert.equal(placeholderDataset(script, ['--dataset_id_or_path', known]), undefined);
   });
 });
 

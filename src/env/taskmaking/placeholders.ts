@@ -5,11 +5,13 @@
 //   columns derived from the script (hub/needs.ts), since no real dataset was asked for.
 // - A model without a chat template where the script (or its trainer) applies one: a small chat model
 //   whose real tokenizer ships one, valid in every snapshot's transformers.
-// A value the script itself names (a string literal of its source) is never a placeholder: the
-// script's own choice failing is the real behaviour and is reported as such.
+// A placeholder is exactly the value the derivation gives that option (scriptArgs.ts) and one the script
+// itself does not name (a string literal of its source): the script's own choice failing is the real
+// behaviour, and a user's own value is theirs.
 import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
 import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID, isBaseHubDataset } from '../hub/datasetTable';
 import { optionValue } from './argEdits';
+import { valueForArgument } from '../scriptArgs';
 
 /** Option names that carry a dataset id (as hub/needs.ts reads them). */
 const DATASET_OPTION = /^(train_)?dataset(_name|_id|_path)?(_or_path)?$/;
@@ -24,6 +26,11 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Whether the script's source names `value` as a string literal (its own id, not a placeholder). */
 export function scriptNames(script: string, value: string): boolean {
   return new RegExp(`["']${escapeRe(value)}["']`).test(script);
+}
+
+/** Whether `value` of `--option` is the derivation's choice for a script that names no id of its own there. */
+function isPlaceholder(script: string, option: string, value: string): boolean {
+  return !scriptNames(script, value) && valueForArgument(script, option.replace(/-/g, '_')) === value;
 }
 
 /** The `--name value` pairs of an argv. */
@@ -43,7 +50,7 @@ export function placeholderDataset(script: string, args: readonly string[]): { o
   for (const [option, value] of options(args)) {
     if (!DATASET_OPTION.test(option.replace(/-/g, '_')) || value === SYNTHETIC_DATASET_ID) continue;
     const fixed = isBaseHubDataset(value, undefined) || KNOWN_DATASETS[value] !== undefined;
-    if (fixed && !scriptNames(script, value)) return { option, value, replacement: SYNTHETIC_DATASET_ID };
+    if (fixed && isPlaceholder(script, option, value)) return { option, value, replacement: SYNTHETIC_DATASET_ID };
   }
   return undefined;
 }
@@ -51,6 +58,6 @@ export function placeholderDataset(script: string, args: readonly string[]): { o
 /** The model options holding a placeholder (an id the script does not name), to be the chat model instead. */
 export function placeholderModels(script: string, args: readonly string[]): Array<{ option: string; value: string }> {
   return options(args)
-    .filter(([option, value]) => MODEL_OPTION.test(option.replace(/-/g, '_')) && value !== CHAT_PLACEHOLDER_MODEL && !scriptNames(script, value))
+    .filter(([option, value]) => MODEL_OPTION.test(option.replace(/-/g, '_')) && value !== CHAT_PLACEHOLDER_MODEL && isPlaceholder(script, option, value))
     .map(([option, value]) => ({ option, value }));
 }
