@@ -163,6 +163,13 @@ describe('chat templates: a placeholder model gets a chat model; the script\'s o
     assert.equal(resolveModel('meta-llama/Llama-2-7b-hf').chat_template, null);
     assert.equal(resolveModel('mistralai/Mistral-7B-v0.1').chat_template, null);
   });
+
+  test('Zephyr and TinyLlama chat models get Zephyr\'s template (system turns allowed), not their base family\'s', () => {
+    assert.equal(resolveModel('TinyLlama/TinyLlama-1.1B-Chat-v1.0').chat_template, 'zephyr');
+    assert.equal(resolveModel('HuggingFaceH4/zephyr-7b-beta').chat_template, 'zephyr');
+    assert.equal(resolveModel('mistralai/Mistral-7B-Instruct-v0.1').chat_template, 'mistral');
+    assert.equal(resolveModel('meta-llama/Llama-2-7b-chat-hf').chat_template, 'llama2');
+  });
 });
 
 describe('the table of real schemas is a floor', () => {

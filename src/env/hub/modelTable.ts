@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 export type ModelHead = 'causal_lm' | 'seq2seq_lm' | 'masked_lm' | 'image_classification' | 'speech_seq2seq' | 'ctc' | 'vision2seq' | 'base';
-export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3';
+export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3' | 'zephyr';
 
 export interface ModelRecipe {
   id: string;
@@ -233,6 +233,8 @@ export function resolveModel(id: string, opts: { architecture?: string; files?: 
       template = 'chatml-smollm';
     }
   }
+  // Zephyr and TinyLlama's chat models ship Zephyr's template (<|user|>/<|system|>/<|assistant|>), not their base family's.
+  if (/zephyr|tinyllama.*chat/.test(id.toLowerCase())) template = 'zephyr';
   if (modelType === 'bert' && /uncased|chinese/.test(id.toLowerCase())) tokenizer = /uncased/.test(id.toLowerCase()) ? 'bert-uncased' : 'bert-cased';
   if (modelType === 'distilbert' && /-cased/.test(id.toLowerCase())) tokenizer = 'bert-cased';
   return { id, model_type: modelType, head: fam.head, tokenizer, chat_template: template, config, resolvedBy: by };
