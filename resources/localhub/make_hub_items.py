@@ -115,6 +115,26 @@ CHAT_TEMPLATES = {
     ),
 }
 
+# Families whose original templates TRL ships (trl/chat_templates/<name>.jinja, from trl 1.x; TRL recognises a
+# template by exact comparison, for tool calling and assistant-only loss): read from the snapshot's own trl
+# when it has them; an older trl compares nothing, and the family's ChatML turns (Qwen2's) stand in.
+TRL_TEMPLATE_FILES = {"qwen2_5": "qwen2_5.jinja", "qwen3": "qwen3.jinja"}
+
+
+def chat_template_text(name):
+    if name not in TRL_TEMPLATE_FILES:
+        return CHAT_TEMPLATES[name]
+    import importlib.util
+
+    spec = importlib.util.find_spec("trl")  # locates trl without importing it
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "chat_templates", TRL_TEMPLATE_FILES[name])
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+    return CHAT_TEMPLATES["chatml"]
+
+
 # Byte-level BPE families: their real special tokens (from each family's special_tokens_map.json).
 # bos is prepended by the post-processor when add_bos is set, as the real tokenizers do.
 BYTE_LEVEL = {
@@ -301,7 +321,7 @@ def add_chat_template(dest, name):
     path = os.path.join(dest, "tokenizer_config.json")
     with open(path, encoding="utf-8") as f:
         cfg = json.load(f)
-    cfg["chat_template"] = CHAT_TEMPLATES[name]
+    cfg["chat_template"] = chat_template_text(name)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(cfg, f, indent=2, sort_keys=True)
 

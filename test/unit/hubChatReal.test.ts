@@ -72,3 +72,26 @@ print(json.dumps(res))
     assert.match(String(res.formatted), /^<\|im_start\|>system\n[^<]*<\|im_end\|>\n<\|im_start\|>user\n/);
   });
 });
+
+describe('Qwen2.5 and Qwen3 templates in the 2026-11 venv are the ones its trl recognises', { skip: !isSnapshotVenvReady('2026-11') || !isLocalHubReady('2026-11') ? 'the 2026-11 venv or base hub is not built' : false }, () => {
+  test('tiny Qwen2.5 and Qwen3 tokenizers carry trl\'s original templates byte for byte; trl says they support tool calling', { timeout: 900_000 }, async () => {
+    const snapshot = '2026-11';
+    const needs = { models: [{ id: 'Qwen/Qwen2.5-0.5B-Instruct' }, { id: 'Qwen/Qwen3-0.6B' }], datasets: [] };
+    const r = await ensureHubItems({ hubKey: snapshot, python: snapshotPython(snapshot), baseHubDir: localHubDir(snapshot), needs, strict: true, cacheDir });
+    const code = `
+import json, transformers as tr
+from trl import chat_template_utils as ctu
+res = {}
+for mid, ref in [("Qwen/Qwen2.5-0.5B-Instruct", ctu.qwen2_5_chat_template), ("Qwen/Qwen3-0.6B", ctu.qwen3_chat_template)]:
+    t = tr.AutoTokenizer.from_pretrained(mid)
+    res[mid] = [t.chat_template == ref, ctu.supports_tool_calling(t)]
+print(json.dumps(res))
+`;
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
+    const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
+    const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, [boolean, boolean]>;
+    assert.deepEqual(res['Qwen/Qwen2.5-0.5B-Instruct'], [true, true]);
+    assert.deepEqual(res['Qwen/Qwen3-0.6B'], [true, true]);
+  });
+});

@@ -158,7 +158,9 @@ describe('chat templates: a placeholder model gets a chat model; the script\'s o
   });
 
   test('base models of families whose real tokenizers ship a template get it; a base without one gets none', () => {
-    assert.equal(resolveModel('Qwen/Qwen2.5-0.5B').chat_template, 'chatml');
+    assert.equal(resolveModel('Qwen/Qwen2-0.5B').chat_template, 'chatml');
+    assert.equal(resolveModel('Qwen/Qwen2.5-0.5B').chat_template, 'qwen2_5');
+    assert.equal(resolveModel('Qwen/Qwen3-0.6B-Base').chat_template, 'qwen3');
     assert.equal(resolveModel('HuggingFaceTB/SmolLM2-135M').chat_template, 'chatml-smollm');
     assert.equal(resolveModel('meta-llama/Llama-2-7b-hf').chat_template, null);
     assert.equal(resolveModel('mistralai/Mistral-7B-v0.1').chat_template, null);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 export type ModelHead = 'causal_lm' | 'seq2seq_lm' | 'masked_lm' | 'image_classification' | 'speech_seq2seq' | 'ctc' | 'vision2seq' | 'base';
-export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3' | 'zephyr';
+export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3' | 'zephyr' | 'qwen2_5' | 'qwen3';
 
 export interface ModelRecipe {
   id: string;
@@ -42,9 +42,10 @@ const FAMILIES: Record<string, Omit<Family, 'model_type'>> = {
   llama: { head: 'causal_lm', tokenizer: 'llama2', template: tpl('llama2') },
   mistral: { head: 'causal_lm', tokenizer: 'mistral', template: tpl('mistral') },
   mixtral: { head: 'causal_lm', tokenizer: 'mistral', template: tpl('mistral') },
-  // Qwen base repos ship the ChatML template too (Qwen/Qwen2-0.5B tokenizer_config.json).
-  qwen2: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'chatml', instructTokenizer: 'qwen-instruct' },
-  qwen3: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'chatml', instructTokenizer: 'qwen-instruct' },
+  // Qwen base repos ship their chat template too (Qwen/Qwen2-0.5B, Qwen/Qwen2.5-0.5B, Qwen/Qwen3-0.6B-Base
+  // tokenizer_config.json): Qwen2's ChatML, Qwen2.5's (tools, default system text), Qwen3's (thinking).
+  qwen2: { head: 'causal_lm', tokenizer: 'qwen', template: (id) => (/qwen2\.5|qwen2_5/i.test(id) ? 'qwen2_5' : 'chatml'), instructTokenizer: 'qwen-instruct' },
+  qwen3: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'qwen3', instructTokenizer: 'qwen-instruct' },
   gemma: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
   gemma2: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
   gemma3_text: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
