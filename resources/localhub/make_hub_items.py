@@ -98,6 +98,14 @@ CHAT_TEMPLATES = {
         "{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ '<start_of_turn>' + role + '\n' + "
         "message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}"
     ),
+    # TinyLlama/TinyLlama-1.1B-Chat-v1.0 and HuggingFaceH4/zephyr-7b-beta (tokenizer_config.json, "chat_template"):
+    # Zephyr's <|user|>/<|assistant|> turns as plain text, each ended by eos; a system turn is allowed
+    "zephyr": (
+        "{% for message in messages %}\n{% if message['role'] == 'user' %}\n{{ '<|user|>\n' + message['content'] + eos_token }}\n"
+        "{% elif message['role'] == 'system' %}\n{{ '<|system|>\n' + message['content'] + eos_token }}\n"
+        "{% elif message['role'] == 'assistant' %}\n{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n{% endif %}\n"
+        "{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}"
+    ),
     # microsoft/Phi-3-mini-4k-instruct (tokenizer_config.json, "chat_template")
     "phi3": (
         "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\n' + message['content'] + '<|end|>\n'}}"
@@ -106,6 +114,26 @@ CHAT_TEMPLATES = {
         "{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
     ),
 }
+
+# Families whose original templates TRL ships (trl/chat_templates/<name>.jinja, from trl 1.x; TRL recognises a
+# template by exact comparison, for tool calling and assistant-only loss): read from the snapshot's own trl
+# when it has them; an older trl compares nothing, and the family's ChatML turns (Qwen2's) stand in.
+TRL_TEMPLATE_FILES = {"qwen2_5": "qwen2_5.jinja", "qwen3": "qwen3.jinja"}
+
+
+def chat_template_text(name):
+    if name not in TRL_TEMPLATE_FILES:
+        return CHAT_TEMPLATES[name]
+    import importlib.util
+
+    spec = importlib.util.find_spec("trl")  # locates trl without importing it
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "chat_templates", TRL_TEMPLATE_FILES[name])
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+    return CHAT_TEMPLATES["chatml"]
+
 
 # Byte-level BPE families: their real special tokens (from each family's special_tokens_map.json).
 # bos is prepended by the post-processor when add_bos is set, as the real tokenizers do.
@@ -293,7 +321,7 @@ def add_chat_template(dest, name):
     path = os.path.join(dest, "tokenizer_config.json")
     with open(path, encoding="utf-8") as f:
         cfg = json.load(f)
-    cfg["chat_template"] = CHAT_TEMPLATES[name]
+    cfg["chat_template"] = chat_template_text(name)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(cfg, f, indent=2, sort_keys=True)
 

@@ -138,7 +138,7 @@ describe('deriveHubNeeds: datasets and columns', () => {
 describe('model architecture resolution', () => {
   test('families from the table and name patterns, with tokenizers and chat templates', () => {
     const q = resolveModel('Qwen/Qwen2.5-0.5B-Instruct');
-    assert.deepEqual([q.model_type, q.head, q.tokenizer, q.chat_template], ['qwen2', 'causal_lm', 'qwen-instruct', 'chatml']);
+    assert.deepEqual([q.model_type, q.head, q.tokenizer, q.chat_template], ['qwen2', 'causal_lm', 'qwen-instruct', 'qwen2_5']);
     const l3 = resolveModel('meta-llama/Meta-Llama-3.1-8B-Instruct');
     assert.deepEqual([l3.model_type, l3.tokenizer, l3.chat_template], ['llama', 'llama3-instruct', 'llama3']);
     const l2 = resolveModel('meta-llama/Llama-2-7b-hf');

@@ -50,6 +50,9 @@ export const KNOWN_DATASETS: Readonly<Record<string, KnownDataset>> = {
   'AI-MO/NuminaMath-TIR': { columns: { problem: 'string', solution: 'string', messages: 'messages' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/trl-lib/tldr
   'trl-lib/tldr': { columns: { prompt: 'string', completion: 'string' }, splits: ['train', 'validation', 'test'] },
+  // https://huggingface.co/datasets/trl-internal-testing/hh-rlhf-helpful-base-trl-style (README dataset_info: chosen and
+  // rejected are lists of {content, role}, prompt a string; the TRL ORPO/DPO examples of 2024 apply the chat template themselves)
+  'trl-internal-testing/hh-rlhf-helpful-base-trl-style': { columns: { chosen: 'messages', rejected: 'messages', prompt: 'string' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/trl-lib/Capybara
   'trl-lib/Capybara': { columns: { messages: 'messages' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/HuggingFaceH4/ultrachat_200k
@@ -83,6 +86,13 @@ export const KNOWN_DATASETS: Readonly<Record<string, KnownDataset>> = {
   // https://huggingface.co/datasets/wikitext (other configs than the base hub's)
   wikitext: { columns: { text: 'string' }, splits: ['train', 'validation', 'test'] },
 };
+
+/**
+ * The id of a synthetic dataset a task gets when its dataset id was a placeholder (the script names
+ * none) whose fixed schema lacks what the script reads: in no table and not in the base hub, so the
+ * hub builds it with the columns derived from the script and its trainer (needs.ts).
+ */
+export const SYNTHETIC_DATASET_ID = 'forgeenv/synthetic-dataset';
 
 /** The corpus datasets of the base hub (resources/localhub/make_hub.py DATASETS): served as they are. */
 const BASE_HUB: ReadonlyArray<[string, string | undefined]> = [

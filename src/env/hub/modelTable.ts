@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 export type ModelHead = 'causal_lm' | 'seq2seq_lm' | 'masked_lm' | 'image_classification' | 'speech_seq2seq' | 'ctc' | 'vision2seq' | 'base';
-export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3';
+export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3' | 'zephyr' | 'qwen2_5' | 'qwen3';
 
 export interface ModelRecipe {
   id: string;
@@ -42,9 +42,10 @@ const FAMILIES: Record<string, Omit<Family, 'model_type'>> = {
   llama: { head: 'causal_lm', tokenizer: 'llama2', template: tpl('llama2') },
   mistral: { head: 'causal_lm', tokenizer: 'mistral', template: tpl('mistral') },
   mixtral: { head: 'causal_lm', tokenizer: 'mistral', template: tpl('mistral') },
-  // Qwen base repos ship the ChatML template too (Qwen/Qwen2-0.5B tokenizer_config.json).
-  qwen2: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'chatml', instructTokenizer: 'qwen-instruct' },
-  qwen3: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'chatml', instructTokenizer: 'qwen-instruct' },
+  // Qwen base repos ship their chat template too (Qwen/Qwen2-0.5B, Qwen/Qwen2.5-0.5B, Qwen/Qwen3-0.6B-Base
+  // tokenizer_config.json): Qwen2's ChatML, Qwen2.5's (tools, default system text), Qwen3's (thinking).
+  qwen2: { head: 'causal_lm', tokenizer: 'qwen', template: (id) => (/qwen2\.5|qwen2_5/i.test(id) ? 'qwen2_5' : 'chatml'), instructTokenizer: 'qwen-instruct' },
+  qwen3: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'qwen3', instructTokenizer: 'qwen-instruct' },
   gemma: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
   gemma2: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
   gemma3_text: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
@@ -233,10 +234,19 @@ export function resolveModel(id: string, opts: { architecture?: string; files?: 
       template = 'chatml-smollm';
     }
   }
+  // Zephyr and TinyLlama's chat models ship Zephyr's template (<|user|>/<|system|>/<|assistant|>), not their base family's.
+  if (/zephyr|tinyllama.*chat/.test(id.toLowerCase())) template = 'zephyr';
   if (modelType === 'bert' && /uncased|chinese/.test(id.toLowerCase())) tokenizer = /uncased/.test(id.toLowerCase()) ? 'bert-uncased' : 'bert-cased';
   if (modelType === 'distilbert' && /-cased/.test(id.toLowerCase())) tokenizer = 'bert-cased';
   return { id, model_type: modelType, head: fam.head, tokenizer, chat_template: template, config, resolvedBy: by };
 }
+
+/**
+ * The chat model a task gets when its model id was a placeholder (the script names none) and the script
+ * applies a chat template: Llama architecture (every snapshot's transformers has it) and a real
+ * ChatML template (https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct, tagged conversational).
+ */
+export const CHAT_PLACEHOLDER_MODEL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 
 /** The corpus models of the base hub (resources/localhub/make_hub.py MODELS): served as they are. */
 const BASE_HUB_MODELS = new Set(['distilbert-base-uncased', 'bert-base-cased', 'google/electra-small-discriminator', 'roberta-base', 'albert-base-v2', 'gpt2', 't5-small', 'google/vit-base-patch16-224-in21k']);

@@ -400,6 +400,15 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
       for (const a of m === 'rename_column' ? pos.slice(0, 1) : pos) for (const mm of source.slice(a.valueFrom, a.valueTo).matchAll(/(["'])([^"'\n]+)\1/g)) add(mm[2]!);
     }
   }
+  // A column the script hands to a chat template as the conversation (`apply_chat_template(row["chosen"])`)
+  // holds messages (TRL's conversational format), whatever its name says; every other column stays a
+  // string (the standard format, which every trainer of every TRL release takes with any tokenizer).
+  for (const call of idx.calls) {
+    if (call.method?.name !== 'apply_chat_template') continue;
+    const a = positional(call, 0) ?? keyword(call, 'conversation');
+    const m = a && /^([A-Za-z_]\w*)\[\s*(["'])([^"'\n]+)\2\s*\]$/.exec(source.slice(a.valueFrom, a.valueTo).trim());
+    if (m && (exampleParams.has(m[1]!) || EXAMPLE_NAMES.test(m[1]!))) add(m[3]!, 'messages');
+  }
   for (const m of source.matchAll(/(["'])(\w+)\1\s+(?:not\s+)?in\s+[\w.\[\]"']*column_names/g)) add(m[2]!);
   // Fields that name a column (`text_column="text"`, `--label_column_name label`).
   for (const [k, v] of [...scope.defaults, ...scope.given]) {

@@ -11,6 +11,8 @@ import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type 
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
+import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
+import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 
 export interface RuleContext {
   script: string;
@@ -307,6 +309,37 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('placeholder-model-id', setOption(ctx.args, name, 'gpt2'), `--${name} gpt2 (${bad} is not a model id)`);
     },
   },
+  {
+    // The tokenizer has no chat template, yet the script or its trainer applies one (TRL's conversational
+    // format). A model id the derivation chose (the script names none) becomes a chat model; the script's
+    // own model without a template is the real libraries' behaviour, refused as such.
+    id: 'chat-template-missing',
+    scope: 'exception',
+    pattern: /tokenizer\.chat_template is not set|Cannot use chat template functions/,
+    apply: (_m, ctx) => {
+      const swap = placeholderModels(ctx.script, ctx.args);
+      if (!swap.length) {
+        return refuse('chat-template-missing', `the script applies a chat template, but its model's tokenizer has none (as the real model's) and the script sets none: the real libraries fail the same way`);
+      }
+      const args = swap.reduce((a, s) => setOption(a, s.option, CHAT_PLACEHOLDER_MODEL), ctx.args);
+      return adaptArgs('chat-template-missing', args, `${swap.map((s) => `--${s.option} ${CHAT_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((s) => s.value).join(', ')}, a placeholder the script does not name, has no chat template; the script applies one)`);
+    },
+  },
+  {
+    // A KeyError of a column (one the script reads, or a key of TRL's dataset formats its trainer reads) on a
+    // dataset id the derivation chose (`imdb`: the script names none) whose schema is fixed: a synthetic
+    // dataset instead, with the columns derived from the script and its trainer.
+    id: 'placeholder-dataset',
+    scope: 'exception',
+    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+    apply: (m, ctx) => {
+      const col = m[1] ?? m[2] ?? m[3] ?? '';
+      if (!ctx.hub || !(TRL_FORMAT_KEYS.has(col) || scriptNames(ctx.script, col))) return undefined;
+      const p = placeholderDataset(ctx.script, ctx.args);
+      if (!p) return undefined;
+      return adaptArgs('placeholder-dataset', setOption(ctx.args, p.option, p.replacement), `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has a fixed schema without column "${col}"; the synthetic dataset gets the columns the script and its trainer read)`);
+    },
+  },
   // --- what cannot be provided (yet) ---
   {
     // evaluate.load / datasets.load_metric of a metric the offline hub does not serve: say so, by name
@@ -351,21 +384,26 @@ export const RULES: readonly Rule[] = [
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       // Only a name the script itself uses as a key: a column of the data it loads.
       if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
-      // Synthetic datasets the hub provides get the column (their schema is ours to extend); the
-      // base hub's datasets and the real ones in a table keep theirs.
-      const own = ctx.hub?.needs.datasets.filter((d) => !KNOWN_DATASETS[d.path] && !(d.columns && col in d.columns)) ?? [];
+      // Datasets the hub builds get the column: synthetic ones (their schema is ours), and those of the
+      // table of real schemas too, whose features are a floor: a column the script reads that the real
+      // schema lacks means a variant (another config or revision) or a gap of the table, and the
+      // adaptation records which. The base hub's datasets keep theirs.
+      const own = ctx.hub?.needs.datasets.filter((d) => !(d.columns && col in d.columns)) ?? [];
       if (own.length) {
         const extra = withColumn(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, col);
-        return { kind: 'adapt', adaptation: { rule: 'dataset-column-missing', kind: 'hub', change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}` }, hub: extra };
+        const real = own.filter((d) => KNOWN_DATASETS[d.path]).map((d) => d.path);
+        const why = real.length ? ` (the real schema of ${real.join(', ')} lacks it: the script reads a variant, or the table is incomplete; the table's features are a floor)` : '';
+        return { kind: 'adapt', adaptation: { rule: 'dataset-column-missing', kind: 'hub', change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}${why}` }, hub: extra };
       }
-      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub or of the table of real schemas, which ForgeEnv does not extend)' : ''}`);
+      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub, which ForgeEnv serves as it is)' : ''}`);
     },
   },
   {
     id: 'module-not-installed',
     scope: 'exception',
-    pattern: /ModuleNotFoundError: No module named '([\w.]+)'/,
-    apply: (m) => refuse('module-not-installed', `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment`),
+    // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
+    pattern: /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)/,
+    apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2]} (through a library that needs it), which is not installed in the snapshot's environment`),
   },
 ];
 
