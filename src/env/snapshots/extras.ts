@@ -1,6 +1,6 @@
 // Common training extras in a snapshot's managed venv: packages real training scripts import beside
 // the HF libraries (TensorBoard logging, scipy/scikit-learn metrics, SentencePiece/protobuf
-// tokenizers, Pillow images, torchvision transforms, W&B/tensorboardX loggers, NLTK) that a snapshot's
+// tokenizers, Pillow images, torchvision transforms, W&B/tensorboardX loggers, NLTK, TRL's math rewards' math-verify) that a snapshot's
 // pins do not pull in. Installed once per venv, after
 // it is built, with every package already there held at its installed version (a constraints file
 // from `pip freeze`), so the pinned libraries never change; with uv, no release newer than the
@@ -18,7 +18,7 @@ import { excludeNewerOf, getSnapshot } from './registry';
  * Import names where they differ: sklearn, google.protobuf, PIL. Each is installed on its own, so one
  * that cannot be had before the cut-off (a torchvision for that torch) costs only itself.
  */
-export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow', 'torchvision', 'wandb', 'tensorboardX', 'nltk'];
+export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow', 'torchvision', 'wandb', 'tensorboardX', 'nltk', 'math-verify'];
 
 const EXTRAS_MARKER = '.forgeenv-extras.json';
 
