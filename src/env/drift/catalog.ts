@@ -33,8 +33,8 @@ export const catalogPath = (): string => join(resourcesDir(), 'drifts', 'catalog
 let cached: Map<string, CatalogEntry> | undefined;
 
 /**
- * The catalog by id; empty when the file is absent or invalid (the drift table then keeps its own
- * gates). Read once.
+ * The catalog by id; empty when the file is absent or invalid (the drift table then refuses to
+ * build: its linked entries have no versions of their own). Read once.
  */
 export function driftCatalog(): ReadonlyMap<string, CatalogEntry> {
   if (cached) return cached;
@@ -45,7 +45,7 @@ export function driftCatalog(): ReadonlyMap<string, CatalogEntry> {
     const parsed = CatalogFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
     if (parsed.success) for (const e of parsed.data.entries) cached.set(e.id, e);
   } catch {
-    // An unreadable catalog leaves the table's own gates in force.
+    // Reported by the drift table, which names the entry it cannot link.
   }
   return cached;
 }
