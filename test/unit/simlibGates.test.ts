@@ -107,3 +107,26 @@ describe('stand-in version gates name catalog entries', () => {
     assert.match(r.stderr, /drift catalog has no entry 'no-such-drift'/);
   });
 });
+
+describe('drift facts come from the catalog', () => {
+  test('the drift table takes every linked version from its catalog entry', async () => {
+    const { DRIFT_TABLE } = await import('../../src/env/drift/driftTable');
+    const linked = DRIFT_TABLE.filter((d) => d.catalogId);
+    assert.ok(linked.length >= 30, `only ${linked.length} linked entries`);
+    for (const d of linked) {
+      const c = CATALOG.get(d.catalogId!)!;
+      assert.ok([c.changed_in, c.deprecated_in].includes(d.changedIn), `${d.id}: ${d.changedIn} is not a version of ${c.id}`);
+      const gate = d.rejectedWhen;
+      if (gate && gate !== 'always') assert.equal(gate.atLeast ?? gate.below, d.changedIn, d.id);
+    }
+    const evalStrategy = DRIFT_TABLE.find((d) => d.id === 'evaluation-strategy:TrainingArguments')!;
+    assert.deepEqual(evalStrategy.rejectedWhen, { library: 'transformers', atLeast: CATALOG.get('transformers-trainingargs-evaluation-strategy')!.changed_in });
+  });
+
+  test("the lab's known changes state the catalog's versions", async () => {
+    const { KNOWN_CHANGES } = await import('../../src/editor/lab/core/knownChanges');
+    const e = CATALOG.get('transformers-trainingargs-evaluation-strategy')!;
+    const known = KNOWN_CHANGES.find((k) => k.names.includes('evaluation_strategy'))!;
+    assert.equal(known.when, `${e.deprecated_in} deprecated; ${e.changed_in} removed`);
+  });
+});

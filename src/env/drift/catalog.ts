@@ -49,3 +49,19 @@ export function driftCatalog(): ReadonlyMap<string, CatalogEntry> {
   }
   return cached;
 }
+
+/**
+ * When drifts happened, as the catalog says, for explanations: `4.41.0 deprecated; 4.51.0 removed`,
+ * prefixed with the library when several entries are named. An id the catalog lacks throws, so a
+ * stale reference fails its test instead of showing a made-up version.
+ */
+export function catalogWhen(...ids: string[]): string {
+  return ids
+    .map((id) => {
+      const e = driftCatalog().get(id);
+      if (!e) throw new Error(`no drift ${id} in ${catalogPath()}`);
+      const parts = [e.deprecated_in ? `${e.deprecated_in} deprecated` : '', `${e.changed_in} ${e.expect_after === 'warning' ? 'warns' : e.kind === 'added' ? 'added' : 'removed'}`].filter(Boolean);
+      return `${ids.length > 1 ? `${e.library} ` : ''}${parts.join('; ')}`;
+    })
+    .join(' / ');
+}
