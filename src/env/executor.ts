@@ -238,7 +238,7 @@ const RUN_COPIES = '.forgeenv-copies';
 /** Where the folders of `mounts` live inside the run folder. */
 const RUN_MOUNTS = '.forgeenv-mounts';
 /** Variables only the executor sets: a caller's or the user's value never reaches the script. */
-const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR', SHIMS_ENV];
+const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR', 'FORGEENV_DRIFT_CATALOG', SHIMS_ENV];
 
 /** The default shared bytecode cache of simulated mode. */
 export function simulatedBytecodeCache(): string {
@@ -271,16 +271,26 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
   return env;
 }
 
-/** What simulated runs read of resources/: the stand-ins, the fallback packages, the snapshots' API data and list. */
+/** What simulated runs read of resources/: the stand-ins, the fallback packages, the snapshots' API data and list, the drift catalog. */
 export function simulatedReadOnly(simlibs: string): string[] {
   const snapshots = join(dirname(simlibs), 'snapshots');
-  return [simlibs, `${simlibs}-fallback`, join(snapshots, 'api'), join(snapshots, 'snapshots.json')];
+  return [simlibs, `${simlibs}-fallback`, join(snapshots, 'api'), join(snapshots, 'snapshots.json'), driftCatalogFor(simlibs)];
 }
 
-/** The stand-ins' own variables: the versions, and the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py). */
+/** The drift catalog beside the stand-ins: their version gates read their boundaries from it (_forgeenv_sim/versions.py). */
+function driftCatalogFor(simlibs: string): string {
+  return join(dirname(simlibs), 'drifts', 'catalog.json');
+}
+
+/** The stand-ins' own variables: the versions, the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py), the drift catalog. */
 function simulatedEnv(versions: LibraryVersions, simlibs: string): Record<string, string> {
   const snapshot = snapshotIdOf(versions);
-  return { FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), ...(snapshot ? { FORGEENV_SNAPSHOT: snapshot } : {}), FORGEENV_API_DIR: join(dirname(simlibs), 'snapshots', 'api') };
+  return {
+    FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions),
+    ...(snapshot ? { FORGEENV_SNAPSHOT: snapshot } : {}),
+    FORGEENV_API_DIR: join(dirname(simlibs), 'snapshots', 'api'),
+    FORGEENV_DRIFT_CATALOG: driftCatalogFor(simlibs),
+  };
 }
 
 function layoutError(interpreter: string, r: { code: string | undefined; error: string }): string {

@@ -128,6 +128,16 @@ describe('real-mode validity', () => {
     const r2 = realValidity(entry(), { 'before.old': broken, 'before.new': raised('TypeError', 'x', { form: 'new' }), 'after.old': err, 'after.new': outcome() });
     assert.equal(r2.validity, 'invalid');
   });
+  test('an addition: the new form fails before the change and works after', () => {
+    const added = entry({ kind: 'added' });
+    const missing = raised('TypeError', "unexpected keyword argument 'use_dora'", { form: 'new' });
+    const ok = (form: 'old' | 'new') => outcome({ form });
+    assert.equal(realValidity(added, { 'before.old': ok('old'), 'before.new': missing, 'after.new': ok('new') }).validity, 'valid');
+    const early = realValidity(added, { 'before.old': ok('old'), 'before.new': ok('new'), 'after.new': ok('new') });
+    assert.deepEqual([early.validity, early.problems], ['invalid', ['new form already ok before the change']]);
+    assert.equal(realValidity(added, { 'before.old': ok('old'), 'before.new': missing, 'after.new': missing }).validity, 'invalid');
+    assert.equal(realValidity(added, { 'before.old': ok('old'), 'after.new': ok('new') }).validity, 'unchecked');
+  });
   test('a warning drift must not warn before and must warn after', () => {
     const warned = outcome({ status: 'warned', warnings: [{ category: 'FutureWarning', message: 'x' }] });
     const w = entry({ expect_after: 'warning' });

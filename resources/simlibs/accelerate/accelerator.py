@@ -34,7 +34,7 @@ class AcceleratedOptimizer:
     def param_groups(self):
         return self.optimizer.param_groups
 
-    if _v.below("accelerate", "1.0"):
+    if not _v.changed("accelerate-optimizer-is-overflow-removed"):
 
         @property
         def is_overflow(self):
@@ -166,7 +166,7 @@ class Accelerator(_OneProcessSync):
     is_last_process = property(lambda self: self.state.is_last_process)
     mixed_precision = property(lambda self: self.state.mixed_precision)
 
-    if _v.below("accelerate", "1.0"):
+    if not _v.changed("accelerate-use-fp16-removed"):
 
         @property
         def use_fp16(self):

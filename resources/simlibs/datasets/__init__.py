@@ -68,7 +68,7 @@ _load_metric.__name__ = "load_metric"
 
 def __getattr__(name):
     # `load_metric` left datasets in 3.0: from-imports then fail with the real ImportError.
-    if name == "load_metric" and _v.below("datasets", "3.0"):
+    if name == "load_metric" and not _v.changed("datasets-load-metric-removed"):
         return _load_metric
     raise AttributeError("module 'datasets' has no attribute '%s'" % name)
 

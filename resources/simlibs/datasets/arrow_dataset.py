@@ -183,7 +183,7 @@ class Dataset:
             col = self._data[key]
             out = self._format_batch({key: col})
             values = out[key] if key in out else col
-            if self._format["type"] is None and _v.at_least("datasets", "4.0") and not _internal(1):
+            if self._format["type"] is None and _v.changed("datasets-column-access-returns-column") and not _internal(1):
                 return Column(values, key)  # datasets >= 4.0: a lazy column, not a list
             return values
         if isinstance(key, bool) or not isinstance(key, (int, slice, range, list, tuple)) and not hasattr(key, "__index__"):

@@ -47,7 +47,7 @@ class ClassLabel:
 class Sequence:
     def __new__(cls, feature=None, length=-1, id=None):
         # datasets >= 4.0: Sequence(feature) builds a List (dict features keep the old type here).
-        if cls is Sequence and not isinstance(feature, dict) and _v.at_least("datasets", "4.0"):
+        if cls is Sequence and not isinstance(feature, dict) and _v.changed("datasets-sequence-feature-becomes-list"):
             return object.__new__(List)
         return object.__new__(cls)
 

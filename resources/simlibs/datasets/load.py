@@ -137,7 +137,7 @@ def load_dataset(
     # Version-gated keywords, as the real signatures have them.
     if "use_auth_token" in config_kwargs:
         value = config_kwargs.pop("use_auth_token")
-        if _v.at_least("datasets", "3.0"):
+        if _v.changed("datasets-load-dataset-use-auth-token"):
             raise _config_error(path, name, "use_auth_token", data_files)
         _warn.future(
             "'use_auth_token' was deprecated in favor of 'token' in version 2.14.0 and will be removed in 3.0.0.\n"
@@ -146,10 +146,10 @@ def load_dataset(
         token = value
     if "ignore_verifications" in config_kwargs or "task" in config_kwargs:
         key = "ignore_verifications" if "ignore_verifications" in config_kwargs else "task"
-        if _v.at_least("datasets", "3.0"):
+        if _v.changed("datasets-load-dataset-ignore-verifications" if key == "ignore_verifications" else "datasets-load-dataset-task-kwarg"):
             raise _config_error(path, name, key, data_files)
         config_kwargs.pop(key)
-    if trust_remote_code is not None and _v.below("datasets", "2.16"):
+    if trust_remote_code is not None and not _v.changed("datasets-load-dataset-trust-remote-code-added"):
         raise _builder_config_error(path, name, "trust_remote_code")
     fields = _packaged_config_fields(path) if path in _PACKAGED else None
     csv_delimiter = None

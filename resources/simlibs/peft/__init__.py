@@ -77,7 +77,7 @@ class PeftConfig:
 class LoraConfig(PeftConfig):
     r: int = 8
     target_modules: Optional[Union[List[str], str]] = None
-    if _v.at_least("peft", "0.14"):
+    if _v.changed("peft-loraconfig-exclude-modules-added"):
         exclude_modules: Optional[Union[List[str], str]] = None
     lora_alpha: int = 8
     lora_dropout: float = 0.0
@@ -93,11 +93,11 @@ class LoraConfig(PeftConfig):
     megatron_config: Optional[dict] = None
     megatron_core: Optional[str] = "megatron.core"
     loftq_config: Union[dict, None] = field(default_factory=dict)
-    if _v.at_least("peft", "0.9"):
+    if _v.changed("peft-loraconfig-use-dora-added"):
         use_dora: bool = False
-    if _v.at_least("peft", "0.10"):
+    if _v.changed("peft-loraconfig-layer-replication-added"):
         layer_replication: Optional[List] = None
-    if _v.at_least("peft", "0.14"):
+    if _v.changed("peft-loraconfig-lora-bias-added"):
         lora_bias: bool = False
 
     def __post_init__(self):
@@ -368,6 +368,6 @@ PEFT_TYPE_TO_MODEL_MAPPING = PEFT_TYPE_TO_TUNER_MAPPING
 
 def __getattr__(name):
     # Removed in peft 0.10: from-imports then fail with the real ImportError.
-    if name == "prepare_model_for_int8_training" and _v.below("peft", "0.10"):
+    if name == "prepare_model_for_int8_training" and not _v.changed("peft-prepare-model-for-int8-training-removed"):
         return _prepare_model_for_int8_training
     raise AttributeError("module 'peft' has no attribute '%s'" % name)

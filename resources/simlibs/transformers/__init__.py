@@ -110,11 +110,11 @@ _CONCRETE = _concrete_names()
 
 
 def __getattr__(name):
-    if name == "AdamW" and _v.below("transformers", "4.50"):
+    if name == "AdamW" and not _v.changed("transformers-adamw-removed"):
         from .optimization import AdamW
 
         return AdamW
-    if name == "AutoModelWithLMHead" and _v.below("transformers", "5.0"):
+    if name == "AutoModelWithLMHead" and not _v.changed("transformers-automodelwithlmhead-removed"):
         from .modeling import _AutoModelWithLMHead
 
         return _AutoModelWithLMHead

@@ -178,7 +178,7 @@ _CONFIG_DEFAULTS = dict(
     hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, classifier_dropout=None, use_cache=True, gradient_checkpointing=False,
     dropout=0.1, seq_classif_dropout=0.2, initializer_range=0.02, layer_norm_eps=1e-12, hidden_act="gelu", num_beams=1,
 )
-if _v.at_least("transformers", "4.56"):
+if _v.changed("transformers-from-pretrained-torch-dtype"):
     _CONFIG_DEFAULTS["dtype"] = None  # torch_dtype's new name
 
 _FAMILY_CONFIG = {
@@ -308,14 +308,14 @@ _LOADING_KWARGS = {
     "use_flash_attention_2", "tp_plan", "key_mapping", "gguf_file", "_from_auto", "_from_pipeline", "code_revision", "mirror", "local_files_only",
     "cache_dir", "force_download", "revision", "use_safetensors", "weights_only", "state_dict", "token", "config", "ignore_mismatched_sizes",
 }
-if _v.at_least("transformers", "4.56"):
+if _v.changed("transformers-from-pretrained-torch-dtype"):
     _LOADING_KWARGS.add("dtype")  # the new spelling of torch_dtype
 
 
 def _load_config(name, kwargs, cls=None):
     """(config, sim_extra) for a hub id or a saved folder; pops the config kwargs it uses."""
     name = str(name)
-    if "use_auth_token" in kwargs and _v.below("transformers", "5.0"):
+    if "use_auth_token" in kwargs and not _v.changed("transformers-from-pretrained-use-auth-token"):
         # Removed in 5.0: it then travels on with the model's other unknown keywords (TypeError).
         kwargs.pop("use_auth_token")
         _warn.future("The `use_auth_token` argument is deprecated and will be removed in v5 of Transformers. Please use `token` instead.", stacklevel=5)
@@ -455,7 +455,12 @@ def forward_params(family, head):
         tail = ["labels"]
     extra = ["use_cache"] if family in ("gpt2", "opt", "llama", "qwen2", "falcon", "t5", "bart") else []
     if family in ("llama", "qwen2", "opt", "falcon") and head == "causal":
-        extra += ["cache_position", "logits_to_keep"] if _v.at_least("transformers", "4.45") else ["cache_position"]
+        if _v.changed("transformers-causal-lm-logits-to-keep-added"):
+            extra += ["cache_position", "logits_to_keep"]
+        elif _v.changed("transformers-causal-lm-num-logits-to-keep-added"):
+            extra += ["cache_position", "num_logits_to_keep"]
+        else:
+            extra += ["cache_position"]
     return text + tail + extra + _OUT
 
 
@@ -1042,7 +1047,7 @@ def _load_model(cls, family_hint, head, name, config, ignore_mismatched_sizes, k
                 import bitsandbytes  # noqa: F401  (the simulated one: quantization is recorded, weights stay float)
             except ImportError:
                 raise ImportError("Using `bitsandbytes` 8-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`")
-            if k == "load_in_8bit" and _v.at_least("transformers", "5.0"):
+            if k == "load_in_8bit" and _v.changed("transformers-from-pretrained-load-in-8bit"):
                 raise TypeError("%s.__init__() got an unexpected keyword argument 'load_in_8bit'" % "PreTrainedModel")
             quant[k] = kwargs[k]
         kwargs.pop(k, None)

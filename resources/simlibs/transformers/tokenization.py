@@ -523,7 +523,7 @@ class PreTrainedTokenizerBase:
     def _resolve_padding(self, padding, truncation, max_length, kwargs):
         if "pad_to_max_length" in kwargs:
             value = kwargs.pop("pad_to_max_length")
-            if _v.below("transformers", "4.52"):
+            if not _v.changed("transformers-pad-to-max-length-removed"):
                 _warn.future(
                     "The `pad_to_max_length` argument is deprecated and will be removed in a future version, use `padding=True` or "
                     "`padding='longest'` to pad to the longest sequence in the batch, or use `padding='max_length'` to pad to a max length. "
@@ -536,7 +536,7 @@ class PreTrainedTokenizerBase:
             else:
                 kwargs["pad_to_max_length"] = value
         kwargs.pop("split_special_tokens", None)
-        if kwargs and _v.below("transformers", "5.0"):
+        if kwargs and not _v.changed("transformers-tokenizer-call-extra-kwargs"):
             if isinstance(self, PreTrainedTokenizerFast):
                 # 4.x fast tokenizers hand leftover keywords to _batch_encode_plus, which takes none.
                 raise TypeError("PreTrainedTokenizerFast._batch_encode_plus() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
@@ -792,7 +792,7 @@ class PreTrainedTokenizerBase:
                             tokenize=True, padding=False, truncation=False, max_length=None, return_tensors=None, return_dict=None,
                             return_assistant_tokens_mask=False, tokenizer_kwargs=None, **kwargs):
         if return_dict is None:
-            return_dict = _v.at_least("transformers", "5.0")  # 5.0: a BatchEncoding by default
+            return_dict = _v.changed("transformers-apply-chat-template-returns-batchencoding")  # 5.0: a BatchEncoding by default
         if (chat_template or self.chat_template) is None:
             raise ValueError(
                 "Cannot use chat template functions because tokenizer.chat_template is not set and no template argument was passed! For "
@@ -856,7 +856,7 @@ class PreTrainedTokenizerBase:
         return "%s(name_or_path='%s', vocab_size=%d, model_max_length=%d, is_fast=%s, padding_side='%s', truncation_side='%s', special_tokens=%s)" % (
             type(self).__name__, self.name_or_path, self.vocab_size, self.model_max_length, self.is_fast, self.padding_side, self.truncation_side, self.special_tokens_map)
 
-    if _v.below("transformers", "5.0"):
+    if not _v.changed("transformers-as-target-tokenizer-removed"):
         # Removed in 5.0 (deprecated since 4.21 in favour of text_target=).
         def as_target_tokenizer(self):
             # Warns when called (not on __enter__), so that the API layer's recorded warning replaces it.

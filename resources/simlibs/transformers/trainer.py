@@ -20,7 +20,8 @@ from .optimization import get_scheduler
 from .tokenization import PreTrainedTokenizerBase
 from .training_args import IntervalStrategy, SaveStrategy, TrainingArguments
 
-_NEW_API = _v.at_least("transformers", "4.46")  # processing_class=, compute_loss(num_items_in_batch=)
+_NEW_API = _v.deprecated("transformers-trainer-tokenizer-kwarg")  # processing_class=
+_NUM_ITEMS = _v.changed("transformers-trainer-compute-loss-num-items")  # compute_loss(num_items_in_batch=)
 _STEP_TIME = 0.05  # simulated seconds per optimisation step
 _EVAL_TIME = 0.01  # simulated seconds per evaluation batch
 
@@ -272,7 +273,7 @@ class Trainer:
         self.state = TrainerState()
         self.control = TrainerControl()
         self._best_state = None
-        if _v.at_least("transformers", "4.41") and args.eval_strategy != IntervalStrategy.NO and eval_dataset is None:
+        if _v.changed("transformers-trainer-eval-strategy-needs-eval-dataset") and args.eval_strategy != IntervalStrategy.NO and eval_dataset is None:
             raise ValueError(
                 "You have set `args.eval_strategy` to %s but you didn't pass an `eval_dataset` to `Trainer`. Either set `args.eval_strategy` to `no` or pass an `eval_dataset`. "
                 % args.eval_strategy
@@ -416,7 +417,7 @@ class Trainer:
             return ["start_positions", "end_positions"]
         return ["labels"]
 
-    if _NEW_API:
+    if _NUM_ITEMS:
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             return self._compute_loss(model, inputs, return_outputs, num_items_in_batch)
@@ -441,7 +442,7 @@ class Trainer:
         return (loss, outputs) if return_outputs else loss
 
     def _loss(self, inputs, n_items):
-        if _NEW_API:
+        if _NUM_ITEMS:
             return self.compute_loss(self.model, inputs, num_items_in_batch=n_items)
         return self.compute_loss(self.model, inputs)
 

@@ -11,8 +11,8 @@ from _forgeenv_sim import hardware as _hw
 from _forgeenv_sim import versions as _v
 from _forgeenv_sim import warn as _warn
 
-_NEW_EVAL = _v.at_least("transformers", "4.41")  # eval_strategy added
-_OLD_EVAL = _v.below("transformers", "4.51")  # evaluation_strategy still accepted (removed in 4.51)
+_NEW_EVAL = _v.deprecated("transformers-trainingargs-evaluation-strategy")  # eval_strategy added
+_OLD_EVAL = not _v.changed("transformers-trainingargs-evaluation-strategy")  # evaluation_strategy still accepted
 
 
 class ExplicitEnum(str, Enum):
@@ -185,7 +185,7 @@ class TrainingArguments:
     average_tokens_across_devices: Optional[bool] = False
 
     def __post_init__(self):
-        if _v.below("transformers", "5.0") and (not isinstance(self.warmup_steps, int) or self.warmup_steps < 0):
+        if not _v.deprecated("transformers-trainingargs-warmup-ratio") and (not isinstance(self.warmup_steps, int) or self.warmup_steps < 0):
             # 5.0 accepts a float (a ratio below 1); before, only a non-negative int.
             raise ValueError("warmup_steps must be of type int and must be 0 or a positive integer.")
         if _OLD_EVAL and self.evaluation_strategy is not None and _NEW_EVAL:
@@ -235,7 +235,7 @@ class TrainingArguments:
         if self.tf32 and not _hw.SIM_CUDA:
             raise ValueError("--tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7")
         # A CPU-only machine: bf16 is accepted (CPU autocast); fp16 only with torch >= 2.3 from 4.41 on.
-        if (self.fp16 or getattr(self, "fp16_full_eval", False)) and not _hw.SIM_CUDA and (_v.below("transformers", "4.41") or _v.below("torch", "2.3")):
+        if (self.fp16 or getattr(self, "fp16_full_eval", False)) and not _hw.SIM_CUDA and (not _v.changed("transformers-trainingargs-fp16-on-cpu") or not _v.changed("torch-cpu-amp-fp16")):
             raise ValueError("fp16 mixed precision requires a GPU (not 'cpu').")
         if self.warmup_ratio < 0 or self.warmup_ratio > 1:
             raise ValueError("warmup_ratio must lie in range [0,1]")

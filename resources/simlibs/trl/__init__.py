@@ -13,8 +13,8 @@ from transformers.trainer import Trainer, deprecate_tokenizer_kwarg
 
 __version__ = _v.version("trl")
 
-_HAS_CONFIG = _v.at_least("trl", "0.9")
-_NEW = _v.at_least("trl", "0.12")
+_HAS_CONFIG = _v.changed("trl-sftconfig-added")
+_NEW = _v.deprecated("trl-sfttrainer-tokenizer-kwarg")  # processing_class=
 
 
 @dataclass
@@ -76,7 +76,7 @@ def _prepare(dataset, tokenizer, text_field, formatting_func, max_len, packing):
 
 
 class SFTTrainer(Trainer):
-    if _NEW and _v.below("trl", "0.13"):
+    if _NEW and not _v.changed("trl-sfttrainer-dataset-text-field-kwarg"):
         # 0.12 took processing_class= but still accepted the dataset keywords (deprecated, removed in 0.13).
 
         @deprecate_tokenizer_kwarg("SFTTrainer", "0.14.0")
@@ -175,37 +175,38 @@ class DataCollatorForCompletionOnlyLM(DataCollatorForLanguageModeling):
         return batch
 
 
-# name -> (first trl version that has it, first version without it, module, attribute)
+# name -> (catalog id of the drift that added it or None, catalog id of the one that removed it or None, module, attribute):
+# the boundaries are the drift catalog's (resources/drifts/catalog.json), checked against the real releases.
 _GATED = {
-    "DPOTrainer": ("0.5", None, "_trainers", "DPOTrainer"),
-    "DPOConfig": ("0.9", None, "_trainers", "DPOConfig"),
-    "KTOTrainer": ("0.8.2", None, "_trainers", "KTOTrainer"),
-    "KTOConfig": ("0.8.2", None, "_trainers", "KTOConfig"),
-    "ORPOTrainer": ("0.8.2", None, "_trainers", "ORPOTrainer"),
-    "ORPOConfig": ("0.8.2", None, "_trainers", "ORPOConfig"),
-    "CPOTrainer": ("0.8.2", None, "_trainers", "CPOTrainer"),
-    "CPOConfig": ("0.8.2", None, "_trainers", "CPOConfig"),
-    "BCOTrainer": ("0.9", None, "_trainers", "BCOTrainer"),
-    "BCOConfig": ("0.9", None, "_trainers", "BCOConfig"),
-    "RewardTrainer": ("0.5", None, "_trainers", "RewardTrainer"),
-    "RewardConfig": ("0.7", None, "_trainers", "RewardConfig"),
-    "GRPOTrainer": ("0.14", None, "_trainers", "GRPOTrainer"),
-    "GRPOConfig": ("0.14", None, "_trainers", "GRPOConfig"),
-    "OnlineDPOTrainer": ("0.11", "0.22", "_trainers", "OnlineDPOTrainer"),
-    "OnlineDPOConfig": ("0.11", "0.22", "_trainers", "OnlineDPOConfig"),
-    "RLOOTrainer": ("0.9", None, "_trainers", "RLOOTrainer"),
-    "RLOOConfig": ("0.9", None, "_trainers", "RLOOConfig"),
-    "LogCompletionsCallback": ("0.12", None, "_trainers", "LogCompletionsCallback"),
-    "setup_chat_format": ("0.7", None, "_trainers", "setup_chat_format"),
-    "ModelConfig": ("0.8", None, "_parser", "ModelConfig"),
-    "TrlParser": ("0.8", None, "_parser", "TrlParser"),
-    "ScriptArguments": ("0.11", None, "_parser", "ScriptArguments"),
-    "get_peft_config": ("0.8", None, "_parser", "get_peft_config"),
-    "get_quantization_config": ("0.8", None, "_parser", "get_quantization_config"),
-    "get_kbit_device_map": ("0.8", None, "_parser", "get_kbit_device_map"),
-    "AutoModelForCausalLMWithValueHead": ("0.1", "0.22", "_ppo_legacy", "AutoModelForCausalLMWithValueHead"),
-    "AutoModelForSeq2SeqLMWithValueHead": ("0.1", "0.22", "_ppo_legacy", "AutoModelForSeq2SeqLMWithValueHead"),
-    "set_seed": ("0.1", "0.12", "transformers", "set_seed"),
+    "DPOTrainer": ("trl-dpotrainer-added", None, "_trainers", "DPOTrainer"),
+    "DPOConfig": ("trl-dpoconfig-added", None, "_trainers", "DPOConfig"),
+    "KTOTrainer": ("trl-kto-added", None, "_trainers", "KTOTrainer"),
+    "KTOConfig": ("trl-kto-added", None, "_trainers", "KTOConfig"),
+    "ORPOTrainer": ("trl-orpo-cpo-added", "trl-orpo-moved-to-experimental", "_trainers", "ORPOTrainer"),
+    "ORPOConfig": ("trl-orpo-cpo-added", "trl-orpo-moved-to-experimental", "_trainers", "ORPOConfig"),
+    "CPOTrainer": ("trl-orpo-cpo-added", "trl-cpo-moved-to-experimental", "_trainers", "CPOTrainer"),
+    "CPOConfig": ("trl-orpo-cpo-added", "trl-cpo-moved-to-experimental", "_trainers", "CPOConfig"),
+    "BCOTrainer": ("trl-bco-added", "trl-bco-moved-to-experimental", "_trainers", "BCOTrainer"),
+    "BCOConfig": ("trl-bco-added", "trl-bco-moved-to-experimental", "_trainers", "BCOConfig"),
+    "RewardTrainer": ("trl-rewardtrainer-added", None, "_trainers", "RewardTrainer"),
+    "RewardConfig": ("trl-rewardconfig-added", None, "_trainers", "RewardConfig"),
+    "GRPOTrainer": ("trl-grpo-added", None, "_trainers", "GRPOTrainer"),
+    "GRPOConfig": ("trl-grpo-added", None, "_trainers", "GRPOConfig"),
+    "OnlineDPOTrainer": ("trl-online-dpo-added", "trl-online-dpo-moved-to-experimental", "_trainers", "OnlineDPOTrainer"),
+    "OnlineDPOConfig": ("trl-online-dpo-added", "trl-online-dpo-moved-to-experimental", "_trainers", "OnlineDPOConfig"),
+    "RLOOTrainer": ("trl-rloo-added", None, "_trainers", "RLOOTrainer"),
+    "RLOOConfig": ("trl-rloo-added", None, "_trainers", "RLOOConfig"),
+    "LogCompletionsCallback": ("trl-logcompletionscallback-added", None, "_trainers", "LogCompletionsCallback"),
+    "setup_chat_format": ("trl-setup-chat-format-added", "trl-setup-chat-format-removed", "_trainers", "setup_chat_format"),
+    "ModelConfig": ("trl-model-config-added", None, "_parser", "ModelConfig"),
+    "TrlParser": ("trl-trlparser-added", None, "_parser", "TrlParser"),
+    "ScriptArguments": ("trl-scriptarguments-added", None, "_parser", "ScriptArguments"),
+    "get_peft_config": ("trl-model-config-added", None, "_parser", "get_peft_config"),
+    "get_quantization_config": ("trl-model-config-added", None, "_parser", "get_quantization_config"),
+    "get_kbit_device_map": ("trl-model-config-added", None, "_parser", "get_kbit_device_map"),
+    "AutoModelForCausalLMWithValueHead": (None, "trl-value-head-models-removed", "_ppo_legacy", "AutoModelForCausalLMWithValueHead"),
+    "AutoModelForSeq2SeqLMWithValueHead": (None, "trl-value-head-models-removed", "_ppo_legacy", "AutoModelForSeq2SeqLMWithValueHead"),
+    "set_seed": (None, "trl-set-seed-removed", "transformers", "set_seed"),
 }
 
 
@@ -215,12 +216,12 @@ def __getattr__(name):
     if name == "SFTConfig" and _HAS_CONFIG:
         return _SFTConfig
     if name in ("PPOConfig", "PPOTrainer"):
-        if _v.below("trl", "0.12"):
+        if not _v.changed("trl-ppotrainer-v2-migration"):
             return getattr(importlib.import_module("trl._ppo_legacy"), name)
-        if _v.below("trl", "0.22"):
+        if not _v.changed("trl-ppo-moved-to-experimental"):
             return getattr(importlib.import_module("trl._trainers"), name)
     gate = _GATED.get(name)
-    if gate is not None and _v.at_least("trl", gate[0]) and (gate[1] is None or _v.below("trl", gate[1])):
+    if gate is not None and (gate[0] is None or _v.changed(gate[0])) and (gate[1] is None or not _v.changed(gate[1])):
         mod = importlib.import_module(gate[2] if gate[2] == "transformers" else "trl." + gate[2])
         return getattr(mod, gate[3])
     raise AttributeError("module 'trl' has no attribute '%s'" % name)

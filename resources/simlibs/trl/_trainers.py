@@ -15,7 +15,7 @@ from _forgeenv_sim import versions as _v
 from transformers import AutoModelForCausalLM, AutoTokenizer, DataCollatorForLanguageModeling, TrainingArguments
 from transformers.trainer import Trainer
 
-_NEW = _v.at_least("trl", "0.12")
+_NEW = _v.deprecated("trl-sfttrainer-tokenizer-kwarg")  # processing_class=
 
 
 def _as_text(value, tokenizer):
@@ -97,7 +97,7 @@ def _trainer_init(cls_name, extra_params, required_columns=None):
                  model_init=None, compute_metrics=None, callbacks=None, optimizers=(None, None), preprocess_logits_for_metrics=None, peft_config=None,
                  **kwargs):
         if _NEW and "tokenizer" in kwargs:
-            if _v.at_least("trl", "0.14"):
+            if _v.changed("trl-dpotrainer-tokenizer-kwarg"):
                 raise TypeError("%s.__init__() got an unexpected keyword argument 'tokenizer'" % cls_name)
             warnings.warn("`tokenizer` is deprecated and will be removed in version 0.14.0 for `%s.__init__`. Use `processing_class` instead." % cls_name,
                           FutureWarning, stacklevel=2)

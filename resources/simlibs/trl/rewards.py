@@ -3,7 +3,7 @@ import re
 
 from _forgeenv_sim import versions as _v
 
-if _v.below("trl", "0.20"):
+if not _v.changed("trl-rewards-module-added"):
     raise ModuleNotFoundError("No module named 'trl.rewards'")
 
 

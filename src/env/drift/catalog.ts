@@ -33,8 +33,8 @@ export const catalogPath = (): string => join(resourcesDir(), 'drifts', 'catalog
 let cached: Map<string, CatalogEntry> | undefined;
 
 /**
- * The catalog by id; empty when the file is absent or invalid (the drift table then keeps its own
- * gates). Read once.
+ * The catalog by id; empty when the file is absent or invalid (the drift table then refuses to
+ * build: its linked entries have no versions of their own). Read once.
  */
 export function driftCatalog(): ReadonlyMap<string, CatalogEntry> {
   if (cached) return cached;
@@ -45,7 +45,23 @@ export function driftCatalog(): ReadonlyMap<string, CatalogEntry> {
     const parsed = CatalogFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
     if (parsed.success) for (const e of parsed.data.entries) cached.set(e.id, e);
   } catch {
-    // An unreadable catalog leaves the table's own gates in force.
+    // Reported by the drift table, which names the entry it cannot link.
   }
   return cached;
+}
+
+/**
+ * When drifts happened, as the catalog says, for explanations: `4.41.0 deprecated; 4.51.0 removed`,
+ * prefixed with the library when several entries are named. An id the catalog lacks throws, so a
+ * stale reference fails its test instead of showing a made-up version.
+ */
+export function catalogWhen(...ids: string[]): string {
+  return ids
+    .map((id) => {
+      const e = driftCatalog().get(id);
+      if (!e) throw new Error(`no drift ${id} in ${catalogPath()}`);
+      const parts = [e.deprecated_in ? `${e.deprecated_in} deprecated` : '', `${e.changed_in} ${e.expect_after === 'warning' ? 'warns' : e.kind === 'added' ? 'added' : 'removed'}`].filter(Boolean);
+      return `${ids.length > 1 ? `${e.library} ` : ''}${parts.join('; ')}`;
+    })
+    .join(' / ');
 }

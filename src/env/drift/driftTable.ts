@@ -1,10 +1,12 @@
 // Real Hugging Face drifts, as data: which primitive reproduces each one, with which params, the
 // library and version where it changed, and under which versions the broken form raises (in the
 // real library and in our simulated one, which mirrors the real gates: docs/simulated-libraries.md).
+// An entry linked to the drift catalog (CATALOG_LINKS) takes its versions from it and writes none of
+// its own: resources/drifts/catalog.json is the one source of those boundaries.
 // Params go from the form the corpus is written in (the latest snapshot) to the form a user
 // writing for another version would have used, so the broken script fails under the snapshot.
 import { compareVersions } from '../versions';
-import { driftCatalog } from './catalog';
+import { catalogPath, driftCatalog } from './catalog';
 import type { LibraryVersions } from '../schemas';
 
 export interface DriftEntry {
@@ -34,8 +36,11 @@ export interface DriftEntry {
 
 export type Provenance = 'real' | 'synthetic';
 
-/** An entry as written below: `provenance` defaults to `real`. */
-type RawEntry = Omit<DriftEntry, 'provenance'> & { provenance?: Provenance };
+/**
+ * An entry as written below: `provenance` defaults to `real`; `changedIn` and `rejectedWhen` are
+ * written only by entries the catalog does not cover (linked ones get them from the catalog).
+ */
+type RawEntry = Omit<DriftEntry, 'provenance' | 'changedIn'> & { changedIn?: string; provenance?: Provenance };
 
 const TRAINING_ARGUMENT_CLASSES = ['TrainingArguments', 'Seq2SeqTrainingArguments', 'SFTConfig'] as const;
 
@@ -55,9 +60,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'RenameApiCall',
     params: { old_name: 'prepare_model_for_kbit_training', new_name: 'prepare_model_for_int8_training' },
     library: 'peft',
-    changedIn: '0.10',
     description: 'peft replaced prepare_model_for_int8_training with prepare_model_for_kbit_training and removed the old name',
-    rejectedWhen: { library: 'peft', atLeast: '0.10' },
     failure: 'ImportError',
   },
   ...['AutoModelForCausalLM', 'AutoModelForSeq2SeqLM', 'AutoModelForMaskedLM'].map(
@@ -66,9 +69,7 @@ const ENTRIES: readonly RawEntry[] = [
       primitive: 'RenameApiCall',
       params: { old_name: current, new_name: 'AutoModelWithLMHead' },
       library: 'transformers',
-      changedIn: '4.46',
-      description: `AutoModelWithLMHead (deprecated since transformers 4.0) was split into task classes such as ${current}; the simulated transformers drops it from 4.46`,
-      rejectedWhen: { library: 'transformers', atLeast: '4.46' },
+      description: `AutoModelWithLMHead (deprecated since transformers 4.0) was split into task classes such as ${current} and later removed`,
       failure: 'ImportError',
     }),
   ),
@@ -78,9 +79,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'DeprecateImport',
     params: { old_module: 'torch.optim', new_module: 'transformers', names: ['AdamW'] },
     library: 'transformers',
-    changedIn: '4.46',
-    description: 'transformers.AdamW was deprecated in favour of torch.optim.AdamW and removed (the simulated transformers rejects it from 4.46)',
-    rejectedWhen: { library: 'transformers', atLeast: '4.46' },
+    description: 'transformers.AdamW was deprecated in favour of torch.optim.AdamW and removed',
     failure: 'ImportError / AttributeError',
   },
   {
@@ -112,9 +111,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'RemoveDeprecatedMethod',
     params: { current_call: 'evaluate.load', deprecated_call: 'load_metric', import_from: 'datasets' },
     library: 'datasets',
-    changedIn: '3.0.0',
     description: 'datasets.load_metric was deprecated in favour of the evaluate library (2.x) and removed in datasets 3.0',
-    rejectedWhen: { library: 'datasets', atLeast: '3.0' },
     failure: 'ImportError',
   },
   ...['rename_column', 'remove_columns'].map(
@@ -146,9 +143,7 @@ const ENTRIES: readonly RawEntry[] = [
       primitive: 'ChangeArgumentSignature',
       params: { function: 'SFTConfig', old_keyword: keyword, move_to: 'SFTTrainer' },
       library: 'trl',
-      changedIn: '0.13',
-      description: `SFTTrainer(${keyword}=...) moved into SFTConfig (deprecated in trl 0.9); the SFTTrainer keyword was removed in 0.13`,
-      rejectedWhen: { library: 'trl', atLeast: '0.13' },
+      description: `SFTTrainer(${keyword}=...) moved into SFTConfig (deprecated in trl 0.9); the SFTTrainer keyword was then removed`,
       failure: 'TypeError',
     }),
   ),
@@ -157,9 +152,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeArgumentSignature',
     params: { function: 'load_dataset', old_keyword: 'token', new_keyword: 'use_auth_token' },
     library: 'datasets',
-    changedIn: '3.0.0',
     description: "load_dataset(use_auth_token=) was deprecated for token= in datasets 2.14 and removed in 3.0",
-    rejectedWhen: { library: 'datasets', atLeast: '3.0' },
     failure: 'ValueError / TypeError',
   },
   ...['Trainer', 'Seq2SeqTrainer', 'SFTTrainer'].map(
@@ -168,7 +161,6 @@ const ENTRIES: readonly RawEntry[] = [
       primitive: 'ChangeArgumentSignature',
       params: { function: cls, old_keyword: 'processing_class', new_keyword: 'tokenizer' },
       library: cls === 'SFTTrainer' ? 'trl' : 'transformers',
-      changedIn: cls === 'SFTTrainer' ? '0.12' : '4.46',
       description: `${cls}(tokenizer=) was renamed processing_class=; the old keyword still works with a FutureWarning`,
     }),
   ),
@@ -177,7 +169,6 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeArgumentSignature',
     params: { function: 'from_pretrained', old_keyword: 'token', new_keyword: 'use_auth_token' },
     library: 'transformers',
-    changedIn: '4.34',
     description: 'from_pretrained(use_auth_token=) was deprecated for token=; it still works with a warning',
   },
   // ModifyConfigField
@@ -186,21 +177,19 @@ const ENTRIES: readonly RawEntry[] = [
     { old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
     {
       library: 'transformers',
-      changedIn: '4.46',
       description: 'TrainingArguments.evaluation_strategy was renamed eval_strategy in transformers 4.41 (deprecated) and the old name later removed',
-      rejectedWhen: { library: 'transformers', atLeast: '4.46' },
       failure: 'TypeError',
     },
   ),
   ...perArgumentsClass(
     'per-gpu-batch-size',
     { old_field: 'per_device_train_batch_size', new_field: 'per_gpu_train_batch_size' },
-    { library: 'transformers', changedIn: '2.9', description: 'per_gpu_train_batch_size was deprecated for per_device_train_batch_size; still accepted with a warning' },
+    { library: 'transformers', description: 'per_gpu_train_batch_size was deprecated for per_device_train_batch_size; still accepted with a warning' },
   ),
   ...perArgumentsClass(
     'no-cuda',
     { old_field: 'use_cpu', new_field: 'no_cuda' },
-    { library: 'transformers', changedIn: '4.34', description: 'TrainingArguments.no_cuda was deprecated for use_cpu; still accepted with a warning' },
+    { library: 'transformers', description: 'TrainingArguments.no_cuda was deprecated for use_cpu; still accepted with a warning' },
   ),
   // ChangeTokenizerBehavior
   {
@@ -208,9 +197,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeTokenizerBehavior',
     params: { behavior: 'as_target_tokenizer' },
     library: 'transformers',
-    changedIn: '4.45',
-    description: 'labels used to be tokenized inside `with tokenizer.as_target_tokenizer():`; text_target= replaced it (deprecated 4.21, gone in the simulated 4.45)',
-    rejectedWhen: { library: 'transformers', atLeast: '4.45' },
+    description: 'labels used to be tokenized inside `with tokenizer.as_target_tokenizer():`; text_target= replaced it (deprecated 4.21, then removed)',
     failure: 'AttributeError',
   },
   {
@@ -218,8 +205,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeTokenizerBehavior',
     params: { behavior: 'pad_to_max_length' },
     library: 'transformers',
-    changedIn: '4.45',
-    description: 'pad_to_max_length=True was replaced by padding="max_length"; from 4.45 it is ignored with a warning, so sequences stay unpadded',
+    description: 'pad_to_max_length=True was replaced by padding="max_length"; it warned for years, then the keyword was removed',
   },
   {
     id: 'is-pretokenized',
@@ -261,9 +247,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'DeprecateImport',
     params: { old_module: 'transformers.generation', new_module: 'transformers.generation_utils' },
     library: 'transformers',
-    changedIn: '4.40.0',
     description: 'transformers.generation_utils became the transformers.generation package; the old module is gone',
-    rejectedWhen: { library: 'transformers', atLeast: '4.40.0' },
     failure: 'ModuleNotFoundError',
   },
   {
@@ -271,9 +255,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'DeprecateImport',
     params: { old_module: 'transformers.integrations', new_module: 'transformers.deepspeed', names: ['is_deepspeed_zero3_enabled'] },
     library: 'transformers',
-    changedIn: '4.46.0',
     description: 'transformers.deepspeed moved to transformers.integrations (deepspeed helpers); the old module is gone',
-    rejectedWhen: { library: 'transformers', atLeast: '4.46.0' },
     failure: 'ModuleNotFoundError',
   },
   // ChangeReturnType
@@ -301,9 +283,7 @@ const ENTRIES: readonly RawEntry[] = [
     { old_field: 'evaluation_strategy', new_field: 'eval_strategy' },
     {
       library: 'transformers',
-      changedIn: '4.41',
       description: 'TrainingArguments(eval_strategy=) only exists from transformers 4.41; older releases know evaluation_strategy only',
-      rejectedWhen: { library: 'transformers', below: '4.41' },
       failure: 'TypeError',
     },
     ['TrainingArguments', 'Seq2SeqTrainingArguments'],
@@ -313,9 +293,7 @@ const ENTRIES: readonly RawEntry[] = [
     { old_field: 'max_length', new_field: 'max_seq_length' },
     {
       library: 'trl',
-      changedIn: '0.20',
       description: 'SFTConfig(max_seq_length=) was deprecated for max_length in trl 0.16 and removed in 0.20',
-      rejectedWhen: { library: 'trl', atLeast: '0.20' },
       failure: 'TypeError',
     },
     ['SFTConfig'],
@@ -326,9 +304,7 @@ const ENTRIES: readonly RawEntry[] = [
       primitive: 'ChangeArgumentSignature',
       params: { function: cls, old_keyword: 'tokenizer', new_keyword: 'processing_class' },
       library: 'transformers',
-      changedIn: '4.46',
       description: `${cls}(processing_class=) only exists from transformers 4.46; older releases take tokenizer=`,
-      rejectedWhen: { library: 'transformers', below: '4.46' },
       failure: 'TypeError',
     }),
   ),
@@ -337,7 +313,6 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeArgumentSignature',
     params: { function: 'from_pretrained', old_keyword: 'dtype', new_keyword: 'torch_dtype' },
     library: 'transformers',
-    changedIn: '4.56',
     description: 'from_pretrained(torch_dtype=) was deprecated for dtype= in transformers 4.56; it still works with a warning',
   },
   {
@@ -345,9 +320,7 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeArgumentSignature',
     params: { function: 'from_pretrained', old_keyword: 'torch_dtype', new_keyword: 'dtype' },
     library: 'transformers',
-    changedIn: '4.56',
     description: 'from_pretrained(dtype=) only exists from transformers 4.56; older releases pass the unknown keyword on to the model constructor',
-    rejectedWhen: { library: 'transformers', below: '4.56' },
     failure: 'TypeError',
   },
   {
@@ -375,9 +348,7 @@ const ENTRIES: readonly RawEntry[] = [
       primitive: 'DeprecateImport',
       params: { old_module: module, new_module: 'trl' },
       library: 'trl',
-      changedIn: '0.29',
       description: `${names.join(' and ')} moved to ${module} in the TRL v1 refactor (0.26, with deprecation stubs at the old place) and the top-level import was removed in 0.29`,
-      rejectedWhen: { library: 'trl', atLeast: '0.29' },
       failure: 'ImportError',
     }),
   ),
@@ -395,9 +366,7 @@ const ENTRIES: readonly RawEntry[] = [
       primitive: 'DeprecateImport',
       params: { old_module: from, new_module: to, names: [...names] },
       library: 'trl',
-      changedIn: '0.26',
       description: `${to} only exists from trl 0.26 (the TRL v1 refactor); older releases have ${names.join(' and ')} at the top level`,
-      rejectedWhen: { library: 'trl', below: '0.26' },
       failure: 'ModuleNotFoundError',
     }),
   ),
@@ -477,6 +446,8 @@ const CATALOG_LINKS: Readonly<Record<string, { id: string; form: 'old' | 'new' }
   'transformers-adamw': { id: 'transformers-adamw-removed', form: 'old' },
   'datasets-load-metric': { id: 'datasets-load-metric-removed', form: 'old' },
   'trl-sft-dataset_text_field': { id: 'trl-sfttrainer-dataset-text-field-kwarg', form: 'old' },
+  // The same release (trl 0.13) removed SFTTrainer's max_seq_length= with dataset_text_field=.
+  'trl-sft-max_seq_length': { id: 'trl-sfttrainer-dataset-text-field-kwarg', form: 'old' },
   'load-dataset-use-auth-token': { id: 'datasets-load-dataset-use-auth-token', form: 'old' },
   'processing-class:Trainer': { id: 'transformers-trainer-tokenizer-kwarg', form: 'old' },
   'processing-class:Seq2SeqTrainer': { id: 'transformers-trainer-tokenizer-kwarg', form: 'old' },
@@ -486,11 +457,14 @@ const CATALOG_LINKS: Readonly<Record<string, { id: string; form: 'old' | 'new' }
   'per-gpu-batch-size': { id: 'transformers-trainingargs-per-gpu-batch-size', form: 'old' },
   'no-cuda': { id: 'transformers-trainingargs-no-cuda', form: 'old' },
   'as-target-tokenizer': { id: 'transformers-as-target-tokenizer-removed', form: 'old' },
+  'pad-to-max-length': { id: 'transformers-pad-to-max-length-removed', form: 'old' },
   'eval-strategy-added': { id: 'transformers-trainingargs-evaluation-strategy', form: 'new' },
   'sft-max-seq-length': { id: 'trl-sftconfig-max-seq-length', form: 'old' },
   'processing-class-added': { id: 'transformers-trainer-tokenizer-kwarg', form: 'new' },
   'from-pretrained-torch-dtype': { id: 'transformers-from-pretrained-torch-dtype', form: 'old' },
   'from-pretrained-dtype-added': { id: 'transformers-from-pretrained-torch-dtype', form: 'new' },
+  'trl-experimental-moved:trl.experimental.ppo': { id: 'trl-ppo-moved-to-experimental', form: 'old' },
+  'trl-experimental-added:trl.experimental.ppo': { id: 'trl-ppo-moved-to-experimental', form: 'new' },
   'trl-experimental-moved:trl.experimental.online_dpo': { id: 'trl-online-dpo-moved-to-experimental', form: 'old' },
   'trl-experimental-added:trl.experimental.online_dpo': { id: 'trl-online-dpo-moved-to-experimental', form: 'new' },
   'trl-experimental-moved:trl.experimental.orpo': { id: 'trl-orpo-moved-to-experimental', form: 'old' },
@@ -505,18 +479,21 @@ const CATALOG_LINKS: Readonly<Record<string, { id: string; form: 'old' | 'new' }
 
 /** The entry with its catalog id and the catalog's version gate, when the catalog has the drift. */
 function linkCatalog(e: RawEntry): DriftEntry {
-  const entry: DriftEntry = { ...e, provenance: e.provenance ?? 'real' };
   const link = CATALOG_LINKS[e.id] ?? CATALOG_LINKS[e.id.split(':')[0]!];
-  const c = link ? driftCatalog().get(link.id) : undefined;
-  if (!link || !c) return entry;
-  entry.catalogId = c.id;
+  if (!link) {
+    if (e.changedIn === undefined) throw new Error(`drift table: ${e.id} has neither a catalog link nor its own changedIn`);
+    return { ...e, changedIn: e.changedIn, provenance: e.provenance ?? 'real' };
+  }
+  const c = driftCatalog().get(link.id);
+  if (!c) throw new Error(`drift table: ${e.id} links to ${link.id}, which ${catalogPath()} lacks`);
+  const entry: DriftEntry = { ...e, changedIn: c.changed_in, provenance: e.provenance ?? 'real', catalogId: c.id };
+  delete entry.rejectedWhen;
   if (link.form === 'old') {
-    entry.changedIn = c.changed_in;
     if (c.expect_after === 'error') entry.rejectedWhen = { library: e.library, atLeast: c.changed_in };
-    else delete entry.rejectedWhen;
-  } else if (c.deprecated_in) {
-    entry.changedIn = c.deprecated_in;
-    entry.rejectedWhen = { library: e.library, below: c.deprecated_in };
+  } else {
+    const arrived = c.deprecated_in ?? c.changed_in;
+    entry.changedIn = arrived;
+    entry.rejectedWhen = { library: e.library, below: arrived };
   }
   return entry;
 }

@@ -16,6 +16,8 @@ export const DRIFT_LIBRARIES = [
   'evaluate',
   'tokenizers',
   'huggingface_hub',
+  // Only for gates on the torch a library needs (e.g. transformers' fp16-on-CPU check wants torch >= 2.3).
+  'torch',
 ] as const;
 export type DriftLibrary = (typeof DRIFT_LIBRARIES)[number];
 
@@ -34,6 +36,8 @@ export const DRIFT_KINDS = [
   'keyword_only',
   'signature_change',
   'replaced_api',
+  /** An API that first appears at `changed_in` (the new form fails before it); the stand-ins gate on it too. */
+  'added',
 ] as const;
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 

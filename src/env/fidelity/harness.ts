@@ -93,7 +93,8 @@ export interface FidelityOptions {
  * The real-mode check of an entry: old works before, new works after, old breaks (or warns) after.
  * `unchecked` when outcomes are missing or a snapshot's environment fails both forms alike.
  */
-export function realValidity(entry: Pick<DriftEntry, 'expect_after'>, runs: Partial<Record<RunSlot, ProbeOutcome>>): { validity: Validity; problems: string[] } {
+export function realValidity(entry: Pick<DriftEntry, 'expect_after'> & { kind?: string }, runs: Partial<Record<RunSlot, ProbeOutcome>>): { validity: Validity; problems: string[] } {
+  if (entry.kind === 'added') return addedValidity(runs);
   const bo = runs['before.old'];
   const ao = runs['after.old'];
   const an = runs['after.new'];
@@ -112,6 +113,19 @@ export function realValidity(entry: Pick<DriftEntry, 'expect_after'>, runs: Part
   if (an.status === 'raised') problems.push(`new form fails after the change (${an.exc_type}: ${an.message})`);
   if (entry.expect_after === 'error' && ao.status !== 'raised') problems.push(`old form still ${ao.status} after the change`);
   if (entry.expect_after === 'warning' && ao.status !== 'warned') problems.push(`old form ${ao.status === 'raised' ? 'raises' : 'does not warn'} after the change`);
+  return { validity: problems.length ? 'invalid' : 'valid', problems };
+}
+
+/** An addition: the old form works on both sides, the new form fails before the change and works after. */
+function addedValidity(runs: Partial<Record<RunSlot, ProbeOutcome>>): { validity: Validity; problems: string[] } {
+  const bo = runs['before.old'];
+  const bn = runs['before.new'];
+  const an = runs['after.new'];
+  if (!bo || !bn || !an) return { validity: 'unchecked', problems: [`real outcomes missing: ${(['before.old', 'before.new', 'after.new'] as const).filter((s) => !runs[s]).join(', ')}`] };
+  if (bo.status === 'raised') return { validity: 'unchecked', problems: [`environment: the old form fails before the change (${bo.exc_type}: ${bo.message})`] };
+  const problems: string[] = [];
+  if (bn.status !== 'raised') problems.push(`new form already ${bn.status} before the change`);
+  if (an.status === 'raised') problems.push(`new form fails after the change (${an.exc_type}: ${an.message})`);
   return { validity: problems.length ? 'invalid' : 'valid', problems };
 }
 

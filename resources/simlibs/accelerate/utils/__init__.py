@@ -236,4 +236,4 @@ def find_tied_parameters(model, **kwargs):
     groups.sort()
     from _forgeenv_sim import versions as _v
 
-    return FindTiedParametersResult(groups) if _v.below("accelerate", "1.11") else groups
+    return FindTiedParametersResult(groups) if not _v.changed("accelerate-find-tied-parameters-values") else groups

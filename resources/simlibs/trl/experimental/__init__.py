@@ -1,11 +1,11 @@
-"""trl.experimental (trl >= 0.22): trainers moved out of the stable API."""
+"""trl.experimental (trl >= 0.24, catalog trl-experimental-module-added): trainers moved out of the stable API."""
 import os as _os
 import warnings as _warnings
 
 from _forgeenv_sim import surface_data as _data
 from _forgeenv_sim import versions as _v
 
-if _v.below("trl", "0.22"):
+if not _v.changed("trl-experimental-module-added"):
     raise ModuleNotFoundError("No module named 'trl.experimental'")
 
 

@@ -1,7 +1,9 @@
 // Library snapshot drift: what real-world change an error under an older or newer snapshot most
 // likely corresponds to. A small table of well-known Hugging Face changes, matched on the names
 // quoted in the exception message, plus whatever the environment's drift table knows (passed
-// in, so this module stays independent of its shape). No vscode import.
+// in, so this module stays independent of its shape). Versions come from the drift catalog
+// (resources/drifts/catalog.json), never written here. No vscode import.
+import { catalogWhen } from '../../../env/drift/catalog';
 import type { ParsedError } from '../../../env/traceback';
 
 export interface KnownChange {
@@ -14,17 +16,17 @@ export interface KnownChange {
 }
 
 export const KNOWN_CHANGES: readonly KnownChange[] = [
-  { names: ['evaluation_strategy', 'eval_strategy'], library: 'transformers', when: '4.41 added eval_strategy; 4.46 removed evaluation_strategy', change: 'TrainingArguments(evaluation_strategy=) was renamed to eval_strategy=' },
-  { names: ['processing_class'], library: 'transformers', when: '4.46', change: 'Trainer(tokenizer=) became Trainer(processing_class=); older versions only know tokenizer=' },
-  { names: ['use_auth_token'], library: 'transformers / datasets', when: 'datasets 2.14 deprecated, 3.0 removed; transformers deprecated for v5', change: 'use_auth_token= was replaced by token=' },
-  { names: ['load_metric'], library: 'datasets', when: '3.0', change: 'datasets.load_metric was removed; metrics moved to the evaluate library (evaluate.load)' },
-  { names: ['AdamW'], library: 'transformers', when: 'deprecated for years, then removed', change: 'transformers.AdamW was removed; use torch.optim.AdamW' },
-  { names: ['AutoModelWithLMHead'], library: 'transformers', when: 'deprecated since 4.0, removed later', change: 'AutoModelWithLMHead was split into AutoModelForCausalLM / AutoModelForSeq2SeqLM / AutoModelForMaskedLM' },
-  { names: ['as_target_tokenizer', 'text_target'], library: 'transformers', when: '4.21 added text_target=; as_target_tokenizer deprecated', change: 'tokenizer.as_target_tokenizer() was replaced by tokenizer(text_target=...)' },
-  { names: ['pad_to_max_length'], library: 'transformers', when: 'deprecated since 3.x', change: "tokenizer(pad_to_max_length=True) was replaced by padding='max_length'" },
-  { names: ['dataset_text_field', 'max_seq_length', 'packing', 'SFTConfig'], library: 'trl', when: '0.9 introduced SFTConfig; the trainer kwargs were deprecated, then removed', change: "SFTTrainer's dataset_text_field / max_seq_length / packing moved into SFTConfig" },
-  { names: ['prepare_model_for_int8_training', 'prepare_model_for_kbit_training'], library: 'peft', when: '0.4 added kbit; int8 variant removed later', change: 'prepare_model_for_int8_training was replaced by prepare_model_for_kbit_training' },
-  { names: ['no_cuda', 'use_cpu'], library: 'transformers', when: '4.34 added use_cpu', change: 'TrainingArguments(no_cuda=) was replaced by use_cpu=' },
+  { names: ['evaluation_strategy', 'eval_strategy'], library: 'transformers', when: catalogWhen('transformers-trainingargs-evaluation-strategy'), change: 'TrainingArguments(evaluation_strategy=) was renamed to eval_strategy=' },
+  { names: ['processing_class'], library: 'transformers', when: catalogWhen('transformers-trainer-tokenizer-kwarg'), change: 'Trainer(tokenizer=) became Trainer(processing_class=); older versions only know tokenizer=' },
+  { names: ['use_auth_token'], library: 'transformers / datasets', when: catalogWhen('datasets-load-dataset-use-auth-token', 'transformers-from-pretrained-use-auth-token'), change: 'use_auth_token= was replaced by token=' },
+  { names: ['load_metric'], library: 'datasets', when: catalogWhen('datasets-load-metric-removed'), change: 'datasets.load_metric was removed; metrics moved to the evaluate library (evaluate.load)' },
+  { names: ['AdamW'], library: 'transformers', when: catalogWhen('transformers-adamw-removed'), change: 'transformers.AdamW was removed; use torch.optim.AdamW' },
+  { names: ['AutoModelWithLMHead'], library: 'transformers', when: catalogWhen('transformers-automodelwithlmhead-removed'), change: 'AutoModelWithLMHead was split into AutoModelForCausalLM / AutoModelForSeq2SeqLM / AutoModelForMaskedLM' },
+  { names: ['as_target_tokenizer', 'text_target'], library: 'transformers', when: catalogWhen('transformers-as-target-tokenizer-removed'), change: 'tokenizer.as_target_tokenizer() was replaced by tokenizer(text_target=...)' },
+  { names: ['pad_to_max_length'], library: 'transformers', when: catalogWhen('transformers-pad-to-max-length-removed'), change: "tokenizer(pad_to_max_length=True) was replaced by padding='max_length'" },
+  { names: ['dataset_text_field', 'max_seq_length', 'packing', 'SFTConfig'], library: 'trl', when: catalogWhen('trl-sfttrainer-dataset-text-field-kwarg'), change: "SFTTrainer's dataset_text_field / max_seq_length / packing moved into SFTConfig" },
+  { names: ['prepare_model_for_int8_training', 'prepare_model_for_kbit_training'], library: 'peft', when: catalogWhen('peft-prepare-model-for-int8-training-removed'), change: 'prepare_model_for_int8_training was replaced by prepare_model_for_kbit_training' },
+  { names: ['no_cuda', 'use_cpu'], library: 'transformers', when: catalogWhen('transformers-trainingargs-no-cuda'), change: 'TrainingArguments(no_cuda=) was replaced by use_cpu=' },
   { names: ['eval_accumulation_steps'], library: 'transformers', when: '', change: 'TrainingArguments eval options changed between versions' },
 ];
 
