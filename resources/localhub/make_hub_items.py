@@ -11,7 +11,8 @@ Input: a JSON spec (src/env/hub/ensure.ts writes it):
               "config": {...} | null},
              {"kind": "dataset", "out": DIR, "path": "org/name", "config": null,
               "splits": ["train", "test"], "columns": {"text": "string", "label": "label"},
-              "labels": {"label": ["neg", "pos"]}}]}
+              "labels": {"label": ["neg", "pos"]}},
+             {"kind": "metric", "out": DIR, "name": "glue"}]}
 Output: one `[hub-item] {json}` line per item: {"index": i, "ok": true} or {"index": i, "ok": false,
 "reason": "..."}. A failing item never stops the others. Exit 0 unless the spec itself is unreadable.
 
@@ -393,6 +394,40 @@ def write_model(item, text):
     return None
 
 
+# ---------------------------------------------------------------- metrics
+
+METRICS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "metrics")
+METRIC_LIB_LINE = "import evaluate as metric_lib"
+
+
+def write_metric(item):
+    """ForgeEnv's script of the metric (metrics/<name>.py) where each loader looks for it offline:
+    evaluate.load's cache (evaluate_modules/metrics/evaluate-metric--<name>/<hash>/) and datasets<3's
+    load_metric cache (datasets_modules/metrics/<name>/<hash>/), the latter subclassing datasets.Metric."""
+    name = item["name"]
+    path = os.path.join(METRICS_DIR, name + ".py")
+    if not name.replace("_", "").isalnum() or not os.path.isfile(path):
+        raise Refused("ForgeEnv has no offline script of the metric %r (it has: %s)" % (name, ", ".join(sorted(f[:-3] for f in os.listdir(METRICS_DIR) if f.endswith(".py")))))
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    if METRIC_LIB_LINE not in source:
+        raise Refused("metrics/%s.py lacks the line %r" % (name, METRIC_LIB_LINE))
+    modules = os.path.join(item["out"], "modules")
+    for lib, folder, text in (
+        ("evaluate_modules", "evaluate-metric--" + name, source),
+        ("datasets_modules", name, source.replace(METRIC_LIB_LINE, "import datasets as metric_lib")),
+    ):
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        chain = [modules, os.path.join(modules, lib), os.path.join(modules, lib, "metrics"), os.path.join(modules, lib, "metrics", folder)]
+        module_dir = os.path.join(chain[-1], digest)
+        os.makedirs(module_dir, exist_ok=True)
+        for d in chain + [module_dir]:
+            open(os.path.join(d, "__init__.py"), "a").close()
+        with open(os.path.join(module_dir, name + ".py"), "w", encoding="utf-8") as f:
+            f.write(text)
+    return None
+
+
 # ---------------------------------------------------------------- datasets
 
 WORDS = None
@@ -528,6 +563,8 @@ def main():
                         "[INST] What is this? [/INST] A test. <start_of_turn>user <end_of_turn>",
                     ]
                 note = write_model(item, text)
+            elif item["kind"] == "metric":
+                note = write_metric(item)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

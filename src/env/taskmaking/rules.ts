@@ -7,9 +7,10 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf } from '../hub/needs';
+import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 
 export interface RuleContext {
   script: string;
@@ -282,12 +283,21 @@ export const RULES: readonly Rule[] = [
   },
   // --- what cannot be provided (yet) ---
   {
-    // evaluate.load / datasets.load_metric of a metric the offline hub does not serve: say so, by name
-    // (the hub serves the base hub's metric scripts only; docs/real-mode.md).
-    id: 'metric-unavailable',
+    // evaluate.load / datasets<3 load_metric of a metric not found offline: the hub serves ForgeEnv's
+    // own script of it (src/env/hub/metrics.ts) when it has one and the needs lack it (a name the
+    // derivation could not resolve, `load_metric(metric)` in a loop); else a refusal that says why.
+    id: 'metric-missing',
     scope: 'exception',
-    pattern: /Couldn't find a module script at [^\n]*?Module '([^']+)' doesn't exist|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^/]+\/metrics\/([\w-]+)\//,
-    apply: (m) => refuse('metric-unavailable', `the script loads the metric "${m[1] ?? m[2]}", which the offline hub does not serve (it has the base hub's metric scripts only)`),
+    pattern: /Couldn't find a (?:module|metric) script at [^\n]*|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^\n]*\/metrics\/[^\n]*/,
+    apply: (m, ctx) => {
+      const raw = missingMetric(m[0]);
+      if (!raw) return undefined;
+      const name = metricNameOf(raw);
+      if (!name || !offlineMetrics().includes(name)) return refuse('metric-unavailable', `the script loads the metric "${raw}", which ForgeEnv cannot serve offline (it has scripts of ${offlineMetrics().join(', ')})`);
+      if (!ctx.hub) return refuse('metric-unavailable', `the script loads the metric "${name}", which only real mode's hub serves offline`);
+      if (ctx.hub.needs.metrics?.includes(name)) return refuse('metric-unavailable', `the metric "${name}" was provided offline but the loader still did not find it (${m[0].slice(0, 200)})`);
+      return { kind: 'adapt', adaptation: { rule: 'metric-missing', kind: 'hub', change: `provide metric ${name} offline` }, hub: withMetric(ctx.hubExtra ?? EMPTY_HUB_NEEDS, name) };
+    },
   },
   {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
