@@ -371,6 +371,8 @@ def write_model(item, text):
         image_processor(snap, model_type)
     if model_type in AUDIO_TYPES:
         audio_feature_extractor(tr, snap, model_type)
+    if model_type in PROCESSOR_FAMILIES and item.get("tokenizer"):
+        write_processor(tr, snap, model_type, config)
     torch.manual_seed(0)
     model = None
     for auto_name in HEADS[item["head"]] + ["AutoModel"]:
@@ -392,6 +394,77 @@ def write_model(item, text):
     if model_type in VISION_TYPES or model_type == "vision-encoder-decoder":
         return pillow_note(model_type)
     return None
+
+
+# ---------------------------------------------------------------- multimodal processors
+
+# Chat templates of the vision-language families, whose messages carry content lists
+# ({"type": "image"} / {"type": "text", "text": ...}); modelled on the chat_template.json of
+# HuggingFaceTB/SmolVLM-Instruct and llava-hf/llava-1.5-7b-hf.
+VLM_TEMPLATES = {
+    "idefics3": (
+        "<|im_start|>{% for message in messages %}{{message['role'] | capitalize}}{% if message['content'][0]['type'] == 'image' %}"
+        "{{':'}}{% else %}{{': '}}{% endif %}{% for line in message['content'] %}{% if line['type'] == 'text' %}{{line['text']}}"
+        "{% elif line['type'] == 'image' %}{{ '<image>' }}{% endif %}{% endfor %}<end_of_utterance>\n{% endfor %}"
+        "{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}"
+    ),
+    "llava": (
+        "{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() + ': '}}{% endif %}"
+        "{% for content in message['content'] | selectattr('type', 'equalto', 'image') %}{{ '<image>\n' }}{% endfor %}"
+        "{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}{{ content['text'] + ' '}}{% endfor %}"
+        "{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
+    ),
+}
+PROCESSOR_FAMILIES = {"idefics", "idefics3", "llava"}
+
+
+def _accepted(fn, kwargs):
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}
+
+
+def write_processor(tr, snap, model_type, config):
+    """The family's multimodal processor (image processor + the tokenizer written above, image tokens,
+    chat template) built by the snapshot's own Processor class, then the config's vocabulary and image
+    token ids made to agree with the tokenizer the processor saved."""
+    tok = tr.AutoTokenizer.from_pretrained(snap)
+    if model_type in ("idefics", "llava"):
+        # Their processors take only their checkpoints' tokenizer class (LlamaTokenizerFast): the same
+        # trained tokenizer, wrapped in it.
+        tok = tr.LlamaTokenizerFast(tokenizer_object=tok.backend_tokenizer, **tok.special_tokens_map)
+    norm = dict(image_mean=[0.5, 0.5, 0.5], image_std=[0.5, 0.5, 0.5])
+    vc = config.vision_config
+    if model_type == "idefics3":
+        cls = getattr(tr, "Idefics3Processor", None)
+        if cls is None:
+            raise Refused("transformers %s has no Idefics3Processor (SmolVLM needs 4.46 or later)" % tr.__version__)
+        ip = tr.Idefics3ImageProcessor(**_accepted(tr.Idefics3ImageProcessor.__init__, dict(norm, do_image_splitting=False, size={"longest_edge": vc.image_size}, max_image_size={"longest_edge": vc.image_size})))
+        seq = int((vc.image_size // vc.patch_size) ** 2 // (config.scale_factor ** 2))
+        proc = cls(**_accepted(cls.__init__, dict(image_processor=ip, tokenizer=tok, image_seq_len=seq, chat_template=VLM_TEMPLATES["idefics3"])))
+    elif model_type == "idefics":
+        ip = tr.IdeficsImageProcessor(image_size=vc.image_size, **norm)
+        proc = tr.IdeficsProcessor(**_accepted(tr.IdeficsProcessor.__init__, dict(image_processor=ip, tokenizer=tok, image_size=vc.image_size)))
+    else:  # llava
+        ip = tr.CLIPImageProcessor(size={"shortest_edge": vc.image_size}, crop_size={"height": vc.image_size, "width": vc.image_size}, **norm)
+        strategy = getattr(config, "vision_feature_select_strategy", "default")
+        proc = tr.LlavaProcessor(**_accepted(tr.LlavaProcessor.__init__, dict(image_processor=ip, tokenizer=tok, patch_size=vc.patch_size, vision_feature_select_strategy=strategy, chat_template=VLM_TEMPLATES["llava"], num_additional_image_tokens=1)))
+    proc.save_pretrained(snap)
+    tok = proc.tokenizer
+    size = len(tok)
+    for c in vocab_attr(config):
+        c.vocab_size = size
+    image_id = tok.convert_tokens_to_ids("<image>")
+    for attr in ("image_token_id", "image_token_index"):
+        if hasattr(config, attr):
+            setattr(config, attr, image_id)
+    if tok.pad_token_id is not None:
+        for c in (config, getattr(config, "text_config", None)):
+            if c is not None and hasattr(c, "pad_token_id"):
+                c.pad_token_id = tok.pad_token_id
 
 
 # ---------------------------------------------------------------- metrics

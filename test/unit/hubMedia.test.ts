@@ -1,8 +1,16 @@
 // Models beyond text in the hub's table (src/env/hub/modelTable.ts): remote-code embedders served as
 // the standard architecture their code extends, and the multimodal families' processors.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ensureHubItems } from '../../src/env/hub/ensure';
+import { isLocalHubReady, localHubDir } from '../../src/env/localHub';
 import { resolveModel } from '../../src/env/hub/modelTable';
+import { realModeEnv } from '../../src/env/realMode';
+import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 
 describe('remote-code embedding models', () => {
   test('nomic-embed-text (trust_remote_code) is a BERT encoder with the uncased tokenizer, by table and by pattern', () => {
@@ -12,5 +20,54 @@ describe('remote-code embedding models', () => {
       assert.equal(r.tokenizer, 'bert-uncased', id);
     }
     assert.equal(resolveModel('nomic-ai/nomic-embed-text-v1.5').resolvedBy, 'table');
+  });
+});
+
+// ---------------------------------------------------------------- real libraries
+
+
+const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-media-'));
+after(() => rmSync(cacheDir, { recursive: true, force: true }));
+const SNAPSHOT = '2026-11';
+const skip = !isSnapshotVenvReady(SNAPSHOT) ? `the ${SNAPSHOT} venv is not built` : !isLocalHubReady(SNAPSHOT) ? `the ${SNAPSHOT} base hub is not built` : false;
+
+// Reads the items back the way VLM training scripts do: AutoProcessor, the chat template over content
+// lists, processor(text, images), a forward pass with labels and a backward pass.
+const READER = String.raw`
+import json, numpy as np, torch, transformers as tr
+from PIL import Image
+img = Image.fromarray((np.random.RandomState(0).rand(40, 48, 3) * 255).astype("uint8"))
+msgs = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "What is this?"}]}, {"role": "assistant", "content": [{"type": "text", "text": "A cat."}]}]
+out = {}
+for mid in ["HuggingFaceTB/SmolVLM-256M-Instruct", "llava-hf/llava-1.5-7b-hf", "HuggingFaceM4/idefics-9b"]:
+    proc = tr.AutoProcessor.from_pretrained(mid)
+    if "idefics-9b" in mid:
+        model = tr.IdeficsForVisionText2Text.from_pretrained(mid)
+        inputs = proc(text=[["User:", img, "Describe this.<end_of_utterance>\nAssistant: a cat"]], return_tensors="pt")
+    else:
+        model = tr.AutoModelForImageTextToText.from_pretrained(mid)
+        text = proc.apply_chat_template(msgs)
+        inputs = proc(text=[text], images=[[img]] if "Smol" in mid else [img], return_tensors="pt")
+    loss = model(**inputs, labels=inputs["input_ids"]).loss
+    loss.backward()
+    out[mid] = {"processor": type(proc).__name__, "loss": float(loss), "image_tokens": int((inputs["input_ids"] == proc.tokenizer.convert_tokens_to_ids("<image>")).sum())}
+print(json.dumps(out))
+`;
+
+describe(`multimodal processors in the ${SNAPSHOT} venv`, { skip }, () => {
+  test('SmolVLM (Idefics3), LLaVA and IDEFICS get their family processor; a chat with an image trains', { timeout: 900_000 }, async () => {
+    const needs = { models: [{ id: 'HuggingFaceTB/SmolVLM-256M-Instruct' }, { id: 'llava-hf/llava-1.5-7b-hf' }, { id: 'HuggingFaceM4/idefics-9b' }], datasets: [] };
+    const r = await ensureHubItems({ hubKey: SNAPSHOT, python: snapshotPython(SNAPSHOT), baseHubDir: localHubDir(SNAPSHOT), cacheDir, needs, strict: true });
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
+    const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', READER], { env, encoding: 'utf8', timeout: 600_000 });
+    assert.equal(p.status, 0, p.stderr.slice(-3000));
+    const out = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, { processor: string; loss: number; image_tokens: number }>;
+    assert.equal(out['HuggingFaceTB/SmolVLM-256M-Instruct']?.processor, 'Idefics3Processor');
+    assert.equal(out['llava-hf/llava-1.5-7b-hf']?.processor, 'LlavaProcessor');
+    assert.equal(out['HuggingFaceM4/idefics-9b']?.processor, 'IdeficsProcessor');
+    for (const [id, v] of Object.entries(out)) {
+      assert.ok(Number.isFinite(v.loss) && v.loss > 0, `${id}: loss ${v.loss}`);
+      assert.ok(v.image_tokens > 0, `${id}: the prompt carries image tokens`);
+    }
   });
 });
