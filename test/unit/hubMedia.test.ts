@@ -10,6 +10,9 @@ import { ensureHubItems } from '../../src/env/hub/ensure';
 import { isLocalHubReady, localHubDir } from '../../src/env/localHub';
 import { resolveModel } from '../../src/env/hub/modelTable';
 import { realModeEnv } from '../../src/env/realMode';
+import { optionValue } from '../../src/env/taskmaking/argEdits';
+import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
+import { diagnose, MODEL_FOR_AUTO_CLASS } from '../../src/env/taskmaking/rules';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 
 describe('remote-code embedding models', () => {
@@ -69,5 +72,23 @@ describe(`multimodal processors in the ${SNAPSHOT} venv`, { skip }, () => {
       assert.ok(Number.isFinite(v.loss) && v.loss > 0, `${id}: loss ${v.loss}`);
       assert.ok(v.image_tokens > 0, `${id}: the prompt carries image tokens`);
     }
+  });
+});
+
+describe('the model-of-wrong-kind rule', () => {
+  const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 90, in main\n${last}\n`;
+  const ERROR = "ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText.\nModel type should be one of Idefics3Config, LlavaConfig.";
+  test('the script\'s model option gets a well-known model of the Auto class\'s kind, once', () => {
+    const options = parseHelpOptions('usage: x.py [--model_name_or_path MODEL_NAME_OR_PATH] [--output_dir OUTPUT_DIR]');
+    const d = diagnose(traceback(ERROR), { script: '', args: ['--model_name_or_path', 'gpt2'], env: {}, options });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'model-of-wrong-kind');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'HuggingFaceTB/SmolVLM-256M-Instruct');
+    assert.equal(resolveModel('HuggingFaceTB/SmolVLM-256M-Instruct').head, 'vision2seq');
+    const again = diagnose(traceback(ERROR), { script: '', args: d.outcome.args!, env: {}, options });
+    assert.ok(again && again.outcome.kind === 'refuse', 'no loop: the same error after the change is a refusal');
+  });
+  test('every model the rule proposes is one the hub can build (table or pattern)', () => {
+    for (const id of Object.values(MODEL_FOR_AUTO_CLASS)) assert.doesNotThrow(() => resolveModel(id), id);
   });
 });

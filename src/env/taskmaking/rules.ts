@@ -70,6 +70,18 @@ const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are availabl
 const HUB_ERROR =
   /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Dataset '[^']+' doesn't exist on the Hub[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/;
 
+/** A well-known model id per Auto class whose kind a text model lacks (the hub's table builds each tiny). */
+export const MODEL_FOR_AUTO_CLASS: Readonly<Record<string, string>> = {
+  AutoModelForImageTextToText: 'HuggingFaceTB/SmolVLM-256M-Instruct',
+  AutoModelForVision2Seq: 'HuggingFaceTB/SmolVLM-256M-Instruct',
+  AutoModelForImageClassification: 'google/vit-base-patch16-224-in21k',
+  AutoModelForSpeechSeq2Seq: 'openai/whisper-tiny',
+  AutoModelForCTC: 'facebook/wav2vec2-base',
+  AutoModelForAudioClassification: 'facebook/wav2vec2-base',
+  AutoModelForSeq2SeqLM: 't5-small',
+  AutoModelForCausalLM: 'gpt2',
+};
+
 const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
 
@@ -279,6 +291,19 @@ export const RULES: readonly Rule[] = [
       const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
       if (!name || optionValue(ctx.args, name) === 'gpt2') return undefined;
       return adaptArgs('placeholder-model-id', setOption(ctx.args, name, 'gpt2'), `--${name} gpt2 (${bad} is not a model id)`);
+    },
+  },
+  {
+    // The model option's value (derived: `gpt2`) is of another kind than the script's Auto class needs
+    // (a VLM, image, speech script): a well-known id of that kind, which the hub builds tiny.
+    id: 'model-of-wrong-kind',
+    scope: 'exception',
+    pattern: /Unrecognized configuration class [^\n]*? for this kind of AutoModel: (AutoModelFor\w+)/,
+    apply: (m, ctx) => {
+      const id = MODEL_FOR_AUTO_CLASS[m[1]!];
+      const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
+      if (!id || !name || optionValue(ctx.args, name) === id) return undefined;
+      return adaptArgs('model-of-wrong-kind', setOption(ctx.args, name, id), `--${name} ${id} (${m[1]} needs a model of that kind)`);
     },
   },
   // --- what cannot be provided (yet) ---
