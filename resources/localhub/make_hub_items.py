@@ -543,7 +543,33 @@ def cell(kind, rng, synthetic, names, i, col):
         ]
     if kind == "image":
         return {"bytes": png(rng), "path": None}
+    if kind == "audio":
+        return {"bytes": wav(rng), "path": None}
     raise Refused("column %r: no synthetic data for kind %r" % (col, kind))
+
+
+AUDIO_RATE = 16000  # what speech models' feature extractors expect (Whisper, wav2vec2)
+
+
+def wav(rng, seconds=0.5):
+    """A mono 16-bit PCM WAV at AUDIO_RATE: a tone with a little noise (standard library only)."""
+    import io
+    import math
+    import struct
+    import wave
+
+    freq = rng.choice([220.0, 330.0, 440.0, 550.0])
+    frames = b"".join(
+        struct.pack("<h", int(12000 * math.sin(2 * math.pi * freq * i / AUDIO_RATE) + rng.randint(-800, 800)))
+        for i in range(int(AUDIO_RATE * seconds))
+    )
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(AUDIO_RATE)
+        w.writeframes(frames)
+    return buf.getvalue()
 
 
 def png(rng):
@@ -577,6 +603,8 @@ def feature(ds, kind, names):
         return [{"role": ds.Value("string"), "content": ds.Value("string")}]
     if kind == "image":
         return ds.Image()
+    if kind == "audio":
+        return ds.Audio(sampling_rate=AUDIO_RATE)
     raise Refused("no feature type for column kind %r" % kind)
 
 
@@ -609,6 +637,12 @@ def write_dataset(item, synthetic):
         for f in files:
             if f.endswith(".lock"):
                 os.remove(os.path.join(root, f))
+    if "audio" in columns.values():
+        import importlib.util
+
+        decoder = "torchcodec" if int(ds.__version__.split(".")[0]) >= 4 else "soundfile"
+        if importlib.util.find_spec(decoder) is None:
+            return "audio columns written (16 kHz WAV), but this interpreter has no %s, so decoding them raises datasets' ImportError" % decoder
     if "image" in columns.values():
         import importlib.util
 

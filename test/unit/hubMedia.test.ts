@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { ensureHubItems } from '../../src/env/hub/ensure';
 import { isLocalHubReady, localHubDir } from '../../src/env/localHub';
 import { resolveModel } from '../../src/env/hub/modelTable';
+import { deriveHubNeeds } from '../../src/env/hub/needs';
 import { realModeEnv } from '../../src/env/realMode';
 import { optionValue } from '../../src/env/taskmaking/argEdits';
 import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
@@ -90,5 +91,21 @@ describe('the model-of-wrong-kind rule', () => {
   });
   test('every model the rule proposes is one the hub can build (table or pattern)', () => {
     for (const id of Object.values(MODEL_FOR_AUTO_CLASS)) assert.doesNotThrow(() => resolveModel(id), id);
+  });
+});
+
+describe(`synthetic audio columns in the ${SNAPSHOT} venv`, { skip }, () => {
+  test('an audio column is an Audio feature of 16 kHz mono WAVs; the note says which decoder the interpreter lacks', { timeout: 600_000 }, async () => {
+    const needs = deriveHubNeeds('from datasets import load_dataset\nds = load_dataset("acme/voice-notes", split="train")\nds = ds.map(lambda b: {"n": len(b["audio"]["array"]), "t": b["sentence"]})\n');
+    assert.deepEqual(needs.datasets[0]?.columns, { audio: 'audio', sentence: 'string' });
+    const r = await ensureHubItems({ hubKey: SNAPSHOT, python: snapshotPython(SNAPSHOT), baseHubDir: localHubDir(SNAPSHOT), cacheDir, needs, strict: true });
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
+    const code = 'import datasets, io, json, wave\nd = datasets.load_dataset("acme/voice-notes", split="train")\nf = d.features["audio"]\nraw = d.cast_column("audio", datasets.Audio(decode=False))[0]["audio"]["bytes"]\nw = wave.open(io.BytesIO(raw))\nprint(json.dumps({"feature": type(f).__name__, "rate": w.getframerate(), "channels": w.getnchannels(), "frames": w.getnframes()}))';
+    const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(p.status, 0, p.stderr.slice(-2000));
+    assert.deepEqual(JSON.parse(p.stdout.trim().split('\n').pop()!), { feature: 'Audio', rate: 16000, channels: 1, frames: 8000 });
+    const note = r.provided.find((x) => x.kind === 'dataset')?.detail ?? '';
+    const hasDecoder = spawnSync(snapshotPython(SNAPSHOT), ['-c', 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("torchcodec") else 1)']).status === 0;
+    assert.equal(/no torchcodec/.test(note), !hasDecoder, note);
   });
 });

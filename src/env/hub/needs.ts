@@ -402,7 +402,11 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     const obj = s.object ?? '';
     const base = obj.split('.')[0] ?? '';
     const onExample = exampleParams.has(obj) || EXAMPLE_NAMES.test(obj);
-    const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(source.slice(s.objectFrom, s.objectTo));
+    const objText = source.slice(s.objectFrom, s.objectTo);
+    // `example["audio"]["array"]`: a field of a column's value (audio, image, nested dicts), not a column.
+    const inner = /^([A-Za-z_]\w*)\[/.exec(objText)?.[1];
+    if (inner && (exampleParams.has(inner) || EXAMPLE_NAMES.test(inner))) continue;
+    const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(objText);
     if (onExample || (onDataset && !SPLIT_NAMES.has(s.key.raw) && datasetVars.size > 0)) add(s.key.raw);
   }
   for (const call of idx.calls) {
