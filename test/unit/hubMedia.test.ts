@@ -109,3 +109,15 @@ describe(`synthetic audio columns in the ${SNAPSHOT} venv`, { skip }, () => {
     assert.equal(/no torchcodec/.test(note), !hasDecoder, note);
   });
 });
+
+describe('the network-download refusal', () => {
+  test('a URL the script fetches itself (requests, urllib) is refused naming it', () => {
+    const err = "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='example.org', port=443): Max retries exceeded with url: /files/cat.png (Caused by NameResolutionError(\"Failed to resolve 'example.org'\"))";
+    const d = diagnose(`Traceback (most recent call last):\n  File "/tmp/run/train.py", line 31, in <module>\n${err}\n`, { script: '', args: [], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'network-download');
+    assert.match(d.outcome.reason, /https:\/\/example\.org\/files\/cat\.png/);
+    const u = diagnose('Traceback (most recent call last):\nurllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>\n', { script: '', args: [], env: {}, options: undefined });
+    assert.ok(u && u.outcome.kind === 'refuse' && u.outcome.rule === 'network-download');
+  });
+});

@@ -370,6 +370,17 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // The script fetches a URL itself (requests, urllib: an example image, a data file), not through the
+    // HF libraries whose files the offline hub serves: a sandboxed offline run cannot, and nothing to adapt.
+    id: 'network-download',
+    scope: 'exception',
+    pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
+    apply: (m) => {
+      const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
+      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (not through the Hugging Face libraries), which an offline sandboxed run cannot`);
+    },
+  },
+  {
     id: 'module-not-installed',
     scope: 'exception',
     pattern: /ModuleNotFoundError: No module named '([\w.]+)'/,
