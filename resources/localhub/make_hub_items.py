@@ -11,7 +11,8 @@ Input: a JSON spec (src/env/hub/ensure.ts writes it):
               "config": {...} | null},
              {"kind": "dataset", "out": DIR, "path": "org/name", "config": null,
               "splits": ["train", "test"], "columns": {"text": "string", "label": "label"},
-              "labels": {"label": ["neg", "pos"]}}]}
+              "labels": {"label": ["neg", "pos"]}},
+             {"kind": "metric", "out": DIR, "name": "glue"}]}
 Output: one `[hub-item] {json}` line per item: {"index": i, "ok": true} or {"index": i, "ok": false,
 "reason": "..."}. A failing item never stops the others. Exit 0 unless the spec itself is unreadable.
 
@@ -398,6 +399,8 @@ def write_model(item, text):
         image_processor(snap, model_type)
     if model_type in AUDIO_TYPES:
         audio_feature_extractor(tr, snap, model_type)
+    if model_type in PROCESSOR_FAMILIES and item.get("tokenizer"):
+        write_processor(tr, snap, model_type, config)
     torch.manual_seed(0)
     model = None
     for auto_name in HEADS[item["head"]] + ["AutoModel"]:
@@ -418,6 +421,111 @@ def write_model(item, text):
         f.write(commit)
     if model_type in VISION_TYPES or model_type == "vision-encoder-decoder":
         return pillow_note(model_type)
+    return None
+
+
+# ---------------------------------------------------------------- multimodal processors
+
+# Chat templates of the vision-language families, whose messages carry content lists
+# ({"type": "image"} / {"type": "text", "text": ...}); modelled on the chat_template.json of
+# HuggingFaceTB/SmolVLM-Instruct and llava-hf/llava-1.5-7b-hf.
+VLM_TEMPLATES = {
+    "idefics3": (
+        "<|im_start|>{% for message in messages %}{{message['role'] | capitalize}}{% if message['content'][0]['type'] == 'image' %}"
+        "{{':'}}{% else %}{{': '}}{% endif %}{% for line in message['content'] %}{% if line['type'] == 'text' %}{{line['text']}}"
+        "{% elif line['type'] == 'image' %}{{ '<image>' }}{% endif %}{% endfor %}<end_of_utterance>\n{% endfor %}"
+        "{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}"
+    ),
+    "llava": (
+        "{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() + ': '}}{% endif %}"
+        "{% for content in message['content'] | selectattr('type', 'equalto', 'image') %}{{ '<image>\n' }}{% endfor %}"
+        "{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}{{ content['text'] + ' '}}{% endfor %}"
+        "{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
+    ),
+}
+PROCESSOR_FAMILIES = {"idefics", "idefics3", "llava"}
+
+
+def _accepted(fn, kwargs):
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}
+
+
+def write_processor(tr, snap, model_type, config):
+    """The family's multimodal processor (image processor + the tokenizer written above, image tokens,
+    chat template) built by the snapshot's own Processor class, then the config's vocabulary and image
+    token ids made to agree with the tokenizer the processor saved."""
+    tok = tr.AutoTokenizer.from_pretrained(snap)
+    if model_type in ("idefics", "llava"):
+        # Their processors take only their checkpoints' tokenizer class (LlamaTokenizerFast): the same
+        # trained tokenizer, wrapped in it.
+        tok = tr.LlamaTokenizerFast(tokenizer_object=tok.backend_tokenizer, **tok.special_tokens_map)
+    norm = dict(image_mean=[0.5, 0.5, 0.5], image_std=[0.5, 0.5, 0.5])
+    vc = config.vision_config
+    if model_type == "idefics3":
+        cls = getattr(tr, "Idefics3Processor", None)
+        if cls is None:
+            raise Refused("transformers %s has no Idefics3Processor (SmolVLM needs 4.46 or later)" % tr.__version__)
+        ip = tr.Idefics3ImageProcessor(**_accepted(tr.Idefics3ImageProcessor.__init__, dict(norm, do_image_splitting=False, size={"longest_edge": vc.image_size}, max_image_size={"longest_edge": vc.image_size})))
+        seq = int((vc.image_size // vc.patch_size) ** 2 // (config.scale_factor ** 2))
+        proc = cls(**_accepted(cls.__init__, dict(image_processor=ip, tokenizer=tok, image_seq_len=seq, chat_template=VLM_TEMPLATES["idefics3"])))
+    elif model_type == "idefics":
+        ip = tr.IdeficsImageProcessor(image_size=vc.image_size, **norm)
+        proc = tr.IdeficsProcessor(**_accepted(tr.IdeficsProcessor.__init__, dict(image_processor=ip, tokenizer=tok, image_size=vc.image_size)))
+    else:  # llava
+        ip = tr.CLIPImageProcessor(size={"shortest_edge": vc.image_size}, crop_size={"height": vc.image_size, "width": vc.image_size}, **norm)
+        strategy = getattr(config, "vision_feature_select_strategy", "default")
+        proc = tr.LlavaProcessor(**_accepted(tr.LlavaProcessor.__init__, dict(image_processor=ip, tokenizer=tok, patch_size=vc.patch_size, vision_feature_select_strategy=strategy, chat_template=VLM_TEMPLATES["llava"], num_additional_image_tokens=1)))
+    proc.save_pretrained(snap)
+    tok = proc.tokenizer
+    size = len(tok)
+    for c in vocab_attr(config):
+        c.vocab_size = size
+    image_id = tok.convert_tokens_to_ids("<image>")
+    for attr in ("image_token_id", "image_token_index"):
+        if hasattr(config, attr):
+            setattr(config, attr, image_id)
+    if tok.pad_token_id is not None:
+        for c in (config, getattr(config, "text_config", None)):
+            if c is not None and hasattr(c, "pad_token_id"):
+                c.pad_token_id = tok.pad_token_id
+
+
+# ---------------------------------------------------------------- metrics
+
+METRICS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "metrics")
+METRIC_LIB_LINE = "import evaluate as metric_lib"
+
+
+def write_metric(item):
+    """ForgeEnv's script of the metric (metrics/<name>.py) where each loader looks for it offline:
+    evaluate.load's cache (evaluate_modules/metrics/evaluate-metric--<name>/<hash>/) and datasets<3's
+    load_metric cache (datasets_modules/metrics/<name>/<hash>/), the latter subclassing datasets.Metric."""
+    name = item["name"]
+    path = os.path.join(METRICS_DIR, name + ".py")
+    if not name.replace("_", "").isalnum() or not os.path.isfile(path):
+        raise Refused("ForgeEnv has no offline script of the metric %r (it has: %s)" % (name, ", ".join(sorted(f[:-3] for f in os.listdir(METRICS_DIR) if f.endswith(".py")))))
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    if METRIC_LIB_LINE not in source:
+        raise Refused("metrics/%s.py lacks the line %r" % (name, METRIC_LIB_LINE))
+    modules = os.path.join(item["out"], "modules")
+    for lib, folder, text in (
+        ("evaluate_modules", "evaluate-metric--" + name, source),
+        ("datasets_modules", name, source.replace(METRIC_LIB_LINE, "import datasets as metric_lib")),
+    ):
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        chain = [modules, os.path.join(modules, lib), os.path.join(modules, lib, "metrics"), os.path.join(modules, lib, "metrics", folder)]
+        module_dir = os.path.join(chain[-1], digest)
+        os.makedirs(module_dir, exist_ok=True)
+        for d in chain + [module_dir]:
+            open(os.path.join(d, "__init__.py"), "a").close()
+        with open(os.path.join(module_dir, name + ".py"), "w", encoding="utf-8") as f:
+            f.write(text)
     return None
 
 
@@ -463,7 +571,33 @@ def cell(kind, rng, synthetic, names, i, col):
         ]
     if kind == "image":
         return {"bytes": png(rng), "path": None}
+    if kind == "audio":
+        return {"bytes": wav(rng), "path": None}
     raise Refused("column %r: no synthetic data for kind %r" % (col, kind))
+
+
+AUDIO_RATE = 16000  # what speech models' feature extractors expect (Whisper, wav2vec2)
+
+
+def wav(rng, seconds=0.5):
+    """A mono 16-bit PCM WAV at AUDIO_RATE: a tone with a little noise (standard library only)."""
+    import io
+    import math
+    import struct
+    import wave
+
+    freq = rng.choice([220.0, 330.0, 440.0, 550.0])
+    frames = b"".join(
+        struct.pack("<h", int(12000 * math.sin(2 * math.pi * freq * i / AUDIO_RATE) + rng.randint(-800, 800)))
+        for i in range(int(AUDIO_RATE * seconds))
+    )
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(AUDIO_RATE)
+        w.writeframes(frames)
+    return buf.getvalue()
 
 
 def png(rng):
@@ -497,6 +631,8 @@ def feature(ds, kind, names):
         return [{"role": ds.Value("string"), "content": ds.Value("string")}]
     if kind == "image":
         return ds.Image()
+    if kind == "audio":
+        return ds.Audio(sampling_rate=AUDIO_RATE)
     raise Refused("no feature type for column kind %r" % kind)
 
 
@@ -529,6 +665,12 @@ def write_dataset(item, synthetic):
         for f in files:
             if f.endswith(".lock"):
                 os.remove(os.path.join(root, f))
+    if "audio" in columns.values():
+        import importlib.util
+
+        decoder = "torchcodec" if int(ds.__version__.split(".")[0]) >= 4 else "soundfile"
+        if importlib.util.find_spec(decoder) is None:
+            return "audio columns written (16 kHz WAV), but this interpreter has no %s, so decoding them raises datasets' ImportError" % decoder
     if "image" in columns.values():
         import importlib.util
 
@@ -556,6 +698,8 @@ def main():
                         "[INST] What is this? [/INST] A test. <start_of_turn>user <end_of_turn>",
                     ]
                 note = write_model(item, text)
+            elif item["kind"] == "metric":
+                note = write_metric(item)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

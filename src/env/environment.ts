@@ -431,7 +431,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const needs = task.hub ?? deriveHubNeeds(script, task.args ?? [], task.files ?? {});
       const base = task.verify?.base_model;
       const models = base && looksLikeModelId(base) && !needs.models.some((m) => m.id === base) ? [...needs.models, { id: base, from: 'verify.base_model' }] : needs.models;
-      hit = { needs: { models: models.filter((m) => !isBaseHubModel(m.id)), datasets: needs.datasets }, files: task.files, modelArchitectures: this.config.modelArchitectures, strict: task.hub !== undefined };
+      hit = { needs: { models: models.filter((m) => !isBaseHubModel(m.id)), datasets: needs.datasets, ...(needs.metrics ? { metrics: needs.metrics } : {}) }, files: task.files, modelArchitectures: this.config.modelArchitectures, strict: task.hub !== undefined };
       if (this.hubNeedsCache.size > 256) this.hubNeedsCache.clear();
       this.hubNeedsCache.set(key, hit);
     }

@@ -150,8 +150,8 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(d.outcome.args!, 'num_generations'), '2');
   });
 
-  test('a model id of the wrong architecture is a hub refusal', () => {
-    const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
+  test('a model id of the wrong architecture is a hub refusal when no model option can change it (else model-of-wrong-kind, test/unit/hubMedia.test.ts)', () => {
+    const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx({ options: undefined }));
     assert.ok(d && d.outcome.kind === 'refuse');
     assert.equal(d.outcome.rule, 'hub-item-unavailable');
   });

@@ -21,6 +21,7 @@ import { resourcesDir, simlibsDir } from '../paths';
 import { cacheRoot } from '../snapshots/venv';
 import { resolveModel, UnknownModelError, type ModelArchitectures, type ModelRecipe } from './modelTable';
 import type { DatasetNeed, HubNeeds } from './needs';
+import { metricDigest, offlineMetrics } from './metrics';
 
 export type HubItemErrorKind = 'unknown_model' | 'refused' | 'generator_failed' | 'aborted';
 
@@ -35,8 +36,10 @@ export class HubItemsError extends Error {
   }
 }
 
+export type HubItemKind = 'model' | 'dataset' | 'metric';
+
 export interface HubRefusal {
-  kind: 'model' | 'dataset';
+  kind: HubItemKind;
   id: string;
   reason: string;
 }
@@ -49,7 +52,7 @@ export interface HubItemsResult {
   /** Items that could not be provided, with the reason (never thrown unless `strict`). */
   refusals: HubRefusal[];
   /** The ids provided, with how each model's architecture was chosen. */
-  provided: Array<{ kind: 'model' | 'dataset'; id: string; detail: string }>;
+  provided: Array<{ kind: HubItemKind; id: string; detail: string }>;
 }
 
 export interface EnsureHubItemsOptions {
@@ -85,7 +88,7 @@ export function hubItemsGeneratorDigest(): string {
   return (itemsDigest = createHash('sha256').update(hubGeneratorDigest()).update(readFileSync(makeHubItemsScript())).update(readFileSync(makeHubScript())).digest('hex').slice(0, 16));
 }
 
-type Planned = { kind: 'model'; id: string; spec: Record<string, unknown>; detail: string; dir: string } | { kind: 'dataset'; id: string; spec: Record<string, unknown>; detail: string; dir: string };
+type Planned = { kind: HubItemKind; id: string; spec: Record<string, unknown>; detail: string; dir: string };
 
 const slug = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '--').slice(0, 60);
 const hash = (v: unknown): string => createHash('sha256').update(hubItemsGeneratorDigest()).update(JSON.stringify(v)).digest('hex').slice(0, 16);
@@ -123,6 +126,15 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
     if (d.format) continue; // local data files go into the run folder (dataFiles.ts), not the hub
     const spec = datasetSpec(d);
     planned.push({ kind: 'dataset', id: d.config ? `${d.path}/${d.config}` : d.path, spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
+  }
+  for (const name of opts.needs.metrics ?? []) {
+    if (!offlineMetrics().includes(name)) {
+      refusals.push({ kind: 'metric', id: name, reason: `ForgeEnv has no offline script of the metric "${name}" (it serves ${offlineMetrics().join(', ')}; resources/localhub/metrics)` });
+      continue;
+    }
+    // The script's digest is part of the recipe: an edited metric script is a new item.
+    const spec = { kind: 'metric', name, script: metricDigest(name) };
+    planned.push({ kind: 'metric', id: name, spec, detail: 'ForgeEnv offline metric script', dir: join(itemsDir, `metric-${slug(name)}-${hash(spec)}`) });
   }
   if (opts.strict && refusals.length) throw refusalError(refusals);
   let built = 0;

@@ -114,6 +114,11 @@ const TABLE: Record<string, string> = {
   'facebook/wav2vec2-base': 'wav2vec2',
   'facebook/wav2vec2-large-xlsr-53': 'wav2vec2',
   'trl-internal-testing/tiny-Qwen2ForCausalLM-2.5': 'qwen2',
+  // Remote-code models (trust_remote_code) served as the standard architecture their code extends:
+  // nomic-bert is a BERT encoder (https://huggingface.co/nomic-ai/nomic-bert-2048); a script that reads
+  // AutoModel's hidden states (mean pooling) runs the same on BertModel.
+  'nomic-ai/nomic-embed-text-v1': 'bert',
+  'nomic-ai/nomic-embed-text-v1.5': 'bert',
 };
 
 /** Name patterns of families, most specific first (ids are matched lower-cased). */
@@ -165,6 +170,7 @@ const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/electra/, 'electra'],
   [/albert/, 'albert'],
   [/luke/, 'luke'],
+  [/nomic-(embed-text|bert)/, 'bert'],
   [/bert/, 'bert'],
 ];
 
@@ -236,7 +242,7 @@ export function resolveModel(id: string, opts: { architecture?: string; files?: 
   }
   // Zephyr and TinyLlama's chat models ship Zephyr's template (<|user|>/<|system|>/<|assistant|>), not their base family's.
   if (/zephyr|tinyllama.*chat/.test(id.toLowerCase())) template = 'zephyr';
-  if (modelType === 'bert' && /uncased|chinese/.test(id.toLowerCase())) tokenizer = /uncased/.test(id.toLowerCase()) ? 'bert-uncased' : 'bert-cased';
+  if (modelType === 'bert' && /uncased|chinese|nomic/.test(id.toLowerCase())) tokenizer = /uncased|nomic/.test(id.toLowerCase()) ? 'bert-uncased' : 'bert-cased';
   if (modelType === 'distilbert' && /-cased/.test(id.toLowerCase())) tokenizer = 'bert-cased';
   return { id, model_type: modelType, head: fam.head, tokenizer, chat_template: template, config, resolvedBy: by };
 }

@@ -9,6 +9,7 @@ import { indexScript, type CallSite, type ScriptIndex } from '../python/scriptIn
 import { readStringLiteral } from '../python/strings';
 import { KNOWN_DATASETS, baseHubConfig, isBaseHubDataset } from './datasetTable';
 import { isBaseHubModel } from './modelTable';
+import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
 
 export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio'] as const;
 export const ColumnKindSchema = z.enum(COLUMN_KINDS);
@@ -57,7 +58,14 @@ export const DatasetNeedSchema = z
   .strict();
 export type DatasetNeed = z.infer<typeof DatasetNeedSchema>;
 
-export const HubNeedsSchema = z.object({ models: z.array(ModelNeedSchema).max(64), datasets: z.array(DatasetNeedSchema).max(64) }).strict();
+export const HubNeedsSchema = z
+  .object({
+    models: z.array(ModelNeedSchema).max(64),
+    datasets: z.array(DatasetNeedSchema).max(64),
+    /** Metrics the script loads by Hub name (`evaluate.load`, `load_metric`), served offline (hub/metrics.ts). */
+    metrics: z.array(MetricNameSchema).max(32).optional(),
+  })
+  .strict();
 export type HubNeeds = z.infer<typeof HubNeedsSchema>;
 
 const SPLIT_NAMES = new Set(['train', 'test', 'validation', 'valid', 'dev', 'eval', 'evaluation']);
@@ -109,8 +117,21 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     datasets.set(key, need);
   };
 
+  const metrics = new Set<string>();
+  const loadFromEvaluate = idx.imports.some((i) => i.kind === 'from' && i.module === 'evaluate' && i.names.some((n) => n.name === 'load' && !n.alias));
   for (const call of idx.calls) {
     const name = call.method?.name ?? call.callee?.split('.').pop() ?? '';
+    if (isMetricLoad(call.callee, name, loadFromEvaluate) || call.callee === 'evaluate.combine') {
+      // `evaluate.combine(["accuracy", "f1"])`: every literal of the list; a load: its path.
+      const arg = positional(call, 0) ?? keyword(call, 'path') ?? keyword(call, 'evaluations');
+      const text = arg ? script.slice(arg.valueFrom, arg.valueTo) : '';
+      const values = call.callee === 'evaluate.combine' ? [...text.matchAll(/(["'])([\w/-]+)\1/g)].map((m) => m[2]!) : [arg && resolveValue(scope, arg.valueFrom, arg.valueTo)?.value];
+      for (const v of values) {
+        const metric = v ? metricNameOf(v) : undefined;
+        if (metric) metrics.add(metric);
+      }
+      continue;
+    }
     if (name === 'from_pretrained') {
       const arg = positional(call, 0) ?? keyword(call, 'pretrained_model_name_or_path');
       const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
@@ -162,6 +183,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     models: [...models.values()].filter((m) => usable(m.id) && !isBaseHubModel(m.id)),
     // A base-hub dataset is served as it is, unless the script takes more rows than it has.
     datasets: [...datasets.values()].filter((d) => usable(d.path)).filter((d) => d.format || d.rows || !isBaseHubDataset(d.path, d.config)).map((d) => (!d.format && d.rows ? { ...d, config: d.config ?? baseHubConfig(d.path) } : d)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
+    ...(metrics.size ? { metrics: [...metrics].slice(0, 32) } : {}),
   });
 }
 
@@ -380,7 +402,11 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     const obj = s.object ?? '';
     const base = obj.split('.')[0] ?? '';
     const onExample = exampleParams.has(obj) || EXAMPLE_NAMES.test(obj);
-    const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(source.slice(s.objectFrom, s.objectTo));
+    const objText = source.slice(s.objectFrom, s.objectTo);
+    // `example["audio"]["array"]`: a field of a column's value (audio, image, nested dicts), not a column.
+    const inner = /^([A-Za-z_]\w*)\[/.exec(objText)?.[1];
+    if (inner && (exampleParams.has(inner) || EXAMPLE_NAMES.test(inner))) continue;
+    const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(objText);
     if (onExample || (onDataset && !SPLIT_NAMES.has(s.key.raw) && datasetVars.size > 0)) add(s.key.raw);
   }
   for (const call of idx.calls) {

@@ -18,7 +18,7 @@ import { excludeNewerOf, getSnapshot } from './registry';
  * Import names where they differ: sklearn, google.protobuf, PIL. Each is installed on its own, so one
  * that cannot be had before the cut-off (a torchvision for that torch) costs only itself.
  */
-export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow', 'torchvision', 'wandb', 'tensorboardX', 'nltk', 'math-verify'];
+export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow', 'torchvision', 'wandb', 'tensorboardX', 'nltk', 'math-verify', 'soundfile'];
 
 const EXTRAS_MARKER = '.forgeenv-extras.json';
 

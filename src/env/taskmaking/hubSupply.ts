@@ -30,13 +30,15 @@ export function candidateHubNeeds(script: string, args: readonly string[], files
     const like = d.columns ? undefined : deriveHubNeeds(`${script}\nload_dataset(${JSON.stringify(d.path)})\n`, args, files).datasets.find((x) => x.path === d.path);
     datasets.push(like ? { ...like, from: d.from } : d);
   }
-  return { models, datasets };
+  const metrics = [...new Set([...(derived.metrics ?? []), ...(extra.metrics ?? [])])];
+  return { models, datasets, ...(metrics.length ? { metrics } : {}) };
 }
 
 /** The needs minus what the hub refused: what a task can declare (`hub`, strict) and still run. */
 export function providedNeeds(state: HubRunState): HubNeeds {
-  const refused = (kind: 'model' | 'dataset', id: string) => state.refusals.some((r) => r.kind === kind && (r.id === id || r.id.startsWith(`${id}/`)));
-  return { models: state.needs.models.filter((m) => !refused('model', m.id)), datasets: state.needs.datasets.filter((d) => !refused('dataset', d.path)) };
+  const refused = (kind: HubRefusal['kind'], id: string) => state.refusals.some((r) => r.kind === kind && (r.id === id || r.id.startsWith(`${id}/`)));
+  const metrics = (state.needs.metrics ?? []).filter((m) => !refused('metric', m));
+  return { models: state.needs.models.filter((m) => !refused('model', m.id)), datasets: state.needs.datasets.filter((d) => !refused('dataset', d.path)), ...(metrics.length ? { metrics } : {}) };
 }
 
 export interface MissingHubItem {
@@ -83,6 +85,11 @@ export function withItem(extra: HubNeeds, item: MissingHubItem): HubNeeds {
   return item.kind === 'model'
     ? { ...extra, models: [...extra.models, { id: item.id, from: 'named by a run error' }] }
     : { ...extra, datasets: [...extra.datasets, { path: item.id, from: 'named by a run error' }] };
+}
+
+/** `extra` with the metric added (a run's error named it: a name the derivation could not resolve). */
+export function withMetric(extra: HubNeeds, name: string): HubNeeds {
+  return { ...extra, metrics: [...new Set([...(extra.metrics ?? []), name])] };
 }
 
 /** `extra` with column `col` added to each of `datasets` (provenance: the KeyError). */

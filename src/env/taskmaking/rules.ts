@@ -7,12 +7,13 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
 import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
+import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 
 export interface RuleContext {
   script: string;
@@ -85,6 +86,18 @@ const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are availabl
 // The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
 const HUB_ERROR =
   /(?:Unrecognized configuration class [^\n]* for this kind of AutoModel[^\n]*|We couldn't connect to 'https:\/\/huggingface\.co'[^\n]*|is not a local folder and is not a valid model identifier[^\n]*|Repository Not Found[^\n]*|LocalEntryNotFoundError[^\n]*|Couldn't find (?:a dataset script|any data file|[^\n]*on the Hugging Face Hub)[^\n]*|DatasetNotFoundError[^\n]*|Dataset '[^']+' doesn't exist on the Hub[^\n]*|Can't load (?:tokenizer|the model|config)[^\n]*|offline mode is enabled[^\n]*|Couldn't reach[^\n]*)/;
+
+/** A well-known model id per Auto class whose kind a text model lacks (the hub's table builds each tiny). */
+export const MODEL_FOR_AUTO_CLASS: Readonly<Record<string, string>> = {
+  AutoModelForImageTextToText: 'HuggingFaceTB/SmolVLM-256M-Instruct',
+  AutoModelForVision2Seq: 'HuggingFaceTB/SmolVLM-256M-Instruct',
+  AutoModelForImageClassification: 'google/vit-base-patch16-224-in21k',
+  AutoModelForSpeechSeq2Seq: 'openai/whisper-tiny',
+  AutoModelForCTC: 'facebook/wav2vec2-base',
+  AutoModelForAudioClassification: 'facebook/wav2vec2-base',
+  AutoModelForSeq2SeqLM: 't5-small',
+  AutoModelForCausalLM: 'gpt2',
+};
 
 const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
@@ -340,14 +353,36 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('placeholder-dataset', setOption(ctx.args, p.option, p.replacement), `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has a fixed schema without column "${col}"; the synthetic dataset gets the columns the script and its trainer read)`);
     },
   },
+  {
+    // The model option's value (derived: `gpt2`) is of another kind than the script's Auto class needs
+    // (a VLM, image, speech script): a well-known id of that kind, which the hub builds tiny.
+    id: 'model-of-wrong-kind',
+    scope: 'exception',
+    pattern: /Unrecognized configuration class [^\n]*? for this kind of AutoModel: (AutoModelFor\w+)/,
+    apply: (m, ctx) => {
+      const id = MODEL_FOR_AUTO_CLASS[m[1]!];
+      const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
+      if (!id || !name || optionValue(ctx.args, name) === id) return undefined;
+      return adaptArgs('model-of-wrong-kind', setOption(ctx.args, name, id), `--${name} ${id} (${m[1]} needs a model of that kind)`);
+    },
+  },
   // --- what cannot be provided (yet) ---
   {
-    // evaluate.load / datasets.load_metric of a metric the offline hub does not serve: say so, by name
-    // (the hub serves the base hub's metric scripts only; docs/real-mode.md).
-    id: 'metric-unavailable',
+    // evaluate.load / datasets<3 load_metric of a metric not found offline: the hub serves ForgeEnv's
+    // own script of it (src/env/hub/metrics.ts) when it has one and the needs lack it (a name the
+    // derivation could not resolve, `load_metric(metric)` in a loop); else a refusal that says why.
+    id: 'metric-missing',
     scope: 'exception',
-    pattern: /Couldn't find a module script at [^\n]*?Module '([^']+)' doesn't exist|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^/]+\/metrics\/([\w-]+)\//,
-    apply: (m) => refuse('metric-unavailable', `the script loads the metric "${m[1] ?? m[2]}", which the offline hub does not serve (it has the base hub's metric scripts only)`),
+    pattern: /Couldn't find a (?:module|metric) script at [^\n]*|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^\n]*\/metrics\/[^\n]*/,
+    apply: (m, ctx) => {
+      const raw = missingMetric(m[0]);
+      if (!raw) return undefined;
+      const name = metricNameOf(raw);
+      if (!name || !offlineMetrics().includes(name)) return refuse('metric-unavailable', `the script loads the metric "${raw}", which ForgeEnv cannot serve offline (it has scripts of ${offlineMetrics().join(', ')})`);
+      if (!ctx.hub) return refuse('metric-unavailable', `the script loads the metric "${name}", which only real mode's hub serves offline`);
+      if (ctx.hub.needs.metrics?.includes(name)) return refuse('metric-unavailable', `the metric "${name}" was provided offline but the loader still did not find it (${m[0].slice(0, 200)})`);
+      return { kind: 'adapt', adaptation: { rule: 'metric-missing', kind: 'hub', change: `provide metric ${name} offline` }, hub: withMetric(ctx.hubExtra ?? EMPTY_HUB_NEEDS, name) };
+    },
   },
   {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
@@ -396,6 +431,17 @@ export const RULES: readonly Rule[] = [
         return { kind: 'adapt', adaptation: { rule: 'dataset-column-missing', kind: 'hub', change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}${why}` }, hub: extra };
       }
       return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub, which ForgeEnv serves as it is)' : ''}`);
+    },
+  },
+  {
+    // The script fetches a URL itself (requests, urllib: an example image, a data file), not through the
+    // HF libraries whose files the offline hub serves: a sandboxed offline run cannot, and nothing to adapt.
+    id: 'network-download',
+    scope: 'exception',
+    pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
+    apply: (m) => {
+      const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
+      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (not through the Hugging Face libraries), which an offline sandboxed run cannot`);
     },
   },
   {
