@@ -495,6 +495,10 @@ def write_dataset(item, synthetic):
         cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
+    if item.get("data_dir"):
+        # load_dataset(path, data_dir=D) looks offline for the cache of the config id datasets derives
+        # from D (`default-data_dir=data%2Freward`): computed by the interpreter's own datasets.
+        config_name = ds.BuilderConfig(name=config_name).create_config_id({"data_dir": item["data_dir"]})
 
     make_hub.prepare_dataset(item["out"], item["path"], config_name, features, tables)
     for root, _, files in os.walk(os.path.join(item["out"], "datasets")):

@@ -109,6 +109,14 @@ print(json.dumps(res))
     assert.equal(readdirSync(join(cacheDir, 'hub-items', snapshot)).filter((d) => d.startsWith('dataset-acme--shared')).length, 2);
   });
 
+  test('a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)', { timeout: 600_000 }, async () => {
+    const r = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/pairs', data_dir: 'data/train', columns: { question: 'string' } }, { path: 'acme/pairs', data_dir: 'data/eval', columns: { answer: 'string' } }] } });
+    assert.deepEqual(r.refusals, []);
+    const cols = (dir: string) => readBack(snapshot, r.hubDir, `import datasets; print(datasets.load_dataset("acme/pairs", data_dir="${dir}", split="train").column_names)`).trim().split('\n').pop();
+    assert.equal(cols('data/train'), "['question']");
+    assert.equal(cols('data/eval'), "['answer']");
+  });
+
   test('refusals carry their reason; strict needs throw a typed error', { timeout: 600_000 }, async () => {
     const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }, { id: 'acme/model', architecture: 'no_such_model_type' }, { id: 'google/vit-base-patch16-224' }], datasets: [{ path: 'acme/speech', columns: { audio: 'audio', text: 'string' } }] } });
     const reasons = Object.fromEntries(r.refusals.map((x) => [x.id, x.reason]));

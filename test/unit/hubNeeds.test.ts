@@ -60,6 +60,21 @@ describe('deriveHubNeeds: model ids', () => {
 });
 
 describe('deriveHubNeeds: datasets and columns', () => {
+  test('load_dataset(path, data_dir=...): one need per data_dir, each carrying it', () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'SUB = "data/eval/"',
+        'train = load_dataset("acme/pairs", data_dir="data/train", split="train")',
+        'test = load_dataset("acme/pairs", data_dir=SUB, split="train")',
+        'print(train[0]["question"])',
+      ].join('\n'),
+    );
+    const needs = n.datasets.filter((d) => d.path === 'acme/pairs');
+    assert.deepEqual(needs.map((d) => d.data_dir).sort(), ['data/eval', 'data/train']);
+    assert.ok(needs.every((d) => d.columns?.question === 'string'));
+  });
+
   test('an unknown dataset gets the columns map/filter functions and remove_columns read', () => {
     const n = deriveHubNeeds(
       [

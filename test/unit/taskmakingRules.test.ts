@@ -139,6 +139,20 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(d.outcome.args!, 'num_generations'), '2');
   });
 
+  test('a multiple of a product of options: the divisor options shrink to 1, else the dividend takes the product', () => {
+    const err = traceback('ValueError: `batch_size` must be a multiple of `mini_batch_size * gradient_accumulation_steps`, inexact division: 2 / 16 = 0.125');
+    const help = 'usage: x.py [--batch_size BATCH_SIZE] [--mini_batch_size MINI_BATCH_SIZE] [--gradient_accumulation_steps GRADIENT_ACCUMULATION_STEPS]';
+    const d = diagnose(err, ctx({ args: ['--batch_size', '2', '--gradient_accumulation_steps', '1'], options: parseHelpOptions(help) }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'multiple-of-options');
+    assert.equal(optionValue(d.outcome.args!, 'mini_batch_size'), '1');
+    assert.equal(optionValue(d.outcome.args!, 'batch_size'), '2');
+    // The divisors are not options of the parser: the dividend grows to the product.
+    const d2 = diagnose(err, ctx({ args: ['--batch_size', '2'], options: parseHelpOptions('usage: x.py [--batch_size BATCH_SIZE]') }));
+    assert.ok(d2 && d2.outcome.kind === 'adapt');
+    assert.equal(optionValue(d2.outcome.args!, 'batch_size'), '16');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

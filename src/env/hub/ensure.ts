@@ -95,7 +95,7 @@ function modelSpec(r: ModelRecipe): Record<string, unknown> {
 }
 
 function datasetSpec(d: DatasetNeed): Record<string, unknown> {
-  return { kind: 'dataset', path: d.path, config: d.config ?? null, splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
 }
 
 /** Builds what is missing and returns the run's HF_HOME. */
@@ -122,7 +122,7 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
   for (const d of opts.needs.datasets) {
     if (d.format) continue; // local data files go into the run folder (dataFiles.ts), not the hub
     const spec = datasetSpec(d);
-    planned.push({ kind: 'dataset', id: d.config ? `${d.path}/${d.config}` : d.path, spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
+    planned.push({ kind: 'dataset', id: [d.path, d.config, d.data_dir].filter(Boolean).join('/'), spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
   }
   if (opts.strict && refusals.length) throw refusalError(refusals);
   let built = 0;

@@ -44,6 +44,8 @@ export const DatasetNeedSchema = z
     /** A hub dataset id, or a local data file's relative path when `format` is set. */
     path: HubIdSchema,
     config: z.string().min(1).max(200).optional(),
+    /** `load_dataset(path, data_dir="data/reward")`: a subfolder of the repo, which datasets caches as its own config id. */
+    data_dir: HubIdSchema.optional(),
     splits: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/)).min(1).max(8).optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
     /** Label names of `label` columns. */
@@ -100,7 +102,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     models.set(id, { id, from });
   };
   const addDataset = (need: DatasetNeed): void => {
-    const key = `${need.path}\0${need.config ?? ''}`;
+    const key = `${need.path}\0${need.config ?? ''}\0${need.data_dir ?? ''}`;
     const prev = datasets.get(key);
     if (prev) {
       prev.splits = union(prev.splits, need.splits);
@@ -234,6 +236,8 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   if (!path) return;
   const cfgArg = positional(call, 1) ?? keyword(call, 'name');
   const config = cfgArg && resolveValue(scope, cfgArg.valueFrom, cfgArg.valueTo);
+  const dirArg = keyword(call, 'data_dir');
+  const dataDir = dirArg && resolveValue(scope, dirArg.valueFrom, dirArg.valueTo);
   const splitArg = keyword(call, 'split');
   const splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
   const format = FILE_BUILDERS[path.value];
@@ -251,7 +255,8 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     return;
   }
   if (!looksLikeDatasetId(path.value)) return;
-  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+  const dir = dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success ? dataDir.value.replace(/^\.\/|\/+$/g, '') : undefined;
+  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
 }
 
 /** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */

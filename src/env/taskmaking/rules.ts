@@ -173,6 +173,27 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('divisible-options', setOption(ctx.args, name, m[2]!), `--${name} ${m[2]} (${m[1]} ${m[2]} must be divisible by it)`);
     },
   },
+  {
+    // The same kind of check with a product of options (TRL's PPOConfig: "`batch_size` must be a multiple of
+    // `mini_batch_size * gradient_accumulation_steps`"): the bounded run shrank the dividend, so the divisor
+    // options the parser has shrink with it (to 1); with none to shrink, the dividend takes the product.
+    id: 'multiple-of-options',
+    pattern: /`?(\w+)`? (?:must be a multiple of|must be (?:evenly )?divisible by|should be a multiple of) `?(\w+(?:\s*\*\s*\w+)*)`?(?:[^\n]*?(\d+) \/ (\d+))?/,
+    apply: (m, ctx) => {
+      let args = [...ctx.args];
+      const changed: string[] = [];
+      for (const d of m[2]!.split('*').map((s) => s.trim())) {
+        const name = firstOption(ctx.options, [d]);
+        if (!name || optionValue(args, name) === '1') continue;
+        args = setOption(args, name, '1');
+        changed.push(`--${name} 1`);
+      }
+      if (changed.length) return adaptArgs('multiple-of-options', args, `${changed.join(', ')} (${m[1]} must be a multiple of ${m[2]})`);
+      const dividend = firstOption(ctx.options, [m[1]!]);
+      if (!dividend || !m[4] || optionValue(args, dividend) === m[4]) return undefined;
+      return adaptArgs('multiple-of-options', setOption(args, dividend, m[4]), `--${dividend} ${m[4]} (a multiple of ${m[2]})`);
+    },
+  },
   // --- environment variables the script reads ---
   {
     id: 'missing-environment-variable',
