@@ -153,6 +153,39 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(d2.outcome.args!, 'batch_size'), '16');
   });
 
+  test('a placeholder used as a key of the script\'s dict: a model type the offline hub has, and the model option follows', () => {
+    const script = [
+      'import argparse',
+      'from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel',
+      'ARCHS = {',
+      '    "xlnet": (None, None),  # {"not": "a key"}',
+      '    "bert": (BertConfig, BertForMaskedLM),',
+      '    "gpt2": (GPT2Config, GPT2LMHeadModel),',
+      '}',
+      'TASKS = {"cola": 2, "mnli": 3}',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--arch", required=True)',
+      'p.add_argument("--task", required=True)',
+      'p.add_argument("--model_name_or_path", required=True)',
+      'args = p.parse_args()',
+      'config_class, model_class = ARCHS[args.arch]',
+      'n = TASKS[args.task]',
+    ].join('\n');
+    const options = parseHelpOptions('usage: t.py --arch ARCH --task TASK --model_name_or_path M');
+    const d = diagnose(traceback("KeyError: 'x'"), ctx({ script, options, args: ['--arch', 'x', '--task', 'y', '--model_name_or_path', 'gpt2'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-key');
+    assert.equal(optionValue(d.outcome.args!, 'arch'), 'bert');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'bert-base-cased');
+    // Not a model type: the dict's first key.
+    const t = diagnose(traceback("KeyError: 'y'"), ctx({ script, options, args: ['--arch', 'bert', '--task', 'y'] }));
+    assert.ok(t && t.outcome.kind === 'adapt');
+    assert.equal(optionValue(t.outcome.args!, 'task'), 'cola');
+    // A KeyError of a value no option was given is not this rule's.
+    const none = diagnose(traceback("KeyError: 'z'"), ctx({ script, options, args: ['--arch', 'bert'] }));
+    assert.notEqual(none?.outcome.kind === 'adapt' ? none.outcome.adaptation.rule : undefined, 'placeholder-key');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -10,6 +10,7 @@ import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf } from '../hub/needs';
+import { keyedChoice } from './keyedChoice';
 
 export interface RuleContext {
   script: string;
@@ -192,6 +193,21 @@ export const RULES: readonly Rule[] = [
       const dividend = firstOption(ctx.options, [m[1]!]);
       if (!dividend || !m[4] || optionValue(args, dividend) === m[4]) return undefined;
       return adaptArgs('multiple-of-options', setOption(args, dividend, m[4]), `--${dividend} ${m[4]} (a multiple of ${m[2]})`);
+    },
+  },
+  {
+    // A placeholder the derived args gave an option, used by the script as a key of its own dict
+    // (`MODEL_CLASSES[args.model_type]`): one of the dict's keys (keyedChoice.ts).
+    id: 'placeholder-key',
+    scope: 'exception',
+    pattern: /KeyError: '([^'\n]*)'/,
+    apply: (m, ctx) => {
+      const models = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'].map((n) => firstOption(ctx.options, [n]) ?? n);
+      const c = keyedChoice(ctx.script, ctx.args, m[1]!, models);
+      if (!c) return undefined;
+      let args = setOption(ctx.args, c.option, c.value);
+      if (c.model) args = setOption(args, c.model.option, c.model.id);
+      return adaptArgs('placeholder-key', args, `--${c.option} ${c.value}${c.model ? `, --${c.model.option} ${c.model.id} (a model of that type the offline hub has)` : ''} (a key of the dict the script looks it up in)`);
     },
   },
   // --- environment variables the script reads ---
