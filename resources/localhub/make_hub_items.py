@@ -289,6 +289,34 @@ def write_tokenizer(family, model_type, template, text, dest):
     return tok, ids
 
 
+# Position tables offset by the padding index (RoBERTa-style): two fewer usable positions.
+OFFSET_POSITIONS = {"roberta", "xlm-roberta", "camembert", "luke", "layoutlmv3", "longformer"}
+
+
+def limit_tokenizer_length(dest, config, model_type):
+    """The tokenizer's model_max_length is the tiny model's own position count: a tokenizer that says 2048
+    over a 256-position table lets `truncation=True` pass sequences that overrun the model's position
+    embeddings (IndexError: index out of range in self)."""
+    positions = None
+    for c in vocab_attr(config):
+        for attr in ("max_position_embeddings", "n_positions", "max_target_positions"):
+            v = getattr(c, attr, None)
+            if isinstance(v, int) and v > 0:
+                positions = v if positions is None else min(positions, v)
+                break
+    if positions is None:
+        return
+    if model_type in OFFSET_POSITIONS:
+        positions -= 2
+    path = os.path.join(dest, "tokenizer_config.json")
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    if not isinstance(cfg.get("model_max_length"), int) or cfg["model_max_length"] > positions:
+        cfg["model_max_length"] = positions
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+
+
 def add_chat_template(dest, name):
     path = os.path.join(dest, "tokenizer_config.json")
     with open(path, encoding="utf-8") as f:
@@ -361,6 +389,8 @@ def write_model(item, text):
                     setattr(c, role + "_token_id", ids[role])
             if hasattr(c, "decoder_start_token_id") and getattr(c, "decoder_start_token_id", None) is not None:
                 c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
+    if item.get("tokenizer"):
+        limit_tokenizer_length(snap, config, model_type)
     if model_type == "vision-encoder-decoder":
         image_processor(snap, config.encoder.model_type)
         config.decoder_start_token_id = ids.get("bos", 0)

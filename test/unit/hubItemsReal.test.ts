@@ -109,6 +109,19 @@ print(json.dumps(res))
     assert.equal(readdirSync(join(cacheDir, 'hub-items', snapshot)).filter((d) => d.startsWith('dataset-acme--shared')).length, 2);
   });
 
+  test("a tiny model's tokenizer says no more tokens than the model has positions", { timeout: 600_000 }, async () => {
+    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/tiny-llama-positions', architecture: 'llama' }, { id: 'acme/tiny-roberta-positions', architecture: 'roberta' }], datasets: [] } });
+    assert.deepEqual(r.refusals, []);
+    const out = readBack(
+      snapshot,
+      r.hubDir,
+      'from transformers import AutoConfig, AutoTokenizer\nfor i in ["acme/tiny-llama-positions", "acme/tiny-roberta-positions"]:\n    print(AutoTokenizer.from_pretrained(i).model_max_length, AutoConfig.from_pretrained(i).max_position_embeddings)',
+    );
+    const [llama, roberta] = out.trim().split('\n').slice(-2).map((l) => l.split(' ').map(Number));
+    assert.equal(llama![0], llama![1]);
+    assert.equal(roberta![0], roberta![1]! - 2);
+  });
+
   test('a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)', { timeout: 600_000 }, async () => {
     const r = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/pairs', data_dir: 'data/train', columns: { question: 'string' } }, { path: 'acme/pairs', data_dir: 'data/eval', columns: { answer: 'string' } }] } });
     assert.deepEqual(r.refusals, []);

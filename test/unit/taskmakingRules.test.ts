@@ -186,6 +186,20 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.notEqual(none?.outcome.kind === 'adapt' ? none.outcome.adaptation.rule : undefined, 'placeholder-key');
   });
 
+  test('an embedding index out of range: the sequence length option shrinks (cutoff_len too)', () => {
+    const options = parseHelpOptions('usage: t.py [--base_model BASE_MODEL] [--cutoff_len CUTOFF_LEN]');
+    const err = traceback('    return F.embedding(\nIndexError: index out of range in self');
+    const d = diagnose(err, ctx({ options, args: ['--base_model', 'gpt2'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'sequence-beyond-positions');
+    assert.equal(optionValue(d.outcome.args!, 'cutoff_len'), '64');
+    // Already short: not this rule's to answer.
+    const again = diagnose(err, ctx({ options, args: ['--cutoff_len', '64'] }));
+    assert.ok(!again || again.outcome.kind !== 'adapt' || again.outcome.adaptation.rule !== 'sequence-beyond-positions');
+    // The bounded run sets it up front.
+    assert.equal(optionValue(boundRun([], options).args, 'cutoff_len'), '64');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -11,6 +11,7 @@ import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type 
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf } from '../hub/needs';
 import { keyedChoice } from './keyedChoice';
+import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
 export interface RuleContext {
   script: string;
@@ -208,6 +209,19 @@ export const RULES: readonly Rule[] = [
       let args = setOption(ctx.args, c.option, c.value);
       if (c.model) args = setOption(args, c.model.option, c.model.id);
       return adaptArgs('placeholder-key', args, `--${c.option} ${c.value}${c.model ? `, --${c.model.option} ${c.model.id} (a model of that type the offline hub has)` : ''} (a key of the dict the script looks it up in)`);
+    },
+  },
+  {
+    // An embedding lookup past the table: with the tiny models, a sequence longer than their position
+    // embeddings (the script truncates to its own length option, not the model's): the length option shrinks.
+    id: 'sequence-beyond-positions',
+    scope: 'exception',
+    pattern: /IndexError: index out of range in self/,
+    apply: (m, ctx) => {
+      const name = firstOption(ctx.options, SEQUENCE_LENGTH_OPTIONS);
+      const now = name ? Number(optionValue(ctx.args, name)) : NaN;
+      if (!name || now <= 64) return undefined;
+      return adaptArgs('sequence-beyond-positions', setOption(ctx.args, name, '64'), `--${name} 64 (longer sequences overrun the tiny model's position embeddings)`);
     },
   },
   // --- environment variables the script reads ---

@@ -12,13 +12,16 @@ interface ShortRunSetting {
   value: string;
 }
 
+/** Option names of the input sequence length (`cutoff_len`: alpaca-lora style scripts). */
+export const SEQUENCE_LENGTH_OPTIONS = ['max_seq_length', 'max_length', 'seq_length', 'block_size', 'max_seq_len', 'model_max_length', 'max_source_length', 'cutoff_len', 'max_input_length', 'max_len'] as const;
+
 export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['max_steps', 'max_train_steps', 'total_steps', 'num_train_steps', 'train_steps', 'steps'], value: '8' },
   { names: ['num_train_epochs', 'epochs', 'num_epochs', 'n_epochs'], value: '1' },
   { names: ['per_device_train_batch_size', 'train_batch_size', 'batch_size'], value: '2' },
   { names: ['per_device_eval_batch_size', 'eval_batch_size'], value: '2' },
   { names: ['gradient_accumulation_steps'], value: '1' },
-  { names: ['max_seq_length', 'max_length', 'seq_length', 'block_size', 'max_seq_len', 'model_max_length', 'max_source_length'], value: '64' },
+  { names: SEQUENCE_LENGTH_OPTIONS, value: '64' },
   { names: ['max_target_length', 'max_new_tokens', 'max_completion_length', 'generation_max_length', 'response_length'], value: '16' },
   { names: ['max_prompt_length'], value: '32' },
   { names: ['max_train_samples', 'train_subset', 'num_train_samples', 'n_train', 'train_size'], value: '16' },
