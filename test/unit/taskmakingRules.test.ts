@@ -200,6 +200,12 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(boundRun([], options).args, 'cutoff_len'), '64');
   });
 
+  test('the bounded run gives an optional output folder option a folder (the model must be saved), unless given', () => {
+    const options = parseHelpOptions('usage: t.py [--output_dir OUTPUT_DIR] [--max_train_steps N]');
+    assert.equal(optionValue(boundRun([], options).args, 'output_dir'), 'out');
+    assert.equal(optionValue(boundRun(['--output_dir', 'mine'], options).args, 'output_dir'), 'mine');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -32,6 +32,9 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['warmup_steps', 'num_warmup_steps'], value: '0' },
   { names: ['dataloader_num_workers', 'num_workers', 'preprocessing_num_workers', 'num_proc'], value: '1' },
   { names: ['report_to', 'log_with'], value: 'none' },
+  // A script that saves only when given a folder (`if args.output_dir is not None: save_pretrained`) must
+  // leave the model the verifier checks: a folder inside the run's own (fresh) directory.
+  { names: ['output_dir', 'out_dir', 'save_dir'], value: 'out' },
 ];
 
 /** The bounded-run args and one adaptation per option set. */
