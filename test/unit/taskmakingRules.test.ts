@@ -206,6 +206,17 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(boundRun(['--output_dir', 'mine'], options).args, 'output_dir'), 'mine');
   });
 
+  test('an online trainer without a reward: the reward model option gets the policy model', () => {
+    const options = parseHelpOptions('usage: t.py [--model_name_or_path M] [--reward_model_path REWARD_MODEL_PATH] [--judge JUDGE]');
+    const d = diagnose(traceback('ValueError: `reward_funcs` must be provided.'), ctx({ options, args: ['--model_name_or_path', 'Qwen/Qwen2-0.5B-Instruct'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'reward-model-option');
+    assert.equal(optionValue(d.outcome.args!, 'reward_model_path'), 'Qwen/Qwen2-0.5B-Instruct');
+    // No such option in the parser: no answer from this rule.
+    const none = diagnose(traceback('ValueError: `reward_funcs` must be provided.'), ctx({ options: parseHelpOptions('usage: t.py [--model_name_or_path M]'), args: [] }));
+    assert.ok(!none || none.outcome.kind !== 'adapt' || none.outcome.adaptation.rule !== 'reward-model-option');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

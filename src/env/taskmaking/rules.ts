@@ -224,6 +224,21 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('sequence-beyond-positions', setOption(ctx.args, name, '64'), `--${name} 64 (longer sequences overrun the tiny model's position embeddings)`);
     },
   },
+  {
+    // An online RL trainer with no reward (TRL: "`reward_funcs` must be provided", "reward_model ... required"):
+    // the parser's reward-model option gets the policy's own model id. The offline hub serves it, and loaded
+    // with AutoModelForSequenceClassification it is a (randomly headed) reward model whose tokenizer matches.
+    id: 'reward-model-option',
+    scope: 'exception',
+    pattern: /`?reward_(?:funcs|model)`?[^\n]*(?:must be provided|is required|are required|must be (?:set|specified|given))|(?:provide|pass|specify)[^\n]*\breward[_ ](?:model|funcs)/i,
+    apply: (_m, ctx) => {
+      const name = firstOption(ctx.options, ['reward_model_path', 'reward_model_name_or_path', 'reward_model', 'reward_model_name', 'reward_model_id']);
+      if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
+      const policy = ['model_name_or_path', 'model_name', 'model_id', 'model', 'sft_model_path', 'policy_model_path'].map((n) => optionValue(ctx.args, n)).find((v) => v && v !== 'true');
+      const value = policy ?? valueForArgument(ctx.script, 'model_name_or_path');
+      return adaptArgs('reward-model-option', setOption(ctx.args, name, value), `--${name} ${value} (the policy's model, loaded as a sequence-classification reward model)`);
+    },
+  },
   // --- environment variables the script reads ---
   {
     id: 'missing-environment-variable',
