@@ -366,6 +366,31 @@ VISION_TYPES = {"vit", "swin", "deit", "beit", "convnext", "resnet", "clip", "si
 AUDIO_TYPES = {"whisper", "wav2vec2", "hubert", "wavlm"}
 
 
+PEFT_TASK_TYPES = {"causal_lm": "CAUSAL_LM", "seq2seq_lm": "SEQ_2_SEQ_LM"}
+
+
+def save_lora_adapter(model, dest, item):
+    """A LoRA adapter of the tiny model of `adapter_of` (the same recipe, so the same shapes as the base the
+    hub serves under that id), made by the interpreter's own peft: what `AutoPeftModelFor*.from_pretrained`
+    and `PeftModel.from_pretrained` load (adapter_config.json pointing at the base, adapter weights)."""
+    try:
+        import peft
+    except ImportError:
+        raise Refused("this snapshot has no peft to write a LoRA adapter with")
+    task = PEFT_TASK_TYPES.get(item["head"])
+    try:
+        wrapped = peft.get_peft_model(model, peft.LoraConfig(r=4, lora_alpha=8, task_type=task))
+    except ValueError:  # a model type peft has no default target modules for
+        wrapped = peft.get_peft_model(model, peft.LoraConfig(r=4, lora_alpha=8, task_type=task, target_modules="all-linear"))
+    wrapped.save_pretrained(dest)
+    path = os.path.join(dest, "adapter_config.json")
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    cfg["base_model_name_or_path"] = item["adapter_of"]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+
+
 def write_model(item, text):
     """Writes the model repo; returns a note for the user or None."""
     import torch
@@ -415,7 +440,10 @@ def write_model(item, text):
         model = tr.VisionEncoderDecoderModel(config=config)
     if model is None:
         raise Refused("transformers %s has no model class for %r" % (tr.__version__, model_type))
-    model.save_pretrained(snap)
+    if item.get("adapter_of"):
+        save_lora_adapter(model, snap, item)
+    else:
+        model.save_pretrained(snap)
     with open(os.path.join(repo, "refs", "main"), "w") as f:
         f.write(commit)
     if model_type in VISION_TYPES or model_type == "vision-encoder-decoder":

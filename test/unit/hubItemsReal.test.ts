@@ -122,6 +122,17 @@ print(json.dumps(res))
     assert.equal(roberta![0], roberta![1]! - 2);
   });
 
+  test('a LoRA adapter item loads with AutoPeftModelForCausalLM over the base hub model it names', { timeout: 600_000 }, async () => {
+    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/lora-gpt2', adapter_of: 'gpt2' }], datasets: [] } });
+    assert.deepEqual(r.refusals, []);
+    const out = readBack(
+      snapshot,
+      r.hubDir,
+      'import torch\nfrom peft import AutoPeftModelForCausalLM\nm = AutoPeftModelForCausalLM.from_pretrained("acme/lora-gpt2")\nx = torch.tensor([[1, 2, 3]])\nprint(type(m).__name__, float(m(input_ids=x, labels=x).loss) > 0)',
+    );
+    assert.match(out.trim().split('\n').pop()!, /^PeftModelForCausalLM True$/);
+  });
+
   test('a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)', { timeout: 600_000 }, async () => {
     const r = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/pairs', data_dir: 'data/train', columns: { question: 'string' } }, { path: 'acme/pairs', data_dir: 'data/eval', columns: { answer: 'string' } }] } });
     assert.deepEqual(r.refusals, []);

@@ -217,6 +217,20 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.ok(!none || none.outcome.kind !== 'adapt' || none.outcome.adaptation.rule !== 'reward-model-option');
   });
 
+  test('a PEFT adapter the script loads: the option names an adapter of the model the script otherwise names', () => {
+    const options = parseHelpOptions('usage: t.py [--model_name_or_path M]');
+    const hub = { needs: { models: [{ id: 'meta-llama/Llama-2-7b-hf' }], datasets: [] }, refusals: [] };
+    const d = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'], hub }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'peft-adapter');
+    const id = optionValue(d.outcome.args!, 'model_name_or_path')!;
+    assert.deepEqual(d.outcome.hub!.models, [{ id, adapter_of: 'meta-llama/Llama-2-7b-hf', from: 'a PEFT adapter the script loads (model_name_or_path)' }]);
+    // No other model named: an adapter of the plain model the args gave.
+    const own = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'] }));
+    assert.ok(own && own.outcome.kind === 'adapt');
+    assert.equal(own.outcome.hub!.models[0]!.adapter_of, 'gpt2');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

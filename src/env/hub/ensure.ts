@@ -108,7 +108,8 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
   for (const m of opts.needs.models) {
     let recipe: ModelRecipe;
     try {
-      recipe = resolveModel(m.id, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures });
+      // An adapter has its base's recipe (same shapes as the base the hub serves), under its own id.
+      recipe = m.adapter_of ? { ...resolveModel(m.adapter_of, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures }), id: m.id } : resolveModel(m.id, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures });
     } catch (e) {
       if (e instanceof UnknownModelError) {
         refusals.push({ kind: 'model', id: m.id, reason: e.message });
@@ -116,8 +117,8 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
       }
       throw e;
     }
-    const spec = modelSpec(recipe);
-    planned.push({ kind: 'model', id: m.id, spec, detail: `${recipe.model_type} (${recipe.resolvedBy})`, dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`) });
+    const spec = m.adapter_of ? { ...modelSpec(recipe), adapter_of: m.adapter_of } : modelSpec(recipe);
+    planned.push({ kind: 'model', id: m.id, spec, detail: `${m.adapter_of ? `LoRA adapter of ${m.adapter_of}, ` : ''}${recipe.model_type} (${recipe.resolvedBy})`, dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`) });
   }
   for (const d of opts.needs.datasets) {
     if (d.format) continue; // local data files go into the run folder (dataFiles.ts), not the hub

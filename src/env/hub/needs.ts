@@ -33,6 +33,8 @@ export const ModelNeedSchema = z
     id: HubIdSchema,
     /** A transformers model_type or a well-known id whose architecture to use (overrides the table). */
     architecture: z.string().min(1).max(200).optional(),
+    /** A LoRA adapter of this base model id (made with the snapshot's peft) rather than a model. */
+    adapter_of: HubIdSchema.optional(),
     /** Where the need was found (provenance), e.g. `from_pretrained literal line 12`. */
     from: z.string().max(300).optional(),
   })

@@ -9,7 +9,7 @@ import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
-import { kindOf } from '../hub/needs';
+import { kindOf, looksLikeModelId } from '../hub/needs';
 import { keyedChoice } from './keyedChoice';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
@@ -237,6 +237,26 @@ export const RULES: readonly Rule[] = [
       const policy = ['model_name_or_path', 'model_name', 'model_id', 'model', 'sft_model_path', 'policy_model_path'].map((n) => optionValue(ctx.args, n)).find((v) => v && v !== 'true');
       const value = policy ?? valueForArgument(ctx.script, 'model_name_or_path');
       return adaptArgs('reward-model-option', setOption(ctx.args, name, value), `--${name} ${value} (the policy's model, loaded as a sequence-classification reward model)`);
+    },
+  },
+  {
+    // The script loads a PEFT adapter (`AutoPeftModelForCausalLM.from_pretrained(args.model_name_or_path)`,
+    // often an earlier stage's output) where the args name a plain model: the option names a LoRA adapter the
+    // offline hub makes with the snapshot's peft, of the model the script otherwise names (its tokenizer's).
+    id: 'peft-adapter',
+    scope: 'exception',
+    pattern: /Can't find '?adapter_config\.json'? at '([^']+)'/,
+    apply: (m, ctx) => {
+      const bad = m[1]!;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
+      const option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
+      if (!option) return undefined;
+      const base = ctx.hub?.needs.models.find((x) => x.id !== bad && !x.adapter_of)?.id ?? (looksLikeModelId(bad) ? bad : 'gpt2');
+      const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '--')}`;
+      const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
+      if (extra.models.some((x) => x.id === id)) return undefined;
+      const hub: HubNeeds = { ...extra, models: [...extra.models, { id, adapter_of: base, from: `a PEFT adapter the script loads (${option})` }] };
+      return { kind: 'adapt', adaptation: { rule: 'peft-adapter', kind: 'args', change: `--${option} ${id} (a LoRA adapter of ${base} the offline hub makes)` }, args: setOption(ctx.args, option, id), hub };
     },
   },
   // --- environment variables the script reads ---
