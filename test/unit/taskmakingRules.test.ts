@@ -231,6 +231,31 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(own.outcome.hub!.models[0]!.adapter_of, 'gpt2');
   });
 
+  test('a variable assigned only when an option is given (UnboundLocalError): the option gets a data file of its split', () => {
+    const script = [
+      'def main(args):',
+      '    if args.dataset is not None:',
+      '        ds = load_dataset(args.dataset)',
+      '    else:',
+      '        files = {}',
+      '        if args.train_file is not None:',
+      '            files["train"] = args.train_file',
+      '            ext = args.train_file.split(".")[-1]',
+      '        if args.validation_file is not None:',
+      '            ext = args.validation_file.split(".")[-1]',
+      '        ds = load_dataset(ext, data_files=files)',
+    ].join('\n');
+    const options = parseHelpOptions('usage: t.py [--dataset D] [--train_file TRAIN_FILE] [--validation_file VALIDATION_FILE]');
+    const d = diagnose(traceback("UnboundLocalError: cannot access local variable 'ext' where it is not associated with a value"), ctx({ script, options, args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'unset-input-option');
+    assert.equal(optionValue(d.outcome.args!, 'train_file'), 'train.json');
+    // Python < 3.11 words it differently; the train file given, the validation file is next.
+    const older = diagnose(traceback("UnboundLocalError: local variable 'ext' referenced before assignment"), ctx({ script, options, args: ['--train_file', 'train.json'] }));
+    assert.ok(older && older.outcome.kind === 'adapt');
+    assert.equal(optionValue(older.outcome.args!, 'validation_file'), 'validation.json');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -356,6 +356,22 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A local variable the script assigns only under `if args.train_file is not None:` (`UnboundLocalError:
+    // cannot access local variable 'extension'`): the script expected that option; it gets a value by its name.
+    id: 'unset-input-option',
+    scope: 'exception',
+    pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'/,
+    apply(m, ctx) {
+      for (const name of optionsGuarding(ctx.script, m[1]!)) {
+        const spelled = firstOption(ctx.options, [name]);
+        if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
+        const value = valueForArgument(ctx.script, name);
+        return adaptArgs('unset-input-option', setOption(ctx.args, spelled, value), `--${spelled} ${value} (the script assigns ${m[1]} only when it is given)`);
+      }
+      return undefined;
+    },
+  },
+  {
     // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
     id: 'placeholder-model-id',
     pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
@@ -427,6 +443,23 @@ export const RULES: readonly Rule[] = [
     apply: (m) => refuse('module-not-installed', `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment`),
   },
 ];
+
+/** The options whose test guards an assignment of `variable` (`if args.train_file is not None:` above `extension = …`), in order. */
+export function optionsGuarding(script: string, variable: string): string[] {
+  const lines = script.split('\n');
+  const out: string[] = [];
+  const indent = (l: string) => /^[ \t]*/.exec(l)![0].length;
+  lines.forEach((line, i) => {
+    if (!new RegExp(`^\\s*${variable}\\s*=[^=]`).test(line)) return;
+    for (let j = i - 1, level = indent(line); j >= 0 && level > 0; j--) {
+      if (!lines[j]!.trim() || indent(lines[j]!) >= level) continue;
+      level = indent(lines[j]!);
+      const g = /^\s*(?:el)?if\s+(?:not\s+)?[A-Za-z_][\w.]*\.(\w+)\b(?:\s+is\s+(?:not\s+)?None)?\s*:/.exec(lines[j]!);
+      if (g && !out.includes(g[1]!)) out.push(g[1]!);
+    }
+  });
+  return out;
+}
 
 /** The last line of a traceback or error output, for records. */
 export function lastErrorLine(text: string): string {
