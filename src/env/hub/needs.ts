@@ -246,8 +246,20 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   if (format) {
     const filesArg = keyword(call, 'data_files') ?? positional(call, 1);
     if (!filesArg) return;
-    const text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
-    const literals = [...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!);
+    let text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
+    // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
+    const joined: string[] = [];
+    for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
+      let at = filesArg.valueFrom + j.index! + j[0].indexOf('(') + 1;
+      const parts = j[1]!.split(',').map((part) => {
+        const start = scope.source.indexOf(part.trim(), at);
+        at = start + part.trim().length;
+        return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
+      });
+      if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
+    }
+    if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
+    const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
     const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, filesArg.valueFrom)}` })) : [resolveValue(scope, filesArg.valueFrom, filesArg.valueTo)].filter((v) => v !== undefined);
     for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     return;
@@ -383,6 +395,14 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     if (datasetVars.has(m[2]!.split('.')[0]!) || /(^|_)(dataset|ds|data)s?$/.test(m[2]!)) exampleParams.add(m[1]!);
   }
   for (const s of idx.subscripts) {
+    if (!s.key && (exampleParams.has(s.object ?? '') || EXAMPLE_NAMES.test(s.object ?? ''))) {
+      // `examples[text_column]` where `text_column = "sentence"`: the column the name holds.
+      const inner = source.slice(s.openBracket + 1, s.closeBracket);
+      const name = /^\s*([A-Za-z_][\w.]*)\s*$/.exec(inner);
+      const v = name ? resolveValue(scope, s.openBracket + 1 + inner.indexOf(name[1]!), s.openBracket + 1 + inner.indexOf(name[1]!) + name[1]!.length) : undefined;
+      if (v && /^[A-Za-z_][\w ]*$/.test(v.value)) add(v.value);
+      continue;
+    }
     if (!s.key?.plain) continue;
     const obj = s.object ?? '';
     const base = obj.split('.')[0] ?? '';
