@@ -256,6 +256,20 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(older.outcome.args!, 'validation_file'), 'validation.json');
   });
 
+  test('a value the library no longer accepts: the option whose default it is takes the first valid one', () => {
+    const script = ['from dataclasses import dataclass, field', '@dataclass', 'class S:', '    optim: str = field(', '        default="adamw_hf",', '        metadata={"help": "x"},', '    )'].join('\n');
+    const options = parseHelpOptions('usage: t.py [--optim OPTIM]');
+    const err = traceback("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'sgd']");
+    const d = diagnose(err, ctx({ script, options, args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'invalid-enum-value');
+    assert.equal(optionValue(d.outcome.args!, 'optim'), 'adamw_torch');
+    // Given in the args: that option.
+    const given = diagnose(err, ctx({ script: '', options, args: ['--optim', 'adamw_hf'] }));
+    assert.ok(given && given.outcome.kind === 'adapt');
+    assert.equal(optionValue(given.outcome.args!, 'optim'), 'adamw_torch');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

@@ -155,6 +155,23 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A value the library no longer accepts (transformers: "adamw_hf is not a valid OptimizerNames, please select
+    // one of ['adamw_torch', …]"): the option given that value (a script default passed through) takes the first.
+    id: 'invalid-enum-value',
+    scope: 'exception',
+    pattern: /'?([\w.-]+)'? is not a valid (\w+)(?:[^\n]*?(?:select one of|choose from|one of|expected one of)\s*\[\s*'([^']+)')?/,
+    apply: (m, ctx) => {
+      const bad = m[1]!;
+      const first = m[3];
+      if (!first) return undefined;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
+      // Not given in the args: the script's own default; the option is the field whose default literal it is.
+      const option = at >= 0 ? ctx.args[at]!.slice(2) : new RegExp(`^[ \\t]+(\\w+)\\s*:[^=\\n]*=\\s*(?:field\\([^)]*?default\\s*=\\s*)?["']${bad.replace(/[.]/g, '\\.')}["']`, 'm').exec(ctx.script)?.[1] ?? new RegExp(`add_argument\\(\\s*["']--([\\w-]+)["'][^)]*default\\s*=\\s*["']${bad.replace(/[.]/g, '\\.')}["']`).exec(ctx.script)?.[1];
+      if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
+      return adaptArgs('invalid-enum-value', setOption(ctx.args, option, first), `--${option} ${first} (${bad} is not a valid ${m[2]} in this release)`);
+    },
+  },
+  {
     id: 'missing-dataset',
     pattern: /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
     apply: (_m, ctx) => {
