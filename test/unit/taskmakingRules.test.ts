@@ -225,6 +225,8 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(d.outcome.adaptation.rule, 'peft-adapter');
     const id = optionValue(d.outcome.args!, 'model_name_or_path')!;
     assert.deepEqual(d.outcome.hub!.models, [{ id, adapter_of: 'meta-llama/Llama-2-7b-hf', from: 'a PEFT adapter the script loads (model_name_or_path)' }]);
+    // A repo id huggingface_hub accepts: no '--' or '..'.
+    assert.ok(!/--|\.\./.test(id), id);
     // No other model named: an adapter of the plain model the args gave.
     const own = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'] }));
     assert.ok(own && own.outcome.kind === 'adapt');
@@ -268,6 +270,12 @@ describe('diagnose: recorded errors map to rules', () => {
     const given = diagnose(err, ctx({ script: '', options, args: ['--optim', 'adamw_hf'] }));
     assert.ok(given && given.outcome.kind === 'adapt');
     assert.equal(optionValue(given.outcome.args!, 'optim'), 'adamw_torch');
+  });
+
+  test('a tracker value this release does not know ("none"): the bounded run\'s option is dropped', () => {
+    const d = diagnose(traceback("ValueError: Unsupported logging capability: none. Choose between ['all', 'aim', 'tensorboard', 'wandb']"), ctx({ args: ['--log_with', 'none', '--batch_size', '2'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.args, ['--batch_size', '2']);
   });
 
   test('a model id of the wrong architecture is a hub refusal', () => {

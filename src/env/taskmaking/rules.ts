@@ -172,6 +172,18 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // The bounded run's `--log_with none` / `--report_to none` where this release's tracker option knows no
+    // "none" (accelerate: "Unsupported logging capability: none. Choose between [...]"): the option is dropped
+    // (its default, no tracker, is what "none" meant).
+    id: 'tracker-none-unsupported',
+    scope: 'exception',
+    pattern: /Unsupported logging capability: (\w+)/,
+    apply: (m, ctx) => {
+      const name = ['log_with', 'report_to'].find((n) => optionValue(ctx.args, n) === m[1]);
+      return name ? adaptArgs('tracker-none-unsupported', removeOption(ctx.args, name), `removed --${name} ${m[1]} (not a tracker this release knows)`) : undefined;
+    },
+  },
+  {
     id: 'missing-dataset',
     pattern: /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
     apply: (_m, ctx) => {
@@ -269,7 +281,8 @@ export const RULES: readonly Rule[] = [
       const option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
       if (!option) return undefined;
       const base = ctx.hub?.needs.models.find((x) => x.id !== bad && !x.adapter_of)?.id ?? (looksLikeModelId(bad) ? bad : 'gpt2');
-      const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '--')}`;
+      // A valid repo id (huggingface_hub refuses `--` and `..` in one): `/` of the base becomes `_`.
+      const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '_').replace(/-{2,}|\.{2,}/g, '_')}`;
       const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
       if (extra.models.some((x) => x.id === id)) return undefined;
       const hub: HubNeeds = { ...extra, models: [...extra.models, { id, adapter_of: base, from: `a PEFT adapter the script loads (${option})` }] };
