@@ -278,6 +278,15 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.deepEqual(d.outcome.args, ['--batch_size', '2']);
   });
 
+  test('a script that asks for a hub token (token=True) gets a placeholder one in its env (runs are offline)', () => {
+    const err = traceback('huggingface_hub.errors.LocalTokenNotFoundError: Token is required (`token=True`), but no token found. You need to provide a token or be logged in to Hugging Face with `huggingface-cli login` or `huggingface_hub.login`.');
+    const d = diagnose(err, ctx());
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'hub-token-required');
+    assert.ok(d.outcome.env!.HF_TOKEN);
+    assert.equal(diagnose(err, ctx({ env: { HF_TOKEN: 'set' } }))?.outcome.kind === 'adapt' ? 'adapted again' : 'no', 'no');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');

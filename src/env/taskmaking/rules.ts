@@ -301,6 +301,17 @@ export const RULES: readonly Rule[] = [
       return { kind: 'adapt', adaptation: { rule: 'missing-environment-variable', kind: 'env', change: `${name}=${value}` }, env: { ...ctx.env, [name]: value } };
     },
   },
+  {
+    // `use_auth_token=True` / `token=True` in the script's code: huggingface_hub wants a token before any request.
+    // Runs are offline (nothing is sent), so a placeholder token in the run's environment satisfies the check.
+    id: 'hub-token-required',
+    scope: 'exception',
+    pattern: /LocalTokenNotFoundError|Token is required \(`token=True`\)|use_auth_token=True[^\n]*no token/,
+    apply: (_m, ctx) =>
+      ctx.env.HF_TOKEN
+        ? undefined
+        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline' } },
+  },
   // --- CPU: what only a GPU offers is turned off, through the script's own options ---
   {
     id: 'cpu-bf16-off',
