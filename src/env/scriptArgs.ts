@@ -219,6 +219,9 @@ function valueFor(name: string, type: string, ids: { model?: string; dataset?: s
   if (name === 'output_dir') return 'out';
   if (MODEL_NAME.test(name)) return ids.model ?? DEFAULT_MODEL;
   if (DATASET_NAME.test(name)) return ids.dataset ?? DEFAULT_DATASET;
+  // An option naming a column: the conventional column (`text`/`label`), which the hub's datasets carry.
+  if (/^dataset_text_field$|(^|_)text_(?:column|field)(_name)?$/.test(name)) return 'text';
+  if (/(^|_)label_(?:column|field)(_name)?$/.test(name)) return 'label';
   // A data file option: a file of that split the hub synthesizes (JSON lines: the columns the script reads).
   const file = DATA_FILE_NAME.exec(name);
   if (file) return `${file[1] === 'valid' || file[1] === 'eval' ? 'validation' : file[1]}.json`;

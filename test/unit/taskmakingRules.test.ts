@@ -287,6 +287,13 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(diagnose(err, ctx({ env: { HF_TOKEN: 'set' } }))?.outcome.kind === 'adapt' ? 'adapted again' : 'no', 'no');
   });
 
+  test('an option naming the text column gets the conventional column, not a placeholder', () => {
+    const options = parseHelpOptions('usage: t.py [--dataset_text_field DATASET_TEXT_FIELD]');
+    const d = diagnose(traceback('ValueError: You need to provide either `dataset_text_field` or `formatting_func` argument. Alternatively, you can skip the dataset preparation by using `SFTConfig(dataset_kwargs={\'skip_prepare_dataset\': True})`.'), ctx({ options, args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'dataset_text_field'), 'text');
+  });
+
   test('a model id of the wrong architecture is a hub refusal', () => {
     const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx());
     assert.ok(d && d.outcome.kind === 'refuse');
