@@ -6,6 +6,7 @@ import { removeOption, setOption, optionValue } from '../../src/env/taskmaking/a
 import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
 import { diagnose, lastErrorLine, RULES, type RuleContext } from '../../src/env/taskmaking/rules';
 import { boundRun } from '../../src/env/taskmaking/shortRun';
+import { outputOf } from '../../src/env/taskmaking/adaptLoop';
 import { verifySpecFor } from '../../src/env/taskmaking/verifySpecRules';
 
 const HF_HELP = `usage: train.py [-h] --model_name_or_path MODEL_NAME_OR_PATH --output_dir OUTPUT_DIR
@@ -292,6 +293,15 @@ describe('diagnose: recorded errors map to rules', () => {
     const d = diagnose(traceback('ValueError: You need to provide either `dataset_text_field` or `formatting_func` argument. Alternatively, you can skip the dataset preparation by using `SFTConfig(dataset_kwargs={\'skip_prepare_dataset\': True})`.'), ctx({ options, args: [] }));
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'dataset_text_field'), 'text');
+  });
+
+  test('a run that logs to stdout: the traceback on stderr is still what the rules diagnose', () => {
+    const stdout = Array.from({ length: 40 }, (_, i) => `INFO training argument ${i} = value`).join('\n');
+    const stderr = traceback("UnboundLocalError: cannot access local variable 'ext' where it is not associated with a value");
+    const script = 'def f(args):\n    if args.train_file is not None:\n        ext = args.train_file.split(".")[-1]\n    return ext\n';
+    const d = diagnose(outputOf({ stdout, stderr }), ctx({ script, options: parseHelpOptions('usage: t.py [--train_file F]'), args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'unset-input-option');
   });
 
   test('a model id of the wrong architecture is a hub refusal', () => {
