@@ -205,6 +205,9 @@ describe('diagnose: recorded errors map to rules', () => {
     const options = parseHelpOptions('usage: t.py [--output_dir OUTPUT_DIR] [--max_train_steps N]');
     assert.equal(optionValue(boundRun([], options).args, 'output_dir'), 'out');
     assert.equal(optionValue(boundRun(['--output_dir', 'mine'], options).args, 'output_dir'), 'mine');
+    // A script that trains only when asked gets the bare flag.
+    const run = boundRun([], parseHelpOptions('usage: t.py [--do_train] [--do_eval]')).args;
+    assert.deepEqual(run, ['--do_train']);
   });
 
   test('an online trainer without a reward: the reward model option gets the policy model', () => {

@@ -9,6 +9,7 @@ import type { Adaptation } from './provenance';
 interface ShortRunSetting {
   /** Option names meaning the same thing, the first the parser has is set. */
   names: readonly string[];
+  /** '' : a bare flag. */
   value: string;
 }
 
@@ -35,6 +36,9 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   // A script that saves only when given a folder (`if args.output_dir is not None: save_pretrained`) must
   // leave the model the verifier checks: a folder inside the run's own (fresh) directory.
   { names: ['output_dir', 'out_dir', 'save_dir'], value: 'out' },
+  // Scripts that train only when asked (`if training_args.do_train:`): a bare flag (argparse store_true and
+  // HfArgumentParser bools both take it).
+  { names: ['do_train'], value: '' },
 ];
 
 /** The bounded-run args and one adaptation per option set. */
@@ -44,8 +48,8 @@ export function boundRun(args: readonly string[], options: ParserOptions | undef
   for (const s of SHORT_RUN_SETTINGS) {
     const name = firstOption(options, s.names);
     if (!name || s.names.some((n) => optionIndex(out, n) >= 0)) continue;
-    out = setOption(out, name, s.value);
-    adaptations.push({ rule: 'short-run', kind: 'args', error: `bounded run: the parser offers --${name}`, change: `--${name} ${s.value}` });
+    out = s.value === '' ? [...out, `--${name}`] : setOption(out, name, s.value);
+    adaptations.push({ rule: 'short-run', kind: 'args', error: `bounded run: the parser offers --${name}`, change: `--${name}${s.value === '' ? '' : ` ${s.value}`}` });
   }
   return { args: out, adaptations };
 }
