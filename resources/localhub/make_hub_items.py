@@ -318,6 +318,34 @@ def write_tokenizer(family, model_type, template, text, dest):
     return tok, ids
 
 
+# Position tables offset by the padding index (RoBERTa-style): two fewer usable positions.
+OFFSET_POSITIONS = {"roberta", "xlm-roberta", "camembert", "luke", "layoutlmv3", "longformer"}
+
+
+def limit_tokenizer_length(dest, config, model_type):
+    """The tokenizer's model_max_length is the tiny model's own position count: a tokenizer that says 2048
+    over a 256-position table lets `truncation=True` pass sequences that overrun the model's position
+    embeddings (IndexError: index out of range in self)."""
+    positions = None
+    for c in vocab_attr(config):
+        for attr in ("max_position_embeddings", "n_positions", "max_target_positions"):
+            v = getattr(c, attr, None)
+            if isinstance(v, int) and v > 0:
+                positions = v if positions is None else min(positions, v)
+                break
+    if positions is None:
+        return
+    if model_type in OFFSET_POSITIONS:
+        positions -= 2
+    path = os.path.join(dest, "tokenizer_config.json")
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    if not isinstance(cfg.get("model_max_length"), int) or cfg["model_max_length"] > positions:
+        cfg["model_max_length"] = positions
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+
+
 def add_chat_template(dest, name):
     path = os.path.join(dest, "tokenizer_config.json")
     with open(path, encoding="utf-8") as f:
@@ -367,6 +395,31 @@ VISION_TYPES = {"vit", "swin", "deit", "beit", "convnext", "resnet", "clip", "si
 AUDIO_TYPES = {"whisper", "wav2vec2", "hubert", "wavlm"}
 
 
+PEFT_TASK_TYPES = {"causal_lm": "CAUSAL_LM", "seq2seq_lm": "SEQ_2_SEQ_LM"}
+
+
+def save_lora_adapter(model, dest, item):
+    """A LoRA adapter of the tiny model of `adapter_of` (the same recipe, so the same shapes as the base the
+    hub serves under that id), made by the interpreter's own peft: what `AutoPeftModelFor*.from_pretrained`
+    and `PeftModel.from_pretrained` load (adapter_config.json pointing at the base, adapter weights)."""
+    try:
+        import peft
+    except ImportError:
+        raise Refused("this snapshot has no peft to write a LoRA adapter with")
+    task = PEFT_TASK_TYPES.get(item["head"])
+    try:
+        wrapped = peft.get_peft_model(model, peft.LoraConfig(r=4, lora_alpha=8, task_type=task))
+    except ValueError:  # a model type peft has no default target modules for
+        wrapped = peft.get_peft_model(model, peft.LoraConfig(r=4, lora_alpha=8, task_type=task, target_modules="all-linear"))
+    wrapped.save_pretrained(dest)
+    path = os.path.join(dest, "adapter_config.json")
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    cfg["base_model_name_or_path"] = item["adapter_of"]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+
+
 def write_model(item, text):
     """Writes the model repo; returns a note for the user or None."""
     import torch
@@ -390,6 +443,8 @@ def write_model(item, text):
                     setattr(c, role + "_token_id", ids[role])
             if hasattr(c, "decoder_start_token_id") and getattr(c, "decoder_start_token_id", None) is not None:
                 c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
+    if item.get("tokenizer"):
+        limit_tokenizer_length(snap, config, model_type)
     if model_type == "vision-encoder-decoder":
         image_processor(snap, config.encoder.model_type)
         config.decoder_start_token_id = ids.get("bos", 0)
@@ -416,7 +471,10 @@ def write_model(item, text):
         model = tr.VisionEncoderDecoderModel(config=config)
     if model is None:
         raise Refused("transformers %s has no model class for %r" % (tr.__version__, model_type))
-    model.save_pretrained(snap)
+    if item.get("adapter_of"):
+        save_lora_adapter(model, snap, item)
+    else:
+        model.save_pretrained(snap)
     with open(os.path.join(repo, "refs", "main"), "w") as f:
         f.write(commit)
     if model_type in VISION_TYPES or model_type == "vision-encoder-decoder":
@@ -659,6 +717,10 @@ def write_dataset(item, synthetic):
         cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
+    if item.get("data_dir"):
+        # load_dataset(path, data_dir=D) looks offline for the cache of the config id datasets derives
+        # from D (`default-data_dir=data%2Freward`): computed by the interpreter's own datasets.
+        config_name = ds.BuilderConfig(name=config_name).create_config_id({"data_dir": item["data_dir"]})
 
     make_hub.prepare_dataset(item["out"], item["path"], config_name, features, tables)
     for root, _, files in os.walk(os.path.join(item["out"], "datasets")):

@@ -52,6 +52,7 @@ const LIBRARY_NEEDS: Readonly<Record<string, ReadonlyArray<{ name: string; type:
   ModelConfig: [{ name: 'model_name_or_path', type: 'str' }],
 };
 const MODEL_NAME = /^(pretrained_)?(base_)?(model|tokenizer)(_name)?(_or_path|_id|_path)?$|^model_(name_or_path|id)$/;
+const DATA_FILE_NAME = /^(train|validation|valid|eval|test)_(?:file|data_file|data_path)$/;
 const DATASET_NAME = /^dataset(_name|_id|_path)?(_or_path)?$/;
 /** `load_dataset` builders that are file formats, not dataset ids. */
 const DATASET_BUILDERS = new Set(['json', 'csv', 'text', 'parquet', 'arrow', 'imagefolder', 'audiofolder', 'webdataset', 'pandas', 'generator', 'sql']);
@@ -218,6 +219,12 @@ function valueFor(name: string, type: string, ids: { model?: string; dataset?: s
   if (name === 'output_dir') return 'out';
   if (MODEL_NAME.test(name)) return ids.model ?? DEFAULT_MODEL;
   if (DATASET_NAME.test(name)) return ids.dataset ?? DEFAULT_DATASET;
+  // An option naming a column: the conventional column (`text`/`label`), which the hub's datasets carry.
+  if (/^dataset_text_field$|(^|_)text_(?:column|field)(_name)?$/.test(name)) return 'text';
+  if (/(^|_)label_(?:column|field)(_name)?$/.test(name)) return 'label';
+  // A data file option: a file of that split the hub synthesizes (JSON lines: the columns the script reads).
+  const file = DATA_FILE_NAME.exec(name);
+  if (file) return `${file[1] === 'valid' || file[1] === 'eval' ? 'validation' : file[1]}.json`;
   let t = type.replace(/\s+/g, '');
   for (;;) {
     const inner = /^(?:typing\.)?(?:Optional|List|list|Sequence|Tuple|tuple|Set|set)\[(.*)\]$/.exec(t) ?? /^(.*)\|None$/.exec(t) ?? /^(?:typing\.)?Union\[(.*?),None\]$/.exec(t);

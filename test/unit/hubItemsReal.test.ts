@@ -109,6 +109,38 @@ print(json.dumps(res))
     assert.equal(readdirSync(join(cacheDir, 'hub-items', snapshot)).filter((d) => d.startsWith('dataset-acme--shared')).length, 2);
   });
 
+  test("a tiny model's tokenizer says no more tokens than the model has positions", { timeout: 600_000 }, async () => {
+    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/tiny-llama-positions', architecture: 'llama' }, { id: 'acme/tiny-roberta-positions', architecture: 'roberta' }], datasets: [] } });
+    assert.deepEqual(r.refusals, []);
+    const out = readBack(
+      snapshot,
+      r.hubDir,
+      'from transformers import AutoConfig, AutoTokenizer\nfor i in ["acme/tiny-llama-positions", "acme/tiny-roberta-positions"]:\n    print(AutoTokenizer.from_pretrained(i).model_max_length, AutoConfig.from_pretrained(i).max_position_embeddings)',
+    );
+    const [llama, roberta] = out.trim().split('\n').slice(-2).map((l) => l.split(' ').map(Number));
+    assert.equal(llama![0], llama![1]);
+    assert.equal(roberta![0], roberta![1]! - 2);
+  });
+
+  test('a LoRA adapter item loads with AutoPeftModelForCausalLM over the base hub model it names', { timeout: 600_000 }, async () => {
+    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/lora-gpt2', adapter_of: 'gpt2' }], datasets: [] } });
+    assert.deepEqual(r.refusals, []);
+    const out = readBack(
+      snapshot,
+      r.hubDir,
+      'import torch\nfrom peft import AutoPeftModelForCausalLM\nm = AutoPeftModelForCausalLM.from_pretrained("acme/lora-gpt2")\nx = torch.tensor([[1, 2, 3]])\nprint(type(m).__name__, float(m(input_ids=x, labels=x).loss) > 0)',
+    );
+    assert.match(out.trim().split('\n').pop()!, /^PeftModelForCausalLM True$/);
+  });
+
+  test('a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)', { timeout: 600_000 }, async () => {
+    const r = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/pairs', data_dir: 'data/train', columns: { question: 'string' } }, { path: 'acme/pairs', data_dir: 'data/eval', columns: { answer: 'string' } }] } });
+    assert.deepEqual(r.refusals, []);
+    const cols = (dir: string) => readBack(snapshot, r.hubDir, `import datasets; print(datasets.load_dataset("acme/pairs", data_dir="${dir}", split="train").column_names)`).trim().split('\n').pop();
+    assert.equal(cols('data/train'), "['question']");
+    assert.equal(cols('data/eval'), "['answer']");
+  });
+
   test('refusals carry their reason; strict needs throw a typed error', { timeout: 600_000 }, async () => {
     const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }, { id: 'acme/model', architecture: 'no_such_model_type' }, { id: 'google/vit-base-patch16-224' }], datasets: [{ path: 'acme/speech', columns: { audio: 'audio', text: 'string' } }] } });
     const reasons = Object.fromEntries(r.refusals.map((x) => [x.id, x.reason]));

@@ -60,6 +60,52 @@ describe('deriveHubNeeds: model ids', () => {
 });
 
 describe('deriveHubNeeds: datasets and columns', () => {
+  test('data_files built with os.path.join of a folder the script names are data files at that path', () => {
+    const n = deriveHubNeeds(
+      [
+        'import os',
+        'from datasets import load_dataset',
+        'def main():',
+        '    base_path = "corpora/reviews-v2"',
+        '    text_column = "sentence"',
+        '    ds = load_dataset("json", data_files={"train": os.path.join(base_path, "train.jsonl"), "validation": os.path.join(base_path, "val.jsonl")})',
+        '    ds = ds.map(lambda ex: tok(ex["sentence"]))',
+      ].join('\n'),
+    );
+    assert.deepEqual(n.datasets.map((d) => d.path).sort(), ['corpora/reviews-v2/train.jsonl', 'corpora/reviews-v2/val.jsonl']);
+    assert.equal(ds(n, 'corpora/reviews-v2/train.jsonl')!.format, 'jsonl');
+  });
+
+  test('a column read through a name that holds it (examples[text_column])', () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'def main():',
+        '    text_column = "sentence"',
+        '    ds = load_dataset("acme/phrases")',
+        '    def preprocess(examples):',
+        '        return tok(examples[text_column])',
+        '    ds = ds.map(preprocess, batched=True)',
+      ].join('\n'),
+    );
+    assert.ok('sentence' in ds(n, 'acme/phrases')!.columns!, JSON.stringify(ds(n, 'acme/phrases')));
+  });
+
+  test('load_dataset(path, data_dir=...): one need per data_dir, each carrying it', () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'SUB = "data/eval/"',
+        'train = load_dataset("acme/pairs", data_dir="data/train", split="train")',
+        'test = load_dataset("acme/pairs", data_dir=SUB, split="train")',
+        'print(train[0]["question"])',
+      ].join('\n'),
+    );
+    const needs = n.datasets.filter((d) => d.path === 'acme/pairs');
+    assert.deepEqual(needs.map((d) => d.data_dir).sort(), ['data/eval', 'data/train']);
+    assert.ok(needs.every((d) => d.columns?.question === 'string'));
+  });
+
   test('an unknown dataset gets the columns map/filter functions and remove_columns read', () => {
     const n = deriveHubNeeds(
       [

@@ -6,6 +6,7 @@ import { removeOption, setOption, optionValue } from '../../src/env/taskmaking/a
 import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
 import { diagnose, lastErrorLine, RULES, type RuleContext } from '../../src/env/taskmaking/rules';
 import { boundRun } from '../../src/env/taskmaking/shortRun';
+import { outputOf } from '../../src/env/taskmaking/adaptLoop';
 import { verifySpecFor } from '../../src/env/taskmaking/verifySpecRules';
 
 const HF_HELP = `usage: train.py [-h] --model_name_or_path MODEL_NAME_OR_PATH --output_dir OUTPUT_DIR
@@ -148,6 +149,173 @@ describe('diagnose: recorded errors map to rules', () => {
     const d = diagnose(traceback('ValueError: generation_batch_size (2) must be divisible by num_generations (8).'), ctx({ options: parseHelpOptions('usage: x.py [--num_generations NUM_GENERATIONS]') }));
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'num_generations'), '2');
+  });
+
+  test('a multiple of a product of options: the divisor options shrink to 1, else the dividend takes the product', () => {
+    const err = traceback('ValueError: `batch_size` must be a multiple of `mini_batch_size * gradient_accumulation_steps`, inexact division: 2 / 16 = 0.125');
+    const help = 'usage: x.py [--batch_size BATCH_SIZE] [--mini_batch_size MINI_BATCH_SIZE] [--gradient_accumulation_steps GRADIENT_ACCUMULATION_STEPS]';
+    const d = diagnose(err, ctx({ args: ['--batch_size', '2', '--gradient_accumulation_steps', '1'], options: parseHelpOptions(help) }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'multiple-of-options');
+    assert.equal(optionValue(d.outcome.args!, 'mini_batch_size'), '1');
+    assert.equal(optionValue(d.outcome.args!, 'batch_size'), '2');
+    // The divisors are not options of the parser: the dividend grows to the product.
+    const d2 = diagnose(err, ctx({ args: ['--batch_size', '2'], options: parseHelpOptions('usage: x.py [--batch_size BATCH_SIZE]') }));
+    assert.ok(d2 && d2.outcome.kind === 'adapt');
+    assert.equal(optionValue(d2.outcome.args!, 'batch_size'), '16');
+  });
+
+  test('a placeholder used as a key of the script\'s dict: a model type the offline hub has, and the model option follows', () => {
+    const script = [
+      'import argparse',
+      'from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel',
+      'ARCHS = {',
+      '    "xlnet": (None, None),  # {"not": "a key"}',
+      '    "bert": (BertConfig, BertForMaskedLM),',
+      '    "gpt2": (GPT2Config, GPT2LMHeadModel),',
+      '}',
+      'TASKS = {"cola": 2, "mnli": 3}',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--arch", required=True)',
+      'p.add_argument("--task", required=True)',
+      'p.add_argument("--model_name_or_path", required=True)',
+      'args = p.parse_args()',
+      'config_class, model_class = ARCHS[args.arch]',
+      'n = TASKS[args.task]',
+    ].join('\n');
+    const options = parseHelpOptions('usage: t.py --arch ARCH --task TASK --model_name_or_path M');
+    const d = diagnose(traceback("KeyError: 'x'"), ctx({ script, options, args: ['--arch', 'x', '--task', 'y', '--model_name_or_path', 'gpt2'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-key');
+    assert.equal(optionValue(d.outcome.args!, 'arch'), 'bert');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'bert-base-cased');
+    // Not a model type: the dict's first key.
+    const t = diagnose(traceback("KeyError: 'y'"), ctx({ script, options, args: ['--arch', 'bert', '--task', 'y'] }));
+    assert.ok(t && t.outcome.kind === 'adapt');
+    assert.equal(optionValue(t.outcome.args!, 'task'), 'cola');
+    // A KeyError of a value no option was given is not this rule's.
+    const none = diagnose(traceback("KeyError: 'z'"), ctx({ script, options, args: ['--arch', 'bert'] }));
+    assert.notEqual(none?.outcome.kind === 'adapt' ? none.outcome.adaptation.rule : undefined, 'placeholder-key');
+  });
+
+  test('an embedding index out of range: the sequence length option shrinks (cutoff_len too)', () => {
+    const options = parseHelpOptions('usage: t.py [--base_model BASE_MODEL] [--cutoff_len CUTOFF_LEN]');
+    const err = traceback('    return F.embedding(\nIndexError: index out of range in self');
+    const d = diagnose(err, ctx({ options, args: ['--base_model', 'gpt2'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'sequence-beyond-positions');
+    assert.equal(optionValue(d.outcome.args!, 'cutoff_len'), '64');
+    // Already short: not this rule's to answer.
+    const again = diagnose(err, ctx({ options, args: ['--cutoff_len', '64'] }));
+    assert.ok(!again || again.outcome.kind !== 'adapt' || again.outcome.adaptation.rule !== 'sequence-beyond-positions');
+    // The bounded run sets it up front.
+    assert.equal(optionValue(boundRun([], options).args, 'cutoff_len'), '64');
+  });
+
+  test('the bounded run gives an optional output folder option a folder (the model must be saved), unless given', () => {
+    const options = parseHelpOptions('usage: t.py [--output_dir OUTPUT_DIR] [--max_train_steps N]');
+    assert.equal(optionValue(boundRun([], options).args, 'output_dir'), 'out');
+    assert.equal(optionValue(boundRun(['--output_dir', 'mine'], options).args, 'output_dir'), 'mine');
+    // A script that trains only when asked gets the bare flag.
+    const run = boundRun([], parseHelpOptions('usage: t.py [--do_train] [--do_eval]')).args;
+    assert.deepEqual(run, ['--do_train']);
+  });
+
+  test('an online trainer without a reward: the reward model option gets the policy model', () => {
+    const options = parseHelpOptions('usage: t.py [--model_name_or_path M] [--reward_model_path REWARD_MODEL_PATH] [--judge JUDGE]');
+    const d = diagnose(traceback('ValueError: `reward_funcs` must be provided.'), ctx({ options, args: ['--model_name_or_path', 'Qwen/Qwen2-0.5B-Instruct'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'reward-model-option');
+    assert.equal(optionValue(d.outcome.args!, 'reward_model_path'), 'Qwen/Qwen2-0.5B-Instruct');
+    // No such option in the parser: no answer from this rule.
+    const none = diagnose(traceback('ValueError: `reward_funcs` must be provided.'), ctx({ options: parseHelpOptions('usage: t.py [--model_name_or_path M]'), args: [] }));
+    assert.ok(!none || none.outcome.kind !== 'adapt' || none.outcome.adaptation.rule !== 'reward-model-option');
+  });
+
+  test('a PEFT adapter the script loads: the option names an adapter of the model the script otherwise names', () => {
+    const options = parseHelpOptions('usage: t.py [--model_name_or_path M]');
+    const hub = { needs: { models: [{ id: 'meta-llama/Llama-2-7b-hf' }], datasets: [] }, refusals: [] };
+    const d = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'], hub }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'peft-adapter');
+    const id = optionValue(d.outcome.args!, 'model_name_or_path')!;
+    assert.deepEqual(d.outcome.hub!.models, [{ id, adapter_of: 'meta-llama/Llama-2-7b-hf', from: 'a PEFT adapter the script loads (model_name_or_path)' }]);
+    // A repo id huggingface_hub accepts: no '--' or '..'.
+    assert.ok(!/--|\.\./.test(id), id);
+    // No other model named: an adapter of the plain model the args gave.
+    const own = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'] }));
+    assert.ok(own && own.outcome.kind === 'adapt');
+    assert.equal(own.outcome.hub!.models[0]!.adapter_of, 'gpt2');
+  });
+
+  test('a variable assigned only when an option is given (UnboundLocalError): the option gets a data file of its split', () => {
+    const script = [
+      'def main(args):',
+      '    if args.dataset is not None:',
+      '        ds = load_dataset(args.dataset)',
+      '    else:',
+      '        files = {}',
+      '        if args.train_file is not None:',
+      '            files["train"] = args.train_file',
+      '            ext = args.train_file.split(".")[-1]',
+      '        if args.validation_file is not None:',
+      '            ext = args.validation_file.split(".")[-1]',
+      '        ds = load_dataset(ext, data_files=files)',
+    ].join('\n');
+    const options = parseHelpOptions('usage: t.py [--dataset D] [--train_file TRAIN_FILE] [--validation_file VALIDATION_FILE]');
+    const d = diagnose(traceback("UnboundLocalError: cannot access local variable 'ext' where it is not associated with a value"), ctx({ script, options, args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'unset-input-option');
+    assert.equal(optionValue(d.outcome.args!, 'train_file'), 'train.json');
+    // Python < 3.11 words it differently; the train file given, the validation file is next.
+    const older = diagnose(traceback("UnboundLocalError: local variable 'ext' referenced before assignment"), ctx({ script, options, args: ['--train_file', 'train.json'] }));
+    assert.ok(older && older.outcome.kind === 'adapt');
+    assert.equal(optionValue(older.outcome.args!, 'validation_file'), 'validation.json');
+  });
+
+  test('a value the library no longer accepts: the option whose default it is takes the first valid one', () => {
+    const script = ['from dataclasses import dataclass, field', '@dataclass', 'class S:', '    optim: str = field(', '        default="adamw_hf",', '        metadata={"help": "x"},', '    )'].join('\n');
+    const options = parseHelpOptions('usage: t.py [--optim OPTIM]');
+    const err = traceback("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'sgd']");
+    const d = diagnose(err, ctx({ script, options, args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'invalid-enum-value');
+    assert.equal(optionValue(d.outcome.args!, 'optim'), 'adamw_torch');
+    // Given in the args: that option.
+    const given = diagnose(err, ctx({ script: '', options, args: ['--optim', 'adamw_hf'] }));
+    assert.ok(given && given.outcome.kind === 'adapt');
+    assert.equal(optionValue(given.outcome.args!, 'optim'), 'adamw_torch');
+  });
+
+  test('a tracker value this release does not know ("none"): the bounded run\'s option is dropped', () => {
+    const d = diagnose(traceback("ValueError: Unsupported logging capability: none. Choose between ['all', 'aim', 'tensorboard', 'wandb']"), ctx({ args: ['--log_with', 'none', '--batch_size', '2'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.args, ['--batch_size', '2']);
+  });
+
+  test('a script that asks for a hub token (token=True) gets a placeholder one in its env (runs are offline)', () => {
+    const err = traceback('huggingface_hub.errors.LocalTokenNotFoundError: Token is required (`token=True`), but no token found. You need to provide a token or be logged in to Hugging Face with `huggingface-cli login` or `huggingface_hub.login`.');
+    const d = diagnose(err, ctx());
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'hub-token-required');
+    assert.ok(d.outcome.env!.HF_TOKEN);
+    assert.equal(diagnose(err, ctx({ env: { HF_TOKEN: 'set' } }))?.outcome.kind === 'adapt' ? 'adapted again' : 'no', 'no');
+  });
+
+  test('an option naming the text column gets the conventional column, not a placeholder', () => {
+    const options = parseHelpOptions('usage: t.py [--dataset_text_field DATASET_TEXT_FIELD]');
+    const d = diagnose(traceback('ValueError: You need to provide either `dataset_text_field` or `formatting_func` argument. Alternatively, you can skip the dataset preparation by using `SFTConfig(dataset_kwargs={\'skip_prepare_dataset\': True})`.'), ctx({ options, args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'dataset_text_field'), 'text');
+  });
+
+  test('a run that logs to stdout: the traceback on stderr is still what the rules diagnose', () => {
+    const stdout = Array.from({ length: 40 }, (_, i) => `INFO training argument ${i} = value`).join('\n');
+    const stderr = traceback("UnboundLocalError: cannot access local variable 'ext' where it is not associated with a value");
+    const script = 'def f(args):\n    if args.train_file is not None:\n        ext = args.train_file.split(".")[-1]\n    return ext\n';
+    const d = diagnose(outputOf({ stdout, stderr }), ctx({ script, options: parseHelpOptions('usage: t.py [--train_file F]'), args: [] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'unset-input-option');
   });
 
   test('a model id of the wrong architecture is a hub refusal when no model option can change it (else model-of-wrong-kind, test/unit/hubMedia.test.ts)', () => {

@@ -98,7 +98,7 @@ function modelSpec(r: ModelRecipe): Record<string, unknown> {
 }
 
 function datasetSpec(d: DatasetNeed): Record<string, unknown> {
-  return { kind: 'dataset', path: d.path, config: d.config ?? null, splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
 }
 
 /** Builds what is missing and returns the run's HF_HOME. */
@@ -111,7 +111,8 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
   for (const m of opts.needs.models) {
     let recipe: ModelRecipe;
     try {
-      recipe = resolveModel(m.id, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures });
+      // An adapter has its base's recipe (same shapes as the base the hub serves), under its own id.
+      recipe = m.adapter_of ? { ...resolveModel(m.adapter_of, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures }), id: m.id } : resolveModel(m.id, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures });
     } catch (e) {
       if (e instanceof UnknownModelError) {
         refusals.push({ kind: 'model', id: m.id, reason: e.message });
@@ -119,13 +120,13 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
       }
       throw e;
     }
-    const spec = modelSpec(recipe);
-    planned.push({ kind: 'model', id: m.id, spec, detail: `${recipe.model_type} (${recipe.resolvedBy})`, dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`) });
+    const spec = m.adapter_of ? { ...modelSpec(recipe), adapter_of: m.adapter_of } : modelSpec(recipe);
+    planned.push({ kind: 'model', id: m.id, spec, detail: `${m.adapter_of ? `LoRA adapter of ${m.adapter_of}, ` : ''}${recipe.model_type} (${recipe.resolvedBy})`, dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`) });
   }
   for (const d of opts.needs.datasets) {
     if (d.format) continue; // local data files go into the run folder (dataFiles.ts), not the hub
     const spec = datasetSpec(d);
-    planned.push({ kind: 'dataset', id: d.config ? `${d.path}/${d.config}` : d.path, spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
+    planned.push({ kind: 'dataset', id: [d.path, d.config, d.data_dir].filter(Boolean).join('/'), spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
   }
   for (const name of opts.needs.metrics ?? []) {
     if (!offlineMetrics().includes(name)) {

@@ -260,3 +260,8 @@ const BASE_HUB_MODELS = new Set(['distilbert-base-uncased', 'bert-base-cased', '
 export function isBaseHubModel(id: string): boolean {
   return BASE_HUB_MODELS.has(id);
 }
+
+/** The base hub's models, in its order (rules pick one of a model type the offline hub always has). */
+export function baseHubModelIds(): string[] {
+  return [...BASE_HUB_MODELS];
+}

@@ -34,6 +34,8 @@ export const ModelNeedSchema = z
     id: HubIdSchema,
     /** A transformers model_type or a well-known id whose architecture to use (overrides the table). */
     architecture: z.string().min(1).max(200).optional(),
+    /** A LoRA adapter of this base model id (made with the snapshot's peft) rather than a model. */
+    adapter_of: HubIdSchema.optional(),
     /** Where the need was found (provenance), e.g. `from_pretrained literal line 12`. */
     from: z.string().max(300).optional(),
   })
@@ -45,6 +47,8 @@ export const DatasetNeedSchema = z
     /** A hub dataset id, or a local data file's relative path when `format` is set. */
     path: HubIdSchema,
     config: z.string().min(1).max(200).optional(),
+    /** `load_dataset(path, data_dir="data/reward")`: a subfolder of the repo, which datasets caches as its own config id. */
+    data_dir: HubIdSchema.optional(),
     splits: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/)).min(1).max(8).optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
     /** Label names of `label` columns. */
@@ -108,7 +112,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     models.set(id, { id, from });
   };
   const addDataset = (need: DatasetNeed): void => {
-    const key = `${need.path}\0${need.config ?? ''}`;
+    const key = `${need.path}\0${need.config ?? ''}\0${need.data_dir ?? ''}`;
     const prev = datasets.get(key);
     if (prev) {
       prev.splits = union(prev.splits, need.splits);
@@ -256,14 +260,28 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   if (!path) return;
   const cfgArg = positional(call, 1) ?? keyword(call, 'name');
   const config = cfgArg && resolveValue(scope, cfgArg.valueFrom, cfgArg.valueTo);
+  const dirArg = keyword(call, 'data_dir');
+  const dataDir = dirArg && resolveValue(scope, dirArg.valueFrom, dirArg.valueTo);
   const splitArg = keyword(call, 'split');
   const splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
   const format = FILE_BUILDERS[path.value];
   if (format) {
     const filesArg = keyword(call, 'data_files') ?? positional(call, 1);
     if (!filesArg) return;
-    const text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
-    const literals = [...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!);
+    let text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
+    // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
+    const joined: string[] = [];
+    for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
+      let at = filesArg.valueFrom + j.index! + j[0].indexOf('(') + 1;
+      const parts = j[1]!.split(',').map((part) => {
+        const start = scope.source.indexOf(part.trim(), at);
+        at = start + part.trim().length;
+        return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
+      });
+      if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
+    }
+    if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
+    const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
     const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, filesArg.valueFrom)}` })) : [resolveValue(scope, filesArg.valueFrom, filesArg.valueTo)].filter((v) => v !== undefined);
     for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     return;
@@ -273,7 +291,8 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     return;
   }
   if (!looksLikeDatasetId(path.value)) return;
-  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+  const dir = dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success ? dataDir.value.replace(/^\.\/|\/+$/g, '') : undefined;
+  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
 }
 
 /** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */
@@ -398,6 +417,14 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     if (datasetVars.has(m[2]!.split('.')[0]!) || /(^|_)(dataset|ds|data)s?$/.test(m[2]!)) exampleParams.add(m[1]!);
   }
   for (const s of idx.subscripts) {
+    if (!s.key && (exampleParams.has(s.object ?? '') || EXAMPLE_NAMES.test(s.object ?? ''))) {
+      // `examples[text_column]` where `text_column = "sentence"`: the column the name holds.
+      const inner = source.slice(s.openBracket + 1, s.closeBracket);
+      const name = /^\s*([A-Za-z_][\w.]*)\s*$/.exec(inner);
+      const v = name ? resolveValue(scope, s.openBracket + 1 + inner.indexOf(name[1]!), s.openBracket + 1 + inner.indexOf(name[1]!) + name[1]!.length) : undefined;
+      if (v && /^[A-Za-z_][\w ]*$/.test(v.value)) add(v.value);
+      continue;
+    }
     if (!s.key?.plain) continue;
     const obj = s.object ?? '';
     const base = obj.split('.')[0] ?? '';

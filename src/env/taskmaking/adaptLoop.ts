@@ -41,7 +41,11 @@ export interface AdaptOptions {
   hubState?: () => HubRunState | undefined;
 }
 
-const outputOf = (e: ExecutionResult) => `${e.stderr}\n${e.stdout.split('\n').slice(-20).join('\n')}`;
+/**
+ * What the rules read of a run: the end of stdout, then stderr. The traceback that ended the run is the end of
+ * stderr; a script that logs to stdout (a TrainingArguments dump) must not push it out of the diagnosed tail.
+ */
+export const outputOf = (e: Pick<ExecutionResult, 'stdout' | 'stderr'>): string => `${e.stdout.split('\n').slice(-20).join('\n')}\n${e.stderr}`;
 
 export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const derived = deriveScriptArgs(o.script);

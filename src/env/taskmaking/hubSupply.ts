@@ -17,7 +17,13 @@ export interface HubRunState {
 export function candidateHubNeeds(script: string, args: readonly string[], files: Readonly<Record<string, string>>, extra: HubNeeds = EMPTY_HUB_NEEDS): HubNeeds {
   const derived = deriveHubNeeds(script, args, files);
   const models: ModelNeed[] = [];
-  for (const m of [...derived.models, ...extra.models]) if (!isBaseHubModel(m.id) && !models.some((x) => x.id === m.id)) models.push(m);
+  for (const m of [...derived.models, ...extra.models]) {
+    if (isBaseHubModel(m.id)) continue;
+    const same = models.findIndex((x) => x.id === m.id);
+    // What an error taught (an adapter, an architecture) wins over the id as derived.
+    if (same < 0) models.push(m);
+    else if (m.adapter_of || m.architecture) models[same] = { ...models[same]!, ...m };
+  }
   const datasets: DatasetNeed[] = [...derived.datasets];
   for (const d of extra.datasets) {
     const same = datasets.findIndex((x) => x.path === d.path && x.config === d.config);

@@ -204,11 +204,12 @@ async function makeTaskUnguarded(
     });
 
   // 3. Args that work; an error of a library API at the inferred snapshot (the script predates it)
-  // moves to the next snapshot where every import exists, at most twice (unless --snapshot forced one).
+  // moves to the next snapshot where every import exists, at most MAX_SNAPSHOT_FALLBACKS times (unless --snapshot forced one):
+  // with several eras built, an API a script uses can be two or three eras away from the newest.
   const ta = performance.now();
   const tried = [choice.id];
   let adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
-  for (let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly); next && tried.length <= 2; next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)) {
+  for (let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly); next && tried.length <= MAX_SNAPSHOT_FALLBACKS; next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)) {
     const error = adapted.refusal!.reason.slice(0, 1000);
     adaptations.push({ round: adapted.rounds, rule: 'snapshot-fallback', kind: 'snapshot', error, change: `snapshot ${choice.id} -> ${next} (a library API error at ${choice.id}; every import exists at ${next})` });
     progress(`adapted (snapshot-fallback): ${choice.id} -> ${next}`);
@@ -280,6 +281,9 @@ async function makeTaskUnguarded(
   progress(`saved ${written.scriptPath}`);
   return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written, script });
 }
+
+/** Snapshot fallbacks after an API error, at most (each costs a help run and a run or two). */
+export const MAX_SNAPSHOT_FALLBACKS = 3;
 
 // An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
 const API_ERROR = /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;

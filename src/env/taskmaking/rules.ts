@@ -9,11 +9,13 @@ import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
-import { kindOf } from '../hub/needs';
+import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
 import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
+import { keyedChoice } from './keyedChoice';
+import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
 export interface RuleContext {
   script: string;
@@ -183,6 +185,35 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A value the library no longer accepts (transformers: "adamw_hf is not a valid OptimizerNames, please select
+    // one of ['adamw_torch', …]"): the option given that value (a script default passed through) takes the first.
+    id: 'invalid-enum-value',
+    scope: 'exception',
+    pattern: /'?([\w.-]+)'? is not a valid (\w+)(?:[^\n]*?(?:select one of|choose from|one of|expected one of)\s*\[\s*'([^']+)')?/,
+    apply: (m, ctx) => {
+      const bad = m[1]!;
+      const first = m[3];
+      if (!first) return undefined;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
+      // Not given in the args: the script's own default; the option is the field whose default literal it is.
+      const option = at >= 0 ? ctx.args[at]!.slice(2) : new RegExp(`^[ \\t]+(\\w+)\\s*:[^=\\n]*=\\s*(?:field\\([^)]*?default\\s*=\\s*)?["']${bad.replace(/[.]/g, '\\.')}["']`, 'm').exec(ctx.script)?.[1] ?? new RegExp(`add_argument\\(\\s*["']--([\\w-]+)["'][^)]*default\\s*=\\s*["']${bad.replace(/[.]/g, '\\.')}["']`).exec(ctx.script)?.[1];
+      if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
+      return adaptArgs('invalid-enum-value', setOption(ctx.args, option, first), `--${option} ${first} (${bad} is not a valid ${m[2]} in this release)`);
+    },
+  },
+  {
+    // The bounded run's `--log_with none` / `--report_to none` where this release's tracker option knows no
+    // "none" (accelerate: "Unsupported logging capability: none. Choose between [...]"): the option is dropped
+    // (its default, no tracker, is what "none" meant).
+    id: 'tracker-none-unsupported',
+    scope: 'exception',
+    pattern: /Unsupported logging capability: (\w+)/,
+    apply: (m, ctx) => {
+      const name = ['log_with', 'report_to'].find((n) => optionValue(ctx.args, n) === m[1]);
+      return name ? adaptArgs('tracker-none-unsupported', removeOption(ctx.args, name), `removed --${name} ${m[1]} (not a tracker this release knows)`) : undefined;
+    },
+  },
+  {
     id: 'missing-dataset',
     pattern: /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
     apply: (_m, ctx) => {
@@ -203,6 +234,91 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('divisible-options', setOption(ctx.args, name, m[2]!), `--${name} ${m[2]} (${m[1]} ${m[2]} must be divisible by it)`);
     },
   },
+  {
+    // The same kind of check with a product of options (TRL's PPOConfig: "`batch_size` must be a multiple of
+    // `mini_batch_size * gradient_accumulation_steps`"): the bounded run shrank the dividend, so the divisor
+    // options the parser has shrink with it (to 1); with none to shrink, the dividend takes the product.
+    id: 'multiple-of-options',
+    pattern: /`?(\w+)`? (?:must be a multiple of|must be (?:evenly )?divisible by|should be a multiple of) `?(\w+(?:\s*\*\s*\w+)*)`?(?:[^\n]*?(\d+) \/ (\d+))?/,
+    apply: (m, ctx) => {
+      let args = [...ctx.args];
+      const changed: string[] = [];
+      for (const d of m[2]!.split('*').map((s) => s.trim())) {
+        const name = firstOption(ctx.options, [d]);
+        if (!name || optionValue(args, name) === '1') continue;
+        args = setOption(args, name, '1');
+        changed.push(`--${name} 1`);
+      }
+      if (changed.length) return adaptArgs('multiple-of-options', args, `${changed.join(', ')} (${m[1]} must be a multiple of ${m[2]})`);
+      const dividend = firstOption(ctx.options, [m[1]!]);
+      if (!dividend || !m[4] || optionValue(args, dividend) === m[4]) return undefined;
+      return adaptArgs('multiple-of-options', setOption(args, dividend, m[4]), `--${dividend} ${m[4]} (a multiple of ${m[2]})`);
+    },
+  },
+  {
+    // A placeholder the derived args gave an option, used by the script as a key of its own dict
+    // (`MODEL_CLASSES[args.model_type]`): one of the dict's keys (keyedChoice.ts).
+    id: 'placeholder-key',
+    scope: 'exception',
+    pattern: /KeyError: '([^'\n]*)'/,
+    apply: (m, ctx) => {
+      const models = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'].map((n) => firstOption(ctx.options, [n]) ?? n);
+      const c = keyedChoice(ctx.script, ctx.args, m[1]!, models);
+      if (!c) return undefined;
+      let args = setOption(ctx.args, c.option, c.value);
+      if (c.model) args = setOption(args, c.model.option, c.model.id);
+      return adaptArgs('placeholder-key', args, `--${c.option} ${c.value}${c.model ? `, --${c.model.option} ${c.model.id} (a model of that type the offline hub has)` : ''} (a key of the dict the script looks it up in)`);
+    },
+  },
+  {
+    // An embedding lookup past the table: with the tiny models, a sequence longer than their position
+    // embeddings (the script truncates to its own length option, not the model's): the length option shrinks.
+    id: 'sequence-beyond-positions',
+    scope: 'exception',
+    pattern: /IndexError: index out of range in self/,
+    apply: (m, ctx) => {
+      const name = firstOption(ctx.options, SEQUENCE_LENGTH_OPTIONS);
+      const now = name ? Number(optionValue(ctx.args, name)) : NaN;
+      if (!name || now <= 64) return undefined;
+      return adaptArgs('sequence-beyond-positions', setOption(ctx.args, name, '64'), `--${name} 64 (longer sequences overrun the tiny model's position embeddings)`);
+    },
+  },
+  {
+    // An online RL trainer with no reward (TRL: "`reward_funcs` must be provided", "reward_model ... required"):
+    // the parser's reward-model option gets the policy's own model id. The offline hub serves it, and loaded
+    // with AutoModelForSequenceClassification it is a (randomly headed) reward model whose tokenizer matches.
+    id: 'reward-model-option',
+    scope: 'exception',
+    pattern: /`?reward_(?:funcs|model)`?[^\n]*(?:must be provided|is required|are required|must be (?:set|specified|given))|(?:provide|pass|specify)[^\n]*\breward[_ ](?:model|funcs)/i,
+    apply: (_m, ctx) => {
+      const name = firstOption(ctx.options, ['reward_model_path', 'reward_model_name_or_path', 'reward_model', 'reward_model_name', 'reward_model_id']);
+      if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
+      const policy = ['model_name_or_path', 'model_name', 'model_id', 'model', 'sft_model_path', 'policy_model_path'].map((n) => optionValue(ctx.args, n)).find((v) => v && v !== 'true');
+      const value = policy ?? valueForArgument(ctx.script, 'model_name_or_path');
+      return adaptArgs('reward-model-option', setOption(ctx.args, name, value), `--${name} ${value} (the policy's model, loaded as a sequence-classification reward model)`);
+    },
+  },
+  {
+    // The script loads a PEFT adapter (`AutoPeftModelForCausalLM.from_pretrained(args.model_name_or_path)`,
+    // often an earlier stage's output) where the args name a plain model: the option names a LoRA adapter the
+    // offline hub makes with the snapshot's peft, of the model the script otherwise names (its tokenizer's).
+    id: 'peft-adapter',
+    scope: 'exception',
+    pattern: /Can't find '?adapter_config\.json'? at '([^']+)'/,
+    apply: (m, ctx) => {
+      const bad = m[1]!;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
+      const option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
+      if (!option) return undefined;
+      const base = ctx.hub?.needs.models.find((x) => x.id !== bad && !x.adapter_of)?.id ?? (looksLikeModelId(bad) ? bad : 'gpt2');
+      // A valid repo id (huggingface_hub refuses `--` and `..` in one): `/` of the base becomes `_`.
+      const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '_').replace(/-{2,}|\.{2,}/g, '_')}`;
+      const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
+      if (extra.models.some((x) => x.id === id)) return undefined;
+      const hub: HubNeeds = { ...extra, models: [...extra.models, { id, adapter_of: base, from: `a PEFT adapter the script loads (${option})` }] };
+      return { kind: 'adapt', adaptation: { rule: 'peft-adapter', kind: 'args', change: `--${option} ${id} (a LoRA adapter of ${base} the offline hub makes)` }, args: setOption(ctx.args, option, id), hub };
+    },
+  },
   // --- environment variables the script reads ---
   {
     id: 'missing-environment-variable',
@@ -214,6 +330,17 @@ export const RULES: readonly Rule[] = [
       const value = envValueFor(name);
       return { kind: 'adapt', adaptation: { rule: 'missing-environment-variable', kind: 'env', change: `${name}=${value}` }, env: { ...ctx.env, [name]: value } };
     },
+  },
+  {
+    // `use_auth_token=True` / `token=True` in the script's code: huggingface_hub wants a token before any request.
+    // Runs are offline (nothing is sent), so a placeholder token in the run's environment satisfies the check.
+    id: 'hub-token-required',
+    scope: 'exception',
+    pattern: /LocalTokenNotFoundError|Token is required \(`token=True`\)|use_auth_token=True[^\n]*no token/,
+    apply: (_m, ctx) =>
+      ctx.env.HF_TOKEN
+        ? undefined
+        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline' } },
   },
   // --- CPU: what only a GPU offers is turned off, through the script's own options ---
   {
@@ -307,6 +434,22 @@ export const RULES: readonly Rule[] = [
         if (!name || !/[_-]/.test(name) || optionIndex(ctx.args, name) >= 0) continue;
         const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
         return adaptArgs('option-named-by-error', setOption(ctx.args, name, value), `--${name} ${value}`);
+      }
+      return undefined;
+    },
+  },
+  {
+    // A local variable the script assigns only under `if args.train_file is not None:` (`UnboundLocalError:
+    // cannot access local variable 'extension'`): the script expected that option; it gets a value by its name.
+    id: 'unset-input-option',
+    scope: 'exception',
+    pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'/,
+    apply(m, ctx) {
+      for (const name of optionsGuarding(ctx.script, m[1]!)) {
+        const spelled = firstOption(ctx.options, [name]);
+        if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
+        const value = valueForArgument(ctx.script, name);
+        return adaptArgs('unset-input-option', setOption(ctx.args, spelled, value), `--${spelled} ${value} (the script assigns ${m[1]} only when it is given)`);
       }
       return undefined;
     },
@@ -452,6 +595,23 @@ export const RULES: readonly Rule[] = [
     apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2]} (through a library that needs it), which is not installed in the snapshot's environment`),
   },
 ];
+
+/** The options whose test guards an assignment of `variable` (`if args.train_file is not None:` above `extension = …`), in order. */
+export function optionsGuarding(script: string, variable: string): string[] {
+  const lines = script.split('\n');
+  const out: string[] = [];
+  const indent = (l: string) => /^[ \t]*/.exec(l)![0].length;
+  lines.forEach((line, i) => {
+    if (!new RegExp(`^\\s*${variable}\\s*=[^=]`).test(line)) return;
+    for (let j = i - 1, level = indent(line); j >= 0 && level > 0; j--) {
+      if (!lines[j]!.trim() || indent(lines[j]!) >= level) continue;
+      level = indent(lines[j]!);
+      const g = /^\s*(?:el)?if\s+(?:not\s+)?[A-Za-z_][\w.]*\.(\w+)\b(?:\s+is\s+(?:not\s+)?None)?\s*:/.exec(lines[j]!);
+      if (g && !out.includes(g[1]!)) out.push(g[1]!);
+    }
+  });
+  return out;
+}
 
 /** The last line of a traceback or error output, for records. */
 export function lastErrorLine(text: string): string {

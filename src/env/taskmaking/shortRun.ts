@@ -9,8 +9,12 @@ import type { Adaptation } from './provenance';
 interface ShortRunSetting {
   /** Option names meaning the same thing, the first the parser has is set. */
   names: readonly string[];
+  /** '' : a bare flag. */
   value: string;
 }
+
+/** Option names of the input sequence length (`cutoff_len`: alpaca-lora style scripts). */
+export const SEQUENCE_LENGTH_OPTIONS = ['max_seq_length', 'max_length', 'seq_length', 'block_size', 'max_seq_len', 'model_max_length', 'max_source_length', 'cutoff_len', 'max_input_length', 'max_len'] as const;
 
 export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['max_steps', 'max_train_steps', 'total_steps', 'num_train_steps', 'train_steps', 'steps'], value: '8' },
@@ -18,7 +22,7 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['per_device_train_batch_size', 'train_batch_size', 'batch_size'], value: '2' },
   { names: ['per_device_eval_batch_size', 'eval_batch_size'], value: '2' },
   { names: ['gradient_accumulation_steps'], value: '1' },
-  { names: ['max_seq_length', 'max_length', 'seq_length', 'block_size', 'max_seq_len', 'model_max_length', 'max_source_length'], value: '64' },
+  { names: SEQUENCE_LENGTH_OPTIONS, value: '64' },
   { names: ['max_target_length', 'max_new_tokens', 'max_completion_length', 'generation_max_length', 'response_length'], value: '16' },
   { names: ['max_prompt_length'], value: '32' },
   { names: ['max_train_samples', 'train_subset', 'num_train_samples', 'n_train', 'train_size'], value: '16' },
@@ -29,6 +33,12 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['warmup_steps', 'num_warmup_steps'], value: '0' },
   { names: ['dataloader_num_workers', 'num_workers', 'preprocessing_num_workers', 'num_proc'], value: '1' },
   { names: ['report_to', 'log_with'], value: 'none' },
+  // A script that saves only when given a folder (`if args.output_dir is not None: save_pretrained`) must
+  // leave the model the verifier checks: a folder inside the run's own (fresh) directory.
+  { names: ['output_dir', 'out_dir', 'save_dir'], value: 'out' },
+  // Scripts that train only when asked (`if training_args.do_train:`): a bare flag (argparse store_true and
+  // HfArgumentParser bools both take it).
+  { names: ['do_train'], value: '' },
 ];
 
 /** The bounded-run args and one adaptation per option set. */
@@ -38,8 +48,8 @@ export function boundRun(args: readonly string[], options: ParserOptions | undef
   for (const s of SHORT_RUN_SETTINGS) {
     const name = firstOption(options, s.names);
     if (!name || s.names.some((n) => optionIndex(out, n) >= 0)) continue;
-    out = setOption(out, name, s.value);
-    adaptations.push({ rule: 'short-run', kind: 'args', error: `bounded run: the parser offers --${name}`, change: `--${name} ${s.value}` });
+    out = s.value === '' ? [...out, `--${name}`] : setOption(out, name, s.value);
+    adaptations.push({ rule: 'short-run', kind: 'args', error: `bounded run: the parser offers --${name}`, change: `--${name}${s.value === '' ? '' : ` ${s.value}`}` });
   }
   return { args: out, adaptations };
 }
