@@ -236,6 +236,7 @@ describe('evaluate-model against a scripted local endpoint (the environment real
     assert.equal(records[0]!.info.annotator_id, 'model:oracle');
     assert.equal(records[0]!.success, true);
     assert.equal(records[0]!.repair_completion, oracle);
+    assert.equal(records[0]!.info.agent.completion, 'Here is the fix.\n```diff\n' + oracle + '```\n', 'the raw completion is kept beside the scored diff');
     const rows = readAnswersFile(answers);
     assert.deepEqual(rows.map((r) => r.example_id), [`${TASK}@${SEED}`]);
 

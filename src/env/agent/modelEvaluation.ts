@@ -266,6 +266,8 @@ export async function evaluateModel(env: ForgeEnvironment, opts: EvaluateModelOp
         attempt: i + 1,
         of: opts.n,
         parse,
+        // What the model said, as it said it (the record's completion is the submission that was scored).
+        completion: answer.ok ? answer.text : '',
         ...(answer.ok ? { finish_reason: answer.finish_reason ?? null, ...(answer.usage ? { usage: answer.usage } : {}) } : { error: answer.error }),
         ...(answer.stats ? { request: answer.stats } : {}),
       };
