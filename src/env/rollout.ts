@@ -14,7 +14,7 @@ import { migrationHint, type MigrationHint } from './migrationHint';
 import { NATURAL_DRIFT_PRIMITIVE } from './naturalDriftEpisode';
 import { primitiveCatalog } from './primitives/registry';
 import { isSuccess } from './reward';
-import { RolloutResultSchema, type Difficulty, type RolloutResult } from './schemas';
+import { RolloutResultSchema, type Difficulty, type Observation, type RolloutResult } from './schemas';
 
 /** A (system, user) prompt pair in, the assistant's completion out. */
 export type GenerateFn = (system: string, user: string) => string | Promise<string>;
@@ -68,14 +68,28 @@ export function fixedDriftGenerate(primitiveType: string, params?: Record<string
   };
 }
 
-export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOptions = {}): Promise<RolloutResult> {
+/** An episode past its drift phase, ready for repairs: what `rolloutOneEpisode` and `evaluate-model` share. */
+export interface RepairPhase {
+  /** The reset's observation. */
+  start: Observation;
+  /** The observation after the breakage (its `info.error` when the drift was refused). */
+  broken: Observation;
+  spec: { primitive_type: string; params?: Record<string, unknown> };
+  driftPrompt: string;
+  driftCompletion: string;
+  /** Why the drift phase did not reach a repair (the primitive refused); undefined when it did. */
+  driftError: string | undefined;
+  /** The environment's own repair prompt ('' when the drift was refused). */
+  repairPrompt: string;
+  hint: MigrationHint;
+}
+
+/** Reset and the drift phase: the broken script and the repair prompt the agent is to answer. */
+export async function prepareRepairPhase(env: ForgeEnvironment, opts: Omit<RolloutOptions, 'repairGenerate'> = {}): Promise<RepairPhase> {
   const wanted = opts.difficulty ?? (opts.taskId ? undefined : 'easy');
   const obs = await env.reset({ difficulty: wanted === 'any' ? undefined : wanted, taskId: opts.taskId, seed: opts.seed });
   const seed = env.state?.seed ?? 0;
   const driftGenerate = opts.driftGenerate ?? baselineDriftGenerate(seed);
-  const repairGenerate = opts.repairGenerate ?? noopRepairGenerate;
-
-  // Phase 1: drift generator.
   const driftPrompt = renderDriftGeneratorPrompt({
     script: obs.script_content,
     target_category: obs.target_category,
@@ -87,11 +101,7 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
   const spec = parseDriftOutput(driftRaw) ?? { primitive_type: 'RenameApiCall', params: {} };
   const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params ?? {} } }, { signal: opts.signal });
   const driftError = typeof obs2.info.error === 'string' ? obs2.info.error : undefined;
-
-  // Phase 2: repair agent (skipped when the drift was refused: the episode never left drift_gen).
   let repairPrompt = '';
-  let repairRaw = '';
-  let final = obs2;
   let hint: MigrationHint = { shown: false };
   if (!driftError) {
     const spec2 = env.state?.breakage_spec;
@@ -103,6 +113,19 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
       target_category: obs2.target_category,
       migration_hint: hint.shown ? hint.text : undefined,
     });
+  }
+  return { start: obs, broken: obs2, spec, driftPrompt, driftCompletion: driftRaw, driftError, repairPrompt, hint };
+}
+
+export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOptions = {}): Promise<RolloutResult> {
+  const phase = await prepareRepairPhase(env, opts);
+  const { start: obs, spec, driftError, repairPrompt, hint } = phase;
+  const repairGenerate = opts.repairGenerate ?? noopRepairGenerate;
+
+  // Phase 2: repair agent (skipped when the drift was refused: the episode never left drift_gen).
+  let repairRaw = '';
+  let final = phase.broken;
+  if (!driftError) {
     repairRaw = await repairGenerate(REPAIR_AGENT_SYSTEM_PROMPT, repairPrompt);
     const diff = repairRaw ? extractDiff(repairRaw) : '';
     final = await env.step({ repair: { unified_diff: diff } }, { signal: opts.signal });
@@ -111,8 +134,8 @@ export async function rolloutOneEpisode(env: ForgeEnvironment, opts: RolloutOpti
   return RolloutResultSchema.parse({
     task_id: obs.task_id,
     primitive_type: spec.primitive_type,
-    drift_prompt: driftPrompt,
-    drift_completion: driftRaw,
+    drift_prompt: phase.driftPrompt,
+    drift_completion: phase.driftCompletion,
     repair_prompt: repairPrompt,
     repair_completion: repairRaw,
     visible_reward: final.reward ?? 0,

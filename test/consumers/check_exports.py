@@ -167,6 +167,39 @@ for e in manifest["exports"]:
         return f"1 step, loss {result.training_loss:.3f}; row 0: {masked} prompt tokens masked, {trained} completion tokens trained"
 
 
+# 3b. One KTO step on CPU consumes the KTO exports (unpaired: prompt, completion, boolean label).
+from trl import KTOConfig, KTOTrainer  # noqa: E402
+
+for e in manifest["exports"]:
+    if e["format"] != "trl-kto":
+        continue
+
+    @check(f"KTOTrainer one step on CPU: {e['name']}")
+    def _(e=e):
+        ds = loaded[e["name"]]
+        labels = [bool(x) for x in ds["label"]]
+        assert True in labels and False in labels, f"both labels occur: {labels}"
+        torch.manual_seed(0)
+        cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+        args = KTOConfig(
+            output_dir=os.path.join(work, f"kto-{e['name']}"),
+            max_steps=1,
+            per_device_train_batch_size=len(ds),
+            max_length=1024,
+            use_cpu=True,
+            report_to=[],
+            save_strategy="no",
+            logging_steps=1,
+            dataloader_pin_memory=False,
+            dataset_num_proc=1,
+        )
+        trainer = KTOTrainer(model=GPT2LMHeadModel(cfg), ref_model=GPT2LMHeadModel(cfg), args=args, train_dataset=ds, processing_class=tokenizer)
+        result = trainer.train()
+        assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
+        assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
+        return f"1 step, loss {result.training_loss:.3f}; {labels.count(True)} desirable, {labels.count(False)} undesirable"
+
+
 # 4. SWE-bench: the harness's own loaders read our predictions and instances.
 @check("swebench harness: get_predictions_from_file + get_dataset_from_preds")
 def _():

@@ -7,6 +7,8 @@ import { extractDiff, REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
 import { DatasetStore } from '../../src/store/datasetStore';
 import { exportDataset, ExportError, type ExportOptions } from '../../src/store/export/exportDataset';
 import { fencedDiff, swebenchInstanceId, type CompletionForm, type ExportFormat, type PromptStyle } from '../../src/store/export/formats';
+import { verifiedSuccess } from '../../src/store/export/selection';
+import type { DemonstrationRecord } from '../../src/store/records';
 import { makeDemo, tempDir } from './storeTestUtils';
 
 const ROOT = resolve(__dirname, '../..');
@@ -55,6 +57,8 @@ describe('golden exports of test/fixtures/datasets/small', () => {
     { name: 'trl-sft-fenced', format: 'trl-sft', completion: 'fenced' },
     { name: 'trl-sft-conversational', format: 'trl-sft', style: 'conversational' },
     { name: 'trl-grpo', format: 'trl-grpo' },
+    { name: 'trl-kto', format: 'trl-kto' },
+    { name: 'trl-kto-conversational', format: 'trl-kto', style: 'conversational' },
     { name: 'swebench', format: 'swebench' },
   ];
   for (const c of cases) {
@@ -145,7 +149,7 @@ describe('export selection', () => {
     });
     const tricky = '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-s = "```"\n+s = "````"\n';
     assert.equal(extractDiff(fencedDiff(tricky)), tricky, 'a diff containing backtick fences survives');
-    await assert.rejects(exportTo('swebench', { completion: 'fenced' }), /trl-sft only/);
+    await assert.rejects(exportTo('swebench', { completion: 'fenced' }), /applies to trl-sft and trl-kto only/);
   });
 
   test('swebench instance ids are stable and unique per task', async () => {
@@ -306,7 +310,7 @@ describe('forgeenv export command', () => {
 
     printed.length = 0;
     assert.equal(await runExportCommand(['--format', 'parquet', SMALL, '--out', outFile], out), 2);
-    assert.match(printed.join('\n'), /--format must be one of trl-sft, trl-grpo, swebench/);
+    assert.match(printed.join('\n'), /--format must be one of trl-sft, trl-grpo, trl-kto, swebench/);
     assert.equal(await runExportCommand(['--format', 'trl-sft', SMALL], out), 2);
     assert.equal(await runExportCommand(['--format', 'trl-sft', SMALL, '--out', outFile, '--status', 'failed'], out), 2);
     assert.equal(await runExportCommand(['--format', 'swebench', SMALL, '--out', outFile, '--style', 'conversational'], out), 2);
@@ -416,5 +420,39 @@ describe('incremental exports', () => {
     const r = await exportDataset(opts(dir, join(outDir, 'sft.jsonl')));
     assert.equal(r.mode, 'appended');
     assert.match(readFileSync(r.card, 'utf8'), /`sft\.jsonl`: 2 row\(s\)/);
+  });
+});
+
+describe('trl-kto: one row per attempt, labelled by the verified outcome', () => {
+  test('failures are taken by default and labelled false; the label counts are reported', async () => {
+    const { result, rows } = await exportTo('trl-kto');
+    assert.equal(result.filters.status, 'all');
+    const positives = rows.filter((r) => r.label === true).length;
+    const negatives = rows.filter((r) => r.label === false).length;
+    assert.equal(positives + negatives, rows.length, 'every row has a boolean label');
+    assert.ok(positives > 0 && negatives > 0, `both labels occur (${positives}/${negatives})`);
+    assert.deepEqual(result.labels, { positive: positives, negative: negatives });
+    // The label is the verifier's: a row is positive exactly when its record is a verified success.
+    // The fixture holds corrupt lines on purpose (the export skips them): read only the valid ones.
+    const records = readFileSync(join(ROOT, SMALL, 'demonstrations.jsonl'), 'utf8').split('\n').flatMap((l) => {
+      try {
+        const r = JSON.parse(l) as DemonstrationRecord;
+        return r && typeof r === 'object' && r.info ? [r] : [];
+      } catch {
+        return [];
+      }
+    });
+    for (const row of rows) {
+      const rec = records.find((r) => r.repair_completion === row.completion && row.prompt === `${SYSTEM}\n\n${r.repair_prompt}`);
+      assert.ok(rec, 'each row comes from a record');
+      assert.equal(row.label, verifiedSuccess(rec));
+    }
+    assert.equal(new Set(rows.map((r) => JSON.stringify(r))).size, rows.length, 'no two identical rows');
+  });
+  test('--status success leaves only positives', async () => {
+    const { result, rows } = await exportTo('trl-kto', { filters: { status: 'success' } });
+    assert.ok(rows.length > 0);
+    assert.ok(rows.every((r) => r.label === true));
+    assert.deepEqual(result.labels, { positive: rows.length, negative: 0 });
   });
 });

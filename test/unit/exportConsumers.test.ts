@@ -39,19 +39,22 @@ const CASES: Case[] = [
   { name: 'sft-conversational-fenced', format: 'trl-sft', style: 'conversational', completion: 'fenced' },
   { name: 'grpo-standard', format: 'trl-grpo', style: 'standard', completion: 'raw' },
   { name: 'grpo-conversational', format: 'trl-grpo', style: 'conversational', completion: 'raw' },
+  { name: 'kto-standard', format: 'trl-kto', style: 'standard', completion: 'raw' },
+  { name: 'kto-conversational', format: 'trl-kto', style: 'conversational', completion: 'raw' },
   { name: 'swebench', format: 'swebench', style: 'standard', completion: 'raw' },
   { name: 'swebench-instances', format: 'swebench-instances', style: 'standard', completion: 'raw' },
 ];
 
 describe('exports read by their real consumers', { skip: skipReason() }, () => {
-  test('datasets, pyarrow, TRL data utilities, one SFT step, the SWE-bench harness loaders', async () => {
+  test('datasets, pyarrow, TRL data utilities, one SFT and one KTO step, the SWE-bench harness loaders', async () => {
     assert.ok(existsSync(PYTHON), `${PYTHON} is missing: CI builds it in scripts/bootstrap.sh (scripts/setup-consumers.sh)`);
     const work = tempDir('forgeenv-consumers-');
     const exports: Array<Case & { path: string; rows: number }> = [];
     for (const c of CASES) {
       const out = join(work, c.name, `${c.name}.jsonl`);
       // Predictions and instances of failed repairs too, so the harness sees both kinds.
-      const status = c.format.startsWith('swebench') ? 'all' : 'success';
+      // KTO's failures are its negatives.
+      const status = c.format.startsWith('swebench') || c.format === 'trl-kto' ? 'all' : 'success';
       const r = await exportDataset({ format: c.format, style: c.style, completion: c.completion, dir: DATASET, out, filters: { status } });
       assert.ok(r.rows > 1, `${c.name}: ${r.rows} rows`);
       exports.push({ ...c, path: out, rows: r.rows });
@@ -76,6 +79,7 @@ describe('exports read by their real consumers', { skip: skipReason() }, () => {
     assert.equal(count('pyarrow.json'), CASES.length);
     assert.equal(count('trl.data_utils'), CASES.filter((c) => c.format.startsWith('trl-')).length);
     assert.equal(count('SFTTrainer'), 2);
+    assert.equal(count('KTOTrainer'), 2);
     assert.equal(count('swebench harness'), 1);
     assert.ok(readFileSync(byName('sft-standard'), 'utf8').length > 0);
   });

@@ -29,20 +29,22 @@ function describeFilters(f: SelectionFilters): string {
 }
 
 /** The filter pickers: defaults in one step, or each filter as the CLI offers it. undefined: cancelled. */
-async function pickFilters(): Promise<SelectionFilters | undefined> {
+async function pickFilters(format: ExportFormat): Promise<SelectionFilters | undefined> {
+  // A format may default otherwise (trl-kto takes failures: they are its negatives).
+  const defaults = SelectionFiltersSchema.parse({ ...DEFAULT_FILTERS, ...FORMATS[format].defaultFilters });
   const how = await vscode.window.showQuickPick(
     [
-      { label: 'Default filters', detail: describeFilters(DEFAULT_FILTERS), custom: false },
+      { label: 'Default filters', detail: describeFilters(defaults), custom: false },
       { label: 'Choose filters…', detail: 'outcome, review verdict, breakage, primitives (as forgeenv export --status/--review/--breakage/--primitive)', custom: true },
     ],
     { title: 'ForgeEnv: which demonstrations to export', ignoreFocusOut: true },
   );
   if (!how) return undefined;
-  if (!how.custom) return DEFAULT_FILTERS;
+  if (!how.custom) return defaults;
   const chosen: Record<string, unknown> = {};
   for (const key of Object.keys(FILTER_CHOICES) as ChoiceKey[]) {
     const c = FILTER_CHOICES[key];
-    const items = Object.entries(c.values).map(([value, detail]) => ({ label: value, description: value === DEFAULT_FILTERS[key] ? 'default' : undefined, detail: detail as string }));
+    const items = Object.entries(c.values).map(([value, detail]) => ({ label: value, description: value === defaults[key] ? 'default' : undefined, detail: detail as string }));
     const picked = await vscode.window.showQuickPick(items, { title: `ForgeEnv export: ${c.title} (${c.flag})`, ignoreFocusOut: true });
     if (!picked) return undefined;
     chosen[key] = picked.label;
@@ -70,7 +72,7 @@ export async function exportCommand(context: vscode.ExtensionContext, rawArgs: u
     format = picked?.format;
   }
   if (!format) return refusal('cancelled', 'No format chosen.');
-  const filters = args.filters ? SelectionFiltersSchema.parse(args.filters) : args.out ? DEFAULT_FILTERS : await pickFilters();
+  const filters = args.filters ? SelectionFiltersSchema.parse({ ...FORMATS[format].defaultFilters, ...args.filters }) : args.out ? SelectionFiltersSchema.parse({ ...DEFAULT_FILTERS, ...FORMATS[format].defaultFilters }) : await pickFilters(format);
   if (!filters) return refusal('cancelled', 'No filters chosen.');
   let out = args.out;
   if (!out) {

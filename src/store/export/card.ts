@@ -33,6 +33,14 @@ export interface CardInput {
   rows: number;
   rowsByPrimitive: ReadonlyMap<string, number>;
   problems: readonly StoreProblem[];
+  /** trl-kto: rows labelled true and false. */
+  labels?: { positive: number; negative: number };
+}
+
+/** `P positive : N negative (ratio P/N)`, the balance TRL's KTOTrainer asks about (desirable_weight / undesirable_weight). */
+export function labelRatioText(l: { positive: number; negative: number }): string {
+  const ratio = l.negative === 0 ? (l.positive === 0 ? 'no rows' : 'no negatives') : `ratio ${(l.positive / l.negative).toFixed(2)}`;
+  return `${l.positive} positive (label true) : ${l.negative} negative (label false), ${ratio}`;
 }
 
 function mdCell(s: string): string {
@@ -85,7 +93,8 @@ export function renderDatasetCard(c: CardInput): string {
     `- breakage: \`${c.filters.breakage}\` ${c.filters.breakage === 'failed' ? '(episodes whose broken script still ran are left out)' : '(episodes whose broken script still ran are included)'}`,
     `- primitives: ${c.filters.primitives.length ? c.filters.primitives.map((p) => `\`${p}\``).join(', ') : 'all'}`,
     ...(spec.styled ? [`- prompt style: \`${c.style}\``] : []),
-    ...(c.format === 'trl-sft' ? [`- completion: \`${c.completion}\``] : []),
+    ...(spec.completionForms ? [`- completion: \`${c.completion}\``] : []),
+    ...(c.labels ? [`- labels: ${labelRatioText(c.labels)}`] : []),
     '',
     '| step | records |',
     '|---|---:|',

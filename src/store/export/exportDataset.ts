@@ -51,6 +51,25 @@ export interface ExportResult {
   mode: 'full' | 'appended';
   /** Source lines parsed by this export (after N appends to an indexed export: N). */
   parsedLines: number;
+  /** trl-kto: rows labelled true (verified repairs) and false, over the whole file. */
+  labels?: LabelCounts;
+}
+
+export interface LabelCounts {
+  positive: number;
+  negative: number;
+}
+
+/** The label counts of a written trl-kto file (all of it, appended rows included): TRL's KTO wants them roughly balanced or weighted. */
+async function countLabels(file: string): Promise<LabelCounts> {
+  const counts: LabelCounts = { positive: 0, negative: 0 };
+  for await (const line of readLines(file)) {
+    if (!('text' in line) || line.text.trim() === '') continue;
+    const label = (JSON.parse(line.text) as { label?: unknown }).label;
+    if (label === true) counts.positive++;
+    else if (label === false) counts.negative++;
+  }
+  return counts;
 }
 
 /** A clear, user-facing refusal (bad folder, unsafe output path); nothing was written. */
@@ -284,12 +303,12 @@ async function lockOutput(realOut: string): Promise<(() => void) | undefined> {
  */
 export async function exportDataset(opts: ExportOptions): Promise<ExportResult> {
   const spec = FORMATS[opts.format];
-  const parsedFilters = SelectionFiltersSchema.safeParse({ ...DEFAULT_FILTERS, ...opts.filters });
+  const parsedFilters = SelectionFiltersSchema.safeParse({ ...DEFAULT_FILTERS, ...spec.defaultFilters, ...opts.filters });
   if (!parsedFilters.success) throw new ExportError(`Invalid export filters: ${formatZodError(parsedFilters.error)}`);
   const filters = parsedFilters.data;
   const style = opts.style ?? 'standard';
   const completion = opts.completion ?? 'raw';
-  if (completion !== 'raw' && opts.format !== 'trl-sft') throw new ExportError('--completion applies to trl-sft only');
+  if (completion !== 'raw' && !spec.completionForms) throw new ExportError('--completion applies to trl-sft and trl-kto only');
   const ctx: RowContext = { systemPrompt: opts.systemPrompt ?? REPAIR_AGENT_SYSTEM_PROMPT, style, completion };
   const cardPath = await checkPaths(opts.dir, opts.out);
 
@@ -312,6 +331,7 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
     run ??= await runExport(opts, spec, ctx, filters, emptyExportState(key), false);
     const { state, selection, problems } = run;
     const rowsByPrimitive = new Map(Object.entries(state.rowsByPrimitive));
+    const labels = opts.format === 'trl-kto' ? await countLabels(opts.out) : undefined;
     const card = renderDatasetCard({
       format: opts.format,
       style,
@@ -325,6 +345,7 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
       rows: state.rows,
       rowsByPrimitive,
       problems: problems.map((p) => ({ ...p, file: pathFromCard(opts.out, p.file) })),
+      labels,
     });
     await writeFileAtomic(cardPath, card);
     if (release && run.complete) await saveExportState(realOut, state);
@@ -341,6 +362,7 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
       unmatchedPrimitives: selection.unmatchedPrimitives,
       mode,
       parsedLines: run.parsedLines,
+      ...(labels ? { labels } : {}),
     };
   } finally {
     release?.();

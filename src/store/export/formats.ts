@@ -3,8 +3,9 @@
 // Hugging Face `datasets`' JSON loader infers one schema for the whole file.
 import { canonicalJson, sha256Hex } from '../hashing';
 import type { DemonstrationRecord } from '../records';
+import { verifiedSuccess, type SelectionFilters } from './selection';
 
-export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'swebench', 'swebench-instances'] as const;
+export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'trl-kto', 'swebench', 'swebench-instances'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const PROMPT_STYLES = ['standard', 'conversational'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
@@ -37,6 +38,10 @@ export interface FormatSpec {
   dedupeKey: (rec: DemonstrationRecord, row: string) => string;
   dedupeReason?: string;
   row: (rec: DemonstrationRecord, ctx: RowContext) => Record<string, unknown>;
+  /** Filters this format needs other than the shared defaults when none are given (trl-kto takes failures too). */
+  defaultFilters?: Partial<SelectionFilters>;
+  /** Whether --completion raw|fenced applies. */
+  completionForms?: boolean;
   columns: (style: PromptStyle, completion?: CompletionForm) => ColumnDoc[];
   description: (style: PromptStyle) => string;
 }
@@ -82,6 +87,7 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
   'trl-sft': {
     format: 'trl-sft',
     styled: true,
+    completionForms: true,
     // The row itself: two episodes can differ (seed, snapshot, annotator) and still shape into the
     // same prompt and completion, which SFT would then see twice.
     dedupeKey: (_r, row) => sha256Hex(row),
@@ -123,6 +129,32 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
     ],
     description: () =>
       'TRL GRPO prompt-only rows (one per distinct task): the extra columns reach the reward function as keyword arguments, so it can rebuild the episode and score completions in ForgeEnv.',
+  },
+  'trl-kto': {
+    format: 'trl-kto',
+    styled: true,
+    completionForms: true,
+    // Unpaired preference data: failures are the negatives, so every attempt is taken unless --status says otherwise.
+    defaultFilters: { status: 'all' },
+    dedupeKey: (_r, row) => sha256Hex(row),
+    dedupeReason: 'identical prompt, completion and label (an identical row was already written)',
+    row: (r, { systemPrompt, style, completion }) => {
+      // The label is the verified outcome (the environment's verifier passed the artifact and no held-out check flags it), never the printed text.
+      const label = verifiedSuccess(r);
+      return style === 'standard'
+        ? { prompt: flatPrompt(systemPrompt, r.repair_prompt), completion: completionText(r, completion), label }
+        : { prompt: chatPrompt(systemPrompt, r.repair_prompt), completion: [{ role: 'assistant', content: completionText(r, completion) }], label };
+    },
+    columns: (style, completion = 'raw') => {
+      const what = completion === 'fenced' ? 'the repair that was scored (a human\'s or a model\'s diff), in a ```diff block' : 'the repair that was scored (a human\'s or a model\'s diff)';
+      return [
+        promptColumn(style),
+        style === 'standard' ? { name: 'completion', type: 'string', meaning: what } : { name: 'completion', type: 'list of {role, content}', meaning: `one assistant message: ${what}` },
+        { name: 'label', type: 'bool', meaning: 'true when the environment verified the repair (verifier passed, no held-out check flags it), else false' },
+      ];
+    },
+    description: (style) =>
+      `TRL KTO ${style === 'standard' ? 'unpaired preference' : 'conversational unpaired preference'} rows, one per attempt (\`KTOTrainer\`): \`label\` is the attempt's verified outcome, so failed repairs are the undesirable examples.`,
   },
   swebench: {
     format: 'swebench',
