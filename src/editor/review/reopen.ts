@@ -10,7 +10,6 @@ import { z } from 'zod';
 import { createRepairDiff } from '../../env/diff';
 import { ENV_VERSION, type ForgeEnvironment } from '../../env/environment';
 import { startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
-import { loadCorpus, TaskSampler } from '../../env/tasks';
 import { snapshotIdOf } from '../../env/versions';
 import { rawCompletion } from '../../store/completion';
 import { DatasetStore } from '../../store/datasetStore';
@@ -24,12 +23,9 @@ import type { TimelineEvent } from '../../store/records';
 import { refusal, type CommandResult } from '../commandArgs';
 import { interpreterLabel } from '../../env/interpreterLabel';
 import { snapshotIdForVersions } from '../../env/realMode';
-import { episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
-import { annotatorId } from '../settingsSchema';
-import { UNTRUSTED_MESSAGE } from '../trust';
+import type { ForgeContext } from '../context';
 import { applyRepairDiffTolerant, brokenScriptFromPrompt } from './core/reviewItems';
 import type { ReviewController } from './reviewMode';
-import { datasetFolderSetting } from './reviewSettings';
 import { environmentFrom, interpreterForMode } from '../environmentFactory';
 
 export const REVISION_CONTEXT_KEY = 'forgeenv.revisionActive';
@@ -105,28 +101,26 @@ async function findRecord(review: ReviewController, dir: string, recordId: strin
   return snap.demonstrations.current.find((r) => r.info.record_id === recordId);
 }
 
-export async function reopenCommand(context: vscode.ExtensionContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ file: string; recordId: string; revision: number; stored?: { recordId: string; revision: number; supersedes: string } }>> {
+export async function reopenCommand(forge: ForgeContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ file: string; recordId: string; revision: number; stored?: { recordId: string; revision: number; supersedes: string } }>> {
   const parsed = ReopenArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Reopen Demonstration: ${parsed.error.message}`);
   const args = parsed.data;
-  if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
-    return refusal('untrusted', UNTRUSTED_MESSAGE);
-  }
+  const untrusted = forge.refuseUntrusted();
+  if (untrusted) return untrusted;
   if (current) return refusal('episode_open', `A revision of ${current.previous.task_id} is open: submit it (ForgeEnv: Submit Revision) or discard it first.`);
-  const dir = args.dataset ?? review.state?.dir ?? datasetFolderSetting(context);
+  const dir = args.dataset ?? review.state?.dir ?? forge.datasetDir();
   const previous = await findRecord(review, dir, args.recordId);
   if (!previous) {
     const msg = args.recordId ? `Demonstration ${args.recordId} is not a current record in ${dir} (a superseded one cannot be reopened; reopen its latest revision).` : 'Open a demonstration in review mode first, or pass its record id.';
     void vscode.window.showWarningMessage(`ForgeEnv: ${msg}`);
     return refusal('invalid_args', msg);
   }
-  const settings = readSettings().settings;
-  const taskDirs = settings.taskFolders.map(resolveAgainstWorkspace);
-  const tasks = new TaskSampler(loadCorpus({ extraDirs: taskDirs }).tasks);
+  const settings = forge.settings();
+  const taskDirs = forge.taskDirs();
+  const tasks = forge.tasks();
   const task = tasks.getById(previous.task_id);
   if (!task) return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
-  const resolved = await resolveInterpreter(settings);
+  const resolved = await forge.resolvedInterpreter();
   const mode = previous.info.mode;
   const interpreter = interpreterForMode(mode, resolved);
   const env = environmentFrom(settings, { mode, interpreter, taskDirs }, { tasks });
@@ -147,7 +141,7 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   const broken = brokenScriptFromPrompt(previous.repair_prompt) ?? start.brokenScript;
   const repaired = applyRepairDiffTolerant(start.brokenScript, previous.repair_completion);
   const initial = repaired.ok ? repaired.script : broken;
-  const folder = join(episodesFolder(settings, context), 'revisions', `${previous.info.episode_id}-r${previous.info.revision + 1}`);
+  const folder = join(forge.episodesDir(), 'revisions', `${previous.info.episode_id}-r${previous.info.revision + 1}`);
   await mkdir(folder, { recursive: true });
   const filePath = join(folder, 'train.py');
   await writeFile(filePath, args.script ?? initial, 'utf8');
@@ -189,7 +183,7 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   current = rev;
   await vscode.commands.executeCommand('setContext', REVISION_CONTEXT_KEY, true);
   if (args.submit) {
-    const stored = await submitRevisionCommand(context, review, {});
+    const stored = await submitRevisionCommand(forge, review, {});
     if (!stored.ok) return stored;
     return { ok: true, file: filePath, recordId: previous.info.record_id, revision: previous.info.revision + 1, stored: { recordId: stored.recordId, revision: stored.revision, supersedes: stored.supersedes } };
   }
@@ -201,7 +195,7 @@ export async function reopenCommand(context: vscode.ExtensionContext, review: Re
   return { ok: true, file: filePath, recordId: previous.info.record_id, revision: previous.info.revision + 1 };
 }
 
-export async function submitRevisionCommand(context: vscode.ExtensionContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ recordId: string; revision: number; supersedes: string; reward: number; success: boolean }>> {
+export async function submitRevisionCommand(forge: ForgeContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ recordId: string; revision: number; supersedes: string; reward: number; success: boolean }>> {
   const args = z.object({ force: z.boolean().optional() }).strict().safeParse(rawArgs ?? {});
   if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Submit Revision: ${args.error.message}`);
   const rev = current;
@@ -232,10 +226,10 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   const submittedAt = new Date();
   const provenance = {
     session_id: sessionId,
-    annotator_id: annotatorId(readSettings().settings),
+    annotator_id: forge.annotatorId(),
     mode: rev.mode,
     interpreter: rev.interpreter,
-    extension_version: String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'),
+    extension_version: forge.extensionVersion,
     env_version: ENV_VERSION,
     started_at: rev.startedAt.toISOString(),
     submitted_at: submittedAt.toISOString(),
@@ -260,7 +254,7 @@ export async function submitRevisionCommand(context: vscode.ExtensionContext, re
   await rev.timeline.flush();
   const events = rev.events;
   // The editor's one write path: queued first (nothing is lost if the folder is not writable), then the store's storeEpisode.
-  const pending = new PendingWrites(context.globalState);
+  const pending = new PendingWrites(forge.extension.globalState);
   const queued = await pending.enqueue({ kind: 'demonstration', datasetDir: rev.dir, episodeId: rev.previous.info.episode_id, taskId: rev.previous.task_id, record, timeline: events });
   const outcome = await pending.attempt(queued.id);
   await endRevision({ closeTabs: true });
