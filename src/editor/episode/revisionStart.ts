@@ -135,7 +135,7 @@ export async function discardRevision(session: RepairSession): Promise<CommandRe
   const rev = live?.state.revision;
   if (!live || !rev) return refusal('no_episode', 'No reopened demonstration.');
   if (live.running) return refusal('busy', 'A run is in progress; discard the revision when it has finished.');
-  await session.end(live);
+  await session.end(live, { discard: true });
   return { ok: true, message: revisionDiscardedMessage(rev.previous) };
 }
 

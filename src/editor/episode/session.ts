@@ -226,12 +226,12 @@ export class RepairSession {
   }
 
   /** Ends `live` (submitted, skipped, or a revision discarded): its editors closed, its state forgotten. */
-  async end(live: LiveEpisode): Promise<void> {
+  async end(live: LiveEpisode, opts: { discard?: boolean } = {}): Promise<void> {
     // Detached first: closing the script moves focus, and a re-render of a still-live episode would
     // replace the score view's final (submitted/skipped) state with a live one, buttons enabled.
     this.live = undefined;
     // Keep the final text in the episode folder, then close its editors without a save prompt.
-    await this.editor.closeEpisodeEditors(live.episodeId, live.file);
+    await this.editor.closeEpisodeEditors(live.episodeId, live.file, opts);
     await live.dispose();
     await this.services.state.update(EPISODE_STATE_KEY, undefined);
     this.editor.clearProblems(live.file);
