@@ -26,7 +26,7 @@ function build(extension: vscode.ExtensionContext): NonNullable<typeof layer> {
   warmPool.setLog((line) => ctx.log.info(line));
   const episode = registerEpisode(ctx);
   registerLab(ctx);
-  registerReview(ctx);
+  registerReview(ctx, episode.session);
   return { ctx, episode };
 }
 

@@ -1,13 +1,18 @@
 // The editor layer's context (cf. rust-analyzer's ctx.ts): the extension context, the one log
 // channel, the runs channel (live script output), the command registry, the one disposable
-// owner, and the facts every feature reads (settings, task corpus, dataset folder, trust).
+// owner, and the facts every feature reads (settings, task corpus, dataset folder, trust). Lab and
+// review read them here only (a unit test checks that they never read settings, trust or the
+// corpus by hand).
 import * as vscode from 'vscode';
+import type { Task } from '../env/schemas';
 import { loadCorpus, TaskSampler } from '../env/tasks';
 import { refusal, type Refusal } from './commandArgs';
 import { CommandRegistry } from './commandRegistry';
+import { scriptRunOptionsFrom } from './environmentFactory';
 import { DisposableStore } from './lifecycle';
-import { datasetFolder, episodesFolder, readSettings, resolveAgainstWorkspace } from './settings';
-import type { ForgeSettings } from './settingsSchema';
+import { tagsFromSetting } from './review/core/labelForm';
+import { datasetFolder, episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter, type ResolvedInterpreter } from './settings';
+import { annotatorId, type ForgeSettings } from './settingsSchema';
 import { UNTRUSTED_MESSAGE } from './trust';
 
 type ManifestCommand = { command: string; title: string; category?: string };
@@ -121,13 +126,56 @@ export class ForgeContext {
     return episodesFolder(this.settings(), this.extension);
   }
 
+  /** The built-in tasks alone (Check All on the corpus): task folders are checked as folders. */
+  builtinTasks(): Task[] {
+    return loadCorpus({ extraDirs: [] }).tasks.filter((t) => t.source === 'builtin');
+  }
+
+  /**
+   * Task ids already taken by the corpus, the task folders and `targetDir` (a folder about to get
+   * a task, maybe not configured yet): a new task must not reuse one.
+   */
+  takenTaskIds(targetDir?: string): Set<string> {
+    const dirs = [...new Set([...this.taskDirs(), ...(targetDir ? [targetDir] : [])])];
+    return new Set(loadCorpus({ extraDirs: dirs }).tasks.map((t) => t.task_id));
+  }
+
+  /** Limits, sandbox and warm runtime of a single script run (lab, Make Task): what every episode gets. */
+  runOptions(): ReturnType<typeof scriptRunOptionsFrom> {
+    return scriptRunOptionsFrom(this.settings());
+  }
+
+  /** forgeenv.pythonPath, else the Python extension's interpreter, else python3, with where it came from. */
+  resolvedInterpreter(): Promise<ResolvedInterpreter> {
+    return resolveInterpreter(this.settings());
+  }
+
+  async interpreter(): Promise<string> {
+    return (await this.resolvedInterpreter()).interpreter;
+  }
+
+  /** Reviewer / labeler / annotator id: forgeenv.annotatorId, else the OS user name. */
+  annotatorId(): string {
+    return annotatorId(this.settings());
+  }
+
+  /** The label tag taxonomy (forgeenv.labels.tags, validated; the default taxonomy when unset or invalid). */
+  labelTags(): string[] {
+    return tagsFromSetting(vscode.workspace.getConfiguration('forgeenv.labels').get('tags'));
+  }
+
+  /** Workspace Trust: scripts run only in a trusted workspace. */
+  get trusted(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
   get extensionVersion(): string {
     return String((this.extension.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   }
 
   /** A refusal (after saying why, with a way to trust) when the workspace is not trusted. */
   refuseUntrusted(): Refusal | undefined {
-    if (vscode.workspace.isTrusted) return undefined;
+    if (this.trusted) return undefined;
     void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE, 'Manage Workspace Trust').then((choice) => {
       if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
     });

@@ -61,8 +61,11 @@ export interface EpisodeEditor {
   openScript(file: string, how: { focus: boolean; onlyIfClosed?: boolean; line?: number }): Promise<void>;
   /** The buffer if open (unsaved edits included), else the file on disk. */
   readScript(file: string): Promise<string>;
-  /** Saves the script and closes every editor of the episode (script, its diff, run output), without prompts. */
-  closeEpisodeEditors(episodeId: string, file: string): Promise<void>;
+  /**
+   * Saves the script (with `discard`: reverts unsaved edits to the file on disk instead) and closes every
+   * editor of the episode (script, its diff, run output), without prompts.
+   */
+  closeEpisodeEditors(episodeId: string, file: string, opts?: { discard?: boolean }): Promise<void>;
   watchScript(file: string, listener: EditorActivity): Disposable;
 
   /** The read-only documents of an episode: the broken script and each run's output. */

@@ -12,6 +12,7 @@ import {
   PrimitiveSpecSchema,
   TaskSchema,
 } from '../../env/schemas';
+import { DemonstrationRecordSchema } from '../../store/records';
 
 /** Mirrors `HumanEpisodeStart` (src/env/humanEpisode.ts). */
 export const HumanEpisodeStartSchema = z.object({
@@ -50,6 +51,14 @@ export const EpisodeBackendSchema = z.discriminatedUnion('kind', [
 ]);
 export type EpisodeBackend = z.infer<typeof EpisodeBackendSchema>;
 
+/** A revision: the episode rebuilt from a submitted record, whose Submit supersedes that record. */
+export const RevisionOfSchema = z.object({
+  previous: DemonstrationRecordSchema,
+  /** The dataset the revised record is in (the revision is written there, whatever forgeenv.datasetFolder says). */
+  datasetDir: z.string().min(1),
+});
+export type RevisionOf = z.infer<typeof RevisionOfSchema>;
+
 export const PersistedEpisodeSchema = z.object({
   version: z.literal(1),
   env: EpisodeStateSchema,
@@ -72,5 +81,7 @@ export const PersistedEpisodeSchema = z.object({
   lastScoredText: z.string().nullable(),
   /** Set once the final step ran: the record to write, kept until it is safely stored. */
   pendingRecord: z.unknown().optional(),
+  /** Set when this episode is a revision of a submitted demonstration. */
+  revision: RevisionOfSchema.optional(),
 });
 export type PersistedEpisode = z.infer<typeof PersistedEpisodeSchema>;

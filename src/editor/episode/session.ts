@@ -1,19 +1,18 @@
 // The human repair loop, one episode at a time: start, run & score the edited script, submit or
-// skip, resume after a reload. No vscode import: it talks to the editor through EpisodeEditor and
-// to the rest of the extension through SessionServices, so unit tests drive it with plain objects.
+// skip, resume after a reload. A revision (revisionStart.ts) is the same loop in another mode: its
+// Submit supersedes a record, and it is discarded, not skipped. No vscode import: it talks to the
+// editor through EpisodeEditor and to the rest through SessionServices (unit tests: plain objects).
 import { createRepairDiff } from '../../env/diff';
 import type { RepairEvaluation } from '../../env/episodeTypes';
-import { RemoteEnvironmentError } from '../../env/remoteBackend';
 import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
-import { snapshotIdOf } from '../../env/versions';
-import { buildDemonstration } from '../../store/demonstrationBuilder';
+import { IdenticalRevisionError } from '../../store/demonstrationBuilder';
 import { recordNaturalDriftSolved } from './naturalDriftSolved';
 import type { SkipReason } from '../../store/records';
 import { refusal, type CommandResult, type Refusal, type SkipArgs, type StartArgs, type SubmitArgs } from '../commandArgs';
 import { annotatorId } from '../settingsSchema';
-import { provenanceOf } from './provenance';
+import { announceSaved, demonstrationOf } from './submission';
 import type { Action, EpisodeEditor } from './editorPort';
-import { openEpisode } from './episodeStart';
+import { openEpisode, type OpenedEpisode } from './episodeStart';
 import type { EpisodeSession as EnvSession } from '../../env/episodeSession';
 import type { PersistedEpisode } from './episodeRecord';
 import { EPISODE_STATE_KEY, LiveEpisode } from './liveEpisode';
@@ -25,6 +24,8 @@ import type { ScoreState } from './scoreModel';
 import type { SessionServices } from './services';
 import type { ScoreResult, StartResult, StoredResult } from './results';
 import { resumeEpisode, type RestoreResult } from './resume';
+import { openEpisodeMessage, refuseUnchangedRevision } from './revisionStart';
+import { retryIfBusy } from './retry';
 
 export class RepairSession {
   private live: LiveEpisode | undefined;
@@ -45,7 +46,7 @@ export class RepairSession {
     const t0 = Date.now();
     const s = this.services;
     if (this.live) {
-      const msg = `An episode is open (task ${this.live.state.start.task.task_id}): submit or skip it before starting another.`;
+      const msg = openEpisodeMessage(this.live.state);
       if (!args) this.editor.warn(msg, { title: 'Open It', run: () => s.command('forgeenv.openEpisodeFile') }, { title: 'Skip It…', run: () => s.command('forgeenv.skipEpisode') });
       return refusal('episode_open', msg);
     }
@@ -75,16 +76,7 @@ export class RepairSession {
       if (choice === undefined) return this.cancelled(`No episode started: no breakage was chosen for ${task.task_id}.`);
       primitive = choice ?? undefined;
     }
-
-    this.starting = true;
-    this.editor.render('starting');
-    try {
-      await this.editor.episodeStarting();
-      const opened = await openEpisode(this.editor, s, this.fail, { task, primitive, args });
-      if ('ok' in opened) return opened;
-      const { env, start, persisted } = opened;
-      await s.state.update(EPISODE_STATE_KEY, persisted);
-      const live = this.attach(env, persisted);
+    return this.opening(() => openEpisode(this.editor, s, this.fail, { task, primitive, args }), async (live, { start }) => {
       live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
       const specs = showRun(this.editor, live, 'start'); // opened at the failing line, below
       await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
@@ -93,6 +85,23 @@ export class RepairSession {
       const openMs = Date.now() - t0;
       s.log.info(`episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`);
       return { ok: true, episodeId: start.episodeId, taskId: start.task.task_id, seed: start.seed, primitive: start.breakageSpec, filePath: live.file, broke, diagnostics: specs.length, openMs };
+    });
+  }
+
+  /**
+   * Makes what `open` opens (an episode, or a revision: see revisionStart.ts) the live episode, then
+   * `opened` shows it; one at a time, the views saying "starting" meanwhile.
+   */
+  async opening<T extends object>(open: () => Promise<OpenedEpisode | Refusal>, opened: (live: LiveEpisode, o: OpenedEpisode) => Promise<CommandResult<T>>): Promise<CommandResult<T>> {
+    if (this.starting) return refusal('busy', 'An episode is already being started.');
+    this.starting = true;
+    this.editor.render('starting');
+    try {
+      await this.editor.episodeStarting();
+      const o = await open();
+      if ('ok' in o) return o;
+      await this.services.state.update(EPISODE_STATE_KEY, o.persisted);
+      return await opened(this.attach(o.env, o.persisted), o);
     } finally {
       this.starting = false;
       if (!this.live) this.editor.render(undefined);
@@ -118,7 +127,7 @@ export class RepairSession {
         .withProgress(`ForgeEnv: running train.py (run ${n})…`, (signal) => live.env.evaluateRepair(diff, { signal, onOutput: out.write }).finally(out.flush))
         .then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
       const cancelled = result.ok ? !!result.v.execution?.killed && /\bcancelled\b/.test(result.v.execution.stderr) : isCancelledRemoteError(result.e);
-      if (!result.ok && !cancelled) return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e, ...this.retryIfBusy(result.e, 'forgeenv.runAndScore'));
+      if (!result.ok && !cancelled) return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e, ...retryIfBusy(this.services, result.e, 'forgeenv.runAndScore'));
       if (!result.ok || cancelled) {
         // A cancelled run is not a score (no environment keeps one in its cache of scored diffs).
         live.timeline.record({ kind: 'run', n, cancelled: true });
@@ -142,11 +151,14 @@ export class RepairSession {
     return { ok: true, run: n, reward, reward_breakdown, held_out_breakdown, findings, success, exitCode: exit_code, diagnostics, scoreMs, cached };
   }
 
-  async submit(args: SubmitArgs = {}): Promise<CommandResult<StoredResult & { recordId: string; reward: number; success: boolean }>> {
+  async submit(args: SubmitArgs = {}): Promise<CommandResult<StoredResult & { recordId: string; reward: number; success: boolean; revision?: number; supersedes?: string }>> {
     const live = this.live;
     if (!live) return this.noEpisode();
     if (live.running) return refusal('busy', 'A run is in progress; submit when it has finished.');
     const text = await this.editor.readScript(live.file);
+    const rev = live.state.revision;
+    const unchanged = refuseUnchangedRevision(this, live, text); // before scoring: the revision stays open
+    if (unchanged) return unchanged;
     if (live.state.lastScoredText !== text || !live.state.lastEvaluation) {
       // The buffer changed since the last score: what is submitted is always what was scored.
       const r = await this.runAndScore();
@@ -159,7 +171,7 @@ export class RepairSession {
     try {
       obs = await live.env.step({ repair: { unified_diff: last.unified_diff } });
     } catch (e) {
-      return this.fail(`ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`, e, ...this.retryIfBusy(e, 'forgeenv.submitEpisode'));
+      return this.fail(`ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`, e, ...retryIfBusy(this.services, e, 'forgeenv.submitEpisode'));
     }
     if (typeof obs.info.error === 'string') return this.fail(`ForgeEnv could not submit: ${obs.info.error}`);
     const final = live.env.state?.final;
@@ -168,32 +180,23 @@ export class RepairSession {
     const submittedAt = new Date();
     let record;
     try {
-      record = buildDemonstration({
-        start: live.start,
-        final,
-        provenance: provenanceOf(live, s, submittedAt),
-        info: { library_snapshot: snapshotIdOf(live.start.libraryVersions) ?? null, backend: live.state.backend.kind, client: s.client },
-      });
+      record = demonstrationOf(live, s, final, submittedAt);
     } catch (e) {
+      if (e instanceof IdenticalRevisionError) return refusal('unchanged', e.message);
       return this.fail(`ForgeEnv could not build the demonstration record: ${(e as Error).message}`, e);
     }
     live.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
-    await recordNaturalDriftSolved(live.start.task, final, this.services.log);
+    if (!rev) await recordNaturalDriftSolved(live.start.task, final, this.services.log);
     const stored = await this.finish(live, 'demonstration', record, 'submitted');
-    if (stored.stored) {
-      this.editor.info(
-        `ForgeEnv: demonstration saved (reward ${final.reward.toFixed(2)}${final.success ? '' : ', not successful'}).`,
-        { title: 'Next Task', run: () => s.command('forgeenv.nextTask') },
-        { title: 'Reveal Dataset', run: () => s.command('forgeenv.openDatasetFolder') },
-      );
-    }
-    return { ok: true, ...stored, recordId: record.info.record_id, reward: final.reward, success: final.success };
+    if (stored.stored) announceSaved(this.editor, s, record, final);
+    return { ok: true, ...stored, ...(rev && { revision: record.info.revision, supersedes: record.info.supersedes ?? undefined }), recordId: record.info.record_id, reward: final.reward, success: final.success };
   }
 
   async skip(args?: SkipArgs): Promise<CommandResult<StoredResult & { reason: SkipReason }>> {
     const live = this.live;
     if (!live) return this.noEpisode();
     if (live.running) return refusal('busy', 'A run is in progress; skip when it has finished.');
+    if (live.state.revision) return refusal('invalid_args', 'A revision is not skipped: discard it (ForgeEnv: Discard Revision) and the old record stays current.');
     const start = live.state.start;
     const chosen = args ?? (await this.editor.chooseSkip(start.task.task_id));
     if (!chosen) return refusal('cancelled', 'Skip cancelled.');
@@ -209,8 +212,10 @@ export class RepairSession {
   private async finish(live: LiveEpisode, kind: PendingWrite['kind'], record: unknown, state: ScoreState): Promise<StoredResult> {
     const s = this.services;
     const timeline = await live.allTimelineEvents();
-    const datasetDir = s.datasetDir();
-    const pending = await s.pending.enqueue({ kind, datasetDir, episodeId: live.episodeId, taskId: live.state.start.task.task_id, record, timeline });
+    // A revision goes to its record's dataset, under its record's episode id.
+    const datasetDir = live.state.revision?.datasetDir ?? s.datasetDir();
+    const episodeId = live.state.revision?.previous.info.episode_id ?? live.episodeId;
+    const pending = await s.pending.enqueue({ kind, datasetDir, episodeId, taskId: live.state.start.task.task_id, record, timeline });
     this.render(state, false);
     await this.end(live);
     const outcome = await s.pending.attempt(pending.id);
@@ -220,12 +225,13 @@ export class RepairSession {
     return { episodeId: live.episodeId, stored: false, datasetDir, pendingId: pending.id, error: outcome.error };
   }
 
-  private async end(live: LiveEpisode): Promise<void> {
+  /** Ends `live` (submitted, skipped, or a revision discarded): its editors closed, its state forgotten. */
+  async end(live: LiveEpisode, opts: { discard?: boolean } = {}): Promise<void> {
     // Detached first: closing the script moves focus, and a re-render of a still-live episode would
     // replace the score view's final (submitted/skipped) state with a live one, buttons enabled.
     this.live = undefined;
     // Keep the final text in the episode folder, then close its editors without a save prompt.
-    await this.editor.closeEpisodeEditors(live.episodeId, live.file);
+    await this.editor.closeEpisodeEditors(live.episodeId, live.file, opts);
     await live.dispose();
     await this.services.state.update(EPISODE_STATE_KEY, undefined);
     this.editor.clearProblems(live.file);
@@ -279,7 +285,7 @@ export class RepairSession {
     return refusal('error', message);
   };
 
-  /** Cancelling a picker is said, never silent: a message and the log tell why nothing started. */
+  /** Cancelling a picker is said, never silent: a message and the log say why nothing started. */
   private cancelled(message: string): Refusal {
     this.services.log.info(message);
     this.editor.info(message);
@@ -290,11 +296,5 @@ export class RepairSession {
     const msg = 'No ForgeEnv episode is open.';
     this.editor.info(`${msg} Start one?`, { title: 'Start Episode', run: () => this.services.command('forgeenv.startEpisode') });
     return refusal('no_episode', msg);
-  }
-
-  /** A "Retry" action when a remote server was only busy. */
-  private retryIfBusy(e: unknown, command: string): Action[] {
-    const busy = e instanceof RemoteEnvironmentError && e.code === 'CAPACITY_REACHED' && e.data.busy === true;
-    return busy ? [{ title: 'Retry', run: () => this.services.command(command) }] : [];
   }
 }

@@ -32,7 +32,7 @@ export class EpisodeViews {
         if (m.type !== 'ready') void vscode.commands.executeCommand(SCORE_BUTTONS[m.type]);
       }, log),
     );
-    for (const key of ['episodeActive', 'running', 'hasScore', 'inEpisodeEditor']) this.setContext(key, false);
+    for (const key of ['episodeActive', 'revisionActive', 'running', 'hasScore', 'inEpisodeEditor']) this.setContext(key, false);
   }
 
   render(view: EpisodeView | 'starting' | undefined): void {
@@ -40,7 +40,7 @@ export class EpisodeViews {
     if (!view) {
       this.status.update({ kind: 'idle' });
       this.lens.update(undefined);
-      for (const key of ['episodeActive', 'running', 'hasScore', 'inEpisodeEditor']) this.setContext(key, false);
+      for (const key of ['episodeActive', 'revisionActive', 'running', 'hasScore', 'inEpisodeEditor']) this.setContext(key, false);
       return;
     }
     const s = view.state;
@@ -48,6 +48,8 @@ export class EpisodeViews {
     const uri = vscode.Uri.file(s.filePath);
     const lastReward = s.lastEvaluation?.reward ?? null;
     this.setContext('episodeActive', true);
+    // Revision mode: Submit Revision shows on its train.py.
+    this.setContext('revisionActive', s.revision !== undefined);
     this.setContext('running', view.running);
     this.setContext('hasScore', s.lastEvaluation !== null);
     this.setContext('inEpisodeEditor', vscode.window.activeTextEditor?.document.uri.toString() === uri.toString());

@@ -97,9 +97,16 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
     return (open ?? (await vscode.workspace.openTextDocument(vscode.Uri.file(file)))).getText();
   }
 
-  async closeEpisodeEditors(episodeId: string, file: string): Promise<void> {
+  async closeEpisodeEditors(episodeId: string, file: string, opts: { discard?: boolean } = {}): Promise<void> {
     const script = vscode.Uri.file(file).toString();
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === script);
+    // Discarded edits are reverted to the file (a reopened revision rewrites it; a saved stale buffer would conflict).
+    const onDisk = doc?.isDirty && opts.discard ? await vscode.workspace.fs.readFile(doc.uri).then((b) => new TextDecoder().decode(b), () => undefined) : undefined;
+    if (doc && onDisk !== undefined) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), onDisk);
+      await vscode.workspace.applyEdit(edit);
+    }
     if (doc?.isDirty) await doc.save().then(undefined, () => false);
     await this.closeTabs((u) => u.toString() === script || (isEpisodeDocument(u) && u.path.startsWith(`/${episodeId}/`)));
   }

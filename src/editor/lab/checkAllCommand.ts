@@ -4,21 +4,20 @@ import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { checkPrimitives, scriptsInFolder, type CheckRow, type CheckScript, type CheckSummary } from '../../env/checkPrimitives';
-import { loadCorpus } from '../../env/tasks';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { checkExport } from './core/checkResults';
 import { refusal, type CommandResult } from '../commandArgs';
-import { interpreterSetting, runSettings, taskFoldersSetting } from './labSettings';
+import type { ForgeContext } from '../context';
 import { CHECKS_VIEW_ID, CheckAllArgsSchema, type CheckRunState, type PrimitiveChecksView } from './checkAllView';
 
 interface SourceChoice extends vscode.QuickPickItem {
   pick: { corpus: true } | { folder: string } | { browse: true };
 }
 
-async function chooseSource(): Promise<{ corpus: true } | { folder: string } | undefined> {
+async function chooseSource(taskDirs: readonly string[]): Promise<{ corpus: true } | { folder: string } | undefined> {
   const items: SourceChoice[] = [
     { label: '$(library) Built-in task corpus', description: 'every task shipped with ForgeEnv', pick: { corpus: true } },
-    ...taskFoldersSetting().map((f): SourceChoice => ({ label: `$(folder) ${basename(f)}`, description: f, pick: { folder: f } })),
+    ...taskDirs.map((f): SourceChoice => ({ label: `$(folder) ${basename(f)}`, description: f, pick: { folder: f } })),
     ...(vscode.workspace.workspaceFolders ?? []).map((w): SourceChoice => ({ label: `$(root-folder) ${w.name}`, description: `.py files in ${w.uri.fsPath}`, pick: { folder: w.uri.fsPath } })),
     { label: '$(folder-opened) Choose a folder…', pick: { browse: true } },
   ];
@@ -35,29 +34,29 @@ interface LoadedScript extends CheckScript {
   path?: string;
 }
 
-function loadScripts(source: { corpus: true } | { folder: string }): { label: string; scripts: LoadedScript[] } {
+function loadScripts(forge: ForgeContext, source: { corpus: true } | { folder: string }): { label: string; scripts: LoadedScript[] } {
   if ('corpus' in source) {
-    const { tasks } = loadCorpus({ extraDirs: [] });
-    return { label: 'corpus', scripts: tasks.filter((t) => t.source === 'builtin').map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions })) };
+    return { label: 'corpus', scripts: forge.builtinTasks().map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions })) };
   }
   return { label: basename(source.folder), scripts: scriptsInFolder(source.folder).map((s) => ({ ...s, path: join(source.folder, s.name) })) };
 }
 
-export async function checkAllCommand(ctx: { view: PrimitiveChecksView }, rawArgs: unknown): Promise<CommandResult<{ source: string; summary: CheckSummary; results: CheckRow[]; cancelled: boolean; noRun: boolean }>> {
+export async function checkAllCommand(ctx: { forge: ForgeContext; view: PrimitiveChecksView }, rawArgs: unknown): Promise<CommandResult<{ source: string; summary: CheckSummary; results: CheckRow[]; cancelled: boolean; noRun: boolean }>> {
   const parsed = CheckAllArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Check All Primitives: ${parsed.error.message}`);
   const args = parsed.data;
   const noRun = args.noRun ?? false;
-  if (!noRun && !vscode.workspace.isTrusted) {
+  const trusted = ctx.forge.trusted;
+  if (!noRun && !trusted) {
     void vscode.window.showWarningMessage('ForgeEnv: scripts are never run in an untrusted workspace; checking without running them (apply / restore / diff only).');
   }
-  const effectiveNoRun = noRun || !vscode.workspace.isTrusted;
-  const source = args.corpus ? { corpus: true as const } : args.folder ? { folder: args.folder } : await chooseSource();
+  const effectiveNoRun = noRun || !trusted;
+  const source = args.corpus ? { corpus: true as const } : args.folder ? { folder: args.folder } : await chooseSource(ctx.forge.taskDirs());
   if (!source) return refusal('cancelled', 'No folder chosen.');
   if (ctx.view.state?.running) return refusal('busy', 'A primitive check is already running.');
   let loaded: ReturnType<typeof loadScripts>;
   try {
-    loaded = loadScripts(source);
+    loaded = loadScripts(ctx.forge, source);
   } catch (e) {
     const msg = `Cannot read the scripts: ${e instanceof Error ? e.message : String(e)}`;
     void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
@@ -67,7 +66,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView }, rawArg
     void vscode.window.showInformationMessage(`ForgeEnv: no .py scripts in ${loaded.label}.`);
     return refusal('error', `No .py scripts in ${loaded.label}.`);
   }
-  const interpreter = await interpreterSetting();
+  const interpreter = await ctx.forge.interpreter();
   const mode = args.mode ?? 'simulated';
   const state: CheckRunState = { source: loaded.label, mode, noRun: effectiveNoRun, scripts: new Map(loaded.scripts.map((s) => [s.name, s])), rows: [], running: true };
   ctx.view.setState(state);
@@ -86,7 +85,7 @@ export async function checkAllCommand(ctx: { view: PrimitiveChecksView }, rawArg
         return await checkPrimitives(loaded.scripts, {
           mode,
           interpreter,
-          ...runSettings(),
+          ...ctx.forge.runOptions(),
           noRun: effectiveNoRun,
           primitives: args.primitives,
           signal: ac.signal,

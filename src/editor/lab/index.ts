@@ -58,19 +58,19 @@ export function registerLab(ctx: ForgeContext): void {
     }),
   );
   cmd('forgeenv.lab.applyPrimitive', (args) => applyPrimitiveCommand({ docs, applicability, followUp }, args));
-  cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ docs, diagnostics: brokenDiagnostics, log }, args));
+  cmd('forgeenv.lab.runBroken', (args) => runBrokenCommand({ forge: ctx, docs, diagnostics: brokenDiagnostics, log }, args));
   cmd('forgeenv.lab.checkInverse', (args) => checkInverseCommand({ docs }, args));
   cmd('forgeenv.lab.saveAsTask', async (args) => {
-    const r = await saveAsTaskCommand(resolveSession(docs, args), args, { memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion });
+    const r = await saveAsTaskCommand(ctx, resolveSession(docs, args), args);
     if (r?.ok) ctx.invalidateTasks();
     return r;
   });
   cmd('forgeenv.lab.makeTask', (args) => makeTaskCommand(ctx, args));
-  cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ view }, args));
+  cmd('forgeenv.lab.checkAll', (args) => checkAllCommand({ forge: ctx, view }, args));
   cmd('forgeenv.lab.exportChecks', (args) => exportChecksCommand(view, args));
   cmd('forgeenv.lab.openCheckRow', (args) => view.openRow(args));
   // For tests and scripts: what the check view shows, flattened.
   cmd('forgeenv.lab.inspectChecks', async () => view.snapshot());
-  cmd('forgeenv.lab.snapshotDrift', (args) => snapshotDriftCommand({ diagnostics: snapshotDiagnostics, log }, args));
+  cmd('forgeenv.lab.snapshotDrift', (args) => snapshotDriftCommand({ forge: ctx, diagnostics: snapshotDiagnostics, log }, args));
   for (const d of disposables) ctx.lifecycle.add(d);
 }

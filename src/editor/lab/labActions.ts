@@ -7,13 +7,12 @@ import { executeScript } from '../../env/executor';
 import { snapshotVersions } from '../../env/versions';
 import { unbrokenBreakageNote } from '../episode/diagnosticsModel';
 import { refusal, type CommandResult } from '../commandArgs';
-import { UNTRUSTED_MESSAGE } from '../trust';
+import type { ForgeContext } from '../context';
 import { checkInverse, type InverseCheck } from './core/inverseCheck';
 import { runOutcome } from './core/runDiagnostics';
 import { toDiagnostics } from './diagnostics';
 import type { LabDocuments, LabSession } from './labDocuments';
 import { showSandboxWarningOnce } from '../sandboxWarning';
-import { interpreterSetting, runSettings } from './labSettings';
 
 export const SessionArgsSchema = z
   .object({ session: z.string().optional(), uri: z.string().optional(), quiet: z.boolean().optional() })
@@ -46,7 +45,7 @@ export interface RunBrokenResult {
   diagnostics: number;
 }
 
-export async function runBrokenCommand(ctx: { docs: LabDocuments; diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<CommandResult<RunBrokenResult>> {
+export async function runBrokenCommand(ctx: { forge: ForgeContext; docs: LabDocuments; diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<CommandResult<RunBrokenResult>> {
   const args = parseSessionArgs(rawArgs);
   if (!args) return refusal('invalid_args', 'Invalid arguments for ForgeEnv: Run Broken Version (expected {session?, uri?, quiet?}).');
   const session = resolveSession(ctx.docs, rawArgs);
@@ -54,19 +53,17 @@ export async function runBrokenCommand(ctx: { docs: LabDocuments; diagnostics: v
     void vscode.window.showWarningMessage(`ForgeEnv: ${NO_SESSION}`);
     return refusal('no_episode', NO_SESSION);
   }
-  if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
-    return refusal('untrusted', UNTRUSTED_MESSAGE);
-  }
+  const untrusted = ctx.forge.refuseUntrusted();
+  if (untrusted) return untrusted;
   const brokenUri = ctx.docs.uriFor(session, 'broken');
   const versions = session.versions ?? snapshotVersions();
-  const interpreter = await interpreterSetting();
+  const interpreter = await ctx.forge.interpreter();
   const exec = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: running the broken ${session.fileName} (simulated libraries)`, cancellable: true },
     (_p, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, ...runSettings(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
     },
   );
   showSandboxWarningOnce(exec.sandbox_warning, (l) => ctx.log.appendLine(l));

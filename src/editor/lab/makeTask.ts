@@ -14,12 +14,11 @@ import { readFolderFile } from '../../env/folderFile';
 import { deriveScriptArgs } from '../../env/scriptArgs';
 import { DifficultySchema, RunFilesSchema, type Difficulty } from '../../env/schemas';
 import { allSnapshots } from '../../env/snapshots/registry';
-import { deriveDifficulty, loadCorpus } from '../../env/tasks';
+import { deriveDifficulty } from '../../env/tasks';
 import { CORPUS_SNAPSHOT } from '../../env/versions';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ForgeContext } from '../context';
-import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
-import { interpreterForMode, scriptRunOptionsFrom } from '../environmentFactory';
+import { interpreterForMode } from '../environmentFactory';
 import { argumentHint } from './core/argumentHint';
 import { prepareTask, proposalPreview, proposeSnapshot, type TaskProposal } from './core/taskPipeline';
 import { joinArgsLine, saveScriptTask, splitArgsLine, taskIdProblem, TaskSaveError, type SavedScriptTask } from './core/taskWriter';
@@ -88,10 +87,10 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const scriptPath = doc.uri.scheme === 'file' ? doc.uri.fsPath : undefined;
   const fileName = basename(doc.uri.path) || 'script.py';
 
-  const configured = readSettings().settings.taskFolders.map(resolveAgainstWorkspace);
+  const configured = ctx.taskDirs();
   const dir = a.folder ?? (await chooseTaskFolder({ configured, memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion, title: 'Make task: save it in…' }));
   if (!dir) return refusal('cancelled', 'No folder chosen; no task was made.');
-  const taken = new Set(loadCorpus({ extraDirs: [...new Set([...configured, dir])] }).tasks.map((t) => t.task_id));
+  const taken = ctx.takenTaskIds(dir);
 
   let taskId = a.taskId;
   if (!taskId) {
@@ -181,9 +180,8 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   if (!snapshot) return refusal('invalid_args', `Unknown snapshot "${snapshotId}"; known: ${snapshots.map((s) => s.id).join(', ')}`);
 
   // make-task's pipeline (adapt, verify; nothing written), cancellable, then its verdict and adaptations before anything is saved.
-  const settings = readSettings().settings;
-  const resolved = await resolveInterpreter(settings);
-  const mode = settings.executionMode;
+  const resolved = await ctx.resolvedInterpreter();
+  const mode = ctx.settings().executionMode;
   let proposal: TaskProposal;
   try {
     proposal = await vscode.window.withProgress(
@@ -205,7 +203,7 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
               mode,
               // Real mode: the snapshot's managed environment unless forgeenv.pythonPath names one.
               interpreter: interpreterForMode(mode, resolved),
-              ...scriptRunOptionsFrom(settings),
+              ...ctx.runOptions(),
             },
             { onProgress: (message) => progress.report({ message }), signal: ac.signal },
           );

@@ -4,9 +4,8 @@
 import { mkdir } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { loadCorpus } from '../../env/tasks';
 import { refusal, type CommandResult } from '../commandArgs';
-import { readSettings, resolveAgainstWorkspace } from '../settings';
+import type { ForgeContext } from '../context';
 import { saveLabTask, suggestTaskId, taskIdProblem, TaskSaveError, type SavedTask } from './core/taskWriter';
 import type { LabSession } from './labDocuments';
 import { chooseTaskFolder, ensureTaskFolderSetting, type FolderQuestion } from './taskFolderChoice';
@@ -22,7 +21,7 @@ export const SaveTaskArgsSchema = z
   })
   .strict();
 
-export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs: unknown, ask: Omit<FolderQuestion, 'configured' | 'title'>): Promise<CommandResult<SavedTask> | undefined> {
+export async function saveAsTaskCommand(forge: ForgeContext, session: LabSession | undefined, rawArgs: unknown): Promise<CommandResult<SavedTask> | undefined> {
   const parsed = SaveTaskArgsSchema.safeParse(rawArgs instanceof vscode.Uri || rawArgs === undefined ? {} : rawArgs);
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Save as Task: ${parsed.error.message}`);
   const args = parsed.data;
@@ -30,12 +29,12 @@ export async function saveAsTaskCommand(session: LabSession | undefined, rawArgs
     void vscode.window.showWarningMessage('ForgeEnv: apply a primitive first (ForgeEnv: Apply a Drift Primitive).');
     return refusal('no_episode', 'No lab result to save.');
   }
-  const configured = readSettings().settings.taskFolders.map(resolveAgainstWorkspace);
+  const configured = forge.taskDirs();
+  const ask: Omit<FolderQuestion, 'configured' | 'title'> = { memory: forge.extension.workspaceState, onQuestion: forge.noteQuestion };
   const dir = args.folder ?? (await chooseTaskFolder({ ...ask, configured, title: 'Save the task in…' }));
   if (!dir) return refusal('cancelled', 'No folder chosen.');
   await mkdir(dir, { recursive: true });
-  const { tasks } = loadCorpus({ extraDirs: [...new Set([...configured, dir])] });
-  const taken = new Set(tasks.map((t) => t.task_id));
+  const taken = forge.takenTaskIds(dir);
   let taskId = args.taskId;
   if (!taskId) {
     taskId = await vscode.window.showInputBox({

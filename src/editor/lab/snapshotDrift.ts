@@ -10,9 +10,8 @@ import { driftTableHints } from './core/driftHints';
 import { runOutcome } from './core/runDiagnostics';
 import { documentFor, isPythonDocument } from './applyPrimitive';
 import { toDiagnostics } from './diagnostics';
-import { interpreterSetting, runSettings } from './labSettings';
+import type { ForgeContext } from '../context';
 import { refusal, type CommandResult } from '../commandArgs';
-import { UNTRUSTED_MESSAGE } from '../trust';
 
 export const SnapshotDriftArgsSchema = z
   .object({
@@ -37,7 +36,7 @@ function versionsText(id: SnapshotId): string {
     .join(', ');
 }
 
-export async function snapshotDriftCommand(ctx: { diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<CommandResult<SnapshotDriftResult>> {
+export async function snapshotDriftCommand(ctx: { forge: ForgeContext; diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<CommandResult<SnapshotDriftResult>> {
   const parsed = SnapshotDriftArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs.toString() } : rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Snapshot Drift: ${parsed.error.message}`);
   const args = parsed.data;
@@ -46,10 +45,8 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
     void vscode.window.showWarningMessage('ForgeEnv: open a Python training script first.');
     return refusal('invalid_args', 'No Python script to run.');
   }
-  if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
-    return refusal('untrusted', UNTRUSTED_MESSAGE);
-  }
+  const untrusted = ctx.forge.refuseUntrusted();
+  if (untrusted) return untrusted;
   let snapshot = args.snapshot;
   if (!snapshot) {
     const picked = await vscode.window.showQuickPick(
@@ -60,13 +57,13 @@ export async function snapshotDriftCommand(ctx: { diagnostics: vscode.Diagnostic
     snapshot = picked.id;
   }
   const script = document.getText();
-  const interpreter = await interpreterSetting();
+  const interpreter = await ctx.forge.interpreter();
   const exec = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: running under snapshot ${snapshot}`, cancellable: true },
     (_p, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, ...runSettings(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
     },
   );
   const outcome = runOutcome(exec, script);

@@ -8,7 +8,7 @@ import { COMPLETION_FORMS, EXPORT_FORMATS, FORMATS, PROMPT_STYLES, type ExportFo
 import { DEFAULT_FILTERS, FILTER_CHOICES, SelectionFiltersSchema, type SelectionFilters } from '../../store/export/selection';
 import { breakagePrimitives } from '../../env/primitives/registry';
 import { refusal, type CommandResult } from '../commandArgs';
-import { datasetFolderSetting } from './reviewSettings';
+import type { ForgeContext } from '../context';
 
 export const ExportArgsSchema = z
   .object({
@@ -58,11 +58,11 @@ async function pickFilters(format: ExportFormat): Promise<SelectionFilters | und
   return SelectionFiltersSchema.parse(chosen);
 }
 
-export async function exportCommand(context: vscode.ExtensionContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated' | 'filters'>>> {
+export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated' | 'filters'>>> {
   const parsed = ExportArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Dataset: ${parsed.error.message}`);
   const args = parsed.data;
-  const dir = args.dataset ?? datasetFolderSetting(context);
+  const dir = args.dataset ?? forge.datasetDir();
   let format: ExportFormat | undefined = args.format;
   if (!format) {
     const picked = await vscode.window.showQuickPick(

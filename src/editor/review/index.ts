@@ -6,17 +6,17 @@ import { labelCommand } from './labelCommand';
 import { exportCommand } from './exportCommand';
 import { rescoreCommand } from './rescoreCommand';
 import { REVIEW_SCHEME, ReviewCodeLens, ReviewController } from './reviewMode';
-import { discardRevisionCommand, disposeRevision, reopenCommand, submitRevisionCommand } from './reopen';
+import type { RepairSession } from '../episode/session';
+import { discardRevisionCommand, reopenCommand, submitRevisionCommand } from './reopen';
 import { SummaryPanel } from './summaryPanel';
 
-export function registerReview(ctx: ForgeContext): void {
-  const context = ctx.extension;
-  const log = ctx.log;
+/** `session`: the repair session, whose revision mode Reopen starts. */
+export function registerReview(ctx: ForgeContext, session: RepairSession): void {
   const disposables: vscode.Disposable[] = [];
-  const review = new ReviewController(context);
-  const summary = new SummaryPanel(context);
+  const review = new ReviewController(ctx);
+  const summary = new SummaryPanel(ctx);
   const lens = new ReviewCodeLens(review);
-  disposables.push(review, summary, lens, { dispose: disposeRevision });
+  disposables.push(review, summary, lens);
   // Reviews, labels and revisions change the numbers: keep an open summary current.
   disposables.push(review.onDidChangeItem(() => void (summary.isOpen ? summary.render() : undefined)));
   // Editor-title buttons pass the editor's URI as the first argument; these commands take options objects only.
@@ -32,13 +32,13 @@ export function registerReview(ctx: ForgeContext): void {
   cmd('forgeenv.review.reject', (a) => review.verdict('reject', a));
   cmd('forgeenv.review.stop', () => review.stop());
   cmd('forgeenv.review.actions', () => review.actions());
-  cmd('forgeenv.review.label', (a) => labelCommand(context, review, a));
-  cmd('forgeenv.review.reopen', (a) => reopenCommand(context, review, a));
-  cmd('forgeenv.review.submitRevision', (a) => submitRevisionCommand(context, review, a));
-  cmd('forgeenv.review.discardRevision', () => discardRevisionCommand());
+  cmd('forgeenv.review.label', (a) => labelCommand(ctx, review, a));
+  cmd('forgeenv.review.reopen', (a) => reopenCommand(ctx, review, session, a));
+  cmd('forgeenv.review.submitRevision', (a) => submitRevisionCommand(review, session, a));
+  cmd('forgeenv.review.discardRevision', () => discardRevisionCommand(session));
   cmd('forgeenv.review.summary', (a) => summary.open(a));
-  cmd('forgeenv.review.export', (a) => exportCommand(context, a));
-  cmd('forgeenv.review.rescore', (a) => rescoreCommand(context, log, a));
+  cmd('forgeenv.review.export', (a) => exportCommand(ctx, a));
+  cmd('forgeenv.review.rescore', (a) => rescoreCommand(ctx, a));
   // For tests: what the review walk and the summary panel currently show.
   cmd('forgeenv.review.inspect', async () => ({
     active: review.state !== undefined,

@@ -2,14 +2,12 @@
 // task or a demonstration; keyboard-first (typing a digit picks it at once). Saved as an
 // append-only label record.
 import * as vscode from 'vscode';
-import { loadCorpus } from '../../env/tasks';
 import { DatasetStore } from '../../store/datasetStore';
 import { labelTargetKey, type LabelRecord, type LabelTarget } from '../../store/records';
-import { taskFoldersSetting } from '../lab/labSettings';
+import type { ForgeContext } from '../context';
 import { CONFIDENCE_CHOICES, DIFFICULTY_CHOICES, LabelArgsSchema, labelInput, targetTitle, type Choice } from './core/labelForm';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ReviewController } from './reviewMode';
-import { datasetFolderSetting, labelTagsSetting, reviewerSetting } from './reviewSettings';
 
 /** A single-choice quick pick where typing an item's key (its label) selects it immediately. */
 function pickWithAccelerators<T>(title: string, choices: ReadonlyArray<Choice<T>>, step: number, total: number, current?: T): Promise<T | undefined> {
@@ -51,7 +49,7 @@ async function pickTags(tags: readonly string[], preselected: readonly string[])
   return picked?.map((p) => p.label);
 }
 
-async function chooseTarget(dir: string): Promise<{ target: LabelTarget; title: string } | undefined> {
+async function chooseTarget(forge: ForgeContext, dir: string): Promise<{ target: LabelTarget; title: string } | undefined> {
   const items: Array<vscode.QuickPickItem & { kind2: 'task' | 'demo' }> = [
     { label: '$(tasklist) A task…', kind2: 'task' },
     { label: '$(file-code) A demonstration…', description: dir, kind2: 'demo' },
@@ -59,7 +57,7 @@ async function chooseTarget(dir: string): Promise<{ target: LabelTarget; title: 
   const which = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'Label what?' });
   if (!which) return undefined;
   if (which.kind2 === 'task') {
-    const { tasks } = loadCorpus({ extraDirs: taskFoldersSetting() });
+    const tasks = forge.tasks().all;
     const t = await vscode.window.showQuickPick(
       tasks.map((task) => ({ label: task.task_id, description: `${task.difficulty} · ${task.category}`, detail: task.description })),
       { ignoreFocusOut: true, title: 'Label a task', matchOnDescription: true, matchOnDetail: true },
@@ -74,11 +72,11 @@ async function chooseTarget(dir: string): Promise<{ target: LabelTarget; title: 
   return d ? { target: { type: 'demonstration', record_id: d.id }, title: d.label } : undefined;
 }
 
-export async function labelCommand(context: vscode.ExtensionContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ label: LabelRecord; dir: string }>> {
+export async function labelCommand(forge: ForgeContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ label: LabelRecord; dir: string }>> {
   const parsed = LabelArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Label: ${parsed.error.message}`);
   const args = parsed.data;
-  const dir = args.dataset ?? review.state?.dir ?? datasetFolderSetting(context);
+  const dir = args.dataset ?? review.state?.dir ?? forge.datasetDir();
   let target = args.target;
   let title = target ? targetTitle(target) : '';
   if (!target) {
@@ -87,7 +85,7 @@ export async function labelCommand(context: vscode.ExtensionContext, review: Rev
       target = { type: 'demonstration', record_id: item.record.info.record_id };
       title = `${item.record.task_id} · ${item.record.primitive_type}`;
     } else {
-      const chosen = await chooseTarget(dir);
+      const chosen = await chooseTarget(forge, dir);
       if (!chosen) return refusal('cancelled', 'Nothing chosen to label.');
       ({ target, title } = chosen);
     }
@@ -99,7 +97,7 @@ export async function labelCommand(context: vscode.ExtensionContext, review: Rev
   const total = 4;
   const difficulty = args.difficulty ?? (await pickWithAccelerators(`Label ${title}: difficulty`, DIFFICULTY_CHOICES, 1, total, previous?.difficulty));
   if (difficulty === undefined) return refusal('cancelled', 'Label cancelled.');
-  const tags = args.tags ?? (await pickTags(labelTagsSetting(), previous?.tags ?? []));
+  const tags = args.tags ?? (await pickTags(forge.labelTags(), previous?.tags ?? []));
   if (tags === undefined) return refusal('cancelled', 'Label cancelled.');
   const confidence = args.confidence ?? (await pickWithAccelerators(`Label ${title}: confidence`, CONFIDENCE_CHOICES, 3, total, previous?.confidence));
   if (confidence === undefined) return refusal('cancelled', 'Label cancelled.');
@@ -110,7 +108,7 @@ export async function labelCommand(context: vscode.ExtensionContext, review: Rev
   }
   let input;
   try {
-    input = labelInput({ target, difficulty, tags, confidence, note, labeler: reviewerSetting() });
+    input = labelInput({ target, difficulty, tags, confidence, note, labeler: forge.annotatorId() });
   } catch (e) {
     return refusal('invalid_args', (e as Error).message);
   }

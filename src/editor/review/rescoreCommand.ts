@@ -7,23 +7,20 @@ import type { ExecutionMode } from '../../env/schemas';
 import { renderRescoreText, rescoreDataset, type RescoreReport } from '../../store/rescore';
 import { refusal, type CommandResult } from '../commandArgs';
 import { environmentFrom, interpreterForMode } from '../environmentFactory';
-import { readSettings, resolveAgainstWorkspace, resolveInterpreter } from '../settings';
-import { UNTRUSTED_MESSAGE } from '../trust';
-import { datasetFolderSetting } from './reviewSettings';
+import type { ForgeContext } from '../context';
 
 export const RescoreArgsSchema = z.object({ dataset: z.string().min(1).optional() }).strict();
 
-export async function rescoreCommand(context: vscode.ExtensionContext, log: vscode.OutputChannel, rawArgs: unknown): Promise<CommandResult<{ report: RescoreReport }>> {
+export async function rescoreCommand(forge: ForgeContext, rawArgs: unknown): Promise<CommandResult<{ report: RescoreReport }>> {
   const parsed = RescoreArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Rescore Dataset: ${parsed.error.message}`);
-  if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE);
-    return refusal('untrusted', UNTRUSTED_MESSAGE);
-  }
-  const dir = parsed.data.dataset ?? datasetFolderSetting(context);
-  const settings = readSettings().settings;
-  const resolved = await resolveInterpreter(settings);
-  const taskDirs = settings.taskFolders.map(resolveAgainstWorkspace);
+  const untrusted = forge.refuseUntrusted();
+  if (untrusted) return untrusted;
+  const log = forge.log;
+  const dir = parsed.data.dataset ?? forge.datasetDir();
+  const settings = forge.settings();
+  const resolved = await forge.resolvedInterpreter();
+  const taskDirs = forge.taskDirs();
   const envs = new Map<ExecutionMode, ForgeEnvironment>();
   const envFor = (mode: ExecutionMode) => {
     let env = envs.get(mode);

@@ -8,7 +8,7 @@ import { DatasetStore } from '../../store/datasetStore';
 import type { ReviewRecord, ReviewVerdict } from '../../store/records';
 import { buildReviewItems, firstChangedLine, firstUnreviewed, scoreHeader, scoreMarkdown, scoreTooltip, statusText, type ReviewItem } from './core/reviewItems';
 import { refusal, type CommandResult } from '../commandArgs';
-import { datasetFolderSetting, reviewerSetting } from './reviewSettings';
+import type { ForgeContext } from '../context';
 
 export const REVIEW_SCHEME = 'forgeenv-review';
 export const REVIEW_CONTEXT_KEY = 'forgeenv.reviewActive';
@@ -70,7 +70,7 @@ export class ReviewController implements vscode.Disposable {
   readonly onDidChangeItem = this.changed.event;
   state: ReviewState | undefined;
 
-  constructor(private readonly context: vscode.ExtensionContext) {
+  constructor(private readonly forge: ForgeContext) {
     this.status.name = 'ForgeEnv review';
     this.status.command = 'forgeenv.review.actions';
   }
@@ -87,7 +87,7 @@ export class ReviewController implements vscode.Disposable {
     const parsed = StartArgsSchema.safeParse(rawArgs ?? {});
     if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Start Review: ${parsed.error.message}`);
     const args = parsed.data;
-    const dir = args.dataset ?? datasetFolderSetting(this.context);
+    const dir = args.dataset ?? this.forge.datasetDir();
     const snapshot = await new DatasetStore(dir).readAll();
     const items = buildReviewItems(snapshot);
     if (snapshot.problems.length) {
@@ -146,7 +146,7 @@ export class ReviewController implements vscode.Disposable {
       if (comment === undefined) return refusal('cancelled', 'Review cancelled.');
     }
     // The walk may have moved or stopped while the comment box was open: the verdict is for `item` regardless.
-    const rec = await new DatasetStore(state.dir).appendReview({ record_id: item.record.info.record_id, reviewer: reviewerSetting(), verdict, comment: comment.trim() });
+    const rec = await new DatasetStore(state.dir).appendReview({ record_id: item.record.info.record_id, reviewer: this.forge.annotatorId(), verdict, comment: comment.trim() });
     item.review = rec;
     if (this.state !== state || this.current() !== item) return { ok: true, review: rec, index: item.index };
     if (args.advance !== false && state.index < state.items.length - 1) {

@@ -6,7 +6,7 @@ import { DatasetStore } from '../../store/datasetStore';
 import { summarizeDataset } from '../../store/summary';
 import { renderSummaryHtml, SummaryMessageSchema } from './core/summaryHtml';
 import { refusal, type CommandResult } from '../commandArgs';
-import { datasetFolderSetting } from './reviewSettings';
+import type { ForgeContext } from '../context';
 
 export const SUMMARY_VIEW_TYPE = 'forgeenv.review.summary';
 
@@ -18,14 +18,14 @@ export class SummaryPanel implements vscode.Disposable {
 
   private readonly extensionUri: vscode.Uri;
 
-  constructor(private readonly context: vscode.ExtensionContext) {
-    this.extensionUri = context.extensionUri;
+  constructor(private readonly forge: ForgeContext) {
+    this.extensionUri = forge.extension.extensionUri;
   }
 
   async open(rawArgs: unknown): Promise<CommandResult<{ dir: string; submitted: number }>> {
     const args = z.object({ dataset: z.string().min(1).optional() }).strict().safeParse(rawArgs ?? {});
     if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Show Dataset Summary: ${args.error.message}`);
-    const dir = args.data.dataset ?? datasetFolderSetting(this.context);
+    const dir = args.data.dataset ?? this.forge.datasetDir();
     this.dir = dir;
     const media = vscode.Uri.joinPath(this.extensionUri, 'media', 'review');
     if (!this.panel) {

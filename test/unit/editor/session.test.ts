@@ -13,6 +13,7 @@ import { probeInterpreter } from '../../../src/env/executor';
 import type { EditorActivity, EpisodeEditor, EpisodeView } from '../../../src/editor/episode/editorPort';
 import { PendingWrites, type KeyValueStore } from '../../../src/editor/episode/pendingWrites';
 import { RepairSession } from '../../../src/editor/episode/session';
+import { discardRevision, startRevision } from '../../../src/editor/episode/revisionStart';
 import type { SessionServices } from '../../../src/editor/episode/services';
 import { defaultSettings } from '../../../src/editor/settingsSchema';
 import { DemonstrationRecordSchema } from '../../../src/store/records';
@@ -189,5 +190,63 @@ describe('RepairSession (no VS Code)', () => {
     const forced = await resumed.submit();
     assert.ok(forced.ok && forced.stored && forced.success === false);
     await resumed.suspend();
+  });
+
+  test('a revision is a mode of the session: rebuilt from the record, Submit supersedes it through the same write path', async () => {
+    const editor = new FakeEditor();
+    const s = services('revision', memento());
+    const session = new RepairSession(editor, s);
+    const start = await session.start({ taskId: TASK, seed: 11, primitive: PRIMITIVE });
+    assert.ok(start.ok, JSON.stringify(start));
+    const fixed = readFileSync(start.filePath, 'utf8').replace(/DataCollatorPadding/g, 'DataCollatorWithPadding');
+    editor.type(start.filePath, fixed);
+    const first = await session.submit();
+    assert.ok(first.ok && first.stored, JSON.stringify(first));
+    const demos = () => readFileSync(join(s.datasetDir(), 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => DemonstrationRecordSchema.parse(JSON.parse(l)));
+    const previous = demos()[0]!;
+
+    const opened = await startRevision(session, { previous, datasetDir: s.datasetDir() }, { open: true });
+    assert.ok(opened.ok, JSON.stringify(opened));
+    assert.equal(opened.revision, 2);
+    assert.equal(readFileSync(opened.file, 'utf8'), fixed, 'train.py holds the recorded repair');
+    assert.equal(session.current?.state.revision?.previous.info.record_id, previous.info.record_id);
+    // One repair loop: no episode starts beside it, and a revision is discarded, never skipped.
+    const other = await session.start({ taskId: TASK, seed: 1, primitive: PRIMITIVE });
+    assert.ok(!other.ok && other.reason === 'episode_open' && /revision/.test(other.message), JSON.stringify(other));
+    const skipped = await session.skip({ reason: 'other' });
+    assert.ok(!skipped.ok && skipped.reason === 'invalid_args');
+    // The recorded repair again: refused before scoring, the revision stays open.
+    const same = await session.submit();
+    assert.ok(!same.ok && same.reason === 'unchanged' && /identical/.test(same.message), JSON.stringify(same));
+    assert.ok(session.current, 'still open');
+
+    const revised = fixed + '# checked by hand\n';
+    editor.type(opened.file, revised);
+    const stored = await session.submit();
+    assert.ok(stored.ok && stored.stored, JSON.stringify(stored));
+    assert.equal(stored.revision, 2);
+    assert.equal(stored.supersedes, previous.info.record_id);
+    assert.equal(session.current, undefined);
+    const all = demos();
+    assert.equal(all.length, 2);
+    assert.deepEqual(all[0], previous, 'the old line is unchanged');
+    const rec = all[1]!;
+    assert.equal(rec.info.record_id, stored.recordId);
+    assert.equal(rec.info.supersedes, previous.info.record_id);
+    assert.equal(rec.info.task_hash, previous.info.task_hash);
+    assert.equal(rec.info.episode_id, previous.info.episode_id);
+    assert.equal(rec.info.timeline_file, `timelines/${previous.info.episode_id}.r2.jsonl`);
+    assert.match(rec.repair_completion, /\+# checked by hand/);
+    const events = readFileSync(join(s.datasetDir(), rec.info.timeline_file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; event?: string });
+    assert.deepEqual(events.filter((e) => e.event).map((e) => e.event), ['revision_start', 'submit']);
+
+    // Discard: nothing is written, the current record stays current.
+    const again = await startRevision(session, { previous: rec, datasetDir: s.datasetDir() }, { open: false });
+    assert.ok(again.ok && again.revision === 3, JSON.stringify(again));
+    const discarded = await discardRevision(session);
+    assert.ok(discarded.ok && /^Revision 3 of .* discarded; revision 2 is unchanged/.test(discarded.message), JSON.stringify(discarded));
+    assert.equal(session.current, undefined);
+    assert.equal(demos().length, 2);
+    assert.equal((await discardRevision(session)).ok, false);
   });
 });
