@@ -6,7 +6,8 @@
 // digest of the generator, so an edited generator rebuilds it.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir, simlibsDir } from './paths';
@@ -132,7 +133,10 @@ async function buildHub(key: string, python: string, opts: HubOptions): Promise<
 function runGenerator(python: string, args: string[], key: string, opts: HubOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new LocalHubError(`local hub ${key}: aborted`, ''));
-    const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: generatorEnv(), detached: false });
+    // An empty working folder of its own, never ForgeEnv's install folder (see hub/ensure.ts).
+    const cwd = mkdtempSync(join(tmpdir(), 'forgeenv-hub-cwd-'));
+    const child = spawn(python, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: generatorEnv(), detached: false });
+    child.once('close', () => rmSync(cwd, { recursive: true, force: true }));
     let output = '';
     let partial = '';
     const onAbort = (): void => void child.kill('SIGTERM');

@@ -12,7 +12,8 @@
 //   temporary folder and renamed into place, the marker last.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
@@ -216,7 +217,11 @@ async function buildItems(items: Planned[], opts: EnsureHubItemsOptions): Promis
 function runItemsGenerator(opts: EnsureHubItemsOptions, specPath: string): Promise<Map<number, z.infer<typeof ItemLineSchema>>> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new HubItemsError('hub items: aborted', 'aborted'));
-    const child = spawn(opts.python, ['-u', makeHubItemsScript(), '--spec', specPath, '--simlibs', simlibsDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: generatorEnv() });
+    // An empty working folder of its own: a relative path a script names (a dataset "resources/…")
+    // must not resolve into, or leave lock files in, ForgeEnv's install folder.
+    const cwd = mkdtempSync(join(tmpdir(), 'forgeenv-items-cwd-'));
+    const child = spawn(opts.python, ['-u', makeHubItemsScript(), '--spec', specPath, '--simlibs', simlibsDir()], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: generatorEnv() });
+    child.once('close', () => rmSync(cwd, { recursive: true, force: true }));
     const results = new Map<number, z.infer<typeof ItemLineSchema>>();
     let partial = '';
     let errTail = '';
