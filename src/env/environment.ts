@@ -9,6 +9,7 @@ import {
   EnvironmentConfigSchema,
   EpisodeRecipeSchema,
   EpisodeStateSchema,
+  unrunEvaluation,
   type EnvironmentBackend,
   type EpisodeRecipe,
   type EnvironmentConfig,
@@ -319,26 +320,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const applied = await applyRepairDiffAsync(ep.broken_script, unifiedDiff, { maxBytes: this.config.maxDiffBytes, signal: options.signal });
     let evaluation: RepairEvaluation;
     if (!applied.ok) {
-      evaluation = {
-        unified_diff: unifiedDiff,
-        apply: { ok: false, error: applied.error, warnings: [] },
-        repaired_script: ep.broken_script,
-        reward: 0,
-        reward_breakdown: { script_executes: 0, loss_decreased: 0, checkpoint_appeared: 0, diff_size_penalty: 0 },
-        held_out_breakdown: {
-          executed_cleanly: 0,
-          checkpoint_valid: 0,
-          loss_decreased: 0,
-          metrics_in_range: 0,
-          no_forbidden_workarounds: 0,
-          intent_preserved: 0,
-          hidden_tests_passed: 0,
-        },
-        success: false,
-        error_trace: `The repair diff did not apply: ${applied.error}`,
-        findings: [`diff did not apply: ${applied.error}`],
-        execution: null,
-      };
+      evaluation = unrunEvaluation({ unifiedDiff, brokenScript: ep.broken_script, error: applied.error, trace: `The repair diff did not apply: ${applied.error}`, finding: `diff did not apply: ${applied.error}` });
     } else {
       const validate = this.config.validateRepairs ? { baseline: ep.broken_script } : false;
       const { exec, runDir } = await this.run(applied.script, options, validate, { keepRunDir: true });

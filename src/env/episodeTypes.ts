@@ -15,6 +15,8 @@ import {
   PhaseSchema,
   PrimitiveSpecSchema,
   type ForgeAction,
+  type LibraryVersions,
+  type PrimitiveSpec,
   type Observation,
   type ResetOptions,
 } from './schemas';
@@ -142,4 +144,37 @@ export interface EnvironmentBackend {
   /** Never throws on bad input: a wrong-phase or invalid action yields an observation with `info.error`, state unchanged. */
   step(action: ForgeAction | unknown, options?: StepOptions): Promise<Observation>;
   dispose(): Promise<void>;
+}
+
+/** What an episode was, independent of who repaired it (HumanEpisodeStart has these fields). */
+export interface EpisodeFacts {
+  episodeId: string;
+  seed: number;
+  task: { task_id: string };
+  libraryVersions: LibraryVersions;
+  targetCategory: string;
+  breakageSpec: PrimitiveSpec;
+  originalScript: string;
+  /** The broken script's run: whether the breakage made it fail is recorded with the demonstration. */
+  brokenExecution: { exit_code: number | null; timed_out: boolean; isolation?: string };
+  driftPrompt: string;
+  driftCompletion: string;
+  repairPrompt: string;
+  migrationHint?: { shown: boolean; drift_id?: string };
+}
+
+/** A repair that never ran (its diff did not apply, or nothing runnable was submitted): zero everywhere, saying why. */
+export function unrunEvaluation(o: { unifiedDiff: string; brokenScript: string; error: string; trace: string; finding: string }): RepairEvaluation {
+  return {
+    unified_diff: o.unifiedDiff,
+    apply: { ok: false, error: o.error, warnings: [] },
+    repaired_script: o.brokenScript,
+    reward: 0,
+    reward_breakdown: { script_executes: 0, loss_decreased: 0, checkpoint_appeared: 0, diff_size_penalty: 0 },
+    held_out_breakdown: { executed_cleanly: 0, checkpoint_valid: 0, loss_decreased: 0, metrics_in_range: 0, no_forbidden_workarounds: 0, intent_preserved: 0, hidden_tests_passed: 0 },
+    success: false,
+    error_trace: o.trace,
+    findings: [o.finding],
+    execution: null,
+  };
 }

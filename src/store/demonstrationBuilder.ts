@@ -3,7 +3,7 @@
 // provenance in, a record out, with id, revision link, hashes, the timeline file and
 // the breakage flag filled in, so no caller computes these by hand. The store validates it.
 import { randomUUID } from 'node:crypto';
-import type { RepairEvaluation } from '../env/episodeTypes';
+import type { EpisodeFacts, RepairEvaluation } from '../env/episodeTypes';
 import type { LibraryVersions, PrimitiveSpec, RolloutResult } from '../env/schemas';
 import { isSuccess } from '../env/reward';
 import { rawCompletion } from './completion';
@@ -24,22 +24,7 @@ export interface DemonstrationProvenance {
   runs: number;
 }
 
-/** What an episode was, independent of who repaired it (HumanEpisodeStart has these fields). */
-export interface EpisodeFacts {
-  episodeId: string;
-  seed: number;
-  task: { task_id: string };
-  libraryVersions: LibraryVersions;
-  targetCategory: string;
-  breakageSpec: PrimitiveSpec;
-  originalScript: string;
-  /** The broken script's run: whether the breakage made it fail is recorded with the demonstration. */
-  brokenExecution: { exit_code: number | null; timed_out: boolean; isolation?: string };
-  driftPrompt: string;
-  driftCompletion: string;
-  repairPrompt: string;
-  migrationHint?: { shown: boolean; drift_id?: string };
-}
+export type { EpisodeFacts } from '../env/episodeTypes';
 
 /** A resubmitted revision whose diff is the one it revises: refused, since it would add nothing. */
 export class IdenticalRevisionError extends Error {

@@ -7,11 +7,11 @@
 // with the visible check (exit 0 and a verified artifact: what the agent is shown) and the
 // held-out check (`success`) kept apart, and counts requests, retries, timeouts and parse failures.
 import type { ForgeEnvironment } from '../environment';
-import type { RepairEvaluation } from '../episodeTypes';
+import { unrunEvaluation, type EpisodeFacts, type RepairEvaluation } from '../episodeTypes';
 import { REPAIR_AGENT_SYSTEM_PROMPT } from '../prompts';
 import { isSuccess } from '../reward';
 import { prepareRepairPhase } from '../rollout';
-import { RolloutResultSchema, type LibraryVersions, type PrimitiveSpec, type RolloutResult } from '../schemas';
+import { RolloutResultSchema, type RolloutResult } from '../schemas';
 import { snapshotIdOf } from '../versions';
 import type { RequestStats, Sampling } from './chatEndpoint';
 import { meanPassAt, passAtKs, reportedKs, type PassAt } from './passAtK';
@@ -54,27 +54,12 @@ export interface AgentIdentity {
   source: 'endpoint' | 'answers-file';
 }
 
-/** The episode an attempt belongs to, as buildDemonstration's EpisodeFacts wants it. */
-export interface AttemptFacts {
-  episodeId: string;
-  seed: number;
-  task: { task_id: string };
-  libraryVersions: LibraryVersions;
-  targetCategory: string;
-  breakageSpec: PrimitiveSpec;
-  originalScript: string;
-  brokenExecution: { exit_code: number | null; timed_out: boolean; isolation?: string };
-  driftPrompt: string;
-  driftCompletion: string;
-  repairPrompt: string;
-  migrationHint?: { shown: boolean; drift_id?: string };
-}
 
 export interface Attempt {
   example_id: string;
   /** 1-based. */
   attempt: number;
-  facts: AttemptFacts;
+  facts: EpisodeFacts;
   evaluation: RepairEvaluation;
   /** `info.agent` of the attempt's record. */
   agent: Record<string, unknown>;
@@ -137,30 +122,9 @@ export interface EvaluateModelOptions {
   onProgress?: (message: string) => void;
 }
 
-const ZERO_HELD_OUT = {
-  executed_cleanly: 0,
-  checkpoint_valid: 0,
-  loss_decreased: 0,
-  metrics_in_range: 0,
-  no_forbidden_workarounds: 0,
-  intent_preserved: 0,
-  hidden_tests_passed: 0,
-};
-
 /** The evaluation of an attempt that submitted nothing runnable: a failure that says why, nothing run. */
 export function unscoredFailure(brokenScript: string, reason: string): RepairEvaluation {
-  return {
-    unified_diff: '',
-    apply: { ok: false, error: reason, warnings: [] },
-    repaired_script: brokenScript,
-    reward: 0,
-    reward_breakdown: { script_executes: 0, loss_decreased: 0, checkpoint_appeared: 0, diff_size_penalty: 0 },
-    held_out_breakdown: { ...ZERO_HELD_OUT },
-    success: false,
-    error_trace: `No repair was scored: ${reason}`,
-    findings: [`no repair: ${reason}`],
-    execution: null,
-  };
+  return unrunEvaluation({ unifiedDiff: '', brokenScript, error: reason, trace: `No repair was scored: ${reason}`, finding: `no repair: ${reason}` });
 }
 
 /** The visible check: the script exits 0 and leaves a verified artifact (script_executes > 0). */
@@ -210,7 +174,7 @@ export async function evaluateModel(env: ForgeEnvironment, opts: EvaluateModelOp
       opts.onProgress?.(`${example_id}: ${outcome.refused}`);
       continue;
     }
-    const facts = (i: number): AttemptFacts => ({
+    const facts = (i: number): EpisodeFacts => ({
       // One record per attempt, so each needs its own timeline file: the attempt number is part of the id.
       episodeId: `${state.episode_id}.a${i}`,
       seed: state.seed,
