@@ -262,6 +262,12 @@ describe('the probe runner runs like every other script', () => {
       const neu = file.results.find((r) => r.form === 'new')!;
       assert.equal(neu.status, 'raised', 'the runner really ran the probes');
       assert.equal(file.versions.transformers, snap.versions.transformers, 'simulated libraries at the snapshot');
+      // Many entries (their ids together far beyond a run argument's cap): all run, only those asked.
+      const many = Array.from({ length: 200 }, (_, i) => entry({ id: `entry-with-a-long-enough-id-${String(i).padStart(3, '0')}` }));
+      writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: many }));
+      const asked = many.slice(0, 150).map((e) => e.id);
+      const all = await runProbes({ python: 'python3', runnerPath: probeRunnerPath(), catalogPath, ids: asked, forms: ['old'], mode: 'simulated', snapshot: snap, timeoutMs: 300_000 });
+      assert.deepEqual(all.results.map((r) => r.id), asked);
     } finally {
       if (saved === undefined) delete process.env.HF_TOKEN;
       else process.env.HF_TOKEN = saved;

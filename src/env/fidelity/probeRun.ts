@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { z } from 'zod';
 import { executeScript } from '../executor';
 import type { Snapshot } from '../snapshots/registry';
 import { ProbeRunFileSchema, type ProbeForm, type ProbeRunFile } from './outcomes';
@@ -20,6 +21,13 @@ export interface ProbeRunRequest {
 
 export type ProbeRunner = (req: ProbeRunRequest) => Promise<ProbeRunFile>;
 
+/** The catalog file with only the entries `ids` names, in their order in the file. */
+function catalogOf(path: string, ids: readonly string[]): string {
+  const wanted = new Set(ids);
+  const file = z.object({ entries: z.array(z.looseObject({ id: z.string() })) }).loose().parse(JSON.parse(readFileSync(path, 'utf8')));
+  return JSON.stringify({ ...file, entries: file.entries.filter((e) => wanted.has(e.id)) });
+}
+
 /**
  * Runs the probe runner like every other script: in the sandbox, in a fresh run folder holding a
  * copy of the catalog (a `--catalog` file is code), with the executor's clean environment (no
@@ -32,8 +40,9 @@ export const runProbes: ProbeRunner = async (req) => {
     const exec = await executeScript({
       script: readFileSync(req.runnerPath, 'utf8'),
       scriptName: basename(req.runnerPath),
-      args: ['--catalog', 'catalog.json', '--ids', req.ids.join(','), '--forms', (req.forms ?? ['old', 'new']).join(','), '--out', 'results.json'],
-      files: { 'catalog.json': readFileSync(req.catalogPath, 'utf8') },
+      args: ['--catalog', 'catalog.json', '--forms', (req.forms ?? ['old', 'new']).join(','), '--out', 'results.json'],
+      // Only the asked entries, in the file rather than in an argument (a run's arguments are capped).
+      files: { 'catalog.json': catalogOf(req.catalogPath, req.ids) },
       mode: req.mode,
       libraryVersions: { ...req.snapshot.versions },
       interpreter: req.python,
