@@ -160,7 +160,9 @@ async function main(): Promise<void> {
         for (const to of j.to) {
           t = performance.now();
           if (unavailable.has(to)) continue;
-          const at = await naturalDriftAt({ script, args: e.args ?? [], files: e.files ?? {}, env: e.env ?? {}, from: j.from, to, mode: 'real', timeoutMs, onProgress: tag });
+          // The era task's recorded hub items and runtime shims: the later snapshot gets the same inputs.
+          const hub = e.hub;
+          const at = await naturalDriftAt({ script, args: e.args ?? [], files: e.files ?? {}, env: e.env ?? {}, runtime: e.runtime, hubNeeds: hub ? () => hub : undefined, from: j.from, to, mode: 'real', timeoutMs, onProgress: tag });
           const seconds = (performance.now() - t) / 1000;
           if (!at.drift) {
             const runs = /runs at .* as well/.test(at.refusal?.reason ?? '');
