@@ -21,7 +21,9 @@
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
 // ends between two samples reports the last sample; elsewhere it is 0.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cacheRoot } from './snapshots/venv';
 import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -274,12 +276,36 @@ function childEnv(o: Options, runDir: string, simlibs: string | undefined, cache
 /** What simulated runs read of resources/: the stand-ins, the fallback packages, the snapshots' API data and list, the drift catalog. */
 export function simulatedReadOnly(simlibs: string): string[] {
   const snapshots = join(dirname(simlibs), 'snapshots');
-  return [simlibs, `${simlibs}-fallback`, join(snapshots, 'api'), join(snapshots, 'snapshots.json'), driftCatalogFor(simlibs)];
+  return [simlibs, `${simlibs}-fallback`, join(snapshots, 'api'), join(snapshots, 'snapshots.json'), driftGatesFor(simlibs)];
 }
 
-/** The drift catalog beside the stand-ins: their version gates read their boundaries from it (_forgeenv_sim/versions.py). */
-function driftCatalogFor(simlibs: string): string {
-  return join(dirname(simlibs), 'drifts', 'catalog.json');
+let gates: { source: string; mtimeMs: number; file: string } | undefined;
+
+/**
+ * The stand-ins' version gates read their boundaries from the drift catalog (_forgeenv_sim/versions.py),
+ * but the catalog itself holds each drift's fix (its `new` probe) and never enters the sandbox: runs
+ * see a file of the boundaries alone (id, library, deprecated_in, changed_in), made once per catalog.
+ */
+function driftGatesFor(simlibs: string): string {
+  const source = join(dirname(simlibs), 'drifts', 'catalog.json');
+  let mtimeMs = 0;
+  try {
+    mtimeMs = statSync(source).mtimeMs;
+  } catch {
+    return source; // no catalog: the stand-ins say so when a gate is asked
+  }
+  if (gates && gates.source === source && gates.mtimeMs === mtimeMs && existsSync(gates.file)) return gates.file;
+  const text = readFileSync(source, 'utf8');
+  const entries = (JSON.parse(text) as { entries: Array<Record<string, unknown>> }).entries.map((e) => ({ id: e.id, library: e.library, deprecated_in: e.deprecated_in ?? null, changed_in: e.changed_in ?? null }));
+  const file = join(cacheRoot(), 'sim-gates', `${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ format: 1, entries }));
+    renameSync(tmp, file);
+  }
+  gates = { source, mtimeMs, file };
+  return file;
 }
 
 /** The stand-ins' own variables: the versions, the snapshot whose recorded API they obey (resources/snapshots/api, _forgeenv_sim/surface.py), the drift catalog. */
@@ -289,7 +315,7 @@ function simulatedEnv(versions: LibraryVersions, simlibs: string): Record<string
     FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions),
     ...(snapshot ? { FORGEENV_SNAPSHOT: snapshot } : {}),
     FORGEENV_API_DIR: join(dirname(simlibs), 'snapshots', 'api'),
-    FORGEENV_DRIFT_CATALOG: driftCatalogFor(simlibs),
+    FORGEENV_DRIFT_CATALOG: driftGatesFor(simlibs),
   };
 }
 
