@@ -28,7 +28,7 @@ function skipReason(snapshot: string): string | false {
 /** Runs `code` with the snapshot's python against `hubDir`, offline; returns stdout (throws with stderr). */
 function readBack(snapshot: string, hubDir: string, code: string): string {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hubDir), TRANSFORMERS_VERBOSITY: 'error', HF_METRICS_CACHE: join(cacheDir, 'metrics') };
-  const r = spawnSync(snapshotPython(snapshot), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
   assert.equal(r.status, 0, `reader failed:\n${r.stderr.slice(-3000)}`);
   return r.stdout;
 }
