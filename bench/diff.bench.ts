@@ -8,8 +8,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { applyRepairDiffCounted, createRepairDiff } from '../src/env/diff';
-import { applyRepairDiffAsync, prewarmDiffWorker, type AsyncApplyInfo } from '../src/env/diffAsync';
+import { applyRepairDiffCounted, createRepairDiff } from '../src/env/diff/diff';
+import { applyRepairDiffAsync, prewarmDiffWorker, type AsyncApplyInfo } from '../src/env/diff/diffAsync';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const REPS = values.quick ? 1 : 3;

@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import { ensureHubItems, type HubRefusal } from '../src/env/hub/ensure';
 import { resolveModel, UnknownModelError } from '../src/env/hub/modelTable';
 import { deriveHubNeeds, type HubNeeds } from '../src/env/hub/needs';
-import { ensureLocalHub } from '../src/env/localHub';
-import { deriveScriptArgs } from '../src/env/scriptArgs';
+import { ensureLocalHub } from '../src/env/hub/localHub';
+import { deriveScriptArgs } from '../src/env/tasks/scriptArgs';
 import { snapshotVenvDir } from '../src/env/snapshots/venv';
 
 const { values } = parseArgs({ options: { snapshot: { type: 'string', default: '2026-11' }, 'no-build': { type: 'boolean', default: false }, only: { type: 'string' }, args: { type: 'string', default: 'derived' } } });

@@ -19,10 +19,10 @@ import { uniqueTaskId, readEntries, writeTask } from '../src/env/taskmaking/writ
 import { allSnapshots } from '../src/env/snapshots/registry';
 import { isSnapshotVenvReady } from '../src/env/snapshots/venv';
 import { tasksDir } from '../src/env/paths';
-import { isLocalHubReady } from '../src/env/localHub';
-import { ForgeEnvironment } from '../src/env/environment';
-import { NATURAL_DRIFT_PRIMITIVE } from '../src/env/naturalDriftEpisode';
-import { CORPUS_SNAPSHOT } from '../src/env/versions';
+import { isLocalHubReady } from '../src/env/hub/localHub';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { NATURAL_DRIFT_PRIMITIVE } from '../src/env/episode/naturalDriftEpisode';
+import { CORPUS_SNAPSHOT } from '../src/env/snapshots/versions';
 
 const { values } = parseArgs({
   options: {

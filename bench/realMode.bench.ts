@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ForgeEnvironment } from '../src/env/environment';
-import { ensureLocalHub, localHubDir } from '../src/env/localHub';
-import { prepareRealRun } from '../src/env/realMode';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { ensureLocalHub, localHubDir } from '../src/env/hub/localHub';
+import { prepareRealRun } from '../src/env/run/realMode';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { ensureSnapshotVenv, isSnapshotVenvReady, readReadyMarker, snapshotPython } from '../src/env/snapshots/venv';
 

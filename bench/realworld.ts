@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { executeScript, type RunResult } from '../src/env/executor';
+import { executeScript, type RunResult } from '../src/env/run/executor';
 import { RunMountsSchema } from '../src/env/schemas';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { judgeEvidence, type Evidence } from '../src/env/verify/judge';

@@ -11,10 +11,10 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRepairDiff } from '../src/env/diff';
+import { createRepairDiff } from '../src/env/diff/diff';
 import { BaselineDriftGenerator } from '../src/env/drift/generator';
-import { ForgeEnvironment } from '../src/env/environment';
-import { snapshotVersions } from '../src/env/versions';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { snapshotVersions } from '../src/env/snapshots/versions';
 
 const { values } = parseArgs({
   options: { snapshot: { type: 'string', default: '2026-11' }, jobs: { type: 'string', default: '2' }, only: { type: 'string' }, timeout: { type: 'string', default: '180' } },

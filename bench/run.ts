@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ForgeEnvironment } from '../src/env/environment';
-import { startHumanEpisode } from '../src/env/humanEpisode';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { startHumanEpisode } from '../src/env/episode/humanEpisode';
 import { simlibsDir } from '../src/env/paths';
 import { applicablePrimitives, applySpec } from '../src/env/primitives/registry';
 

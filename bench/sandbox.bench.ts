@@ -12,13 +12,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ForgeEnvironment } from '../src/env/environment';
-import { executeScript } from '../src/env/executor';
-import { startHumanEpisode } from '../src/env/humanEpisode';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { executeScript } from '../src/env/run/executor';
+import { startHumanEpisode } from '../src/env/episode/humanEpisode';
 import { bwrapArgs } from '../src/env/sandbox/bwrap';
 import { findExecutable, probeSandbox } from '../src/env/sandbox/detect';
 import type { SandboxMode } from '../src/env/sandbox/options';
-import { snapshotVersions } from '../src/env/versions';
+import { snapshotVersions } from '../src/env/snapshots/versions';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string', default: '10' } } });
 const N = Math.max(1, Number(values.episodes));

@@ -20,8 +20,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRepairDiff } from '../src/env/diff';
-import { RemoteBackend } from '../src/env/remoteBackend';
+import { createRepairDiff } from '../src/env/diff/diff';
+import { RemoteBackend } from '../src/env/openenv/remoteBackend';
 
 const { values } = parseArgs({
   options: {

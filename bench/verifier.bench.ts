@@ -7,11 +7,11 @@
 //   verifier  scored − run, the verifier's own cost per Run & Score.
 // --real adds real mode (the snapshot venv; minutes: imports of torch and transformers).
 import { parseArgs } from 'node:util';
-import { createRepairDiff } from '../src/env/diff';
+import { createRepairDiff } from '../src/env/diff/diff';
 import { BaselineDriftGenerator } from '../src/env/drift/generator';
-import { ForgeEnvironment } from '../src/env/environment';
-import { executeScript } from '../src/env/executor';
-import { prepareRealRun } from '../src/env/realMode';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { executeScript } from '../src/env/run/executor';
+import { prepareRealRun } from '../src/env/run/realMode';
 import type { ExecutionMode } from '../src/env/schemas';
 
 const { values } = parseArgs({ options: { real: { type: 'boolean', default: false }, tasks: { type: 'string' } } });

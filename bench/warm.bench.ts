@@ -15,14 +15,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer } from '../src/cli/openenvServer';
-import { createRepairDiff } from '../src/env/diff';
-import { ForgeEnvironment } from '../src/env/environment';
-import { executeScript, prewarmRuntime, warmPool, type RunOptions } from '../src/env/executor';
-import { prepareRealRun } from '../src/env/realMode';
-import { RemoteBackend } from '../src/env/remoteBackend';
+import { startServer } from '../src/env/openenv/server';
+import { createRepairDiff } from '../src/env/diff/diff';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { executeScript, prewarmRuntime, warmPool, type RunOptions } from '../src/env/run/executor';
+import { prepareRealRun } from '../src/env/run/realMode';
+import { RemoteBackend } from '../src/env/openenv/remoteBackend';
 import { getSnapshot } from '../src/env/snapshots/registry';
-import { loadCorpus } from '../src/env/tasks';
+import { loadCorpus } from '../src/env/tasks/tasks';
 
 const { values } = parseArgs({
   options: {

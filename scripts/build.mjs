@@ -1,8 +1,8 @@
 // Builds everything VS Code and the command line load, with esbuild:
 //   dist/extension.js               the extension (one bundle; `vscode` is provided by the host)
 //   dist/cli.js                     the `forgeenv` command line (when src/cli/main.ts exists)
-//   dist/diffWorker.js              the worker thread that applies large repair diffs (src/env/diffAsync.ts)
-//   dist/scrubWorker.js             the worker thread that scrubs paths out of large run outputs (src/env/scrubAsync.ts)
+//   dist/diffWorker.js              the worker thread that applies large repair diffs (src/env/diff/diffAsync.ts)
+//   dist/scrubWorker.js             the worker thread that scrubs paths out of large run outputs (src/env/run/scrubAsync.ts)
 //   dist/test/integration/*.js      the integration suites + their mocha entry (index.js)
 // Resources (resources/tasks, resources/simlibs) are not copied: src/env/paths.ts finds them
 // beside the extension root at run time.
@@ -67,8 +67,8 @@ const builds = [
     metafile: true,
   }),
   // Beside extension.js and cli.js, where src/env/workerHost.ts looks for them (`__dirname`).
-  esbuild.build({ ...common, entryPoints: ['src/env/diffWorker.ts'], outfile: join(out, 'diffWorker.js') }),
-  esbuild.build({ ...common, entryPoints: ['src/env/scrubWorker.ts'], outfile: join(out, 'scrubWorker.js') }),
+  esbuild.build({ ...common, entryPoints: ['src/env/diff/diffWorker.ts'], outfile: join(out, 'diffWorker.js') }),
+  esbuild.build({ ...common, entryPoints: ['src/env/run/scrubWorker.ts'], outfile: join(out, 'scrubWorker.js') }),
 ];
 if (withCli && existsSync(join(root, 'src/cli/main.ts'))) {
   builds.push(esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: join(out, 'cli.js') }));

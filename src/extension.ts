@@ -1,7 +1,7 @@
 // Entry point: activate builds the editor layer (one context owning every disposable), deactivate
 // tears it down and kills any script still running.
 import * as vscode from 'vscode';
-import { killAllRuns, warmPool } from './env/executor';
+import { killAllRuns, warmPool } from './env/run/executor';
 import { ForgeContext } from './editor/context';
 import { registerEpisode, type EpisodeFeature } from './editor/episode';
 import { registerLab } from './editor/lab';

@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ENV_VERSION, EnvironmentError, type ForgeEnvironment } from '../env/environment';
+import { ENV_VERSION, EnvironmentError, type ForgeEnvironment } from '../env/episode/environment';
 import { resourcesDir } from '../env/paths';
 import type { RolloutResult } from '../env/schemas';
-import { snapshotIdOf } from '../env/versions';
+import { snapshotIdOf } from '../env/snapshots/versions';
 import { buildDemonstration, type DemonstrationProvenance } from '../store/demonstrationBuilder';
 import { storeEpisode } from '../store/episodeWriter';
 import type { DemonstrationRecord } from '../store/records';

@@ -4,11 +4,11 @@
 // stores every attempt as a demonstration (RolloutResult + provenance + `info.agent`) and prints.
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { ENV_VERSION, ForgeEnvironment } from '../env/environment';
+import { ENV_VERSION, ForgeEnvironment } from '../env/episode/environment';
 import { chatComplete, chatCompletionsUrl, SamplingSchema, type Sampling } from '../env/agent/chatEndpoint';
 import { evaluateModel, exampleIdOf, problemOf, type AgentIdentity, type Answer, type AnswerFn, type Attempt, type ModelEvaluationReport, type Problem } from '../env/agent/modelEvaluation';
 import { ExecutionModeSchema, formatZodError } from '../env/schemas';
-import { snapshotIdOf } from '../env/versions';
+import { snapshotIdOf } from '../env/snapshots/versions';
 import { groupAnswers, readAnswersFile, writeAnswersFile, type AnswerRow } from '../store/answersFile';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { buildDemonstration, type DemonstrationProvenance } from '../store/demonstrationBuilder';

@@ -3,14 +3,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkPrimitives, checkScriptOfTask, renderCheckTable, scriptsInFolder, scriptsWithManifest, type CheckScript } from '../env/checkPrimitives';
-import { ForgeEnvironment } from '../env/environment';
-import { JsonFileTeacherStore } from '../env/teacher';
+import { checkPrimitives, checkScriptOfTask, renderCheckTable, scriptsInFolder, scriptsWithManifest, type CheckScript } from '../env/primitives/checkPrimitives';
+import { ForgeEnvironment } from '../env/episode/environment';
+import { JsonFileTeacherStore } from '../env/episode/teacher';
 import { breakagePrimitives, primitiveCatalog } from '../env/primitives/registry';
 import { parsePython } from '../env/python/parse';
 import { tasksDir } from '../env/paths';
 import type { Task } from '../env/schemas';
-import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/rollout';
+import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/episode/rollout';
 import { DifficultySchema, ExecutionModeSchema, formatZodError, RolloutResultSchema } from '../env/schemas';
 import { ModelArchitecturesSchema, type ModelArchitectures } from '../env/hub/modelTable';
 import { outFolderProblem, storeCliEpisode } from './episodeOut';

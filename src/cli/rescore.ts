@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { ForgeEnvironment } from '../env/environment';
-import { replayRepair } from '../env/replay';
+import { ForgeEnvironment } from '../env/episode/environment';
+import { replayRepair } from '../env/episode/replay';
 import type { ExecutionMode } from '../env/schemas';
 import { rawCompletion } from '../store/completion';
 import { INSTANCE_FAIL_TO_PASS } from '../store/export/formats';

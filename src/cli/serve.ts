@@ -6,10 +6,10 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { SandboxModeSchema } from '../env/sandbox/options';
 import { snapshotIds } from '../env/snapshots/registry';
-import { startServer } from './openenvServer';
-import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from './serveAuth';
+import { startServer } from '../env/openenv/server';
+import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from '../env/openenv/serverAuth';
 
-export { startServer, type ForgeServer, type ServerOptions } from './openenvServer';
+export { startServer, type ForgeServer, type ServerOptions } from '../env/openenv/server';
 
 export const SERVE_USAGE = `forgeenv serve [--port 7860 (or env PORT)] [--host 127.0.0.1] [--mode simulated|real] [--python python3]
                [--sandbox auto|bubblewrap|off]

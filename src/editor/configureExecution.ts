@@ -1,9 +1,9 @@
 // "Choose Interpreter and Execution Mode…": the walkthrough's first step, and the fix offered
 // when the interpreter cannot run. Settings go to the user (global) scope.
 import * as vscode from 'vscode';
-import { probeInterpreter } from '../env/executor';
-import { probeLibraries } from '../env/realMode';
-import { CORPUS_SNAPSHOT } from '../env/versions';
+import { probeInterpreter } from '../env/run/executor';
+import { probeLibraries } from '../env/run/realMode';
+import { CORPUS_SNAPSHOT } from '../env/snapshots/versions';
 import { pickWithDefault, type QuestionListener } from './lab/quickPickDefault';
 import { ConfigureArgsSchema, refusal, type CommandResult } from './commandArgs';
 import { readSettings } from './settings';

@@ -5,7 +5,7 @@
 // corpus by hand).
 import * as vscode from 'vscode';
 import type { Task } from '../env/schemas';
-import { loadCorpus, TaskSampler } from '../env/tasks';
+import { loadCorpus, TaskSampler } from '../env/tasks/tasks';
 import { refusal, type Refusal } from './commandArgs';
 import { CommandRegistry } from './commandRegistry';
 import { scriptRunOptionsFrom } from './environmentFactory';

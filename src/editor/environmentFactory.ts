@@ -2,12 +2,12 @@
 // resumed episodes, revisions and Rescore Dataset all build theirs here, so a setting that
 // affects runs (timeouts, caps, the sandbox, the diff limit, warm runtime, model architectures)
 // reaches every one of them. No vscode import: unit tests check it against the setting list.
-import { ForgeEnvironment } from '../env/environment';
-import type { EnvironmentConfigInput } from '../env/episodeTypes';
+import { ForgeEnvironment } from '../env/episode/environment';
+import type { EnvironmentConfigInput } from '../env/episode/episodeTypes';
 import type { ExecutionMode } from '../env/schemas';
-import type { TaskSampler } from '../env/tasks';
+import type { TaskSampler } from '../env/tasks/tasks';
 import type { SandboxOptions } from '../env/sandbox/options';
-import type { TeacherStore } from '../env/teacher';
+import type { TeacherStore } from '../env/episode/teacher';
 import { sandboxOptionsOf, type ForgeSettings, type SettingKey } from './settingsSchema';
 
 export interface EnvironmentChoice {

@@ -4,7 +4,7 @@
 import { userInfo } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../env/limits';
-import { ServeTokenSchema } from '../env/openenvProtocol';
+import { ServeTokenSchema } from '../env/openenv/protocol';
 import { EnvNameSchema, SandboxLimitsSchema, SandboxModeSchema, type SandboxOptions } from '../env/sandbox/options';
 import { formatZodError } from '../env/schemas';
 import { ModelArchitecturesSchema } from '../env/hub/modelTable';

@@ -3,7 +3,7 @@
 // responses) is parsed with these schemas.
 import { z } from 'zod';
 import { ScriptEnvSchema } from './sandbox/options';
-import { TaskRuntimeSchema } from './runtimeShims';
+import { TaskRuntimeSchema } from './run/runtimeShims';
 import { VerifySpecSchema } from './verify/spec';
 import { HubNeedsSchema } from './hub/needs';
 import { NaturalDriftSchema } from './taskmaking/provenance';

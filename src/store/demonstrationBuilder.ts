@@ -3,9 +3,9 @@
 // provenance in, a record out, with id, revision link, hashes, the timeline file and
 // the breakage flag filled in, so no caller computes these by hand. The store validates it.
 import { randomUUID } from 'node:crypto';
-import type { EpisodeFacts, RepairEvaluation } from '../env/episodeTypes';
+import type { EpisodeFacts, RepairEvaluation } from '../env/episode/episodeTypes';
 import type { LibraryVersions, PrimitiveSpec, RolloutResult } from '../env/schemas';
-import { isSuccess } from '../env/reward';
+import { isSuccess } from '../env/scoring/reward';
 import { rawCompletion } from './completion';
 import { recordHash, taskHash } from './hashing';
 import { DATASET_FILES, DEMONSTRATION_SCHEMA, type DemonstrationRecord } from './records';
@@ -24,7 +24,7 @@ export interface DemonstrationProvenance {
   runs: number;
 }
 
-export type { EpisodeFacts } from '../env/episodeTypes';
+export type { EpisodeFacts } from '../env/episode/episodeTypes';
 
 /** A resubmitted revision whose diff is the one it revises: refused, since it would add nothing. */
 export class IdenticalRevisionError extends Error {

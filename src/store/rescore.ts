@@ -1,9 +1,9 @@
 // Re-scores every stored demonstration in its recorded snapshot and execution mode, and reports
 // any whose reward or success now differs (or whose task changed since). Sequential (scripts are
 // the cost), with progress after each record and cancellation between and inside runs.
-import type { ForgeEnvironment } from '../env/environment';
+import type { ForgeEnvironment } from '../env/episode/environment';
 import type { ExecutionMode } from '../env/schemas';
-import { replayRepair } from '../env/replay';
+import { replayRepair } from '../env/episode/replay';
 import { readDemonstrationEntries } from './datasetStore';
 import { breakageFailed } from './demonstrationBuilder';
 import { taskHash } from './hashing';

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { applicablePrimitives } from '../../src/env/primitives/registry';
-import { loadCorpus } from '../../src/env/tasks';
+import { loadCorpus } from '../../src/env/tasks/tasks';
 import type { ApplyOutcome } from '../../src/editor/lab/applyPrimitive';
 import { ok, workspaceDir } from './helpers';
 

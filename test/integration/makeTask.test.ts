@@ -7,8 +7,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { deriveDifficulty, loadTaskFolder, TASK_METADATA_FILE } from '../../src/env/tasks';
-import { CORPUS_SNAPSHOT, snapshotVersions } from '../../src/env/versions';
+import { deriveDifficulty, loadTaskFolder, TASK_METADATA_FILE } from '../../src/env/tasks/tasks';
+import { CORPUS_SNAPSHOT, snapshotVersions } from '../../src/env/snapshots/versions';
 import type { StartResult } from '../../src/editor/episode/results';
 import type { MadeTask } from '../../src/editor/lab/makeTask';
 import { DEDICATED_TASK_FOLDER, LAST_TASK_FOLDER_KEY } from '../../src/editor/lab/taskFolderChoice';
@@ -218,7 +218,7 @@ suite('Make Task: real mode interpreter question', () => {
     const onPath = which.items.find((i) => /python3 on PATH/.test(i.label));
     assert.ok(onPath);
     // What python3 on PATH really lacks on this machine, probed the same way, must be said.
-    const { probeLibraries } = await import('../../src/env/realMode');
+    const { probeLibraries } = await import('../../src/env/run/realMode');
     const probe = await probeLibraries('python3');
     if (probe.ok && probe.missing.length) assert.match(onPath.detail ?? '', new RegExp(`Not usable for real mode: cannot import ${probe.missing.join(', ')}`));
     else assert.doesNotMatch(onPath.detail ?? '', /Not usable/);

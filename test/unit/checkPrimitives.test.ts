@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { changedApiNames, checkPrimitives, checkScriptOfTask, CheckRowSchema, checkSummaryLine, mentionsChangedApi, renderCheckTable, scriptsWithManifest } from '../../src/env/checkPrimitives';
-import { ForgeEnvironment } from '../../src/env/environment';
+import { changedApiNames, checkPrimitives, checkScriptOfTask, CheckRowSchema, checkSummaryLine, mentionsChangedApi, renderCheckTable, scriptsWithManifest } from '../../src/env/primitives/checkPrimitives';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
 import { breakagePrimitives } from '../../src/env/primitives/registry';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 

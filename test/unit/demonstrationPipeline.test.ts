@@ -11,7 +11,7 @@ import { saveEpisodeAs, storeEpisode } from '../../src/store/episodeWriter';
 import { recordHash } from '../../src/store/hashing';
 import { fencedDiff } from '../../src/store/export/formats';
 import { RecordValidationError } from '../../src/store/jsonlFile';
-import type { RepairEvaluation } from '../../src/env/episodeTypes';
+import type { RepairEvaluation } from '../../src/env/episode/episodeTypes';
 import { diffOf, makeDemo, provenance, tempDir } from './storeTestUtils';
 
 const DIFF = diffOf(1, 1);

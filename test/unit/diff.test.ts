@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { applyRepairDiff, createRepairDiff, diffStats, lineChangeRatio } from '../../src/env/diff';
+import { applyRepairDiff, createRepairDiff, diffStats, lineChangeRatio } from '../../src/env/diff/diff';
 
 // Golden cases: before.py/after.py per folder; expected.diff is the committed output of
 // createRepairDiff (regenerate with UPDATE_GOLDENS=1 after checking it still applies).

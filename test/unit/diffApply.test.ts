@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
 import { applyPatch, structuredPatch } from 'diff';
-import { applyHunks, WorkBudget, WorkBudgetExceeded } from '../../src/env/diffApply';
+import { applyHunks, WorkBudget, WorkBudgetExceeded } from '../../src/env/diff/diffApply';
 import { mulberry32, randomIndex } from '../../src/env/random';
 
 // applyHunks must give exactly jsdiff's answer for every in-range diff (it replaces jsdiff's

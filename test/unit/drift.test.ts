@@ -7,8 +7,8 @@ import { PrimitiveRefusal } from '../../src/env/primitives/types';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JsonFileTeacherStore, MemoryTeacherStore, Teacher } from '../../src/env/teacher';
-import { snapshotVersions } from '../../src/env/versions';
+import { JsonFileTeacherStore, MemoryTeacherStore, Teacher } from '../../src/env/episode/teacher';
+import { snapshotVersions } from '../../src/env/snapshots/versions';
 import { allScripts, fixture } from './primitivesHelpers';
 
 const scripts = allScripts();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { startHumanEpisode } from '../../src/env/humanEpisode';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { startHumanEpisode } from '../../src/env/episode/humanEpisode';
 import { buildDemonstration } from '../../src/store/demonstrationBuilder';
-import { applyRepairDiff, createRepairDiff } from '../../src/env/diff';
+import { applyRepairDiff, createRepairDiff } from '../../src/env/diff/diff';
 import { ObservationSchema, RolloutResultSchema } from '../../src/env/schemas';
-import { recipeOf } from '../../src/env/episodeRecipe';
+import { recipeOf } from '../../src/env/episode/episodeRecipe';
 
 const env = new ForgeEnvironment({ timeoutMs: 30_000 });
 const TEST_PROVENANCE = {

@@ -12,8 +12,8 @@ import { chatComplete, chatCompletionsUrl } from '../../src/env/agent/chatEndpoi
 import { evaluateModel, exampleIdOf, problemOf, type AgentIdentity } from '../../src/env/agent/modelEvaluation';
 import { passAtK } from '../../src/env/agent/passAtK';
 import { parseRepairAnswer } from '../../src/env/agent/repairAnswer';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { prepareRepairPhase } from '../../src/env/rollout';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { prepareRepairPhase } from '../../src/env/episode/rollout';
 import { main } from '../../src/cli/main';
 import { readAnswersFile } from '../../src/store/answersFile';
 import { tempDir } from './storeTestUtils';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { executeScript, killAllRuns, liveRunCount, probeInterpreter, type RunOptions, type RunResult } from '../../src/env/executor';
+import { executeScript, killAllRuns, liveRunCount, probeInterpreter, type RunOptions, type RunResult } from '../../src/env/run/executor';
 import { simlibsDir } from '../../src/env/paths';
 import { forceKill, hostPid, uniqueMarker, waitUntilDead } from './processHelpers';
 

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } 
 import { basename, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { runExportCommand } from '../../src/cli/export';
-import { extractDiff, REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
+import { extractDiff, REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/episode/prompts';
 import { DatasetStore } from '../../src/store/datasetStore';
 import { exportDataset, ExportError, type ExportOptions } from '../../src/store/export/exportDataset';
 import { fencedDiff, swebenchInstanceId, type CompletionForm, type ExportFormat, type PromptStyle } from '../../src/store/export/formats';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
-import { applyRepairDiff, applyRepairDiffCounted, createRepairDiff, DEFAULT_MAX_DIFF_BYTES, DIFF_WORK_BUDGET, stripFence } from '../../src/env/diff';
-import { applyRepairDiffAsync, INLINE_STEPS, type AsyncApplyInfo } from '../../src/env/diffAsync';
+import { applyRepairDiff, applyRepairDiffCounted, createRepairDiff, DEFAULT_MAX_DIFF_BYTES, DIFF_WORK_BUDGET, stripFence } from '../../src/env/diff/diff';
+import { applyRepairDiffAsync, INLINE_STEPS, type AsyncApplyInfo } from '../../src/env/diff/diffAsync';
 
 // Hostile repair submissions: each attack of issue 11 and its outcome. Work is asserted with the
 // step counter (applyRepairDiffCounted), never with wall-clock time, except for a generous test

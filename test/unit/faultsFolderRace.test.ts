@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { readFolderFile } from '../../src/env/folderFile';
-import { loadTaskFolder } from '../../src/env/tasks';
+import { readFolderFile } from '../../src/env/tasks/folderFile';
+import { loadTaskFolder } from '../../src/env/tasks/tasks';
 
 // A folder prepared by someone else changes while we read it. A real attacker (a separate process)
 // swaps a path of the folder back and forth with a link, a fifo or a huge file as fast as it can,

@@ -4,10 +4,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { scriptsInFolder } from '../../src/env/checkPrimitives';
-import { readFolderFile } from '../../src/env/folderFile';
+import { scriptsInFolder } from '../../src/env/primitives/checkPrimitives';
+import { readFolderFile } from '../../src/env/tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../../src/env/limits';
-import { loadTaskFolder } from '../../src/env/tasks';
+import { loadTaskFolder } from '../../src/env/tasks/tasks';
 import { readTaskMetadata, TaskSaveError } from '../../src/editor/lab/core/taskWriter';
 
 // Hostile task folders: symlinks out of the folder, fifos and devices, oversized scripts.

@@ -13,8 +13,8 @@ import { after, describe, test } from 'node:test';
 import { ensureHubItems } from '../../src/env/hub/ensure';
 import { CHAT_PLACEHOLDER_MODEL } from '../../src/env/hub/modelTable';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { isLocalHubReady, localHubDir } from '../../src/env/localHub';
-import { realModeEnv } from '../../src/env/realMode';
+import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
+import { realModeEnv } from '../../src/env/run/realMode';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 
 const SNAPSHOT = '2024-09';

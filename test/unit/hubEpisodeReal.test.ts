@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { isLocalHubReady } from '../../src/env/localHub';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { isLocalHubReady } from '../../src/env/hub/localHub';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ensureHubItems, HubItemsError } from '../../src/env/hub/ensure';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { isLocalHubReady, localHubDir } from '../../src/env/localHub';
-import { realModeEnv } from '../../src/env/realMode';
+import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
+import { realModeEnv } from '../../src/env/run/realMode';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 

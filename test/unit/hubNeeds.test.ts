@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { missingDataFiles, synthesizeDataFile } from '../../src/env/hub/dataFiles';
 import { resolveModel, UnknownModelError } from '../../src/env/hub/modelTable';
 import { deriveHubNeeds, HubNeedsSchema, readConfigFile } from '../../src/env/hub/needs';
-import { TaskMetadataSchema } from '../../src/env/tasks';
+import { TaskMetadataSchema } from '../../src/env/tasks/tasks';
 
 const ids = (n: { models: { id: string }[] }) => n.models.map((m) => m.id).sort();
 const ds = (n: ReturnType<typeof deriveHubNeeds>, path: string) => n.datasets.find((d) => d.path === path);
@@ -246,7 +246,7 @@ describe('task metadata: hub', () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
-    const { loadTaskFolder } = await import('../../src/env/tasks');
+    const { loadTaskFolder } = await import('../../src/env/tasks/tasks');
     const dir = mkdtempSync(join(tmpdir(), 'forgeenv-hubmeta-'));
     try {
       writeFileSync(join(dir, 'a.py'), 'print("loss=1.0")\n');

@@ -7,7 +7,7 @@ import { runOutcome } from '../../src/editor/lab/core/runDiagnostics';
 import { explainError, quotedNames } from '../../src/editor/lab/core/knownChanges';
 import { checkExport, countRows, groupByScript, rowDescription, rowStatus } from '../../src/editor/lab/core/checkResults';
 import { firstMismatch } from '../../src/editor/lab/core/inverseCheck';
-import type { CheckRow } from '../../src/env/checkPrimitives';
+import type { CheckRow } from '../../src/env/primitives/checkPrimitives';
 import type { ExecutionResult } from '../../src/env/schemas';
 
 function deferred<T>() {

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTaskFolder } from '../../src/env/tasks';
+import { loadTaskFolder } from '../../src/env/tasks/tasks';
 import { applySpec } from '../../src/env/primitives/registry';
 import { PrimitiveSpecSchema } from '../../src/env/schemas';
 import { BREAKAGE_SUFFIX, saveLabTask, suggestTaskId, taskIdProblem, TaskSaveError } from '../../src/editor/lab/core/taskWriter';

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { homeRelative, interpreterFromLabel, interpreterLabel } from '../../src/env/interpreterLabel';
+import { homeRelative, interpreterFromLabel, interpreterLabel } from '../../src/env/run/interpreterLabel';
 import { snapshotPython } from '../../src/env/snapshots/venv';
 import { exportDataset, pathFromCard } from '../../src/store/export/exportDataset';
 import { tempDir } from './storeTestUtils';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTaskFolder } from '../../src/env/tasks';
+import { loadTaskFolder } from '../../src/env/tasks/tasks';
 import { joinArgsLine, saveScriptTask, splitArgsLine, TaskSaveError } from '../../src/editor/lab/core/taskWriter';
 
 const script = [

@@ -3,7 +3,7 @@
 // carries the verdict and every adaptation.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { deriveScriptArgs } from '../../src/env/scriptArgs';
+import { deriveScriptArgs } from '../../src/env/tasks/scriptArgs';
 import { argumentHint } from '../../src/editor/lab/core/argumentHint';
 import { proposalPreview, type TaskProposal } from '../../src/editor/lab/core/taskPipeline';
 import { joinArgsLine } from '../../src/editor/lab/core/taskWriter';

@@ -2,9 +2,9 @@
 // prompt only when asked for, and every record says whether it was shown.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { migrationHint } from '../../src/env/migrationHint';
-import { fixedDriftGenerate, noopRepairGenerate, rolloutOneEpisode } from '../../src/env/rollout';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { migrationHint } from '../../src/env/episode/migrationHint';
+import { fixedDriftGenerate, noopRepairGenerate, rolloutOneEpisode } from '../../src/env/episode/rollout';
 import { loadDriftCatalog } from '../../src/env/fidelity/catalog';
 
 const spec = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };

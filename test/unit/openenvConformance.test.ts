@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startServer, type ForgeServer } from '../../src/cli/serve';
-import { createRepairDiff } from '../../src/env/diff';
-import { RemoteBackend } from '../../src/env/remoteBackend';
+import { createRepairDiff } from '../../src/env/diff/diff';
+import { RemoteBackend } from '../../src/env/openenv/remoteBackend';
 import { ObservationSchema } from '../../src/env/schemas';
 import { FIXTURE_DIR, openSession, openenvPython, openenvSkipReason, startFixtureServer } from './openenvTestUtils';
 

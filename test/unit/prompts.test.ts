@@ -2,14 +2,14 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { applyRepairDiff, createRepairDiff } from '../../src/env/diff';
+import { applyRepairDiff, createRepairDiff } from '../../src/env/diff/diff';
 import {
   DRIFT_GENERATOR_SYSTEM_PROMPT,
   REPAIR_AGENT_SYSTEM_PROMPT,
   extractDiff,
   renderDriftGeneratorPrompt,
   renderRepairAgentPrompt,
-} from '../../src/env/prompts';
+} from '../../src/env/episode/prompts';
 
 // Golden files are the committed renderings; regenerate with UPDATE_GOLDENS=1 after a deliberate change.
 const GOLDEN = join(__dirname, '..', 'fixtures', 'prompts');

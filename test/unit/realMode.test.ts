@@ -8,10 +8,10 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { EnvironmentError, ForgeEnvironment } from '../../src/env/environment';
-import { isLocalHubReady, localHubDir } from '../../src/env/localHub';
-import { prepareRealRun, probeLibraries, RealModeError, realModeEnv, snapshotIdForVersions } from '../../src/env/realMode';
-import { parseLosses } from '../../src/env/reward';
+import { EnvironmentError, ForgeEnvironment } from '../../src/env/episode/environment';
+import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
+import { prepareRealRun, probeLibraries, RealModeError, realModeEnv, snapshotIdForVersions } from '../../src/env/run/realMode';
+import { parseLosses } from '../../src/env/scoring/reward';
 import { getSnapshot, snapshotIds } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 
@@ -231,7 +231,7 @@ describe('real mode: bad input', () => {
       writeFileSync(
         child,
         [
-          `import { ForgeEnvironment } from ${JSON.stringify(join(__dirname, '../../src/env/environment'))};`,
+          `import { ForgeEnvironment } from ${JSON.stringify(join(__dirname, '../../src/env/episode/environment'))};`,
           '(async () => {',
           "  const env = new ForgeEnvironment({ mode: 'real' });",
           `  await env.reset({ taskId: 'distilbert_sst2', seed: 1, library_versions: ${JSON.stringify(VERSIONS)} });`,

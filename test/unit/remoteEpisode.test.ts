@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { startServer, type ForgeServer } from '../../src/cli/serve';
-import { createRepairDiff } from '../../src/env/diff';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { recipeOf } from '../../src/env/episodeRecipe';
-import { EmbeddedEpisodeSession } from '../../src/env/episodeSession';
-import type { EpisodeState } from '../../src/env/episodeTypes';
-import { startHumanEpisode } from '../../src/env/humanEpisode';
-import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/remoteBackend';
-import { explainRemoteError, isCancelledRemoteError, RemoteEpisodeSession } from '../../src/env/remoteEpisodeSession';
-import { loadCorpus, TaskSampler } from '../../src/env/tasks';
+import { createRepairDiff } from '../../src/env/diff/diff';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { recipeOf } from '../../src/env/episode/episodeRecipe';
+import { EmbeddedEpisodeSession } from '../../src/env/episode/episodeSession';
+import type { EpisodeState } from '../../src/env/episode/episodeTypes';
+import { startHumanEpisode } from '../../src/env/episode/humanEpisode';
+import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/openenv/remoteBackend';
+import { explainRemoteError, isCancelledRemoteError, RemoteEpisodeSession } from '../../src/env/openenv/remoteEpisodeSession';
+import { loadCorpus, TaskSampler } from '../../src/env/tasks/tasks';
 import { openSession } from './openenvTestUtils';
 
 // A task that prints, then takes a while: long enough to cancel mid-run and to see output before the

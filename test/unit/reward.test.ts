@@ -11,7 +11,7 @@ import {
   parseLosses,
   visibleReward,
   type RewardExecution,
-} from '../../src/env/reward';
+} from '../../src/env/scoring/reward';
 import { judgeEvidence, NO_EVIDENCE, type Evidence } from '../../src/env/verify/judge';
 
 /** The verifier's evidence for an honest run: loads, beats the untrained model, lands on the original. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { applyRepairDiff } from '../../src/env/diff';
-import { noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode } from '../../src/env/rollout';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { applyRepairDiff } from '../../src/env/diff/diff';
+import { noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode } from '../../src/env/episode/rollout';
 import { RolloutResultSchema } from '../../src/env/schemas';
 
 const env = new ForgeEnvironment({ timeoutMs: 30_000 });

@@ -1,4 +1,4 @@
-// The CPU runtime shims (src/env/runtimeShims.ts, resources/shims): the rules that record them on
+// The CPU runtime shims (src/env/run/runtimeShims.ts, resources/shims): the rules that record them on
 // recorded error texts, the task schema, and real runs in the snapshot venvs (2023-12, 2024-09, 2026-11;
 // skipped, saying why, when a venv is not built) of tiny scripts of ours that assume a CUDA GPU in
 // their code: with the shims they run on the CPU, cold and warm; without them they fail (control);
@@ -10,15 +10,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { executeScript, warmPool, type RunOptions } from '../../src/env/executor';
-import { prepareRealRun } from '../../src/env/realMode';
-import type { RuntimeShim } from '../../src/env/runtimeShims';
+import { executeScript, warmPool, type RunOptions } from '../../src/env/run/executor';
+import { prepareRealRun } from '../../src/env/run/realMode';
+import type { RuntimeShim } from '../../src/env/run/runtimeShims';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
 import { makeTask } from '../../src/env/taskmaking/makeTask';
 import { TaskSchema } from '../../src/env/schemas';
-import { loadTaskFolder, taskCandidate, TaskMetadataFileSchema } from '../../src/env/tasks';
+import { loadTaskFolder, taskCandidate, TaskMetadataFileSchema } from '../../src/env/tasks/tasks';
 
 const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 9, in <module>\n    main()\n${last}\n`;
 const noParser = (over: Partial<RuleContext> = {}): RuleContext => ({ script: 'import torch\n', args: [], env: {}, options: undefined, ...over });

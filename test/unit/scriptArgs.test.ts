@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { deriveScriptArgs } from '../../src/env/scriptArgs';
+import { deriveScriptArgs } from '../../src/env/tasks/scriptArgs';
 
 const REALWORLD = join(__dirname, '..', '..', '..', 'shared', 'realworld', 'scripts');
 const noCorpus = !existsSync(REALWORLD) && 'no real-world corpus';

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { executeScript } from '../../src/env/executor';
+import { executeScript } from '../../src/env/run/executor';
 import { simlibsDir } from '../../src/env/paths';
-import { INLINE_SCRUB_CHARS, scrubPathsAsync, type ScrubAsyncInfo } from '../../src/env/scrubAsync';
-import { scrubPaths, type ScrubWork } from '../../src/env/scrubPaths';
-import { parseTraceback } from '../../src/env/traceback';
+import { INLINE_SCRUB_CHARS, scrubPathsAsync, type ScrubAsyncInfo } from '../../src/env/run/scrubAsync';
+import { scrubPaths, type ScrubWork } from '../../src/env/run/scrubPaths';
+import { parseTraceback } from '../../src/env/scoring/traceback';
 
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-scrub-test-'));
 after(() => rmSync(parentDir, { recursive: true, force: true }));

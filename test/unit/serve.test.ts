@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { startServer, type ForgeServer } from '../../src/cli/serve';
-import { createRepairDiff } from '../../src/env/diff';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { liveRunCount } from '../../src/env/executor';
-import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/remoteBackend';
+import { createRepairDiff } from '../../src/env/diff/diff';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { liveRunCount } from '../../src/env/run/executor';
+import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/openenv/remoteBackend';
 import { closeCodeOf, frame, openSession, rawWebSocket } from './openenvTestUtils';
 
 // A task whose runs last long enough to overlap with what another session does meanwhile.

@@ -9,9 +9,9 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { runServeCommand, startServer, type ForgeServer } from '../../src/cli/serve';
-import { isLoopbackHost, normalizeOrigin, tokensEqual } from '../../src/cli/serveAuth';
+import { isLoopbackHost, normalizeOrigin, tokensEqual } from '../../src/env/openenv/serverAuth';
 import { defaultSettings, parseSettings, remoteTokenOf } from '../../src/editor/settingsSchema';
-import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/remoteBackend';
+import { RemoteBackend, RemoteEnvironmentError } from '../../src/env/openenv/remoteBackend';
 import { openenvPython, openenvSkipReason } from './openenvTestUtils';
 
 const TOKEN = 'test-token-0123456789abcdef';

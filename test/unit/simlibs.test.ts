@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simlibsDir } from '../../src/env/paths';
-import { loadCorpus } from '../../src/env/tasks';
-import { snapshotVersions, type SnapshotId } from '../../src/env/versions';
+import { loadCorpus } from '../../src/env/tasks/tasks';
+import { snapshotVersions, type SnapshotId } from '../../src/env/snapshots/versions';
 import type { LibraryVersions } from '../../src/env/schemas';
 
 const LOSS_RE = /loss[=:\s]+([\d.]+)/gi; // the spec's visible-reward regex

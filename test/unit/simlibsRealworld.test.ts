@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { lastErrorLine, loadRealworldTasks, lossesDecrease, runRealworldTask, stepLosses } from '../../bench/realworld';
-import { executeScript } from '../../src/env/executor';
+import { executeScript } from '../../src/env/run/executor';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 
 const root = resolve(__dirname, '..', '..');

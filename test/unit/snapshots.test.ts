@@ -9,7 +9,7 @@ import { hasSnapshotApi, loadPackageApi, snapshotApiFile, type ClassInfo, type P
 import { resourcesDir } from '../../src/env/paths';
 import { allSnapshots, getSnapshot, loadSnapshotsFile, parseSnapshotsFile, snapshotIds, snapshotRequirements } from '../../src/env/snapshots/registry';
 import { cacheRoot, failedRequirement, isSnapshotVenvReady, READY_MARKER, snapshotPython, snapshotVenvDir } from '../../src/env/snapshots/venv';
-import { compareVersions, CORPUS_SNAPSHOT, LATEST_SNAPSHOT, LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, snapshotVersions } from '../../src/env/versions';
+import { compareVersions, CORPUS_SNAPSHOT, LATEST_SNAPSHOT, LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, snapshotVersions } from '../../src/env/snapshots/versions';
 
 const minimal = (over: Record<string, unknown> = {}): string =>
   JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff: '2024-04-30', versions: { transformers: '4.40.0' }, ...over }] });

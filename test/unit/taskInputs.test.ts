@@ -6,11 +6,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ForgeEnvironment } from '../../src/env/environment';
-import { executeScript } from '../../src/env/executor';
-import { startHumanEpisode } from '../../src/env/humanEpisode';
-import { oracleRepairGenerate, rolloutOneEpisode } from '../../src/env/rollout';
-import { loadTaskFolder, TaskMetadataFileSchema } from '../../src/env/tasks';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
+import { executeScript } from '../../src/env/run/executor';
+import { startHumanEpisode } from '../../src/env/episode/humanEpisode';
+import { oracleRepairGenerate, rolloutOneEpisode } from '../../src/env/episode/rollout';
+import { loadTaskFolder, TaskMetadataFileSchema } from '../../src/env/tasks/tasks';
 import { formatZodError } from '../../src/env/schemas';
 
 const root = mkdtempSync(join(tmpdir(), 'forgeenv-taskinputs-test-'));
@@ -89,7 +89,7 @@ describe('task args and files', () => {
     await env.step({ breakage: RENAME });
     const broken = env.state!.broken_script!;
     const fixed = broken.replace('AutoTokeniser', 'AutoTokenizer').replace('AutoTokeniser', 'AutoTokenizer');
-    const { createRepairDiff } = await import('../../src/env/diff');
+    const { createRepairDiff } = await import('../../src/env/diff/diff');
     const evil = await env.evaluateRepair(createRepairDiff(broken, `${fixed}subprocess.run(["id"])\n`));
     assert.equal(evil.execution?.exit_code, null);
     assert.deepEqual(evil.execution?.violations, ['line 7: use of subprocess.run']);

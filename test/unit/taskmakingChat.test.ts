@@ -11,7 +11,7 @@ import { optionValue } from '../../src/env/taskmaking/argEdits';
 import { candidateHubNeeds } from '../../src/env/taskmaking/hubSupply';
 import { placeholderDataset, placeholderModels } from '../../src/env/taskmaking/placeholders';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
-import { deriveScriptArgs } from '../../src/env/scriptArgs';
+import { deriveScriptArgs } from '../../src/env/tasks/scriptArgs';
 
 const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 30, in <module>\n    trainer = Trainer(...)\n${last}\n`;
 const ctx = (over: Partial<RuleContext>): RuleContext => ({ script: '', args: [], env: {}, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] }, ...over });

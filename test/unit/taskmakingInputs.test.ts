@@ -9,7 +9,7 @@ import { absoluteImports, collectLocalImports } from '../../src/env/taskmaking/l
 import { apiPresence, importedApis, inferSnapshot, monthsApart } from '../../src/env/taskmaking/snapshotInference';
 import { loadPackageApi } from '../../src/env/snapshots/api';
 import { getSnapshot } from '../../src/env/snapshots/registry';
-import { loadTaskFolder } from '../../src/env/tasks';
+import { loadTaskFolder } from '../../src/env/tasks/tasks';
 import { readEntries, uniqueTaskId, writeTask } from '../../src/env/taskmaking/writeTask';
 
 const root = mkdtempSync(join(tmpdir(), 'forgeenv-taskmaking-'));
@@ -169,7 +169,7 @@ describe('tasks.json env reaches the runs of an episode', () => {
       ['import os, sys', 'assert os.environ["SM_MODEL_DIR"] == "out/model", "env was %r" % os.environ.get("SM_MODEL_DIR")', 'from transformers import AutoTokenizer', 'print("ok")', ''].join('\n'),
     );
     writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'env_task', env: { SM_MODEL_DIR: 'out/model' } }]));
-    const { ForgeEnvironment } = await import('../../src/env/environment');
+    const { ForgeEnvironment } = await import('../../src/env/episode/environment');
     const env = new ForgeEnvironment({ taskDirs: [dir], timeoutMs: 30_000 });
     try {
       await env.reset({ taskId: 'env_task', seed: 1 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { makeTask } from '../../src/env/taskmaking/makeTask';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
-import { loadTaskFolder } from '../../src/env/tasks';
+import { loadTaskFolder } from '../../src/env/tasks/tasks';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 
 const SNAPSHOT = '2026-11';
@@ -135,7 +135,7 @@ describe('make-task end to end in real mode', { skip }, () => {
 // every original failed with ModuleNotFoundError; it now runs in the snapshot's managed venv.
 describe('check-primitives in real mode without an interpreter', { skip }, () => {
   test('the original runs in the snapshot\'s managed venv', { timeout: 600_000 }, async () => {
-    const { checkPrimitives } = await import('../../src/env/checkPrimitives');
+    const { checkPrimitives } = await import('../../src/env/primitives/checkPrimitives');
     const script = 'import transformers\nfrom transformers import AutoTokenizer\nprint("version", transformers.__version__)\n';
     const report = await checkPrimitives([{ name: 'probe.py', script, versions: { ...getSnapshot(SNAPSHOT).versions } }], { mode: 'real', primitives: ['RenameApiCall'], timeoutMs: 240_000 });
     assert.equal(report.scripts[0]!.original_runs, true, report.scripts[0]!.reason);

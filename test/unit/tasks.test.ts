@@ -12,8 +12,8 @@ import {
   loadCorpus,
   loadTaskFolder,
   TaskSampler,
-} from '../../src/env/tasks';
-import { validateScript } from '../../src/env/validator';
+} from '../../src/env/tasks/tasks';
+import { validateScript } from '../../src/env/scoring/validator';
 import type { Task } from '../../src/env/schemas';
 
 const dirs: string[] = [];

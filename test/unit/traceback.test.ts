@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseTraceback, type ParsedError } from '../../src/env/traceback';
+import { parseTraceback, type ParsedError } from '../../src/env/scoring/traceback';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'tracebacks');
 const stderrOf = (name: string) => readFileSync(join(FIXTURES, name, 'stderr.txt'), 'utf8');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { FORBIDDEN_CALLS, FORBIDDEN_MODULES, findCalls, findImports, validateRepair, validateScript } from '../../src/env/validator';
+import { FORBIDDEN_CALLS, FORBIDDEN_MODULES, findCalls, findImports, validateRepair, validateScript } from '../../src/env/scoring/validator';
 
 const REALWORLD = join(__dirname, '..', '..', '..', 'shared', 'realworld', 'scripts');
 

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-# The latest snapshot (src/env/versions.ts, '2025-03'; resources/snapshots/snapshots.json): used when the
+# The latest snapshot (src/env/snapshots/versions.ts, '2025-03'; resources/snapshots/snapshots.json): used when the
 # variable is absent. test/unit/snapshots.test.ts checks they agree.
 DEFAULTS = {
     "transformers": "4.50.3",

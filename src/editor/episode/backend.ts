@@ -1,10 +1,10 @@
 // Which environment an episode runs in, from the settings: the embedded ForgeEnvironment (in this
 // process) or a remote OpenEnv server. Used to start an episode and to resume a saved one.
-import { EmbeddedEpisodeSession, type EpisodeSession } from '../../env/episodeSession';
-import { RemoteEpisodeSession } from '../../env/remoteEpisodeSession';
+import { EmbeddedEpisodeSession, type EpisodeSession } from '../../env/episode/episodeSession';
+import { RemoteEpisodeSession } from '../../env/openenv/remoteEpisodeSession';
 import type { ExecutionMode } from '../../env/schemas';
-import type { TaskSampler } from '../../env/tasks';
-import type { TeacherStore } from '../../env/teacher';
+import type { TaskSampler } from '../../env/tasks/tasks';
+import type { TeacherStore } from '../../env/episode/teacher';
 import { environmentFrom } from '../environmentFactory';
 import { remoteTokenOf, type ForgeSettings } from '../settingsSchema';
 import type { EpisodeBackend } from './episodeRecord';

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { refusal, SkipArgsSchema, StartArgsSchema, SubmitArgsSchema, type CommandResult } from '../commandArgs';
 import { configureExecution } from '../configureExecution';
 import type { ForgeContext } from '../context';
-import type { EpisodeFeature } from './index';
+import type { EpisodeFeature } from '.';
 import type { QueueNode } from './taskQueue';
 import { brokenScriptUri, runOutputUri } from './virtualDocuments';
 

@@ -3,7 +3,7 @@
 // the script as related information, forbidden constructs on their lines, and the
 // environment's own notes (timeout, output cap, cancel) when the run ended abnormally.
 // Positions are 0-based here (VS Code's), converted from the traceback's 1-based ones.
-import { parseTraceback } from '../../env/traceback';
+import { parseTraceback } from '../../env/scoring/traceback';
 import type { ExecutionResult } from '../../env/schemas';
 
 export interface SpanSpec {

@@ -3,7 +3,7 @@
 // HumanEpisodeStart that the demonstration is built from, and the editor's bookkeeping.
 // Validated with zod on the way back in: a stale or hand-edited value is reported, not trusted.
 import { z } from 'zod';
-import { EpisodeStateSchema, RepairEvaluationSchema } from '../../env/episodeTypes';
+import { EpisodeStateSchema, RepairEvaluationSchema } from '../../env/episode/episodeTypes';
 import {
   ExecutionModeSchema,
   ExecutionResultSchema,
@@ -14,7 +14,7 @@ import {
 } from '../../env/schemas';
 import { DemonstrationRecordSchema } from '../../store/records';
 
-/** Mirrors `HumanEpisodeStart` (src/env/humanEpisode.ts). */
+/** Mirrors `HumanEpisodeStart` (src/env/episode/humanEpisode.ts). */
 export const HumanEpisodeStartSchema = z.object({
   episodeId: z.string().min(1),
   seed: z.number().int().nonnegative(),

@@ -3,11 +3,11 @@
 // into a fresh episode folder. Returns what the session persists, or why nothing started.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EpisodeSession } from '../../env/episodeSession';
-import { startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
-import { snapshotIdForVersions } from '../../env/realMode';
-import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
-import { interpreterLabel } from '../../env/interpreterLabel';
+import type { EpisodeSession } from '../../env/episode/episodeSession';
+import { startHumanEpisode, type HumanEpisodeStart } from '../../env/episode/humanEpisode';
+import { snapshotIdForVersions } from '../../env/run/realMode';
+import { isCancelledRemoteError } from '../../env/openenv/remoteEpisodeSession';
+import { interpreterLabel } from '../../env/run/interpreterLabel';
 import type { Task } from '../../env/schemas';
 import { refusal, type Refusal, type StartArgs } from '../commandArgs';
 import { createBackend } from './backend';

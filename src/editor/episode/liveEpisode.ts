@@ -3,8 +3,8 @@
 // itself to the workspace state on every change, so a reload resumes it. No vscode import: the
 // editor reports typing and focus through `EpisodeEditor.watchScript`.
 import { dirname, join } from 'node:path';
-import type { EpisodeSession } from '../../env/episodeSession';
-import type { HumanEpisodeStart } from '../../env/humanEpisode';
+import type { EpisodeSession } from '../../env/episode/episodeSession';
+import type { HumanEpisodeStart } from '../../env/episode/humanEpisode';
 import type { TimelineEvent } from '../../store/records';
 import type { KeyValueStore } from './pendingWrites';
 import { ActiveTimeTracker } from './activeTime';

@@ -1,6 +1,6 @@
 // A person's successful repair of a natural-drift task of a user folder solves it: the repair
 // becomes the task's reference (its oracle). Best effort: the demonstration is stored either way.
-import type { RepairEvaluation } from '../../env/episodeTypes';
+import type { RepairEvaluation } from '../../env/episode/episodeTypes';
 import type { Task } from '../../env/schemas';
 import { markNaturalDriftSolved } from '../../env/taskmaking/naturalDrift';
 

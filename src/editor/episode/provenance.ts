@@ -1,5 +1,5 @@
 // Who made a demonstration, how and for how long: the provenance stored in its info.
-import { ENV_VERSION } from '../../env/environment';
+import { ENV_VERSION } from '../../env/episode/environment';
 import type { DemonstrationProvenance } from '../../store/demonstrationBuilder';
 import { annotatorId } from '../settingsSchema';
 import type { LiveEpisode } from './liveEpisode';

@@ -1,5 +1,5 @@
 // What the episode commands return (tests and other extensions drive the loop through them).
-import type { HumanEpisodeStart } from '../../env/humanEpisode';
+import type { HumanEpisodeStart } from '../../env/episode/humanEpisode';
 
 export interface StartResult {
   episodeId: string;

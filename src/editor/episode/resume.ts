@@ -3,8 +3,8 @@
 // and its diagnostics shown again. An unusable saved state is moved aside, never thrown away.
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { EpisodeSession } from '../../env/episodeSession';
-import { interpreterFromLabel } from '../../env/interpreterLabel';
+import type { EpisodeSession } from '../../env/episode/episodeSession';
+import { interpreterFromLabel } from '../../env/run/interpreterLabel';
 import type { CommandResult } from '../commandArgs';
 import { createBackend } from './backend';
 import { PersistedEpisodeSchema } from './episodeRecord';

@@ -1,5 +1,5 @@
 // A "Retry" action when a remote server was only busy (its capacity reached), else none.
-import { RemoteEnvironmentError } from '../../env/remoteBackend';
+import { RemoteEnvironmentError } from '../../env/openenv/remoteBackend';
 import type { Action } from './editorPort';
 import type { SessionServices } from './services';
 

@@ -4,10 +4,10 @@
 // supersedes it through the same builder and write path as an episode. No vscode import.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startHumanEpisode, type HumanEpisodeStart } from '../../env/humanEpisode';
-import { interpreterLabel } from '../../env/interpreterLabel';
-import { snapshotIdForVersions } from '../../env/realMode';
-import { createRepairDiff } from '../../env/diff';
+import { startHumanEpisode, type HumanEpisodeStart } from '../../env/episode/humanEpisode';
+import { interpreterLabel } from '../../env/run/interpreterLabel';
+import { snapshotIdForVersions } from '../../env/run/realMode';
+import { createRepairDiff } from '../../env/diff/diff';
 import { rawCompletion } from '../../store/completion';
 import { taskHash } from '../../store/hashing';
 import type { DemonstrationRecord } from '../../store/records';

@@ -1,6 +1,6 @@
 // What a run leaves in the editor: its output document and its diagnostics on train.py (the
 // failing line, each traceback frame as related information). No vscode import.
-import type { RepairEvaluation } from '../../env/episodeTypes';
+import type { RepairEvaluation } from '../../env/episode/episodeTypes';
 import { diagnosticsForRun, lineSpan, unbrokenBreakageNote, type DiagnosticSpec } from './diagnosticsModel';
 import type { EpisodeEditor, RunKey } from './editorPort';
 import type { LiveEpisode } from './liveEpisode';

@@ -1,8 +1,8 @@
 // What the score view shows, as plain data built from a RepairEvaluation (no vscode import):
 // the visible reward with its weighted components, the held-out checks, findings and the
 // run's abnormal-end notes (timeout, output cap, forbidden constructs, cancel).
-import type { RepairEvaluation } from '../../env/episodeTypes';
-import { MAX_VISIBLE_REWARD, VISIBLE_WEIGHTS, type HeldOutBreakdown, type VisibleBreakdown } from '../../env/reward';
+import type { RepairEvaluation } from '../../env/episode/episodeTypes';
+import { MAX_VISIBLE_REWARD, VISIBLE_WEIGHTS, type HeldOutBreakdown, type VisibleBreakdown } from '../../env/scoring/reward';
 import { abnormalEndNote, forgeenvNotes } from './diagnosticsModel';
 import type { RunSummary } from './episodeRecord';
 
@@ -41,7 +41,7 @@ export interface ScoreModel {
   history: RunSummary[];
 }
 
-// Typed by the reward's own breakdowns: a key added to or renamed in src/env/reward.ts fails to compile here until labelled.
+// Typed by the reward's own breakdowns: a key added to or renamed in src/env/scoring/reward.ts fails to compile here until labelled.
 const VISIBLE_HELP: Record<keyof VisibleBreakdown, [string, string]> = {
   script_executes: ['Script executes', 'Exit code 0 and a verified trained model (the verifier checked the artifact)'],
   loss_decreased: ['Loss decreased', 'Share of consecutive logged losses that fall (counted only with a verified model)'],

@@ -1,8 +1,8 @@
 // What the repair session needs from the rest of the extension, as plain functions and objects
 // (settings, the task corpus, where things are stored, the write queue), so session.ts stays
 // free of vscode and a unit test can hand it its own.
-import type { TaskSampler } from '../../env/tasks';
-import type { TeacherStore } from '../../env/teacher';
+import type { TaskSampler } from '../../env/tasks/tasks';
+import type { TeacherStore } from '../../env/episode/teacher';
 import type { ForgeSettings } from '../settingsSchema';
 import type { KeyValueStore, PendingWrites, WriteOutcome } from './pendingWrites';
 

@@ -2,9 +2,9 @@
 // skip, resume after a reload. A revision (revisionStart.ts) is the same loop in another mode: its
 // Submit supersedes a record, and it is discarded, not skipped. No vscode import: it talks to the
 // editor through EpisodeEditor and to the rest through SessionServices (unit tests: plain objects).
-import { createRepairDiff } from '../../env/diff';
-import type { RepairEvaluation } from '../../env/episodeTypes';
-import { isCancelledRemoteError } from '../../env/remoteEpisodeSession';
+import { createRepairDiff } from '../../env/diff/diff';
+import type { RepairEvaluation } from '../../env/episode/episodeTypes';
+import { isCancelledRemoteError } from '../../env/openenv/remoteEpisodeSession';
 import { IdenticalRevisionError } from '../../store/demonstrationBuilder';
 import { recordNaturalDriftSolved } from './naturalDriftSolved';
 import type { SkipReason } from '../../store/records';
@@ -13,7 +13,7 @@ import { annotatorId } from '../settingsSchema';
 import { announceSaved, demonstrationOf } from './submission';
 import type { Action, EpisodeEditor } from './editorPort';
 import { openEpisode, type OpenedEpisode } from './episodeStart';
-import type { EpisodeSession as EnvSession } from '../../env/episodeSession';
+import type { EpisodeSession as EnvSession } from '../../env/episode/episodeSession';
 import type { PersistedEpisode } from './episodeRecord';
 import { EPISODE_STATE_KEY, LiveEpisode } from './liveEpisode';
 import type { PendingWrite } from './pendingWrites';

@@ -1,8 +1,8 @@
 // What Submit stores and says, for an episode and for a revision alike: the demonstration record
 // (built by the store's one builder; a revision names the record it supersedes) and the message
 // once it is saved. No vscode import.
-import type { RepairEvaluation } from '../../env/episodeTypes';
-import { snapshotIdOf } from '../../env/versions';
+import type { RepairEvaluation } from '../../env/episode/episodeTypes';
+import { snapshotIdOf } from '../../env/snapshots/versions';
 import { buildDemonstration } from '../../store/demonstrationBuilder';
 import type { DemonstrationRecord } from '../../store/records';
 import type { EpisodeEditor } from './editorPort';

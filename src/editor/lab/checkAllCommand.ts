@@ -3,7 +3,7 @@
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { checkPrimitives, scriptsInFolder, type CheckRow, type CheckScript, type CheckSummary } from '../../env/checkPrimitives';
+import { checkPrimitives, scriptsInFolder, type CheckRow, type CheckScript, type CheckSummary } from '../../env/primitives/checkPrimitives';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { checkExport } from './core/checkResults';
 import { refusal, type CommandResult } from '../commandArgs';

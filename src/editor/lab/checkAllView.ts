@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { CheckRow, CheckScript, CheckSummary } from '../../env/checkPrimitives';
+import type { CheckRow, CheckScript, CheckSummary } from '../../env/primitives/checkPrimitives';
 import { applySpec } from '../../env/primitives/registry';
 import { ExecutionModeSchema, type ExecutionMode } from '../../env/schemas';
 import { countRows, groupByScript, groupDescription, rowDescription, rowReason, rowStatus, type ScriptGroup } from './core/checkResults';

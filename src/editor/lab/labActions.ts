@@ -3,8 +3,8 @@
 // original exactly.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { executeScript } from '../../env/executor';
-import { snapshotVersions } from '../../env/versions';
+import { executeScript } from '../../env/run/executor';
+import { snapshotVersions } from '../../env/snapshots/versions';
 import { unbrokenBreakageNote } from '../episode/diagnosticsModel';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ForgeContext } from '../context';

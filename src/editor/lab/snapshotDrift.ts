@@ -3,8 +3,8 @@
 // each with the real-world change it most likely corresponds to.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { executeScript } from '../../env/executor';
-import { LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, CORPUS_SNAPSHOT, snapshotVersions, type SnapshotId } from '../../env/versions';
+import { executeScript } from '../../env/run/executor';
+import { LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, CORPUS_SNAPSHOT, snapshotVersions, type SnapshotId } from '../../env/snapshots/versions';
 import { explainError, explanationText, type DriftExplanation } from './core/knownChanges';
 import { driftTableHints } from './core/driftHints';
 import { runOutcome } from './core/runDiagnostics';

@@ -2,7 +2,7 @@
 // report goes to the log and a summary message.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { ForgeEnvironment } from '../../env/environment';
+import type { ForgeEnvironment } from '../../env/episode/environment';
 import type { ExecutionMode } from '../../env/schemas';
 import { renderRescoreText, rescoreDataset, type RescoreReport } from '../../store/rescore';
 import { refusal, type CommandResult } from '../commandArgs';

@@ -6,13 +6,13 @@
 // evaluation and `agent` provenance; the report gives pass@k per problem, primitive and snapshot
 // with the visible check (exit 0 and a verified artifact: what the agent is shown) and the
 // held-out check (`success`) kept apart, and counts requests, retries, timeouts and parse failures.
-import type { ForgeEnvironment } from '../environment';
-import { unrunEvaluation, type EpisodeFacts, type RepairEvaluation } from '../episodeTypes';
-import { REPAIR_AGENT_SYSTEM_PROMPT } from '../prompts';
-import { isSuccess } from '../reward';
-import { prepareRepairPhase } from '../rollout';
+import type { ForgeEnvironment } from '../episode/environment';
+import { unrunEvaluation, type EpisodeFacts, type RepairEvaluation } from '../episode/episodeTypes';
+import { REPAIR_AGENT_SYSTEM_PROMPT } from '../episode/prompts';
+import { isSuccess } from '../scoring/reward';
+import { prepareRepairPhase } from '../episode/rollout';
 import { RolloutResultSchema, type RolloutResult } from '../schemas';
-import { snapshotIdOf } from '../versions';
+import { snapshotIdOf } from '../snapshots/versions';
 import type { RequestStats, Sampling } from './chatEndpoint';
 import { meanPassAt, passAtKs, reportedKs, type PassAt } from './passAtK';
 import { parseRepairAnswer } from './repairAnswer';

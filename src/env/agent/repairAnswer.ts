@@ -2,7 +2,7 @@
 // prompts.ts) passes any text through, so a chatty answer would be "applied" as a whole script;
 // here an answer that holds neither a unified diff nor a fenced script is refused up front, with
 // the reason, and scored as a failure without running anything.
-import { extractDiff, fencedBlocks, looksLikeDiff } from '../prompts';
+import { extractDiff, fencedBlocks, looksLikeDiff } from '../episode/prompts';
 
 export type RepairAnswer =
   | { ok: true; kind: 'diff' | 'script'; submission: string }

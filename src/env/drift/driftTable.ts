@@ -5,7 +5,7 @@
 // its own: resources/drifts/catalog.json is the one source of those boundaries.
 // Params go from the form the corpus is written in (the latest snapshot) to the form a user
 // writing for another version would have used, so the broken script fails under the snapshot.
-import { compareVersions } from '../versions';
+import { compareVersions } from '../snapshots/versions';
 import { catalogPath, driftCatalog } from './catalog';
 import type { LibraryVersions } from '../schemas';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { executeScript } from '../executor';
+import { executeScript } from '../run/executor';
 import type { Snapshot } from '../snapshots/registry';
 import { ProbeRunFileSchema, type ProbeForm, type ProbeRunFile } from './outcomes';
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
-import { generatorEnv, hubGeneratorDigest, HUB_READY_MARKER, makeHubScript } from '../localHub';
+import { generatorEnv, hubGeneratorDigest, HUB_READY_MARKER, makeHubScript } from './localHub';
 import { resourcesDir, simlibsDir } from '../paths';
 import { cacheRoot } from '../snapshots/venv';
 import { resolveModel, UnknownModelError, type ModelArchitectures, type ModelRecipe } from './modelTable';

@@ -9,7 +9,7 @@ import { applyEdits, sortEdits, spanOfEdits, type TextEdit } from '../python/edi
 import { describeProblem, parsePython, type ParsedScript } from '../python/parse';
 import { indexScript, type ScriptIndex } from '../python/scriptIndex';
 import { formatZodError, type LibraryVersions } from '../schemas';
-import { snapshotVersions } from '../versions';
+import { snapshotVersions } from '../snapshots/versions';
 import { PrimitiveRefusal, type Primitive, type PrimitiveCandidate, type PrimitiveResult } from './types';
 
 export interface ScriptContext {

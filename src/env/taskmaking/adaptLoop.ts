@@ -1,13 +1,13 @@
 // Args that work: start from the derived args, bound the run through the parser's own options,
 // then run -> diagnose -> adapt, at most `maxRounds` runs. Ends with a clean run, or a refusal that
 // says why (a rule's reason, an unrecognised error, a change that did not help).
-import { deriveScriptArgs } from '../scriptArgs';
+import { deriveScriptArgs } from '../tasks/scriptArgs';
 import type { ExecutionResult } from '../schemas';
 import type { HubNeeds } from '../hub/needs';
 import { EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { parseHelpOptions, type ParserOptions } from './parserOptions';
 import type { Adaptation } from './provenance';
-import type { TaskRuntime } from '../runtimeShims';
+import type { TaskRuntime } from '../run/runtimeShims';
 import { diagnose, lastErrorLine, type Rule, RULES } from './rules';
 import type { CandidateRun, RunFn } from './runner';
 import { boundRun } from './shortRun';

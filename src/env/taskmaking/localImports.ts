@@ -6,7 +6,7 @@
 // limits); the walk is bounded.
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { readFolderFile } from '../folderFile';
+import { readFolderFile } from '../tasks/folderFile';
 import { parsePython } from '../python/parse';
 import { indexScript, type ImportInfo } from '../python/scriptIndex';
 import { RUN_FILE_LIMITS } from '../schemas';

@@ -7,14 +7,14 @@
 //   6. the task written atomically (tasks.json merged), or a refusal with its reason and nothing written.
 // vscode-free: the CLI calls it, and the editor's "Make Task from This Script…" can.
 import { basename, resolve } from 'node:path';
-import { readFolderFile } from '../folderFile';
+import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
 import { parsePython, describeProblem } from '../python/parse';
 import { RunFilesSchema, TaskSchema, formatZodError, type ExecutionMode, type LibraryVersions } from '../schemas';
 import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
-import { RealModeError } from '../realMode';
-import { taskCandidate, type TaskMetadata } from '../tasks';
+import { RealModeError } from '../run/realMode';
+import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
 import { adaptUntilRuns } from './adaptLoop';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';

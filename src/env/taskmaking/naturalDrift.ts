@@ -5,14 +5,14 @@
 import { getSnapshot } from '../snapshots/registry';
 import type { ExecutionMode } from '../schemas';
 import { INFERENCE_LIBRARIES } from './snapshotInference';
-import type { TaskMetadata } from '../tasks';
+import type { TaskMetadata } from '../tasks/tasks';
 import type { NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
 import type { HubNeeds } from '../hub/needs';
-import type { TaskRuntime } from '../runtimeShims';
+import type { TaskRuntime } from '../run/runtimeShims';
 import { makeRunner, type RunnerOptions } from './runner';
 import { readEntries, TaskWriteError, writeTask } from './writeTask';
-import { readFolderFile } from '../folderFile';
+import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
 
 /** Rules whose errors come from the machine, not from the libraries' change. */

@@ -11,7 +11,7 @@
 import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
 import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID, isBaseHubDataset } from '../hub/datasetTable';
 import { optionValue } from './argEdits';
-import { valueForArgument } from '../scriptArgs';
+import { valueForArgument } from '../tasks/scriptArgs';
 
 /** Option names that carry a dataset id (as hub/needs.ts reads them). */
 const DATASET_OPTION = /^(train_)?dataset(_name|_id|_path)?(_or_path)?$/;

@@ -4,13 +4,13 @@
 // the first rule whose pattern matches and that has an answer decides.
 import { firstOption, type ParserOptions } from './parserOptions';
 import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
-import { valueForArgument } from '../scriptArgs';
+import { valueForArgument } from '../tasks/scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
-import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
+import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
 import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';

@@ -1,13 +1,13 @@
 // One run of a candidate task's script, as episodes run it: through executeScript (sandbox, argv),
 // real mode in the snapshot's managed venv with the offline hub, or simulated mode.
-import { executeScript } from '../executor';
+import { executeScript } from '../run/executor';
 import { missingDataFiles } from '../hub/dataFiles';
 import type { HubNeeds } from '../hub/needs';
 import type { ModelArchitectures } from '../hub/modelTable';
-import { prepareRealRun } from '../realMode';
+import { prepareRealRun } from '../run/realMode';
 import type { HubRunState } from './hubSupply';
 import type { ExecutionMode, ExecutionResult } from '../schemas';
-import type { TaskRuntime } from '../runtimeShims';
+import type { TaskRuntime } from '../run/runtimeShims';
 import { getSnapshot } from '../snapshots/registry';
 
 export interface CandidateRun {

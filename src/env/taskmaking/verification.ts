@@ -7,13 +7,13 @@
 //   byte), so each oracle run is a run of the original judged by the verifier; the environment's
 //   reference run (the original's own verification) is one more. 3 of 3 verified is required; when
 //   fewer breakages broke, episodes are repeated until three runs of the original were judged.
-import { changedApiNames, mentionsChangedApi } from '../checkPrimitives';
+import { changedApiNames, mentionsChangedApi } from '../primitives/checkPrimitives';
 import { breaksReally } from '../drift/generator';
-import { ForgeEnvironment } from '../environment';
+import { ForgeEnvironment } from '../episode/environment';
 import { applySpec, breakagePrimitives } from '../primitives/registry';
 import type { PrimitiveCandidate } from '../primitives/types';
 import type { ExecutionMode, LibraryVersions, Task } from '../schemas';
-import { TaskSampler } from '../tasks';
+import { TaskSampler } from '../tasks/tasks';
 import type { BreakageCheck, MakeTaskVerdict } from './provenance';
 import { lastErrorLine } from './rules';
 

@@ -3,7 +3,7 @@
 // These rules answer from what the task already runs with: the model and dataset ids in its args
 // (or the script's own literals), the head from the script's `AutoModelFor…` class. Keyed on the
 // verifier's finding, never on a script.
-import { valueForArgument } from '../scriptArgs';
+import { valueForArgument } from '../tasks/scriptArgs';
 import type { VerifySpecInput } from '../verify/spec';
 import { optionValue } from './argEdits';
 import type { Adaptation } from './provenance';

@@ -6,11 +6,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../store/atomicWrite';
-import { readFolderFile } from '../folderFile';
+import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_METADATA_BYTES } from '../limits';
 import { tasksDir } from '../paths';
 import { formatZodError, TaskSchema } from '../schemas';
-import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../tasks';
+import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../tasks/tasks';
 
 export class TaskWriteError extends Error {
   override readonly name = 'TaskWriteError';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { INPUT_DIR } from '../executor';
+import { INPUT_DIR } from '../run/executor';
 import { resourcesDir } from '../paths';
 import type { ExecutionResult } from '../schemas';
 import type { VerifySpec } from './spec';

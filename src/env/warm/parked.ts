@@ -4,7 +4,7 @@
 // keep Node alive (bwrap's --die-with-parent ends it with ForgeEnv).
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { killProcessTree } from '../processTree';
+import { killProcessTree } from '../run/processTree';
 import { sandboxedPid } from '../sandbox/pids';
 import { RETIRED, type ParkedHandle } from './pool';
 import { encodeRequest, FAILED_MARKER, READY_MARKER, type RunRequest } from './zygote';

@@ -6,7 +6,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/prompts';
+import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/episode/prompts';
 import { acquireDirLock } from '../../env/dirLock';
 import { AtomicFileWriter, writeFileAtomic } from '../atomicWrite';
 import { key28 } from '../columns';
@@ -31,7 +31,7 @@ export interface ExportOptions {
   completion?: CompletionForm;
   /** Injectable for reproducible cards (golden tests). */
   now?: Date;
-  /** Default: REPAIR_AGENT_SYSTEM_PROMPT from src/env/prompts.ts. */
+  /** Default: REPAIR_AGENT_SYSTEM_PROMPT from src/env/episode/prompts.ts. */
   systemPrompt?: string;
   /** false: a full export even if rows could be appended (the export index is rebuilt). Default true. */
   incremental?: boolean;

@@ -4,9 +4,9 @@
 // (the control that makes the suite able to fail).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { createRepairDiff } from '../../../src/env/diff';
+import { createRepairDiff } from '../../../src/env/diff/diff';
 import { BaselineDriftGenerator } from '../../../src/env/drift/generator';
-import { ForgeEnvironment } from '../../../src/env/environment';
+import { ForgeEnvironment } from '../../../src/env/episode/environment';
 import { FAKE_REPAIRS } from './fakeRepairs';
 
 // The static validator off: it would refuse many of these before they run, but it is advisory (it

@@ -9,13 +9,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createRepairDiff } from '../../../src/env/diff';
-import { ForgeEnvironment } from '../../../src/env/environment';
+import { createRepairDiff } from '../../../src/env/diff/diff';
+import { ForgeEnvironment } from '../../../src/env/episode/environment';
 import { TaskSchema } from '../../../src/env/schemas';
 import { isSnapshotVenvReady } from '../../../src/env/snapshots/venv';
 import { makeTask } from '../../../src/env/taskmaking/makeTask';
 import { breakageCandidates } from '../../../src/env/taskmaking/verification';
-import { TaskSampler, taskCandidate } from '../../../src/env/tasks';
+import { TaskSampler, taskCandidate } from '../../../src/env/tasks/tasks';
 import { FAKE_REPAIRS } from './fakeRepairs';
 
 const SNAPSHOT = '2024-09';

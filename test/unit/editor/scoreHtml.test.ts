@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { renderScoreBody, renderScoreHtml, WebviewMessageSchema } from '../../../src/editor/episode/scoreHtml';
 import { scoreModel } from '../../../src/editor/episode/scoreModel';
-import type { RepairEvaluation } from '../../../src/env/episodeTypes';
+import type { RepairEvaluation } from '../../../src/env/episode/episodeTypes';
 
 const evaluation: RepairEvaluation = {
   unified_diff: 'diff',

@@ -1,7 +1,7 @@
 // The prompt under Make Task's arguments question: what the script's parser requires, and never
 // "requires no arguments" for a script whose parser may need some the derivation could not see.
 // No vscode import.
-import type { DerivedArgs } from '../../../env/scriptArgs';
+import type { DerivedArgs } from '../../../env/tasks/scriptArgs';
 
 export function argumentHint(derived: DerivedArgs): string {
   const names = derived.required.map((r) => (r.option ? `--${r.name}` : r.name)).join(', ');

@@ -1,7 +1,7 @@
 // The "check all primitives" results as the tree view shows them and as the JSON export
 // stores them. No vscode import.
 import { z } from 'zod';
-import { CheckRowSchema, type CheckRow, type CheckSummary } from '../../../env/checkPrimitives';
+import { CheckRowSchema, type CheckRow, type CheckSummary } from '../../../env/primitives/checkPrimitives';
 
 export const CHECK_EXPORT_SCHEMA = 'forgeenv.primitive-checks/v1';
 

@@ -4,7 +4,7 @@
 // in, so this module stays independent of its shape). Versions come from the drift catalog
 // (resources/drifts/catalog.json), never written here. No vscode import.
 import { catalogWhen } from '../../../env/drift/catalog';
-import type { ParsedError } from '../../../env/traceback';
+import type { ParsedError } from '../../../env/scoring/traceback';
 
 export interface KnownChange {
   /** Identifiers whose appearance in the message points at this change. */

@@ -1,8 +1,8 @@
 // Turns a run of a script into editor-neutral problems (0-based line/character ranges) so the
 // vscode layer only converts them to Diagnostics. No vscode import.
-import { errorTraceOf } from '../../../env/environment';
+import { errorTraceOf } from '../../../env/episode/environment';
 import type { ExecutionResult } from '../../../env/schemas';
-import { parseTraceback, type ParsedError } from '../../../env/traceback';
+import { parseTraceback, type ParsedError } from '../../../env/scoring/traceback';
 
 export interface RunProblem {
   /** 0-based. */

@@ -1,4 +1,4 @@
-// Every `.py` of a task folder is a task (src/env/tasks.ts), so a folder of other scripts is a bad
+// Every `.py` of a task folder is a task (src/env/tasks/tasks.ts), so a folder of other scripts is a bad
 // place for a new one. No vscode import.
 import { existsSync, readdirSync } from 'node:fs';
 import { readTaskMetadata } from './taskWriter';

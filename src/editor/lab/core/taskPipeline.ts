@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxOptions } from '../../../env/sandbox/options';
 import type { ExecutionMode, LibraryVersions } from '../../../env/schemas';
-import type { TaskMetadata } from '../../../env/tasks';
+import type { TaskMetadata } from '../../../env/tasks/tasks';
 import { makeTask, type MakeTaskResult } from '../../../env/taskmaking/makeTask';
 import type { MakeTaskVerdict } from '../../../env/taskmaking/provenance';
 

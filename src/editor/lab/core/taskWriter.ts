@@ -6,10 +6,10 @@
 import { existsSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readFolderFile } from '../../../env/folderFile';
+import { readFolderFile } from '../../../env/tasks/folderFile';
 import { MAX_TASK_METADATA_BYTES } from '../../../env/limits';
 import { formatZodError, PrimitiveSpecSchema, TaskSchema, type Difficulty, type LibraryVersions, type PrimitiveSpec } from '../../../env/schemas';
-import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../../../env/tasks';
+import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../../../env/tasks/tasks';
 import { writeFileAtomic } from '../../../store/atomicWrite';
 
 export const BREAKAGE_SUFFIX = '.breakage.json';

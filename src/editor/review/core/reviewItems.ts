@@ -1,7 +1,7 @@
 // What the review walk shows for one demonstration: the broken script (recovered from the
 // repair prompt the annotator saw), the repaired script (broken + the scored diff), its scores,
 // its latest review and label, and whether it duplicates another record. No vscode import.
-import { applyRepairDiff } from '../../../env/diff';
+import { applyRepairDiff } from '../../../env/diff/diff';
 import { MAX_MAX_DIFF_BYTES } from '../../../env/limits';
 import type { DatasetSnapshot } from '../../../store/datasetStore';
 import { labelTargetKey, type DemonstrationRecord, type LabelRecord, type ReviewRecord } from '../../../store/records';

@@ -10,10 +10,10 @@
 // judged on "runs and trains": its artifact loads with the real loader and beats the untrained
 // model on held-out data by the task's margin, or (short runs of tiny models) training changed most
 // of its starting weights. No band: `in_range` follows `trained`, and the findings say so.
-import type { Evidence } from './verify/judge';
-import type { VerifySpec } from './verify/spec';
-import type { VerifierOutcome } from './verify/verifier';
-import type { BreakageAction, Task } from './schemas';
+import type { Evidence } from '../verify/judge';
+import type { VerifySpec } from '../verify/spec';
+import type { VerifierOutcome } from '../verify/verifier';
+import type { BreakageAction, Task } from '../schemas';
 
 export const NATURAL_DRIFT_PRIMITIVE = 'NaturalDrift';
 export const NATURAL_DRIFT_CATEGORY = 'natural_drift';

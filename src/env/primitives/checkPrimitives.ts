@@ -6,21 +6,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { preferredCandidates } from './drift/generator';
-import { TaskRuntimeSchema, type RuntimeShim } from './runtimeShims';
-import { applyRepairDiff, createRepairDiff, diffStats } from './diff';
-import { errorTraceOf } from './environment';
-import { executeScript } from './executor';
-import { readFolderFile } from './folderFile';
-import { MAX_TASK_FILE_BYTES } from './limits';
-import { ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
-import { applySpec, breakagePrimitives, getPrimitive } from './primitives/registry';
-import { PrimitiveRefusal, type PrimitiveResult } from './primitives/types';
-import { prepareRealRun } from './realMode';
-import { formatZodError, LibraryVersionsSchema, RunMountsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from './schemas';
-import { getSnapshot } from './snapshots/registry';
-import { parseTraceback } from './traceback';
-import { snapshotVersions } from './versions';
+import { preferredCandidates } from '../drift/generator';
+import { TaskRuntimeSchema, type RuntimeShim } from '../run/runtimeShims';
+import { applyRepairDiff, createRepairDiff, diffStats } from '../diff/diff';
+import { errorTraceOf } from '../episode/environment';
+import { executeScript } from '../run/executor';
+import { readFolderFile } from '../tasks/folderFile';
+import { MAX_TASK_FILE_BYTES } from '../limits';
+import { ScriptEnvSchema, type SandboxOptionsInput } from '../sandbox/options';
+import { applySpec, breakagePrimitives, getPrimitive } from './registry';
+import { PrimitiveRefusal, type PrimitiveResult } from './types';
+import { prepareRealRun } from '../run/realMode';
+import { formatZodError, LibraryVersionsSchema, RunMountsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from '../schemas';
+import { getSnapshot } from '../snapshots/registry';
+import { parseTraceback } from '../scoring/traceback';
+import { snapshotVersions } from '../snapshots/versions';
 
 export const CheckRowSchema = z.object({
   script: z.string(),

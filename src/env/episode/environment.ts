@@ -3,8 +3,8 @@
 // episode state is left exactly as it was.
 import { randomInt, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { createRepairDiff } from './diff';
-import { applyRepairDiffAsync } from './diffAsync';
+import { createRepairDiff } from '../diff/diff';
+import { applyRepairDiffAsync } from '../diff/diffAsync';
 import {
   EnvironmentConfigSchema,
   EpisodeRecipeSchema,
@@ -19,22 +19,22 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { scriptDigest } from './episodeRecipe';
-import { executeScript, prewarmRuntime, type RunOptions } from './executor';
-import { specProvenance } from './drift/generator';
-import { getPrimitive, applySpec } from './primitives/registry';
-import { PrimitiveRefusal } from './primitives/types';
-import { prepareRealRun, RealModeError, snapshotIdForVersions, type RealRunSetup, type RunHubNeeds } from './realMode';
-import { missingDataFiles } from './hub/dataFiles';
-import { deriveHubNeeds, looksLikeModelId } from './hub/needs';
-import { isBaseHubModel } from './hub/modelTable';
-import { mulberry32 } from './random';
+import { executeScript, prewarmRuntime, type RunOptions } from '../run/executor';
+import { specProvenance } from '../drift/generator';
+import { getPrimitive, applySpec } from '../primitives/registry';
+import { PrimitiveRefusal } from '../primitives/types';
+import { prepareRealRun, RealModeError, snapshotIdForVersions, type RealRunSetup, type RunHubNeeds } from '../run/realMode';
+import { missingDataFiles } from '../hub/dataFiles';
+import { deriveHubNeeds, looksLikeModelId } from '../hub/needs';
+import { isBaseHubModel } from '../hub/modelTable';
+import { mulberry32 } from '../random';
 import { judgeRunsAndTrains, NATURAL_DRIFT_CATEGORY, NATURAL_DRIFT_PRIMITIVE, naturalDriftProblem } from './naturalDriftEpisode';
-import type { RunLimiter } from './runLimiter';
-import { heldOutReward, isSuccess, visibleReward } from './reward';
-import { judgeEvidence, NO_EVIDENCE, verificationRecord, type Evidence } from './verify/judge';
-import { referenceOutcome } from './verify/reference';
-import { VerifySpecSchema, type VerifySpec } from './verify/spec';
-import { openForReading, readVerdict, verifierRun, type VerifierOutcome } from './verify/verifier';
+import type { RunLimiter } from '../run/runLimiter';
+import { heldOutReward, isSuccess, visibleReward } from '../scoring/reward';
+import { judgeEvidence, NO_EVIDENCE, verificationRecord, type Evidence } from '../verify/judge';
+import { referenceOutcome } from '../verify/reference';
+import { VerifySpecSchema, type VerifySpec } from '../verify/spec';
+import { openForReading, readVerdict, verifierRun, type VerifierOutcome } from '../verify/verifier';
 import {
   ExecutionResultSchema,
   ForgeActionSchema,
@@ -47,11 +47,11 @@ import {
   type Observation,
   type ResetOptions,
   type Task,
-} from './schemas';
-import type { TaskRuntime } from './runtimeShims';
-import { loadCorpus, TaskSampler } from './tasks';
+} from '../schemas';
+import type { TaskRuntime } from '../run/runtimeShims';
+import { loadCorpus, TaskSampler } from '../tasks/tasks';
 import { Teacher, type TeacherStore } from './teacher';
-import { snapshotVersions } from './versions';
+import { snapshotVersions } from '../snapshots/versions';
 
 export const ENV_VERSION = '0.1.0';
 

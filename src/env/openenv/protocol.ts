@@ -11,7 +11,7 @@
 // `restore` -> `observation` re-creates a saved episode from its recipe; `cancel` (no answer) ends
 // the run in progress; a request asking for `stream_output` gets `output` messages before its answer.
 import { z } from 'zod';
-import { EpisodeRecipeSchema, EpisodeStateSchema, RepairEvaluationSchema, type EpisodeRecipe, type EpisodeState } from './episodeTypes';
+import { EpisodeRecipeSchema, EpisodeStateSchema, RepairEvaluationSchema, type EpisodeRecipe, type EpisodeState } from '../episode/episodeTypes';
 import {
   BreakageActionSchema,
   BreakdownSchema,
@@ -23,7 +23,7 @@ import {
   type ForgeAction,
   type Observation,
   type ResetOptions,
-} from './schemas';
+} from '../schemas';
 
 /** openenv-core's WSErrorCode. */
 export const WS_ERROR_CODES = ['INVALID_JSON', 'UNKNOWN_TYPE', 'VALIDATION_ERROR', 'EXECUTION_ERROR', 'CAPACITY_REACHED', 'FACTORY_ERROR', 'SESSION_ERROR'] as const;

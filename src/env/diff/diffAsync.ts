@@ -7,7 +7,7 @@
 // same result under any larger budget.
 import { applyRepairDiff, applyRepairDiffCounted, DIFF_WORK_BUDGET, refuseOversized, type ApplyOptions, type ApplyResult } from './diff';
 import { ApplyResultSchema, type DiffJob } from './diffJob';
-import { WorkerHost, workerEntry as resolveWorkerEntry } from './workerHost';
+import { WorkerHost, workerEntry as resolveWorkerEntry } from '../workerHost';
 
 /** Submissions up to this many characters may be applied on the calling thread. */
 export const INLINE_CHARS = 16 * 1024;

@@ -6,10 +6,10 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { breaksReally } from './drift/generator';
-import { applicablePrimitives } from './primitives/registry';
-import { mulberry32, randomIndex } from './random';
-import type { LibraryVersions } from './schemas';
+import { breaksReally } from '../drift/generator';
+import { applicablePrimitives } from '../primitives/registry';
+import { mulberry32, randomIndex } from '../random';
+import type { LibraryVersions } from '../schemas';
 
 /** The original's default category, used when nothing applies. */
 export const DEFAULT_TARGET = 'RenameApiCall';

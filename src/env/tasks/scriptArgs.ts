@@ -18,9 +18,9 @@
 // type: str `x`, int `1`, float `0.1`, bool `false`, `Literal["a", …]` or `choices=[…]` the first.
 // Options are written `--name value` (HfArgumentParser accepts `--name false` for a bool).
 import type { SyntaxNode } from '@lezer/common';
-import { parsePython } from './python/parse';
-import { indexScript, type CallSite, type ScriptIndex } from './python/scriptIndex';
-import { readStringLiteral } from './python/strings';
+import { parsePython } from '../python/parse';
+import { indexScript, type CallSite, type ScriptIndex } from '../python/scriptIndex';
+import { readStringLiteral } from '../python/strings';
 
 export type ArgStyle = 'dataclass-parser' | 'argparse' | 'sys.argv' | 'none';
 

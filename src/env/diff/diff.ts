@@ -21,7 +21,7 @@
 import { diffLines, parsePatch, structuredPatch, formatPatch, type StructuredPatch } from 'diff';
 import { parser } from '@lezer/python';
 import { applyHunks, WorkBudget, WorkBudgetExceeded, type Hunk } from './diffApply';
-import { DEFAULT_MAX_DIFF_BYTES } from './limits';
+import { DEFAULT_MAX_DIFF_BYTES } from '../limits';
 
 export type ApplyMode = 'empty' | 'strict' | 'lenient' | 'whole_script';
 export type ApplyResult =

@@ -13,7 +13,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ServeTokenSchema } from '../env/openenvProtocol';
+import { ServeTokenSchema } from './protocol';
 
 export { ServeTokenSchema };
 

@@ -5,9 +5,9 @@
 // the episode's recipe). The same happens after the server dropped the session (idle timeout,
 // restart). Cancelling a run sends `cancel` (only this session's run ends); live output arrives as
 // `output` messages. Server and transport errors become messages a person can act on.
-import { EpisodeStateSchema, type EpisodeState, type RepairEvaluation, type StepOptions } from './episodeTypes';
-import { recipeOf } from './episodeRecipe';
-import type { EpisodeSession } from './episodeSession';
+import { EpisodeStateSchema, type EpisodeState, type RepairEvaluation, type StepOptions } from '../episode/episodeTypes';
+import { recipeOf } from '../episode/episodeRecipe';
+import type { EpisodeSession } from '../episode/episodeSession';
 import { RemoteBackend, RemoteEnvironmentError } from './remoteBackend';
 import {
   DifficultySchema,
@@ -19,8 +19,8 @@ import {
   type Observation,
   type ResetOptions,
   type Task,
-} from './schemas';
-import type { TaskSampler } from './tasks';
+} from '../schemas';
+import type { TaskSampler } from '../tasks/tasks';
 
 export interface RemoteSessionOptions {
   /** The editor's own corpus: a task it knows is described from it, one only the server has from the server's answers. */

@@ -7,7 +7,7 @@
 // path must never get through because a thread failed.
 import { ScrubAnswerSchema, type ScrubJob } from './scrubJob';
 import { scrubPathsInPasses, type ScrubContext } from './scrubPaths';
-import { WorkerHost, workerEntry } from './workerHost';
+import { WorkerHost, workerEntry } from '../workerHost';
 
 /** Outputs up to this many characters are scrubbed on the calling thread. */
 export const INLINE_SCRUB_CHARS = 64 * 1024;

@@ -38,11 +38,11 @@
 // `original` is the task's unbroken script for both rewards (the perfect repair then has ratio 0
 // and intent 1); `repaired` is the script that was run.
 import type { SyntaxNode } from '@lezer/common';
-import type { CheckpointInfo } from './executor';
-import type { ExecutionResult } from './schemas';
-import { lineChangeRatio } from './diff';
+import type { CheckpointInfo } from '../run/executor';
+import type { ExecutionResult } from '../schemas';
+import { lineChangeRatio } from '../diff/diff';
 import { calleeText, findCalls, findImports, parseScript, walkTree } from './validator';
-import type { Evidence } from './verify/judge';
+import type { Evidence } from '../verify/judge';
 
 export const VISIBLE_WEIGHTS = { script_executes: 1.0, loss_decreased: 0.5, checkpoint_appeared: 0.3, diff_size_penalty: 0.2 } as const;
 export const MAX_VISIBLE_REWARD = 1.8;

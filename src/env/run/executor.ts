@@ -23,26 +23,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { cacheRoot } from './snapshots/venv';
+import { cacheRoot } from '../snapshots/venv';
 import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import { shimsDir, simlibsDir } from './paths';
+import { shimsDir, simlibsDir } from '../paths';
 import { groupAlive, killProcessTree, signalGroup } from './processTree';
-import { warmBytecodeCache } from './sandbox/bytecodeCache';
-import { cleanEnvironment } from './sandbox/cleanEnv';
-import { interpreterLayout, type InterpreterLayout } from './sandbox/layout';
-import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from './sandbox/launcher';
-import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from './sandbox/options';
-import { sandboxedPid, signalFromSandboxExit, signalName } from './sandbox/pids';
-import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir, type RunnablePlan } from './sandbox/plan';
-import { SANDBOX_TMPFS_MIB } from './sandbox/bwrap';
-import { runMemory, type MemoryGrant } from './sandbox/memory';
-import { canMountQuota, mountQuota, quotaFull, releaseQuota } from './sandbox/quota';
-import { hostSeccompProgram } from './sandbox/seccomp';
-import { acquireRunUid, type RunUid } from './sandbox/uids';
+import { warmBytecodeCache } from '../sandbox/bytecodeCache';
+import { cleanEnvironment } from '../sandbox/cleanEnv';
+import { interpreterLayout, type InterpreterLayout } from '../sandbox/layout';
+import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from '../sandbox/launcher';
+import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from '../sandbox/options';
+import { sandboxedPid, signalFromSandboxExit, signalName } from '../sandbox/pids';
+import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir, type RunnablePlan } from '../sandbox/plan';
+import { SANDBOX_TMPFS_MIB } from '../sandbox/bwrap';
+import { runMemory, type MemoryGrant } from '../sandbox/memory';
+import { canMountQuota, mountQuota, quotaFull, releaseQuota } from '../sandbox/quota';
+import { hostSeccompProgram } from '../sandbox/seccomp';
+import { acquireRunUid, type RunUid } from '../sandbox/uids';
 import {
   ExecutionModeSchema,
   LibraryVersionsSchema,
@@ -53,15 +53,15 @@ import {
   type ExecutionMode,
   type ExecutionResult,
   type LibraryVersions,
-} from './schemas';
+} from '../schemas';
 import { RUNTIME_SHIMS, RuntimeShimSchema, SHIMS_ENV, type RuntimeShim } from './runtimeShims';
 import { scrubPathsAsync } from './scrubAsync';
 import type { ScrubContext } from './scrubPaths';
-import { snapshotIdOf } from './versions';
-import { validateRepair, validateScript } from './validator';
-import { Parked } from './warm/parked';
-import { WarmPool } from './warm/pool';
-import { WARM_ATTRIBUTES, WARM_IMPORTS, zygoteArgv } from './warm/zygote';
+import { snapshotIdOf } from '../snapshots/versions';
+import { validateRepair, validateScript } from '../scoring/validator';
+import { Parked } from '../warm/parked';
+import { WarmPool } from '../warm/pool';
+import { WARM_ATTRIBUTES, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
 
 export interface RunOptions {
   script: string;

@@ -4,7 +4,7 @@
 import type { ForgeEnvironment } from './environment';
 import { EnvironmentError } from './environment';
 import type { RepairEvaluation, StepOptions } from './episodeTypes';
-import type { LibraryVersions } from './schemas';
+import type { LibraryVersions } from '../schemas';
 
 export interface ReplaySpec {
   taskId: string;

@@ -3,7 +3,7 @@
 // drives both `forgeenv serve` and any OpenEnv server of a ForgeEnv-shaped environment. Every
 // message from the server is validated.
 import WebSocket from 'ws';
-import type { EnvironmentBackend, EpisodeRecipe, EpisodeState, RepairEvaluation, StepOptions } from './episodeTypes';
+import type { EnvironmentBackend, EpisodeRecipe, EpisodeState, RepairEvaluation, StepOptions } from '../episode/episodeTypes';
 import {
   ServerMessageSchema,
   episodeStateOf,
@@ -12,8 +12,8 @@ import {
   type ClientMessage,
   type ParsedServerMessage,
   type WireState,
-} from './openenvProtocol';
-import { emptyObservation, formatZodError, type Observation, type ResetOptions } from './schemas';
+} from './protocol';
+import { emptyObservation, formatZodError, type Observation, type ResetOptions } from '../schemas';
 
 /** What went wrong on our side of the wire (the server's own errors carry its WSErrorCode instead). */
 export type TransportErrorCode = 'UNREACHABLE' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'CONNECTION_CLOSED' | 'TIMEOUT' | 'BAD_RESPONSE';

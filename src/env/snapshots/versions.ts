@@ -2,8 +2,8 @@
 // resources/snapshots/snapshots.json (see docs/snapshots.md and src/env/snapshots/registry.ts). Each
 // snapshot's pins are computed from its cut-off date (`forgeenv snapshots pin`): the releases current
 // on that day, resolved together by uv.
-import type { LibraryVersions } from './schemas';
-import { allSnapshots, getSnapshot, snapshotsFile } from './snapshots/registry';
+import type { LibraryVersions } from '../schemas';
+import { allSnapshots, getSnapshot, snapshotsFile } from './registry';
 
 /** A snapshot id (a YYYY-MM date); the known ones are SNAPSHOT_IDS. */
 export type SnapshotId = string;

@@ -2,12 +2,12 @@
 // drift generator (or the user's own primitive choice), the repair phase by the person.
 // The prompts a model would have seen are rendered too, so the demonstration trains a model
 // on exactly the layout the environment shows it.
-import { BaselineDriftGenerator } from './drift/generator';
+import { BaselineDriftGenerator } from '../drift/generator';
 import type { EpisodeSession } from './episodeSession';
 import { EnvironmentError } from './environment';
 import { migrationHint, type MigrationHint } from './migrationHint';
 import { NATURAL_DRIFT_CATEGORY, NATURAL_DRIFT_PRIMITIVE } from './naturalDriftEpisode';
-import { primitiveCatalog, getPrimitive } from './primitives/registry';
+import { primitiveCatalog, getPrimitive } from '../primitives/registry';
 import { renderDriftGeneratorPrompt, renderRepairAgentPrompt } from './prompts';
 import {
   type Difficulty,
@@ -16,7 +16,7 @@ import {
   type Observation,
   type PrimitiveSpec,
   type Task,
-} from './schemas';
+} from '../schemas';
 
 export interface HumanEpisodeStart {
   episodeId: string;

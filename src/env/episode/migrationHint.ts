@@ -2,7 +2,7 @@
 // drift, taken from the drift catalog (resources/drifts/catalog.json). Off by default, because a
 // hinted demonstration teaches a different skill; whether it was shown is recorded in every
 // demonstration (`info.migration_hint`), so hinted and unhinted data can be told apart.
-import { findDriftEntry, type SpecLike } from './fidelity/catalog';
+import { findDriftEntry, type SpecLike } from '../fidelity/catalog';
 
 export interface MigrationHint {
   /** True when the note was put in the repair prompt. */

@@ -5,7 +5,7 @@
 // records they lead to are the same.
 import type { ForgeEnvironment } from './environment';
 import type { EpisodeState, RepairEvaluation, StepOptions } from './episodeTypes';
-import type { ExecutionMode, Observation, ResetOptions, Task } from './schemas';
+import type { ExecutionMode, Observation, ResetOptions, Task } from '../schemas';
 
 export interface EpisodeSession {
   readonly kind: 'embedded' | 'remote';

@@ -2,10 +2,10 @@
 // `EnvironmentBackend` is the OpenEnv-level contract (reset/step) of `ForgeEnvironment` and
 // `RemoteBackend`; the editor's episodes go through `EpisodeSession` (episodeSession.ts), built on them.
 import { z } from 'zod';
-import { ModelArchitecturesSchema } from './hub/modelTable';
-import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from './limits';
-import { SandboxOptionsSchema } from './sandbox/options';
-import { VerificationSchema } from './verify/judge';
+import { ModelArchitecturesSchema } from '../hub/modelTable';
+import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../limits';
+import { SandboxOptionsSchema } from '../sandbox/options';
+import { VerificationSchema } from '../verify/judge';
 import {
   BreakageActionSchema,
   BreakdownSchema,
@@ -19,7 +19,7 @@ import {
   type PrimitiveSpec,
   type Observation,
   type ResetOptions,
-} from './schemas';
+} from '../schemas';
 
 export const EnvironmentConfigSchema = z.object({
   mode: ExecutionModeSchema.default('simulated'),

@@ -1,6 +1,6 @@
 // One full episode driven by generate functions, as the original's
 // forgeenv/training/rollout.py does for GRPO: the policy is asked twice with role-switched prompts.
-import { BaselineDriftGenerator, parseDriftOutput } from './drift/generator';
+import { BaselineDriftGenerator, parseDriftOutput } from '../drift/generator';
 import type { ForgeEnvironment } from './environment';
 import { EnvironmentError } from './environment';
 import {
@@ -12,9 +12,9 @@ import {
 } from './prompts';
 import { migrationHint, type MigrationHint } from './migrationHint';
 import { NATURAL_DRIFT_PRIMITIVE } from './naturalDriftEpisode';
-import { primitiveCatalog } from './primitives/registry';
-import { isSuccess } from './reward';
-import { RolloutResultSchema, type Difficulty, type Observation, type RolloutResult } from './schemas';
+import { primitiveCatalog } from '../primitives/registry';
+import { isSuccess } from '../scoring/reward';
+import { RolloutResultSchema, type Difficulty, type Observation, type RolloutResult } from '../schemas';
 
 /** A (system, user) prompt pair in, the assistant's completion out. */
 export type GenerateFn = (system: string, user: string) => string | Promise<string>;

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { resourcesDir, simlibsDir } from './paths';
-import { acquireDirLock } from './dirLock';
-import { cacheRoot } from './snapshots/venv';
+import { resourcesDir, simlibsDir } from '../paths';
+import { acquireDirLock } from '../dirLock';
+import { cacheRoot } from '../snapshots/venv';
 
 export const HUB_READY_MARKER = '.forgeenv-hub-ready.json';
 

@@ -10,13 +10,13 @@ import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ensureHubItems, HubItemsError, type HubRefusal } from './hub/ensure';
-import type { ModelArchitectures } from './hub/modelTable';
-import type { HubNeeds } from './hub/needs';
-import { ensureLocalHub, LocalHubError } from './localHub';
-import type { LibraryVersions } from './schemas';
-import { allSnapshots, getSnapshot, snapshotIds, type Snapshot } from './snapshots/registry';
-import { cacheRoot, ensureSnapshotVenv, SnapshotInstallError } from './snapshots/venv';
+import { ensureHubItems, HubItemsError, type HubRefusal } from '../hub/ensure';
+import type { ModelArchitectures } from '../hub/modelTable';
+import type { HubNeeds } from '../hub/needs';
+import { ensureLocalHub, LocalHubError } from '../hub/localHub';
+import type { LibraryVersions } from '../schemas';
+import { allSnapshots, getSnapshot, snapshotIds, type Snapshot } from '../snapshots/registry';
+import { cacheRoot, ensureSnapshotVenv, SnapshotInstallError } from '../snapshots/venv';
 
 export type RealModeErrorKind = 'unknown_snapshot' | 'venv_failed' | 'missing_libraries' | 'interpreter' | 'hub_failed' | 'aborted';
 

@@ -5,14 +5,14 @@ import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readFolderFile } from './folderFile';
-import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from './limits';
-import { tasksDir } from './paths';
-import { ScriptEnvSchema } from './sandbox/options';
-import { TaskRuntimeSchema } from './runtimeShims';
-import { AdaptationSchema, MakeTaskVerdictSchema, NaturalDriftSchema } from './taskmaking/provenance';
-import { VerifySpecSchema } from './verify/spec';
-import { HubNeedsSchema } from './hub/needs';
-import { randomIndex } from './random';
+import { MAX_TASK_FILE_BYTES, MAX_TASK_METADATA_BYTES } from '../limits';
+import { tasksDir } from '../paths';
+import { ScriptEnvSchema } from '../sandbox/options';
+import { TaskRuntimeSchema } from '../run/runtimeShims';
+import { AdaptationSchema, MakeTaskVerdictSchema, NaturalDriftSchema } from '../taskmaking/provenance';
+import { VerifySpecSchema } from '../verify/spec';
+import { HubNeedsSchema } from '../hub/needs';
+import { randomIndex } from '../random';
 import { deriveScriptArgs } from './scriptArgs';
 import {
   DifficultySchema,
@@ -24,7 +24,7 @@ import {
   type Difficulty,
   type Task,
   type TaskCategory,
-} from './schemas';
+} from '../schemas';
 
 export const TASK_METADATA_FILE = 'tasks.json';
 const DEFAULT_LOSS_RANGE: [number, number] = [0, 5];

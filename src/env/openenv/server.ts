@@ -11,11 +11,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
-import { prewarmDiffWorker } from '../env/diffAsync';
-import { warmPool } from '../env/executor';
-import { prewarmScrubWorker } from '../env/scrubAsync';
-import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../env/environment';
-import { EpisodeStateSchema, type EnvironmentConfigInput, type StepOptions } from '../env/episodeTypes';
+import { prewarmDiffWorker } from '../diff/diffAsync';
+import { warmPool } from '../run/executor';
+import { prewarmScrubWorker } from '../run/scrubAsync';
+import { ENV_VERSION, EnvironmentError, ForgeEnvironment } from '../episode/environment';
+import { EpisodeStateSchema, type EnvironmentConfigInput, type StepOptions } from '../episode/episodeTypes';
 import {
   WireActionSchema,
   parseClientMessage,
@@ -30,11 +30,11 @@ import {
   type WireOutput,
   type WireError,
   type WireValidationIssue,
-} from '../env/openenvProtocol';
-import { RunLimiter, RunQueueFullError } from '../env/runLimiter';
-import { ObservationSchema } from '../env/schemas';
-import { TaskSampler, loadCorpus } from '../env/tasks';
-import { OriginSchema, RequestGate, ServeTokenSchema, exposureProblem } from './serveAuth';
+} from './protocol';
+import { RunLimiter, RunQueueFullError } from '../run/runLimiter';
+import { ObservationSchema } from '../schemas';
+import { TaskSampler, loadCorpus } from '../tasks/tasks';
+import { OriginSchema, RequestGate, ServeTokenSchema, exposureProblem } from './serverAuth';
 
 export const ServerOptionsSchema = z.object({
   port: z.number().int().min(0).max(65535),
