@@ -23,6 +23,7 @@ import { isLocalHubReady } from '../src/env/hub/localHub';
 import { ForgeEnvironment } from '../src/env/episode/environment';
 import { NATURAL_DRIFT_PRIMITIVE } from '../src/env/episode/naturalDriftEpisode';
 import { CORPUS_SNAPSHOT } from '../src/env/snapshots/versions';
+import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({
   options: {
@@ -107,7 +108,7 @@ async function checkEpisodes(dir: string): Promise<void> {
       const recorded = t.natural_drift!.error;
       const same = obs.info.broke === true && (obs.error_trace ?? '').includes(recorded.slice(0, 80));
       if (same) ok++;
-      console.log(`episode ${t.task_id}: ${obs.info.error ? `refused: ${String(obs.info.error)}` : same ? 'starts from the recorded error' : `broke=${String(obs.info.broke)}, error differs`} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      console.log(`episode ${t.task_id}: ${obs.info.error ? `refused: ${infoText(obs.info.error)}` : same ? 'starts from the recorded error' : `broke=${String(obs.info.broke)}, error differs`} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     }
   } finally {
     await env.dispose();

@@ -13,6 +13,7 @@ import { ensureLocalHub, localHubDir } from '../src/env/hub/localHub';
 import { prepareRealRun } from '../src/env/run/realMode';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { ensureSnapshotVenv, isSnapshotVenvReady, readReadyMarker, snapshotPython } from '../src/env/snapshots/venv';
+import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +39,7 @@ async function episode(mode: 'simulated' | 'real'): Promise<{ broken: number; or
   try {
     await env.reset({ taskId: TASK, seed: 7, library_versions: VERSIONS });
     const [obs, broken] = await timed(() => env.step({ breakage: BREAKAGE }));
-    if (obs.info.error) throw new Error(String(obs.info.error));
+    if (obs.info.error) throw new Error(infoText(obs.info.error));
     const [ev, oracle] = await timed(() => env.evaluateRepair(env.oracleDiff()));
     return { broken, oracle, reward: ev.reward, success: ev.success };
   } finally {

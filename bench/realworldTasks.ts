@@ -15,6 +15,7 @@ import { createRepairDiff } from '../src/env/diff/diff';
 import { BaselineDriftGenerator } from '../src/env/drift/generator';
 import { ForgeEnvironment } from '../src/env/episode/environment';
 import { snapshotVersions } from '../src/env/snapshots/versions';
+import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({
   options: { snapshot: { type: 'string', default: '2026-11' }, jobs: { type: 'string', default: '2' }, only: { type: 'string' }, timeout: { type: 'string', default: '180' } },
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
           const obs = await env.reset({ task_id: id, seed: 3, library_versions: versions });
           const spec = new BaselineDriftGenerator(3).propose(obs.target_category, obs.script_content, obs.library_versions);
           const broken = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params ?? {} } });
-          if (broken.info.error) throw new Error(`breakage refused: ${String(broken.info.error)}`);
+          if (broken.info.error) throw new Error(`breakage refused: ${infoText(broken.info.error)}`);
           row.breakage = `${spec.primitive_type}${broken.info.broke ? '' : ' (did not break)'}`;
           const oracle = await env.evaluateRepair(env.oracleDiff());
           const lastError = oracle.error_trace.trim().split('\n').pop() ?? '';

@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { infoText } from '../src/env/schemas';
 import { createRepairDiff } from '../src/env/diff/diff';
 import { RemoteBackend } from '../src/env/openenv/remoteBackend';
 
@@ -70,7 +71,7 @@ async function episode(url: string, i: number): Promise<Outcome> {
     const t1 = performance.now();
     const broken = await remote.step(BREAK);
     const t2 = performance.now();
-    if (broken.current_phase !== 'repair') return { ...out, lost: `break answered phase ${broken.current_phase}: ${String(broken.info.error ?? '')}` };
+    if (broken.current_phase !== 'repair') return { ...out, lost: `break answered phase ${broken.current_phase}: ${infoText(broken.info.error ?? '')}` };
     out.crossKilled = killedNote(broken.info.broken_execution, broken.error_trace);
     if (out.crossKilled) return out;
     const state = await remote.episodeState();

@@ -202,7 +202,11 @@ async function plainParse(dir: string): Promise<number> {
   let n = 0;
   for (const f of [DATASET_FILES.demonstrations, DATASET_FILES.reviews, DATASET_FILES.skips]) {
     const rl = createInterface({ input: createReadStream(join(dir, f)), crlfDelay: Infinity });
-    for await (const l of rl) if (l) (JSON.parse(l), n++);
+    for await (const l of rl) {
+      if (!l) continue;
+      JSON.parse(l);
+      n++;
+    }
   }
   return n;
 }
@@ -213,7 +217,11 @@ async function readerParse(dir: string): Promise<number> {
   for (const f of [DATASET_FILES.demonstrations, DATASET_FILES.reviews, DATASET_FILES.skips]) {
     const fh = await open(join(dir, f), 'r');
     try {
-      for await (const raw of linesOfHandle(fh)) if ('text' in raw && raw.text) (JSON.parse(raw.text), n++);
+      for await (const raw of linesOfHandle(fh)) {
+        if (!('text' in raw) || !raw.text) continue;
+        JSON.parse(raw.text);
+        n++;
+      }
     } finally {
       await fh.close();
     }

@@ -13,6 +13,7 @@ import { ForgeEnvironment } from '../src/env/episode/environment';
 import { executeScript } from '../src/env/run/executor';
 import { prepareRealRun } from '../src/env/run/realMode';
 import type { ExecutionMode } from '../src/env/schemas';
+import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({ options: { real: { type: 'boolean', default: false }, tasks: { type: 'string' } } });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -29,7 +30,7 @@ async function bench(mode: ExecutionMode, taskIds: string[] | undefined): Promis
     const spec = new BaselineDriftGenerator(5).propose(obs.target_category, obs.script_content, obs.library_versions);
     const broken = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params ?? {} } });
     if (broken.info.error) {
-      console.log(`${id.padEnd(24)} breakage refused: ${String(broken.info.error)}`);
+      console.log(`${id.padEnd(24)} breakage refused: ${infoText(broken.info.error)}`);
       continue;
     }
     const original = env.tasks.getById(id)!.script_content;

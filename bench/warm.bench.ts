@@ -23,6 +23,7 @@ import { prepareRealRun } from '../src/env/run/realMode';
 import { RemoteBackend } from '../src/env/openenv/remoteBackend';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { loadCorpus } from '../src/env/tasks/tasks';
+import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({
   options: {
@@ -130,7 +131,7 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
         await env.reset({ taskId: TASK, seed: 7 + i, library_versions: VERSIONS });
         const t = performance.now();
         const obs = await env.step({ breakage: BREAKAGE });
-        if (obs.info.error) throw new Error(String(obs.info.error));
+        if (obs.info.error) throw new Error(infoText(obs.info.error));
         let thinking = 0;
         if (useWarm) {
           // The annotator reads the error and edits: the pool refills meanwhile (not counted).

@@ -11,7 +11,7 @@ import { parsePython } from '../env/python/parse';
 import { tasksDir } from '../env/paths';
 import type { Task } from '../env/schemas';
 import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/episode/rollout';
-import { DifficultySchema, ExecutionModeSchema, formatZodError, RolloutResultSchema } from '../env/schemas';
+import { DifficultySchema, ExecutionModeSchema, formatZodError, RolloutResultSchema, infoText } from '../env/schemas';
 import { ModelArchitecturesSchema, type ModelArchitectures } from '../env/hub/modelTable';
 import { outFolderProblem, storeCliEpisode } from './episodeOut';
 import { EXPORT_FORMATS } from '../store/export/formats';
@@ -228,7 +228,7 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
     if (values.out) {
       const dir = resolve(values.out);
       const annotator = values.annotator ?? (values.repair === 'oracle' || values.repair === 'none' ? values.repair : 'cli');
-      const rec = await storeCliEpisode(env, result, dir, { annotator, startedAt, interpreter: String(result.info.interpreter ?? values.python ?? 'python3') });
+      const rec = await storeCliEpisode(env, result, dir, { annotator, startedAt, interpreter: infoText(result.info.interpreter ?? values.python ?? 'python3') });
       const flag = rec.info.breakage_failed === false ? ' (the breakage did not make the script fail: flagged, left out of training exports)' : '';
       err(`${result.task_id} ${result.primitive_type}: reward ${result.visible_reward.toFixed(3)}, success ${result.success} → demonstration ${rec.info.record_id} in ${dir}${flag}`);
     } else {

@@ -4,7 +4,7 @@
 // review read them here only (a unit test checks that they never read settings, trust or the
 // corpus by hand).
 import * as vscode from 'vscode';
-import type { Task } from '../env/schemas';
+import { infoText, type Task } from '../env/schemas';
 import { loadCorpus, TaskSampler } from '../env/tasks/tasks';
 import { refusal, type Refusal } from './commandArgs';
 import { CommandRegistry } from './commandRegistry';
@@ -51,7 +51,11 @@ export class ForgeContext {
     );
     // Restricted settings (task folders) apply once the workspace is trusted.
     this.lifecycle.add(vscode.workspace.onDidGrantWorkspaceTrust(() => this.invalidateTasks()));
-    this.lifecycle.add({ dispose: () => this.folderWatchers?.dispose() });
+    this.lifecycle.add({
+      dispose: () => {
+        this.folderWatchers?.dispose();
+      },
+    });
   }
 
   /** Forgets the loaded task list: the next read loads the task folders again. */
@@ -82,7 +86,12 @@ export class ForgeContext {
       w.onDidDelete(changed);
       return w;
     });
-    this.folderWatchers = { dispose: () => (clearTimeout(timer), watchers.forEach((w) => w.dispose())) };
+    this.folderWatchers = {
+      dispose: () => {
+        clearTimeout(timer);
+        for (const w of watchers) w.dispose();
+      },
+    };
   }
 
   /** The settings, validated; each problem is shown once per window. */
@@ -170,7 +179,7 @@ export class ForgeContext {
   }
 
   get extensionVersion(): string {
-    return String((this.extension.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
+    return infoText((this.extension.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   }
 
   /** A refusal (after saying why, with a way to trust) when the workspace is not trusted. */

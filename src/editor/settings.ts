@@ -55,7 +55,7 @@ function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T> {
         clearTimeout(t);
         resolve(v);
       },
-      (e) => {
+      (e: unknown) => {
         clearTimeout(t);
         reject(e);
       },

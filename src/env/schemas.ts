@@ -84,7 +84,7 @@ export const RunMountsSchema = z
   .array(
     z
       .string()
-      .regex(/^\/[A-Za-z0-9_.\/-]+$/, 'an absolute folder path (letters, digits, _ . - /)')
+      .regex(/^\/[A-Za-z0-9_./-]+$/, 'an absolute folder path (letters, digits, _ . - /)')
       .refine((p) => !p.split('/').some((part) => part === '..' || part === '.'), 'no "." or ".." parts')
       .refine((p) => p !== '/' && !SYSTEM_DIRS.some((d) => p === d || p.startsWith(`${d}/`)), `not /, nor under ${SYSTEM_DIRS.join(', ')}`),
   )
@@ -268,4 +268,11 @@ export function formatZodError(error: z.ZodError): string {
   return error.issues
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
     .join('; ');
+}
+
+/** A free-form value (an `info` entry, an error's detail) as text: strings as they are, anything else as JSON. */
+export function infoText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return value.message;
+  return JSON.stringify(value) ?? 'undefined';
 }

@@ -26,7 +26,7 @@ export function readAnswersFile(file: string): AnswerRow[] {
     try {
       arr = JSON.parse(text);
     } catch (e) {
-      throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+      throw new Error(`${file}: not valid JSON (${(e as Error).message})`, { cause: e });
     }
     if (!Array.isArray(arr)) throw new Error(`${file}: expected a JSON array of {example_id, answer}`);
     arr.forEach((value, i) => rows.push({ value, where: `${file}[${i}]` }));
@@ -37,7 +37,7 @@ export function readAnswersFile(file: string): AnswerRow[] {
       try {
         value = JSON.parse(line);
       } catch (e) {
-        throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
+        throw new Error(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`, { cause: e });
       }
       rows.push({ value, where: `${file}:${i + 1}` });
     });

@@ -26,7 +26,7 @@ suite('Resume after reload', () => {
 
     // What a reload reads back: the persisted state, validated.
     const c1 = a.episode();
-    await c1.session.current && (await new Promise((r) => setTimeout(r, 50)));
+    if (c1.session.current) await new Promise((r) => setTimeout(r, 50));
     const persisted = PersistedEpisodeSchema.parse(a.extension.exports.testing && a.context().extension.workspaceState.get(EPISODE_STATE_KEY));
     assert.equal(persisted.start.episodeId, s.episodeId);
     assert.equal(persisted.runs, 1);

@@ -17,7 +17,12 @@ function reference(values: string[], positions: number[]): { groups: number; ext
   for (const p of positions) sizes.set(values[p]!, (sizes.get(values[p]!) ?? 0) + 1);
   let groups = 0;
   let extra = 0;
-  for (const s of sizes.values()) if (s > 1) (groups++, (extra += s - 1));
+  for (const s of sizes.values()) {
+    if (s > 1) {
+      groups++;
+      extra += s - 1;
+    }
+  }
   return { groups, extra };
 }
 

@@ -49,7 +49,7 @@ describe('VersionedComputeCache', () => {
         }),
     );
     const stale = cache.get('k', 1, () => '');
-    cache.get('k', 2, () => '');
+    void cache.get('k', 2, () => '');
     await assert.rejects(stale, CancelledError);
   });
 

@@ -19,7 +19,7 @@ export function corpusTask(name: string): string {
 }
 
 function pyFiles(dir: string, label: string): Array<{ name: string; script: string }> {
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.py'));
   } catch {

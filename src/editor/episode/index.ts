@@ -100,7 +100,12 @@ function watchDataset(ctx: ForgeContext, queue: TaskQueueProvider): void {
     watcher.onDidCreate(refresh);
     watcher.onDidChange(refresh);
     watcher.onDidDelete(refresh);
-    current = { dispose: () => (clearTimeout(timer), watcher.dispose()) };
+    current = {
+      dispose: () => {
+        clearTimeout(timer);
+        watcher.dispose();
+      },
+    };
   };
   watch();
   ctx.lifecycle.add(toDisposable(() => current?.dispose()));

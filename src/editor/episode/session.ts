@@ -26,6 +26,7 @@ import type { ScoreResult, StartResult, StoredResult } from './results';
 import { resumeEpisode, type RestoreResult } from './resume';
 import { openEpisodeMessage, refuseUnchangedRevision } from './revisionStart';
 import { retryIfBusy } from './retry';
+import { infoText } from '../../env/schemas';
 
 export class RepairSession {
   private live: LiveEpisode | undefined;
@@ -280,7 +281,7 @@ export class RepairSession {
   }
 
   readonly fail = (message: string, detail?: unknown, ...actions: Action[]): Refusal => {
-    if (detail !== undefined) this.services.log.error(`${message} ${detail instanceof Error ? (detail.stack ?? detail.message) : String(detail)}`);
+    if (detail !== undefined) this.services.log.error(`${message} ${detail instanceof Error ? (detail.stack ?? detail.message) : infoText(detail)}`);
     this.editor.error(message, ...actions);
     return refusal('error', message);
   };

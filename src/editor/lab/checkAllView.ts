@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { CheckRow, CheckScript, CheckSummary } from '../../env/primitives/checkPrimitives';
 import { applySpec } from '../../env/primitives/registry';
 import { ExecutionModeSchema, type ExecutionMode } from '../../env/schemas';
+
+const treeLabel = (l: string | vscode.TreeItemLabel | undefined): string => (typeof l === 'string' ? l : (l?.label ?? ''));
 import { countRows, groupByScript, groupDescription, rowDescription, rowReason, rowStatus, type ScriptGroup } from './core/checkResults';
 import { refusal, type CommandResult } from '../commandArgs';
 import { openLabDiff } from './applyPrimitive';
@@ -161,11 +163,11 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
       groups: top
         .filter((n): n is Extract<Node, { kind: 'group' }> => n.kind === 'group')
         .map((g) => ({
-          label: String(this.getTreeItem(g).label),
+          label: treeLabel(this.getTreeItem(g).label),
           description: String(this.getTreeItem(g).description ?? ''),
           rows: this.getChildren(g).map((r) => {
             const item = this.getTreeItem(r);
-            return { label: String(item.label), description: String(item.description ?? ''), status: r.kind === 'row' ? rowStatus(r.row) : '' };
+            return { label: treeLabel(item.label), description: String(item.description ?? ''), status: r.kind === 'row' ? rowStatus(r.row) : '' };
           }),
         })),
     };

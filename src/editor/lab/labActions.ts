@@ -3,7 +3,7 @@
 // original exactly.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { executeScript } from '../../env/run/executor';
+import { executeScript, type RunResult } from '../../env/run/executor';
 import { snapshotVersions } from '../../env/snapshots/versions';
 import { unbrokenBreakageNote } from '../episode/diagnosticsModel';
 import { refusal, type CommandResult } from '../commandArgs';
@@ -60,10 +60,12 @@ export async function runBrokenCommand(ctx: { forge: ForgeContext; docs: LabDocu
   const interpreter = await ctx.forge.interpreter();
   const exec = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: running the broken ${session.fileName} (simulated libraries)`, cancellable: true },
-    (_p, token) => {
+    (_p, token): Promise<RunResult> => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script: session.result.script, mode: 'simulated', libraryVersions: versions, interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => {
+        sub.dispose();
+      });
     },
   );
   showSandboxWarningOnce(exec.sandbox_warning, (l) => ctx.log.appendLine(l));

@@ -209,6 +209,8 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
           );
         } finally {
           sub.dispose();
+          // A cancelled run's own error gives way to VS Code's cancellation, on purpose.
+          // eslint-disable-next-line no-unsafe-finally
           if (ac.signal.aborted) throw new vscode.CancellationError();
         }
       },

@@ -3,7 +3,7 @@
 // each with the real-world change it most likely corresponds to.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { executeScript } from '../../env/run/executor';
+import { executeScript, type RunResult } from '../../env/run/executor';
 import { LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, CORPUS_SNAPSHOT, snapshotVersions, type SnapshotId } from '../../env/snapshots/versions';
 import { explainError, explanationText, type DriftExplanation } from './core/knownChanges';
 import { driftTableHints } from './core/driftHints';
@@ -60,10 +60,12 @@ export async function snapshotDriftCommand(ctx: { forge: ForgeContext; diagnosti
   const interpreter = await ctx.forge.interpreter();
   const exec = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: running under snapshot ${snapshot}`, cancellable: true },
-    (_p, token) => {
+    (_p, token): Promise<RunResult> => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => sub.dispose());
+      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => {
+        sub.dispose();
+      });
     },
   );
   const outcome = runOutcome(exec, script);

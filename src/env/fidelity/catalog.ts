@@ -118,7 +118,7 @@ export function parseDriftCatalog(text: string, source = 'catalog.json'): DriftC
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${source}: not valid JSON (${(e as Error).message})`);
+    throw new Error(`${source}: not valid JSON (${(e as Error).message})`, { cause: e });
   }
   const r = DriftCatalogSchema.safeParse(raw);
   if (!r.success) {

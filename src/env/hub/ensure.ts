@@ -140,7 +140,6 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
   }
   if (opts.strict && refusals.length) throw refusalError(refusals);
   let built = 0;
-  let cached = 0;
   const ready = (p: Planned) => readItemMarker(p.dir);
   const missing = planned.filter((p) => !ready(p));
   if (missing.length) {
@@ -160,7 +159,7 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
       release();
     }
   }
-  cached = planned.length - built;
+  const cached = planned.length - built;
   const provided: HubItemsResult['provided'] = [];
   const usable: Planned[] = [];
   for (const p of planned) {

@@ -462,7 +462,7 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     const m = a && /^([A-Za-z_]\w*)\[\s*(["'])([^"'\n]+)\2\s*\]$/.exec(source.slice(a.valueFrom, a.valueTo).trim());
     if (m && (exampleParams.has(m[1]!) || EXAMPLE_NAMES.test(m[1]!))) add(m[3]!, 'messages');
   }
-  for (const m of source.matchAll(/(["'])(\w+)\1\s+(?:not\s+)?in\s+[\w.\[\]"']*column_names/g)) add(m[2]!);
+  for (const m of source.matchAll(/(["'])(\w+)\1\s+(?:not\s+)?in\s+[\w.[\]"']*column_names/g)) add(m[2]!);
   // Fields that name a column (`text_column="text"`, `--label_column_name label`).
   for (const [k, v] of [...scope.defaults, ...scope.given]) {
     const m = COLUMN_KEY.exec(k);

@@ -10,7 +10,7 @@ import type { ServerContext } from './serverContext';
 import { warmPool } from '../run/executor';
 
 export async function handleHttp(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-const { gate, opts, warm, newEnv } = ctx;
+  const { gate, opts, warm } = ctx;
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   const get = req.method === 'GET' || req.method === 'HEAD';
   const routes: Record<string, 'GET' | 'POST'> = {
@@ -54,7 +54,7 @@ const { gate, opts, warm, newEnv } = ctx;
   if (path === '/reset') {
     const r = parseWireReset(body.value ?? {});
     if (!r.ok) return sendJson(res, 422, { detail: bodyIssues(r.issues) });
-    const env = newEnv();
+    const env = ctx.newEnv();
     try {
       return sendJson(res, 200, toWireResult(await env.reset(r.options)));
     } catch (e) {

@@ -12,6 +12,7 @@
 // the run in progress; a request asking for `stream_output` gets `output` messages before its answer.
 import { z } from 'zod';
 import { EpisodeRecipeSchema, EpisodeStateSchema, RepairEvaluationSchema, type EpisodeRecipe, type EpisodeState } from '../episode/episodeTypes';
+import type { RawData } from 'ws';
 import {
   BreakageActionSchema,
   BreakdownSchema,
@@ -277,3 +278,10 @@ export const ServeTokenSchema = z
   .min(16, 'the token must have at least 16 characters (e.g. `openssl rand -hex 32`)')
   .max(4096)
   .regex(/^[\x21-\x7e]+$/, 'the token must be printable ASCII without spaces');
+
+/** A WebSocket frame's payload as text, whatever shape `ws` delivered it in. */
+export function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}

@@ -5,6 +5,7 @@
 import WebSocket from 'ws';
 import type { EnvironmentBackend, EpisodeRecipe, EpisodeState, RepairEvaluation, StepOptions } from '../episode/episodeTypes';
 import {
+  rawText,
   ServerMessageSchema,
   episodeStateOf,
   fromWireResult,
@@ -202,7 +203,7 @@ export class RemoteBackend implements EnvironmentBackend {
       try {
         url = RemoteBackend.wsUrl(this.url);
       } catch (e) {
-        return reject(e);
+        return reject(e instanceof Error ? e : new Error(String(e)));
       }
       const headers = this.token ? { authorization: `Bearer ${this.token}` } : undefined;
       const s = new WebSocket(url, { handshakeTimeout: 10_000, maxPayload: 64 * 1024 * 1024, ...(headers ? { headers } : {}) });
@@ -234,7 +235,7 @@ export class RemoteBackend implements EnvironmentBackend {
       s.on('message', (raw) => {
         let parsed;
         try {
-          parsed = ServerMessageSchema.safeParse(JSON.parse(String(raw)));
+          parsed = ServerMessageSchema.safeParse(JSON.parse(rawText(raw)));
         } catch {
           return this.pending.shift()?.reject(new RemoteEnvironmentError('Remote environment sent a message that is not JSON', 'BAD_RESPONSE'));
         }

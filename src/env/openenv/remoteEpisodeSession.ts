@@ -21,6 +21,7 @@ import {
   type Task,
 } from '../schemas';
 import type { TaskSampler } from '../tasks/tasks';
+import { infoText } from '../schemas';
 
 export interface RemoteSessionOptions {
   /** The editor's own corpus: a task it knows is described from it, one only the server has from the server's answers. */
@@ -193,11 +194,11 @@ export function explainRemoteError(e: unknown, url: string): unknown {
     case 'CONNECTION_CLOSED':
       message =
         d.close_code === 1013
-          ? `${cap(at)} is at capacity (it closed the connection: ${String(d.reason || 'try again later')}). Try again later, or ask whoever runs it to raise --max-sessions.`
-          : `The connection to ${at} closed (${String(d.close_code ?? 'no code')}${d.reason ? `: ${String(d.reason)}` : ''}). Your episode is kept: try again, and it is re-created on the server.`;
+          ? `${cap(at)} is at capacity (it closed the connection: ${infoText(d.reason || 'try again later')}). Try again later, or ask whoever runs it to raise --max-sessions.`
+          : `The connection to ${at} closed (${infoText(d.close_code ?? 'no code')}${d.reason ? `: ${infoText(d.reason)}` : ''}). Your episode is kept: try again, and it is re-created on the server.`;
       break;
     case 'UNREACHABLE':
-      message = `Cannot reach ${at} (${String(d.cause ?? e.message)}). Is \`forgeenv serve\` running there? Check forgeenv.remoteUrl.`;
+      message = `Cannot reach ${at} (${infoText(d.cause ?? e.message)}). Is \`forgeenv serve\` running there? Check forgeenv.remoteUrl.`;
       break;
     case 'UNAUTHORIZED':
       message = `${cap(at)} refused the connection: it needs the token its \`forgeenv serve\` was started with, and ${d.token_sent ? 'the one sent is not it' : 'none was sent'}. Set forgeenv.remoteToken (or the FORGEENV_TOKEN environment variable) to it: at least 16 printable characters without spaces.`;

@@ -6,7 +6,7 @@ import type { RawData, WebSocket } from 'ws';
 import { EnvironmentError } from '../episode/environment';
 import type { StepOptions } from '../episode/episodeTypes';
 import { RunQueueFullError } from '../run/runLimiter';
-import { parseClientMessage, parseWireAction, parseWireReset, toWireResult, toWireState, validationError, wantsOutput, type ServerMessage, type WireError, type WireOutput } from './protocol';
+import { parseClientMessage, parseWireAction, parseWireReset, toWireResult, toWireState, validationError, wantsOutput, rawText, type ServerMessage, type WireError, type WireOutput } from './protocol';
 import type { ServerContext } from './serverContext';
 
 export function startSession(ctx: ServerContext, ws: WebSocket): void {
@@ -177,11 +177,6 @@ function isCancel(data: RawData): boolean {
   return parsed.ok && parsed.message.type === 'cancel';
 }
 
-function rawText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data).toString('utf8');
-}
 
 function errorData(e: unknown): WireError {
   if (e instanceof RunQueueFullError) {

@@ -288,7 +288,7 @@ let gates: { source: string; mtimeMs: number; file: string } | undefined;
  */
 function driftGatesFor(simlibs: string): string {
   const source = join(dirname(simlibs), 'drifts', 'catalog.json');
-  let mtimeMs = 0;
+  let mtimeMs: number;
   try {
     mtimeMs = statSync(source).mtimeMs;
   } catch {

@@ -56,7 +56,7 @@ export function parseSnapshotsFile(text: string, source = 'snapshots.json'): Sna
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${source}: not valid JSON (${(e as Error).message})`);
+    throw new Error(`${source}: not valid JSON (${(e as Error).message})`, { cause: e });
   }
   const r = SnapshotsFileSchema.safeParse(raw);
   if (!r.success) {

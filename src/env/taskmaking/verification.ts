@@ -16,6 +16,7 @@ import type { ExecutionMode, LibraryVersions, Task } from '../schemas';
 import { TaskSampler } from '../tasks/tasks';
 import type { BreakageCheck, MakeTaskVerdict } from './provenance';
 import { lastErrorLine } from './rules';
+import { infoText } from '../schemas';
 
 export interface VerifyOptions {
   task: Task;
@@ -41,7 +42,7 @@ interface Candidate {
 export function breakageCandidates(script: string, versions: LibraryVersions): Candidate[] {
   const all: Array<{ p: string; c: PrimitiveCandidate }> = [];
   for (const p of breakagePrimitives()) {
-    let cs: PrimitiveCandidate[] = [];
+    let cs: PrimitiveCandidate[];
     try {
       cs = p.candidates(script, versions);
     } catch {
@@ -55,7 +56,10 @@ export function breakageCandidates(script: string, versions: LibraryVersions): C
   const firsts: typeof sorted = [];
   const rest: typeof sorted = [];
   const seen = new Set<string>();
-  for (const x of sorted) (seen.has(x.p) ? rest : firsts).push(x), seen.add(x.p);
+  for (const x of sorted) {
+    (seen.has(x.p) ? rest : firsts).push(x);
+    seen.add(x.p);
+  }
   return [...firsts, ...rest].map((x) => ({ primitive_type: x.p, params: x.c.params as Record<string, unknown>, real: breaksReally(x.c), ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}) }));
 }
 
@@ -90,7 +94,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
       o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
       const obs = await env.step({ breakage: { primitive_type: c.primitive_type, params: c.params } }, { signal: o.signal });
       const base = { primitive_type: c.primitive_type, ...(c.drift_id ? { drift_id: c.drift_id } : {}) };
-      if (obs.info.error) return { ...base, broke: false, names_api: false, oracle_verified: false, note: String(obs.info.error).slice(0, 500) };
+      if (obs.info.error) return { ...base, broke: false, names_api: false, oracle_verified: false, note: infoText(obs.info.error).slice(0, 500) };
       const trace = obs.error_trace ?? '';
       const broke = obs.info.broke === true;
       const names = broke && errorNamesApi(trace, o.task.script_content, c);

@@ -304,7 +304,7 @@ export function deriveScriptArgs(script: string): DerivedArgs {
   const classes = readClasses(script, parsed.tree.topNode);
   const ids = scriptIds(script, idx, classes);
   let style: ArgStyle = 'none';
-  let required: RequiredArgument[] = [];
+  let required: RequiredArgument[];
   if (idx.calls.some((c) => c.callee && PARSERS.test(c.callee))) {
     style = 'dataclass-parser';
     required = fromDataclassParsers(script, idx, classes, ids);

@@ -81,7 +81,10 @@ export const TaskMetadataFileSchema = z.array(TaskMetadataSchema).superRefine((e
 /** Number of lines as Python's `str.splitlines()` counts them (the original ForgeEnv's rule). */
 export function countLines(script: string): number {
   if (script.length === 0) return 0;
+  // Python's own line breaks (str.splitlines), control characters included on purpose.
+  // eslint-disable-next-line no-control-regex
   const parts = script.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  // eslint-disable-next-line no-control-regex
   const endsWithBreak = /(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])$/.test(script);
   return endsWithBreak ? parts.length - 1 : parts.length;
 }

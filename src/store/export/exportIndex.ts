@@ -185,7 +185,7 @@ function decode(buf: Buffer): ExportState {
   const times = new Float64Array(tb.buffer.slice(tb.byteOffset, tb.byteOffset + tb.length));
   const verdicts = next();
   const data: ExportColumns = { ...cols, ...strs };
-  if (Object.values(data).some((c) => c.length !== h.n) || rowKeys.length !== rowKeyHash.length || reviewIds.length !== times.length) throw new Error('export index columns of unequal length');
+  if (Object.values(data).some((c: { length: number }) => c.length !== h.n) || rowKeys.length !== rowKeyHash.length || reviewIds.length !== times.length) throw new Error('export index columns of unequal length');
   return {
     v: h.v,
     key: h.key,

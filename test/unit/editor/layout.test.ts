@@ -52,7 +52,10 @@ describe('editor layout', () => {
         // The call's text up to its closing parenthesis.
         let depth = 1;
         let i = m.index! + m[0].length;
-        while (depth > 0 && i < text.length) depth += '([{'.includes(text[i]!) ? 1 : ')]}'.includes(text[i]!) ? -1 : 0, i++;
+        while (depth > 0 && i < text.length) {
+          depth += '([{'.includes(text[i]!) ? 1 : ')]}'.includes(text[i]!) ? -1 : 0;
+          i++;
+        }
         if (!text.slice(m.index!, i).includes('ignoreFocusOut: true')) silent.push(`${f.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`);
       }
       for (const m of text.matchAll(/const (\w+) = vscode\.window\.createQuickPick/g)) {
