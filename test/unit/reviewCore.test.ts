@@ -13,7 +13,8 @@ import { LabelRecordSchema, type DemonstrationRecord } from '../../src/store/rec
 import { summarizeDataset } from '../../src/store/summary';
 import { applyRepairDiffTolerant, brokenScriptFromPrompt, buildReviewItems, firstChangedLine, firstUnreviewed, scoreHeader, scoreMarkdown, scoreTooltip, statusText } from '../../src/editor/review/core/reviewItems';
 import { DEFAULT_LABEL_TAGS, DIFFICULTY_CHOICES, labelInput, tagsFromSetting } from '../../src/editor/review/core/labelForm';
-import { escapeHtml, histogramSvg, renderSummaryHtml, SummaryMessageSchema } from '../../src/editor/review/core/summaryHtml';
+import { histogramSvg } from '../../src/editor/review/core/summaryCharts';
+import { escapeHtml, renderSummaryHtml, SummaryMessageSchema } from '../../src/editor/review/core/summaryHtml';
 
 const ORIGINAL = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out", eval_strategy="epoch")\nprint("TRAINING_COMPLETE")\n';
 const BROKEN = ORIGINAL.replace('eval_strategy', 'evaluation_strategy');
