@@ -5,7 +5,6 @@
 // task is saved only once confirmed; on request an episode starts on it. Every question can be
 // answered by command arguments instead (tests, keybindings); the files go through
 // core/taskWriter.ts (validated, atomic).
-import { lstatSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import * as vscode from 'vscode';
@@ -22,6 +21,7 @@ import { interpreterForMode } from '../environmentFactory';
 import { argumentHint } from './core/argumentHint';
 import { prepareTask, proposalPreview, proposeSnapshot, type TaskProposal } from './core/taskPipeline';
 import { joinArgsLine, saveScriptTask, splitArgsLine, taskIdProblem, TaskSaveError, type SavedScriptTask } from './core/taskWriter';
+import { candidateFiles, EXTRA_FILE_MAX, suggestId } from './core/scriptNeighbours';
 import { pickWithDefault } from './quickPickDefault';
 import { chooseTaskFolder, ensureTaskFolderSetting } from './taskFolderChoice';
 
@@ -43,32 +43,6 @@ export const MakeTaskArgsSchema = z
     quiet: z.boolean().optional(),
   })
   .strict();
-
-/** Text files beside a script that a run may need (configs, small data), newest first. */
-const EXTRA_FILE = /\.(ya?ml|json|jsonl|txt|csv|tsv|cfg|ini|toml|md)$/i;
-const EXTRA_FILE_MAX = 1_048_576;
-
-function candidateFiles(scriptPath: string): string[] {
-  const dir = dirname(scriptPath);
-  try {
-    return readdirSync(dir)
-      .filter((n) => EXTRA_FILE.test(n) && n !== 'tasks.json')
-      .filter((n) => {
-        // lstat: a link is not offered (readFolderFile would refuse it when the task is made).
-        const st = lstatSync(join(dir, n));
-        return st.isFile() && st.size <= EXTRA_FILE_MAX;
-      })
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-function suggestId(fileName: string, taken: ReadonlySet<string>): string {
-  const base = fileName.replace(/\.py$/, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '') || 'task';
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) if (!taken.has(`${base}_${i}`)) return `${base}_${i}`;
-}
 
 export type MadeTask = SavedScriptTask & { started: boolean; episodeId?: string; verdict: TaskProposal['verdict']; adaptations: TaskProposal['adaptations'] };
 
