@@ -31,7 +31,7 @@ export async function runDpoExport(a: DpoCommandArgs, out: (s: string) => void, 
     const r = await exportDpo({ dir: a.dir, out: a.out, style: a.style, completion: a.completion, systemPrompt: a.systemPrompt, envFor: pool.get, onProgress: err });
     out(`Wrote ${r.rows} trl-dpo pair(s) to ${r.out}`);
     out(
-      `  from ${r.candidates} attempt(s) at ${r.groups} broken script(s), ${r.pairable_groups} with a pass and a failure: ${r.reexecuted} re-executed, ${r.changed_at_export} changed outcome at export (left out), ${r.task_changed} task changed, ${r.errors} error(s), ${r.deduplicated} duplicate(s)`,
+      `  from ${r.candidates} attempt(s) at ${r.groups} broken script(s), ${r.pairable_groups} with a pass and a failure: ${r.reexecuted} re-executed, ${r.changed_at_export} changed outcome at export (left out), ${r.task_changed} task changed, ${r.errors} error(s), ${r.duplicate_attempts} repeated attempt(s), ${r.deduplicated} duplicate row(s)`,
     );
     const sources = Object.entries(r.by_source).map(([k, v]) => `${k} ${v}`).join(', ');
     if (sources) out(`  pairs (chosen>rejected): ${sources}`);

@@ -60,19 +60,22 @@ export interface DpoResult {
   task_changed: number;
   errors: number;
   deduplicated: number;
+  /** The same diff stored more than once for one script (kept once as a candidate). */
+  duplicate_attempts: number;
   by_source: Record<string, number>;
   cancelled: boolean;
 }
 
 /** Every attempt at each broken script, grouped by task_hash and repair prompt. */
-export function dpoCandidates(records: readonly DemonstrationRecord[], superseded: ReadonlySet<string>, rejectedByReview: ReadonlySet<string>): Map<string, DpoCandidate[]> {
+export function dpoCandidates(records: readonly DemonstrationRecord[], superseded: ReadonlySet<string>, rejectedByReview: ReadonlySet<string>, counts = { duplicates: 0 }): Map<string, DpoCandidate[]> {
   const groups = new Map<string, DpoCandidate[]>();
   const seen = new Set<string>();
   const add = (c: DpoCandidate) => {
     const key = `${c.record.info.task_hash}:${sha256Hex(c.record.repair_prompt)}`;
     // The same diff for the same script is one attempt, however often it was stored.
     const id = `${key}:${sha256Hex(c.diff)}`;
-    if (c.diff.trim() === '' || seen.has(id)) return;
+    if (c.diff.trim() === '') return;
+    if (seen.has(id)) return void counts.duplicates++;
     seen.add(id);
     groups.set(key, [...(groups.get(key) ?? []), c]);
   };
@@ -113,8 +116,9 @@ export async function exportDpo(opts: DpoOptions): Promise<DpoResult> {
     throw new ExportError(`Dataset folder ${opts.dir} could not be read: ${e.message}`);
   });
   const rejected = new Set([...snap.reviews.latest].filter(([, r]) => r.verdict === 'reject').map(([id]) => id));
-  const groups = dpoCandidates(snap.demonstrations.all, snap.demonstrations.superseded, rejected);
-  const result: DpoResult = { out: opts.out, rows: 0, groups: groups.size, pairable_groups: 0, candidates: 0, reexecuted: 0, changed_at_export: 0, task_changed: 0, errors: 0, deduplicated: 0, by_source: {}, cancelled: false };
+  const counts = { duplicates: 0 };
+  const groups = dpoCandidates(snap.demonstrations.all, snap.demonstrations.superseded, rejected, counts);
+  const result: DpoResult = { out: opts.out, rows: 0, groups: groups.size, pairable_groups: 0, candidates: 0, reexecuted: 0, changed_at_export: 0, task_changed: 0, errors: 0, deduplicated: 0, duplicate_attempts: counts.duplicates, by_source: {}, cancelled: false };
   const lines: string[] = [];
   const written = new Set<string>();
   for (const cands of groups.values()) {
