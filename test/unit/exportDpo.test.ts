@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ForgeEnvironment } from '../../src/env/environment';
 import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../src/env/prompts';
+import { runExportCommand } from '../../src/cli/export';
 import { exportDpo } from '../../src/store/export/dpo';
 import { flatPrompt } from '../../src/store/export/formats';
 import { buildDpoDataset } from './dpoDataset';
@@ -49,5 +50,21 @@ describe('trl-dpo export', () => {
     assert.match(row.chosen[0]!.content, /^```diff\n/);
     assert.match(row.rejected[0]!.content, /^```diff\n[\s\S]*raise SystemExit/);
     assert.match(row.chosen[0]!.content, /\n```\n$/);
+  });
+
+  test('the CLI: trl-dpo refuses filters, the run options are refused for other formats, and a pair is written', async () => {
+    const dir = join(tempDir('forgeenv-dpo-'), 'dataset');
+    await buildDpoDataset(dir, env);
+    const out = join(tempDir('forgeenv-dpo-out-'), 'dpo.jsonl');
+    const lines: string[] = [];
+    assert.equal(await runExportCommand(['--format', 'trl-dpo', dir, '--out', out, '--status', 'all'], (s) => lines.push(s)), 2);
+    assert.match(lines.join('\n'), /trl-dpo takes no filters/);
+    assert.equal(await runExportCommand(['--format', 'trl-sft', dir, '--out', out, '--timeout', '30'], (s) => lines.push(s)), 2);
+    assert.match(lines.join('\n'), /apply to trl-dpo only/);
+    const printed: string[] = [];
+    assert.equal(await runExportCommand(['--format', 'trl-dpo', dir, '--out', out], (s) => printed.push(s)), 0);
+    assert.match(printed.join('\n'), /Wrote 2 trl-dpo pair\(s\)/);
+    assert.match(printed.join('\n'), /1 changed outcome at export/);
+    assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 2);
   });
 });
