@@ -162,4 +162,22 @@ suite('Suggest Repair', () => {
     assert.equal(fix.with_suggestion, false);
     assert.ok(fix.ms > 0);
   });
+
+  test('Export Dataset as trl-dpo pairs the passing repairs with a failing attempt at the same broken script, re-executed', async () => {
+    // A failing attempt at the first episode's broken script, submitted anyway.
+    const s = await ok<StartResult>('forgeenv.startEpisode', { taskId: TASK, seed: SEED, primitive: PRIMITIVE });
+    const u = vscode.Uri.file(s.filePath);
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(u, new vscode.Position(0, 0), '# looked at it, changed nothing\n');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    const failed = await ok<StoredResult & { success: boolean }>('forgeenv.submitEpisode', { force: true });
+    assert.equal(failed.success, false);
+    const out = join(datasetDir('dataset-suggest'), '..', 'exports-suggest', 'dpo.jsonl');
+    const r = await ok<{ rows: number; out: string }>('forgeenv.review.export', { format: 'trl-dpo', dataset: datasetDir('dataset-suggest'), out });
+    assert.equal(r.rows, 1, 'one failure, paired once');
+    const row = readJsonl(out)[0] as { prompt: string; chosen: string; rejected: string };
+    assert.match(row.rejected, /changed nothing/);
+    assert.match(row.chosen, /DataCollatorWithPadding/);
+    assert.match(row.prompt, /DataCollatorPadding/, 'the prompt shows the broken script');
+  });
 });
