@@ -6,6 +6,7 @@ import { ForgeContext } from './editor/context';
 import { registerEpisode, type EpisodeFeature } from './editor/episode';
 import { registerLab } from './editor/lab';
 import { registerReview } from './editor/review';
+import { registerSuggest } from './editor/suggest';
 import { showWelcomeOnFirstStart } from './editor/welcome';
 
 let layer: { ctx: ForgeContext; episode: EpisodeFeature } | undefined;
@@ -27,6 +28,7 @@ function build(extension: vscode.ExtensionContext): NonNullable<typeof layer> {
   const episode = registerEpisode(ctx);
   registerLab(ctx);
   registerReview(ctx, episode.session);
+  registerSuggest(ctx, episode);
   return { ctx, episode };
 }
 

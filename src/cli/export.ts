@@ -4,6 +4,7 @@ import { DatasetWriteError, formatProblem } from '../store/jsonlFile';
 import { ExportError, exportDataset } from '../store/export/exportDataset';
 import { labelRatioText } from '../store/export/card';
 import { COMPLETION_FORMS, EXPORT_FORMATS, FORMATS, PROMPT_STYLES, type CompletionForm, type ExportFormat, type PromptStyle } from '../store/export/formats';
+import { runDpoExport } from './exportDpo';
 import { BreakageFilterSchema, DEFAULT_FILTERS, FILTER_CHOICES, ReviewFilterSchema, StatusFilterSchema, type BreakageFilter, type ReviewFilter, type StatusFilter } from '../store/export/selection';
 
 const filterLines = (Object.keys(FILTER_CHOICES) as Array<keyof typeof FILTER_CHOICES>).map((k) => {
@@ -13,13 +14,17 @@ const filterLines = (Object.keys(FILTER_CHOICES) as Array<keyof typeof FILTER_CH
 });
 
 // Built from the format and filter lists, so the usage never drifts from what is accepted.
-export const EXPORT_USAGE = `Usage: forgeenv export --format ${EXPORT_FORMATS.join('|')} DIR --out FILE
+export const EXPORT_USAGE = `Usage: forgeenv export --format ${EXPORT_FORMATS.join('|')}|trl-dpo DIR --out FILE
 ${filterLines.join('\n')}
          ${'[--primitive NAME]...'.padEnd(42)} default all primitives
          ${'[--style standard|conversational]'.padEnd(42)} prompt shape for trl-sft/trl-grpo/trl-kto, default standard
          ${'[--completion raw|fenced]'.padEnd(42)} trl-sft/trl-kto: the diff as stored (default) or in a \`\`\`diff block
          ${'[--full]'.padEnd(42)} rewrite FILE in full even if rows could be appended
 trl-kto takes failed attempts too (--status defaults to all): its label is the verified outcome.
+trl-dpo pairs a passing and a failing attempt at the same broken script (human and model attempts,
+superseded revisions, rejected reviews, the model suggestions of Suggest Repair); both sides are
+re-executed in their recorded snapshot and must still pass and fail ([--python PATH] [--timeout S]
+[--task-dir DIR]... as for rescore; --style and --completion apply; filters do not).
 Writes FILE (JSONL) and a dataset card README.md beside it (refused if that folder's card describes
 another file). Superseded revisions are never exported. Re-exporting to the same FILE with the same
 options reads only the lines added since and appends their rows, when that gives exactly what a
@@ -52,6 +57,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
   let review: ReviewFilter;
   let breakage: BreakageFilter;
   let primitives: string[];
+  let dpo: Parameters<typeof runDpoExport>[0] | undefined;
   try {
     const { values, positionals } = parseArgs({
       args,
@@ -66,6 +72,9 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
         style: { type: 'string' },
         completion: { type: 'string' },
         full: { type: 'boolean' },
+        python: { type: 'string' },
+        timeout: { type: 'string' },
+        'task-dir': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -76,6 +85,20 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     if (!values.format) throw new ExportError('--format is required');
     if (!values.out) throw new ExportError('--out FILE is required');
     if (positionals.length !== 1) throw new ExportError(`expected one dataset folder, got ${positionals.length}`);
+    if (values.format === 'trl-dpo') {
+      if (values.status || values.review || values.breakage || values.primitive || values.full) throw new ExportError('trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed');
+      dpo = {
+        dir: positionals[0]!,
+        out: values.out,
+        style: oneOf('style', values.style, PROMPT_STYLES, 'standard'),
+        completion: oneOf('completion', values.completion, COMPLETION_FORMS, 'raw'),
+        python: values.python,
+        timeout: values.timeout,
+        taskDirs: values['task-dir'] ?? [],
+        systemPrompt: deps.systemPrompt,
+      };
+    } else if (values.python || values.timeout || values['task-dir']) throw new ExportError('--python, --timeout and --task-dir apply to trl-dpo only');
+    if (dpo) return await runDpoExport(dpo, out);
     format = oneOf('format', values.format, EXPORT_FORMATS, 'trl-sft');
     style = oneOf('style', values.style, PROMPT_STYLES, 'standard');
     if (!FORMATS[format].styled && values.style) throw new ExportError('--style applies to trl-sft and trl-grpo only');

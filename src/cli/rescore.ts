@@ -32,7 +32,7 @@ const envOptions = {
 } as const;
 
 /** Environments made on first use, one per mode, disposed together. */
-class EnvPool {
+export class EnvPool {
   private readonly envs = new Map<ExecutionMode, ForgeEnvironment>();
   constructor(private readonly cfg: { interpreter?: string; timeoutMs: number; taskDirs: string[] }) {}
   get = (mode: ExecutionMode): ForgeEnvironment => {

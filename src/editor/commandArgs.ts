@@ -43,7 +43,7 @@ export const ConfigureArgsSchema = z
   .strict();
 export type ConfigureArgs = z.infer<typeof ConfigureArgsSchema>;
 
-export type RefusalReason = 'untrusted' | 'no_episode' | 'episode_open' | 'cancelled' | 'busy' | 'invalid_args' | 'unchanged' | 'error';
+export type RefusalReason = 'untrusted' | 'no_episode' | 'no_model' | 'episode_open' | 'cancelled' | 'busy' | 'invalid_args' | 'unchanged' | 'error';
 export type Refusal = { ok: false; reason: RefusalReason; message: string };
 export type CommandResult<T extends object = object> = ({ ok: true } & T) | Refusal;
 

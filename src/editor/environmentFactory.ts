@@ -58,6 +58,11 @@ export const NOT_RUN_SETTINGS = {
   remoteToken: 'the remote backend',
   idleThresholdSeconds: 'active-time tracking in the editor',
   migrationHints: 'what the observation shows, passed per episode',
+  'model.endpoint': 'Suggest Repair asks this model; its proposal is scored like any repair',
+  'model.name': 'Suggest Repair',
+  'model.temperature': 'Suggest Repair',
+  'model.maxTokens': 'Suggest Repair',
+  'model.requestTimeoutSeconds': 'Suggest Repair',
 } as const satisfies Partial<Record<SettingKey, string>>;
 
 /** Real mode without an explicit forgeenv.pythonPath runs the snapshot's managed venv (built on first use). */

@@ -36,6 +36,12 @@ export const SETTING_SCHEMAS = {
   'sandbox.fileSizeMiB': SandboxLimitsSchema.shape.fileSizeMiB,
   'sandbox.processes': SandboxLimitsSchema.shape.processes,
   'sandbox.diskMiB': SandboxLimitsSchema.shape.diskMiB,
+  // Suggest Repair's model: any OpenAI-compatible chat endpoint (src/editor/suggest/).
+  'model.endpoint': Trimmed.refine((s) => s === '' || /^https?:\/\/\S+$/.test(s), 'an http(s):// URL').default(''),
+  'model.name': Trimmed.pipe(z.string().max(200)).default(''),
+  'model.temperature': z.number().min(0).max(2).default(0.2),
+  'model.maxTokens': z.number().int().min(16).max(32_768).default(1024),
+  'model.requestTimeoutSeconds': z.number().int().min(1).max(3600).default(120),
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SCHEMAS;

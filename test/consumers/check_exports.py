@@ -109,6 +109,10 @@ for e in manifest["exports"]:
             assert isinstance(out["prompt"], str) and out["prompt"], "prompt becomes text"
             if e["format"] == "trl-sft":
                 assert isinstance(out["completion"], str) and out["completion"], "completion becomes text"
+            if e["format"] == "trl-dpo":
+                for k in ("chosen", "rejected"):
+                    assert isinstance(out[k], str) and out[k], f"{k} becomes text"
+                assert out["chosen"] != out["rejected"], "the two sides differ"
             if conversational:
                 applied = apply_chat_template(row, tokenizer)
                 assert applied == out, "apply_chat_template and maybe_apply_chat_template agree"
@@ -198,6 +202,37 @@ for e in manifest["exports"]:
         assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
         assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
         return f"1 step, loss {result.training_loss:.3f}; {labels.count(True)} desirable, {labels.count(False)} undesirable"
+
+
+# 3c. One DPO step on CPU consumes the DPO exports (paired: prompt, chosen, rejected).
+from trl import DPOConfig, DPOTrainer  # noqa: E402
+
+for e in manifest["exports"]:
+    if e["format"] != "trl-dpo":
+        continue
+
+    @check(f"DPOTrainer one step on CPU: {e['name']}")
+    def _(e=e):
+        ds = loaded[e["name"]]
+        torch.manual_seed(0)
+        cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+        args = DPOConfig(
+            output_dir=os.path.join(work, f"dpo-{e['name']}"),
+            max_steps=1,
+            per_device_train_batch_size=len(ds),
+            max_length=1024,
+            use_cpu=True,
+            report_to=[],
+            save_strategy="no",
+            logging_steps=1,
+            dataloader_pin_memory=False,
+            dataset_num_proc=1,
+        )
+        trainer = DPOTrainer(model=GPT2LMHeadModel(cfg), ref_model=GPT2LMHeadModel(cfg), args=args, train_dataset=ds, processing_class=tokenizer)
+        result = trainer.train()
+        assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
+        assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
+        return f"1 step, loss {result.training_loss:.3f}; {len(ds)} pairs"
 
 
 # 4. SWE-bench: the harness's own loaders read our predictions and instances.

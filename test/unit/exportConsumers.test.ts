@@ -1,16 +1,19 @@
 // Every export, read by its real consumer in the consumers venv (scripts/setup-consumers.sh):
 // Hugging Face `datasets` and pyarrow load each file; TRL's data utilities accept the SFT and GRPO
 // rows in standard and conversational form; SFTTrainer runs one CPU step on a tiny random model
-// from the SFT exports; the SWE-bench harness's loaders read our predictions and instances.
+// from the SFT exports, one KTO step and one DPO step from theirs; the SWE-bench harness's loaders read our predictions and instances.
 // Skips (saying why) when the venv is not built, except in CI, where the bootstrap builds it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
+import { ForgeEnvironment } from '../../src/env/environment';
+import { exportDpo } from '../../src/store/export/dpo';
 import { exportDataset } from '../../src/store/export/exportDataset';
 import type { CompletionForm, ExportFormat, PromptStyle } from '../../src/store/export/formats';
 import { cacheRoot } from '../../src/env/snapshots/venv';
+import { buildDpoDataset } from './dpoDataset';
 import { tempDir } from './storeTestUtils';
 
 const ROOT = resolve(__dirname, '../..');
@@ -27,7 +30,7 @@ function skipReason(): string | false {
 
 interface Case {
   name: string;
-  format: ExportFormat;
+  format: ExportFormat | 'trl-dpo';
   style: PromptStyle;
   completion: CompletionForm;
 }
@@ -51,13 +54,28 @@ describe('exports read by their real consumers', { skip: skipReason() }, () => {
     const work = tempDir('forgeenv-consumers-');
     const exports: Array<Case & { path: string; rows: number }> = [];
     for (const c of CASES) {
+      if (c.format === 'trl-dpo') continue;
       const out = join(work, c.name, `${c.name}.jsonl`);
       // Predictions and instances of failed repairs too, so the harness sees both kinds.
       // KTO's failures are its negatives.
       const status = c.format.startsWith('swebench') || c.format === 'trl-kto' ? 'all' : 'success';
-      const r = await exportDataset({ format: c.format, style: c.style, completion: c.completion, dir: DATASET, out, filters: { status } });
+      const r = await exportDataset({ format: c.format as ExportFormat, style: c.style, completion: c.completion, dir: DATASET, out, filters: { status } });
       assert.ok(r.rows > 1, `${c.name}: ${r.rows} rows`);
       exports.push({ ...c, path: out, rows: r.rows });
+    }
+    // trl-dpo re-executes both sides, so it needs real tasks: two oracle episodes plus failing attempts (dpoDataset.ts).
+    const env = new ForgeEnvironment({ mode: 'simulated' });
+    try {
+      const dpoDir = join(work, 'dpo-dataset');
+      await buildDpoDataset(dpoDir, env);
+      for (const style of ['standard', 'conversational'] as const) {
+        const out = join(work, `dpo-${style}`, `dpo-${style}.jsonl`);
+        const r = await exportDpo({ dir: dpoDir, out, style, envFor: () => env });
+        assert.ok(r.rows > 1, `dpo-${style}: ${r.rows} rows`);
+        exports.push({ name: `dpo-${style}`, format: 'trl-dpo', style, completion: 'raw', path: out, rows: r.rows });
+      }
+    } finally {
+      await env.dispose();
     }
     const manifest = join(work, 'manifest.json');
     const byName = (n: string) => exports.find((e) => e.name === n)!.path;
@@ -75,11 +93,12 @@ describe('exports read by their real consumers', { skip: skipReason() }, () => {
     assert.deepEqual(failed, [], failed.map((c) => `${c.name}: ${c.detail}`).join('\n\n'));
     // Each kind of check ran: 2 readers per export, TRL utilities per TRL export, 2 SFT runs, the harness.
     const count = (p: string) => report.checks.filter((c) => c.name.startsWith(p)).length;
-    assert.equal(count('datasets.load_dataset'), CASES.length);
-    assert.equal(count('pyarrow.json'), CASES.length);
-    assert.equal(count('trl.data_utils'), CASES.filter((c) => c.format.startsWith('trl-')).length);
+    assert.equal(count('datasets.load_dataset'), CASES.length + 2);
+    assert.equal(count('pyarrow.json'), CASES.length + 2);
+    assert.equal(count('trl.data_utils'), CASES.filter((c) => c.format.startsWith('trl-')).length + 2);
     assert.equal(count('SFTTrainer'), 2);
     assert.equal(count('KTOTrainer'), 2);
+    assert.equal(count('DPOTrainer'), 2);
     assert.equal(count('swebench harness'), 1);
     assert.ok(readFileSync(byName('sft-standard'), 'utf8').length > 0);
   });

@@ -13,6 +13,7 @@ import {
   TaskSchema,
 } from '../../env/schemas';
 import { DemonstrationRecordSchema } from '../../store/records';
+import { SuggestionSchema, VerifiedFixSchema } from '../suggest/suggestionRecord';
 
 /** Mirrors `HumanEpisodeStart` (src/env/episode/humanEpisode.ts). */
 export const HumanEpisodeStartSchema = z.object({
@@ -83,5 +84,9 @@ export const PersistedEpisodeSchema = z.object({
   pendingRecord: z.unknown().optional(),
   /** Set when this episode is a revision of a submitted demonstration. */
   revision: RevisionOfSchema.optional(),
+  /** The model's suggestions asked for in this episode (Suggest Repair), in order. */
+  suggestions: z.array(SuggestionSchema).max(50).optional(),
+  /** The first Run & Score that succeeded: time from open, and whether a suggestion was accepted before it. */
+  verifiedFix: VerifiedFixSchema.optional(),
 });
 export type PersistedEpisode = z.infer<typeof PersistedEpisodeSchema>;

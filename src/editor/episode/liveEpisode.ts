@@ -11,6 +11,7 @@ import { ActiveTimeTracker } from './activeTime';
 import type { EpisodeEditor, Disposable } from './editorPort';
 import { PersistedEpisodeSchema, type PersistedEpisode } from './episodeRecord';
 import { readTimelineFile, TimelineRecorder } from './timeline';
+import { verifiedFixAfterRun } from '../suggest/suggestionRecord';
 
 export const EPISODE_STATE_KEY = 'forgeenv.episode';
 
@@ -95,6 +96,12 @@ export class LiveEpisode {
   async update(change: Partial<PersistedEpisode>): Promise<void> {
     this.data = { ...this.data, ...change };
     await this.persistNow();
+  }
+
+  /** The state change that marks run `run` as the first verified fix (time to a verified fix), or nothing. */
+  verifiedFixAfter(run: number, success: boolean): Partial<PersistedEpisode> {
+    const fix = verifiedFixAfterRun(this.data, run, success);
+    return fix ? { verifiedFix: fix } : {};
   }
 
   /** The whole timeline: what an earlier window wrote (read once) and this window's events. */

@@ -143,7 +143,7 @@ export class RepairSession {
     const exit_code = evaluation.execution?.exit_code ?? null;
     live.timeline.record({ kind: 'run', n, reward: evaluation.reward, exit_code, success: evaluation.success, diff_lines: diff.split('\n').length });
     const summary = { n, at: new Date().toISOString(), reward: evaluation.reward, exit_code, success: evaluation.success, wall_time_ms: evaluation.execution?.wall_time_ms ?? 0 };
-    await live.update({ runs: n, runHistory: [...live.state.runHistory, summary].slice(-50), lastEvaluation: evaluation, lastScoredText: text });
+    await live.update({ runs: n, runHistory: [...live.state.runHistory, summary].slice(-50), lastEvaluation: evaluation, lastScoredText: text, ...live.verifiedFixAfter(n, evaluation.success) });
     const diagnostics = showRun(this.editor, live, n).length;
     this.render('scored', true);
     const scoreMs = Date.now() - t0;

@@ -8,6 +8,7 @@ import type { DemonstrationRecord } from '../../store/records';
 import type { EpisodeEditor } from './editorPort';
 import type { LiveEpisode } from './liveEpisode';
 import { provenanceOf } from './provenance';
+import { suggestionInfo } from '../suggest/suggestionRecord';
 import type { SessionServices } from './services';
 
 /** Throws IdenticalRevisionError when a revision's diff is the revised record's. */
@@ -22,6 +23,8 @@ export function demonstrationOf(live: LiveEpisode, s: SessionServices, final: Re
       backend: live.state.backend.kind,
       client: s.client,
       ...(rev ? { reopened_from: rev.previous.info.record_id } : {}),
+      // The model's proposal (when one was asked for) apart from the human's diff, and the time to a verified fix.
+      ...suggestionInfo(live.state),
     },
     previous: rev?.previous,
   });

@@ -11,6 +11,7 @@ import { widenScriptColumn } from './scoreLayout';
 import type { TaskQueueProvider } from './taskQueue';
 import type { EpisodeViews } from './ui';
 import { BROKEN_SCHEME, OUTPUT_SCHEME } from './virtualDocuments';
+import { SUGGESTION_SCHEME } from '../suggest/suggestionDocuments';
 
 export class VsCodeEpisodeEditor implements EpisodeEditor {
   /** One quick pick through the task and breakage steps (owned by the feature's lifecycle). */
@@ -182,7 +183,7 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   }
 }
 
-/** The read-only documents of an episode: its broken script and its run output. */
+/** The read-only documents of an episode: its broken script, its run output and the model's suggestions. */
 function isEpisodeDocument(uri: vscode.Uri): boolean {
-  return uri.scheme === OUTPUT_SCHEME || uri.scheme === BROKEN_SCHEME;
+  return uri.scheme === OUTPUT_SCHEME || uri.scheme === BROKEN_SCHEME || uri.scheme === SUGGESTION_SCHEME;
 }

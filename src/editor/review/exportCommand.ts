@@ -9,10 +9,11 @@ import { DEFAULT_FILTERS, FILTER_CHOICES, SelectionFiltersSchema, type Selection
 import { breakagePrimitives } from '../../env/primitives/registry';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ForgeContext } from '../context';
+import { exportDpoInEditor } from './dpoExportCommand';
 
 export const ExportArgsSchema = z
   .object({
-    format: z.enum(EXPORT_FORMATS).optional(),
+    format: z.enum([...EXPORT_FORMATS, 'trl-dpo'] as const).optional(),
     out: z.string().min(1).optional(),
     dataset: z.string().min(1).optional(),
     /** The CLI's filters (partial: the rest take the defaults); given, no filter pickers are shown. */
@@ -58,20 +59,24 @@ async function pickFilters(format: ExportFormat): Promise<SelectionFilters | und
   return SelectionFiltersSchema.parse(chosen);
 }
 
-export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'card' | 'rows' | 'deduplicated' | 'filters'>>> {
+export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'rows' | 'deduplicated'> & Partial<Pick<ExportResult, 'card' | 'filters'>>>> {
   const parsed = ExportArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Dataset: ${parsed.error.message}`);
   const args = parsed.data;
   const dir = args.dataset ?? forge.datasetDir();
-  let format: ExportFormat | undefined = args.format;
+  let format: ExportFormat | 'trl-dpo' | undefined = args.format;
   if (!format) {
     const picked = await vscode.window.showQuickPick(
-      EXPORT_FORMATS.map((f) => ({ label: f, detail: FORMATS[f].description('standard'), format: f })),
+      [
+        ...EXPORT_FORMATS.map((f): { label: string; detail: string; format: ExportFormat | 'trl-dpo' } => ({ label: f, detail: FORMATS[f].description('standard'), format: f })),
+        { label: 'trl-dpo', detail: 'TRL DPO pairs {prompt, chosen, rejected}: a passing and a failing attempt at the same broken script, both re-executed now', format: 'trl-dpo' as const },
+      ],
       { ignoreFocusOut: true, title: 'ForgeEnv: export the dataset as…' },
     );
     format = picked?.format;
   }
   if (!format) return refusal('cancelled', 'No format chosen.');
+  if (format === 'trl-dpo') return exportDpoCommand(forge, dir, args);
   const filters = args.filters ? SelectionFiltersSchema.parse({ ...FORMATS[format].defaultFilters, ...args.filters }) : args.out ? SelectionFiltersSchema.parse({ ...DEFAULT_FILTERS, ...FORMATS[format].defaultFilters }) : await pickFilters(format);
   if (!filters) return refusal('cancelled', 'No filters chosen.');
   let out = args.out;
@@ -98,6 +103,31 @@ export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Prom
       });
     }
     return { ok: true, out: result.out, card: result.card, rows: result.rows, deduplicated: result.deduplicated, filters: result.filters };
+  } catch (e) {
+    const msg = `Export failed: ${e instanceof Error ? e.message : String(e)}`;
+    void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
+    return refusal('error', msg);
+  }
+}
+
+/** trl-dpo: no filters (every attempt is a candidate); both sides run, so only in a trusted workspace. */
+async function exportDpoCommand(forge: ForgeContext, dir: string, args: z.infer<typeof ExportArgsSchema>): Promise<CommandResult<{ out: string; rows: number; deduplicated: number }>> {
+  if (args.filters) return refusal('invalid_args', 'trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed.');
+  const untrusted = forge.refuseUntrusted();
+  if (untrusted) return untrusted;
+  let out = args.out;
+  if (!out) {
+    const target = await vscode.window.showSaveDialog({ title: 'Export trl-dpo', filters: { JSONL: ['jsonl'] }, defaultUri: vscode.Uri.file(join(dirname(dir), 'exports', 'trl-dpo', 'trl-dpo.jsonl')) });
+    out = target?.fsPath;
+  }
+  if (!out) return refusal('cancelled', 'No file chosen.');
+  try {
+    const r = await exportDpoInEditor(forge, { dir, out, style: args.style, completion: args.completion });
+    if (r.cancelled) return refusal('cancelled', 'Export cancelled; nothing was written.');
+    const msg = `ForgeEnv: exported ${r.rows} trl-dpo pair(s) to ${r.out} (${r.reexecuted} attempts re-executed, ${r.changed_at_export} left out as their outcome changed, ${r.deduplicated} duplicate row(s)).`;
+    forge.log.info(msg);
+    if (!args.out) void vscode.window.showInformationMessage(msg);
+    return { ok: true, out: r.out, rows: r.rows, deduplicated: r.deduplicated };
   } catch (e) {
     const msg = `Export failed: ${e instanceof Error ? e.message : String(e)}`;
     void vscode.window.showErrorMessage(`ForgeEnv: ${msg}`);
