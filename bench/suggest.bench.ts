@@ -18,9 +18,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chatComplete } from '../src/env/agent/chatEndpoint';
 import { evaluateModel } from '../src/env/agent/modelEvaluation';
-import { applyRepairDiff, createRepairDiff } from '../src/env/diff';
-import { ForgeEnvironment } from '../src/env/environment';
-import { prepareRepairPhase } from '../src/env/rollout';
+import { applyRepairDiff, createRepairDiff } from '../src/env/diff/diff';
+import { ForgeEnvironment } from '../src/env/episode/environment';
+import { prepareRepairPhase } from '../src/env/episode/rollout';
 import { askForRepair } from '../src/editor/suggest/askModel';
 
 const ROOT = resolve(__dirname, '..');

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { applyRepairDiff, createRepairDiff } from '../../src/env/diff';
+import { applyRepairDiff, createRepairDiff } from '../../src/env/diff/diff';
 import type { CommandResult } from '../../src/editor/commandArgs';
 import type { ScoreResult, StartResult, StoredResult } from '../../src/editor/episode/results';
 import type { SuggestResult } from '../../src/editor/suggest';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { ForgeEnvironment } from '../../src/env/environment';
+import { ForgeEnvironment } from '../../src/env/episode/environment';
 import { exportDpo } from '../../src/store/export/dpo';
 import { exportDataset } from '../../src/store/export/exportDataset';
 import type { CompletionForm, ExportFormat, PromptStyle } from '../../src/store/export/formats';

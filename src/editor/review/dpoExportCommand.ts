@@ -2,7 +2,7 @@
 // runs scripts (trusted workspaces only) in environments built from the settings, as Rescore
 // Dataset does, under a cancellable progress notification.
 import * as vscode from 'vscode';
-import type { ForgeEnvironment } from '../../env/environment';
+import type { ForgeEnvironment } from '../../env/episode/environment';
 import type { ExecutionMode } from '../../env/schemas';
 import { exportDpo, type DpoResult } from '../../store/export/dpo';
 import type { CompletionForm, PromptStyle } from '../../store/export/formats';

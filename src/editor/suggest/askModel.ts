@@ -6,8 +6,8 @@
 // No vscode import.
 import { chatComplete, chatCompletionsUrl, type RequestStats, type Sampling } from '../../env/agent/chatEndpoint';
 import { parseRepairAnswer } from '../../env/agent/repairAnswer';
-import { applyRepairDiff, createRepairDiff } from '../../env/diff';
-import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/prompts';
+import { applyRepairDiff, createRepairDiff } from '../../env/diff/diff';
+import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/episode/prompts';
 import type { ForgeSettings } from '../settingsSchema';
 import type { SuggestionAgent } from './suggestionRecord';
 

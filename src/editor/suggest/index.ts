@@ -4,7 +4,7 @@
 // without submitting, or discards it. The episode keeps every suggestion (suggestionRecord.ts),
 // so the demonstration holds the model's proposal apart from the human's diff.
 import * as vscode from 'vscode';
-import { createRepairDiff } from '../../env/diff';
+import { createRepairDiff } from '../../env/diff/diff';
 import { refusal, type CommandResult } from '../commandArgs';
 import type { ForgeContext } from '../context';
 import type { EpisodeFeature } from '../episode';

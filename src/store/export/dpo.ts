@@ -8,9 +8,9 @@
 // whose task changed since is left out. Rows are deduplicated like every other export.
 import { dirname } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import type { ForgeEnvironment } from '../../env/environment';
-import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/prompts';
-import { replayRepair } from '../../env/replay';
+import type { ForgeEnvironment } from '../../env/episode/environment';
+import { REPAIR_AGENT_SYSTEM_PROMPT } from '../../env/episode/prompts';
+import { replayRepair } from '../../env/episode/replay';
 import type { ExecutionMode } from '../../env/schemas';
 import { writeFileAtomic } from '../atomicWrite';
 import { DatasetStore } from '../datasetStore';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { applyRepairDiff, createRepairDiff } from '../../../src/env/diff';
+import { applyRepairDiff, createRepairDiff } from '../../../src/env/diff/diff';
 import { parseSettings } from '../../../src/editor/settingsSchema';
 import { askForRepair, modelChoiceOf, type ModelChoice } from '../../../src/editor/suggest/askModel';
 import { suggestionInfo, verifiedFixAfterRun, type Suggestion } from '../../../src/editor/suggest/suggestionRecord';
