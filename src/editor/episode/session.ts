@@ -5,27 +5,22 @@
 import { createRepairDiff } from '../../env/diff/diff';
 import type { RepairEvaluation } from '../../env/episode/episodeTypes';
 import { isCancelledRemoteError } from '../../env/openenv/remoteEpisodeSession';
-import { IdenticalRevisionError } from '../../store/demonstrationBuilder';
-import { recordNaturalDriftSolved } from './naturalDriftSolved';
-import type { SkipReason } from '../../store/records';
 import { refusal, type CommandResult, type Refusal, type SkipArgs, type StartArgs, type SubmitArgs } from '../commandArgs';
-import { annotatorId } from '../settingsSchema';
-import { announceSaved, demonstrationOf } from './submission';
 import type { Action, EpisodeEditor } from './editorPort';
 import { openEpisode, type OpenedEpisode } from './episodeStart';
 import type { EpisodeSession as EnvSession } from '../../env/episode/episodeSession';
 import type { PersistedEpisode } from './episodeRecord';
 import { EPISODE_STATE_KEY, LiveEpisode } from './liveEpisode';
 import type { PendingWrite } from './pendingWrites';
-import { SKIP_LABELS } from './skipLabels';
 import { formatRunOutput } from './runOutput';
 import { showRun, storeRunOutput } from './runViews';
 import type { ScoreState } from './scoreModel';
 import type { SessionServices } from './services';
 import type { ScoreResult, StartResult, StoredResult } from './results';
 import { resumeEpisode, type RestoreResult } from './resume';
-import { openEpisodeMessage, refuseUnchangedRevision } from './revisionStart';
+import { openEpisodeMessage } from './revisionStart';
 import { retryIfBusy } from './retry';
+import { skipEpisode, submitEpisode, type SkippedResult, type SubmittedResult } from './endings';
 import { infoText } from '../../env/schemas';
 
 export class RepairSession {
@@ -152,65 +147,16 @@ export class RepairSession {
     return { ok: true, run: n, reward, reward_breakdown, held_out_breakdown, findings, success, exitCode: exit_code, diagnostics, scoreMs, cached };
   }
 
-  async submit(args: SubmitArgs = {}): Promise<CommandResult<StoredResult & { recordId: string; reward: number; success: boolean; revision?: number; supersedes?: string }>> {
-    const live = this.live;
-    if (!live) return this.noEpisode();
-    if (live.running) return refusal('busy', 'A run is in progress; submit when it has finished.');
-    const text = await this.editor.readScript(live.file);
-    const rev = live.state.revision;
-    const unchanged = refuseUnchangedRevision(this, live, text); // before scoring: the revision stays open
-    if (unchanged) return unchanged;
-    if (live.state.lastScoredText !== text || !live.state.lastEvaluation) {
-      // The buffer changed since the last score: what is submitted is always what was scored.
-      const r = await this.runAndScore();
-      if (!r.ok) return r;
-    }
-    const last = live.state.lastEvaluation;
-    if (!last) return this.fail('ForgeEnv: the repair has no score to submit.');
-    if (!last.success && !args.force && !(await this.editor.confirmFailingSubmit(last.reward))) return refusal('cancelled', 'Submit cancelled.');
-    let obs;
-    try {
-      obs = await live.env.step({ repair: { unified_diff: last.unified_diff } });
-    } catch (e) {
-      return this.fail(`ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`, e, ...retryIfBusy(this.services, e, 'forgeenv.submitEpisode'));
-    }
-    if (typeof obs.info.error === 'string') return this.fail(`ForgeEnv could not submit: ${obs.info.error}`);
-    const final = live.env.state?.final;
-    if (!final) return this.fail('ForgeEnv: the environment did not record the final repair.');
-    const s = this.services;
-    const submittedAt = new Date();
-    let record;
-    try {
-      record = demonstrationOf(live, s, final, submittedAt);
-    } catch (e) {
-      if (e instanceof IdenticalRevisionError) return refusal('unchanged', e.message);
-      return this.fail(`ForgeEnv could not build the demonstration record: ${(e as Error).message}`, e);
-    }
-    live.timeline.record({ kind: 'save', event: 'submit', reward: final.reward, success: final.success });
-    if (!rev) await recordNaturalDriftSolved(live.start.task, final, this.services.log);
-    const stored = await this.finish(live, 'demonstration', record, 'submitted');
-    if (stored.stored) announceSaved(this.editor, s, record, final);
-    return { ok: true, ...stored, ...(rev && { revision: record.info.revision, supersedes: record.info.supersedes ?? undefined }), recordId: record.info.record_id, reward: final.reward, success: final.success };
+  submit(args: SubmitArgs = {}): Promise<CommandResult<SubmittedResult>> {
+    return submitEpisode(this, args);
   }
 
-  async skip(args?: SkipArgs): Promise<CommandResult<StoredResult & { reason: SkipReason }>> {
-    const live = this.live;
-    if (!live) return this.noEpisode();
-    if (live.running) return refusal('busy', 'A run is in progress; skip when it has finished.');
-    if (live.state.revision) return refusal('invalid_args', 'A revision is not skipped: discard it (ForgeEnv: Discard Revision) and the old record stays current.');
-    const start = live.state.start;
-    const chosen = args ?? (await this.editor.chooseSkip(start.task.task_id));
-    if (!chosen) return refusal('cancelled', 'Skip cancelled.');
-    const s = this.services;
-    const skip = { episode_id: start.episodeId, task_id: start.task.task_id, primitive: start.breakageSpec, reason: chosen.reason, note: chosen.note ?? '', annotator_id: annotatorId(s.settings()), session_id: s.sessionId, seed: start.seed };
-    live.timeline.record({ kind: 'save', event: 'skip', reason: chosen.reason });
-    const stored = await this.finish(live, 'skip', skip, 'skipped');
-    if (stored.stored) this.editor.info(`ForgeEnv: skipped ${start.task.task_id} (${SKIP_LABELS[chosen.reason].replace(/…$/, '')}).`);
-    return { ok: true, ...stored, reason: chosen.reason };
+  skip(args?: SkipArgs): Promise<CommandResult<SkippedResult>> {
+    return skipEpisode(this, args);
   }
 
   /** Queues the record (persisted first: nothing is lost), ends the episode, then writes it. */
-  private async finish(live: LiveEpisode, kind: PendingWrite['kind'], record: unknown, state: ScoreState): Promise<StoredResult> {
+  async finish(live: LiveEpisode, kind: PendingWrite['kind'], record: unknown, state: ScoreState): Promise<StoredResult> {
     const s = this.services;
     const timeline = await live.allTimelineEvents();
     // A revision goes to its record's dataset, under its record's episode id.
