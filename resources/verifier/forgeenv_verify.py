@@ -610,18 +610,19 @@ def verify_hf(spec, original, artifact):
         if not regular(w):
             raise Refusal("%s is not a regular file" % os.path.basename(w))
         check_weights_file(w)
+    head_kwargs = adapter_head_kwargs(loader, base, weights) if adapter else {}
     try:
         if adapter:
             from peft import PeftModel
 
-            trained = PeftModel.from_pretrained(loader.from_pretrained(base), artifact)
+            trained = PeftModel.from_pretrained(loader.from_pretrained(base, **head_kwargs), artifact)
         else:
             trained = loader.from_pretrained(artifact)
     except Exception as e:
         raise Refusal("the artifact does not load with %s.from_pretrained: %s: %s" % (LOADERS[head], type(e).__name__, str(e)[:300]))
     torch.manual_seed(0)
     if adapter:
-        untrained, fresh = loader.from_pretrained(base), set()
+        untrained, fresh = loader.from_pretrained(base, **head_kwargs), set()
     else:
         untrained, info = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact), output_loading_info=True)
         fresh = set(info.get("missing_keys") or [])
@@ -640,7 +641,7 @@ def verify_hf(spec, original, artifact):
             trained_loss = mean_loss(trained, make)
         except Exception as e:
             # The data the script names needs what only its arguments say (data files, columns): the probe instead.
-            make, data = None, "probe sentences (held-out data unavailable: %s)" % str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+            make, data = None, "probe sentences (held-out data unavailable: %s)" % ((str(e).splitlines() or [""])[0][:160] or type(e).__name__)
     if make is None:
         tokenizer = tokenizer_for(transformers, base, trained, untrained)
         num_labels = int(getattr(trained.config, "num_labels", 2) or 2) if hasattr(trained, "config") else 2
@@ -652,6 +653,50 @@ def verify_hf(spec, original, artifact):
     return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head], "moved": moved, "data": data,
             "dataset": list(dataset_args) if dataset_args else None,
             "trained_loss": trained_loss, "untrained_loss": mean_loss(untrained, make)}
+
+
+def saved_tensors(weights):
+    """The tensors of checked weight files (safetensors, or pickles check_weights_file accepted)."""
+    import torch
+
+    out = {}
+    for w in weights:
+        if w.endswith(".safetensors"):
+            from safetensors.torch import load_file
+
+            out.update(load_file(w))
+        else:
+            try:
+                out.update(torch.load(w, map_location="cpu", weights_only=True))
+            except TypeError:
+                out.update(torch.load(w, map_location="cpu"))
+    return out
+
+
+def adapter_head_kwargs(loader, base, weights):
+    """An adapter trained beside a new head (peft's modules_to_save: a reward model's 1-label score,
+    a classifier of 5 labels) saves that head: the base model must be built with the head's size, read
+    from the saved head's own weight, not the config's default of 2 labels."""
+    try:
+        saved = saved_tensors(weights)
+        model = loader.from_pretrained(base)
+    except Exception:  # noqa: BLE001 - the loader's own error follows with its message
+        return {}
+    own = model.state_dict()
+    for key, tensor in saved.items():
+        if "lora_" in key or not key.endswith(".weight") or tensor.dim() != 2:
+            continue
+        name = key
+        for prefix in ("base_model.model.", "base_model."):
+            if name.startswith(prefix):
+                name = name[len(prefix):]
+                break
+        name = name.replace(".modules_to_save.default", "").replace(".original_module", "")
+        mine = own.get(name)
+        if mine is not None and mine.dim() == 2 and mine.shape[1] == tensor.shape[1] and mine.shape[0] != tensor.shape[0]:
+            if getattr(model.config, "num_labels", None) == mine.shape[0]:
+                return {"num_labels": int(tensor.shape[0])}
+    return {}
 
 
 def moved_share(trained, untrained, fresh, adapter):

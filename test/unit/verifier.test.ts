@@ -148,4 +148,14 @@ describe('which check decides', () => {
   test('a state dict (no weights-moved measure) is judged on held-out loss past a single margin', () => {
     assert.equal(judgeEvidence(ok(0.96), ok(0.96), spec).check, 'held_out_loss');
   });
+  test("real mode on the probe sentences: the weights decide, however far the original's probe loss moved", () => {
+    // Recorded: a 1-label reward model's original improved the probe loss by 18%, its rerun landed outside the band.
+    const probe = (trained_loss: number, moved: number, untrained_loss: number) => ({ ...withMoved(trained_loss, moved, untrained_loss), probe: true });
+    const e = judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' });
+    assert.deepEqual([e.check, e.verified], ['weights_moved', true]);
+    assert.match(e.findings[0]!, /probe sentences/);
+    assert.equal(judgeEvidence(probe(0.5, 0, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' }).verified, false);
+    // Simulated mode's stand-ins make the probe loss depend on the weights: held-out loss still decides there.
+    assert.equal(judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'simulated' }).check, 'held_out_loss');
+  });
 });
