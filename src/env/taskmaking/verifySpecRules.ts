@@ -12,6 +12,7 @@ import type { Adaptation } from './provenance';
 const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path', 'model_path'];
 const DATASET_OPTIONS = ['dataset_name', 'dataset', 'dataset_id', 'dataset_path'];
 const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']>]> = [
+  [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b/, 'vlm'],
   [/ForCausalLM\b|LMHeadModel\b/, 'causal'],
   [/ForSequenceClassification\b/, 'seqcls'],
   [/ForTokenClassification\b/, 'tokcls'],

@@ -26,7 +26,7 @@ const VerdictSchema = z.discriminatedUnion('ok', [
       untrained_loss: Loss,
       moved: z.number().min(0).max(1).optional(),
       kind: z.enum(['hf_model', 'state_dict']).optional(),
-      head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'state_dict']).optional(),
+      head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm', 'state_dict']).optional(),
       base_model: z.string().optional(),
       dataset: z.array(z.string()).nullable().optional(),
       data: z.string().optional(),
