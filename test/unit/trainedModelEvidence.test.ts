@@ -129,14 +129,20 @@ function taskOf(id: string, script: string, meta: Record<string, unknown> = {}):
   return TaskSchema.parse(taskCandidate(id, script, entry!, dir));
 }
 
+/** An episode broken by the first candidate that applies (a candidate's inverse may not restore the script byte for byte). */
 async function brokenEpisode(env: ForgeEnvironment, task: Task) {
-  const spec = breakageCandidates(task.script_content, task.library_versions!)[0];
-  assert.ok(spec, 'the script has a breakage candidate');
-  await env.reset({ task_id: task.task_id, seed: 0, library_versions: task.library_versions });
-  const broken = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params } });
-  assert.equal(broken.info.error, undefined);
-  assert.equal(broken.info.broke, true, 'the breakage breaks the script');
-  return broken;
+  const refused: string[] = [];
+  for (const spec of breakageCandidates(task.script_content, task.library_versions!)) {
+    await env.reset({ task_id: task.task_id, seed: 0, library_versions: task.library_versions });
+    const broken = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params } });
+    if (broken.info.error !== undefined) {
+      refused.push(String(broken.info.error));
+      continue;
+    }
+    assert.equal(broken.info.broke, true, 'the breakage breaks the script');
+    return broken;
+  }
+  throw new Error(`no breakage candidate applies: ${refused.join('; ')}`);
 }
 
 describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () => {
