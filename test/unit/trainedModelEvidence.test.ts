@@ -7,12 +7,14 @@
 //   a step without gradients) and every fake of fakeRepairs.ts fails with a finding; a LoRA reward
 //   model (1 label, peft's modules_to_save head) loads with its own head size. Slow: run it alone.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createRepairDiff } from '../../src/env/diff';
 import { ForgeEnvironment } from '../../src/env/environment';
+import { executeScript, warmPool } from '../../src/env/executor';
+import { prepareRealRun } from '../../src/env/realMode';
 import { EVIDENCE_ARTIFACT } from '../../src/env/runtimeShims';
 import { TaskSchema, type Task } from '../../src/env/schemas';
 import { getSnapshot } from '../../src/env/snapshots/registry';
@@ -59,7 +61,13 @@ describe('make-task: a script that saves no model gets the evidence shim', () =>
 const SNAPSHOT = '2024-09';
 const skip = isSnapshotVenvReady(SNAPSHOT) ? false : `the managed venv of snapshot ${SNAPSHOT} is not built`;
 const dir = mkdtempSync(join(tmpdir(), 'forgeenv-evidence-test-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const savedWarm = process.env.FORGEENV_WARM;
+after(async () => {
+  await warmPool.clear();
+  if (savedWarm === undefined) delete process.env.FORGEENV_WARM;
+  else process.env.FORGEENV_WARM = savedWarm;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const TEXTS = `texts = ["the cat sat on the mat", "a dog ran in the park", "birds fly over the sea", "fish swim in the river"]`;
 /** A training loop that saves nothing (a PPO loop, an accelerate example that only logs). */
@@ -183,6 +191,24 @@ describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () 
       assert.match(oracle.verification?.findings.join(' ') ?? '', /left no \.forgeenv-evidence\/model/);
     } finally {
       await env.dispose();
+    }
+  });
+
+  test('a warm run (a zygote of the shimmed shape) keeps the evidence too', { timeout: 600_000 }, async () => {
+    process.env.FORGEENV_WARM = 'force';
+    const versions = { ...getSnapshot(SNAPSHOT).versions };
+    const real = await prepareRealRun({ libraryVersions: versions, snapshot: SNAPSHOT });
+    const r = await executeScript({ script: NO_SAVE, mode: 'real', interpreter: real.interpreter, libraryVersions: versions, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies, extraEnv: real.env, validate: false, timeoutMs: 240_000, parentDir: dir, shims: ['trained-model-evidence'], warm: true, keepRunDir: true });
+    try {
+      assert.equal(r.runtime, 'warm', r.stderr.slice(-2000));
+      assert.equal(r.exit_code, 0, r.stderr.slice(-3000));
+      assert.ok(existsSync(join(r.run_dir!, EVIDENCE_ARTIFACT, 'config.json')), r.stderr.slice(-2000));
+      const manifest = JSON.parse(readFileSync(join(r.run_dir!, '.forgeenv-evidence', 'evidence.json'), 'utf8')) as { steps: number; model: string };
+      assert.equal(manifest.steps, 6);
+      assert.equal(manifest.model, 'GPT2LMHeadModel');
+    } finally {
+      if (r.run_dir) rmSync(r.run_dir, { recursive: true, force: true });
+      process.env.FORGEENV_WARM = '0';
     }
   });
 
