@@ -109,6 +109,27 @@ describe("the verifier's pickle check (runs before any load)", () => {
   }
 });
 
+describe("the verifier's head from a saved config", () => {
+  const headOf = (config: unknown, adapter: unknown = null): string => {
+    const program = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(join(resourcesDir(), 'verifier'))})`,
+      'import forgeenv_verify as v',
+      `print(json.dumps(v.head_of(json.loads(${JSON.stringify(JSON.stringify(config))}), json.loads(${JSON.stringify(JSON.stringify(adapter))}))))`,
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', program], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as string;
+  };
+  test('a ForConditionalGeneration with a vision tower is a vision-language model, without one a seq2seq model', () => {
+    assert.equal(headOf({ architectures: ['Idefics3ForConditionalGeneration'], vision_config: { hidden_size: 32 } }), 'vlm');
+    assert.equal(headOf({ architectures: ['LlavaForConditionalGeneration'], vision_config: { model_type: 'clip_vision_model' } }), 'vlm');
+    assert.equal(headOf({ architectures: ['T5ForConditionalGeneration'] }), 'seq2seq');
+    assert.equal(headOf({ architectures: ['GPT2ForSequenceClassification'], num_labels: 1 }), 'seqcls');
+    assert.equal(headOf({}, { task_type: 'SEQ_CLS' }), 'seqcls');
+  });
+});
+
 describe('the reference cache', () => {
   test('a finished answer is shared; a cancelled or timed-out one is computed again', async () => {
     const { clearReferences, referenceOutcome } = await import('../../src/env/verify/reference');
