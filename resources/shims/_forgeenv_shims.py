@@ -17,6 +17,8 @@ are passed on to the library as given (a keyword a release removed still fails a
   check) is skipped when bitsandbytes is not installed. When bitsandbytes is not installed, the script's own `import bitsandbytes`
   (not a library's probe) gets the CPU stand-in of _forgeenv_stubs/bitsandbytes: torch's optimizers
   for `bnb.optim.*8bit`/`Paged*`, `torch.nn.Linear` for `bnb.nn.Linear8bitLt`/`Linear4bit`.
+- trained-model-evidence: for a script that saves no model, the trained model is saved at exit into
+  the run folder's .forgeenv-evidence/ for the verifier (_forgeenv_evidence.py says how and its limits).
 - no-mixed-precision: `TrainingArguments(fp16/bf16/…_full_eval/tf32=True)` set in the script's code
   train in float32, and `Accelerator(mixed_precision="fp16")` in full precision.
 """
@@ -27,7 +29,7 @@ import importlib.util
 import os
 import sys
 
-SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision")
+SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision", "trained-model-evidence")
 _active = set()
 # One entry per from_pretrained in progress: whether its quantization was dropped.
 _dropped = []
@@ -335,6 +337,8 @@ _HOOKS = {
     "transformers.utils.quantization_config": _when(["no-quantization"], _patch_bnb_config),
     "transformers.training_args": _when(["no-mixed-precision"], _patch_training_args),
     "accelerate.accelerator": _when(["no-mixed-precision"], _patch_accelerator),
+    # Not a CPU adaptation: the evidence of training for a script that saves no model (_forgeenv_evidence.py).
+    "torch.optim.optimizer": _when(["trained-model-evidence"], lambda mod: __import__("_forgeenv_evidence").install_hook(mod)),
 }
 
 

@@ -41,6 +41,9 @@ HEADS = {
     "AutoModelForSeq2SeqLM": "seq2seq",
     "AutoModelForImageClassification": "imgcls",
     "AutoModelForMaskedLM": "mlm",
+    # Vision-language models (LLaVA, Idefics, SmolVLM, Qwen-VL): text in, text out, images optional.
+    "AutoModelForVision2Seq": "vlm",
+    "AutoModelForImageTextToText": "vlm",
 }
 SUFFIX_HEADS = [
     ("ForSequenceClassification", "seqcls"),
@@ -52,7 +55,17 @@ SUFFIX_HEADS = [
     ("ForImageClassification", "imgcls"),
     ("ForMaskedLM", "mlm"),
 ]
-LOADERS = {v: k for k, v in HEADS.items() if k != "AutoModelWithLMHead"}
+LOADERS = {v: k for k, v in HEADS.items() if k not in ("AutoModelWithLMHead", "AutoModelForVision2Seq")}
+
+
+def loader_for(transformers, head):
+    """The Auto class of a head in this release: AutoModelForImageTextToText is newer than
+    AutoModelForVision2Seq, which later releases drop."""
+    names = [LOADERS[head]] + (["AutoModelForVision2Seq"] if head == "vlm" else [])
+    for name in names:
+        if hasattr(transformers, name):
+            return name, getattr(transformers, name)
+    raise Refusal("this transformers release has no %s to load a %s model" % (" or ".join(names), head))
 
 
 class Refusal(Exception):
@@ -516,6 +529,9 @@ def head_of(saved, adapter_cfg):
     if adapter_cfg:
         return ADAPTER_TASKS.get(str(adapter_cfg.get("task_type") or "").upper())
     for arch in saved.get("architectures") or []:
+        # A ForConditionalGeneration with a vision tower is a vision-language model, not a seq2seq one.
+        if str(arch).endswith("ForConditionalGeneration") and isinstance(saved.get("vision_config"), dict):
+            return "vlm"
         for suffix, head in SUFFIX_HEADS:
             if str(arch).endswith(suffix):
                 return head
@@ -539,7 +555,7 @@ def probe_batches(head, tokenizer, num_labels):
     depends on the weights alone (the stand-ins); in real mode the weights-moved check decides."""
     import torch
 
-    if head not in ("seqcls", "causal", "seq2seq", "tokcls", "mlm"):
+    if head not in ("seqcls", "causal", "seq2seq", "tokcls", "mlm", "vlm"):
         raise Refusal("the original loads no dataset by a literal name (set verify.dataset in tasks.json)")
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -566,7 +582,12 @@ def probe_batches(head, tokenizer, num_labels):
 def tokenizer_for(transformers, base, *models):
     """The base model's tokenizer, padding with its end token when it has no pad token (GPT-2 and
     kin), and the models told so: batches of more than one example need it."""
-    tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    except Exception:  # noqa: BLE001 - a vision-language model may keep its tokenizer in its processor only
+        tokenizer = getattr(transformers.AutoProcessor.from_pretrained(base), "tokenizer", None)
+        if tokenizer is None:
+            raise
     if getattr(tokenizer, "pad_token", None) is None and getattr(tokenizer, "eos_token", None) is not None:
         tokenizer.pad_token = tokenizer.eos_token
     for m in models:
@@ -598,7 +619,9 @@ def verify_hf(spec, original, artifact):
             head = None
     if not head or not base or not isinstance(base, str) or base == os.path.basename(artifact):
         raise Refusal("neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)")
-    loader = getattr(transformers, LOADERS[head])
+    if head == "seq2seq" and isinstance(saved.get("vision_config"), dict):
+        head = "vlm"  # a ForConditionalGeneration class name said seq2seq; the saved config has a vision tower
+    loader_name, loader = loader_for(transformers, head)
     adapter = os.path.isfile(os.path.join(artifact, "adapter_config.json"))
     if not adapter and not os.path.isfile(os.path.join(artifact, "config.json")):
         raise Refusal("%s holds no config.json or adapter_config.json: not a saved model" % os.path.basename(artifact))
@@ -610,18 +633,19 @@ def verify_hf(spec, original, artifact):
         if not regular(w):
             raise Refusal("%s is not a regular file" % os.path.basename(w))
         check_weights_file(w)
+    head_kwargs = adapter_head_kwargs(loader, base, weights) if adapter else {}
     try:
         if adapter:
             from peft import PeftModel
 
-            trained = PeftModel.from_pretrained(loader.from_pretrained(base), artifact)
+            trained = PeftModel.from_pretrained(loader.from_pretrained(base, **head_kwargs), artifact)
         else:
             trained = loader.from_pretrained(artifact)
     except Exception as e:
-        raise Refusal("the artifact does not load with %s.from_pretrained: %s: %s" % (LOADERS[head], type(e).__name__, str(e)[:300]))
+        raise Refusal("the artifact does not load with %s.from_pretrained: %s: %s" % (loader_name, type(e).__name__, str(e)[:300]))
     torch.manual_seed(0)
     if adapter:
-        untrained, fresh = loader.from_pretrained(base), set()
+        untrained, fresh = loader.from_pretrained(base, **head_kwargs), set()
     else:
         untrained, info = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact), output_loading_info=True)
         fresh = set(info.get("missing_keys") or [])
@@ -640,7 +664,7 @@ def verify_hf(spec, original, artifact):
             trained_loss = mean_loss(trained, make)
         except Exception as e:
             # The data the script names needs what only its arguments say (data files, columns): the probe instead.
-            make, data = None, "probe sentences (held-out data unavailable: %s)" % str(e).splitlines()[0][:160] if str(e) else type(e).__name__
+            make, data = None, "probe sentences (held-out data unavailable: %s)" % ((str(e).splitlines() or [""])[0][:160] or type(e).__name__)
     if make is None:
         tokenizer = tokenizer_for(transformers, base, trained, untrained)
         num_labels = int(getattr(trained.config, "num_labels", 2) or 2) if hasattr(trained, "config") else 2
@@ -649,9 +673,53 @@ def verify_hf(spec, original, artifact):
             data = "probe sentences"
         dataset_args = None
         trained_loss = mean_loss(trained, make)
-    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else LOADERS[head], "moved": moved, "data": data,
+    return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else loader_name, "moved": moved, "data": data,
             "dataset": list(dataset_args) if dataset_args else None,
             "trained_loss": trained_loss, "untrained_loss": mean_loss(untrained, make)}
+
+
+def saved_tensors(weights):
+    """The tensors of checked weight files (safetensors, or pickles check_weights_file accepted)."""
+    import torch
+
+    out = {}
+    for w in weights:
+        if w.endswith(".safetensors"):
+            from safetensors.torch import load_file
+
+            out.update(load_file(w))
+        else:
+            try:
+                out.update(torch.load(w, map_location="cpu", weights_only=True))
+            except TypeError:
+                out.update(torch.load(w, map_location="cpu"))
+    return out
+
+
+def adapter_head_kwargs(loader, base, weights):
+    """An adapter trained beside a new head (peft's modules_to_save: a reward model's 1-label score,
+    a classifier of 5 labels) saves that head: the base model must be built with the head's size, read
+    from the saved head's own weight, not the config's default of 2 labels."""
+    try:
+        saved = saved_tensors(weights)
+        model = loader.from_pretrained(base)
+    except Exception:  # noqa: BLE001 - the loader's own error follows with its message
+        return {}
+    own = model.state_dict()
+    for key, tensor in saved.items():
+        if "lora_" in key or not key.endswith(".weight") or tensor.dim() != 2:
+            continue
+        name = key
+        for prefix in ("base_model.model.", "base_model."):
+            if name.startswith(prefix):
+                name = name[len(prefix):]
+                break
+        name = name.replace(".modules_to_save.default", "").replace(".original_module", "")
+        mine = own.get(name)
+        if mine is not None and mine.dim() == 2 and mine.shape[1] == tensor.shape[1] and mine.shape[0] != tensor.shape[0]:
+            if getattr(model.config, "num_labels", None) == mine.shape[0]:
+                return {"num_labels": int(tensor.shape[0])}
+    return {}
 
 
 def moved_share(trained, untrained, fresh, adapter):

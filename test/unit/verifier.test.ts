@@ -109,6 +109,27 @@ describe("the verifier's pickle check (runs before any load)", () => {
   }
 });
 
+describe("the verifier's head from a saved config", () => {
+  const headOf = (config: unknown, adapter: unknown = null): string => {
+    const program = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(join(resourcesDir(), 'verifier'))})`,
+      'import forgeenv_verify as v',
+      `print(json.dumps(v.head_of(json.loads(${JSON.stringify(JSON.stringify(config))}), json.loads(${JSON.stringify(JSON.stringify(adapter))}))))`,
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', program], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as string;
+  };
+  test('a ForConditionalGeneration with a vision tower is a vision-language model, without one a seq2seq model', () => {
+    assert.equal(headOf({ architectures: ['Idefics3ForConditionalGeneration'], vision_config: { hidden_size: 32 } }), 'vlm');
+    assert.equal(headOf({ architectures: ['LlavaForConditionalGeneration'], vision_config: { model_type: 'clip_vision_model' } }), 'vlm');
+    assert.equal(headOf({ architectures: ['T5ForConditionalGeneration'] }), 'seq2seq');
+    assert.equal(headOf({ architectures: ['GPT2ForSequenceClassification'], num_labels: 1 }), 'seqcls');
+    assert.equal(headOf({}, { task_type: 'SEQ_CLS' }), 'seqcls');
+  });
+});
+
 describe('the reference cache', () => {
   test('a finished answer is shared; a cancelled or timed-out one is computed again', async () => {
     const { clearReferences, referenceOutcome } = await import('../../src/env/verify/reference');
@@ -147,5 +168,15 @@ describe('which check decides', () => {
   });
   test('a state dict (no weights-moved measure) is judged on held-out loss past a single margin', () => {
     assert.equal(judgeEvidence(ok(0.96), ok(0.96), spec).check, 'held_out_loss');
+  });
+  test("real mode on the probe sentences: the weights decide, however far the original's probe loss moved", () => {
+    // Recorded: a 1-label reward model's original improved the probe loss by 18%, its rerun landed outside the band.
+    const probe = (trained_loss: number, moved: number, untrained_loss: number) => ({ ...withMoved(trained_loss, moved, untrained_loss), probe: true });
+    const e = judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' });
+    assert.deepEqual([e.check, e.verified], ['weights_moved', true]);
+    assert.match(e.findings[0]!, /probe sentences/);
+    assert.equal(judgeEvidence(probe(0.5, 0, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' }).verified, false);
+    // Simulated mode's stand-ins make the probe loss depend on the weights: held-out loss still decides there.
+    assert.equal(judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'simulated' }).check, 'held_out_loss');
   });
 });

@@ -548,7 +548,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
     );
     if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
     // The repair is checked on what the original's check resolved: the same artifact path, model, head and data.
-    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec);
+    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec, { mode: this.config.mode });
   }
 
   private requireTask(ep: EpisodeState): Task {

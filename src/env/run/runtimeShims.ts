@@ -6,7 +6,7 @@
 // the simulated stand-ins have no CUDA to adapt.
 import { z } from 'zod';
 
-export const RUNTIME_SHIMS = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision'] as const;
+export const RUNTIME_SHIMS = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision', 'trained-model-evidence'] as const;
 export const RuntimeShimSchema = z.enum(RUNTIME_SHIMS);
 export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
 
@@ -15,7 +15,11 @@ export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
   'cuda-to-cpu': '.cuda()/.to(<CUDA device>) keep tensors and modules on the CPU, from_pretrained(device_map=<CUDA device or "auto">) loads onto the CPU, torch.cuda queries (get_device_capability, mem_get_info, set_device, …) answer for the CPU',
   'no-quantization': 'bitsandbytes 8-/4-bit quantization on load is dropped (the model loads in float32), and the script\'s own `import bitsandbytes` gets a CPU stand-in (torch optimizers for bnb.optim.*8bit, torch.nn.Linear for bnb.nn.Linear8bitLt/Linear4bit)',
   'no-mixed-precision': 'fp16/bf16/tf32 set in the script\'s code (TrainingArguments, Accelerator(mixed_precision="fp16")) train in float32',
+  'trained-model-evidence': 'the script saves no model: the model whose parameters its optimizer trained is saved at exit into the run folder\'s .forgeenv-evidence/model (save_pretrained) for the verifier',
 };
+
+/** Where the trained-model-evidence shim saves the trained model, relative to the run folder (resources/shims/_forgeenv_evidence.py). */
+export const EVIDENCE_ARTIFACT = '.forgeenv-evidence/model';
 
 export const TaskRuntimeSchema = z
   .object({

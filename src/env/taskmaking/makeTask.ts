@@ -23,7 +23,8 @@ import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
-import { verifySpecFor } from './verifySpecRules';
+import { NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
+import { withShim } from '../run/runtimeShims';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
 import type { HubNeeds } from '../hub/needs';
@@ -246,13 +247,17 @@ async function makeTaskUnguarded(
     const verifyOnce = () =>
       verifyTask({ task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)), mode, snapshot: choice.id, versions, timeoutMs, interpreter: options.interpreter, maxBreakages: options.maxBreakages, signal: hooks.signal, onProgress: progress });
     verdict = await verifyOnce();
-    // The verifier may say which `verify` field the task must declare: answer from the task's own args, then check once more.
-    const finding = verdict.verified ? undefined : verdict.breakages.map((b) => b.note ?? '').find((n) => /set verify\./.test(n));
-    const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
-    if (fix && !hooks.signal?.aborted) {
+    // The verifier may say which `verify` field the task must declare, or that the script saves no
+    // model (then the environment keeps the trained one): answer from the task's own args, then check
+    // again (twice at most: evidence first, then a field the evidence's check may still ask for).
+    for (let round = 0; round < 2 && !verdict.verified && !hooks.signal?.aborted; round++) {
+      const finding = verdict.breakages.map((b) => b.note ?? '').find((n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n));
+      const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
+      if (!fix) break;
       entry.verify = VerifySpecSchema.parse(fix.spec);
+      if (fix.shim) entry.runtime = withShim(entry.runtime, fix.shim);
       adaptations.push({ round: adapted.rounds, ...fix.adaptation });
-      progress(`adapted (verify-spec): ${fix.adaptation.change}; verifying again`);
+      progress(`adapted (${fix.adaptation.rule}): ${fix.adaptation.change}; verifying again`);
       verdict = await verifyOnce();
     }
     timings.verify_ms = Math.round(performance.now() - tv);

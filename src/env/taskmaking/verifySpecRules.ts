@@ -3,6 +3,7 @@
 // These rules answer from what the task already runs with: the model and dataset ids in its args
 // (or the script's own literals), the head from the script's `AutoModelFor…` class. Keyed on the
 // verifier's finding, never on a script.
+import { EVIDENCE_ARTIFACT, type RuntimeShim } from '../run/runtimeShims';
 import { valueForArgument } from '../tasks/scriptArgs';
 import type { VerifySpecInput } from '../verify/spec';
 import { optionValue } from './argEdits';
@@ -11,6 +12,7 @@ import type { Adaptation } from './provenance';
 const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path', 'model_path'];
 const DATASET_OPTIONS = ['dataset_name', 'dataset', 'dataset_id', 'dataset_path'];
 const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']>]> = [
+  [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b/, 'vlm'],
   [/ForCausalLM\b|LMHeadModel\b/, 'causal'],
   [/ForSequenceClassification\b/, 'seqcls'],
   [/ForTokenClassification\b/, 'tokcls'],
@@ -22,10 +24,28 @@ const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']
 
 const fromArgs = (args: readonly string[], names: readonly string[]) => names.map((n) => optionValue(args, n)).find((v) => v !== undefined && v !== 'true');
 
-/** The verify fields a verifier finding asks for, with the adaptation that records them; undefined when no rule answers. */
-export function verifySpecFor(finding: string, script: string, args: readonly string[], current: VerifySpecInput = {}): { spec: VerifySpecInput; adaptation: Omit<Adaptation, 'round'> } | undefined {
+/** The verifier's finding when the original's run left no saved model anywhere (forgeenv_verify.py's locate). */
+export const NO_SAVED_MODEL = /the run left no saved model\b/;
+
+/** The verify fields (and runtime shim) a verifier finding asks for, with the adaptation that records them; undefined when no rule answers. */
+export function verifySpecFor(
+  finding: string,
+  script: string,
+  args: readonly string[],
+  current: VerifySpecInput = {},
+): { spec: VerifySpecInput; shim?: RuntimeShim; adaptation: Omit<Adaptation, 'round'> } | undefined {
   const spec: VerifySpecInput = { ...current };
   const changes: string[] = [];
+  // The script saves no model: the environment keeps the model its optimizer trained (the
+  // trained-model-evidence shim) and the verifier judges that one.
+  if (NO_SAVED_MODEL.test(finding) && !current.artifact) {
+    spec.artifact = EVIDENCE_ARTIFACT;
+    return {
+      spec,
+      shim: 'trained-model-evidence',
+      adaptation: { rule: 'trained-model-evidence', kind: 'verify', error: finding.slice(0, 500), change: `runtime shim trained-model-evidence, verify.artifact ${EVIDENCE_ARTIFACT}` },
+    };
+  }
   if (/verify\.base_model/.test(finding) && !current.base_model) {
     spec.base_model = fromArgs(args, MODEL_OPTIONS) ?? valueForArgument(script, 'model_name_or_path');
     changes.push(`verify.base_model ${spec.base_model}`);

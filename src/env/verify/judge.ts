@@ -74,12 +74,20 @@ export const NO_EVIDENCE = (finding: string): Evidence => ({
   findings: [finding],
 });
 
-export function judgeEvidence(repair: VerifierOutcome, reference: VerifierOutcome, spec: Pick<VerifySpec, 'margin' | 'tolerance'>): Evidence {
+export function judgeEvidence(
+  repair: VerifierOutcome,
+  reference: VerifierOutcome,
+  spec: Pick<VerifySpec, 'margin' | 'tolerance'>,
+  context: { mode?: 'real' | 'simulated' } = {},
+): Evidence {
   if (!reference.ok) return NO_EVIDENCE(`the task's check cannot verify anything: the unbroken original's own artifact fails it (${reference.reason})`);
   const r0 = (reference.untrained_loss - reference.trained_loss) / Math.max(1e-9, Math.abs(reference.untrained_loss));
   // Held-out loss decides only when the original's own improvement stands well clear of run-to-run
   // noise (a head initialised afresh each run moves it by a few percent in real mode's short runs).
-  const decisive = r0 >= HELD_OUT_SIGNAL * spec.margin || (reference.moved === undefined && r0 >= spec.margin);
+  // On the probe sentences a real model's loss says nothing of training (labels by position, a head
+  // initialised afresh each run): there, where the weights-moved measure exists, it decides.
+  const probeOnly = context.mode === 'real' && reference.probe === true && reference.moved !== undefined;
+  const decisive = !probeOnly && (r0 >= HELD_OUT_SIGNAL * spec.margin || (reference.moved === undefined && r0 >= spec.margin));
   if (!decisive) {
     if (!(reference.moved !== undefined && reference.moved > 0)) {
       return NO_EVIDENCE(
@@ -142,8 +150,9 @@ function judgeMovedWeights(repair: Loaded, reference: Loaded, r0: number): Evide
   const needed = 0.5 * (reference.moved ?? 0);
   const trained = moved >= needed && moved > 0;
   const gain0 = reference.untrained_loss - reference.trained_loss;
+  const why = reference.probe ? `the held-out data is the verifier's probe sentences` : `the unbroken original improves it by ${pct(r0)}`;
   const findings = [
-    `held-out loss cannot show training here (the unbroken original improves it by ${pct(r0)}), so the check is the weights training changed: ${pct(moved)} of the starting weights (the original changes ${pct(reference.moved ?? 0)})`,
+    `held-out loss cannot show training here (${why}), so the check is the weights training changed: ${pct(moved)} of the starting weights (the original changes ${pct(reference.moved ?? 0)})`,
   ];
   if (!trained) findings.push(`${repair.artifact} is not a trained model: it changed ${pct(moved)} of its starting weights, under half of the original's ${pct(reference.moved ?? 0)}`);
   return {

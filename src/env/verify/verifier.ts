@@ -26,9 +26,10 @@ const VerdictSchema = z.discriminatedUnion('ok', [
       untrained_loss: Loss,
       moved: z.number().min(0).max(1).optional(),
       kind: z.enum(['hf_model', 'state_dict']).optional(),
-      head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'state_dict']).optional(),
+      head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm', 'state_dict']).optional(),
       base_model: z.string().optional(),
       dataset: z.array(z.string()).nullable().optional(),
+      data: z.string().optional(),
     })
     .passthrough(),
   z.object({ ok: z.literal(false), reason: z.string().min(1) }).passthrough(),
@@ -42,6 +43,8 @@ export type VerifierOutcome =
       untrained_loss: number;
       /** Share of the starting weights that training changed (absent for state dicts, whose untrained model is another random init). */
       moved?: number;
+      /** The losses are on the verifier's fixed probe sentences, not the task's held-out data. */
+      probe?: boolean;
       /** What the verifier resolved (from the task, the original or the saved model): a repair is checked against the same. */
       resolved?: Pick<VerifySpec, 'artifact' | 'kind' | 'head' | 'base_model' | 'dataset'>;
     }
@@ -113,6 +116,7 @@ export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' |
         trained_loss: v.trained_loss,
         untrained_loss: v.untrained_loss,
         ...(v.moved === undefined ? {} : { moved: v.moved }),
+        ...(v.data?.startsWith('probe sentences') ? { probe: true } : {}),
         resolved: {
           artifact: v.artifact,
           ...(v.kind ? { kind: v.kind } : {}),
