@@ -741,6 +741,62 @@ def write_dataset(item, synthetic):
     return None
 
 
+# ---------------------------------------------------------------- saved (load_from_disk) datasets
+
+SEQ_LEN = 32  # token columns of a saved, already tokenized dataset: one length, so default_data_collator stacks them
+PIXELS = (3, 32, 32)  # pixel_values of a saved, already processed image dataset (the tiny vision models' image_size)
+
+
+def disk_cell(kind, rng, synthetic, names, i, col):
+    if kind == "token_ids":
+        if col == "attention_mask":
+            return [1] * SEQ_LEN
+        if col == "token_type_ids":
+            return [0] * SEQ_LEN
+        # Ids every tiny tokenizer has (the base hub's vocabularies are larger than 110).
+        return [rng.randrange(5, 110) for _ in range(SEQ_LEN)]
+    if kind == "pixels":
+        c, h, w = PIXELS
+        return [[[round(rng.random() * 2 - 1, 3) for _ in range(w)] for _ in range(h)] for _ in range(c)]
+    return cell(kind, rng, synthetic, names, i, col)
+
+
+def disk_feature(ds, kind, names):
+    if kind == "token_ids":
+        return ds.Sequence(ds.Value("int64"))
+    if kind == "pixels":
+        return ds.Array3D(shape=PIXELS, dtype="float32")
+    return feature(ds, kind, names)
+
+
+def write_disk_dataset(item, synthetic):
+    """A dataset saved with the snapshot's own `save_to_disk` at <out>/disk/<path>, as the earlier step
+    the script expects would have saved it: a DatasetDict when the script indexes splits, else a Dataset."""
+    import datasets as ds
+
+    labels = item.get("labels") or {}
+    columns = item["columns"]
+    if not columns:
+        raise Refused("no columns known for the saved dataset %r" % item["path"])
+    parts = item["path"].split("/")
+    if item["path"].startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise Refused("the saved dataset's path %r is not a folder inside the run folder" % item["path"])
+    features = ds.Features({c: disk_feature(ds, k, labels.get(c)) for c, k in columns.items()})
+
+    def table(split):
+        n = item.get("rows") or (64 if split in (None, "train") else 16)
+        rng = random.Random(int(hashlib.sha256(("%s:%s" % (item["path"], split)).encode()).hexdigest()[:12], 16))
+        cols = {c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+        # A language-modelling dataset's labels are its input ids (what run_clm-style preprocessing saves).
+        if columns.get("labels") == "token_ids" and columns.get("input_ids") == "token_ids":
+            cols["labels"] = [list(x) for x in cols["input_ids"]]
+        return ds.Dataset.from_dict(cols, features=features)
+
+    data = ds.DatasetDict({s: table(s) for s in item["splits"]}) if item.get("splits") else table(None)
+    data.save_to_disk(os.path.join(item["out"], "disk", *parts))
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", required=True)
@@ -762,6 +818,8 @@ def main():
                 note = write_model(item, text)
             elif item["kind"] == "metric":
                 note = write_metric(item)
+            elif item["kind"] == "disk_dataset":
+                note = write_disk_dataset(item, synthetic)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

@@ -10,12 +10,14 @@ import { readStringLiteral } from '../python/strings';
 import { KNOWN_DATASETS, baseHubConfig, isBaseHubDataset } from './datasetTable';
 import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
+import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
 
-export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio'] as const;
+export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio', 'token_ids', 'pixels'] as const;
 export const ColumnKindSchema = z.enum(COLUMN_KINDS);
 export type ColumnKind = z.infer<typeof ColumnKindSchema>;
 
-export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet'] as const;
+// `disk`: a folder saved with `save_to_disk` that the script reads with `load_from_disk` (diskDatasets.ts).
+export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet', 'disk'] as const;
 
 // Ids and data-file paths reach file names in the hub cache and the run folder: relative, `/`-separated
 // segments of plain characters, never `..` (a tasks.json from someone else is input like any other).
@@ -146,10 +148,17 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       if (v && v.value.includes('/')) addModel(v.value, `${name}(model=) ${v.from}`);
     } else if (name === 'load_dataset') {
       datasetFromCall(scope, call, addDataset);
+    } else if (name === 'load_from_disk') {
+      // A folder saved by an earlier step: a synthetic one at that path (diskDatasets.ts).
+      const arg = positional(call, 0) ?? keyword(call, 'dataset_path');
+      const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
+      if (v && isRunRelativeFolder(v.value)) addDataset(diskDatasetNeed(script, v.value, `load_from_disk ${v.from}`));
     }
   }
+  const diskPaths = new Set([...datasets.values()].filter((d) => d.format === 'disk').map((d) => d.path));
   // Values given on the command line or in config files under a model/dataset name.
   for (const [key, { value, from }] of scope.given) {
+    if (diskPaths.has(value.replace(/^\.\/|\/+$/g, ''))) continue;
     if (MODEL_KEY.test(key)) addModel(value, from);
     else if (DATASET_KEY.test(key) && !isDataFile(value)) addDataset({ path: value, ...configFor(scope), from });
     else if (FILE_KEY.test(key) || (DATASET_KEY.test(key) && isDataFile(value))) {
@@ -168,6 +177,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
   const rows = selectedRows(script);
   for (const need of datasets.values()) {
     if (rows) need.rows = rows;
+    if (need.format === 'disk') continue; // its schema and splits come from how the script reads it
     const known = need.format ? undefined : KNOWN_DATASETS[need.path];
     if (known) {
       const cfg = need.config && known.configs?.[need.config];

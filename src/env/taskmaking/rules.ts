@@ -15,6 +15,7 @@ import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 import { keyedChoice } from './keyedChoice';
+import { diskDatasetNeed, isRunRelativeFolder, readsFromDisk } from '../hub/diskDatasets';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
 export interface RuleContext {
@@ -525,6 +526,26 @@ export const RULES: readonly Rule[] = [
       if (!ctx.hub) return refuse('metric-unavailable', `the script loads the metric "${name}", which only real mode's hub serves offline`);
       if (ctx.hub.needs.metrics?.includes(name)) return refuse('metric-unavailable', `the metric "${name}" was provided offline but the loader still did not find it (${m[0].slice(0, 200)})`);
       return { kind: 'adapt', adaptation: { rule: 'metric-missing', kind: 'hub', change: `provide metric ${name} offline` }, hub: withMetric(ctx.hubExtra ?? EMPTY_HUB_NEEDS, name) };
+    },
+  },
+  {
+    // `load_from_disk(PATH)` of a folder an earlier step would have saved (a notebook's preprocessing, a
+    // SageMaker channel), at a path the derivation could not resolve (an environment variable's value):
+    // a synthetic saved dataset at that path, with the schema the script reads (hub/diskDatasets.ts).
+    id: 'disk-dataset-missing',
+    scope: 'exception',
+    pattern: /FileNotFoundError: Directory (\S+) (?:not found|is neither a `Dataset` directory)/,
+    apply: (m, ctx) => {
+      const path = m[1]!.replace(/^\.\//, '').replace(/\/+$/, '');
+      if (!ctx.hub || !readsFromDisk(ctx.script)) return undefined;
+      if (!isRunRelativeFolder(path)) return refuse('disk-dataset-missing', `the script loads a saved dataset from ${path}, outside its run folder, where ForgeEnv cannot place one`);
+      if (ctx.hub.needs.datasets.some((d) => d.format === 'disk' && d.path === path)) {
+        const r = ctx.hub.refusals.find((x) => x.kind === 'dataset' && x.id === path);
+        return refuse('disk-dataset-missing', `a saved dataset was asked for at ${path} but the run did not find it${r ? `: ${r.reason}` : ''}`);
+      }
+      const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
+      const need = diskDatasetNeed(ctx.script, path, 'load_from_disk of a path a run error named');
+      return { kind: 'adapt', adaptation: { rule: 'disk-dataset-missing', kind: 'hub', change: `provide a saved dataset at ${path} (${Object.keys(need.columns ?? {}).join(', ')}${need.splits ? `; splits ${need.splits.join(', ')}` : ''})` }, hub: { ...extra, datasets: [...extra.datasets, need] } };
     },
   },
   {
