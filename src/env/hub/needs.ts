@@ -273,7 +273,12 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   const dirArg = keyword(call, 'data_dir');
   const dataDir = dirArg && resolveValue(scope, dirArg.valueFrom, dirArg.valueTo);
   const splitArg = keyword(call, 'split');
-  const splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
+  let splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
+  // `split=data_args.train_split_name`: the option's value or default (`"train+validation"`).
+  if (splitArg && !splits?.length) {
+    const v = resolveValue(scope, splitArg.valueFrom, splitArg.valueTo);
+    if (v) splits = splitNames(JSON.stringify(v.value));
+  }
   const format = FILE_BUILDERS[path.value];
   if (format) {
     const filesArg = keyword(call, 'data_files') ?? positional(call, 1);

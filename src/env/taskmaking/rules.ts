@@ -488,8 +488,14 @@ export const RULES: readonly Rule[] = [
     // dataset instead, with the columns derived from the script and its trainer.
     id: 'placeholder-dataset',
     scope: 'exception',
-    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"/,
     apply: (m, ctx) => {
+      // A split the script asks for (`split="train+validation"`) that the placeholder lacks: the synthetic
+      // dataset has every split the script names (hub/needs.ts).
+      if (m[4]) {
+        const p = ctx.hub && placeholderDataset(ctx.script, ctx.args);
+        return p ? adaptArgs('placeholder-dataset', setOption(ctx.args, p.option, p.replacement), `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has no split "${m[4]}"; the synthetic dataset gets the splits the script names)`) : undefined;
+      }
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       if (!ctx.hub || !(TRL_FORMAT_KEYS.has(col) || scriptNames(ctx.script, col))) return undefined;
       const p = placeholderDataset(ctx.script, ctx.args);

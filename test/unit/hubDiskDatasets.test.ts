@@ -1,0 +1,159 @@
+// Saved (`load_from_disk`) datasets: the schema read off tiny scripts written here, the needs
+// deriveHubNeeds gives them, the run-folder links, and the make-task rule keyed on datasets' error.
+// Pure TypeScript (hubDiskDatasetsReal.test.ts builds and loads one with a real snapshot).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { missingDataFiles } from '../../src/env/hub/dataFiles';
+import { diskDatasetLinks, diskDatasetSchema, isRunRelativeFolder } from '../../src/env/hub/diskDatasets';
+import { deriveHubNeeds, HubNeedsSchema } from '../../src/env/hub/needs';
+import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
+
+const LM_SCRIPT = [
+  'import argparse',
+  'from datasets import load_from_disk',
+  'from transformers import AutoModelForCausalLM, Trainer, default_data_collator',
+  'p = argparse.ArgumentParser()',
+  'p.add_argument("--data_path", type=str, default="prepared/lm")',
+  'p.add_argument("--model_id", type=str, default="EleutherAI/pythia-70m")',
+  'args = p.parse_args()',
+  'ds = load_from_disk(args.data_path)',
+  'model = AutoModelForCausalLM.from_pretrained(args.model_id)',
+  'Trainer(model=model, train_dataset=ds, data_collator=default_data_collator).train()',
+].join('\n');
+
+const IMAGE_SCRIPT = [
+  'import os',
+  'from datasets import load_from_disk',
+  'from transformers import AutoModelForImageClassification',
+  'train = load_from_disk(os.environ["TRAIN_DIR"])',
+  'n = train.features["label"].num_classes',
+  'model = AutoModelForImageClassification.from_pretrained("some/vit", num_labels=n)',
+].join('\n');
+
+describe('diskDatasetSchema', () => {
+  test('a tokenized LM dataset handed to the trainer as saved: input ids, mask, labels; no splits', () => {
+    const s = diskDatasetSchema(LM_SCRIPT);
+    assert.deepEqual(s.columns, { input_ids: 'token_ids', attention_mask: 'token_ids', labels: 'token_ids' });
+    assert.equal(s.splits, undefined);
+  });
+
+  test('an image classification dataset: pixel values, and the label the script reads off features', () => {
+    const s = diskDatasetSchema(IMAGE_SCRIPT);
+    assert.deepEqual(s.columns, { label: 'label', pixel_values: 'pixels' });
+  });
+
+  test('splits the script indexes make a DatasetDict; keys read through a split and a row are columns', () => {
+    const s = diskDatasetSchema(['from datasets import load_from_disk', 'd = load_from_disk("data")', 'x = d["train"][0]["question"]', 'y = d["test"]', 'd = d.map(f)'].join('\n'));
+    assert.deepEqual(s.splits, ['train', 'test']);
+    // Mapped: the script preprocesses it itself, so no model inputs are added.
+    assert.deepEqual(s.columns, { question: 'string' });
+  });
+
+  test('a seq2seq (vision encoder-decoder) dataset: labels are token ids, read through ds["labels"]', () => {
+    const s = diskDatasetSchema(['from datasets import load_from_disk', 'from transformers import VisionEncoderDecoderModel', 'ds = load_from_disk(p)', 'shape = ds[0]["pixel_values"][0]', 'm = max(ds["labels"], key=len)'].join('\n'));
+    assert.deepEqual(s.columns, { pixel_values: 'pixels', labels: 'token_ids' });
+  });
+
+  test('run-relative folders only', () => {
+    assert.ok(isRunRelativeFolder('lm_dataset'));
+    assert.ok(isRunRelativeFolder('./data/train/'));
+    assert.ok(!isRunRelativeFolder('/opt/ml/input/data/train'));
+    assert.ok(!isRunRelativeFolder('../elsewhere'));
+  });
+});
+
+describe('deriveHubNeeds: load_from_disk', () => {
+  test('a path from an argparse default becomes a disk need with the derived schema, valid as a task hub', () => {
+    const n = deriveHubNeeds(LM_SCRIPT);
+    const d = n.datasets.find((x) => x.path === 'prepared/lm');
+    assert.ok(d, JSON.stringify(n.datasets));
+    assert.equal(d.format, 'disk');
+    assert.deepEqual(Object.keys(d.columns ?? {}), ['input_ids', 'attention_mask', 'labels']);
+    assert.equal(d.splits, undefined, 'a plain Dataset, not train/test');
+    assert.ok(HubNeedsSchema.safeParse(n).success);
+    assert.ok(n.models.some((m) => m.id === 'EleutherAI/pythia-70m'));
+  });
+
+  test('the same path given in args is not also taken for a hub dataset id', () => {
+    const n = deriveHubNeeds(LM_SCRIPT.replace('"--data_path"', '"--dataset_path"').replace('args.data_path', 'args.dataset_path'), ['--dataset_path', 'my_ds']);
+    assert.deepEqual(n.datasets.map((d) => [d.path, d.format]), [['my_ds', 'disk']]);
+  });
+
+  test('an absolute path or an unresolvable one is no need (the run error decides)', () => {
+    assert.equal(deriveHubNeeds(IMAGE_SCRIPT).datasets.filter((d) => d.format === 'disk').length, 0);
+    assert.equal(deriveHubNeeds('from datasets import load_from_disk\nd = load_from_disk("/opt/ml/data")\n').datasets.length, 0);
+  });
+
+  test('a disk need is no data file, and links point into the run hub', () => {
+    const n = deriveHubNeeds(LM_SCRIPT);
+    assert.deepEqual(missingDataFiles(n.datasets, {}), {});
+    assert.deepEqual(diskDatasetLinks(n.datasets, '/hub/run1'), { 'prepared/lm': '/hub/run1/disk/prepared/lm' });
+  });
+});
+
+describe('rule disk-dataset-missing', () => {
+  const ctx = (over: Partial<RuleContext> = {}): RuleContext => ({ script: IMAGE_SCRIPT, args: [], env: { TRAIN_DIR: 'data/train' }, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] }, ...over });
+  const tb = (last: string) => `Traceback (most recent call last):\n  File "/tmp/r/train.py", line 4, in <module>\n    train = load_from_disk(os.environ["TRAIN_DIR"])\n${last}\n`;
+
+  test('datasets 2.x "Directory X not found": a saved dataset at X', () => {
+    const d = diagnose(tb('FileNotFoundError: Directory data/train not found'), ctx());
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'disk-dataset-missing');
+    const need = d.outcome.hub!.datasets[0]!;
+    assert.equal(need.path, 'data/train');
+    assert.equal(need.format, 'disk');
+    assert.deepEqual(need.columns, { label: 'label', pixel_values: 'pixels' });
+  });
+
+  test('datasets 3.x+ "is neither a Dataset directory": same; already provided: refused with the reason', () => {
+    const err = tb('FileNotFoundError: Directory lm_dataset is neither a `Dataset` directory nor a `DatasetDict` directory.');
+    const d = diagnose(err, ctx({ script: LM_SCRIPT }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.hub!.datasets[0]!.path, 'lm_dataset');
+    const again = diagnose(err, ctx({ script: LM_SCRIPT, hub: { needs: { models: [], datasets: [{ path: 'lm_dataset', format: 'disk' }] }, refusals: [{ kind: 'dataset', id: 'lm_dataset', reason: 'no Array3D' }] } }));
+    assert.ok(again && again.outcome.kind === 'refuse');
+    assert.match(again.outcome.reason, /no Array3D/);
+  });
+
+  test('an absolute folder is refused with the reason; a script without load_from_disk is not this rule', () => {
+    const d = diagnose(tb('FileNotFoundError: Directory /opt/ml/input/data/train not found'), ctx());
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.match(d.outcome.reason, /outside its run folder/);
+    const other = diagnose(tb('FileNotFoundError: Directory data/train not found'), ctx({ script: 'import os\nos.listdir("x")\n' }));
+    assert.ok(!other || other.outcome.kind !== 'adapt' || other.outcome.adaptation.rule !== 'disk-dataset-missing');
+  });
+});
+
+describe('splits the script names through an option', () => {
+  const SCRIPT = [
+    'from dataclasses import dataclass, field',
+    'from datasets import load_dataset',
+    '@dataclass',
+    'class DataArguments:',
+    '    dataset_name: str = field(metadata={"help": "x"})',
+    '    train_split_name: str = field(default="train+validation", metadata={"help": "x"})',
+    '    eval_split_name: str = field(default="test", metadata={"help": "x"})',
+    'def main(data_args):',
+    '    tr = load_dataset(data_args.dataset_name, split=data_args.train_split_name)',
+    '    ev = load_dataset(data_args.dataset_name, split=data_args.eval_split_name)',
+    '    return tr, ev',
+  ].join('\n');
+
+  test('split=<option> resolves to the default, and "a+b" names both splits', () => {
+    const n = deriveHubNeeds(SCRIPT, ['--dataset_name', 'org/speech']);
+    const d = n.datasets.find((x) => x.path === 'org/speech');
+    assert.ok(d);
+    assert.deepEqual([...d.splits!].sort(), ['test', 'train', 'validation']);
+  });
+
+  test('an unknown split of a placeholder dataset: the synthetic dataset instead', () => {
+    const c: RuleContext = { script: SCRIPT, args: ['--dataset_name', 'imdb', '--output_dir', 'out'], env: {}, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] } };
+    const d = diagnose('Traceback (most recent call last):\nValueError: Unknown split "validation". Should be one of [\'train\', \'test\', \'unsupervised\'].\n', c);
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-dataset');
+    assert.ok(d.outcome.args!.includes('forgeenv/synthetic-dataset'));
+    // The script's own dataset id is not a placeholder: no answer from this rule.
+    const own = diagnose('ValueError: Unknown split "validation". Should be one of [\'train\'].\n', { ...c, script: SCRIPT.replace('metadata={"help": "x"})\n    train', 'default="imdb")\n    train') });
+    assert.ok(!own || own.outcome.kind !== 'adapt' || own.outcome.adaptation.rule !== 'placeholder-dataset');
+  });
+});
