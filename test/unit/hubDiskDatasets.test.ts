@@ -157,3 +157,33 @@ describe('splits the script names through an option', () => {
     assert.ok(!own || own.outcome.kind !== 'adapt' || own.outcome.adaptation.rule !== 'placeholder-dataset');
   });
 });
+
+describe('column kinds from use', () => {
+  test('a column handed to a tokenizer (through a local or directly) is text, whatever its name', () => {
+    const script = [
+      'from datasets import load_dataset',
+      'from transformers import AutoTokenizer',
+      'def main():',
+      '    text_column = "sentence"',
+      '    label_column = "label"',
+      '    ds = load_dataset("json", data_files={"train": "data/train.jsonl"})',
+      '    tok = AutoTokenizer.from_pretrained("t5-small")',
+      '    def prep(examples):',
+      '        inputs = examples[text_column]',
+      '        targets = examples[label_column]',
+      '        enc = tok(inputs, max_length=8)',
+      '        enc["labels"] = tok(targets, max_length=2)["input_ids"]',
+      '        enc["score"] = examples["score"]',
+      '        return enc',
+      '    ds.map(prep, batched=True)',
+    ].join('\n');
+    const d = deriveHubNeeds(script).datasets.find((x) => x.path === 'data/train.jsonl');
+    assert.ok(d, JSON.stringify(deriveHubNeeds(script)));
+    assert.equal(d.columns?.label, 'string');
+    assert.equal(d.columns?.sentence, 'string');
+    assert.equal(d.columns?.score, 'float', 'a column not tokenized keeps the kind its name gives');
+    // Without the tokenizer call, `label` is a class label as before.
+    const plain = deriveHubNeeds(script.replace('tok(targets, max_length=2)["input_ids"]', 'targets')).datasets.find((x) => x.path === 'data/train.jsonl');
+    assert.equal(plain?.columns?.label, 'label');
+  });
+});

@@ -491,11 +491,46 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
   if (/\bSFTTrainer\b/.test(source) && ![...cols.keys()].some((c) => cols.get(c) === 'string' || cols.get(c) === 'messages')) {
     add(/messages|apply_chat_template/.test(source) ? 'messages' : 'text');
   }
+  // A column the script hands to a tokenizer is text, whatever its name says (`targets = examples["label"]`
+  // then `tokenizer(targets)`: a seq2seq script's label words).
+  for (const c of tokenizerInputColumns(scope, exampleParams)) if (cols.has(c)) cols.set(c, 'string');
   if (cols.size === 0) {
     cols.set('text', 'string');
     cols.set('label', 'label');
   }
   return Object.fromEntries(cols);
+}
+
+const TOKENIZER_CALLEE = /(?:^|\.)(?:tokenizer|tokenize|tok|processor)$/i;
+
+/** Columns whose values reach a tokenizer call, directly (`tokenizer(ex["q"])`) or through a local (`t = ex["q"]`). */
+export function tokenizerInputColumns(scope: Scope, exampleParams: ReadonlySet<string>): Set<string> {
+  const { idx, source } = scope;
+  const out = new Set<string>();
+  const columnOf = (text: string): string | undefined => {
+    const m = /^([A-Za-z_]\w*)\[\s*(?:(["'])([^"'\n]+)\2|([A-Za-z_][\w.]*))\s*\]$/.exec(text.trim());
+    if (!m || !(exampleParams.has(m[1]!) || EXAMPLE_NAMES.test(m[1]!))) return undefined;
+    if (m[3]) return m[3];
+    const at = source.indexOf(m[4]!);
+    // `examples[text_column]`: the value the name holds.
+    for (const a of idx.assignments) if (a.target === m[4]) return literalAt(source, a.valueNode.from, a.valueNode.to);
+    return at >= 0 ? scope.given.get(m[4]!.split('.').pop()!)?.value ?? scope.defaults.get(m[4]!.split('.').pop()!)?.value : undefined;
+  };
+  const locals = new Map<string, string>();
+  for (const a of idx.assignments) {
+    const c = columnOf(source.slice(a.valueNode.from, a.valueNode.to));
+    if (c && /^[A-Za-z_]\w*$/.test(a.target)) locals.set(a.target, c);
+  }
+  for (const call of idx.calls) {
+    if (!call.callee || !TOKENIZER_CALLEE.test(call.callee)) continue;
+    for (const a of call.args) {
+      if (a.kind === 'keyword' && !['text', 'text_target', 'text_pair', 'text_pair_target'].includes(a.name ?? '')) continue;
+      const text = source.slice(a.valueFrom, a.valueTo).trim();
+      const c = locals.get(text) ?? columnOf(text);
+      if (c) out.add(c);
+    }
+  }
+  return out;
 }
 
 /** Keys of model outputs and tokenizer encodings, read off dicts that are not examples. */
