@@ -694,6 +694,14 @@ def feature(ds, kind, names):
     raise Refused("no feature type for column kind %r" % kind)
 
 
+def builder_config_kwargs(ds, item):
+    """The call's literal keywords that this release's load_dataset passes on as builder config kwargs."""
+    import inspect
+
+    own = {n for n, p in inspect.signature(ds.load_dataset).parameters.items() if p.kind != p.VAR_KEYWORD}
+    return {k: v for k, v in (item.get("config_kwargs") or {}).items() if k not in own}
+
+
 def write_dataset(item, synthetic):
     import datasets as ds
     import pyarrow as pa
@@ -717,10 +725,16 @@ def write_dataset(item, synthetic):
         cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
-    if item.get("data_dir"):
+    extra = builder_config_kwargs(ds, item)
+    if item.get("data_dir") or extra:
         # load_dataset(path, data_dir=D) looks offline for the cache of the config id datasets derives
         # from D (`default-data_dir=data%2Freward`): computed by the interpreter's own datasets.
-        config_name = ds.BuilderConfig(name=config_name).create_config_id({"data_dir": item["data_dir"]})
+        # Keywords this release's load_dataset does not take (`use_auth_token=True` from datasets 3)
+        # reach the builder config too, and change that id.
+        kwargs = dict(extra)
+        if item.get("data_dir"):
+            kwargs["data_dir"] = item["data_dir"]
+        config_name = ds.BuilderConfig(name=config_name).create_config_id(kwargs)
 
     make_hub.prepare_dataset(item["out"], item["path"], config_name, features, tables)
     for root, _, files in os.walk(os.path.join(item["out"], "datasets")):

@@ -187,3 +187,18 @@ describe('column kinds from use', () => {
     assert.equal(plain?.columns?.label, 'label');
   });
 });
+
+describe('load_dataset keywords that reach the builder config', () => {
+  test('literal keywords other than load_dataset\'s own are recorded (the generator keeps those its release passes on)', () => {
+    const script = [
+      'from datasets import load_dataset',
+      'ds = load_dataset("org/pairs", data_dir="data/finetune", split="train", use_auth_token=True, num_proc=4, streaming=False, lang="en", n=args.n)',
+    ].join('\n');
+    const d = deriveHubNeeds(script).datasets.find((x) => x.path === 'org/pairs');
+    assert.ok(d);
+    assert.equal(d.data_dir, 'data/finetune');
+    assert.deepEqual(d.config_kwargs, { use_auth_token: true, lang: 'en' });
+    assert.ok(HubNeedsSchema.safeParse(deriveHubNeeds(script)).success);
+    assert.equal(deriveHubNeeds('from datasets import load_dataset\nload_dataset("org/pairs", split="train")\n').datasets[0]!.config_kwargs, undefined);
+  });
+});

@@ -99,7 +99,7 @@ function modelSpec(r: ModelRecipe): Record<string, unknown> {
 }
 
 function datasetSpec(d: DatasetNeed): Record<string, unknown> {
-  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), ...(d.config_kwargs ? { config_kwargs: d.config_kwargs } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
 }
 
 function diskDatasetSpec(d: DatasetNeed): Record<string, unknown> {

@@ -51,6 +51,11 @@ export const DatasetNeedSchema = z
     config: z.string().min(1).max(200).optional(),
     /** `load_dataset(path, data_dir="data/reward")`: a subfolder of the repo, which datasets caches as its own config id. */
     data_dir: HubIdSchema.optional(),
+    /**
+     * Other literal keywords of the load_dataset call (`use_auth_token=True`): those the snapshot's
+     * load_dataset does not take become builder config kwargs, part of the cached config id.
+     */
+    config_kwargs: z.record(z.string().regex(/^[A-Za-z_]\w{0,60}$/), z.union([z.string().max(200), z.number(), z.boolean()])).optional(),
     splits: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/)).min(1).max(8).optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
     /** Label names of `label` columns. */
@@ -306,8 +311,28 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     return;
   }
   if (!looksLikeDatasetId(path.value)) return;
+  const kwargs = literalKeywords(scope, call);
   const dir = dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success ? dataDir.value.replace(/^\.\/|\/+$/g, '') : undefined;
-  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(kwargs ? { config_kwargs: kwargs } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+}
+
+/** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */
+const LOAD_DATASET_OWN = new Set(['path', 'name', 'data_dir', 'data_files', 'split', 'cache_dir', 'features', 'download_config', 'download_mode', 'verification_mode', 'ignore_verifications', 'keep_in_memory', 'save_infos', 'revision', 'token', 'streaming', 'num_proc', 'storage_options', 'trust_remote_code', 'task']);
+
+/** The call's other keywords whose values are literals (`use_auth_token=True`, `lang="en"`). */
+function literalKeywords(scope: Scope, call: CallSite): Record<string, string | number | boolean> | undefined {
+  const out: Record<string, string | number | boolean> = {};
+  for (const a of call.args) {
+    if (a.kind !== 'keyword' || !a.name || LOAD_DATASET_OWN.has(a.name)) continue;
+    const text = scope.source.slice(a.valueFrom, a.valueTo).trim();
+    if (text === 'True' || text === 'False') out[a.name] = text === 'True';
+    else if (/^-?\d+(\.\d+)?$/.test(text)) out[a.name] = Number(text);
+    else {
+      const lit = literalAt(scope.source, a.valueFrom, a.valueTo);
+      if (lit !== undefined) out[a.name] = lit;
+    }
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */
