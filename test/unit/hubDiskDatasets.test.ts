@@ -202,3 +202,26 @@ describe('load_dataset keywords that reach the builder config', () => {
     assert.equal(deriveHubNeeds('from datasets import load_dataset\nload_dataset("org/pairs", split="train")\n').datasets[0]!.config_kwargs, undefined);
   });
 });
+
+describe('handOver and run-folder links', () => {
+  test('a link is handed over itself: its target (the shared hub) keeps its owner, a dangling one is no error', { skip: process.getuid?.() !== 0 ? 'needs root (chown)' : false }, async () => {
+    const { mkdtempSync, mkdirSync, symlinkSync, statSync, lstatSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { handOver } = await import('../../src/env/sandbox/plan');
+    const root = mkdtempSync(join(tmpdir(), 'forgeenv-handover-'));
+    try {
+      const hub = join(root, 'hub', 'disk', 'ds');
+      mkdirSync(hub, { recursive: true });
+      const run = join(root, 'run');
+      mkdirSync(join(run, 'data'), { recursive: true });
+      symlinkSync(hub, join(run, 'data', 'train'));
+      symlinkSync(join(root, 'nowhere'), join(run, 'gone'));
+      await handOver(run, 4242);
+      assert.equal(lstatSync(join(run, 'data', 'train')).uid, 4242);
+      assert.equal(statSync(hub).uid, 0, 'the target is not handed over');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
