@@ -225,3 +225,32 @@ describe('handOver and run-folder links', () => {
     }
   });
 });
+
+describe('rule placeholder-model-family', () => {
+  const SCRIPT = [
+    'import argparse',
+    'from transformers import WhisperForConditionalGeneration, WhisperProcessor',
+    'p = argparse.ArgumentParser()',
+    'p.add_argument("--model_name_or_path", type=str, required=True)',
+    'args = p.parse_args()',
+    'processor = WhisperProcessor.from_pretrained(args.model_name_or_path, language="hi")',
+    'model = WhisperForConditionalGeneration.from_pretrained(args.model_name_or_path)',
+  ].join('\n');
+  const c = (script: string, args: string[]): RuleContext => ({ script, args, env: {}, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] } });
+  const err = "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like gpt2 is not the path to a directory containing a file named preprocessor_config.json.";
+
+  test('the derived placeholder loaded with a Whisper class becomes a Whisper model id', () => {
+    const d = diagnose(`Traceback (most recent call last):\n${err}\n`, c(SCRIPT, ['--model_name_or_path', 'gpt2']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-model-family');
+    const i = d.outcome.args!.indexOf('--model_name_or_path');
+    assert.match(d.outcome.args![i + 1]!, /whisper/);
+  });
+
+  test('Auto classes or the script\'s own id: not this rule', () => {
+    const auto = diagnose(`${err}\n`, c(SCRIPT.replace(/Whisper(Processor|ForConditionalGeneration)\.from/g, 'AutoProcessor.from'), ['--model_name_or_path', 'gpt2']));
+    assert.ok(!auto || auto.outcome.kind !== 'adapt' || auto.outcome.adaptation.rule !== 'placeholder-model-family');
+    const own = diagnose(`${err}\n`, c(SCRIPT.replace('required=True', 'default="gpt2"'), ['--model_name_or_path', 'gpt2']));
+    assert.ok(!own || own.outcome.kind !== 'adapt' || own.outcome.adaptation.rule !== 'placeholder-model-family');
+  });
+});

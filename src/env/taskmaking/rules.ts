@@ -11,7 +11,7 @@ import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
-import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
+import { CHAT_PLACEHOLDER_MODEL, familyOf, wellKnownModelIds } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 import { keyedChoice } from './keyedChoice';
@@ -535,6 +535,23 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // The derivation's placeholder model (`gpt2`: the script names none) loaded by a class of another family
+    // (`WhisperProcessor.from_pretrained(args.model_name_or_path)`): a well-known id of that family instead,
+    // which the hub builds tiny. The script's own model id failing is the real behaviour, left to other rules.
+    id: 'placeholder-model-family',
+    scope: 'exception',
+    pattern: HUB_ERROR,
+    apply: (m, ctx) => {
+      const item = missingHubItem(m.input ?? m[0]!);
+      if (!ctx.hub || item?.kind !== 'model') return undefined;
+      const placeholder = placeholderModels(ctx.script, ctx.args).find((p) => p.value === item.id);
+      if (!placeholder) return undefined;
+      const id = familyModelFor(ctx.script, placeholder.option, item.id);
+      if (!id) return undefined;
+      return adaptArgs('placeholder-model-family', setOption(ctx.args, placeholder.option, id), `--${placeholder.option} ${id} (${item.id}, a placeholder the script does not name, is not of the family the script loads it with)`);
+    },
+  },
+  {
     // `load_from_disk(PATH)` of a folder an earlier step would have saved (a notebook's preprocessing, a
     // SageMaker channel), at a path the derivation could not resolve (an environment variable's value):
     // a synthetic saved dataset at that path, with the schema the script reads (hub/diskDatasets.ts).
@@ -622,6 +639,27 @@ export const RULES: readonly Rule[] = [
     apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2]} (through a library that needs it), which is not installed in the snapshot's environment`),
   },
 ];
+
+/** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
+const FAMILY_CLASS = /^([A-Z][A-Za-z0-9]*?)(?:For[A-Z]\w*|ImageProcessor(?:Fast)?|Processor|FeatureExtractor|TokenizerFast|Tokenizer|Model|Config)$/;
+
+/**
+ * A well-known model id of the family of the classes that load `--option` in the script (other than
+ * the placeholder's own family): undefined when only Auto classes or the placeholder's family load it.
+ */
+export function familyModelFor(script: string, option: string, placeholder: string): string | undefined {
+  const own = familyOf(placeholder)?.model_type;
+  const re = new RegExp(`\\b([A-Z]\\w+)\\.from_pretrained\\(\\s*(?:[\\w.]+\\.)?${option.replace(/-/g, '_')}\\b`, 'g');
+  for (const m of script.matchAll(re)) {
+    const prefix = FAMILY_CLASS.exec(m[1]!)?.[1];
+    if (!prefix || prefix === 'Auto' || prefix.startsWith('AutoPeft')) continue;
+    const family = familyOf(prefix)?.model_type;
+    if (!family || family === own) continue;
+    const known = [...Object.values(MODEL_FOR_AUTO_CLASS), ...wellKnownModelIds()].find((id) => familyOf(id)?.model_type === family);
+    return known ?? `forgeenv-models/tiny-${prefix.toLowerCase()}`;
+  }
+  return undefined;
+}
 
 /** The options whose test guards an assignment of `variable` (`if args.train_file is not None:` above `extension = …`), in order. */
 export function optionsGuarding(script: string, variable: string): string[] {
