@@ -811,6 +811,28 @@ def write_disk_dataset(item, synthetic):
     return None
 
 
+def write_data_file(item, synthetic):
+    """A binary data file the script reads (`load_dataset("parquet", data_files=...)`) at <out>/files/<path>,
+    written by the snapshot's own datasets (its features kept in the parquet metadata: images, class labels)."""
+    import datasets as ds
+
+    labels = item.get("labels") or {}
+    columns = item["columns"] or {"text": "string", "label": "label"}
+    parts = item["path"].split("/")
+    if item["path"].startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise Refused("the data file's path %r is not inside the run folder" % item["path"])
+    if item.get("format") != "parquet":
+        raise Refused("no binary writer for data file format %r" % item.get("format"))
+    features = ds.Features({c: disk_feature(ds, k, labels.get(c)) for c, k in columns.items()})
+    n = item.get("rows") or 64
+    rng = random.Random(int(hashlib.sha256(item["path"].encode()).hexdigest()[:12], 16))
+    cols = {c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+    target = os.path.join(item["out"], "files", *parts)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    ds.Dataset.from_dict(cols, features=features).to_parquet(target)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", required=True)
@@ -834,6 +856,8 @@ def main():
                 note = write_metric(item)
             elif item["kind"] == "disk_dataset":
                 note = write_disk_dataset(item, synthetic)
+            elif item["kind"] == "data_file":
+                note = write_data_file(item, synthetic)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

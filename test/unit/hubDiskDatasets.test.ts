@@ -254,3 +254,42 @@ describe('rule placeholder-model-family', () => {
     assert.ok(!own || own.outcome.kind !== 'adapt' || own.outcome.adaptation.rule !== 'placeholder-model-family');
   });
 });
+
+describe('hub-URL data files and binary data files', () => {
+  const SCRIPT = [
+    'import os',
+    'from dataclasses import dataclass, field',
+    'from typing import Optional',
+    'from datasets import load_dataset',
+    '@dataclass',
+    'class Args:',
+    '    data_dir: Optional[str] = field(default=None)',
+    'def main(args):',
+    '    if args.data_dir:',
+    '        data_files = {"train": [os.path.join(args.data_dir, "data", "train-0.parquet")], "test": os.path.join(args.data_dir, "test.parquet")}',
+    '    else:',
+    '        data_files = {"train": ["hf://datasets/org/cars/data/train-0.parquet"], "test": "hf://datasets/org/cars/test.parquet"}',
+    '    ds = load_dataset("parquet", data_files=data_files)',
+    '    imgs = [im.convert("RGB") for im in ds["train"][0:2]["image"]]',
+    '    def transform(batch):',
+    '        return {"pixel_values": batch["image"], "labels": batch["label"]}',
+    '    ds.with_transform(transform)',
+  ].join('\n');
+
+  test('offline hf:// data files: the option that guards the local branch gets a value', () => {
+    const c: RuleContext = { script: SCRIPT, args: ['--output_dir', 'out'], env: {}, options: new Map([['data_dir', 'data_dir'], ['output_dir', 'output_dir']]), hub: { needs: { models: [], datasets: [] }, refusals: [] } };
+    const d = diagnose('Traceback (most recent call last):\nhuggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/datasets/org/cars: offline mode is enabled.\n', c);
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'hub-url-data-files');
+    assert.ok(d.outcome.args!.includes('--data_dir'));
+  });
+
+  test('data_files through a variable: the local branch\'s joined paths become parquet needs, linked from the hub', () => {
+    const n = deriveHubNeeds(SCRIPT, ['--data_dir', 'local']);
+    const paths = n.datasets.map((d) => d.path).sort();
+    assert.deepEqual(paths, ['local/data/train-0.parquet', 'local/test.parquet'], 'hf:// URLs are no needs');
+    assert.ok(n.datasets.every((d) => d.format === 'parquet' && d.columns?.image === 'image' && d.columns?.label === 'label'));
+    assert.deepEqual(missingDataFiles(n.datasets, {}), {}, 'parquet is binary: no text file');
+    assert.equal(diskDatasetLinks(n.datasets, '/h')['local/test.parquet'], '/h/files/local/test.parquet');
+  });
+});

@@ -89,9 +89,19 @@ export function diskDatasetNeed(script: string, path: string, from: string): Dat
   return { path: path.replace(/^\.\//, '').replace(/\/+$/, ''), format: 'disk', columns: s.columns, ...(s.labels ? { labels: s.labels } : {}), ...(s.splits ? { splits: s.splits } : {}), from };
 }
 
-/** Run-folder links (relative path -> absolute target in the run's hub) of the saved datasets among `needs`. */
+/** The folder of the run's hub that holds binary data files (parquet) by their relative path. */
+export const HUB_DATA_FILES_DIR = 'files';
+
+/**
+ * Run-folder links (relative path -> absolute target in the run's hub) of what the hub builds for the
+ * run folder: saved datasets (`disk`) and binary data files (`parquet`), which a task's text files cannot hold.
+ */
 export function diskDatasetLinks(needs: readonly DatasetNeed[], hubDir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const n of needs) if (n.format === 'disk' && isRunRelativeFolder(n.path)) out[n.path] = join(hubDir, DISK_DATASET_DIR, ...n.path.split('/'));
+  for (const n of needs) {
+    if (!isRunRelativeFolder(n.path)) continue;
+    if (n.format === 'disk') out[n.path] = join(hubDir, DISK_DATASET_DIR, ...n.path.split('/'));
+    else if (n.format === 'parquet') out[n.path] = join(hubDir, HUB_DATA_FILES_DIR, ...n.path.split('/'));
+  }
   return out;
 }

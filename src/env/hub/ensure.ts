@@ -103,6 +103,7 @@ function datasetSpec(d: DatasetNeed): Record<string, unknown> {
 }
 
 function diskDatasetSpec(d: DatasetNeed): Record<string, unknown> {
+  if (d.format === 'parquet') return { kind: 'data_file', path: d.path, format: 'parquet', columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
   return { kind: 'disk_dataset', path: d.path, splits: d.splits ?? null, columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
 }
 
@@ -131,8 +132,9 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
   for (const d of opts.needs.datasets) {
     // Local data files go into the run folder (dataFiles.ts), not the hub; saved (`disk`) datasets are
     // built into the hub's disk/ folder and linked into the run folder (diskDatasets.ts).
-    if (d.format && d.format !== 'disk') continue;
-    const spec = d.format === 'disk' ? diskDatasetSpec(d) : datasetSpec(d);
+    // Parquet files are binary: built by the hub too (files/<path>) and linked into the run folder.
+    if (d.format && d.format !== 'disk' && d.format !== 'parquet') continue;
+    const spec = d.format === 'disk' || d.format === 'parquet' ? diskDatasetSpec(d) : datasetSpec(d);
     planned.push({ kind: 'dataset', id: [d.path, d.config, d.data_dir].filter(Boolean).join('/'), spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
   }
   for (const name of opts.needs.metrics ?? []) {

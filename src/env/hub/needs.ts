@@ -288,22 +288,28 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   if (format) {
     const filesArg = keyword(call, 'data_files') ?? positional(call, 1);
     if (!filesArg) return;
-    let text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
-    // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
-    const joined: string[] = [];
-    for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
-      let at = filesArg.valueFrom + j.index! + j[0].indexOf('(') + 1;
-      const parts = j[1]!.split(',').map((part) => {
-        const start = scope.source.indexOf(part.trim(), at);
-        at = start + part.trim().length;
-        return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
-      });
-      if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
+    // `data_files=data_files`: the values the script assigns that name (each branch: `if args.data_dir:` local
+    // paths, else hub URLs), read where they are written.
+    const argText = scope.source.slice(filesArg.valueFrom, filesArg.valueTo).trim();
+    const assigned = /^[A-Za-z_]\w*$/.test(argText) ? scope.idx.assignments.filter((a) => a.target === argText && !literalAt(scope.source, a.valueNode.from, a.valueNode.to)).map((a) => ({ from: a.valueNode.from, to: a.valueNode.to })) : [];
+    for (const span of assigned.length ? assigned : [{ from: filesArg.valueFrom, to: filesArg.valueTo }]) {
+      let text = scope.source.slice(span.from, span.to);
+      // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
+      const joined: string[] = [];
+      for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
+        let at = span.from + j.index! + j[0].indexOf('(') + 1;
+        const parts = j[1]!.split(',').map((part) => {
+          const start = scope.source.indexOf(part.trim(), at);
+          at = start + part.trim().length;
+          return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
+        });
+        if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
+      }
+      if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
+      const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
+      const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, span.from)}` })) : [resolveValue(scope, span.from, span.to)].filter((v) => v !== undefined);
+      for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     }
-    if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
-    const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
-    const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, filesArg.valueFrom)}` })) : [resolveValue(scope, filesArg.valueFrom, filesArg.valueTo)].filter((v) => v !== undefined);
-    for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     return;
   }
   if (isDataFile(path.value)) {

@@ -535,6 +535,26 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // The script reads data files from hub URLs (`hf://datasets/…`), which an offline run cannot, in a branch an
+    // option of its parser turns off for local files (`if args.data_dir: data_files = {…local…} else: {…hf://…}`):
+    // the option gets a value, so the local branch runs and its files are synthesized (the hub writes binary ones).
+    id: 'hub-url-data-files',
+    scope: 'exception',
+    pattern: /OfflineModeIsEnabled|offline mode is enabled|hf:\/\/datasets\//,
+    apply: (_m, ctx) => {
+      if (!ctx.hub || !/["']hf:\/\//.test(ctx.script)) return undefined;
+      for (const v of new Set([...ctx.script.matchAll(/\bdata_files\s*=\s*([A-Za-z_]\w*)\s*[,)]/g)].map((x) => x[1]!))) {
+        for (const name of optionsGuarding(ctx.script, v)) {
+          const spelled = firstOption(ctx.options, [name]);
+          if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
+          const value = valueForArgument(ctx.script, name);
+          return adaptArgs('hub-url-data-files', setOption(ctx.args, spelled, value), `--${spelled} ${value} (the script reads ${v} from hf:// URLs unless it is given; offline, its local files are synthesized)`);
+        }
+      }
+      return undefined;
+    },
+  },
+  {
     // The derivation's placeholder model (`gpt2`: the script names none) loaded by a class of another family
     // (`WhisperProcessor.from_pretrained(args.model_name_or_path)`): a well-known id of that family instead,
     // which the hub builds tiny. The script's own model id failing is the real behaviour, left to other rules.
