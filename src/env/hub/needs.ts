@@ -479,6 +479,11 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     // `example["audio"]["array"]`: a field of a column's value (audio, image, nested dicts), not a column.
     const inner = /^([A-Za-z_]\w*)\[/.exec(objText)?.[1];
     if (inner && (exampleParams.has(inner) || EXAMPLE_NAMES.test(inner))) continue;
+    // `train_split.features["label"]`: a column's feature (its class names), on any dataset.
+    if (/\.features$/.test(objText)) {
+      add(s.key.raw);
+      continue;
+    }
     const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(objText);
     if (onExample || (onDataset && !SPLIT_NAMES.has(s.key.raw) && datasetVars.size > 0)) add(s.key.raw);
   }
