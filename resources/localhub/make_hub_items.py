@@ -298,6 +298,10 @@ def write_tokenizer(family, model_type, template, text, dest):
     spec = BYTE_LEVEL[family]
     tok = train_byte_level(spec, text)
     tok.save(os.path.join(dest, "tokenizer.json"))
+    # The slow tokenizer's files too (vocab.json, merges.txt): a class that loads only the slow one
+    # (WhisperProcessor's WhisperTokenizer in transformers < 4.40, GPT2Tokenizer) opens them.
+    if type(tok.model).__name__ == "BPE":
+        tok.model.save(dest)
     special = {}
     for role in ("bos", "eos", "unk", "pad", "cls", "sep", "mask"):
         if spec.get(role):

@@ -71,3 +71,23 @@ describe(`saved datasets and parquet files in the ${SNAPSHOT} venv`, { skip }, (
     assert.ok(got.sub.includes('question'));
   });
 });
+
+const WHISPER_SNAPSHOT = '2023-12';
+const whisperSkip = !isSnapshotVenvReady(WHISPER_SNAPSHOT) ? `the ${WHISPER_SNAPSHOT} snapshot venv is not built` : !isLocalHubReady(WHISPER_SNAPSHOT) ? `the ${WHISPER_SNAPSHOT} base hub is not built` : false;
+
+describe(`slow tokenizer files in the ${WHISPER_SNAPSHOT} venv`, { skip: whisperSkip }, () => {
+  test('WhisperProcessor (which loads the slow WhisperTokenizer there) loads the tiny Whisper item offline', { timeout: 900_000 }, async () => {
+    const r = await ensureHubItems({ hubKey: WHISPER_SNAPSHOT, python: snapshotPython(WHISPER_SNAPSHOT), baseHubDir: localHubDir(WHISPER_SNAPSHOT), cacheDir, needs: { models: [{ id: 'openai/whisper-tiny' }], datasets: [] } });
+    assert.deepEqual(r.refusals, []);
+    const code = [
+      'from transformers import WhisperProcessor',
+      'p = WhisperProcessor.from_pretrained("openai/whisper-tiny", language="hindi", task="transcribe")',
+      'ids = p.tokenizer("the film").input_ids',
+      'print(type(p.tokenizer).__name__, len(ids) > 0)',
+    ].join('\n');
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
+    const out = spawnSync(snapshotPython(WHISPER_SNAPSHOT), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(out.status, 0, out.stderr.slice(-3000));
+    assert.equal(out.stdout.trim().split('\n').pop(), 'WhisperTokenizer True');
+  });
+});
