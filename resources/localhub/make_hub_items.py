@@ -445,7 +445,9 @@ def write_model(item, text):
             for role in ("bos", "eos", "pad"):
                 if ids.get(role) is not None and hasattr(c, role + "_token_id"):
                     setattr(c, role + "_token_id", ids[role])
-            if hasattr(c, "decoder_start_token_id") and getattr(c, "decoder_start_token_id", None) is not None:
+            # An encoder-decoder's checkpoints name their decoder start token (t5-base: 0, its pad) even where the
+            # config class defaults it to None (T5Config): generate() and the shift of labels need it.
+            if hasattr(c, "decoder_start_token_id") and (getattr(c, "decoder_start_token_id", None) is not None or getattr(c, "is_encoder_decoder", False)):
                 c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
     if item.get("tokenizer"):
         limit_tokenizer_length(snap, config, model_type)

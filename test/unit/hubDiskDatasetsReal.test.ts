@@ -91,3 +91,15 @@ describe(`slow tokenizer files in the ${WHISPER_SNAPSHOT} venv`, { skip: whisper
     assert.equal(out.stdout.trim().split('\n').pop(), 'WhisperTokenizer True');
   });
 });
+
+describe(`encoder-decoder start token in the ${WHISPER_SNAPSHOT} venv`, { skip: whisperSkip }, () => {
+  test("a tiny T5's config names its decoder start token (its pad), as t5-base's checkpoint does", { timeout: 900_000 }, async () => {
+    const r = await ensureHubItems({ hubKey: WHISPER_SNAPSHOT, python: snapshotPython(WHISPER_SNAPSHOT), baseHubDir: localHubDir(WHISPER_SNAPSHOT), cacheDir, needs: { models: [{ id: 'google/flan-t5-large' }], datasets: [] } });
+    assert.deepEqual(r.refusals, []);
+    const code = 'from transformers import AutoConfig\nc = AutoConfig.from_pretrained("google/flan-t5-large")\nprint(c.decoder_start_token_id is not None and c.decoder_start_token_id == c.pad_token_id)';
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
+    const out = spawnSync(snapshotPython(WHISPER_SNAPSHOT), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(out.status, 0, out.stderr.slice(-3000));
+    assert.equal(out.stdout.trim().split('\n').pop(), 'True');
+  });
+});
