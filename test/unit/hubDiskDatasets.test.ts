@@ -293,3 +293,17 @@ describe('hub-URL data files and binary data files', () => {
     assert.equal(diskDatasetLinks(n.datasets, '/h')['local/test.parquet'], '/h/files/local/test.parquet');
   });
 });
+
+describe('rule none-option-used', () => {
+  test("an option's None default used as a value gets a value; one already given or not the parser's is left", () => {
+    const script = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--special_tokens", type=str, default=None)\nargs = p.parse_args()\ntoks = args.special_tokens.split(",")\n';
+    const c: RuleContext = { script, args: [], env: {}, options: new Map([['special_tokens', 'special_tokens']]) };
+    const err = "Traceback (most recent call last):\n  File \"train.py\", line 5, in <module>\n    toks = args.special_tokens.split(\",\")\nAttributeError: 'NoneType' object has no attribute 'split'\n";
+    const d = diagnose(err, c);
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'none-option-used');
+    assert.equal(d.outcome.args![0], '--special_tokens');
+    const again = diagnose(err, { ...c, args: ['--special_tokens', 'x'] });
+    assert.ok(!again || again.outcome.kind !== 'adapt' || again.outcome.adaptation.rule !== 'none-option-used');
+  });
+});

@@ -456,6 +456,22 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // An option left at its default None that the script uses as a value (`args.special_tokens.split(",")`):
+    // the script expected it given; it gets a value by its name.
+    id: 'none-option-used',
+    scope: 'exception',
+    pattern: /AttributeError: 'NoneType' object has no attribute '(\w+)'/,
+    apply(m, ctx) {
+      for (const u of ctx.script.matchAll(new RegExp(`\\b[A-Za-z_]\\w*\\.(\\w+)\\.${m[1]}\\b`, 'g'))) {
+        const spelled = firstOption(ctx.options, [u[1]!]);
+        if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
+        const value = valueForArgument(ctx.script, u[1]!);
+        return adaptArgs('none-option-used', setOption(ctx.args, spelled, value), `--${spelled} ${value} (its default None has no .${m[1]}, which the script uses)`);
+      }
+      return undefined;
+    },
+  },
+  {
     // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
     id: 'placeholder-model-id',
     pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
