@@ -307,3 +307,36 @@ describe('rule none-option-used', () => {
     assert.ok(!again || again.outcome.kind !== 'adapt' || again.outcome.adaptation.rule !== 'none-option-used');
   });
 });
+
+describe('executor links', () => {
+  test('a run-folder link to a private copy resolves inside the run (sandboxed or not); absolute targets only', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { executeScript } = await import('../../src/env/executor');
+    const root = mkdtempSync(join(tmpdir(), 'forgeenv-links-'));
+    try {
+      const hub = join(root, 'hub');
+      mkdirSync(join(hub, 'disk', 'ds'), { recursive: true });
+      writeFileSync(join(hub, 'disk', 'ds', 'state.json'), '{"ok": 1}');
+      const r = await executeScript({
+        script: 'import json\nprint("LINKED", json.load(open("data/train/state.json"))["ok"])\n',
+        mode: 'real',
+        interpreter: 'python3',
+        libraryVersions: { transformers: '4.50.0' },
+        parentDir: root,
+        timeoutMs: 30_000,
+        validate: false,
+        privateCopies: [hub],
+        links: { 'data/train': join(hub, 'disk', 'ds') },
+      });
+      assert.equal(r.exit_code, 0, r.stderr);
+      assert.match(r.stdout, /LINKED 1/);
+      const bad = await executeScript({ script: 'print(1)\n', mode: 'real', interpreter: 'python3', libraryVersions: {}, parentDir: root, validate: false, links: { x: 'relative/target' } }).catch((e: Error) => ({ exit_code: -1, stdout: '', stderr: e.message }));
+      assert.notEqual(bad.exit_code, 0);
+      assert.match(bad.stderr, /absolute link target/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
