@@ -340,3 +340,22 @@ describe('executor links', () => {
     }
   });
 });
+
+describe('load_dataset through an alias', () => {
+  test('`loading_method = load_dataset` then `loading_method(name, config, ...)`: the dataset and its config', () => {
+    const script = [
+      'import argparse',
+      'from datasets import load_dataset',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--dataset_name", default="org/voices")',
+      'p.add_argument("--language_abbr", required=True)',
+      'args = p.parse_args()',
+      'loading_method = load_dataset',
+      'train = loading_method(args.dataset_name, args.language_abbr, split="train+validation")',
+      'x = train[0]["sentence"]',
+    ].join('\n');
+    const d = deriveHubNeeds(script, ['--language_abbr', 'hi']).datasets.find((x) => x.path === 'org/voices' && x.config === 'hi');
+    assert.ok(d, JSON.stringify(deriveHubNeeds(script, ['--language_abbr', 'hi']).datasets));
+    assert.deepEqual([...d.splits!].sort(), ['train', 'validation']);
+  });
+});

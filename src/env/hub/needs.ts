@@ -128,6 +128,8 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     datasets.set(key, need);
   };
 
+  // `loading_method = load_dataset` (then `loading_method(args.dataset_name, ...)`): calls of the alias load datasets too.
+  const loadAliases = new Set(idx.assignments.filter((a) => /^[A-Za-z_]\w*$/.test(a.target) && /^(?:datasets\.)?load_dataset$/.test(script.slice(a.valueNode.from, a.valueNode.to).trim())).map((a) => a.target));
   const metrics = new Set<string>();
   const loadFromEvaluate = idx.imports.some((i) => i.kind === 'from' && i.module === 'evaluate' && i.names.some((n) => n.name === 'load' && !n.alias));
   for (const call of idx.calls) {
@@ -151,7 +153,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       const arg = keyword(call, 'model');
       const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
       if (v && v.value.includes('/')) addModel(v.value, `${name}(model=) ${v.from}`);
-    } else if (name === 'load_dataset') {
+    } else if (name === 'load_dataset' || (call.callee !== null && loadAliases.has(call.callee))) {
       datasetFromCall(scope, call, addDataset);
     } else if (name === 'load_from_disk') {
       // A folder saved by an earlier step: a synthetic one at that path (diskDatasets.ts).

@@ -338,10 +338,11 @@ export const RULES: readonly Rule[] = [
     id: 'hub-token-required',
     scope: 'exception',
     pattern: /LocalTokenNotFoundError|Token is required \(`token=True`\)|use_auth_token=True[^\n]*no token/,
+    // huggingface_hub before 0.18 reads HUGGING_FACE_HUB_TOKEN only: both are set.
     apply: (_m, ctx) =>
-      ctx.env.HF_TOKEN
+      ctx.env.HF_TOKEN && ctx.env.HUGGING_FACE_HUB_TOKEN
         ? undefined
-        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline' } },
+        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=HUGGING_FACE_HUB_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline', HUGGING_FACE_HUB_TOKEN: 'hf_forgeenv_offline' } },
   },
   // --- CPU: what only a GPU offers is turned off, through the script's own options ---
   {
