@@ -283,8 +283,11 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   let splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
   // `split=data_args.train_split_name`: the option's value or default (`"train+validation"`).
   if (splitArg && !splits?.length) {
-    const v = resolveValue(scope, splitArg.valueFrom, splitArg.valueTo);
-    if (v) splits = splitNames(JSON.stringify(v.value));
+    // A local assigned in branches (`train_split = "train[:100]"` if debug else `"train+validation"`): every value.
+    const name = scope.source.slice(splitArg.valueFrom, splitArg.valueTo).trim();
+    const values = scope.idx.assignments.filter((a) => a.target === name).map((a) => literalAt(scope.source, a.valueNode.from, a.valueNode.to)).filter((x): x is string => x !== undefined);
+    const v = values.length ? undefined : resolveValue(scope, splitArg.valueFrom, splitArg.valueTo);
+    splits = [...new Set([...values, ...(v ? [v.value] : [])].flatMap((x) => splitNames(JSON.stringify(x))))];
   }
   const format = FILE_BUILDERS[path.value];
   if (format) {
