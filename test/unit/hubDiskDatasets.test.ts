@@ -363,3 +363,12 @@ describe('load_dataset through an alias', () => {
     assert.deepEqual([...d.splits!].sort(), ['train', 'validation']);
   });
 });
+
+describe('refusal of a missing audio decoder', () => {
+  test("datasets' \"please install 'librosa'\" is a module-not-installed refusal naming it", () => {
+    const d = diagnose("Traceback (most recent call last):\nImportError: To support decoding audio files, please install 'librosa' and 'soundfile'.\n", { script: 'import datasets\n', args: [], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'module-not-installed');
+    assert.match(d.outcome.reason, /librosa/);
+  });
+});

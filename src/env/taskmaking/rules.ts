@@ -672,8 +672,9 @@ export const RULES: readonly Rule[] = [
     id: 'module-not-installed',
     scope: 'exception',
     // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
-    pattern: /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)/,
-    apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2]} (through a library that needs it), which is not installed in the snapshot's environment`),
+    // And datasets' audio decoding check ("To support decoding audio files, please install 'librosa' and 'soundfile'.").
+    pattern: /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)|ImportError: [^\n]*?please install '([\w.-]+)'/,
+    apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2] ?? m[3]} (through a library that needs it), which is not installed in the snapshot's environment`),
   },
 ];
 
