@@ -298,6 +298,10 @@ def write_tokenizer(family, model_type, template, text, dest):
     spec = BYTE_LEVEL[family]
     tok = train_byte_level(spec, text)
     tok.save(os.path.join(dest, "tokenizer.json"))
+    # The slow tokenizer's files too (vocab.json, merges.txt): a class that loads only the slow one
+    # (WhisperProcessor's WhisperTokenizer in transformers < 4.40, GPT2Tokenizer) opens them.
+    if type(tok.model).__name__ == "BPE":
+        tok.model.save(dest)
     special = {}
     for role in ("bos", "eos", "unk", "pad", "cls", "sep", "mask"):
         if spec.get(role):
@@ -441,7 +445,9 @@ def write_model(item, text):
             for role in ("bos", "eos", "pad"):
                 if ids.get(role) is not None and hasattr(c, role + "_token_id"):
                     setattr(c, role + "_token_id", ids[role])
-            if hasattr(c, "decoder_start_token_id") and getattr(c, "decoder_start_token_id", None) is not None:
+            # An encoder-decoder's checkpoints name their decoder start token (t5-base: 0, its pad) even where the
+            # config class defaults it to None (T5Config): generate() and the shift of labels need it.
+            if hasattr(c, "decoder_start_token_id") and (getattr(c, "decoder_start_token_id", None) is not None or getattr(c, "is_encoder_decoder", False)):
                 c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
     if item.get("tokenizer"):
         limit_tokenizer_length(snap, config, model_type)
@@ -694,6 +700,14 @@ def feature(ds, kind, names):
     raise Refused("no feature type for column kind %r" % kind)
 
 
+def builder_config_kwargs(ds, item):
+    """The call's literal keywords that this release's load_dataset passes on as builder config kwargs."""
+    import inspect
+
+    own = {n for n, p in inspect.signature(ds.load_dataset).parameters.items() if p.kind != p.VAR_KEYWORD}
+    return {k: v for k, v in (item.get("config_kwargs") or {}).items() if k not in own}
+
+
 def write_dataset(item, synthetic):
     import datasets as ds
     import pyarrow as pa
@@ -717,10 +731,16 @@ def write_dataset(item, synthetic):
         cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
-    if item.get("data_dir"):
+    extra = builder_config_kwargs(ds, item)
+    if item.get("data_dir") or extra:
         # load_dataset(path, data_dir=D) looks offline for the cache of the config id datasets derives
         # from D (`default-data_dir=data%2Freward`): computed by the interpreter's own datasets.
-        config_name = ds.BuilderConfig(name=config_name).create_config_id({"data_dir": item["data_dir"]})
+        # Keywords this release's load_dataset does not take (`use_auth_token=True` from datasets 3)
+        # reach the builder config too, and change that id.
+        kwargs = dict(extra)
+        if item.get("data_dir"):
+            kwargs["data_dir"] = item["data_dir"]
+        config_name = ds.BuilderConfig(name=config_name).create_config_id(kwargs)
 
     make_hub.prepare_dataset(item["out"], item["path"], config_name, features, tables)
     for root, _, files in os.walk(os.path.join(item["out"], "datasets")):
@@ -738,6 +758,84 @@ def write_dataset(item, synthetic):
 
         if importlib.util.find_spec("PIL") is None:
             return "image columns written, but this interpreter has no Pillow, so decoding them raises datasets' PIL ImportError"
+    return None
+
+
+# ---------------------------------------------------------------- saved (load_from_disk) datasets
+
+SEQ_LEN = 32  # token columns of a saved, already tokenized dataset: one length, so default_data_collator stacks them
+PIXELS = (3, 32, 32)  # pixel_values of a saved, already processed image dataset (the tiny vision models' image_size)
+
+
+def disk_cell(kind, rng, synthetic, names, i, col):
+    if kind == "token_ids":
+        if col == "attention_mask":
+            return [1] * SEQ_LEN
+        if col == "token_type_ids":
+            return [0] * SEQ_LEN
+        # Ids every tiny tokenizer has (the base hub's vocabularies are larger than 110).
+        return [rng.randrange(5, 110) for _ in range(SEQ_LEN)]
+    if kind == "pixels":
+        c, h, w = PIXELS
+        return [[[round(rng.random() * 2 - 1, 3) for _ in range(w)] for _ in range(h)] for _ in range(c)]
+    return cell(kind, rng, synthetic, names, i, col)
+
+
+def disk_feature(ds, kind, names):
+    if kind == "token_ids":
+        return ds.Sequence(ds.Value("int64"))
+    if kind == "pixels":
+        return ds.Array3D(shape=PIXELS, dtype="float32")
+    return feature(ds, kind, names)
+
+
+def write_disk_dataset(item, synthetic):
+    """A dataset saved with the snapshot's own `save_to_disk` at <out>/disk/<path>, as the earlier step
+    the script expects would have saved it: a DatasetDict when the script indexes splits, else a Dataset."""
+    import datasets as ds
+
+    labels = item.get("labels") or {}
+    columns = item["columns"]
+    if not columns:
+        raise Refused("no columns known for the saved dataset %r" % item["path"])
+    parts = item["path"].split("/")
+    if item["path"].startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise Refused("the saved dataset's path %r is not a folder inside the run folder" % item["path"])
+    features = ds.Features({c: disk_feature(ds, k, labels.get(c)) for c, k in columns.items()})
+
+    def table(split):
+        n = item.get("rows") or (64 if split in (None, "train") else 16)
+        rng = random.Random(int(hashlib.sha256(("%s:%s" % (item["path"], split)).encode()).hexdigest()[:12], 16))
+        cols = {c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+        # A language-modelling dataset's labels are its input ids (what run_clm-style preprocessing saves).
+        if columns.get("labels") == "token_ids" and columns.get("input_ids") == "token_ids":
+            cols["labels"] = [list(x) for x in cols["input_ids"]]
+        return ds.Dataset.from_dict(cols, features=features)
+
+    data = ds.DatasetDict({s: table(s) for s in item["splits"]}) if item.get("splits") else table(None)
+    data.save_to_disk(os.path.join(item["out"], "disk", *parts))
+    return None
+
+
+def write_data_file(item, synthetic):
+    """A binary data file the script reads (`load_dataset("parquet", data_files=...)`) at <out>/files/<path>,
+    written by the snapshot's own datasets (its features kept in the parquet metadata: images, class labels)."""
+    import datasets as ds
+
+    labels = item.get("labels") or {}
+    columns = item["columns"] or {"text": "string", "label": "label"}
+    parts = item["path"].split("/")
+    if item["path"].startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise Refused("the data file's path %r is not inside the run folder" % item["path"])
+    if item.get("format") != "parquet":
+        raise Refused("no binary writer for data file format %r" % item.get("format"))
+    features = ds.Features({c: disk_feature(ds, k, labels.get(c)) for c, k in columns.items()})
+    n = item.get("rows") or 64
+    rng = random.Random(int(hashlib.sha256(item["path"].encode()).hexdigest()[:12], 16))
+    cols = {c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+    target = os.path.join(item["out"], "files", *parts)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    ds.Dataset.from_dict(cols, features=features).to_parquet(target)
     return None
 
 
@@ -762,6 +860,10 @@ def main():
                 note = write_model(item, text)
             elif item["kind"] == "metric":
                 note = write_metric(item)
+            elif item["kind"] == "disk_dataset":
+                note = write_disk_dataset(item, synthetic)
+            elif item["kind"] == "data_file":
+                note = write_data_file(item, synthetic)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

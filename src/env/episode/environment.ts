@@ -25,6 +25,7 @@ import { getPrimitive, applySpec } from '../primitives/registry';
 import { PrimitiveRefusal } from '../primitives/types';
 import { prepareRealRun, RealModeError, snapshotIdForVersions, type RealRunSetup, type RunHubNeeds } from '../run/realMode';
 import { missingDataFiles } from '../hub/dataFiles';
+import { diskDatasetLinks } from '../hub/diskDatasets';
 import { deriveHubNeeds, looksLikeModelId } from '../hub/needs';
 import { isBaseHubModel } from '../hub/modelTable';
 import { mulberry32 } from '../random';
@@ -502,6 +503,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         validate,
         args: task?.args,
         files: Object.keys(dataFiles).length ? { ...dataFiles, ...task?.files } : task?.files,
+        ...(real && task ? { links: diskDatasetLinks(this.hubNeedsOf(task, ep?.original_script).needs.datasets, real.hubDir) } : {}),
         mounts: task?.mounts,
         ...extra.run,
         keepRunDir: extra.keepRunDir ?? false,

@@ -82,7 +82,8 @@ export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
 export function missingDataFiles(needs: readonly DatasetNeed[], files: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const n of needs) {
-    if (!n.format || files[n.path] !== undefined || n.format === 'parquet') continue;
+    // A parquet file is binary; a saved (`disk`) dataset is a folder the hub builds (diskDatasets.ts).
+    if (!n.format || files[n.path] !== undefined || n.format === 'parquet' || n.format === 'disk') continue;
     out[n.path] = synthesizeDataFile(n, n.rows);
   }
   return out;

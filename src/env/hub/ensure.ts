@@ -99,7 +99,12 @@ function modelSpec(r: ModelRecipe): Record<string, unknown> {
 }
 
 function datasetSpec(d: DatasetNeed): Record<string, unknown> {
-  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), ...(d.config_kwargs ? { config_kwargs: d.config_kwargs } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+}
+
+function diskDatasetSpec(d: DatasetNeed): Record<string, unknown> {
+  if (d.format === 'parquet') return { kind: 'data_file', path: d.path, format: 'parquet', columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  return { kind: 'disk_dataset', path: d.path, splits: d.splits ?? null, columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
 }
 
 /** Builds what is missing and returns the run's HF_HOME. */
@@ -125,8 +130,11 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
     planned.push({ kind: 'model', id: m.id, spec, detail: `${m.adapter_of ? `LoRA adapter of ${m.adapter_of}, ` : ''}${recipe.model_type} (${recipe.resolvedBy})`, dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`) });
   }
   for (const d of opts.needs.datasets) {
-    if (d.format) continue; // local data files go into the run folder (dataFiles.ts), not the hub
-    const spec = datasetSpec(d);
+    // Local data files go into the run folder (dataFiles.ts), not the hub; saved (`disk`) datasets are
+    // built into the hub's disk/ folder and linked into the run folder (diskDatasets.ts).
+    // Parquet files are binary: built by the hub too (files/<path>) and linked into the run folder.
+    if (d.format && d.format !== 'disk' && d.format !== 'parquet') continue;
+    const spec = d.format === 'disk' || d.format === 'parquet' ? diskDatasetSpec(d) : datasetSpec(d);
     planned.push({ kind: 'dataset', id: [d.path, d.config, d.data_dir].filter(Boolean).join('/'), spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
   }
   for (const name of opts.needs.metrics ?? []) {

@@ -121,6 +121,9 @@ const TABLE: Record<string, string> = {
   'nomic-ai/nomic-embed-text-v1.5': 'bert',
 };
 
+/** The ids of the table of well-known models. */
+export const wellKnownModelIds = (): string[] => Object.keys(TABLE);
+
 /** Name patterns of families, most specific first (ids are matched lower-cased). */
 const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/smolvlm|idefics3/, 'idefics3'],

@@ -10,12 +10,14 @@ import { readStringLiteral } from '../python/strings';
 import { KNOWN_DATASETS, baseHubConfig, isBaseHubDataset } from './datasetTable';
 import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
+import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
 
-export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio'] as const;
+export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio', 'token_ids', 'pixels'] as const;
 export const ColumnKindSchema = z.enum(COLUMN_KINDS);
 export type ColumnKind = z.infer<typeof ColumnKindSchema>;
 
-export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet'] as const;
+// `disk`: a folder saved with `save_to_disk` that the script reads with `load_from_disk` (diskDatasets.ts).
+export const DATA_FILE_FORMATS = ['json', 'jsonl', 'csv', 'text', 'parquet', 'disk'] as const;
 
 // Ids and data-file paths reach file names in the hub cache and the run folder: relative, `/`-separated
 // segments of plain characters, never `..` (a tasks.json from someone else is input like any other).
@@ -49,6 +51,11 @@ export const DatasetNeedSchema = z
     config: z.string().min(1).max(200).optional(),
     /** `load_dataset(path, data_dir="data/reward")`: a subfolder of the repo, which datasets caches as its own config id. */
     data_dir: HubIdSchema.optional(),
+    /**
+     * Other literal keywords of the load_dataset call (`use_auth_token=True`): those the snapshot's
+     * load_dataset does not take become builder config kwargs, part of the cached config id.
+     */
+    config_kwargs: z.record(z.string().regex(/^[A-Za-z_]\w{0,60}$/), z.union([z.string().max(200), z.number(), z.boolean()])).optional(),
     splits: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/)).min(1).max(8).optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
     /** Label names of `label` columns. */
@@ -121,6 +128,8 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     datasets.set(key, need);
   };
 
+  // `loading_method = load_dataset` (then `loading_method(args.dataset_name, ...)`): calls of the alias load datasets too.
+  const loadAliases = new Set(idx.assignments.filter((a) => /^[A-Za-z_]\w*$/.test(a.target) && /^(?:datasets\.)?load_dataset$/.test(script.slice(a.valueNode.from, a.valueNode.to).trim())).map((a) => a.target));
   const metrics = new Set<string>();
   const loadFromEvaluate = idx.imports.some((i) => i.kind === 'from' && i.module === 'evaluate' && i.names.some((n) => n.name === 'load' && !n.alias));
   for (const call of idx.calls) {
@@ -144,12 +153,19 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       const arg = keyword(call, 'model');
       const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
       if (v && v.value.includes('/')) addModel(v.value, `${name}(model=) ${v.from}`);
-    } else if (name === 'load_dataset') {
+    } else if (name === 'load_dataset' || (call.callee !== null && loadAliases.has(call.callee))) {
       datasetFromCall(scope, call, addDataset);
+    } else if (name === 'load_from_disk') {
+      // A folder saved by an earlier step: a synthetic one at that path (diskDatasets.ts).
+      const arg = positional(call, 0) ?? keyword(call, 'dataset_path');
+      const v = arg && resolveValue(scope, arg.valueFrom, arg.valueTo);
+      if (v && isRunRelativeFolder(v.value)) addDataset(diskDatasetNeed(script, v.value, `load_from_disk ${v.from}`));
     }
   }
+  const diskPaths = new Set([...datasets.values()].filter((d) => d.format === 'disk').map((d) => d.path));
   // Values given on the command line or in config files under a model/dataset name.
   for (const [key, { value, from }] of scope.given) {
+    if (diskPaths.has(value.replace(/^\.\/|\/+$/g, ''))) continue;
     if (MODEL_KEY.test(key)) addModel(value, from);
     else if (DATASET_KEY.test(key) && !isDataFile(value)) addDataset({ path: value, ...configFor(scope), from });
     else if (FILE_KEY.test(key) || (DATASET_KEY.test(key) && isDataFile(value))) {
@@ -168,6 +184,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
   const rows = selectedRows(script);
   for (const need of datasets.values()) {
     if (rows) need.rows = rows;
+    if (need.format === 'disk') continue; // its schema and splits come from how the script reads it
     const known = need.format ? undefined : KNOWN_DATASETS[need.path];
     if (known) {
       const cfg = need.config && known.configs?.[need.config];
@@ -263,27 +280,41 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   const dirArg = keyword(call, 'data_dir');
   const dataDir = dirArg && resolveValue(scope, dirArg.valueFrom, dirArg.valueTo);
   const splitArg = keyword(call, 'split');
-  const splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
+  let splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
+  // `split=data_args.train_split_name`: the option's value or default (`"train+validation"`).
+  if (splitArg && !splits?.length) {
+    // A local assigned in branches (`train_split = "train[:100]"` if debug else `"train+validation"`): every value.
+    const name = scope.source.slice(splitArg.valueFrom, splitArg.valueTo).trim();
+    const values = scope.idx.assignments.filter((a) => a.target === name).map((a) => literalAt(scope.source, a.valueNode.from, a.valueNode.to)).filter((x): x is string => x !== undefined);
+    const v = values.length ? undefined : resolveValue(scope, splitArg.valueFrom, splitArg.valueTo);
+    splits = [...new Set([...values, ...(v ? [v.value] : [])].flatMap((x) => splitNames(JSON.stringify(x))))];
+  }
   const format = FILE_BUILDERS[path.value];
   if (format) {
     const filesArg = keyword(call, 'data_files') ?? positional(call, 1);
     if (!filesArg) return;
-    let text = scope.source.slice(filesArg.valueFrom, filesArg.valueTo);
-    // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
-    const joined: string[] = [];
-    for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
-      let at = filesArg.valueFrom + j.index! + j[0].indexOf('(') + 1;
-      const parts = j[1]!.split(',').map((part) => {
-        const start = scope.source.indexOf(part.trim(), at);
-        at = start + part.trim().length;
-        return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
-      });
-      if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
+    // `data_files=data_files`: the values the script assigns that name (each branch: `if args.data_dir:` local
+    // paths, else hub URLs), read where they are written.
+    const argText = scope.source.slice(filesArg.valueFrom, filesArg.valueTo).trim();
+    const assigned = /^[A-Za-z_]\w*$/.test(argText) ? scope.idx.assignments.filter((a) => a.target === argText && !literalAt(scope.source, a.valueNode.from, a.valueNode.to)).map((a) => ({ from: a.valueNode.from, to: a.valueNode.to })) : [];
+    for (const span of assigned.length ? assigned : [{ from: filesArg.valueFrom, to: filesArg.valueTo }]) {
+      let text = scope.source.slice(span.from, span.to);
+      // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
+      const joined: string[] = [];
+      for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
+        let at = span.from + j.index! + j[0].indexOf('(') + 1;
+        const parts = j[1]!.split(',').map((part) => {
+          const start = scope.source.indexOf(part.trim(), at);
+          at = start + part.trim().length;
+          return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
+        });
+        if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
+      }
+      if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
+      const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
+      const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, span.from)}` })) : [resolveValue(scope, span.from, span.to)].filter((v) => v !== undefined);
+      for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     }
-    if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
-    const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
-    const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, filesArg.valueFrom)}` })) : [resolveValue(scope, filesArg.valueFrom, filesArg.valueTo)].filter((v) => v !== undefined);
-    for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     return;
   }
   if (isDataFile(path.value)) {
@@ -291,8 +322,28 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     return;
   }
   if (!looksLikeDatasetId(path.value)) return;
+  const kwargs = literalKeywords(scope, call);
   const dir = dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success ? dataDir.value.replace(/^\.\/|\/+$/g, '') : undefined;
-  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(kwargs ? { config_kwargs: kwargs } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+}
+
+/** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */
+const LOAD_DATASET_OWN = new Set(['path', 'name', 'data_dir', 'data_files', 'split', 'cache_dir', 'features', 'download_config', 'download_mode', 'verification_mode', 'ignore_verifications', 'keep_in_memory', 'save_infos', 'revision', 'token', 'streaming', 'num_proc', 'storage_options', 'trust_remote_code', 'task']);
+
+/** The call's other keywords whose values are literals (`use_auth_token=True`, `lang="en"`). */
+function literalKeywords(scope: Scope, call: CallSite): Record<string, string | number | boolean> | undefined {
+  const out: Record<string, string | number | boolean> = {};
+  for (const a of call.args) {
+    if (a.kind !== 'keyword' || !a.name || LOAD_DATASET_OWN.has(a.name)) continue;
+    const text = scope.source.slice(a.valueFrom, a.valueTo).trim();
+    if (text === 'True' || text === 'False') out[a.name] = text === 'True';
+    else if (/^-?\d+(\.\d+)?$/.test(text)) out[a.name] = Number(text);
+    else {
+      const lit = literalAt(scope.source, a.valueFrom, a.valueTo);
+      if (lit !== undefined) out[a.name] = lit;
+    }
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */
@@ -433,6 +484,11 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     // `example["audio"]["array"]`: a field of a column's value (audio, image, nested dicts), not a column.
     const inner = /^([A-Za-z_]\w*)\[/.exec(objText)?.[1];
     if (inner && (exampleParams.has(inner) || EXAMPLE_NAMES.test(inner))) continue;
+    // `train_split.features["label"]`: a column's feature (its class names), on any dataset.
+    if (/\.features$/.test(objText)) {
+      add(s.key.raw);
+      continue;
+    }
     const onDataset = datasetVars.has(base) || /(^|_)(dataset|ds|data)s?$/.test(obj) || /\]$/.test(objText);
     if (onExample || (onDataset && !SPLIT_NAMES.has(s.key.raw) && datasetVars.size > 0)) add(s.key.raw);
   }
@@ -476,11 +532,46 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
   if (/\bSFTTrainer\b/.test(source) && ![...cols.keys()].some((c) => cols.get(c) === 'string' || cols.get(c) === 'messages')) {
     add(/messages|apply_chat_template/.test(source) ? 'messages' : 'text');
   }
+  // A column the script hands to a tokenizer is text, whatever its name says (`targets = examples["label"]`
+  // then `tokenizer(targets)`: a seq2seq script's label words).
+  for (const c of tokenizerInputColumns(scope, exampleParams)) if (cols.has(c)) cols.set(c, 'string');
   if (cols.size === 0) {
     cols.set('text', 'string');
     cols.set('label', 'label');
   }
   return Object.fromEntries(cols);
+}
+
+const TOKENIZER_CALLEE = /(?:^|\.)(?:tokenizer|tokenize|tok|processor)$/i;
+
+/** Columns whose values reach a tokenizer call, directly (`tokenizer(ex["q"])`) or through a local (`t = ex["q"]`). */
+export function tokenizerInputColumns(scope: Scope, exampleParams: ReadonlySet<string>): Set<string> {
+  const { idx, source } = scope;
+  const out = new Set<string>();
+  const columnOf = (text: string): string | undefined => {
+    const m = /^([A-Za-z_]\w*)\[\s*(?:(["'])([^"'\n]+)\2|([A-Za-z_][\w.]*))\s*\]$/.exec(text.trim());
+    if (!m || !(exampleParams.has(m[1]!) || EXAMPLE_NAMES.test(m[1]!))) return undefined;
+    if (m[3]) return m[3];
+    const at = source.indexOf(m[4]!);
+    // `examples[text_column]`: the value the name holds.
+    for (const a of idx.assignments) if (a.target === m[4]) return literalAt(source, a.valueNode.from, a.valueNode.to);
+    return at >= 0 ? scope.given.get(m[4]!.split('.').pop()!)?.value ?? scope.defaults.get(m[4]!.split('.').pop()!)?.value : undefined;
+  };
+  const locals = new Map<string, string>();
+  for (const a of idx.assignments) {
+    const c = columnOf(source.slice(a.valueNode.from, a.valueNode.to));
+    if (c && /^[A-Za-z_]\w*$/.test(a.target)) locals.set(a.target, c);
+  }
+  for (const call of idx.calls) {
+    if (!call.callee || !TOKENIZER_CALLEE.test(call.callee)) continue;
+    for (const a of call.args) {
+      if (a.kind === 'keyword' && !['text', 'text_target', 'text_pair', 'text_pair_target'].includes(a.name ?? '')) continue;
+      const text = source.slice(a.valueFrom, a.valueTo).trim();
+      const c = locals.get(text) ?? columnOf(text);
+      if (c) out.add(c);
+    }
+  }
+  return out;
 }
 
 /** Keys of model outputs and tokenizer encodings, read off dicts that are not examples. */

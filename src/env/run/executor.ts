@@ -24,9 +24,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { cacheRoot } from '../snapshots/venv';
-import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { shimsDir, simlibsDir } from '../paths';
@@ -48,6 +48,7 @@ import {
   LibraryVersionsSchema,
   RunArgsSchema,
   RunFilesSchema,
+  RunFilePathSchema,
   RunMountsSchema,
   formatZodError,
   type ExecutionMode,
@@ -105,6 +106,12 @@ export interface RunOptions {
    * through a bind of it, so its runs all have one shape and can be warm.
    */
   inputDir?: string;
+  /**
+   * Links made in the run folder before the run: relative path -> absolute target (real mode's saved
+   * datasets, which live in the run's hub: hub/diskDatasets.ts). The target must be visible to the
+   * run (inside the sandbox: one of `privateCopies`, bound at its own path).
+   */
+  links?: Record<string, string>;
   /** Isolation, network, extra environment variables and rlimits (default: sandboxed where possible, default limits). */
   sandbox?: SandboxOptionsInput;
   /** Host folders the script may read inside the sandbox, bound read-only. */
@@ -178,6 +185,7 @@ const OptionsSchema = z.object({
   args: RunArgsSchema.default([]),
   files: RunFilesSchema.default({}),
   inputDir: z.string().min(1).optional(),
+  links: z.record(RunFilePathSchema, z.string().min(1).refine((t) => isAbsolute(t), 'an absolute link target')).default({}),
   sandbox: SandboxOptionsSchema.prefault({}),
   readOnlyPaths: z.array(z.string().min(1)).default([]),
   privateCopies: z.array(z.string().min(1)).default([]),
@@ -527,6 +535,11 @@ async function writeRunFiles(o: Options, runDir: string): Promise<void> {
   for (const [rel, text] of Object.entries(o.files)) {
     await mkdir(dirname(join(runDir, rel)), { recursive: true });
     await writeFile(join(runDir, rel), text, 'utf8');
+  }
+  for (const [rel, target] of Object.entries(o.links)) {
+    if (Object.hasOwn(o.files, rel)) continue; // the task's own file wins
+    await mkdir(dirname(join(runDir, rel)), { recursive: true });
+    await symlink(target, join(runDir, rel));
   }
 }
 

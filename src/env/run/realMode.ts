@@ -182,7 +182,7 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
     throw new RealModeError(`ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
   }
   let hubRefusals: HubRefusal[] = [];
-  if (opts.hub && (opts.hub.needs.models.length || opts.hub.needs.datasets.some((d) => !d.format) || opts.hub.needs.metrics?.length)) {
+  if (opts.hub && (opts.hub.needs.models.length || opts.hub.needs.datasets.some((d) => !d.format || d.format === 'disk' || d.format === 'parquet') || opts.hub.needs.metrics?.length)) {
     try {
       const r = await ensureHubItems({ hubKey, python: interpreter, baseHubDir: hubDir, needs: opts.hub.needs, files: opts.hub.files, modelArchitectures: opts.hub.modelArchitectures, strict: opts.hub.strict, onProgress: progress, signal: opts.signal });
       hubDir = r.hubDir;

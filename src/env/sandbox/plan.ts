@@ -3,7 +3,7 @@
 // alone), and the preparation a sandboxed run needs (run folder handed to the run's own uid as
 // root, a bytecode cache folder that is safe to share).
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { chown, readdir } from 'node:fs/promises';
+import { chown, lchown, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheRoot } from '../snapshots/venv';
 import { bwrapArgs, type SandboxTools } from './bwrap';
@@ -47,6 +47,8 @@ export async function handOver(dir: string, uid: number): Promise<void> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) await handOver(p, uid);
+    // A link (a saved dataset in the run's hub) is handed over itself, never what it points to.
+    else if (e.isSymbolicLink()) await lchown(p, uid, uid);
     else await chown(p, uid, uid);
   }
 }

@@ -11,10 +11,11 @@ import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
-import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
+import { CHAT_PLACEHOLDER_MODEL, familyOf, wellKnownModelIds } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 import { keyedChoice } from './keyedChoice';
+import { diskDatasetNeed, isRunRelativeFolder, readsFromDisk } from '../hub/diskDatasets';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
 export interface RuleContext {
@@ -337,10 +338,11 @@ export const RULES: readonly Rule[] = [
     id: 'hub-token-required',
     scope: 'exception',
     pattern: /LocalTokenNotFoundError|Token is required \(`token=True`\)|use_auth_token=True[^\n]*no token/,
+    // huggingface_hub before 0.18 reads HUGGING_FACE_HUB_TOKEN only: both are set.
     apply: (_m, ctx) =>
-      ctx.env.HF_TOKEN
+      ctx.env.HF_TOKEN && ctx.env.HUGGING_FACE_HUB_TOKEN
         ? undefined
-        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline' } },
+        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=HUGGING_FACE_HUB_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline', HUGGING_FACE_HUB_TOKEN: 'hf_forgeenv_offline' } },
   },
   // --- CPU: what only a GPU offers is turned off, through the script's own options ---
   {
@@ -455,6 +457,22 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // An option left at its default None that the script uses as a value (`args.special_tokens.split(",")`):
+    // the script expected it given; it gets a value by its name.
+    id: 'none-option-used',
+    scope: 'exception',
+    pattern: /AttributeError: 'NoneType' object has no attribute '(\w+)'/,
+    apply(m, ctx) {
+      for (const u of ctx.script.matchAll(new RegExp(`\\b[A-Za-z_]\\w*\\.(\\w+)\\.${m[1]}\\b`, 'g'))) {
+        const spelled = firstOption(ctx.options, [u[1]!]);
+        if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
+        const value = valueForArgument(ctx.script, u[1]!);
+        return adaptArgs('none-option-used', setOption(ctx.args, spelled, value), `--${spelled} ${value} (its default None has no .${m[1]}, which the script uses)`);
+      }
+      return undefined;
+    },
+  },
+  {
     // A placeholder id (`path/to/model`, `<your-model>`) the script's default or the derived args carry.
     id: 'placeholder-model-id',
     pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
@@ -487,8 +505,14 @@ export const RULES: readonly Rule[] = [
     // dataset instead, with the columns derived from the script and its trainer.
     id: 'placeholder-dataset',
     scope: 'exception',
-    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"/,
     apply: (m, ctx) => {
+      // A split the script asks for (`split="train+validation"`) that the placeholder lacks: the synthetic
+      // dataset has every split the script names (hub/needs.ts).
+      if (m[4]) {
+        const p = ctx.hub && placeholderDataset(ctx.script, ctx.args);
+        return p ? adaptArgs('placeholder-dataset', setOption(ctx.args, p.option, p.replacement), `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has no split "${m[4]}"; the synthetic dataset gets the splits the script names)`) : undefined;
+      }
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       if (!ctx.hub || !(TRL_FORMAT_KEYS.has(col) || scriptNames(ctx.script, col))) return undefined;
       const p = placeholderDataset(ctx.script, ctx.args);
@@ -525,6 +549,63 @@ export const RULES: readonly Rule[] = [
       if (!ctx.hub) return refuse('metric-unavailable', `the script loads the metric "${name}", which only real mode's hub serves offline`);
       if (ctx.hub.needs.metrics?.includes(name)) return refuse('metric-unavailable', `the metric "${name}" was provided offline but the loader still did not find it (${m[0].slice(0, 200)})`);
       return { kind: 'adapt', adaptation: { rule: 'metric-missing', kind: 'hub', change: `provide metric ${name} offline` }, hub: withMetric(ctx.hubExtra ?? EMPTY_HUB_NEEDS, name) };
+    },
+  },
+  {
+    // The script reads data files from hub URLs (`hf://datasets/…`), which an offline run cannot, in a branch an
+    // option of its parser turns off for local files (`if args.data_dir: data_files = {…local…} else: {…hf://…}`):
+    // the option gets a value, so the local branch runs and its files are synthesized (the hub writes binary ones).
+    id: 'hub-url-data-files',
+    scope: 'exception',
+    pattern: /OfflineModeIsEnabled|offline mode is enabled|hf:\/\/datasets\//,
+    apply: (_m, ctx) => {
+      if (!ctx.hub || !/["']hf:\/\//.test(ctx.script)) return undefined;
+      for (const v of new Set([...ctx.script.matchAll(/\bdata_files\s*=\s*([A-Za-z_]\w*)\s*[,)]/g)].map((x) => x[1]!))) {
+        for (const name of optionsGuarding(ctx.script, v)) {
+          const spelled = firstOption(ctx.options, [name]);
+          if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
+          const value = valueForArgument(ctx.script, name);
+          return adaptArgs('hub-url-data-files', setOption(ctx.args, spelled, value), `--${spelled} ${value} (the script reads ${v} from hf:// URLs unless it is given; offline, its local files are synthesized)`);
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    // The derivation's placeholder model (`gpt2`: the script names none) loaded by a class of another family
+    // (`WhisperProcessor.from_pretrained(args.model_name_or_path)`): a well-known id of that family instead,
+    // which the hub builds tiny. The script's own model id failing is the real behaviour, left to other rules.
+    id: 'placeholder-model-family',
+    scope: 'exception',
+    pattern: HUB_ERROR,
+    apply: (m, ctx) => {
+      const item = missingHubItem(m.input ?? m[0]!);
+      if (!ctx.hub || item?.kind !== 'model') return undefined;
+      const placeholder = placeholderModels(ctx.script, ctx.args).find((p) => p.value === item.id);
+      if (!placeholder) return undefined;
+      const id = familyModelFor(ctx.script, placeholder.option, item.id);
+      if (!id) return undefined;
+      return adaptArgs('placeholder-model-family', setOption(ctx.args, placeholder.option, id), `--${placeholder.option} ${id} (${item.id}, a placeholder the script does not name, is not of the family the script loads it with)`);
+    },
+  },
+  {
+    // `load_from_disk(PATH)` of a folder an earlier step would have saved (a notebook's preprocessing, a
+    // SageMaker channel), at a path the derivation could not resolve (an environment variable's value):
+    // a synthetic saved dataset at that path, with the schema the script reads (hub/diskDatasets.ts).
+    id: 'disk-dataset-missing',
+    scope: 'exception',
+    pattern: /FileNotFoundError: Directory (\S+) (?:not found|is neither a `Dataset` directory)/,
+    apply: (m, ctx) => {
+      const path = m[1]!.replace(/^\.\//, '').replace(/\/+$/, '');
+      if (!ctx.hub || !readsFromDisk(ctx.script)) return undefined;
+      if (!isRunRelativeFolder(path)) return refuse('disk-dataset-missing', `the script loads a saved dataset from ${path}, outside its run folder, where ForgeEnv cannot place one`);
+      if (ctx.hub.needs.datasets.some((d) => d.format === 'disk' && d.path === path)) {
+        const r = ctx.hub.refusals.find((x) => x.kind === 'dataset' && x.id === path);
+        return refuse('disk-dataset-missing', `a saved dataset was asked for at ${path} but the run did not find it${r ? `: ${r.reason}` : ''}`);
+      }
+      const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
+      const need = diskDatasetNeed(ctx.script, path, 'load_from_disk of a path a run error named');
+      return { kind: 'adapt', adaptation: { rule: 'disk-dataset-missing', kind: 'hub', change: `provide a saved dataset at ${path} (${Object.keys(need.columns ?? {}).join(', ')}${need.splits ? `; splits ${need.splits.join(', ')}` : ''})` }, hub: { ...extra, datasets: [...extra.datasets, need] } };
     },
   },
   {
@@ -591,10 +672,32 @@ export const RULES: readonly Rule[] = [
     id: 'module-not-installed',
     scope: 'exception',
     // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
-    pattern: /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)/,
-    apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2]} (through a library that needs it), which is not installed in the snapshot's environment`),
+    // And datasets' audio decoding check ("To support decoding audio files, please install 'librosa' and 'soundfile'.").
+    pattern: /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)|ImportError: [^\n]*?please install '([\w.-]+)'/,
+    apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2] ?? m[3]} (through a library that needs it), which is not installed in the snapshot's environment`),
   },
 ];
+
+/** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
+const FAMILY_CLASS = /^([A-Z][A-Za-z0-9]*?)(?:For[A-Z]\w*|ImageProcessor(?:Fast)?|Processor|FeatureExtractor|TokenizerFast|Tokenizer|Model|Config)$/;
+
+/**
+ * A well-known model id of the family of the classes that load `--option` in the script (other than
+ * the placeholder's own family): undefined when only Auto classes or the placeholder's family load it.
+ */
+export function familyModelFor(script: string, option: string, placeholder: string): string | undefined {
+  const own = familyOf(placeholder)?.model_type;
+  const re = new RegExp(`\\b([A-Z]\\w+)\\.from_pretrained\\(\\s*(?:[\\w.]+\\.)?${option.replace(/-/g, '_')}\\b`, 'g');
+  for (const m of script.matchAll(re)) {
+    const prefix = FAMILY_CLASS.exec(m[1]!)?.[1];
+    if (!prefix || prefix === 'Auto' || prefix.startsWith('AutoPeft')) continue;
+    const family = familyOf(prefix)?.model_type;
+    if (!family || family === own) continue;
+    const known = [...Object.values(MODEL_FOR_AUTO_CLASS), ...wellKnownModelIds()].find((id) => familyOf(id)?.model_type === family);
+    return known ?? `forgeenv-models/tiny-${prefix.toLowerCase()}`;
+  }
+  return undefined;
+}
 
 /** The options whose test guards an assignment of `variable` (`if args.train_file is not None:` above `extension = …`), in order. */
 export function optionsGuarding(script: string, variable: string): string[] {

@@ -2,6 +2,7 @@
 // real mode in the snapshot's managed venv with the offline hub, or simulated mode.
 import { executeScript } from '../run/executor';
 import { missingDataFiles } from '../hub/dataFiles';
+import { diskDatasetLinks } from '../hub/diskDatasets';
 import type { HubNeeds } from '../hub/needs';
 import type { ModelArchitectures } from '../hub/modelTable';
 import { prepareRealRun } from '../run/realMode';
@@ -63,6 +64,8 @@ export function makeRunner(opts: RunnerOptions): RunFn {
       validate: false,
       args: run.args,
       files,
+      // Saved datasets the script reads with load_from_disk: links into the run's hub.
+      ...(needs && real ? { links: diskDatasetLinks(needs.datasets, real.hubDir) } : {}),
       ...(run.runtime ? { shims: run.runtime.shims } : {}),
     });
   };
