@@ -21,7 +21,7 @@ import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
 import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
-import { inferSnapshot, type SnapshotFit } from './snapshotInference';
+import { inferSnapshot, missingFromEverySnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
 import { verifySpecFor } from './verifySpecRules';
 import { VerifySpecSchema } from '../verify/spec';
@@ -237,7 +237,7 @@ async function makeTaskUnguarded(
     ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
     adaptations,
   };
-  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: adapted.refusal });
+  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
 
   // 4. Verification.
   let verdict: MakeTaskVerdict | undefined;
@@ -295,4 +295,12 @@ export function fallbackSnapshot(adapted: { refusal?: { rule: string; reason: st
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
   return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
+}
+
+/** A module-not-installed refusal of a library module no snapshot has: says so, with the releases the snapshots pin. */
+export function withSnapshotGap(refusal: { rule: string; reason: string }, fits: readonly SnapshotFit[]): { rule: string; reason: string } {
+  const mod = refusal.rule === 'module-not-installed' ? /the script imports ([\w.]+)/.exec(refusal.reason)?.[1] : undefined;
+  const pins = mod ? missingFromEverySnapshot(fits, mod) : undefined;
+  if (!pins || !mod) return refusal;
+  return { ...refusal, reason: `${refusal.reason}; no snapshot ForgeEnv has pins a release with ${mod}: the recorded API of ${pins} lacks it, so it needs a release of ${mod.split('.')[0]} that no snapshot pins` };
 }

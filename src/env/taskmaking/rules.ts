@@ -11,10 +11,10 @@ import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../runtimeShims';
-import { CHAT_PLACEHOLDER_MODEL } from '../hub/modelTable';
+import { CHAT_PLACEHOLDER_MODEL, familyOf } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
-import { keyedChoice } from './keyedChoice';
+import { dictLiteralKeys, dictsKeyedBy, keyedChoice, MODEL_TYPE_OPTION } from './keyedChoice';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
 export interface RuleContext {
@@ -23,6 +23,8 @@ export interface RuleContext {
   env: Record<string, string>;
   /** The parser's options (from `--help`); undefined when the script has no parser or help failed. */
   options: ParserOptions | undefined;
+  /** The parser's options that take no value (`store_true` flags), normalised names; from the same `--help`. */
+  flags?: ReadonlySet<string>;
   /** Real mode with the hub: what the last run asked the hub for and what it refused. */
   hub?: HubRunState;
   /** Hub items added by earlier adaptations (ids errors named). */
@@ -62,6 +64,11 @@ function addShim(rule: string, ctx: RuleContext, shim: RuntimeShim): RuleOutcome
 function setFirst(rule: string, ctx: RuleContext, names: readonly string[], value: string): RuleOutcome | undefined {
   const name = firstOption(ctx.options, names) ?? names.find((n) => optionIndex(ctx.args, n) >= 0);
   if (!name || optionValue(ctx.args, name) === value) return undefined;
+  // A flag without a value (argparse `store_true`): absent is false, present is true; `--flag false` is refused.
+  if (ctx.flags?.has(name.replace(/-/g, '_')) && (value === 'false' || value === 'true')) {
+    if (value === 'false') return optionIndex(ctx.args, name) >= 0 ? adaptArgs(rule, removeOption(ctx.args, name), `removed --${name} (a flag: absent is false)`) : undefined;
+    return adaptArgs(rule, [...removeOption(ctx.args, name), `--${name}`], `--${name} (a flag)`);
+  }
   return adaptArgs(rule, setOption(ctx.args, name, value), `--${name} ${value}`);
 }
 
@@ -98,8 +105,32 @@ export const MODEL_FOR_AUTO_CLASS: Readonly<Record<string, string>> = {
   AutoModelForCTC: 'facebook/wav2vec2-base',
   AutoModelForAudioClassification: 'facebook/wav2vec2-base',
   AutoModelForSeq2SeqLM: 't5-small',
+  // Encoders of the base hub whose real configs carry a pad token (RoBERTa: the PEFT and transformers
+  // sequence-classification examples' default family): a batch of several sequences can be classified.
+  AutoModelForSequenceClassification: 'roberta-base',
+  AutoModelForMaskedLM: 'bert-base-cased',
+  AutoModelForTokenClassification: 'bert-base-cased',
+  AutoModelForQuestionAnswering: 'bert-base-cased',
   AutoModelForCausalLM: 'gpt2',
 };
+
+/** The well-known model of the first Auto class of MODEL_FOR_AUTO_CLASS the script loads with (source order), if any. */
+export function modelForScriptAutoClass(script: string): { autoClass: string; id: string } | undefined {
+  let best: { autoClass: string; id: string; at: number } | undefined;
+  for (const [autoClass, id] of Object.entries(MODEL_FOR_AUTO_CLASS)) {
+    const at = script.search(new RegExp(`\\b${autoClass}\\.from_(?:pretrained|config)\\b`));
+    if (at >= 0 && (!best || at < best.at)) best = { autoClass, id, at };
+  }
+  return best && { autoClass: best.autoClass, id: best.id };
+}
+
+/** A causal LM of Linear layers (Llama architecture, in every snapshot's transformers) for a placeholder whose family is GPT-2's Conv1D. */
+export const LINEAR_CAUSAL_PLACEHOLDER_MODEL = 'HuggingFaceTB/SmolLM2-135M';
+
+/** Model types whose projections are transformers' Conv1D (weights stored transposed), not torch.nn.Linear. */
+const CONV1D_MODEL_TYPES = new Set(['gpt2']);
+
+const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'];
 
 const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
@@ -162,7 +193,19 @@ export const RULES: readonly Rule[] = [
     pattern: /(?:unrecognized arguments: |Some specified arguments are not used by the HfArgumentParser: \[)([^\n\]]+)/,
     apply(m, ctx) {
       const names = [...m[1]!.matchAll(/'?--?([\w.-]+)/g)].map((x) => x[1]!).filter((n) => optionIndex(ctx.args, n) >= 0);
-      if (!names.length) return undefined;
+      if (!names.length) {
+        // A value the args give a flag that takes none (`--fp16 false` for a `store_true` flag): the flag
+        // alone for a true value, nothing for a false one (absent is false).
+        for (const word of m[1]!.trim().split(/\s+/)) {
+          const at = ctx.args.findIndex((a, i) => i > 0 && a === word && ctx.args[i - 1]!.startsWith('--') && !ctx.args[i - 1]!.includes('='));
+          if (at < 0 || !/^(true|false|yes|no|1|0)$/i.test(word)) continue;
+          const flag = ctx.args[at - 1]!.slice(2);
+          const on = /^(true|yes|1)$/i.test(word);
+          const args = [...ctx.args.slice(0, on ? at : at - 1), ...ctx.args.slice(at + 1)];
+          return adaptArgs('unrecognized-arguments', args, on ? `--${flag} without a value (a flag)` : `removed --${flag} ${word} (a flag: absent is false)`);
+        }
+        return undefined;
+      }
       const args = names.reduce((a, n) => removeOption(a, n), ctx.args);
       return adaptArgs('unrecognized-arguments', args, `removed ${names.map((n) => `--${n}`).join(', ')}`);
     },
@@ -507,6 +550,60 @@ export const RULES: readonly Rule[] = [
       const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
       if (!id || !name || optionValue(ctx.args, name) === id) return undefined;
       return adaptArgs('model-of-wrong-kind', setOption(ctx.args, name, id), `--${name} ${id} (${m[1]} needs a model of that kind)`);
+    },
+  },
+  {
+    // A sequence-classification model whose config has no pad token (GPT-2-like families define none, as their
+    // real checkpoints) classifying a batch. A placeholder model (the script names none) becomes an encoder
+    // of the script's Auto class whose config has one; the script's own model is the real behaviour, refused.
+    id: 'pad-token-undefined',
+    scope: 'exception',
+    pattern: /Cannot handle batch sizes > 1 if no padding token is defined/,
+    apply: (_m, ctx) => {
+      const swap = placeholderModels(ctx.script, ctx.args);
+      const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification!;
+      if (!swap.length) return refuse('pad-token-undefined', "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way");
+      if (swap.every((x) => x.value === to)) return undefined;
+      const args = swap.reduce((a, x) => setOption(a, x.option, to), ctx.args);
+      return adaptArgs('pad-token-undefined', args, `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its config; ${to}'s has one)`);
+    },
+  },
+  {
+    // A placeholder model of a Conv1D family (GPT-2 stores its projections transposed) where the script's PEFT
+    // method works on torch.nn.Linear weights (OLoRA, PiSSA, LoftQ initialisation multiply them): a causal LM
+    // of Linear layers instead, as the model families such scripts are written for.
+    id: 'placeholder-model-conv1d',
+    scope: 'exception',
+    pattern: /mat1 and mat2 shapes cannot be multiplied/,
+    apply: (_m, ctx) => {
+      if (!/^\s*(?:from|import)\s+peft\b/m.test(ctx.script)) return undefined;
+      const swap = placeholderModels(ctx.script, ctx.args).filter((x) => looksLikeModelId(x.value) && CONV1D_MODEL_TYPES.has(familyOf(x.value)?.model_type ?? ''));
+      if (!swap.length) return undefined;
+      const args = swap.reduce((a, x) => setOption(a, x.option, LINEAR_CAUSAL_PLACEHOLDER_MODEL), ctx.args);
+      return adaptArgs('placeholder-model-conv1d', args, `${swap.map((x) => `--${x.option} ${LINEAR_CAUSAL_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has Conv1D layers; the script's PEFT method works on Linear layers)`);
+    },
+  },
+  {
+    // `KeyError: None`: the script looks an option it was not given up in a dict (`CONFIG_MAPPING[model_args.model_type]`,
+    // the from-scratch path of a script whose model option is unset too). A model-type key means the script
+    // wanted a model: its model option gets the well-known model of its Auto class; else the dict's first literal key.
+    id: 'unset-key-option',
+    scope: 'exception',
+    pattern: /^KeyError: None$/,
+    apply: (_m, ctx) => {
+      if (!ctx.options) return undefined;
+      for (const k of ctx.script.matchAll(/\b[A-Za-z_]\w*\[\s*(?:[A-Za-z_]\w*\.)+(\w+)\s*\]/g)) {
+        const option = firstOption(ctx.options, [k[1]!]);
+        if (!option || optionIndex(ctx.args, option) >= 0) continue;
+        if (MODEL_TYPE_OPTION.test(option.replace(/-/g, '_'))) {
+          const model = firstOption(ctx.options, MODEL_OPTIONS);
+          const id = modelForScriptAutoClass(ctx.script)?.id;
+          if (model && id && optionIndex(ctx.args, model) < 0) return adaptArgs('unset-key-option', setOption(ctx.args, model, id), `--${model} ${id} (neither --${model} nor --${option} given: the script looks the unset ${option} up; a model of the kind it loads)`);
+        }
+        const key = dictsKeyedBy(ctx.script, k[1]!).flatMap((d) => dictLiteralKeys(ctx.script, d))[0];
+        if (key) return adaptArgs('unset-key-option', setOption(ctx.args, option, key), `--${option} ${key} (a key of the dict the script looks it up in)`);
+      }
+      return undefined;
     },
   },
   // --- what cannot be provided (yet) ---
