@@ -144,4 +144,28 @@ model = AutoModelForMaskedLM.from_config(config)
     assert.match(r.reason, /no snapshot ForgeEnv has pins a release with trl\.experimental\.ppo/);
     assert.equal(withSnapshotGap({ rule: 'module-not-installed', reason: 'the script imports foo, which …' }, fits).reason, 'the script imports foo, which …');
   });
+
+  test('a PEFT adapter loaded from the base model\'s repo when the adapter option is unset: the adapter option takes it', () => {
+    const script = 'import argparse\nfrom peft import PeftModel\n';
+    const help = 'usage: t.py [-h] [--model_name_or_path M] [--adapter_name_or_path A]';
+    const err = traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'");
+    const d = diagnose(err, ctxOf(script, help, ['--model_name_or_path', 'gpt2']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'peft-adapter');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'gpt2', 'the base model stays');
+    const adapter = optionValue(d.outcome.args!, 'adapter_name_or_path')!;
+    assert.deepEqual(d.outcome.hub!.models.map((m) => [m.id, m.adapter_of]), [[adapter, 'gpt2']]);
+  });
+
+  test('a torch.dtype saved as JSON: the dtype option takes "auto", which the script passes on as a string', () => {
+    const script = 'import torch\nfrom trl import ModelConfig, TrlParser\nmodel_args, = TrlParser((ModelConfig,)).parse_args_and_config()\ndtype = model_args.dtype if model_args.dtype in ["auto", None] else getattr(torch, model_args.dtype)\n';
+    const help = 'usage: t.py [-h] [--model_name_or_path M] [--dtype {auto,bfloat16,float16,float32}]';
+    const err = traceback('  File "/venv/json/encoder.py", line 180, in default\n    raise TypeError(f\'Object of type {o.__class__.__name__} \'\nTypeError: Object of type dtype is not JSON serializable');
+    const d = diagnose(err, ctxOf(script, help, ['--model_name_or_path', 'gpt2']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'dtype-not-serializable');
+    assert.equal(optionValue(d.outcome.args!, 'dtype'), 'auto');
+    // A script without that branch: not this rule's answer.
+    assert.equal(diagnose(err, ctxOf('import torch\n', help, [])), undefined);
+  });
 });

@@ -131,6 +131,8 @@ export const LINEAR_CAUSAL_PLACEHOLDER_MODEL = 'HuggingFaceTB/SmolLM2-135M';
 const CONV1D_MODEL_TYPES = new Set(['gpt2']);
 
 const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'];
+/** Options that name a PEFT adapter apart from the base model. */
+const ADAPTER_OPTIONS = ['adapter_name_or_path', 'adapter_path', 'adapter_model_name_or_path', 'adapter_model', 'peft_model_id', 'peft_model_path', 'lora_path', 'lora_weights'];
 
 const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
@@ -351,8 +353,12 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       const bad = m[1]!;
       const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
-      const option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
+      let option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
       if (!option) return undefined;
+      // The base model's own option (the script loads the adapter from its repo when no adapter is given, e.g.
+      // a LoftQ checkpoint's `loftq_init` subfolder): the parser's adapter option, unset, takes the adapter.
+      const adapterOption = firstOption(ctx.options, ADAPTER_OPTIONS);
+      if (MODEL_OPTIONS.includes(option.replace(/-/g, '_')) && adapterOption && optionIndex(ctx.args, adapterOption) < 0) option = adapterOption;
       const base = ctx.hub?.needs.models.find((x) => x.id !== bad && !x.adapter_of)?.id ?? (looksLikeModelId(bad) ? bad : 'gpt2');
       // A valid repo id (huggingface_hub refuses `--` and `..` in one): `/` of the base becomes `_`.
       const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '_').replace(/-{2,}|\.{2,}/g, '_')}`;
@@ -604,6 +610,19 @@ export const RULES: readonly Rule[] = [
         if (key) return adaptArgs('unset-key-option', setOption(ctx.args, option, key), `--${option} ${key} (a key of the dict the script looks it up in)`);
       }
       return undefined;
+    },
+  },
+  {
+    // A torch.dtype object the script made from its dtype option (`getattr(torch, args.dtype)`) reached something
+    // saved as JSON (a tokenizer's init kwargs, a config): the option's "auto", which the script passes on as the
+    // string (its own branch `dtype in ["auto", None]`) and which loads the checkpoint's own dtype.
+    id: 'dtype-not-serializable',
+    scope: 'exception',
+    pattern: /Object of type dtype is not JSON serializable/,
+    apply: (_m, ctx) => {
+      const name = firstOption(ctx.options, ['dtype', 'torch_dtype']);
+      if (!name || optionValue(ctx.args, name) === 'auto' || !new RegExp(`\\.${name}\\s+(?:in|==)\\s*\\[?\\s*["']auto["']`).test(ctx.script)) return undefined;
+      return adaptArgs('dtype-not-serializable', setOption(ctx.args, name, 'auto'), `--${name} auto (the script turns other values into a torch.dtype that it then saves as JSON; "auto" it passes on as the string)`);
     },
   },
   // --- what cannot be provided (yet) ---
