@@ -8,7 +8,7 @@ import { optionIndex, optionValue } from '../../src/env/taskmaking/argEdits';
 import { parseHelpFlags, parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
 import { diagnose, modelForScriptAutoClass, LINEAR_CAUSAL_PLACEHOLDER_MODEL, type RuleContext } from '../../src/env/taskmaking/rules';
 import { apiPresence, missingFromEverySnapshot, type SnapshotFit } from '../../src/env/taskmaking/snapshotInference';
-import { withSnapshotGap } from '../../src/env/taskmaking/makeTask';
+import { fallbackSnapshot, withSnapshotGap } from '../../src/env/taskmaking/makeTask';
 import type { PackageApi } from '../../src/env/snapshots/api';
 
 const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 30, in <module>\n    main()\n${last}\n`;
@@ -167,5 +167,15 @@ model = AutoModelForMaskedLM.from_config(config)
     assert.equal(optionValue(d.outcome.args!, 'dtype'), 'auto');
     // A script without that branch: not this rule's answer.
     assert.equal(diagnose(err, ctxOf('import torch\n', help, [])), undefined);
+  });
+
+  test('a quantization keyword the release no longer takes is no quantization to drop: unrecognised, so the snapshot falls back', () => {
+    const script = 'import torch\nfrom peft import AutoPeftModelForCausalLM\nm = AutoPeftModelForCausalLM.from_pretrained("x", load_in_4bit=True)\n';
+    const err = traceback('  File "/venv/transformers/modeling_utils.py", line 4990, in from_pretrained\n    model = cls(config, *model_args, **model_kwargs)\nTypeError: LlamaForCausalLM.__init__() got an unexpected keyword argument \'load_in_4bit\'');
+    assert.equal(diagnose(err, ctxOf(script, 'usage: t.py [-h]', [])), undefined);
+    assert.ok(fallbackSnapshot({ refusal: { rule: 'unrecognised-error', reason: `no rule recognises the error: ${err.trim().split('\\n').pop()}` } }, [{ id: '2025-09', date: '2025-09-15', missing: [], unknown: 0, ready: true }, { id: '2026-11', date: '2026-11-15', missing: [], unknown: 0, ready: true }], ['2026-11']) === '2025-09', 'make-task reads it as a library API error');
+    // Quantization the release still takes: the shim, as before.
+    const d = diagnose(traceback('RuntimeError: No GPU found. A GPU is needed for quantization.'), ctxOf(script, 'usage: t.py [-h]', []));
+    assert.ok(d && d.outcome.kind === 'adapt' && d.outcome.adaptation.rule === 'no-quantized-loading');
   });
 });

@@ -442,6 +442,10 @@ export const RULES: readonly Rule[] = [
     id: 'no-quantized-loading',
     pattern: QUANTIZATION,
     apply: (m, ctx) =>
+      // A release that no longer takes the keyword (transformers 5: `__init__() got an unexpected keyword argument
+      // 'load_in_4bit'`) is the script's API drift, not a quantization to drop: no answer here, so the run is an
+      // unrecognised library-API error and make-task moves to an older snapshot where the keyword exists.
+      /unexpected keyword argument '(?:load_in_[48]bit|bnb_[\w]+)'/.test(lastErrorLine(m.input ?? m[0]!)) ? undefined :
       setFirst('no-quantized-loading', ctx, ['load_in_8bit', 'load_in_4bit', 'use_4bit', 'use_8bit', 'use_4bit_quantization', 'use_8bit_quantization', 'load_in_kbit', 'use_bnb', 'quantize'], 'false') ??
       addShim('no-quantized-loading', ctx, 'no-quantization') ??
       // With the shim, only an error that is itself about quantization is refused here (a warning about it in the tail is not).
