@@ -8,7 +8,7 @@ import { optionIndex, optionValue } from '../../src/env/taskmaking/argEdits';
 import { parseHelpFlags, parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
 import { diagnose, modelForScriptAutoClass, LINEAR_CAUSAL_PLACEHOLDER_MODEL, type RuleContext } from '../../src/env/taskmaking/rules';
 import { apiPresence, missingFromEverySnapshot, type SnapshotFit } from '../../src/env/taskmaking/snapshotInference';
-import { fallbackSnapshot, withSnapshotGap } from '../../src/env/taskmaking/makeTask';
+import { fallbackSnapshot, raisedInLibraryCode, withSnapshotGap } from '../../src/env/taskmaking/makeTask';
 import type { PackageApi } from '../../src/env/snapshots/api';
 
 const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 30, in <module>\n    main()\n${last}\n`;
@@ -177,5 +177,16 @@ model = AutoModelForMaskedLM.from_config(config)
     // Quantization the release still takes: the shim, as before.
     const d = diagnose(traceback('RuntimeError: No GPU found. A GPU is needed for quantization.'), ctxOf(script, 'usage: t.py [-h]', []));
     assert.ok(d && d.outcome.kind === 'adapt' && d.outcome.adaptation.rule === 'no-quantized-loading');
+  });
+
+  test('an UnboundLocalError raised in a library\'s own code is a library-API error (the snapshot falls back); in the script it is not', () => {
+    const lib = 'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 42, in <module>\n    inputs = processor(prompts, return_tensors="pt")\n  File "/venv/lib/python3.11/site-packages/transformers/models/idefics/processing_idefics.py", line 347, in __call__\n    if prompts is None:\nUnboundLocalError: cannot access local variable \'prompts\' where it is not associated with a value\n';
+    assert.equal(raisedInLibraryCode(lib), true);
+    const own = 'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 42, in <module>\n    x = extension\nUnboundLocalError: cannot access local variable \'extension\' where it is not associated with a value\n';
+    assert.equal(raisedInLibraryCode(own), false);
+    const fits: SnapshotFit[] = [{ id: '2025-09', date: '2025-09-15', missing: [], unknown: 0, ready: true }, { id: '2026-11', date: '2026-11-15', missing: [], unknown: 0, ready: true }];
+    const refusal = { rule: 'unrecognised-error', reason: "no rule recognises the error: UnboundLocalError: cannot access local variable 'prompts' where it is not associated with a value" };
+    assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: lib } }, fits, ['2026-11']), '2025-09');
+    assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: own } }, fits, ['2026-11']), undefined);
   });
 });
