@@ -189,4 +189,14 @@ model = AutoModelForMaskedLM.from_config(config)
     assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: lib } }, fits, ['2026-11']), '2025-09');
     assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: own } }, fits, ['2026-11']), undefined);
   });
+
+  test('an args dump the script logs (fp16=False, …, device=…) is not an fp16 error', () => {
+    const dump = "12/05/2026 12:58:01 - INFO - __main__ - Training/evaluation parameters Namespace(model_type='bert', fp16=False, fp16_opt_level='O1', server_ip='', server_port='', threads=1, n_gpu=0, device=device(type='cpu'))";
+    const out = `${dump}\n${traceback("KeyError: 'squad_v2_question'")}`;
+    const d = diagnose(out, ctxOf('import argparse\n', 'usage: run.py [-h] [--fp16] [--model_type MODEL_TYPE]', ['--model_type', 'bert']));
+    assert.ok(!d || d.outcome.kind !== 'adapt' || !d.outcome.adaptation.rule.startsWith('cpu-fp16'), JSON.stringify(d));
+    // The real message still is.
+    const real = diagnose(traceback('ValueError: fp16 mixed precision requires a GPU (not \'cpu\').'), ctxOf('import argparse\n', 'usage: run.py [-h] [--fp16]', ['--fp16']));
+    assert.ok(real && real.outcome.kind === 'adapt' && real.outcome.adaptation.rule === 'cpu-fp16-off');
+  });
 });

@@ -402,7 +402,8 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'cpu-fp16-off',
-    pattern: /fp16[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
+    // `\bfp16\b` not set False: a logged args dump (`fp16=False, fp16_opt_level='O1', …, device=device(type='cpu')`) is no fp16 error.
+    pattern: /\bfp16\b(?!\s*[=:]\s*False)[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
     apply: (_m, ctx) =>
       setFirst('cpu-fp16-off', ctx, ['fp16', 'fp16_full_eval', 'half_precision_backend'], 'false') ??
       addShim('cpu-fp16-off', ctx, 'no-mixed-precision') ??
