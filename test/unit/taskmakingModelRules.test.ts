@@ -199,4 +199,16 @@ model = AutoModelForMaskedLM.from_config(config)
     const real = diagnose(traceback('ValueError: fp16 mixed precision requires a GPU (not \'cpu\').'), ctxOf('import argparse\n', 'usage: run.py [-h] [--fp16]', ['--fp16']));
     assert.ok(real && real.outcome.kind === 'adapt' && real.outcome.adaptation.rule === 'cpu-fp16-off');
   });
+
+  test('a path option the script was not given, used as a path through a variable: the unset file options get files', () => {
+    const script = 'import argparse, os\np = argparse.ArgumentParser()\np.add_argument("--train_file", default=None)\np.add_argument("--predict_file", default=None)\np.add_argument("--output_dir")\nargs = p.parse_args()\ndef load(args, evaluate=False):\n    input_file = args.predict_file if evaluate else args.train_file\n    cached = os.path.join(os.path.dirname(input_file), "cache")\n';
+    const help = 'usage: run.py [-h] [--train_file TRAIN_FILE] [--predict_file PREDICT_FILE] [--output_dir OUTPUT_DIR]';
+    const err = 'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 40, in <module>\n    main()\n  File "/tmp/run/train.py", line 9, in load\n    os.path.dirname(input_file),\n  File "<frozen posixpath>", line 152, in dirname\nTypeError: expected str, bytes or os.PathLike object, not NoneType';
+    const d = diagnose(err, ctxOf(script, help, ['--output_dir', 'out']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'unset-path-option');
+    assert.equal(optionValue(d.outcome.args!, 'train_file'), 'train.json');
+    assert.ok(optionValue(d.outcome.args!, 'predict_file'));
+    assert.equal(optionValue(d.outcome.args!, 'output_dir'), 'out', 'a given option keeps its value');
+  });
 });

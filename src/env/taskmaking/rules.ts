@@ -630,6 +630,37 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('dtype-not-serializable', setOption(ctx.args, name, 'auto'), `--${name} auto (the script turns other values into a torch.dtype that it then saves as JSON; "auto" it passes on as the string)`);
     },
   },
+  {
+    // A path option the script was not given, used as a path (`os.path.dirname(args.train_file)`, or through a
+    // variable assigned from it): "expected str, bytes or os.PathLike object, not NoneType". The file/dir/path
+    // options named in the script's failing lines (or in the assignments of the names used there), unset, get
+    // values by their names (a data file option: a file of its split, which the hub synthesizes).
+    id: 'unset-path-option',
+    pattern: /TypeError: expected str, bytes or os\.PathLike object, not NoneType/,
+    apply: (m, ctx) => {
+      if (!ctx.options) return undefined;
+      const tail = m.input ?? '';
+      const shown = [...tail.matchAll(/File "[^"]*", line \d+, in [^\n]*\n([^\n]*)/g)].map((x) => x[1]!.trim());
+      const names = new Set<string>();
+      for (const line of shown) {
+        for (const a of line.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]!);
+        for (const v of line.matchAll(/\b([a-z_]\w*)\b/g)) {
+          const assigned = new RegExp(`^[ \\t]*${v[1]}\\s*=(?!=)([^\\n]*)`, 'm').exec(ctx.script)?.[1] ?? '';
+          for (const a of assigned.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]!);
+        }
+      }
+      let args = [...ctx.args];
+      const added: string[] = [];
+      for (const n of names) {
+        const option = firstOption(ctx.options, [n]);
+        if (!option || !/(?:^|_)(?:file|path|dir)$/.test(n) || optionIndex(args, option) >= 0) continue;
+        const value = valueForArgument(ctx.script, n);
+        args = setOption(args, option, value);
+        added.push(`--${option} ${value}`);
+      }
+      return added.length ? adaptArgs('unset-path-option', args, `${added.join(', ')} (unset, the script uses it as a path)`) : undefined;
+    },
+  },
   // --- what cannot be provided (yet) ---
   {
     // evaluate.load / datasets<3 load_metric of a metric not found offline: the hub serves ForgeEnv's
