@@ -211,4 +211,13 @@ model = AutoModelForMaskedLM.from_config(config)
     assert.ok(optionValue(d.outcome.args!, 'predict_file'));
     assert.equal(optionValue(d.outcome.args!, 'output_dir'), 'out', 'a given option keeps its value');
   });
+
+  test('unpadded examples stacked into a batch: the script\'s own padding flag', () => {
+    const help = 'usage: run.py [-h] [--pad_to_max_length] [--max_source_length MAX_SOURCE_LENGTH]';
+    const err = traceback("ValueError: Unable to create tensor, you should probably activate truncation and/or padding with 'padding=True' 'truncation=True' to have batched tensors with the same length. Perhaps your features (`input_ids` in this case) have excessive nesting (inputs type `list` where type `int` is expected).");
+    const d = diagnose(err, ctxOf('import argparse\n', help, ['--max_source_length', '64']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.deepEqual(d.outcome.args, ['--max_source_length', '64', '--pad_to_max_length']);
+    assert.equal(diagnose(err, ctxOf('import argparse\n', help, d.outcome.args!)), undefined, 'given already: no answer');
+  });
 });

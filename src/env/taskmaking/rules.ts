@@ -661,6 +661,15 @@ export const RULES: readonly Rule[] = [
       return added.length ? adaptArgs('unset-path-option', args, `${added.join(', ')} (unset, the script uses it as a path)`) : undefined;
     },
   },
+  {
+    // Examples of different lengths stacked without padding (a `default_data_collator` over unpadded features,
+    // "Unable to create tensor, you should probably activate truncation and/or padding"): the script's own
+    // padding option (`--pad_to_max_length`), which the bounded run's batch of 2 needs where a batch of 1 did not.
+    id: 'padding-option',
+    scope: 'exception',
+    pattern: /Unable to create tensor, you should probably activate truncation and\/or padding/,
+    apply: (_m, ctx) => setFirst('padding-option', ctx, ['pad_to_max_length', 'padding_to_max_length', 'pad_to_max_len'], 'true'),
+  },
   // --- what cannot be provided (yet) ---
   {
     // evaluate.load / datasets<3 load_metric of a metric not found offline: the hub serves ForgeEnv's
