@@ -745,7 +745,7 @@ export const RULES: readonly Rule[] = [
     pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
     apply: (m) => {
       const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
-      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (not through the Hugging Face libraries), which an offline sandboxed run cannot`);
+      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (with requests/urllib, or through a library it hands the URL to, e.g. a processor given an image URL), not a hub file the offline hub serves, which an offline sandboxed run cannot`);
     },
   },
   {
