@@ -288,8 +288,8 @@ def write_tokenizer(family, model_type, template, text, dest):
         ids = {}
         with open(os.path.join(dest, "special_tokens_map.json"), encoding="utf-8") as f:
             for role, t in json.load(f).items():
-                if isinstance(t, str):
-                    ids[role] = tok.token_to_id(t)
+                if isinstance(t, str):  # `pad_token` -> `pad`, the roles the byte-level branch returns
+                    ids[role[: -len("_token")] if role.endswith("_token") else role] = tok.token_to_id(t)
         if template:
             add_chat_template(dest, template)
         return tok, ids
@@ -310,6 +310,9 @@ def write_tokenizer(family, model_type, template, text, dest):
     if extra:
         special["additional_special_tokens"] = extra
     cfg = dict(special, tokenizer_class="PreTrainedTokenizerFast", model_max_length=2048, clean_up_tokenization_spaces=False)
+    # The real tokenizers of these families (LlamaTokenizerFast, Qwen2TokenizerFast, BartTokenizerFast, ...) give
+    # no token_type_ids, which their models' forward() does not take: `model(**tokenizer(text))` must run.
+    cfg["model_input_names"] = ["input_ids", "attention_mask"]
     if spec["add_bos"]:
         cfg["add_bos_token"] = True
     with open(os.path.join(dest, "tokenizer_config.json"), "w", encoding="utf-8") as f:
@@ -424,6 +427,32 @@ def save_lora_adapter(model, dest, item):
         json.dump(cfg, f, indent=2, sort_keys=True)
 
 
+# The token an encoder-decoder family starts decoding with, as its real checkpoints' config.json says (a role of
+# the tokenizer's special tokens, or a token). The transformers config classes leave it None for some families
+# (T5Config), which the real checkpoints set: generation and `DataCollatorForSeq2Seq(model=...)` need it.
+DECODER_START = {
+    # google-t5/t5-small, google/flan-t5-base, google/mt5-small, google/umt5-small, google/long-t5-tglobal-base
+    # config.json: "decoder_start_token_id": 0, the pad token's id ("pad_token_id": 0)
+    "t5": "pad", "mt5": "pad", "umt5": "pad", "longt5": "pad",
+    # google/pegasus-xsum config.json: "decoder_start_token_id": 0 = "pad_token_id": 0
+    "pegasus": "pad",
+    # facebook/bart-base, facebook/bart-large-cnn config.json: "decoder_start_token_id": 2 = "eos_token_id": 2
+    "bart": "eos",
+    # openai/whisper-tiny config.json: "decoder_start_token_id": 50258, the id of <|startoftranscript|>
+    "whisper": "<|startoftranscript|>",
+}
+
+
+def decoder_start_id(model_type, tok, ids):
+    """The id DECODER_START names for this family in the tokenizer written, else None (not a family of the table)."""
+    start = DECODER_START.get(model_type)
+    if start is None:
+        return None
+    if start in ("pad", "eos", "bos"):
+        return ids.get(start)
+    return tok.token_to_id(start)
+
+
 def write_model(item, text):
     """Writes the model repo; returns a note for the user or None."""
     import torch
@@ -445,9 +474,12 @@ def write_model(item, text):
             for role in ("bos", "eos", "pad"):
                 if ids.get(role) is not None and hasattr(c, role + "_token_id"):
                     setattr(c, role + "_token_id", ids[role])
-            # An encoder-decoder's checkpoints name their decoder start token (t5-base: 0, its pad) even where the
-            # config class defaults it to None (T5Config): generate() and the shift of labels need it.
-            if hasattr(c, "decoder_start_token_id") and (getattr(c, "decoder_start_token_id", None) is not None or getattr(c, "is_encoder_decoder", False)):
+            start = decoder_start_id(model_type, tok, ids)
+            if start is not None and hasattr(c, "decoder_start_token_id"):
+                c.decoder_start_token_id = start
+            # A family outside the table: an encoder-decoder's checkpoints still name a decoder start token
+            # (the config class may default it to None), which generate() and the shift of labels need.
+            elif hasattr(c, "decoder_start_token_id") and (getattr(c, "decoder_start_token_id", None) is not None or getattr(c, "is_encoder_decoder", False)):
                 c.decoder_start_token_id = ids.get("pad", ids.get("bos", 0)) if model_type != "whisper" else ids.get("bos", 0)
     if item.get("tokenizer"):
         limit_tokenizer_length(snap, config, model_type)

@@ -5,7 +5,7 @@ import { deriveScriptArgs } from '../tasks/scriptArgs';
 import type { ExecutionResult } from '../schemas';
 import type { HubNeeds } from '../hub/needs';
 import { EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
-import { parseHelpOptions, type ParserOptions } from './parserOptions';
+import { parseHelpFlags, parseHelpOptions, type ParserOptions } from './parserOptions';
 import type { Adaptation } from './provenance';
 import type { TaskRuntime } from '../run/runtimeShims';
 import { diagnose, lastErrorLine, type Rule, RULES } from './rules';
@@ -57,12 +57,14 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env, hub: hubExtra, ...(runtime ? { runtime } : {}) });
   // The parser's options, from its own --help (no training happens; a failure just leaves them unknown).
   let options: ParserOptions | undefined;
+  let flags: ReadonlySet<string> | undefined;
   const readOptions = async (round: number) => {
     if (derived.style !== 'argparse' && derived.style !== 'dataclass-parser') return;
     o.onProgress?.('reading the parser options (--help)');
     const help = await o.run({ ...candidate(), args: ['--help'] });
     if (help.exit_code !== 0) return;
     options = parseHelpOptions(help.stdout);
+    flags = parseHelpFlags(help.stdout);
     const bounded = boundRun(args, options);
     args = bounded.args;
     adaptations.push(...bounded.adaptations.map((a) => ({ ...a, round })));
@@ -80,7 +82,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     if (last.timed_out) {
       return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: 'timeout', reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})` } };
     }
-    const d = diagnose(output, { script: o.script, args, env, options, hub: o.hubState?.(), hubExtra, runtime }, o.rules ?? RULES);
+    const d = diagnose(output, { script: o.script, args, env, options, flags, hub: o.hubState?.(), hubExtra, runtime }, o.rules ?? RULES);
     if (!d) {
       // What the hub could not provide is the likely cause of an error no rule knows: say it.
       const hubRefused = o.hubState?.()?.refusals.map((r) => `${r.kind} ${r.id}: ${r.reason}`).join('; ');

@@ -32,7 +32,7 @@ export function dictsKeyedBy(script: string, option: string): string[] {
   return [...new Set([...script.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\[\\s*(?:[A-Za-z_]\\w*\\.)+${option}\\s*\\]`, 'g'))].map((m) => m[1]!))];
 }
 
-const MODEL_TYPE_OPTION = /(^|_)(model_type|model_class|arch|architecture|model_family)$/;
+export const MODEL_TYPE_OPTION = /(^|_)(model_type|model_class|arch|architecture|model_family)$/;
 
 export interface KeyedChoice {
   option: string;

@@ -21,7 +21,7 @@ import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
 import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
-import { inferSnapshot, type SnapshotFit } from './snapshotInference';
+import { inferSnapshot, missingFromEverySnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
 import { NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
 import { withShim } from '../run/runtimeShims';
@@ -238,7 +238,7 @@ async function makeTaskUnguarded(
     ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
     adaptations,
   };
-  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: adapted.refusal });
+  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
 
   // 4. Verification.
   let verdict: MakeTaskVerdict | undefined;
@@ -294,10 +294,33 @@ export const MAX_SNAPSHOT_FALLBACKS = 3;
 const API_ERROR = /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
 
 /** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
-export function fallbackSnapshot(adapted: { refusal?: { rule: string; reason: string } }, fits: readonly SnapshotFit[], tried: readonly string[], builtOnly?: boolean): string | undefined {
-  if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule) || !API_ERROR.test(adapted.refusal.reason)) return undefined;
+export function fallbackSnapshot(adapted: { refusal?: { rule: string; reason: string }; last?: { stdout: string; stderr: string } }, fits: readonly SnapshotFit[], tried: readonly string[], builtOnly?: boolean): string | undefined {
+  if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule)) return undefined;
+  if (!API_ERROR.test(adapted.refusal.reason) && !(adapted.last && raisedInLibraryCode(`${adapted.last.stdout}\n${adapted.last.stderr}`))) return undefined;
   const open = fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && (!builtOnly || f.ready));
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
   return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
+}
+
+/** A module-not-installed refusal of a library module no snapshot has: says so, with the releases the snapshots pin. */
+export function withSnapshotGap(refusal: { rule: string; reason: string }, fits: readonly SnapshotFit[]): { rule: string; reason: string } {
+  const mod = refusal.rule === 'module-not-installed' ? /the script imports ([\w.]+)/.exec(refusal.reason)?.[1] : undefined;
+  const pins = mod ? missingFromEverySnapshot(fits, mod) : undefined;
+  if (!pins || !mod) return refusal;
+  return { ...refusal, reason: `${refusal.reason}; no snapshot ForgeEnv has pins a release with ${mod}: the recorded API of ${pins} lacks it, so it needs a release of ${mod.split('.')[0]} that no snapshot pins` };
+}
+
+/**
+ * An UnboundLocalError raised in a Hugging Face library's own code (its last traceback frame): the library no
+ * longer handles the call as the script makes it (IDEFICS' processor given `prompts` positionally in transformers
+ * 5), which is the script's API drift like an unexpected keyword.
+ */
+export function raisedInLibraryCode(output: string): boolean {
+  const lines = output.trimEnd().split('\n');
+  let at = lines.length - 1;
+  while (at >= 0 && !/^UnboundLocalError: /.test(lines[at]!)) at--;
+  if (at < 0) return false;
+  const frame = lines.slice(0, at).reverse().find((l) => /^\s*File "/.test(l));
+  return !!frame && /[/\\](?:transformers|trl|peft|datasets|accelerate)[/\\][^"]*\.py", line \d+/.test(frame) && /site-packages|dist-packages/.test(frame);
 }

@@ -13,6 +13,17 @@ export function parseHelpOptions(help: string): Map<string, string> {
   return out;
 }
 
+/**
+ * The options of a help text that take no value (argparse `store_true`/`store_false` flags), normalised: the
+ * usage line shows them as `[--name]` where a valued option is `[--name NAME]` (HfArgumentParser's booleans,
+ * `[--name [NAME]]`, take one).
+ */
+export function parseHelpFlags(help: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of help.matchAll(/\[--([A-Za-z][\w.-]*[\w])\]/g)) out.add(norm(m[1]!));
+  return out;
+}
+
 /** The spelling of the first of `names` the parser has, else undefined. */
 export function firstOption(options: ParserOptions | undefined, names: readonly string[]): string | undefined {
   if (!options) return undefined;

@@ -14,7 +14,7 @@ import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../r
 import { CHAT_PLACEHOLDER_MODEL, familyOf, wellKnownModelIds } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
 import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
-import { keyedChoice } from './keyedChoice';
+import { dictLiteralKeys, dictsKeyedBy, keyedChoice, MODEL_TYPE_OPTION } from './keyedChoice';
 import { diskDatasetNeed, isRunRelativeFolder, readsFromDisk } from '../hub/diskDatasets';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 
@@ -24,6 +24,8 @@ export interface RuleContext {
   env: Record<string, string>;
   /** The parser's options (from `--help`); undefined when the script has no parser or help failed. */
   options: ParserOptions | undefined;
+  /** The parser's options that take no value (`store_true` flags), normalised names; from the same `--help`. */
+  flags?: ReadonlySet<string>;
   /** Real mode with the hub: what the last run asked the hub for and what it refused. */
   hub?: HubRunState;
   /** Hub items added by earlier adaptations (ids errors named). */
@@ -63,6 +65,11 @@ function addShim(rule: string, ctx: RuleContext, shim: RuntimeShim): RuleOutcome
 function setFirst(rule: string, ctx: RuleContext, names: readonly string[], value: string): RuleOutcome | undefined {
   const name = firstOption(ctx.options, names) ?? names.find((n) => optionIndex(ctx.args, n) >= 0);
   if (!name || optionValue(ctx.args, name) === value) return undefined;
+  // A flag without a value (argparse `store_true`): absent is false, present is true; `--flag false` is refused.
+  if (ctx.flags?.has(name.replace(/-/g, '_')) && (value === 'false' || value === 'true')) {
+    if (value === 'false') return optionIndex(ctx.args, name) >= 0 ? adaptArgs(rule, removeOption(ctx.args, name), `removed --${name} (a flag: absent is false)`) : undefined;
+    return adaptArgs(rule, [...removeOption(ctx.args, name), `--${name}`], `--${name} (a flag)`);
+  }
   return adaptArgs(rule, setOption(ctx.args, name, value), `--${name} ${value}`);
 }
 
@@ -99,8 +106,34 @@ export const MODEL_FOR_AUTO_CLASS: Readonly<Record<string, string>> = {
   AutoModelForCTC: 'facebook/wav2vec2-base',
   AutoModelForAudioClassification: 'facebook/wav2vec2-base',
   AutoModelForSeq2SeqLM: 't5-small',
+  // Encoders of the base hub whose real configs carry a pad token (RoBERTa: the PEFT and transformers
+  // sequence-classification examples' default family): a batch of several sequences can be classified.
+  AutoModelForSequenceClassification: 'roberta-base',
+  AutoModelForMaskedLM: 'bert-base-cased',
+  AutoModelForTokenClassification: 'bert-base-cased',
+  AutoModelForQuestionAnswering: 'bert-base-cased',
   AutoModelForCausalLM: 'gpt2',
 };
+
+/** The well-known model of the first Auto class of MODEL_FOR_AUTO_CLASS the script loads with (source order), if any. */
+export function modelForScriptAutoClass(script: string): { autoClass: string; id: string } | undefined {
+  let best: { autoClass: string; id: string; at: number } | undefined;
+  for (const [autoClass, id] of Object.entries(MODEL_FOR_AUTO_CLASS)) {
+    const at = script.search(new RegExp(`\\b${autoClass}\\.from_(?:pretrained|config)\\b`));
+    if (at >= 0 && (!best || at < best.at)) best = { autoClass, id, at };
+  }
+  return best && { autoClass: best.autoClass, id: best.id };
+}
+
+/** A causal LM of Linear layers (Llama architecture, in every snapshot's transformers) for a placeholder whose family is GPT-2's Conv1D. */
+export const LINEAR_CAUSAL_PLACEHOLDER_MODEL = 'HuggingFaceTB/SmolLM2-135M';
+
+/** Model types whose projections are transformers' Conv1D (weights stored transposed), not torch.nn.Linear. */
+const CONV1D_MODEL_TYPES = new Set(['gpt2']);
+
+const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'];
+/** Options that name a PEFT adapter apart from the base model. */
+const ADAPTER_OPTIONS = ['adapter_name_or_path', 'adapter_path', 'adapter_model_name_or_path', 'adapter_model', 'peft_model_id', 'peft_model_path', 'lora_path', 'lora_weights'];
 
 const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
@@ -163,7 +196,19 @@ export const RULES: readonly Rule[] = [
     pattern: /(?:unrecognized arguments: |Some specified arguments are not used by the HfArgumentParser: \[)([^\n\]]+)/,
     apply(m, ctx) {
       const names = [...m[1]!.matchAll(/'?--?([\w.-]+)/g)].map((x) => x[1]!).filter((n) => optionIndex(ctx.args, n) >= 0);
-      if (!names.length) return undefined;
+      if (!names.length) {
+        // A value the args give a flag that takes none (`--fp16 false` for a `store_true` flag): the flag
+        // alone for a true value, nothing for a false one (absent is false).
+        for (const word of m[1]!.trim().split(/\s+/)) {
+          const at = ctx.args.findIndex((a, i) => i > 0 && a === word && ctx.args[i - 1]!.startsWith('--') && !ctx.args[i - 1]!.includes('='));
+          if (at < 0 || !/^(true|false|yes|no|1|0)$/i.test(word)) continue;
+          const flag = ctx.args[at - 1]!.slice(2);
+          const on = /^(true|yes|1)$/i.test(word);
+          const args = [...ctx.args.slice(0, on ? at : at - 1), ...ctx.args.slice(at + 1)];
+          return adaptArgs('unrecognized-arguments', args, on ? `--${flag} without a value (a flag)` : `removed --${flag} ${word} (a flag: absent is false)`);
+        }
+        return undefined;
+      }
       const args = names.reduce((a, n) => removeOption(a, n), ctx.args);
       return adaptArgs('unrecognized-arguments', args, `removed ${names.map((n) => `--${n}`).join(', ')}`);
     },
@@ -309,8 +354,12 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       const bad = m[1]!;
       const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
-      const option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
+      let option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
       if (!option) return undefined;
+      // The base model's own option (the script loads the adapter from its repo when no adapter is given, e.g.
+      // a LoftQ checkpoint's `loftq_init` subfolder): the parser's adapter option, unset, takes the adapter.
+      const adapterOption = firstOption(ctx.options, ADAPTER_OPTIONS);
+      if (MODEL_OPTIONS.includes(option.replace(/-/g, '_')) && adapterOption && optionIndex(ctx.args, adapterOption) < 0) option = adapterOption;
       const base = ctx.hub?.needs.models.find((x) => x.id !== bad && !x.adapter_of)?.id ?? (looksLikeModelId(bad) ? bad : 'gpt2');
       // A valid repo id (huggingface_hub refuses `--` and `..` in one): `/` of the base becomes `_`.
       const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '_').replace(/-{2,}|\.{2,}/g, '_')}`;
@@ -355,7 +404,8 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'cpu-fp16-off',
-    pattern: /fp16[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
+    // `\bfp16\b` not set False: a logged args dump (`fp16=False, fp16_opt_level='O1', …, device=device(type='cpu')`) is no fp16 error.
+    pattern: /\bfp16\b(?!\s*[=:]\s*False)[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
     apply: (_m, ctx) =>
       setFirst('cpu-fp16-off', ctx, ['fp16', 'fp16_full_eval', 'half_precision_backend'], 'false') ??
       addShim('cpu-fp16-off', ctx, 'no-mixed-precision') ??
@@ -395,6 +445,10 @@ export const RULES: readonly Rule[] = [
     id: 'no-quantized-loading',
     pattern: QUANTIZATION,
     apply: (m, ctx) =>
+      // A release that no longer takes the keyword (transformers 5: `__init__() got an unexpected keyword argument
+      // 'load_in_4bit'`) is the script's API drift, not a quantization to drop: no answer here, so the run is an
+      // unrecognised library-API error and make-task moves to an older snapshot where the keyword exists.
+      /unexpected keyword argument '(?:load_in_[48]bit|bnb_[\w]+)'/.test(lastErrorLine(m.input ?? m[0]!)) ? undefined :
       setFirst('no-quantized-loading', ctx, ['load_in_8bit', 'load_in_4bit', 'use_4bit', 'use_8bit', 'use_4bit_quantization', 'use_8bit_quantization', 'load_in_kbit', 'use_bnb', 'quantize'], 'false') ??
       addShim('no-quantized-loading', ctx, 'no-quantization') ??
       // With the shim, only an error that is itself about quantization is refused here (a warning about it in the tail is not).
@@ -533,6 +587,113 @@ export const RULES: readonly Rule[] = [
       return adaptArgs('model-of-wrong-kind', setOption(ctx.args, name, id), `--${name} ${id} (${m[1]} needs a model of that kind)`);
     },
   },
+  {
+    // A sequence-classification model whose config has no pad token (GPT-2-like families define none, as their
+    // real checkpoints) classifying a batch. A placeholder model (the script names none) becomes an encoder
+    // of the script's Auto class whose config has one; the script's own model is the real behaviour, refused.
+    id: 'pad-token-undefined',
+    scope: 'exception',
+    pattern: /Cannot handle batch sizes > 1 if no padding token is defined/,
+    apply: (_m, ctx) => {
+      const swap = placeholderModels(ctx.script, ctx.args);
+      const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification!;
+      if (!swap.length) return refuse('pad-token-undefined', "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way");
+      if (swap.every((x) => x.value === to)) return undefined;
+      const args = swap.reduce((a, x) => setOption(a, x.option, to), ctx.args);
+      return adaptArgs('pad-token-undefined', args, `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its config; ${to}'s has one)`);
+    },
+  },
+  {
+    // A placeholder model of a Conv1D family (GPT-2 stores its projections transposed) where the script's PEFT
+    // method works on torch.nn.Linear weights (OLoRA, PiSSA, LoftQ initialisation multiply them): a causal LM
+    // of Linear layers instead, as the model families such scripts are written for.
+    id: 'placeholder-model-conv1d',
+    scope: 'exception',
+    pattern: /mat1 and mat2 shapes cannot be multiplied/,
+    apply: (_m, ctx) => {
+      if (!/^\s*(?:from|import)\s+peft\b/m.test(ctx.script)) return undefined;
+      const swap = placeholderModels(ctx.script, ctx.args).filter((x) => looksLikeModelId(x.value) && CONV1D_MODEL_TYPES.has(familyOf(x.value)?.model_type ?? ''));
+      if (!swap.length) return undefined;
+      const args = swap.reduce((a, x) => setOption(a, x.option, LINEAR_CAUSAL_PLACEHOLDER_MODEL), ctx.args);
+      return adaptArgs('placeholder-model-conv1d', args, `${swap.map((x) => `--${x.option} ${LINEAR_CAUSAL_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has Conv1D layers; the script's PEFT method works on Linear layers)`);
+    },
+  },
+  {
+    // `KeyError: None`: the script looks an option it was not given up in a dict (`CONFIG_MAPPING[model_args.model_type]`,
+    // the from-scratch path of a script whose model option is unset too). A model-type key means the script
+    // wanted a model: its model option gets the well-known model of its Auto class; else the dict's first literal key.
+    id: 'unset-key-option',
+    scope: 'exception',
+    pattern: /^KeyError: None$/,
+    apply: (_m, ctx) => {
+      if (!ctx.options) return undefined;
+      for (const k of ctx.script.matchAll(/\b[A-Za-z_]\w*\[\s*(?:[A-Za-z_]\w*\.)+(\w+)\s*\]/g)) {
+        const option = firstOption(ctx.options, [k[1]!]);
+        if (!option || optionIndex(ctx.args, option) >= 0) continue;
+        if (MODEL_TYPE_OPTION.test(option.replace(/-/g, '_'))) {
+          const model = firstOption(ctx.options, MODEL_OPTIONS);
+          const id = modelForScriptAutoClass(ctx.script)?.id;
+          if (model && id && optionIndex(ctx.args, model) < 0) return adaptArgs('unset-key-option', setOption(ctx.args, model, id), `--${model} ${id} (neither --${model} nor --${option} given: the script looks the unset ${option} up; a model of the kind it loads)`);
+        }
+        const key = dictsKeyedBy(ctx.script, k[1]!).flatMap((d) => dictLiteralKeys(ctx.script, d))[0];
+        if (key) return adaptArgs('unset-key-option', setOption(ctx.args, option, key), `--${option} ${key} (a key of the dict the script looks it up in)`);
+      }
+      return undefined;
+    },
+  },
+  {
+    // A torch.dtype object the script made from its dtype option (`getattr(torch, args.dtype)`) reached something
+    // saved as JSON (a tokenizer's init kwargs, a config): the option's "auto", which the script passes on as the
+    // string (its own branch `dtype in ["auto", None]`) and which loads the checkpoint's own dtype.
+    id: 'dtype-not-serializable',
+    scope: 'exception',
+    pattern: /Object of type dtype is not JSON serializable/,
+    apply: (_m, ctx) => {
+      const name = firstOption(ctx.options, ['dtype', 'torch_dtype']);
+      if (!name || optionValue(ctx.args, name) === 'auto' || !new RegExp(`\\.${name}\\s+(?:in|==)\\s*\\[?\\s*["']auto["']`).test(ctx.script)) return undefined;
+      return adaptArgs('dtype-not-serializable', setOption(ctx.args, name, 'auto'), `--${name} auto (the script turns other values into a torch.dtype that it then saves as JSON; "auto" it passes on as the string)`);
+    },
+  },
+  {
+    // A path option the script was not given, used as a path (`os.path.dirname(args.train_file)`, or through a
+    // variable assigned from it): "expected str, bytes or os.PathLike object, not NoneType". The file/dir/path
+    // options named in the script's failing lines (or in the assignments of the names used there), unset, get
+    // values by their names (a data file option: a file of its split, which the hub synthesizes).
+    id: 'unset-path-option',
+    pattern: /TypeError: expected str, bytes or os\.PathLike object, not NoneType/,
+    apply: (m, ctx) => {
+      if (!ctx.options) return undefined;
+      const tail = m.input ?? '';
+      const shown = [...tail.matchAll(/File "[^"]*", line \d+, in [^\n]*\n([^\n]*)/g)].map((x) => x[1]!.trim());
+      const names = new Set<string>();
+      for (const line of shown) {
+        for (const a of line.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]!);
+        for (const v of line.matchAll(/\b([a-z_]\w*)\b/g)) {
+          const assigned = new RegExp(`^[ \\t]*${v[1]}\\s*=(?!=)([^\\n]*)`, 'm').exec(ctx.script)?.[1] ?? '';
+          for (const a of assigned.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]!);
+        }
+      }
+      let args = [...ctx.args];
+      const added: string[] = [];
+      for (const n of names) {
+        const option = firstOption(ctx.options, [n]);
+        if (!option || !/(?:^|_)(?:file|path|dir)$/.test(n) || optionIndex(args, option) >= 0) continue;
+        const value = valueForArgument(ctx.script, n);
+        args = setOption(args, option, value);
+        added.push(`--${option} ${value}`);
+      }
+      return added.length ? adaptArgs('unset-path-option', args, `${added.join(', ')} (unset, the script uses it as a path)`) : undefined;
+    },
+  },
+  {
+    // Examples of different lengths stacked without padding (a `default_data_collator` over unpadded features,
+    // "Unable to create tensor, you should probably activate truncation and/or padding"): the script's own
+    // padding option (`--pad_to_max_length`), which the bounded run's batch of 2 needs where a batch of 1 did not.
+    id: 'padding-option',
+    scope: 'exception',
+    pattern: /Unable to create tensor, you should probably activate truncation and\/or padding/,
+    apply: (_m, ctx) => setFirst('padding-option', ctx, ['pad_to_max_length', 'padding_to_max_length', 'pad_to_max_len'], 'true'),
+  },
   // --- what cannot be provided (yet) ---
   {
     // evaluate.load / datasets<3 load_metric of a metric not found offline: the hub serves ForgeEnv's
@@ -665,7 +826,7 @@ export const RULES: readonly Rule[] = [
     pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
     apply: (m) => {
       const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
-      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (not through the Hugging Face libraries), which an offline sandboxed run cannot`);
+      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (with requests/urllib, or through a library it hands the URL to, e.g. a processor given an image URL), not a hub file the offline hub serves, which an offline sandboxed run cannot`);
     },
   },
   {

@@ -48,6 +48,8 @@ export function apiPresence(api: PackageApi, imp: ImportedApi): ApiPresence {
     // (transformers.data.metrics.squad_metrics), and private paths and the CLI trees never: unknown.
     const parts = imp.module.split('.');
     if (parts.some((p) => p.startsWith('_') || ['commands', 'cli', 'tests', 'testing', 'testing_utils'].includes(p))) return 'unknown';
+    // Only transformers' tree is cut below its second level; the other libraries' public modules are all walked.
+    if (parts[0] !== 'transformers') return 'absent';
     return api.modules[parts.slice(0, 2).join('.')] ? 'unknown' : 'absent';
   }
   if (imp.name === undefined) return 'present';
@@ -139,4 +141,18 @@ export function inferSnapshot(script: string, opts: { scriptDate?: string; force
   }
   const best = [...fits].sort((a, b) => a.missing.length - b.missing.length || b.date.localeCompare(a.date))[0]!;
   return { id: best.id, reason: `no snapshot has every import; ${best.id} lacks fewest: ${best.missing.join(', ')}`, fits };
+}
+
+/**
+ * When `module` (or a name imported from it) is missing from every snapshot the fits cover: the package's
+ * releases those snapshots pin, in words (`trl 0.4.6 (2023-06) … 1.16.0 (2026-11)`); else undefined.
+ */
+export function missingFromEverySnapshot(fits: readonly SnapshotFit[], module: string): string | undefined {
+  // Missing entries read `module.Name (line N)` (`from module import Name`) or `module (line N)` (`import module`).
+  const names = (m: string) => m.replace(/ \(line \d+\)$/, '');
+  const lacks = (m: string) => names(m) === module || (names(m).startsWith(`${module}.`) && !names(m).slice(module.length + 1).includes('.'));
+  if (!fits.length || !fits.every((f) => f.missing.some(lacks))) return undefined;
+  const pkg = module.split('.')[0]!;
+  const pins = [...fits].sort((a, b) => a.date.localeCompare(b.date)).map((f) => `${getSnapshot(f.id).versions[pkg as keyof ReturnType<typeof getSnapshot>['versions']] ?? '?'} (${f.id})`);
+  return `${pkg} ${pins.length > 2 ? `${pins[0]} … ${pins.at(-1)}` : pins.join(', ')}`;
 }
