@@ -83,4 +83,8 @@ describe('drift repair: an enum value the release dropped', () => {
     const r = driftRepairStep(script, "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused']", catalog);
     assert.equal(r?.script, 'optim: str = field(default="adamw_torch")\nname = "adamw_hf_extra"\n');
   });
+  test('a list cut short (a long error line) still gives its first value', () => {
+    const r = driftRepairStep('args = dict(optim="adamw_hf")\n', "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'adam", catalog);
+    assert.equal(r?.script, 'args = dict(optim="adamw_torch")\n');
+  });
 });

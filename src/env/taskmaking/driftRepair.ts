@@ -184,7 +184,7 @@ export function newKeyword(entry: Pick<DriftEntry, 'old' | 'new'>, keyword: stri
 
 /** "x is not a valid Y, please select one of ['a', ...]": the script's literal x becomes the first valid value. */
 function enumRepair(index: ScriptIndex, error: string): DriftRepairStep | undefined {
-  const m = /(\S+) is not a valid (\w+), please select one of \[([^\]]*)\]/.exec(error);
+  const m = /(\S+) is not a valid (\w+), please select one of \[([^\]]*)/.exec(error); // the list may be cut short
   if (!m) return undefined;
   const bad = m[1]!.replace(/^['"]|['"]$/g, '');
   const first = /['"]([^'"]+)['"]/.exec(m[3]!)?.[1];

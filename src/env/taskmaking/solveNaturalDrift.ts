@@ -107,3 +107,10 @@ async function runtimeAdaptation(o: SolveOptions, error: string): Promise<string
   await writeTask(o.taskDir, { ...entry, runtime: d.outcome.runtime, adaptations: [...(entry.adaptations ?? []), adaptation] }, read.text);
   return d.outcome.adaptation.change;
 }
+
+/** The drift an error names, whatever a release's wording of paths and valid choices (to count distinct drifts). */
+export const driftKey = (error: string): string =>
+  error
+    .replace(/\s*\([^)]*site-packages[^)]*\)/g, '')
+    .replace(/, please select one of .*$/, '')
+    .trim();
