@@ -88,3 +88,12 @@ describe('drift repair: an enum value the release dropped', () => {
     assert.equal(r?.script, 'args = dict(optim="adamw_torch")\n');
   });
 });
+
+describe('distinct drifts', () => {
+  test('the same drift worded by two releases (paths, choice lists) is one', async () => {
+    const { driftKey } = await import('../../src/env/taskmaking/solveNaturalDrift');
+    assert.equal(driftKey("ImportError: cannot import name 'set_seed' from 'trl' (site-packages/trl/__init__.py)"), driftKey("ImportError: cannot import name 'set_seed' from 'trl' (/x/site-packages/trl/__init__.py)"));
+    assert.equal(driftKey("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['a']"), driftKey("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['b', 'c']"));
+    assert.notEqual(driftKey("ImportError: cannot import name 'set_seed' from 'trl' (x)"), driftKey("ImportError: cannot import name 'ORPOConfig' from 'trl' (x)"));
+  });
+});

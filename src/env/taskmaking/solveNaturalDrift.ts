@@ -4,7 +4,8 @@
 // trains"). A repair that uncovers the next drift (the same migration often has two) is extended and
 // scored again, bounded. A repaired run stopped by this machine rather than the libraries (bf16 on a
 // CPU, which a later release turns on by default) gets the CPU runtime shim make-task would add, as a
-// recorded adaptation of the task, and is scored again. Success is recorded with markNaturalDriftSolved
+// recorded adaptation of the task, and is scored again; so is a repair the verifier cannot check until
+// the task declares a `verify` field (its era task was not verified), answered as make-task answers it. Success is recorded with markNaturalDriftSolved
 // (`solved_by: 'reference'`, the diff as the task's reference repair); anything else says why not.
 import { createRepairDiff } from '../diff';
 import type { ForgeEnvironment } from '../environment';
@@ -17,6 +18,8 @@ import { diagnose, lastErrorLine } from './rules';
 import { readEntries, writeTask } from './writeTask';
 import { readFolderFile } from '../folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
+import { verifySpecFor } from './verifySpecRules';
+import { VerifySpecSchema } from '../verify/spec';
 
 export interface SolveOutcome {
   taskId: string;
@@ -47,7 +50,7 @@ const errorOf = (trace: string | null | undefined) => lastErrorLine(trace ?? '')
 export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> {
   const steps: SolveOutcome['steps'] = [];
   let runs = 0;
-  let adaptedRuntime = false;
+  const adapted = new Set<'runtime' | 'verify'>();
   const maxSteps = o.maxSteps ?? 3;
   for (;;) {
     const env = o.environment();
@@ -74,11 +77,19 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
         }
         error = errorOf(evaluation.error_trace);
         if (evaluation.execution?.exit_code === 0 || !error) {
-          return { taskId: o.taskId, solved: false, steps, runs, reason: `the repaired script runs but the verifier rejects it: ${(evaluation.findings ?? []).join('; ').slice(0, 240)}` };
+          // The verifier may name the `verify` field it needs (the era's task was not verified): answered as make-task answers it.
+          const spec = !adapted.has('verify') ? await verifyAdaptation(o, script, evaluation.findings ?? []) : false;
+          if (spec) {
+            adapted.add('verify');
+            retry = true;
+            o.onProgress?.(`the verifier asked for the task's verify fields: ${spec}; scored again with them`);
+            continue;
+          }
+          return { taskId: o.taskId, solved: false, steps, runs, reason: `the repaired script runs but the verifier rejects it: ${(evaluation.findings ?? []).join('; ').slice(0, 600)}` };
         }
-        const shim = !adaptedRuntime ? await runtimeAdaptation(o, error) : false;
+        const shim = !adapted.has('runtime') ? await runtimeAdaptation(o, error) : false;
         if (shim) {
-          adaptedRuntime = true;
+          adapted.add('runtime');
           retry = true; // a new environment reads the adapted task
           o.onProgress?.(`the repaired run met this machine: ${shim}; scored again with it`);
         }
@@ -88,6 +99,19 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
       await env.dispose();
     }
   }
+}
+
+/** The `verify` fields a verifier finding asks for (verifySpecRules.ts), recorded in the task as an adaptation. */
+async function verifyAdaptation(o: SolveOptions, repaired: string, findings: string[]): Promise<string | false> {
+  const entry = readEntries(o.taskDir).find((e) => e.task_id === o.taskId);
+  const finding = findings.find((f) => /set verify\./.test(f));
+  if (!entry || !finding) return false;
+  const fix = verifySpecFor(finding, repaired, entry.args ?? [], entry.verify);
+  const read = readFolderFile(o.taskDir, `${o.taskId}.py`, MAX_TASK_FILE_BYTES);
+  if (!fix || !read.ok) return false;
+  const adaptation = { round: (entry.adaptations?.length ?? 0) + 1, ...fix.adaptation };
+  await writeTask(o.taskDir, { ...entry, verify: VerifySpecSchema.parse(fix.spec), adaptations: [...(entry.adaptations ?? []), adaptation] }, read.text);
+  return fix.adaptation.change;
 }
 
 /**
