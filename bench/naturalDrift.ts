@@ -10,7 +10,8 @@
 // seconds of each task (building + solving).
 //   npm run bench:natural-drift -- [--only 05,21,distilbert] [--source corpus|builtin|both] [--jobs 1]
 //                                  [--timeout 150] [--task-dir DIR] [--json FILE] [--no-solve]
-//   npm run bench:natural-drift -- --solve-dir DIR[,DIR]  (solve the natural-drift tasks of DIRs; no building)
+//   npm run bench:natural-drift -- --solve-dir DIR[,DIR] [--only ID-PREFIXES] [--no-solve]
+//       (solve the natural-drift tasks of DIRs, no building; --no-solve: only report their recorded state)
 //   npm run bench:natural-drift -- --check-dir DIR   (a NaturalDrift episode on each task of DIR, real mode)
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -211,7 +212,8 @@ async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Prom
   const seen = new Set<string>();
   const results: Array<{ dir: string; id: string; script: string; from: string; to: string; error: string; out: SolveOutcome; seconds: number }> = [];
   for (const dir of dirs) {
-    for (const e of readEntries(dir).filter((x) => x.natural_drift?.verified)) {
+    const keys = values['solve-dir'] ? values.only?.split(',').filter(Boolean) : undefined;
+    for (const e of readEntries(dir).filter((x) => x.natural_drift?.verified && (!keys || keys.some((k) => x.task_id.startsWith(k))))) {
       const d = e.natural_drift!;
       const script = e.description?.split(' written for ')[0] ?? e.task_id;
       const key = `${script}|${d.from_snapshot}|${d.to_snapshot}`;
@@ -221,6 +223,7 @@ async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Prom
       const tag = (m: string) => process.stderr.write(`  [${e.task_id.slice(0, 24)}] ${m}\n`);
       let out: SolveOutcome;
       if (d.solved) out = { taskId: e.task_id, solved: true, steps: [], runs: 0, reason: `already solved (${d.solved_by ?? 'recorded'})` };
+      else if (values['no-solve']) out = { taskId: e.task_id, solved: false, steps: [], runs: 0, reason: 'not solved (not tried again: --no-solve)' };
       else {
         try {
           out = await solveNaturalDrift({ environment: () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: Number(values.timeout) * 1000 }), taskDir: dir, taskId: e.task_id, onProgress: tag });
@@ -230,7 +233,7 @@ async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Prom
       }
       const seconds = (buildSeconds.get(e.task_id) ?? 0) + (performance.now() - t0) / 1000;
       results.push({ dir, id: e.task_id, script, from: d.from_snapshot, to: d.to_snapshot, error: d.error, out, seconds });
-      const how = out.solved ? `SOLVED ${out.steps.map((s) => s.drift_id ?? s.change).join(' + ')}${out.reward !== undefined ? ` reward ${out.reward.toFixed(2)} (${out.check ?? '?'})` : ''}` : `unsolved: ${out.reason}`;
+      const how = out.solved && !out.steps.length ? `SOLVED earlier: ${repairSummary(d.reference_repair)}` : out.solved ? `SOLVED ${out.steps.map((s) => s.drift_id ?? s.change).join(' + ')}${out.reward !== undefined ? ` reward ${out.reward.toFixed(2)} (${out.check ?? '?'})` : ''}` : `unsolved: ${out.reason}`;
       console.log(`${e.task_id.padEnd(52)} ${d.from_snapshot} -> ${d.to_snapshot} ${seconds.toFixed(0).padStart(4)}s  ${how}`);
     }
   }
@@ -238,6 +241,12 @@ async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Prom
   console.log(`\nnatural-drift tasks: ${results.length}; distinct drifts: ${new Set(results.map((r) => driftKey(r.error))).size}; solved: ${solved.length}; unsolved: ${results.length - solved.length}`);
   console.log(`distinct drifts solved: ${new Set(solved.map((r) => driftKey(r.error))).size}; scripts: ${new Set(results.map((r) => r.script)).size}; total seconds ${results.reduce((a, r) => a + r.seconds, 0).toFixed(0)}`);
   if (values.json) writeFileSync(`${values.json}.solve.json`, JSON.stringify(results, null, 2));
+}
+
+/** The changed lines of a recorded repair, shortened: what solved it. */
+function repairSummary(diff: string | undefined): string {
+  const lines = (diff ?? '').split('\n').filter((l) => /^\+[^+]/.test(l)).map((l) => l.slice(1).trim());
+  return lines.length ? lines.join(' | ').slice(0, 160) : 'reference repair recorded';
 }
 
 void main();
