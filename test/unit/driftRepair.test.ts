@@ -17,6 +17,7 @@ const catalog: DriftCatalog = parseDriftCatalog(
       entry('lib-seed', 'removed_name', 'trl.set_seed', 'from trl import set_seed\n', 'from transformers import set_seed\n'),
       entry('lib-kw', 'renamed_kwarg', 'transformers.Trainer(tokenizer=)', "Trainer(model=m, tokenizer=tok)\n", "Trainer(model=m, processing_class=tok)\n"),
       entry('lib-kw-probe', 'renamed_kwarg', 'trl.DPOTrainer(tokenizer=)', "import inspect\nif 'tokenizer' not in inspect.signature(f).parameters:\n    raise TypeError('x')\n", "import inspect\nassert 'processing_class' in inspect.signature(f).parameters\n"),
+      entry('lib-hook', 'signature_change', 'transformers.Trainer.compute_loss(num_items_in_batch=)', 'class T(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False):\n        pass\n', 'class T(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):\n        pass\n'),
       entry('lib-gone', 'removed_kwarg', 'transformers.Foo(bar=)', 'Foo(a=1, bar=2)\n', 'Foo(a=1)\n'),
     ],
   }),
@@ -74,6 +75,20 @@ describe('drift repair: keywords', () => {
   });
   test('a keyword no catalog entry covers has no repair', () => {
     assert.equal(driftRepairStep('Foo(zzz=1)\n', "TypeError: Foo.__init__() got an unexpected keyword argument 'zzz'", catalog), undefined);
+  });
+});
+
+describe('drift repair: an override of a library hook', () => {
+  test('the def gains the keyword the release now passes, with the catalog\'s default', () => {
+    const script = 'class RT(RewardTrainer):\n    def compute_loss(self, model, inputs,\n                     return_outputs=False):\n        return model(**inputs)\n';
+    const r = driftRepairStep(script, "TypeError: RewardTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'", catalog);
+    assert.equal(r?.drift_id, 'lib-hook');
+    assert.equal(r.script, 'class RT(RewardTrainer):\n    def compute_loss(self, model, inputs,\n                     return_outputs=False, num_items_in_batch=None):\n        return model(**inputs)\n');
+    valid(r.script);
+  });
+  test('a def that takes **kwargs is not this drift', () => {
+    const script = 'class RT(X):\n    def compute_loss(self, model, **kw):\n        pass\n';
+    assert.equal(driftRepairStep(script, "TypeError: RT.compute_loss() got an unexpected keyword argument 'num_items_in_batch'", catalog), undefined);
   });
 });
 

@@ -39,7 +39,7 @@ export function driftRepairStep(script: string, error: string, catalog: DriftCat
   const parsed = parsePython(script);
   if (parsed.problem) return undefined;
   const index = indexScript(parsed);
-  return importRepair(index, error, catalog) ?? keywordRepair(index, error, catalog) ?? enumRepair(index, error) ?? sideEffectRemoval(index, error);
+  return importRepair(index, error, catalog) ?? keywordRepair(index, error, catalog) ?? overrideRepair(index, error, catalog) ?? enumRepair(index, error) ?? sideEffectRemoval(index, error);
 }
 
 function applyEdits(source: string, edits: Edit[]): string {
@@ -139,6 +139,50 @@ function keywordRepair(index: ScriptIndex, error: string, catalog: DriftCatalog)
     return { script: applyEdits(index.source, edits), drift_id: entry.id, change: `${callee}(${keyword}=) ${renamed ? `renamed ${renamed}=` : 'removed'} (${entry.id})` };
   }
   return undefined;
+}
+
+/**
+ * "C.m() got an unexpected keyword argument 'k'" where the script defines m (an override of a library
+ * hook the release now calls with k): the catalog's new form of m's def gives k and its default, which
+ * the script's def gains.
+ */
+function overrideRepair(index: ScriptIndex, error: string, catalog: DriftCatalog): DriftRepairStep | undefined {
+  const m = /(\w+)\.(\w+)\(\) got an unexpected keyword argument '(\w+)'/.exec(error);
+  if (!m || m[2] === '__init__') return undefined;
+  const [, , method, keyword] = m as unknown as [string, string, string, string];
+  const paramText = (f: { from: number }) => {
+    const open = index.source.indexOf('(', f.from);
+    return index.source.slice(open, closingParen(index.source, open) + 1);
+  };
+  // A def that already takes k, or any keyword (**kwargs), is not this drift.
+  const defs = index.functions.filter((f) => f.name === method && !f.params.includes(keyword) && !paramText(f).includes('**'));
+  if (!defs.length) return undefined;
+  for (const entry of catalog.entries.filter((e) => e.api.endsWith(`.${method}(${keyword}=)`))) {
+    const def = new RegExp(`def ${method}\\(([^)]*)\\)`).exec(entry.new);
+    const param = def && new RegExp(`\\b${keyword}\\s*(?::[^=,]+)?=\\s*([^,)]+)`).exec(def[1]!);
+    if (!param) continue;
+    const edits = defs.flatMap((f): Edit[] => {
+      const close = closingParen(index.source, index.source.indexOf('(', f.from));
+      if (close < 0) return [];
+      let before = close - 1;
+      while (/\s/.test(index.source[before]!)) before--;
+      return [{ from: before + 1, to: before + 1, insert: `${index.source[before] === ',' || index.source[before] === '(' ? ' ' : ', '}${keyword}=${param[1]!.trim()}` }];
+    });
+    if (!edits.length) return undefined;
+    return { script: applyEdits(index.source, edits), drift_id: entry.id, change: `def ${method}(...) accepts ${keyword}= (${entry.id})` };
+  }
+  return undefined;
+}
+
+/** The offset of the `)` closing the `(` at `open`, or -1. */
+function closingParen(source: string, open: number): number {
+  if (open < 0) return -1;
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    if (source[i] === '(') depth++;
+    else if (source[i] === ')' && --depth === 0) return i;
+  }
+  return -1;
 }
 
 /** The calls of `callee` passing `keyword`; when none is by that name (an alias, a subclass), the one call passing it. */

@@ -45,6 +45,8 @@ export interface SolveOptions {
   onProgress?: (message: string) => void;
 }
 
+/** The parser rejects the task's own arguments (an option a release removed from its config). */
+const ARGS_DRIFT = /not used by the HfArgumentParser|unrecognized arguments/;
 const errorOf = (trace: string | null | undefined) => lastErrorLine(trace ?? '') || (trace ?? '');
 
 export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> {
@@ -65,7 +67,7 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
       let retry = false;
       for (let i = 0; i < maxSteps && !retry; i++) {
         const step = driftRepairStep(script, error);
-        if (!step) return { taskId: o.taskId, solved: false, steps, runs, reason: `no known repair of: ${error.slice(0, 200)}` };
+        if (!step) return { taskId: o.taskId, solved: false, steps, runs, reason: `${ARGS_DRIFT.test(error) ? 'the drift is in the task\'s arguments (options the release no longer has), which a repair of the script does not change; ' : ''}no known repair of: ${error.slice(0, 200)}` };
         steps.push({ drift_id: step.drift_id, change: step.change });
         o.onProgress?.(`repair step ${i + 1}: ${step.change}`);
         script = step.script;
