@@ -4,9 +4,14 @@
 // sources: ../shared/realworld/scripts (era: the built snapshot nearest the manifest's commit date
 // among those having every import) and the built-in tasks of resources/tasks (era: snapshots.json's
 // corpus_snapshot, else 2024-09; upgraded to every later built snapshot). Real mode only; nothing is installed (only built venvs are used). Prints the count
-// and the list with each task's real error.
+// and the list with each task's real error. Then each task is solved where a repair is known
+// (solveNaturalDrift: the drift catalog's fix through the environment's apply+run+verify, recorded
+// with markNaturalDriftSolved) and the bench prints tasks, distinct drifts, solved, unsolved and the
+// seconds of each task (building + solving).
 //   npm run bench:natural-drift -- [--only 05,21,distilbert] [--source corpus|builtin|both] [--jobs 1]
-//                                  [--timeout 150] [--task-dir DIR] [--json FILE]
+//                                  [--timeout 150] [--task-dir DIR] [--json FILE] [--no-solve]
+//   npm run bench:natural-drift -- --solve-dir DIR[,DIR] [--only ID-PREFIXES] [--no-solve]
+//       (solve the natural-drift tasks of DIRs, no building; --no-solve: only report their recorded state)
 //   npm run bench:natural-drift -- --check-dir DIR   (a NaturalDrift episode on each task of DIR, real mode)
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +29,7 @@ import { ForgeEnvironment } from '../src/env/episode/environment';
 import { NATURAL_DRIFT_PRIMITIVE } from '../src/env/episode/naturalDriftEpisode';
 import { CORPUS_SNAPSHOT } from '../src/env/snapshots/versions';
 import { infoText } from '../src/env/schemas';
+import { driftKey, solveNaturalDrift, type SolveOutcome } from '../src/env/taskmaking/solveNaturalDrift';
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +42,10 @@ const { values } = parseArgs({
     'max-rounds': { type: 'string', default: '5' },
     /** Only start a NaturalDrift episode on each natural-drift task of this folder (no building). */
     'check-dir': { type: 'string' },
+    /** Build only: do not try the known repairs. */
+    'no-solve': { type: 'boolean', default: false },
+    /** Only solve the natural-drift tasks of these folders (comma-separated; no building). */
+    'solve-dir': { type: 'string' },
   },
 });
 const REALWORLD = resolve(__dirname, '..', '..', 'shared', 'realworld');
@@ -118,6 +128,7 @@ async function checkEpisodes(dir: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (values['check-dir']) return checkEpisodes(resolve(values['check-dir']));
+  if (values['solve-dir']) return solveAll(values['solve-dir'].split(',').map((d) => resolve(d)), new Map());
   const taskDir = values['task-dir'] ? resolve(values['task-dir']) : mkdtempSync(join(tmpdir(), 'forgeenv-natural-drift-'));
   const log = values.json ? `${values.json}.partial.jsonl` : undefined;
   const rows: Row[] = [];
@@ -172,7 +183,7 @@ async function main(): Promise<void> {
           }
           const base = `${name.replace(/\.py$/, '')}-drift-${to}`;
           const taskId = uniqueTaskId(`${base}.py`, taskDir, readEntries(taskDir));
-          await writeTask(taskDir, naturalDriftEntry({ ...e, task_id: taskId, verdict: undefined }, at.drift, name), script);
+          await writeTask(taskDir, naturalDriftEntry({ ...e, task_id: taskId, verdict: undefined }, at.drift, name, at.adapted), script);
           emit({ source: j.source, script: name, from: j.from, to, outcome: 'natural-drift', verified: at.drift.verified, error: at.drift.error, taskId, seconds });
         }
       } catch (err) {
@@ -190,6 +201,53 @@ async function main(): Promise<void> {
   for (const r of rows) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
   console.log(`outcomes: ${[...counts].map(([k, v]) => `${k} ${v}`).join(', ')}; tasks in ${taskDir}`);
   if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
+  if (!values['no-solve']) await solveAll([taskDir], new Map(drifts.map((r) => [r.taskId!, r.seconds])));
+}
+
+/**
+ * Each natural-drift task of `dirs`, solved where a repair is known (one real episode per repair run);
+ * prints tasks, distinct drifts, solved and unsolved, and each task's seconds (build + solve). A task
+ * built twice (the same script, era and later snapshot in two folders) counts once.
+ */
+async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Promise<void> {
+  const seen = new Set<string>();
+  const results: Array<{ dir: string; id: string; script: string; from: string; to: string; error: string; out: SolveOutcome; seconds: number }> = [];
+  for (const dir of dirs) {
+    const keys = values['solve-dir'] ? values.only?.split(',').filter(Boolean) : undefined;
+    for (const e of readEntries(dir).filter((x) => x.natural_drift?.verified && (!keys || keys.some((k) => x.task_id.startsWith(k))))) {
+      const d = e.natural_drift!;
+      const script = e.description?.split(' written for ')[0] ?? e.task_id;
+      const key = `${script}|${d.from_snapshot}|${d.to_snapshot}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const t0 = performance.now();
+      const tag = (m: string) => process.stderr.write(`  [${e.task_id.slice(0, 24)}] ${m}\n`);
+      let out: SolveOutcome;
+      if (d.solved) out = { taskId: e.task_id, solved: true, steps: [], runs: 0, reason: `already solved (${d.solved_by ?? 'recorded'})` };
+      else if (values['no-solve']) out = { taskId: e.task_id, solved: false, steps: [], runs: 0, reason: 'not solved (not tried again: --no-solve)' };
+      else {
+        try {
+          out = await solveNaturalDrift({ environment: () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: Number(values.timeout) * 1000 }), taskDir: dir, taskId: e.task_id, onProgress: tag });
+        } catch (err) {
+          out = { taskId: e.task_id, solved: false, steps: [], runs: 0, reason: `crash: ${(err as Error).message.split('\n')[0]}` };
+        }
+      }
+      const seconds = (buildSeconds.get(e.task_id) ?? 0) + (performance.now() - t0) / 1000;
+      results.push({ dir, id: e.task_id, script, from: d.from_snapshot, to: d.to_snapshot, error: d.error, out, seconds });
+      const how = out.solved && !out.steps.length ? `SOLVED earlier: ${repairSummary(d.reference_repair)}` : out.solved ? `SOLVED ${out.steps.map((s) => s.drift_id ?? s.change).join(' + ')}${out.reward !== undefined ? ` reward ${out.reward.toFixed(2)} (${out.check ?? '?'})` : ''}` : `unsolved: ${out.reason}`;
+      console.log(`${e.task_id.padEnd(52)} ${d.from_snapshot} -> ${d.to_snapshot} ${seconds.toFixed(0).padStart(4)}s  ${how}`);
+    }
+  }
+  const solved = results.filter((r) => r.out.solved);
+  console.log(`\nnatural-drift tasks: ${results.length}; distinct drifts: ${new Set(results.map((r) => driftKey(r.error))).size}; solved: ${solved.length}; unsolved: ${results.length - solved.length}`);
+  console.log(`distinct drifts solved: ${new Set(solved.map((r) => driftKey(r.error))).size}; scripts: ${new Set(results.map((r) => r.script)).size}; total seconds ${results.reduce((a, r) => a + r.seconds, 0).toFixed(0)}`);
+  if (values.json) writeFileSync(`${values.json}.solve.json`, JSON.stringify(results, null, 2));
+}
+
+/** The changed lines of a recorded repair, shortened: what solved it. */
+function repairSummary(diff: string | undefined): string {
+  const lines = (diff ?? '').split('\n').filter((l) => /^\+[^+]/.test(l)).map((l) => l.slice(1).trim());
+  return lines.length ? lines.join(' | ').slice(0, 160) : 'reference repair recorded';
 }
 
 void main();

@@ -273,7 +273,7 @@ async function makeTaskUnguarded(
     if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
     if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
     naturalDrift = at.drift;
-    Object.assign(entry, naturalDriftEntry(entry, naturalDrift, basename(scriptPath)));
+    Object.assign(entry, naturalDriftEntry(entry, naturalDrift, basename(scriptPath), at.adapted));
   }
 
   // 6. Save.

@@ -6,7 +6,7 @@ import { getSnapshot } from '../snapshots/registry';
 import type { ExecutionMode } from '../schemas';
 import { INFERENCE_LIBRARIES } from './snapshotInference';
 import type { TaskMetadata } from '../tasks/tasks';
-import type { NaturalDrift } from './provenance';
+import type { Adaptation, NaturalDrift } from './provenance';
 import { diagnose, lastErrorLine } from './rules';
 import type { HubNeeds } from '../hub/needs';
 import type { TaskRuntime } from '../run/runtimeShims';
@@ -38,26 +38,61 @@ export interface NaturalDriftInput {
   hubExtra?: HubNeeds;
 }
 
-export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: NaturalDrift; refusal?: { rule: string; reason: string } }> {
+/** Machine adaptations tried at the later snapshot at most (each one more run). */
+const MAX_MACHINE_ADAPTATIONS = 2;
+
+/** What the later snapshot's runs needed of this machine (the same CPU adaptations make-task makes at the era). */
+export interface MachineAdapted {
+  args: string[];
+  env: Record<string, string>;
+  runtime?: TaskRuntime;
+  adaptations: Adaptation[];
+}
+
+export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: NaturalDrift; refusal?: { rule: string; reason: string }; adapted?: MachineAdapted }> {
   if (getSnapshot(i.to).date <= getSnapshot(i.from).date) return { refusal: { rule: 'natural-drift', reason: `--upgrade-to ${i.to} is not later than the script's snapshot ${i.from}` } };
   i.onProgress?.(`natural drift: running the script unchanged at ${i.to}`);
   const run = makeRunner({ mode: i.mode, snapshot: i.to, timeoutMs: i.timeoutMs, interpreter: i.interpreter, signal: i.signal, onProgress: i.onProgress, hubNeeds: i.hubNeeds });
-  const exec = await run({ script: i.script, args: i.args, files: i.files, env: i.env, hub: i.hubExtra, ...(i.runtime ? { runtime: i.runtime } : {}) });
-  if (exec.exit_code === 0) return { refusal: { rule: 'natural-drift', reason: `the script runs at ${i.to} as well: no natural drift between ${i.from} and ${i.to}` } };
-  if (exec.timed_out || exec.killed) return { refusal: { rule: 'natural-drift', reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of` } };
-  const output = `${exec.stderr}\n${exec.stdout.split('\n').slice(-20).join('\n')}`;
-  const d = diagnose(output, { script: i.script, args: i.args, env: i.env, options: undefined, ...(i.runtime ? { runtime: i.runtime } : {}) });
-  const machine = d && (MACHINE_RULES.has(d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) || (d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed' && !HF_LIBS.some((l) => d.error.includes(`'${l}`))));
-  if (machine) return { refusal: { rule: 'natural-drift', reason: `the script fails at ${i.to} for a reason of this machine, not of the libraries: ${d.error}` } };
-  const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;
-  // Verified only against the real releases: a simulated failure is the stand-ins' opinion.
-  return { drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false } };
+  let args = i.args;
+  let env = i.env;
+  let runtime = i.runtime;
+  const adaptations: Adaptation[] = [];
+  const tried = new Set<string>();
+  for (let round = 1; ; round++) {
+    const exec = await run({ script: i.script, args, files: i.files, env, hub: i.hubExtra, ...(runtime ? { runtime } : {}) });
+    const adapted = adaptations.length ? { args, env, ...(runtime ? { runtime } : {}), adaptations } : undefined;
+    const after = adaptations.length ? ` (after ${adaptations.map((a) => a.change).join('; ')})` : '';
+    if (exec.exit_code === 0) return { refusal: { rule: 'natural-drift', reason: `the script runs at ${i.to} as well${after}: no natural drift between ${i.from} and ${i.to}` } };
+    if (exec.timed_out || exec.killed) return { refusal: { rule: 'natural-drift', reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of` } };
+    const output = `${exec.stderr}\n${exec.stdout.split('\n').slice(-20).join('\n')}`;
+    const d = diagnose(output, { script: i.script, args, env, options: undefined, ...(runtime ? { runtime } : {}) });
+    const machine = d && (MACHINE_RULES.has(d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) || (d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed' && !HF_LIBS.some((l) => d.error.includes(`'${l}`))));
+    if (d && machine) {
+      // A machine reason (a later release turning bf16 on by default, on a CPU) is adapted as make-task
+      // adapts the era's runs, then the script runs again: what it meets next may be the libraries' change.
+      const key = d.outcome.kind === 'adapt' ? `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}` : '';
+      if (d.outcome.kind === 'adapt' && !tried.has(key) && adaptations.length < MAX_MACHINE_ADAPTATIONS) {
+        tried.add(key);
+        adaptations.push({ round, error: d.error.slice(0, 1000), ...d.outcome.adaptation, change: `${d.outcome.adaptation.change} (at ${i.to})` });
+        i.onProgress?.(`natural drift: adapted at ${i.to} (${d.outcome.adaptation.rule}): ${d.outcome.adaptation.change}`);
+        args = d.outcome.args ?? args;
+        env = d.outcome.env ?? env;
+        runtime = d.outcome.runtime ?? runtime;
+        continue;
+      }
+      return { refusal: { rule: 'natural-drift', reason: `the script fails at ${i.to} for a reason of this machine, not of the libraries${after}: ${d.error}` } };
+    }
+    const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;
+    // Verified only against the real releases: a simulated failure is the stand-ins' opinion.
+    return { drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false }, ...(adapted ? { adapted } : {}) };
+  }
 }
 
 /** The task entry of a natural-drift task: the era's entry, run at the later snapshot, the real error its breakage. */
-export function naturalDriftEntry(entry: TaskMetadata, drift: NaturalDrift, scriptName: string): TaskMetadata {
+export function naturalDriftEntry(entry: TaskMetadata, drift: NaturalDrift, scriptName: string, adapted?: MachineAdapted): TaskMetadata {
   return {
     ...entry,
+    ...(adapted ? { args: adapted.args, env: adapted.env, ...(adapted.runtime ? { runtime: adapted.runtime } : {}), adaptations: [...(entry.adaptations ?? []), ...adapted.adaptations] } : {}),
     natural_drift: drift,
     library_versions: { ...getSnapshot(drift.to_snapshot).versions },
     tags: ['make-task', 'natural-drift', `snapshot:${drift.to_snapshot}`, `from-snapshot:${drift.from_snapshot}`],
