@@ -18,7 +18,7 @@ const pad = (s: string, n: number) => s.padEnd(n);
 
 const SCRIPT = readFileSync(join(__dirname, '..', 'resources', 'tasks', 'bert_ner.py'), 'utf8');
 const LINES = SCRIPT.split('\n');
-const FIX = createRepairDiff(SCRIPT, SCRIPT.replace(LINES[20]!, `${LINES[20]}  # fixed`));
+const FIX = createRepairDiff(SCRIPT, SCRIPT.replace(LINES[20], `${LINES[20]}  # fixed`));
 const goldens = (() => {
   const dir = join(__dirname, '..', 'test', 'fixtures', 'diffs');
   return readdirSync(dir)
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const [hunkLine] = FIX.split('\n').filter((l) => l.startsWith('@@'));
   applyPatch(SCRIPT, FIX); // warm-up
   for (const start of [1e5, 1e6, 1e7]) {
-    const attack = FIX.replace(hunkLine!, hunkLine!.replace(/-\d+/, `-${start}`));
+    const attack = FIX.replace(hunkLine, hunkLine.replace(/-\d+/, `-${start}`));
     const s = performance.now();
     applyPatch(SCRIPT, attack);
     console.log(`  claimed line ${start.toExponential(0).padEnd(5)} ${ms(performance.now() - s)}`);

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   console.log(`\nscripts: ${files.length}; distinct model ids: ${allModels.size} (resolved to an architecture: ${resolved}; unknown: ${unknown.join(', ') || 'none'})`);
   console.log(`distinct dataset items: ${hubDatasets.length} hub ids, ${fileDatasets.length} local data files`);
   if (values['no-build']) return;
-  const snapshot = values.snapshot!;
+  const snapshot = values.snapshot;
   const python = resolve(snapshotVenvDir(snapshot), 'bin', 'python');
   if (!existsSync(python)) {
     console.log(`no venv for ${snapshot} at ${python}: build step skipped`);

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     const du = spawnSync('du', ['-sm', join(cache, 'models'), join(cache, 'model-server')], { encoding: 'utf8' });
     for (const line of du.stdout.trim().split('\n')) {
       const [mb, path] = line.split('\t');
-      console.log(`size of ${path!.slice(cache.length + 1)}: ${mb} MB`);
+      console.log(`size of ${path.slice(cache.length + 1)}: ${mb} MB`);
     }
 
     t = Date.now();
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
           const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(log);
           if (m) {
             clearTimeout(timer);
-            res(m[1]!);
+            res(m[1]);
           }
         };
         server.stdout.on('data', on);

@@ -89,14 +89,14 @@ function jobs(): Job[] {
       const inferred = inferSnapshot(readFileSync(path, 'utf8'), { scriptDate: m.commit_date, ids: built.map((s) => s.id) }).id;
       const near = built.filter((s) => later(s.id).length).sort((a, b) => monthsApart(a.date, m.commit_date) - monthsApart(b.date, m.commit_date)).map((s) => s.id);
       const eras = [...new Set([inferred, ...near])].filter((id) => later(id).length);
-      out.push({ source: 'corpus', path, eras, from: eras[0]!, to: later(eras[0]!) });
+      out.push({ source: 'corpus', path, eras, from: eras[0], to: later(eras[0]) });
     }
   }
   if (values.source !== 'corpus') {
     for (const f of readdirSync(tasksDir()).filter((n) => n.endsWith('.py')).sort()) {
       // Built-in tasks are written for the corpus snapshot: each later built snapshot where one fails is a task.
       const eras = [CORPUS_SNAPSHOT, '2024-09'].filter((id) => built.some((s) => s.id === id) && later(id).length);
-      if (wanted(f) && eras.length) out.push({ source: 'builtin', path: join(tasksDir(), f), eras, from: eras[0]!, to: later(eras[0]!) });
+      if (wanted(f) && eras.length) out.push({ source: 'builtin', path: join(tasksDir(), f), eras, from: eras[0], to: later(eras[0]) });
     }
   }
   return out;

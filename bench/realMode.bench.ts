@@ -22,8 +22,8 @@ const { values } = parseArgs({
     'build-venv': { type: 'boolean', default: false },
   },
 });
-const SNAPSHOT = values.snapshot!;
-const TASK = values.task!;
+const SNAPSHOT = values.snapshot;
+const TASK = values.task;
 const VERSIONS = { ...getSnapshot(SNAPSHOT).versions };
 const BREAKAGE = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -66,14 +66,14 @@ export function stepLosses(stdout: string): number[] {
 
 /** First loss above the last one (a run with one or no loss line does not count as decreasing). */
 export function lossesDecrease(losses: number[]): boolean {
-  return losses.length >= 2 && losses[losses.length - 1]! < losses[0]!;
+  return losses.length >= 2 && losses[losses.length - 1] < losses[0];
 }
 
 /** The last exception line of a traceback (`Type: message`), else the last non-empty stderr line. */
 export function lastErrorLine(stderr: string): string {
   const lines = stderr.split('\n').map((l) => l.trimEnd()).filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
-    if (/^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:|$)/.test(lines[i]!)) return lines[i]!;
+    if (/^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:|$)/.test(lines[i])) return lines[i];
   }
   return lines[lines.length - 1] ?? '';
 }
@@ -139,7 +139,7 @@ async function pool<T, R>(items: T[], jobs: number, fn: (x: T) => Promise<R>): P
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      out[i] = await fn(items[i]);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, worker));

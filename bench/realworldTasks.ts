@@ -37,10 +37,10 @@ async function main(): Promise<void> {
   for (const f of readdirSync(SCRIPTS).filter((n) => n.endsWith('.py')).sort()) {
     if (!keys || keys.some((k) => f.startsWith(k))) copyFileSync(join(SCRIPTS, f), join(dir, `t${f}`));
   }
-  const versions = snapshotVersions(values.snapshot as Parameters<typeof snapshotVersions>[0]);
+  const versions = snapshotVersions(values.snapshot);
   const timeoutMs = Number(values.timeout) * 1000;
   const envs = Array.from({ length: Math.max(1, Number(values.jobs)) }, () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs }));
-  const ids = envs[0]!.tasks.all.filter((t) => t.source !== 'builtin').map((t) => t.task_id);
+  const ids = envs[0].tasks.all.filter((t) => t.source !== 'builtin').map((t) => t.task_id);
   const rows: Row[] = [];
   const t0 = performance.now();
   await Promise.all(

@@ -12,7 +12,7 @@ import { simlibsDir } from '../src/env/paths';
 import { applicablePrimitives, applySpec } from '../src/env/primitives/registry';
 
 const REPS = Number(process.env.BENCH_REPS ?? 5);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x: number) => x.toFixed(2).padStart(8);
 
 function bareRun(script: string, versions: Record<string, string>): number {
@@ -59,13 +59,13 @@ print(json.dumps(out))
       count = app.length;
       t0 = performance.now();
       for (const { primitive, candidates } of app) {
-        const r = applySpec(t.script_content, { primitive_type: primitive.name, params: candidates[0]!.params });
+        const r = applySpec(t.script_content, { primitive_type: primitive.name, params: candidates[0].params });
         applySpec(r.script, r.inverse);
       }
       ta.push((performance.now() - t0) / Math.max(1, count));
     }
     const pyKey = Object.keys(pyTimes).find((k) => k.endsWith(`/${t.task_id}.py`));
-    console.log(`${t.task_id.padEnd(24)} ${String(t.script_content.split('\n').length).padStart(5)}  ${String(count).padStart(5)}  ${ms(median(tc))}        ${ms(median(ta))} /prim   ${pyKey ? ms(pyTimes[pyKey]!) : '     n/a'}`);
+    console.log(`${t.task_id.padEnd(24)} ${String(t.script_content.split('\n').length).padStart(5)}  ${String(count).padStart(5)}  ${ms(median(tc))}        ${ms(median(ta))} /prim   ${pyKey ? ms(pyTimes[pyKey]) : '     n/a'}`);
   }
 
   console.log(`\n# 2. episode start (reset + drift + broken run) vs bare python3 broken.py (median of ${REPS}, ms)`);

@@ -24,7 +24,7 @@ const { values } = parseArgs({ options: { episodes: { type: 'string', default: '
 const N = Math.max(1, Number(values.episodes));
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f = (x: number) => x.toFixed(1).padStart(8);
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-bench-sandbox-'));
   try {
     const corpus = new ForgeEnvironment({ parentDir }).tasks.all;
-    const tasks = Array.from({ length: N }, (_, i) => corpus[i % corpus.length]!);
+    const tasks = Array.from({ length: N }, (_, i) => corpus[i % corpus.length]);
     // The versions an episode of the task runs with (ForgeEnvironment.reset).
     const versionsOf = (t: (typeof tasks)[number]) => t.library_versions ?? snapshotVersions();
     console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} (the overhead grows with contention: every process hop waits for a CPU)`);
@@ -53,13 +53,13 @@ async function main(): Promise<void> {
       for (const mode of i % 2 ? [...MODES].reverse() : MODES) {
         const r = await executeScript({ script: t.script_content, mode: 'simulated', libraryVersions: versionsOf(t), parentDir, validate: false, args: t.args, files: t.files, sandbox: { mode } });
         if (r.isolation !== (mode === 'off' ? 'process-group' : 'bubblewrap')) throw new Error(`${mode} ran with ${r.isolation}`);
-        runs[mode]!.push(r.wall_time_ms);
+        runs[mode].push(r.wall_time_ms);
       }
     }
     console.log(`${'isolation'.padEnd(14)}   median     mean`);
-    for (const mode of MODES) console.log(`${mode.padEnd(14)} ${f(median(runs[mode]!))} ${f(mean(runs[mode]!))}`);
-    const perRun = median(runs.bubblewrap!.map((b, i) => b - runs.off![i]!));
-    console.log(`overhead per run (median of the paired differences): ${perRun.toFixed(1)} ms (${((perRun / median(runs.off!)) * 100).toFixed(1)}% of a run)`);
+    for (const mode of MODES) console.log(`${mode.padEnd(14)} ${f(median(runs[mode]))} ${f(mean(runs[mode]))}`);
+    const perRun = median(runs.bubblewrap.map((b, i) => b - runs.off[i]));
+    console.log(`overhead per run (median of the paired differences): ${perRun.toFixed(1)} ms (${((perRun / median(runs.off)) * 100).toFixed(1)}% of a run)`);
 
     console.log(`\n# 2. a whole simulated episode (reset + drift + broken run + oracle repair run), ${N} episodes each way, ms`);
     const episodes: Record<string, number[]> = { off: [], bubblewrap: [] };
@@ -67,17 +67,17 @@ async function main(): Promise<void> {
       for (const mode of i % 2 ? [...MODES].reverse() : MODES) {
         const env = new ForgeEnvironment({ parentDir, sandbox: { mode } });
         const t0 = performance.now();
-        await startHumanEpisode(env, { taskId: tasks[i]!.task_id, seed: i });
+        await startHumanEpisode(env, { taskId: tasks[i].task_id, seed: i });
         await env.evaluateRepair(env.oracleDiff());
-        episodes[mode]!.push(performance.now() - t0);
+        episodes[mode].push(performance.now() - t0);
         await env.dispose();
       }
     }
     console.log(`${'isolation'.padEnd(14)}   median     mean`);
-    for (const mode of MODES) console.log(`${mode.padEnd(14)} ${f(median(episodes[mode]!))} ${f(mean(episodes[mode]!))}`);
-    const perEpisode = median(episodes.bubblewrap!.map((b, i) => b - episodes.off![i]!));
-    console.log(`sandbox share of an episode (median paired difference / median episode without it): ${perEpisode.toFixed(1)} ms = ${((perEpisode / median(episodes.off!)) * 100).toFixed(1)}% (target <= 10%)`);
-    console.log(`an episode runs 2 scripts: 2 x the per-run overhead = ${(2 * perRun).toFixed(1)} ms = ${(((2 * perRun) / median(episodes.off!)) * 100).toFixed(1)}% of the median episode`);
+    for (const mode of MODES) console.log(`${mode.padEnd(14)} ${f(median(episodes[mode]))} ${f(mean(episodes[mode]))}`);
+    const perEpisode = median(episodes.bubblewrap.map((b, i) => b - episodes.off[i]));
+    console.log(`sandbox share of an episode (median paired difference / median episode without it): ${perEpisode.toFixed(1)} ms = ${((perEpisode / median(episodes.off)) * 100).toFixed(1)}% (target <= 10%)`);
+    console.log(`an episode runs 2 scripts: 2 x the per-run overhead = ${(2 * perRun).toFixed(1)} ms = ${(((2 * perRun) / median(episodes.off)) * 100).toFixed(1)}% of the median episode`);
     console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
     console.log('\n# 3. the bare cost of the wrappers (median of 20, ms)');

@@ -37,7 +37,7 @@ const SESSIONS = Number(values.sessions);
 const FLOOD_SESSIONS = Number(values['flood-sessions']);
 /** The flooding repair's output: `/x` repeated, about 1 MiB, just under the default 1 MiB output cap. */
 const FLOOD_CHARS = (1 << 20) - 16 * 1024;
-const TASK = values.task!;
+const TASK = values.task;
 const BREAK = { breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokeniser' } } };
 
 interface Outcome {
@@ -52,7 +52,7 @@ interface Outcome {
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 }
 
 function killedNote(execution: unknown, trace: string | null): string | undefined {
@@ -103,16 +103,16 @@ interface Served {
 
 async function serve(maxSessions: number): Promise<Served> {
   const root = join(__dirname, '..');
-  const child = spawn(process.execPath, [join(root, 'bin', 'forgeenv.js'), 'serve', '--port', '0', '--max-sessions', String(maxSessions), '--max-runs', values['max-runs']!], {
+  const child = spawn(process.execPath, [join(root, 'bin', 'forgeenv.js'), 'serve', '--port', '0', '--max-sessions', String(maxSessions), '--max-runs', values['max-runs']], {
     env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
-    child.stdout!.on('data', (c: Buffer) => {
+    child.stdout.on('data', (c: Buffer) => {
       text += c.toString();
       const m = /on (http:\/\/[^ ]+) /.exec(text);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`forgeenv serve exited (${code})`)));
   });
@@ -244,7 +244,7 @@ async function floodScenario(): Promise<boolean> {
     const ok = r.outcomes.filter((o) => o.ok);
     const bad = r.outcomes.filter((o) => !o.ok);
     fine &&= bad.length === 0;
-    console.log(`${r.name} run: ${ok.length}/${FLOOD_SESSIONS} episodes completed${bad.length ? ` (e.g. ${bad[0]!.lost ?? bad[0]!.crossKilled})` : ''}`);
+    console.log(`${r.name} run: ${ok.length}/${FLOOD_SESSIONS} episodes completed${bad.length ? ` (e.g. ${bad[0].lost ?? bad[0].crossKilled})` : ''}`);
     if (ok.length) row(`  episode latency`, ok.map((o) => o.episodeMs));
     row(`  GET /health`, r.health);
     p95s.push(ok.length ? pct(ok.map((o) => o.episodeMs), 95) : NaN);
@@ -255,7 +255,7 @@ async function floodScenario(): Promise<boolean> {
       ` (output cap hit: ${floods.filter((f) => f.truncated).length}; flooding run p50 ${floodsOk.length ? pct(floodsOk.map((f) => f.runMs ?? NaN), 50).toFixed(0) : 'n/a'} ms)` +
       (floods.length > floodsOk.length ? `; e.g. ${floods.find((f) => !f.ok)?.note}` : ''),
   );
-  const ratio = p95s[1]! / p95s[0]!;
+  const ratio = p95s[1] / p95s[0];
   console.log(`episode p95 ratio       ${ratio.toFixed(2)}x (flood / quiet; target <= 2x)`);
   return fine && floodsOk.length > 0;
 }

@@ -21,7 +21,7 @@ const TASKS = Array.from({ length: 60 }, (_, i) => `task_${String(i).padStart(3,
 // A deterministic PRNG so runs are comparable.
 let state = 12345;
 const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 
 function script(task: string): string {
   const lines = [`# ${task}: fine-tune a classifier`, 'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments', 'from datasets import load_dataset'];
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     if (!reuse) await time(`generate ${N} demonstrations`, async () => {
       const file = join(dir, DATASET_FILES.demonstrations);
       let batch: string[] = [];
-      let recent: DemonstrationRecord[] = [];
+      const recent: DemonstrationRecord[] = [];
       for (let i = 0; i < N; i++) {
         // ~3% are revisions of a recent record (reopened episodes).
         const prev = recent.length && rand() < 0.03 ? recent.splice(Math.floor(rand() * recent.length), 1)[0] : undefined;

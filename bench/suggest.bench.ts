@@ -117,10 +117,13 @@ async function main(): Promise<void> {
       const on = (d: Buffer) => {
         log += d.toString();
         const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(log);
-        if (m) (clearTimeout(timer), res(m[1]!));
+        if (m) {
+          clearTimeout(timer);
+          res(m[1]);
+        }
       };
-      proc.stdout!.on('data', on);
-      proc.stderr!.on('data', on);
+      proc.stdout.on('data', on);
+      proc.stderr.on('data', on);
     });
     const sampling = { temperature: 0.8, max_tokens: Number(values['max-tokens']) };
     const t = Date.now();

@@ -49,7 +49,7 @@ const TASKS = Array.from({ length: 60 }, (_, i) => `task_${String(i).padStart(3,
 
 let state = 12345;
 const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
 function script(task: string): string {
@@ -188,7 +188,7 @@ async function timed<T>(label: string, fn: () => Promise<T>, quiet = false): Pro
 
 /** Best and median of repeated runs, wall and cpu separately. */
 function stats(label: string, runs: Array<{ s: number; cpu: number }>): { s: number; cpu: number } {
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const best = { s: Math.min(...runs.map((r) => r.s)), cpu: Math.min(...runs.map((r) => r.cpu)) };
   const med = { s: mid(runs.map((r) => r.s)), cpu: mid(runs.map((r) => r.cpu)) };
   console.log(`  ${label.padEnd(46)} ${best.s.toFixed(3).padStart(8)} s wall ${best.cpu.toFixed(3).padStart(8)} s cpu (best of ${runs.length}; median ${med.s.toFixed(3)} / ${med.cpu.toFixed(3)})`);

@@ -16,7 +16,7 @@ import type { ExecutionMode } from '../src/env/schemas';
 import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({ options: { real: { type: 'boolean', default: false }, tasks: { type: 'string' } } });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const col = (x: number | string) => (typeof x === 'number' ? `${Math.round(x)}` : x).padStart(9);
 
 async function bench(mode: ExecutionMode, taskIds: string[] | undefined): Promise<void> {

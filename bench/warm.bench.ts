@@ -39,16 +39,16 @@ const { values } = parseArgs({
     'serve-sessions': { type: 'string', default: '8,64' },
   },
 });
-const SNAPSHOT = values.snapshot!;
+const SNAPSHOT = values.snapshot;
 const VERSIONS = { ...getSnapshot(SNAPSHOT).versions };
-const TASK = values.task!;
+const TASK = values.task;
 const BREAKAGE = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-bench-'));
 const table: string[] = [];
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
 }
 const row = (name: string, xs: number[]) => {
   const line = `| ${name.padEnd(34)} | ${String(xs.length).padStart(3)} | ${pct(xs, 50).toFixed(0).padStart(7)} | ${pct(xs, 95).toFixed(0).padStart(7)} | ${pct(xs, 99).toFixed(0).padStart(7)} |`;
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   }
   if (!values['skip-serve']) {
     const s = Number(values['serve-seconds']);
-    for (const sessions of values['serve-sessions']!.split(',').map(Number)) for (const warm of [false, true]) await serveThroughput(sessions, warm, s);
+    for (const sessions of values['serve-sessions'].split(',').map(Number)) for (const warm of [false, true]) await serveThroughput(sessions, warm, s);
   }
   console.log(`\n# warm bench, snapshot ${SNAPSHOT}, task ${TASK}\n${table.join('\n')}`);
   await warmPool.clear();

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { ENV_VERSION, ForgeEnvironment } from '../env/episode/environment';
-import { chatComplete, chatCompletionsUrl, SamplingSchema, type Sampling } from '../env/agent/chatEndpoint';
+import { chatComplete, chatCompletionsUrl, SamplingSchema } from '../env/agent/chatEndpoint';
 import { evaluateModel, exampleIdOf, problemOf, type AgentIdentity, type Answer, type AnswerFn, type Attempt, type ModelEvaluationReport, type Problem } from '../env/agent/modelEvaluation';
 import { ExecutionModeSchema, formatZodError } from '../env/schemas';
 import { snapshotIdOf } from '../env/snapshots/versions';
@@ -229,7 +229,7 @@ function readSetup(v: Record<string, unknown> & { [K in keyof typeof options]?: 
     agent: {
       endpoint: s.endpoint ?? null,
       model: s.model ?? 'imported-answers',
-      sampling: sampling.data as Sampling,
+      sampling: sampling.data,
       source: importFile ? 'answers-file' : 'endpoint',
     },
     imported,

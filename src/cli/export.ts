@@ -88,7 +88,7 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     if (values.format === 'trl-dpo') {
       if (values.status || values.review || values.breakage || values.primitive || values.full) throw new ExportError('trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed');
       dpo = {
-        dir: positionals[0]!,
+        dir: positionals[0],
         out: values.out,
         style: oneOf('style', values.style, PROMPT_STYLES, 'standard'),
         completion: oneOf('completion', values.completion, COMPLETION_FORMS, 'raw'),

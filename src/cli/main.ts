@@ -198,7 +198,7 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
   if (values.repair === 'oracle') repairGenerate = oracleRepairGenerate(env);
   else if (values.repair === 'none') repairGenerate = noopRepairGenerate;
   else {
-    const file = resolve(values.repair!);
+    const file = resolve(values.repair);
     if (!existsSync(file)) throw new UsageError(`--repair: ${file} does not exist (use oracle, none, or a .diff file)`);
     // Refused before reading: the environment would refuse it anyway (forgeenv.maxDiffBytes).
     const size = statSync(file).size;

@@ -73,7 +73,7 @@ export async function runMakeTaskCommand(args: string[], out: (s: string) => voi
     return 2;
   };
   if (parsed.positionals.length !== 1) return usage('give exactly one SCRIPT');
-  const script = resolve(parsed.positionals[0]!);
+  const script = resolve(parsed.positionals[0]);
   if (!existsSync(script)) return usage(`${script} does not exist`);
   const mode = ExecutionModeSchema.safeParse(v.mode);
   if (!mode.success) return usage(`--mode must be real or simulated, not "${v.mode}"`);
@@ -88,7 +88,7 @@ export async function runMakeTaskCommand(args: string[], out: (s: string) => voi
     const result = await makeTask(
       {
         scriptPath: script,
-        taskDir: v['task-dir']!,
+        taskDir: v['task-dir'],
         taskId: v['task-id'],
         snapshot: v.snapshot,
         mode: mode.data,

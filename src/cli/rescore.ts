@@ -69,7 +69,7 @@ function cancelOnSigint(): { signal: AbortSignal; done: () => void } {
 export async function runRescoreCommand(args: string[], out: Out, err: Out): Promise<number> {
   const parsed = parseCommandLine('rescore', RESCORE_USAGE, args, envOptions, out, { oneFolder: true });
   if (!parsed.ok) return parsed.exit;
-  const dir = parsed.positionals[0]!;
+  const dir = parsed.positionals[0];
   if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
     out(`forgeenv rescore: dataset folder ${dir} does not exist`);
     return 1;
@@ -201,7 +201,7 @@ export async function runEvaluateCommand(args: string[], out: Out, err: Out): Pr
         report.error_ids.push(p.instance_id);
         report.details[p.instance_id] = { resolved: false, error: (e as Error).message };
       }
-      err(`[${++n}/${predictions.length}] ${p.instance_id}: ${report.details[p.instance_id]!.resolved ? 'resolved' : 'unresolved'}`);
+      err(`[${++n}/${predictions.length}] ${p.instance_id}: ${report.details[p.instance_id].resolved ? 'resolved' : 'unresolved'}`);
     }
   } finally {
     cancel.done();

@@ -84,17 +84,17 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     err(`forgeenv serve: --warm: unknown snapshot ${unknown.join(', ')}; known: ${snapshotIds().join(', ')}`);
     return 2;
   }
-  const exposed = exposureProblem(values.host!, token?.data);
+  const exposed = exposureProblem(values.host, token?.data);
   if (exposed) {
     err(`forgeenv serve: ${exposed}`);
     return 2;
   }
-  if (!isLoopbackHost(values.host!)) err(`note: serving beyond loopback on ${values.host}; the token travels in clear over http:// and ws://: beyond a trusted network, put TLS in front`);
+  if (!isLoopbackHost(values.host)) err(`note: serving beyond loopback on ${values.host}; the token travels in clear over http:// and ws://: beyond a trusted network, put TLS in front`);
   let server;
   try {
     server = await startServer({
       port: Number(portText),
-      host: values.host!,
+      host: values.host,
       maxSessions: intOption('max-sessions', values['max-sessions']),
       maxRuns: intOption('max-runs', values['max-runs']),
       maxQueuedRuns: intOption('max-queued-runs', values['max-queued-runs']),

@@ -21,7 +21,7 @@ export class NumColumn {
     this.a[this.length++] = v;
   }
   get(i: number): number {
-    return this.a[i]!;
+    return this.a[i];
   }
   set(i: number, v: number): void {
     this.a[i] = v;
@@ -51,15 +51,15 @@ export class StrColumn {
     return this.baseCount + this.extra.length;
   }
   get(i: number): string {
-    return i < this.baseCount ? this.base.slice(this.starts[i]!, this.starts[i + 1]!) : this.extra[i - this.baseCount]!;
+    return i < this.baseCount ? this.base.slice(this.starts[i], this.starts[i + 1]) : this.extra[i - this.baseCount];
   }
   /** Whether positions i and j hold the same string (no substring is made for loaded ones). */
   equals(i: number, j: number): boolean {
     if (i >= this.baseCount || j >= this.baseCount) return this.get(i) === this.get(j);
-    const a = this.starts[i]!;
-    const b = this.starts[j]!;
-    const len = this.starts[i + 1]! - a;
-    if (this.starts[j + 1]! - b !== len) return false;
+    const a = this.starts[i];
+    const b = this.starts[j];
+    const len = this.starts[i + 1] - a;
+    if (this.starts[j + 1] - b !== len) return false;
     for (let k = 0; k < len; k++) if (this.base.charCodeAt(a + k) !== this.base.charCodeAt(b + k)) return false;
     return true;
   }
@@ -70,8 +70,8 @@ export class StrColumn {
     const tail = this.extra.join('');
     const starts = new Int32Array(this.length + 1);
     starts.set(this.starts.subarray(0, this.baseCount + 1));
-    let at = this.starts[this.baseCount]!;
-    for (let k = 0; k < this.extra.length; k++) starts[this.baseCount + k + 1] = at += this.extra[k]!.length;
+    let at = this.starts[this.baseCount];
+    for (let k = 0; k < this.extra.length; k++) starts[this.baseCount + k + 1] = at += this.extra[k].length;
     const head = this.baseBytes ?? Buffer.from(this.base, 'utf8');
     return { bytes: tail ? Buffer.concat([head, Buffer.from(tail, 'utf8')]) : head, starts };
   }
@@ -103,19 +103,19 @@ export function duplicateGroups(keyOf: ArrayLike<number>, strings: StrColumn, po
   let groups = 0;
   let extra = 0;
   for (let j = 0; j < n; j++) {
-    const pos = positions[j]!;
-    const key = keyOf[pos]!;
+    const pos = positions[j];
+    const key = keyOf[pos];
     // key28s are FNV-1a hashes: their low bits are already mixed.
     for (let h = key & mask; ; h = (h + 1) & mask) {
-      const f = slots[h]!;
+      const f = slots[h];
       if (f === -1) {
         slots[h] = j;
         size[j] = 1;
         break;
       }
-      const first = positions[f]!;
+      const first = positions[f];
       if (keyOf[first] === key && strings.equals(pos, first)) {
-        if (++size[f]! === 2) groups++;
+        if (++size[f] === 2) groups++;
         extra++;
         break;
       }
@@ -139,8 +139,8 @@ export function unpackSections<H>(buf: Buffer): { header: H; next: () => Buffer 
   let pos = 4 + hlen;
   let k = 0;
   const next = () => {
-    const b = buf.subarray(pos, pos + header.sizes[k]!);
-    pos += header.sizes[k++]!;
+    const b = buf.subarray(pos, pos + header.sizes[k]);
+    pos += header.sizes[k++];
     return b;
   };
   return { header, next };

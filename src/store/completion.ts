@@ -12,7 +12,7 @@ export function rawCompletion(completion: string): string {
   if (!completion.startsWith('```')) return completion;
   const m = WHOLE_FENCE.exec(completion);
   if (!m || m.index !== 0) return completion;
-  return m[2]!;
+  return m[2];
 }
 
 /** Whether a stored completion is an old fenced one (normalized on read, never rewritten on disk). */

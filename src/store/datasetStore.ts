@@ -119,19 +119,19 @@ export class DatasetStore {
   async appendSkip(s: SkipInput): Promise<SkipRecord> {
     const rec = { kind: 'skip', schema: SKIP_SCHEMA, at: new Date().toISOString(), ...s };
     const [out] = await appendJsonl(this.path(DATASET_FILES.skips), SkipRecordSchema, [rec], 'skip', { datasetDir: this.dir });
-    return out!;
+    return out;
   }
 
   async appendReview(r: ReviewInput): Promise<ReviewRecord> {
     const rec = { kind: 'review', schema: REVIEW_SCHEMA, review_id: randomUUID(), at: new Date().toISOString(), ...r };
     const [out] = await appendJsonl(this.path(DATASET_FILES.reviews), ReviewRecordSchema, [rec], 'review', { datasetDir: this.dir });
-    return out!;
+    return out;
   }
 
   async appendLabel(l: LabelInput): Promise<LabelRecord> {
     const rec = { kind: 'label', schema: LABEL_SCHEMA, label_id: randomUUID(), at: new Date().toISOString(), ...l };
     const [out] = await appendJsonl(this.path(DATASET_FILES.labels), LabelRecordSchema, [rec], 'label', { datasetDir: this.dir });
-    return out!;
+    return out;
   }
 
   timelinePath(episodeId: string): string {

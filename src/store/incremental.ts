@@ -172,10 +172,10 @@ export function scanFirst(keys: ArrayLike<number>, strings: StrColumn, from: num
     else byKey.set(key, [q]);
   });
   for (let pos = from; pos < to; pos++) {
-    const qs = byKey.get(keys[pos]!);
+    const qs = byKey.get(keys[pos]);
     if (!qs) continue;
     const s = strings.get(pos);
-    for (const q of qs) if (out[q] === -1 && wanted[q]![1] === s) out[q] = pos;
+    for (const q of qs) if (out[q] === -1 && wanted[q][1] === s) out[q] = pos;
   }
   return out;
 }
@@ -193,22 +193,22 @@ export function resolveRows(d: ResolvedColumns, latest: LatestReviews, dangling:
   const earlier = scanFirst(d.idKey.values, d.ids, 0, from, fresh);
   const batch = new Map<string, number>();
   for (let i = from; i < n; i++) {
-    let f = earlier[i - from]!;
+    let f = earlier[i - from];
     if (f < 0) {
-      const id = fresh[i - from]![1];
+      const id = fresh[i - from][1];
       f = batch.get(id) ?? i;
       if (f === i) batch.set(id, i);
     }
     d.first.push(f);
     d.superseded.push(0);
     d.verdict.push(-1);
-    if (f === i && dangling.delete(fresh[i - from]![1])) d.superseded.set(i, 1);
+    if (f === i && dangling.delete(fresh[i - from][1])) d.superseded.set(i, 1);
   }
   const targets: Array<[number, string]> = [];
   for (let i = from; i < n; i++) if (d.supersedesKey.get(i) !== -1) targets.push([d.supersedesKey.get(i), d.supersedes.get(i)]);
   scanFirst(d.idKey.values, d.ids, 0, n, targets).forEach((pos, q) => {
     if (pos >= 0) d.superseded.set(pos, 1);
-    else dangling.add(targets[q]![1]);
+    else dangling.add(targets[q][1]);
   });
   const verdictOf = (id: string) => latest.get(id)?.[1] ?? -1;
   if (changedReviews === 'all') {
@@ -217,7 +217,7 @@ export function resolveRows(d: ResolvedColumns, latest: LatestReviews, dangling:
     for (let i = from; i < n; i++) if (d.first.get(i) === i) d.verdict.set(i, verdictOf(d.ids.get(i)));
     const changed = [...changedReviews].map((id) => [key28(id), id] as const);
     scanFirst(d.idKey.values, d.ids, 0, from, changed).forEach((pos, q) => {
-      if (pos >= 0) d.verdict.set(pos, verdictOf(changed[q]![1]));
+      if (pos >= 0) d.verdict.set(pos, verdictOf(changed[q][1]));
     });
   }
 }

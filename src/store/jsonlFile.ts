@@ -60,7 +60,7 @@ export function serializeRecord<S extends z.ZodType>(schema: S, record: unknown,
   const parsed = schema.safeParse(record);
   if (!parsed.success) throw new RecordValidationError(`Refusing to write an invalid ${what}: ${formatZodError(parsed.error)}`, record);
   // JSON.stringify escapes control characters, so the line can never contain a raw newline.
-  return { value: parsed.data as z.infer<S>, line: JSON.stringify(parsed.data) };
+  return { value: parsed.data, line: JSON.stringify(parsed.data) };
 }
 
 // One queue per file path, shared by every writer in this process, so appends never interleave.
@@ -296,7 +296,7 @@ export function parseJsonlLine<S extends z.ZodType>(raw: string, line: number, t
   }
   if (opts.accept?.(json)) return { ok: true, line, value: json as z.infer<S> };
   const parsed = schema.safeParse(json);
-  if (parsed.success) return { ok: true, line, value: parsed.data as z.infer<S> };
+  if (parsed.success) return { ok: true, line, value: parsed.data };
   const foreign = opts.foreign?.(json);
   const what = opts.what ?? 'record';
   return problem('schema', foreign ? `foreign line: ${foreign}, not a ${what}` : `not a valid ${what}: ${clip(formatZodError(parsed.error))}`, file);

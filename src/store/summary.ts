@@ -88,23 +88,23 @@ function select(a: Float64Array, k: number): number {
   let lo = 0;
   let hi = a.length - 1;
   while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1]!;
+    const pivot = a[(lo + hi) >> 1];
     let i = lo;
     let j = hi;
     while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
       if (i <= j) {
-        const t = a[i]!;
+        const t = a[i];
         a[i++] = a[j]!;
         a[j--] = t;
       }
     }
     if (k <= j) hi = j;
     else if (k >= i) lo = i;
-    else return a[k]!;
+    else return a[k];
   }
-  return a[k]!;
+  return a[k];
 }
 
 /** The median without sorting (the summary needs no other order statistic). */
@@ -116,7 +116,7 @@ function median(values: Numbers): number | null {
   if (a.length % 2) return hi;
   // After select, everything left of mid is <= a[mid]: the lower middle is their maximum.
   let lo = -Infinity;
-  for (let i = 0; i < mid; i++) if (a[i]! > lo) lo = a[i]!;
+  for (let i = 0; i < mid; i++) if (a[i] > lo) lo = a[i]!;
   return (lo + hi) / 2;
 }
 
@@ -126,7 +126,7 @@ function distribution(values: Numbers): Distribution {
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
+    const v = values[i];
     sum += v;
     if (v < min) min = v;
     if (v > max) max = v;
@@ -141,7 +141,7 @@ function rewardHistogram(values: Numbers): Bin[] {
   for (const v of values) {
     // The epsilon keeps values like 0.4 (= 0.6/0.2 - 1 in floating point) in their own bin.
     const i = Math.min(n - 1, Math.max(0, Math.floor((v - lo) / REWARD_BIN_WIDTH + 1e-9)));
-    bins[i]!.count++;
+    bins[i].count++;
   }
   return bins;
 }
@@ -151,8 +151,8 @@ function activeHistogram(values: Numbers): Bin[] {
   const bins: Bin[] = edges.map((from, i) => ({ from, to: edges[i + 1] ?? null, count: 0 }));
   for (const v of values) {
     let i = edges.length - 1;
-    while (i > 0 && v < edges[i]!) i--;
-    bins[i]!.count++;
+    while (i > 0 && v < edges[i]) i--;
+    bins[i].count++;
   }
   return bins;
 }
@@ -206,9 +206,9 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
   const st = skips.task.values;
   const sa = skips.annotator.values;
   for (let i = 0; i < sp.length; i++) {
-    prim.skipped[sp[i]!]!++;
-    task.skipped[st[i]!]!++;
-    ann.skipped[sa[i]!]!++;
+    prim.skipped[sp[i]]++;
+    task.skipped[st[i]]++;
+    ann.skipped[sa[i]]++;
   }
   const skipped = sp.length;
 
@@ -220,7 +220,7 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
   const reviews = { approved: 0, rejected: 0, unreviewed: 0, reviews_of_unknown_records: 0 };
   let reviewedRecords = 0;
   for (let i = 0; i < n; i++) {
-    const first = firstLine[i]!;
+    const first = firstLine[i];
     if (first === i && verdictOf[i] !== -1) reviewedRecords++;
     if (isSuperseded[first]) {
       supersededCount++;
@@ -228,21 +228,21 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
     }
     if (first !== i) continue; // the same record written twice counts once
     current[submitted++] = i;
-    const p = prims[i]!;
-    const t = tasks[i]!;
-    const a = anns[i]!;
-    prim.submitted[p]!++;
-    task.submitted[t]!++;
-    ann.submitted[a]!++;
+    const p = prims[i];
+    const t = tasks[i];
+    const a = anns[i];
+    prim.submitted[p]++;
+    task.submitted[t]++;
+    ann.submitted[a]++;
     if (success[i] === 1) {
       nSuccess++;
-      prim.success[p]!++;
-      task.success[t]!++;
-      ann.success[a]!++;
+      prim.success[p]++;
+      task.success[t]++;
+      ann.success[a]++;
     }
-    activeTotal[a]! += actives[i]!;
-    rewardSum[p]! += rewards[i]!;
-    if (addeds[i]! + removeds[i]! === 0) empty++;
+    activeTotal[a] += actives[i];
+    rewardSum[p] += rewards[i];
+    if (addeds[i] + removeds[i] === 0) empty++;
     const verdict = verdictOf[i];
     if (verdict === 1) reviews.approved++;
     else if (verdict === 0) reviews.rejected++;
@@ -251,17 +251,17 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
   const cur = { reward: new Float64Array(submitted), active: new Float64Array(submitted), added: new Float64Array(submitted), removed: new Float64Array(submitted), changed: new Float64Array(submitted) };
   // Active times grouped by primitive (a counting sort: each primitive's run, in file order).
   const start = new Int32Array(S + 1);
-  for (let k = 0; k < S; k++) start[k + 1] = start[k]! + prim.submitted[k]!;
+  for (let k = 0; k < S; k++) start[k + 1] = start[k] + prim.submitted[k];
   const fill = start.slice(0, S);
   const activeByPrim = new Float64Array(submitted);
   for (let k = 0; k < submitted; k++) {
-    const i = current[k]!;
+    const i = current[k];
     cur.reward[k] = rewards[i]!;
     cur.active[k] = actives[i]!;
     cur.added[k] = addeds[i]!;
     cur.removed[k] = removeds[i]!;
-    cur.changed[k] = addeds[i]! + removeds[i]!;
-    activeByPrim[fill[prims[i]!]!++] = actives[i]!;
+    cur.changed[k] = addeds[i] + removeds[i];
+    activeByPrim[fill[prims[i]]++] = actives[i]!;
   }
 
   reviews.reviews_of_unknown_records = latestReviews.size - reviewedRecords;
@@ -271,10 +271,10 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
   /** The groups that occur (a demonstration or a skip), by name. */
   const named = (g: GroupCounters) => {
     const ks: number[] = [];
-    for (let k = 0; k < S; k++) if (g.submitted[k]! + g.skipped[k]! > 0) ks.push(k);
-    return ks.sort((x, y) => (strings[x]! < strings[y]! ? -1 : strings[x]! > strings[y]! ? 1 : 0));
+    for (let k = 0; k < S; k++) if (g.submitted[k] + g.skipped[k] > 0) ks.push(k);
+    return ks.sort((x, y) => (strings[x] < strings[y] ? -1 : strings[x] > strings[y] ? 1 : 0));
   };
-  const counts = (g: GroupCounters, k: number): GroupCounts => ({ submitted: g.submitted[k]!, success: g.success[k]!, failed: g.submitted[k]! - g.success[k]!, skipped: g.skipped[k]! });
+  const counts = (g: GroupCounters, k: number): GroupCounts => ({ submitted: g.submitted[k], success: g.success[k], failed: g.submitted[k] - g.success[k], skipped: g.skipped[k] });
   const sum = (xs: Numbers) => {
     let t = 0;
     for (const x of xs) t += x;
@@ -288,18 +288,18 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
       named(prim).map((k) => {
         const g = counts(prim, k);
         return [
-          strings[k]!,
+          strings[k],
           {
             ...g,
             success_rate: ratio(g.success, g.submitted),
-            active_ms_median: median(activeByPrim.subarray(start[k]!, start[k + 1]!)),
-            reward_mean: g.submitted ? rewardSum[k]! / g.submitted : null,
+            active_ms_median: median(activeByPrim.subarray(start[k], start[k + 1])),
+            reward_mean: g.submitted ? rewardSum[k] / g.submitted : null,
           },
         ];
       }),
     ),
-    by_task: Object.fromEntries(named(task).map((k) => [strings[k]!, counts(task, k)])),
-    by_annotator: Object.fromEntries(named(ann).map((k) => [strings[k]!, { ...counts(ann, k), active_ms_total: activeTotal[k]! }])),
+    by_task: Object.fromEntries(named(task).map((k) => [strings[k], counts(task, k)])),
+    by_annotator: Object.fromEntries(named(ann).map((k) => [strings[k], { ...counts(ann, k), active_ms_total: activeTotal[k] }])),
     reward: { ...distribution(cur.reward), histogram: rewardHistogram(cur.reward) },
     active_ms: { ...distribution(cur.active), total: sum(cur.active), histogram: activeHistogram(cur.active) },
     diff: {
@@ -332,8 +332,8 @@ export function formatDuration(ms: number | null): string {
 }
 
 function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 

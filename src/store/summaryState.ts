@@ -172,15 +172,15 @@ function decodeState(buf: Buffer): SummaryState {
   const tb = next();
   const times = new Float64Array(tb.buffer.slice(tb.byteOffset, tb.byteOffset + tb.length));
   const verdicts = next();
-  const latest: LatestReviews = new Map(reviewIds.map((id, i) => [id, [times[i]!, verdicts[i]!]]));
-  const file = <T>(i: number, data: T): FileState<T> => ({ ...h.files[i]!, data });
+  const latest: LatestReviews = new Map(reviewIds.map((id, i) => [id, [times[i], verdicts[i]]]));
+  const file = <T>(i: number, data: T): FileState<T> => ({ ...h.files[i], data });
   const out: SummaryState = {
     v: h.v,
     dir: h.dir,
     strings: h.strings,
     dangling: h.dangling,
-    demonstrations: file(0, { ids: ids!, supersedes: supersedes!, primitive: primitive!, task: task!, annotator: annotator!, success: success!, reward: reward!, active: active!, added: added!, removed: removed!, recordHash: recordHash!, taskHash: taskHash!, idKey: idKey!, supersedesKey: supersedesKey!, recordHashKey: recordHashKey!, taskHashKey: taskHashKey!, first: first!, superseded: superseded!, verdict: verdict! }),
-    skips: file(1, { primitive: sp!, task: st!, annotator: sa! }),
+    demonstrations: file(0, { ids: ids, supersedes: supersedes, primitive: primitive, task: task, annotator: annotator, success: success, reward: reward, active: active, added: added, removed: removed, recordHash: recordHash, taskHash: taskHash, idKey: idKey, supersedesKey: supersedesKey, recordHashKey: recordHashKey, taskHashKey: taskHashKey, first: first, superseded: superseded, verdict: verdict }),
+    skips: file(1, { primitive: sp, task: st, annotator: sa }),
     reviews: file(2, latest),
   };
   const d = out.demonstrations.data;

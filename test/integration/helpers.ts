@@ -68,7 +68,7 @@ export async function ok<T extends object>(command: string, args?: unknown): Pro
   const r = await vscode.commands.executeCommand<CommandResult<T>>(command, ...(args === undefined ? [] : [args]));
   assert.ok(r, `${command} returned nothing`);
   if (!r.ok) assert.fail(`${command} failed: ${r.reason}: ${r.message}`);
-  return r as Extract<CommandResult<T>, { ok: true }>;
+  return r;
 }
 
 export async function replaceBuffer(uri: vscode.Uri, text: string): Promise<vscode.TextDocument> {

@@ -58,7 +58,7 @@ suite('Lab: drift primitives in the editor', () => {
     } catch {
       /* no fixtures folder yet: the corpus scripts cover the styles */
     }
-    const t = files[0]!;
+    const t = files[0];
     trainer = { ...t, uri: vscode.Uri.file(t.path) };
   });
 
@@ -68,7 +68,7 @@ suite('Lab: drift primitives in the editor', () => {
       const expected = applicablePrimitives(f.text);
       assert.deepEqual(r.items.map((i) => i.primitive), expected.map((e) => e.primitive.name), f.name);
       assert.ok(r.items.length > 0, `${f.name}: something applies`);
-      r.items.forEach((item, i) => assert.ok(item.detail.includes(expected[i]!.primitive.models), `${f.name} ${item.label}: shows the drift it models`));
+      r.items.forEach((item, i) => assert.ok(item.detail.includes(expected[i].primitive.models), `${f.name} ${item.label}: shows the drift it models`));
     }
   });
 
@@ -77,7 +77,7 @@ suite('Lab: drift primitives in the editor', () => {
     for (const f of files) {
       const uri = vscode.Uri.file(f.path);
       for (const { primitive, candidates } of applicablePrimitives(f.text)) {
-        const params = candidates[0]!.params;
+        const params = candidates[0].params;
         const r = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: uri.toString(), primitive: primitive.name, params, quiet: true });
         const expected = applySpec(f.text, { primitive_type: primitive.name, params }).script;
         assert.equal(r.script, expected);
@@ -127,13 +127,13 @@ suite('Lab: drift primitives in the editor', () => {
     const diags = vscode.languages.getDiagnostics(brokenUri);
     assert.equal(diags.length, run.diagnostics);
     assert.ok(diags.length >= 1);
-    const d = diags[0]!;
+    const d = diags[0];
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.match(d.message, new RegExp(String(c.params.new_field)));
     // The diagnostic sits on the failing call, inside the edited statement.
     const brokenLines = session.script.split('\n');
     const line = brokenLines[d.range.start.line] ?? '';
-    const edit = session.edits[0]!;
+    const edit = session.edits[0];
     const editLine = trainer.text.slice(0, edit.from).split('\n').length - 1;
     assert.ok(d.range.start.line <= editLine, `diagnostic line ${d.range.start.line} (${line.trim()}) is at or before the edit on line ${editLine}`);
     assert.ok(/TrainingArguments|evaluation_strategy/.test(brokenLines.slice(d.range.start.line, editLine + 1).join('\n')));
@@ -280,8 +280,8 @@ suite('Lab: drift primitives in the editor', () => {
     assert.match(r.explanation.change, /eval_strategy/);
     const diags = vscode.languages.getDiagnostics(trainer.uri).filter((d) => d.source === 'ForgeEnv snapshot 2023-12');
     assert.equal(diags.length, r.diagnostics);
-    assert.ok(diags[0]!.message.includes(`Real-world change: ${r.explanation.change}`), diags[0]!.message);
-    assert.match(trainer.text.split('\n')[diags[0]!.range.start.line] ?? '', /TrainingArguments|eval_strategy/);
+    assert.ok(diags[0].message.includes(`Real-world change: ${r.explanation.change}`), diags[0].message);
+    assert.match(trainer.text.split('\n')[diags[0].range.start.line] ?? '', /TrainingArguments|eval_strategy/);
     // The latest snapshot is what the corpus is written for: it runs cleanly and clears the problems.
     const latest = await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', { uri: trainer.uri.toString(), snapshot: '2025-03', quiet: true });
     assert.equal(latest.runsCleanly, true, latest.headline);

@@ -26,8 +26,8 @@ suite('Lab in an untrusted workspace', () => {
 
   test('applying and checking the inverse work; running is refused', async () => {
     assert.equal(vscode.workspace.isTrusted, false);
-    const { primitive, candidates } = applicablePrimitives(text)[0]!;
-    const applied = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: uri.toString(), primitive: primitive.name, params: candidates[0]!.params, quiet: true });
+    const { primitive, candidates } = applicablePrimitives(text)[0];
+    const applied = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: uri.toString(), primitive: primitive.name, params: candidates[0].params, quiet: true });
     const inv = await vscode.commands.executeCommand<Result>('forgeenv.lab.checkInverse', { session: applied.session, quiet: true });
     assert.equal(inv.exact, true);
     const run = await vscode.commands.executeCommand<Result>('forgeenv.lab.runBroken', { session: applied.session, quiet: true });

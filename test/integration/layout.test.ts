@@ -43,7 +43,7 @@ suite('Episode layout', () => {
     const opened = await groupSizes();
     assert.equal(opened.orientation, 0);
     assert.equal(opened.sizes.length, 2);
-    assert.ok(opened.sizes[0]! > opened.sizes[1]!, `the script's column is the wider one: ${opened.sizes.join(' / ')}`);
+    assert.ok(opened.sizes[0] > opened.sizes[1], `the script's column is the wider one: ${opened.sizes.join(' / ')}`);
 
     await ok<ScoreResult>('forgeenv.runAndScore');
     const isScore = (i: unknown) => i instanceof vscode.TabInputWebview && i.viewType.includes('forgeenv.score');
@@ -51,7 +51,7 @@ suite('Episode layout', () => {
     assert.equal(groupOf(isScore), vscode.ViewColumn.Two, 'the score view sits beside the script');
     assert.equal(groupOf(isScript), vscode.ViewColumn.One);
     const scored = await groupSizes();
-    assert.ok(scored.sizes[0]! > scored.sizes[1]!, `the script keeps the larger share: ${scored.sizes.join(' / ')}`);
+    assert.ok(scored.sizes[0] > scored.sizes[1], `the script keeps the larger share: ${scored.sizes.join(' / ')}`);
   });
 
   test('Start Repair Episode without arguments: one quick pick through task and breakage, opened at the failing line', async function () {
@@ -72,8 +72,8 @@ suite('Episode layout', () => {
     assert.equal(s.taskId, (await a.episode().queue.current()).inProgress[0]?.task.task_id);
     const editor = vscode.window.activeTextEditor;
     assert.equal(editor?.document.uri.toString(), vscode.Uri.file(s.filePath).toString());
-    const [first] = vscode.languages.getDiagnostics(editor!.document.uri);
-    if (s.broke) assert.equal(editor!.selection.active.line, first?.range.start.line, 'the cursor is on the failing line');
+    const [first] = vscode.languages.getDiagnostics(editor.document.uri);
+    if (s.broke) assert.equal(editor.selection.active.line, first?.range.start.line, 'the cursor is on the failing line');
     await endAnyEpisode();
   });
 });

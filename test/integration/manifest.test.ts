@@ -53,7 +53,7 @@ suite('Extension manifest', () => {
   });
 
   test('Submit Revision without an open revision says what to do instead of running anything', async () => {
-    const r = (await vscode.commands.executeCommand('forgeenv.review.submitRevision')) as { ok: boolean; reason?: string; message?: string };
+    const r = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }>('forgeenv.review.submitRevision');
     assert.equal(r.ok, false);
     assert.equal(r.reason, 'no_episode');
     assert.match(r.message ?? '', /Reopen Demonstration as a New Revision/);

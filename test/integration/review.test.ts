@@ -98,7 +98,7 @@ suite('Review: label, review walk, reopen, summary', () => {
   test('Start Review opens broken ↔ repaired (broken from repair_prompt, repaired = broken + diff)', async () => {
     const r = await ok<{ total: number; index: number; recordId: string }>('forgeenv.review.start', { dataset: dir });
     assert.equal(r.total, 3);
-    assert.equal(r.recordId, recs[0]!.info.record_id, 'starts at the first unreviewed record');
+    assert.equal(r.recordId, recs[0].info.record_id, 'starts at the first unreviewed record');
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
     assert.ok(tab instanceof vscode.TabInputTextDiff);
     const s = await inspect();
@@ -111,7 +111,7 @@ suite('Review: label, review walk, reopen, summary', () => {
 
   test('the view shows the record\'s scores and the actions above the repaired script', async () => {
     const s = await inspect();
-    const r = recs[0]!;
+    const r = recs[0];
     const repaired = await vscode.workspace.openTextDocument(vscode.Uri.parse(s.current!.repairedUri));
     const broken = await vscode.workspace.openTextDocument(vscode.Uri.parse(s.current!.brokenUri));
     assert.deepEqual([broken.languageId, repaired.languageId], ['forgeenv-review', 'forgeenv-review']);
@@ -128,10 +128,10 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.match(repaired.lineAt(changed).text, /eval_strategy=/);
     assert.ok(lenses.length > 0 && lenses.every((l) => l.range.start.line === changed), JSON.stringify(lenses.map((l) => l.range.start.line)));
     const titles = lenses.map((l) => l.command?.title ?? '');
-    assert.ok(titles[0]!.startsWith(`${r.success ? '$(pass-filled) success' : '$(error) failed'} · reward ${r.visible_reward.toFixed(2)}`), titles[0]);
+    assert.ok(titles[0].startsWith(`${r.success ? '$(pass-filled) success' : '$(error) failed'} · reward ${r.visible_reward.toFixed(2)}`), titles[0]);
     assert.ok(Object.keys(r.visible_breakdown).length > 0 && Object.keys(r.held_out_breakdown).length > 0);
-    for (const [k, v] of Object.entries(r.visible_breakdown)) assert.ok(titles[1]!.includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[1]}`);
-    for (const [k, v] of Object.entries(r.held_out_breakdown)) assert.ok(titles[2]!.includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[2]}`);
+    for (const [k, v] of Object.entries(r.visible_breakdown)) assert.ok(titles[1].includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[1]}`);
+    for (const [k, v] of Object.entries(r.held_out_breakdown)) assert.ok(titles[2].includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[2]}`);
     const approve = lenses.find((l) => l.command?.command === 'forgeenv.review.approve');
     assert.equal(approve?.command?.title, '$(check) Approve (Alt+A)');
     assert.ok(lenses.some((l) => l.command?.command === 'forgeenv.review.reject') && lenses.some((l) => l.command?.command === 'forgeenv.review.label'));
@@ -140,18 +140,18 @@ suite('Review: label, review walk, reopen, summary', () => {
 
   test('duplicates (same task and diff) are flagged in the walk', async () => {
     const s0 = await inspect();
-    assert.ok(s0.current!.duplicates.some((d) => d.includes(recs[1]!.info.record_id)), s0.current!.duplicates.join(' | '));
+    assert.ok(s0.current!.duplicates.some((d) => d.includes(recs[1].info.record_id)), s0.current!.duplicates.join(' | '));
     const moved = await ok<{ index: number; recordId: string }>('forgeenv.review.next');
-    assert.equal(moved.recordId, recs[1]!.info.record_id);
+    assert.equal(moved.recordId, recs[1].info.record_id);
     const s1 = await inspect();
-    assert.ok(s1.current!.duplicates.some((d) => /record hash/.test(d) && d.includes(recs[0]!.info.record_id)));
+    assert.ok(s1.current!.duplicates.some((d) => /record hash/.test(d) && d.includes(recs[0].info.record_id)));
     await ok('forgeenv.review.previous');
     assert.equal((await inspect()).index, 0);
   });
 
   test('Approve / Reject append valid review records and advance; a rejection needs a comment', async () => {
     const a = await ok<{ review: { record_id: string } }>('forgeenv.review.approve', { comment: 'minimal, correct' });
-    assert.equal(a.review.record_id, recs[0]!.info.record_id);
+    assert.equal(a.review.record_id, recs[0].info.record_id);
     assert.equal((await inspect()).index, 1);
     const empty = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('forgeenv.review.reject', { comment: '   ' });
     assert.equal(empty.ok, false);
@@ -159,8 +159,8 @@ suite('Review: label, review walk, reopen, summary', () => {
     await ok('forgeenv.review.reject', { comment: 'duplicate of an approved repair' });
     const lines = readJsonl(join(dir, 'reviews.jsonl')).map((l) => ReviewRecordSchema.parse(l));
     assert.deepEqual(lines.map((l) => [l.record_id, l.verdict]), [
-      [recs[0]!.info.record_id, 'approve'],
-      [recs[1]!.info.record_id, 'reject'],
+      [recs[0].info.record_id, 'approve'],
+      [recs[1].info.record_id, 'reject'],
     ]);
     assert.ok(lines.every((l) => l.reviewer.length > 0 && !Number.isNaN(Date.parse(l.at))));
     // The demonstrations file is never edited by a review.
@@ -176,15 +176,15 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(bad.ok, false);
     const labels = readJsonl(join(dir, 'labels.jsonl')).map((x) => LabelRecordSchema.parse(x));
     assert.equal(labels.length, 2);
-    assert.equal(labels[0]!.difficulty, 2);
-    assert.deepEqual(labels[1]!.target, { type: 'task', task_id: TASK });
+    assert.equal(labels[0].difficulty, 2);
+    assert.deepEqual(labels[1].target, { type: 'task', task_id: TASK });
   });
 
   test('Reopen writes a new revision that supersedes the old record; the old line stays', async function () {
     this.timeout(120_000);
     // Resubmitting the same repair is refused with a message, and the revision stays open until discarded.
     const same = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }>('forgeenv.review.reopen', {
-      recordId: recs[0]!.info.record_id,
+      recordId: recs[0].info.record_id,
       dataset: dir,
       script: first.start.originalScript,
       submit: true,
@@ -195,7 +195,7 @@ suite('Review: label, review walk, reopen, summary', () => {
     await ok('forgeenv.review.discardRevision');
     assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3, 'nothing was written');
     // Discard closes the revision's editor, unsaved edits and all (no "Save changes?" dialog), and says what happened.
-    const opened = await ok<{ file: string }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir });
+    const opened = await ok<{ file: string }>('forgeenv.review.reopen', { recordId: recs[0].info.record_id, dataset: dir });
     const file = vscode.Uri.file(opened.file);
     assert.equal(tabsOf(file).length, 1, 'the revision opens in an editor');
     await replaceBuffer(file, '# scratch that will be discarded\n');
@@ -205,7 +205,7 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(vscode.workspace.textDocuments.find((d) => sameUri(file)(d.uri))?.isDirty ?? false, false);
     assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3, 'nothing was written');
     // Edit in the editor, submit: the stored revision is the edited file and its editor closes.
-    const again = await ok<{ file: string }>('forgeenv.review.reopen', { recordId: recs[0]!.info.record_id, dataset: dir });
+    const again = await ok<{ file: string }>('forgeenv.review.reopen', { recordId: recs[0].info.record_id, dataset: dir });
     assert.equal(again.file, opened.file);
     const revised = first.start.originalScript + '# checked by hand\n';
     await replaceBuffer(file, revised);
@@ -213,19 +213,19 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.deepEqual(tabsOf(file), [], 'no editor left on the submitted revision');
     const r = { stored };
     assert.equal(r.stored.revision, 2);
-    assert.equal(r.stored.supersedes, recs[0]!.info.record_id);
+    assert.equal(r.stored.supersedes, recs[0].info.record_id);
     const all = readJsonl(join(dir, 'demonstrations.jsonl')).map((x) => DemonstrationRecordSchema.parse(x));
     assert.equal(all.length, 4);
     assert.deepEqual(all[0], DemonstrationRecordSchema.parse(JSON.parse(JSON.stringify(recs[0]))), 'the old line is unchanged');
-    const last = all[3]!;
+    const last = all[3];
     assert.equal(last.info.record_id, r.stored.recordId);
-    assert.equal(last.info.task_hash, recs[0]!.info.task_hash);
+    assert.equal(last.info.task_hash, recs[0].info.task_hash);
     assert.equal(last.success, true);
-    assert.equal(last.info.timeline_file, `timelines/${recs[0]!.info.episode_id}.r2.jsonl`, 'the revision has its own timeline');
+    assert.equal(last.info.timeline_file, `timelines/${recs[0].info.episode_id}.r2.jsonl`, 'the revision has its own timeline');
     const events = readJsonl(join(dir, last.info.timeline_file)) as Array<{ kind: string; event?: string }>;
     assert.ok(events.some((e) => e.kind === 'run') && events.some((e) => e.event === 'submit'), JSON.stringify(events));
     const snap = await new DatasetStore(dir).readAll();
-    assert.ok(!snap.demonstrations.current.some((x) => x.info.record_id === recs[0]!.info.record_id));
+    assert.ok(!snap.demonstrations.current.some((x) => x.info.record_id === recs[0].info.record_id));
     assert.ok(snap.demonstrations.current.some((x) => x.info.record_id === r.stored.recordId));
   });
 

@@ -37,7 +37,7 @@ describe('checkPrimitives', () => {
     const statuses = new Map(report.scripts.map((x) => [x.script, x]));
     assert.equal(statuses.get('broken_syntax.py')!.original_runs, false);
     assert.match(statuses.get('needs_missing_module.py')!.reason ?? '', /not_a_simulated_library/);
-    assert.match(renderCheckTable(results, summary, report.scripts), /^original scripts:\n  broken_syntax\.py: fails/);
+    assert.match(renderCheckTable(results, summary, report.scripts), /^original scripts:\n {2}broken_syntax\.py: fails/);
     assert.equal(summary.verified, results.filter((r) => r.verified).length);
   });
 
@@ -77,13 +77,13 @@ describe('checkPrimitives', () => {
       '',
     ].join('\n');
     const without = await checkPrimitives([{ name: 'needs_inputs.py', script }], { mode: 'simulated', timeoutMs: 20_000, primitives: ['PassArgumentPositionally'] });
-    assert.equal(without.results[0]!.original_runs, false, 'without its inputs the original fails');
+    assert.equal(without.results[0].original_runs, false, 'without its inputs the original fails');
     const { results, summary } = await checkPrimitives([{ name: 'needs_inputs.py', script, args: ['1'], files: { 'cfg.json': '{"p": 1}' } }], {
       mode: 'simulated',
       timeoutMs: 20_000,
       primitives: ['PassArgumentPositionally'],
     });
-    const r = results[0]!;
+    const r = results[0];
     assert.equal(r.original_runs, true, r.error);
     assert.deepEqual([r.applied, r.broke, r.names_changed_api, r.restored, r.passes_after_repair, r.verified], [true, true, true, true, true, true], JSON.stringify(r));
     assert.match(r.broken_error ?? '', /TypeError: .*compute\(\) takes 1 positional argument/);
@@ -95,9 +95,9 @@ describe('checkPrimitives', () => {
     const script = 'import os\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\nprint(os.environ["SM_CHANNEL_TRAIN"])\n';
     const opts = { mode: 'simulated' as const, timeoutMs: 20_000, primitives: ['RenameApiCall'] };
     const without = await checkPrimitives([{ name: 'env.py', script }], opts);
-    assert.equal(without.results[0]!.original_runs, false);
+    assert.equal(without.results[0].original_runs, false);
     const withEnv = await checkPrimitives([{ name: 'env.py', script, env: { SM_CHANNEL_TRAIN: 'train' } }], opts);
-    assert.equal(withEnv.results[0]!.original_runs, true, withEnv.results[0]!.error);
+    assert.equal(withEnv.results[0].original_runs, true, withEnv.results[0].error);
   });
 
   test('the real-world scripts with their manifest (no run): rows for every script, no internal error', { skip: existsSync(REAL_DIR) && existsSync(REAL_MANIFEST) ? false : 'real-world corpus or manifest absent' }, async () => {
@@ -133,15 +133,15 @@ describe('checkPrimitives', () => {
       writeFileSync(manifest, JSON.stringify([{ file: 'scripts/a.py', snapshot: '2023-12', args: ['--x', '1'], files: { 'c.yaml': 'a: 1\n' } }]));
       const scripts = scriptsWithManifest(dir, manifest);
       assert.deepEqual(scripts.map((s) => s.name), ['a.py', 'b.py']);
-      assert.deepEqual(scripts[0]!.args, ['--x', '1']);
-      assert.deepEqual(scripts[0]!.files, { 'c.yaml': 'a: 1\n' });
-      assert.equal(scripts[0]!.versions?.transformers, getSnapshot('2023-12').versions.transformers);
-      assert.match(scripts[0]!.versions?.transformers ?? '', /^4\.36\./);
-      assert.equal(scripts[1]!.versions, undefined);
+      assert.deepEqual(scripts[0].args, ['--x', '1']);
+      assert.deepEqual(scripts[0].files, { 'c.yaml': 'a: 1\n' });
+      assert.equal(scripts[0].versions?.transformers, getSnapshot('2023-12').versions.transformers);
+      assert.match(scripts[0].versions?.transformers ?? '', /^4\.36\./);
+      assert.equal(scripts[1].versions, undefined);
       writeFileSync(manifest, JSON.stringify([{ file: 'a.py', args: 'not a list' }]));
       assert.throws(() => scriptsWithManifest(dir, manifest), /args/);
       writeFileSync(manifest, JSON.stringify([{ file: 'a.py', env: { SM_CHANNEL_TRAIN: 'train' } }]));
-      assert.deepEqual(scriptsWithManifest(dir, manifest)[0]!.env, { SM_CHANNEL_TRAIN: 'train' });
+      assert.deepEqual(scriptsWithManifest(dir, manifest)[0].env, { SM_CHANNEL_TRAIN: 'train' });
       writeFileSync(manifest, JSON.stringify([{ file: 'a.py', env: { 'BAD NAME': 'x' } }]));
       assert.throws(() => scriptsWithManifest(dir, manifest), /env/);
     } finally {

@@ -14,7 +14,7 @@ function column(values: string[]): StrColumn {
 /** The same answer computed the plain way, with a map of strings. */
 function reference(values: string[], positions: number[]): { groups: number; extra: number } {
   const sizes = new Map<string, number>();
-  for (const p of positions) sizes.set(values[p]!, (sizes.get(values[p]!) ?? 0) + 1);
+  for (const p of positions) sizes.set(values[p], (sizes.get(values[p]) ?? 0) + 1);
   let groups = 0;
   let extra = 0;
   for (const s of sizes.values()) {

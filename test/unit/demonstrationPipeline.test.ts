@@ -75,7 +75,7 @@ describe('completions are stored raw', () => {
     writeFileSync(join(dir, 'demonstrations.jsonl'), line + '\n');
     const snap = await new DatasetStore(dir).readAll();
     assert.equal(snap.problems.length, 0, JSON.stringify(snap.problems));
-    assert.equal(snap.demonstrations.all[0]!.repair_completion, DIFF);
+    assert.equal(snap.demonstrations.all[0].repair_completion, DIFF);
     assert.equal(readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8'), line + '\n');
   });
 });
@@ -139,7 +139,7 @@ describe('storeEpisode / saveEpisodeAs', () => {
     await assert.rejects(saveEpisodeAs(file, { kind: 'demonstration', record: { ...rec, success: 'yes' }, timeline: [] }), RecordValidationError);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     assert.equal(lines.length, 1);
-    assert.equal(JSON.parse(lines[0]!).info.record_id, rec.info.record_id);
+    assert.equal(JSON.parse(lines[0]).info.record_id, rec.info.record_id);
     assert.equal(readFileSync(join(dir, 'out', 'demonstration-ep.timeline.jsonl'), 'utf8').trim().split('\n').length, 2);
   });
 });

@@ -28,16 +28,16 @@ interface FinalStage {
 function finalStage(text: string): FinalStage {
   const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const start = lines.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0).at(-1)!;
-  const stage: FinalStage = { from: lines[start]!.split(/\s+/)[1]!, copies: [], env: {}, expose: [], cmd: [], apt: [] };
+  const stage: FinalStage = { from: lines[start].split(/\s+/)[1], copies: [], env: {}, expose: [], cmd: [], apt: [] };
   for (const l of lines.slice(start + 1)) {
     const [op, ...rest] = l.split(/\s+/);
     if (op === 'COPY' && rest[0] === '--from=build') stage.copies.push({ sources: rest.slice(1, -1), dest: rest.at(-1)! });
     else if (op === 'ENV') {
       const m = /^(\w+)[= ](.*)$/.exec(rest.join(' '));
-      if (m) stage.env[m[1]!] = m[2]!;
+      if (m) stage.env[m[1]] = m[2]!;
     } else if (op === 'EXPOSE') stage.expose.push(...rest);
     else if (op === 'CMD') stage.cmd = JSON.parse(rest.join(' ')) as string[];
-    else if (op === 'RUN' && /apt-get install/.test(l)) stage.apt.push(...l.replace(/.*apt-get install/, '').split('&&')[0]!.split(/\s+/).filter((w) => w && !w.startsWith('-')));
+    else if (op === 'RUN' && /apt-get install/.test(l)) stage.apt.push(...l.replace(/.*apt-get install/, '').split('&&')[0].split(/\s+/).filter((w) => w && !w.startsWith('-')));
   }
   return stage;
 }
@@ -83,7 +83,7 @@ describe('the Docker image, started from its runtime layout', () => {
     port = await freePort();
     // The container's environment: its ENV lines, the token a deployer sets, and PORT as a platform sets it.
     const env = { PATH: process.env.PATH ?? '', HOME: scratch, ...stage.env, FORGEENV_TOKEN: TOKEN, PORT: String(port), FORGEENV_CACHE_DIR: join(scratch, 'cache') };
-    child = spawn(stage.cmd[0]!, stage.cmd.slice(1), { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(stage.cmd[0], stage.cmd.slice(1), { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout!.on('data', (d: Buffer) => (stderr += d.toString()));
     for (let i = 0; i < 400; i++) {

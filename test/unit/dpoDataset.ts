@@ -26,7 +26,7 @@ async function brokenScriptOf(env: ForgeEnvironment, r: DemonstrationRecord): Pr
 
 function attempt(r: DemonstrationRecord, diff: string, success: boolean, info: Record<string, unknown> = {}): DemonstrationRecord {
   const { verification: _v, ...rest } = r.info;
-  return { ...r, repair_completion: diff, success, visible_reward: success ? r.visible_reward : 0, info: { ...rest, ...(success ? { verification: r.info.verification } : {}), record_id: randomUUID(), record_hash: recordHash(r.info.task_hash, diff), ...info } } as DemonstrationRecord;
+  return { ...r, repair_completion: diff, success, visible_reward: success ? r.visible_reward : 0, info: { ...rest, ...(success ? { verification: r.info.verification } : {}), record_id: randomUUID(), record_hash: recordHash(r.info.task_hash, diff), ...info } };
 }
 
 /** Episodes of these (task, seed) are the dataset's passing repairs. */

@@ -20,7 +20,7 @@ describe('drift table', () => {
     for (const d of DRIFT_TABLE) {
       const p = getPrimitive(d.primitive);
       assert.equal(p?.kind, 'breakage', d.id);
-      assert.ok(p!.paramsSchema.safeParse(d.params).success, `${d.id} params`);
+      assert.ok(p.paramsSchema.safeParse(d.params).success, `${d.id} params`);
       assert.ok(d.library && d.changedIn && d.description, d.id);
     }
     for (const name of BREAKAGE) assert.ok(driftEntriesFor(name).length > 0, `${name} models at least one real drift`);
@@ -185,7 +185,7 @@ describe('Teacher', () => {
     const t = new Teacher(5);
     const first = Array.from({ length: breaking.length }, () => t.targetCategory(script));
     assert.deepEqual([...first].sort(), [...breaking].sort());
-    assert.equal(t.counts.get(first[0]!), 1);
+    assert.equal(t.counts.get(first[0]), 1);
   });
 
   test('names the default category when nothing applies', () => {
@@ -230,7 +230,7 @@ describe('Teacher', () => {
       const t = new Teacher(1, new JsonFileTeacherStore(file, (m) => problems.push(m)));
       assert.equal(t.counts.size, 0);
       assert.equal(problems.length, 1);
-      assert.match(problems[0]!, /not a Teacher history/);
+      assert.match(problems[0], /not a Teacher history/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

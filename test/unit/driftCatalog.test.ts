@@ -123,7 +123,7 @@ describe('real-mode validity', () => {
     const broken = raised('ImportError', 'pyarrow requires NumPy 2.0 or newer, found 1.26.4');
     const r = realValidity(entry(), { 'before.old': broken, 'before.new': { ...broken, form: 'new' }, 'after.old': err, 'after.new': outcome() });
     assert.equal(r.validity, 'unchecked');
-    assert.match(r.problems[0]!, /^environment: both forms fail before/);
+    assert.match(r.problems[0], /^environment: both forms fail before/);
     // a new form that merely does not exist yet fails differently: still a checkable entry
     const r2 = realValidity(entry(), { 'before.old': broken, 'before.new': raised('TypeError', 'x', { form: 'new' }), 'after.old': err, 'after.new': outcome() });
     assert.equal(r2.validity, 'invalid');
@@ -187,10 +187,10 @@ describe('summaries', () => {
     assert.deepEqual([s.overall.entries, s.overall.valid, s.overall.invalid], [4, 3, 1]);
     assert.deepEqual([s.overall.runs_agree, s.overall.runs_compared], [4, 6]);
     assert.deepEqual([s.overall.entries_agree, s.overall.entries_compared], [1, 3]);
-    assert.deepEqual([s.by_library.trl!.runs_agree, s.by_library.trl!.runs_compared], [3, 4]);
+    assert.deepEqual([s.by_library.trl.runs_agree, s.by_library.trl.runs_compared], [3, 4]);
     assert.equal(s.disagreements.length, 2);
-    assert.equal(s.patterns[0]!.pattern, 'exc_type: real raised TypeError / sim raised ModuleNotFoundError');
-    assert.equal(s.patterns[0]!.count, 2);
+    assert.equal(s.patterns[0].pattern, 'exc_type: real raised TypeError / sim raised ModuleNotFoundError');
+    assert.equal(s.patterns[0].count, 2);
   });
 });
 
@@ -231,9 +231,9 @@ describe('runFidelity with a stand-in runner', () => {
       };
       const opts = { catalogPath, runner, snapshotList: SNAPS, venvReady: () => true, venvPython: (id: string) => `${id}/bin/python`, cacheDir: join(dir, 'cache') };
       const r1 = await runFidelity(opts);
-      assert.equal(r1.entries[0]!.validity, 'valid');
+      assert.equal(r1.entries[0].validity, 'valid');
       assert.deepEqual([r1.overall.runs_agree, r1.overall.runs_compared], [3, 4]);
-      assert.equal(r1.disagreements[0]!.slot, 'after.old');
+      assert.equal(r1.disagreements[0].slot, 'after.old');
       assert.deepEqual(calls.sort(), ['real:2024-09', 'real:2025-03', 'sim:2024-09', 'sim:2025-03']);
       calls.length = 0;
       const r2 = await runFidelity(opts);
@@ -283,22 +283,22 @@ describe('runFidelity once a venv is deleted', () => {
       const catalogPath = join(dir, 'catalog.json');
       writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry()] }));
       const runner: ProbeRunner = async (req) => {
-        const snapshot = req.python.split('/')[0]!;
+        const snapshot = req.python.split('/')[0];
         const results = req.ids.flatMap((id) => [snapshot === '2025-03' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }), outcome({ id, form: 'new' })]);
         // The probe runner reports what is installed; torch carries a local label the pins do not.
-        const versions = { transformers: SNAPS.find((x) => x.id === snapshot)!.versions.transformers!, torch: '2.6.0+cu124' };
+        const versions = { transformers: SNAPS.find((x) => x.id === snapshot)!.versions.transformers, torch: '2.6.0+cu124' };
         return { format: 1, python: '3.11', versions, results };
       };
       const base = { catalogPath, runner, sim: false, venvPython: (id: string) => `${id}/bin/python`, cacheDir: join(dir, 'cache') };
       await runFidelity({ ...base, snapshotList: SNAPS, venvReady: () => true });
       const gone = await runFidelity({ ...base, snapshotList: SNAPS, venvReady: () => false, runner: async () => assert.fail('no venv: nothing may run') });
       assert.deepEqual(gone.real_snapshots.map((s) => s.state), ['cached', 'cached']);
-      assert.equal(gone.entries[0]!.validity, 'valid');
+      assert.equal(gone.entries[0].validity, 'valid');
       // The snapshot's pins changed since: its old outcomes say nothing about the new releases.
       const repinned = SNAPS.map((x) => (x.id === '2025-03' ? { ...x, versions: { transformers: '4.50.3' } } : x));
       const stale = await runFidelity({ ...base, snapshotList: repinned, venvReady: () => false });
       assert.deepEqual(stale.real_snapshots.map((s) => `${s.id}:${s.state}`), ['2024-09:cached', '2025-03:no-venv']);
-      assert.equal(stale.entries[0]!.validity, 'unchecked');
+      assert.equal(stale.entries[0].validity, 'unchecked');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -64,8 +64,8 @@ describe('drift repair: keywords', () => {
     assert.equal(r?.script, 'tokenizer = load()\nt = BarTrainer(model=m, processing_class=tokenizer)\nother(tokenizer=tokenizer)\n');
   });
   test('a probe-only entry gives the one identifier its new form adds', () => {
-    assert.equal(newKeyword(catalog.entries[4]!, 'tokenizer'), 'processing_class');
-    assert.equal(newKeyword(catalog.entries[3]!, 'tokenizer'), 'processing_class');
+    assert.equal(newKeyword(catalog.entries[4], 'tokenizer'), 'processing_class');
+    assert.equal(newKeyword(catalog.entries[3], 'tokenizer'), 'processing_class');
   });
   test('a removed keyword is dropped with its comma', () => {
     const script = 'x = Foo(a=1, bar=2, c=3)\ny = Foo(a=1, bar=2)\n';

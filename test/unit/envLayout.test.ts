@@ -24,7 +24,7 @@ describe('environment layout', () => {
   test('every room of src/env is in docs/architecture.md, and every room named there exists', () => {
     const rooms = readdirSync(envDir).filter((n) => statSync(join(envDir, n)).isDirectory());
     const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
-    const documented = [...doc.matchAll(/^\| `([a-z]+)\/` \|/gm)].map((m) => m[1]!);
+    const documented = [...doc.matchAll(/^\| `([a-z]+)\/` \|/gm)].map((m) => m[1]);
     assert.deepEqual([...rooms].sort(), [...documented].sort());
   });
 

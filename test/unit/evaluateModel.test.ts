@@ -104,7 +104,7 @@ describe('evaluate-model against a scripted local endpoint (the environment real
           res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
         };
         // The prompt the model sees is the environment's own repair prompt.
-        assert.match(messages[1]!.content, /Broken script \(train\.py\):/);
+        assert.match(messages[1].content, /Broken script \(train\.py\):/);
         if (model === 'oracle') return reply('Here is the fix.\n```diff\n' + oracle + '```\n');
         if (model === 'useless') return reply('```diff\n--- a/train.py\n+++ b/train.py\n@@ -1,1 +1,2 @@\n+# looked at it\n' + firstLine() + '```\n');
         if (model === 'garbage') return reply('I am not sure. Maybe reinstall your libraries?');
@@ -146,15 +146,15 @@ describe('evaluate-model against a scripted local endpoint (the environment real
     try {
       const report = await evaluateModel(env, { problems: [{ task_id: TASK, seed: SEED }], n: 1, k: 1, agent: agent('oracle'), answer: answerVia('oracle'), onAttempt: (a) => void seen.push(a.agent) });
       assert.equal(report.attempts, 1);
-      assert.equal(report.problems[0]!.held_out_passes, 1, JSON.stringify(report.problems[0]));
+      assert.equal(report.problems[0].held_out_passes, 1, JSON.stringify(report.problems[0]));
       assert.equal(report.overall.held_out['pass@1'], 1);
       assert.equal(report.overall.visible['pass@1'], 1);
       assert.equal(report.requests.total, 1);
-      assert.equal(seen[0]!.model, 'oracle');
-      assert.equal(seen[0]!.endpoint, base);
-      assert.deepEqual(seen[0]!.sampling, { temperature: 0.2, max_tokens: 256, seed: 5 });
-      assert.ok(report.by_primitive[report.problems[0]!.primitive_type!]);
-      assert.ok(report.by_snapshot[report.problems[0]!.snapshot!]);
+      assert.equal(seen[0].model, 'oracle');
+      assert.equal(seen[0].endpoint, base);
+      assert.deepEqual(seen[0].sampling, { temperature: 0.2, max_tokens: 256, seed: 5 });
+      assert.ok(report.by_primitive[report.problems[0].primitive_type!]);
+      assert.ok(report.by_snapshot[report.problems[0].snapshot!]);
     } finally {
       await env.dispose();
     }
@@ -194,7 +194,7 @@ describe('evaluate-model against a scripted local endpoint (the environment real
     try {
       const garbage = await evaluateModel(env, { problems: [{ task_id: TASK, seed: SEED }], n: 1, k: 1, agent: agent('garbage'), answer: answerVia('garbage') });
       assert.equal(garbage.unparseable, 1);
-      assert.match(Object.keys(garbage.unparseable_reasons)[0]!, /no unified diff and no fenced script/);
+      assert.match(Object.keys(garbage.unparseable_reasons)[0], /no unified diff and no fenced script/);
       assert.equal(garbage.overall.held_out['pass@1'], 0);
 
       const errors: string[] = [];
@@ -203,7 +203,7 @@ describe('evaluate-model against a scripted local endpoint (the environment real
       assert.deepEqual(hang.requests.total, 2);
       assert.equal(hang.requests.retries, 1);
       assert.equal(hang.requests.timeouts, 2);
-      assert.match(errors[0]!, /did not answer within/);
+      assert.match(errors[0], /did not answer within/);
       assert.equal(hang.overall.held_out['pass@1'], 0);
     } finally {
       await env.dispose();
@@ -231,12 +231,12 @@ describe('evaluate-model against a scripted local endpoint (the environment real
     assert.equal(report.overall.held_out['pass@1'], 1);
     const records = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success: boolean; repair_completion: string; info: Record<string, any> });
     assert.equal(records.length, 1);
-    assert.equal(records[0]!.info.agent.model, 'oracle');
-    assert.equal(records[0]!.info.agent.source, 'endpoint');
-    assert.equal(records[0]!.info.annotator_id, 'model:oracle');
-    assert.equal(records[0]!.success, true);
-    assert.equal(records[0]!.repair_completion, oracle);
-    assert.equal(records[0]!.info.agent.completion, 'Here is the fix.\n```diff\n' + oracle + '```\n', 'the raw completion is kept beside the scored diff');
+    assert.equal(records[0].info.agent.model, 'oracle');
+    assert.equal(records[0].info.agent.source, 'endpoint');
+    assert.equal(records[0].info.annotator_id, 'model:oracle');
+    assert.equal(records[0].success, true);
+    assert.equal(records[0].repair_completion, oracle);
+    assert.equal(records[0].info.agent.completion, 'Here is the fix.\n```diff\n' + oracle + '```\n', 'the raw completion is kept beside the scored diff');
     const rows = readAnswersFile(answers);
     assert.deepEqual(rows.map((r) => r.example_id), [`${TASK}@${SEED}`]);
 

@@ -32,7 +32,7 @@ function shape(v: unknown): string {
     const inner = [...new Set(v.map(shape))];
     return `list<${inner.join('|')}>`;
   }
-  if (typeof v === 'object') return `{${Object.keys(v as object).map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (typeof v === 'object') return `{${Object.keys(v).map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`).join(',')}}`;
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
   return typeof v;
 }
@@ -90,9 +90,9 @@ describe('export selection', () => {
     assert.equal(result.deduplicated, 2, 'carol repeated alice’s exact diff on the same task, and another episode shaped into an identical row');
     assert.equal(new Set(rows.map((r) => JSON.stringify(r))).size, rows.length, 'no two identical rows');
     assert.equal(rows.length, 2);
-    assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'completion']);
-    assert.ok((rows[0]!.prompt as string).startsWith(`${SYSTEM}\n\nTarget category: RenameApiCall\n`));
-    assert.ok((rows[0]!.completion as string).startsWith('--- a/train.py'));
+    assert.deepEqual(Object.keys(rows[0]), ['prompt', 'completion']);
+    assert.ok((rows[0].prompt as string).startsWith(`${SYSTEM}\n\nTarget category: RenameApiCall\n`));
+    assert.ok((rows[0].completion as string).startsWith('--- a/train.py'));
     assert.deepEqual(result.problems.map((p) => [p.file.split('/').pop(), p.line]), [['demonstrations.jsonl', 5], ['demonstrations.jsonl', 7], ['reviews.jsonl', 5]]);
     assert.match(card, /demonstrations\.jsonl:5: not valid JSON/);
     assert.match(card, /reviews\.jsonl:5: /);
@@ -123,10 +123,10 @@ describe('export selection', () => {
 
   test('trl-grpo rows: one per task, params and versions as JSON strings', async () => {
     const { rows } = await exportTo('trl-grpo');
-    assert.deepEqual(Object.keys(rows[0]!), ['prompt', 'task_id', 'primitive_type', 'primitive_params', 'seed', 'library_versions']);
-    assert.deepEqual(JSON.parse(rows[0]!.primitive_params as string), { new_name: 'evaluation_strategy', old_name: 'eval_strategy' });
-    assert.deepEqual(JSON.parse(rows[0]!.library_versions as string), { datasets: '3.2.0', transformers: '4.50.0', trl: '0.12.0' });
-    assert.equal(rows[0]!.seed, 11);
+    assert.deepEqual(Object.keys(rows[0]), ['prompt', 'task_id', 'primitive_type', 'primitive_params', 'seed', 'library_versions']);
+    assert.deepEqual(JSON.parse(rows[0].primitive_params as string), { new_name: 'evaluation_strategy', old_name: 'eval_strategy' });
+    assert.deepEqual(JSON.parse(rows[0].library_versions as string), { datasets: '3.2.0', transformers: '4.50.0', trl: '0.12.0' });
+    assert.equal(rows[0].seed, 11);
     assert.equal(new Set(rows.map((r) => `${r.task_id}/${r.seed}/${r.primitive_type}`)).size, rows.length);
   });
 
@@ -134,7 +134,7 @@ describe('export selection', () => {
     const { rows } = await exportTo('trl-sft', { style: 'conversational' });
     const row = rows[0] as { prompt: Array<{ role: string; content: string }>; completion: Array<{ role: string; content: string }> };
     assert.deepEqual(row.prompt.map((m) => m.role), ['system', 'user']);
-    assert.equal(row.prompt[0]!.content, SYSTEM);
+    assert.equal(row.prompt[0].content, SYSTEM);
     assert.deepEqual(row.completion.map((m) => m.role), ['assistant']);
     assertUniformColumns(rows);
   });
@@ -145,7 +145,7 @@ describe('export selection', () => {
     assert.equal(fenced.rows.length, raw.rows.length);
     fenced.rows.forEach((r, i) => {
       assert.match(r.completion as string, /^```diff\n/);
-      assert.equal(extractDiff(r.completion as string), raw.rows[i]!.completion);
+      assert.equal(extractDiff(r.completion as string), raw.rows[i].completion);
     });
     const tricky = '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-s = "```"\n+s = "````"\n';
     assert.equal(extractDiff(fencedDiff(tricky)), tricky, 'a diff containing backtick fences survives');
@@ -162,9 +162,9 @@ describe('export selection', () => {
     await exportDataset({ format: 'swebench', dir, out, systemPrompt: SYSTEM });
     const rows = readRows(out);
     assert.equal(rows.length, 2, 'other library versions are another instance');
-    assert.equal(rows[0]!.instance_id, swebenchInstanceId(a));
-    assert.match(rows[0]!.instance_id as string, /^task_a__RenameApiCall__5__[0-9a-f]{12}$/);
-    assert.notEqual(rows[0]!.instance_id, rows[1]!.instance_id);
+    assert.equal(rows[0].instance_id, swebenchInstanceId(a));
+    assert.match(rows[0].instance_id, /^task_a__RenameApiCall__5__[0-9a-f]{12}$/);
+    assert.notEqual(rows[0].instance_id, rows[1].instance_id);
   });
 
   test('trl-sft: byte-identical rows from different episodes are written once and counted', async () => {
@@ -197,7 +197,7 @@ describe('export selection', () => {
     await exportDataset({ format: 'trl-sft', dir, out });
     const [row] = readRows(out);
     assert.ok(REPAIR_AGENT_SYSTEM_PROMPT.length > 0);
-    assert.ok((row!.prompt as string).startsWith(`${REPAIR_AGENT_SYSTEM_PROMPT}\n\n`));
+    assert.ok((row.prompt as string).startsWith(`${REPAIR_AGENT_SYSTEM_PROMPT}\n\n`));
   });
 
   test('only verified successes: a record from before the verifier and a flagged one are left out', async () => {
@@ -225,7 +225,7 @@ describe('export selection', () => {
     const out = join(tempDir(), 'p.jsonl');
     const r = await exportDataset({ format: 'swebench', dir, out, systemPrompt: SYSTEM });
     assert.equal(r.rows, 1);
-    assert.equal(readRows(out)[0]!.model_patch, '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-x\n+y\n');
+    assert.equal(readRows(out)[0].model_patch, '--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-x\n+y\n');
     assert.equal(r.stats.superseded, 1);
   });
 });
@@ -342,7 +342,7 @@ describe('incremental exports', () => {
     const store = new DatasetStore(dir);
     const demos = Array.from({ length: 6 }, (_, i) => makeDemo({ n: i + 1, taskId: `t${i % 3}`, success: i !== 4 }));
     for (const d of demos) await store.appendDemonstration(d);
-    await store.appendReview({ record_id: demos[1]!.info.record_id, reviewer: 'r', verdict: 'reject' });
+    await store.appendReview({ record_id: demos[1].info.record_id, reviewer: 'r', verdict: 'reject' });
     const out = join(tempDir(), 'sft.jsonl');
     assert.equal((await exportAndCompare(dir, out)).mode, 'full', 'the first export is full');
     const again = await exportAndCompare(dir, out);
@@ -350,10 +350,10 @@ describe('incremental exports', () => {
 
     // Plain appends: a new record, a repeat of an earlier row (deduplicated), a corrupt line, and an approval of a row.
     await store.appendDemonstration(makeDemo({ n: 7, taskId: 't7' }));
-    const repeat = { ...makeDemo({ n: 8, taskId: 't0' }), repair_prompt: demos[0]!.repair_prompt };
+    const repeat = { ...makeDemo({ n: 8, taskId: 't0' }), repair_prompt: demos[0].repair_prompt };
     await store.appendDemonstration(repeat);
     appendFileSync(join(dir, 'demonstrations.jsonl'), '{"broken": \n');
-    await store.appendReview({ record_id: demos[0]!.info.record_id, reviewer: 'r', verdict: 'approve' });
+    await store.appendReview({ record_id: demos[0].info.record_id, reviewer: 'r', verdict: 'approve' });
     const before = readFileSync(out, 'utf8');
     const inc = await exportAndCompare(dir, out);
     assert.deepEqual([inc.mode, inc.parsedLines], ['appended', 4]);
@@ -362,19 +362,19 @@ describe('incremental exports', () => {
     assert.equal(inc.problems.length, 1);
 
     // A revision superseding an exported demonstration removes an earlier row: full rewrite.
-    await store.appendDemonstration(makeDemo({ n: 9, taskId: 't0', previous: demos[0]! }));
+    await store.appendDemonstration(makeDemo({ n: 9, taskId: 't0', previous: demos[0] }));
     const rev = await exportAndCompare(dir, out);
     assert.equal(rev.mode, 'full');
     assert.equal(rev.stats.superseded, 1);
     assert.equal((await exportAndCompare(dir, out)).mode, 'appended', 'and the next one appends again');
 
     // A review rejecting an exported row changes it: full. One that changes nothing for the filter appends.
-    await store.appendReview({ record_id: demos[2]!.info.record_id, reviewer: 'r', verdict: 'reject' });
+    await store.appendReview({ record_id: demos[2].info.record_id, reviewer: 'r', verdict: 'reject' });
     assert.equal((await exportAndCompare(dir, out)).mode, 'full');
-    await store.appendReview({ record_id: demos[3]!.info.record_id, reviewer: 'r', verdict: 'approve' });
+    await store.appendReview({ record_id: demos[3].info.record_id, reviewer: 'r', verdict: 'approve' });
     assert.equal((await exportAndCompare(dir, out)).mode, 'appended');
     // A review bringing back a rejected record adds a row in the middle: full.
-    await store.appendReview({ record_id: demos[1]!.info.record_id, reviewer: 'r', verdict: 'approve' });
+    await store.appendReview({ record_id: demos[1].info.record_id, reviewer: 'r', verdict: 'approve' });
     assert.equal((await exportAndCompare(dir, out)).mode, 'full');
   });
 

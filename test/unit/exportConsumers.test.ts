@@ -59,7 +59,7 @@ describe('exports read by their real consumers', { skip: skipReason() }, () => {
       // Predictions and instances of failed repairs too, so the harness sees both kinds.
       // KTO's failures are its negatives.
       const status = c.format.startsWith('swebench') || c.format === 'trl-kto' ? 'all' : 'success';
-      const r = await exportDataset({ format: c.format as ExportFormat, style: c.style, completion: c.completion, dir: DATASET, out, filters: { status } });
+      const r = await exportDataset({ format: c.format, style: c.style, completion: c.completion, dir: DATASET, out, filters: { status } });
       assert.ok(r.rows > 1, `${c.name}: ${r.rows} rows`);
       exports.push({ ...c, path: out, rows: r.rows });
     }

@@ -44,12 +44,12 @@ describe('trl-dpo export', () => {
     const out = join(tempDir('forgeenv-dpo-out-'), 'dpo.jsonl');
     const r = await exportDpo({ dir, out, style: 'conversational', completion: 'fenced', envFor: () => env });
     assert.equal(r.rows, 2);
-    const row = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!) as { prompt: Array<{ role: string }>; chosen: Array<{ role: string; content: string }>; rejected: Array<{ role: string; content: string }> };
+    const row = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]) as { prompt: Array<{ role: string }>; chosen: Array<{ role: string; content: string }>; rejected: Array<{ role: string; content: string }> };
     assert.deepEqual(row.prompt.map((m) => m.role), ['system', 'user']);
-    assert.equal(row.chosen[0]!.role, 'assistant');
-    assert.match(row.chosen[0]!.content, /^```diff\n/);
-    assert.match(row.rejected[0]!.content, /^```diff\n[\s\S]*raise SystemExit/);
-    assert.match(row.chosen[0]!.content, /\n```\n$/);
+    assert.equal(row.chosen[0].role, 'assistant');
+    assert.match(row.chosen[0].content, /^```diff\n/);
+    assert.match(row.rejected[0].content, /^```diff\n[\s\S]*raise SystemExit/);
+    assert.match(row.chosen[0].content, /\n```\n$/);
   });
 
   test('the CLI: trl-dpo refuses filters, the run options are refused for other formats, and a pair is written', async () => {

@@ -38,7 +38,7 @@ describe('one place per fact', () => {
 
 describe('the packaged README', () => {
   test('has no relative links: vsce refuses them without a repository URL, and `npm start` packages the extension', () => {
-    const links = [...read('README.md').matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    const links = [...read('README.md').matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
     const relative = links.filter((l) => !/^(https?:|mailto:|#)/.test(l));
     assert.deepEqual(relative, [], `relative links in README.md: ${relative.join(', ')}`);
   });

@@ -44,7 +44,7 @@ async function startSwapper(dir: string, name: string): Promise<ChildProcess> {
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the swapper exited early (${code})`)));
-    child.stdout!.once('data', () => resolve());
+    child.stdout.once('data', () => resolve());
   });
   return child;
 }

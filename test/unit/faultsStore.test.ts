@@ -111,7 +111,7 @@ describe('store faults: concurrent writers', () => {
     const text = readFileSync(file, 'utf8');
     assert.equal(text.split('\n').length, 2001, 'one physical line per record');
     let switches = 0;
-    for (let i = 1; i < records.length; i++) if (records[i]!.value.w !== records[i - 1]!.value.w) switches++;
+    for (let i = 1; i < records.length; i++) if (records[i].value.w !== records[i - 1].value.w) switches++;
     t.diagnostic(`${switches} switches between writers`);
     assert.ok(switches > 1, 'the writers really ran at the same time');
   });

@@ -99,7 +99,7 @@ describe('rule disk-dataset-missing', () => {
     const d = diagnose(tb('FileNotFoundError: Directory data/train not found'), ctx());
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
     assert.equal(d.outcome.adaptation.rule, 'disk-dataset-missing');
-    const need = d.outcome.hub!.datasets[0]!;
+    const need = d.outcome.hub!.datasets[0];
     assert.equal(need.path, 'data/train');
     assert.equal(need.format, 'disk');
     assert.deepEqual(need.columns, { label: 'label', pixel_values: 'pixels' });
@@ -109,7 +109,7 @@ describe('rule disk-dataset-missing', () => {
     const err = tb('FileNotFoundError: Directory lm_dataset is neither a `Dataset` directory nor a `DatasetDict` directory.');
     const d = diagnose(err, ctx({ script: LM_SCRIPT }));
     assert.ok(d && d.outcome.kind === 'adapt');
-    assert.equal(d.outcome.hub!.datasets[0]!.path, 'lm_dataset');
+    assert.equal(d.outcome.hub!.datasets[0].path, 'lm_dataset');
     const again = diagnose(err, ctx({ script: LM_SCRIPT, hub: { needs: { models: [], datasets: [{ path: 'lm_dataset', format: 'disk' }] }, refusals: [{ kind: 'dataset', id: 'lm_dataset', reason: 'no Array3D' }] } }));
     assert.ok(again && again.outcome.kind === 'refuse');
     assert.match(again.outcome.reason, /no Array3D/);
@@ -199,7 +199,7 @@ describe('load_dataset keywords that reach the builder config', () => {
     assert.equal(d.data_dir, 'data/finetune');
     assert.deepEqual(d.config_kwargs, { use_auth_token: true, lang: 'en' });
     assert.ok(HubNeedsSchema.safeParse(deriveHubNeeds(script)).success);
-    assert.equal(deriveHubNeeds('from datasets import load_dataset\nload_dataset("org/pairs", split="train")\n').datasets[0]!.config_kwargs, undefined);
+    assert.equal(deriveHubNeeds('from datasets import load_dataset\nload_dataset("org/pairs", split="train")\n').datasets[0].config_kwargs, undefined);
   });
 });
 
@@ -244,7 +244,7 @@ describe('rule placeholder-model-family', () => {
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
     assert.equal(d.outcome.adaptation.rule, 'placeholder-model-family');
     const i = d.outcome.args!.indexOf('--model_name_or_path');
-    assert.match(d.outcome.args![i + 1]!, /whisper/);
+    assert.match(d.outcome.args![i + 1], /whisper/);
   });
 
   test('Auto classes or the script\'s own id: not this rule', () => {

@@ -118,8 +118,8 @@ print(json.dumps(res))
       'from transformers import AutoConfig, AutoTokenizer\nfor i in ["acme/tiny-llama-positions", "acme/tiny-roberta-positions"]:\n    print(AutoTokenizer.from_pretrained(i).model_max_length, AutoConfig.from_pretrained(i).max_position_embeddings)',
     );
     const [llama, roberta] = out.trim().split('\n').slice(-2).map((l) => l.split(' ').map(Number));
-    assert.equal(llama![0], llama![1]);
-    assert.equal(roberta![0], roberta![1]! - 2);
+    assert.equal(llama[0], llama[1]);
+    assert.equal(roberta[0], roberta[1] - 2);
   });
 
   test('a LoRA adapter item loads with AutoPeftModelForCausalLM over the base hub model it names', { timeout: 600_000 }, async () => {
@@ -144,9 +144,9 @@ print(json.dumps(res))
   test('refusals carry their reason (an audio dataset is provided); strict needs throw a typed error', { timeout: 600_000 }, async () => {
     const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }, { id: 'acme/model', architecture: 'no_such_model_type' }, { id: 'google/vit-base-patch16-224' }], datasets: [{ path: 'acme/speech', columns: { audio: 'audio', text: 'string' } }] } });
     const reasons = Object.fromEntries(r.refusals.map((x) => [x.id, x.reason]));
-    assert.match(reasons['acme/secret-7b']!, /forgeenv\.real\.modelArchitectures/);
-    const tf = getSnapshot('2026-11').versions.transformers!;
-    assert.ok(reasons['acme/model']!.includes(`transformers ${tf} does not know model type 'no_such_model_type'`), reasons['acme/model']);
+    assert.match(reasons['acme/secret-7b'], /forgeenv\.real\.modelArchitectures/);
+    const tf = getSnapshot('2026-11').versions.transformers;
+    assert.ok(reasons['acme/model'].includes(`transformers ${tf} does not know model type 'no_such_model_type'`), reasons['acme/model']);
     // Audio columns are synthesized (16 kHz WAVs, an Audio feature): provided, not refused.
     assert.equal(reasons['acme/speech'], undefined, JSON.stringify(r.refusals));
     assert.ok(r.provided.some((p) => p.id === 'acme/speech'), JSON.stringify(r.provided));
@@ -182,7 +182,7 @@ print(json.dumps({"v": tr.__version__, "written_by": m.config.transformers_versi
 `,
     );
     const res = JSON.parse(out.trim().split('\n').pop()!) as Record<string, any>;
-    const tf = getSnapshot('2024-09').versions.transformers!;
+    const tf = getSnapshot('2024-09').versions.transformers;
     assert.equal(res.v, tf);
     assert.equal(res.written_by, tf, 'config.json written by the era\'s transformers');
     assert.equal(res.cls, 'LlamaForCausalLM');

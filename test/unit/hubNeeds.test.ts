@@ -219,8 +219,8 @@ describe('synthetic data files', () => {
     const text = synthesizeDataFile(need);
     const rows = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(rows.length, 64);
-    assert.deepEqual(Object.keys(rows[0]!).sort(), ['messages', 'question', 'score']);
-    assert.equal(typeof rows[0]!.score, 'number');
+    assert.deepEqual(Object.keys(rows[0]).sort(), ['messages', 'question', 'score']);
+    assert.equal(typeof rows[0].score, 'number');
     assert.equal(synthesizeDataFile(need), text);
     const json = JSON.parse(synthesizeDataFile({ ...need, path: 'a.json', format: 'json' })) as unknown[];
     assert.equal(json.length, 64);

@@ -40,9 +40,9 @@ describe('applicability', () => {
       const items = primitivePickItems(got);
       assert.deepEqual(items.map((i) => i.primitive), expected.map((a) => a.primitive.name));
       for (const [i, item] of items.entries()) {
-        assert.ok(item.detail.includes(expected[i]!.primitive.description));
-        assert.ok(item.detail.includes(expected[i]!.primitive.models));
-        assert.match(item.description, new RegExp(`^${expected[i]!.candidates.length} place`));
+        assert.ok(item.detail.includes(expected[i].primitive.description));
+        assert.ok(item.detail.includes(expected[i].primitive.models));
+        assert.match(item.description, new RegExp(`^${expected[i].candidates.length} place`));
       }
     });
 
@@ -99,7 +99,7 @@ describe('selection → code actions', () => {
   test('a cursor inside a candidate offers its primitive; every offered candidate meets the cursor', async () => {
     const script = byName('distilbert_sst2.py');
     const applicable = await computeApplicable(script);
-    const target = applicable.find((a) => a.primitive.name === 'ModifyConfigField')!.candidates[0]!;
+    const target = applicable.find((a) => a.primitive.name === 'ModifyConfigField')!.candidates[0];
     const at = Math.floor((target.from + target.to) / 2);
     const hits = intersectingCandidates(applicable, at, at);
     assert.ok(hits.some((h) => h.primitive.name === 'ModifyConfigField'));

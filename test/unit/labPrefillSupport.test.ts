@@ -31,9 +31,9 @@ describe('VersionedComputeCache', () => {
     assert.equal(p1, p1b);
     const p2 = cache.get('file:///a.py', 2, () => 'v2');
     assert.equal(calls.length, 2);
-    assert.equal(calls[0]!.signal.aborted, true);
-    assert.equal(calls[1]!.signal.aborted, false);
-    calls[1]!.d.resolve('R2');
+    assert.equal(calls[0].signal.aborted, true);
+    assert.equal(calls[1].signal.aborted, false);
+    calls[1].d.resolve('R2');
     assert.equal(await p2, 'R2');
     assert.equal(cache.peek('file:///a.py', 2), 'R2');
     assert.equal(cache.peek('file:///a.py', 1), undefined);
@@ -99,7 +99,7 @@ describe('runOutcome', () => {
     const o = runOutcome(exec({ stderr }), script);
     assert.equal(o.ok, false);
     assert.equal(o.problems.length, 1);
-    const p = o.problems[0]!;
+    const p = o.problems[0];
     assert.equal(p.line, 2);
     assert.equal(p.startCharacter, 7);
     assert.equal(p.code, 'TypeError');
@@ -110,12 +110,12 @@ describe('runOutcome', () => {
     assert.deepEqual(runOutcome(exec({ exit_code: 0 }), script).problems, []);
     const v = runOutcome(exec({ exit_code: null, violations: ["line 1: import of forbidden module 'os'"] }), 'import os\nprint(1)\n');
     assert.equal(v.ok, false);
-    assert.equal(v.problems[0]!.line, 0);
-    assert.equal(v.problems[0]!.code, 'violation');
+    assert.equal(v.problems[0].line, 0);
+    assert.equal(v.problems[0].code, 'violation');
   });
   test('a timeout without a traceback is reported on the first line', () => {
     const o = runOutcome(exec({ exit_code: null, timed_out: true, wall_time_ms: 5000 }), script);
-    assert.equal(o.problems[0]!.code, 'timeout');
+    assert.equal(o.problems[0].code, 'timeout');
     assert.match(o.headline, /timed out/);
   });
 });
@@ -153,8 +153,8 @@ describe('check results model', () => {
       row({ script: 'b.py', primitive: 'X', error: 'internal: boom' }),
     ];
     assert.deepEqual(rows.map(rowStatus), ['broke', 'not-broken', 'not-applicable', 'not-restored', 'internal-error']);
-    assert.equal(rowDescription(rows[0]!), 'applied · broke · restored · passes after repair · 2 lines');
-    assert.equal(rowDescription(rows[2]!), 'not applicable');
+    assert.equal(rowDescription(rows[0]), 'applied · broke · restored · passes after repair · 2 lines');
+    assert.equal(rowDescription(rows[2]), 'not applicable');
     const groups = groupByScript(rows);
     assert.deepEqual(groups.map((g) => [g.script, g.rows.length, g.applied, g.broke, g.restored]), [
       ['a.py', 3, 2, 1, 2],

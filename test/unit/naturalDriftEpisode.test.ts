@@ -128,7 +128,7 @@ describe(`natural drift: a real episode (${ERA} -> ${SNAPSHOT})`, { skip }, () =
     // An unrepaired submission is no solution.
     await assert.rejects(markNaturalDriftSolved(dir, 'adamw_drift', { unified_diff: '', success: false }, 'human'), /stays unsolved/);
     await markNaturalDriftSolved(dir, 'adamw_drift', repair, 'human');
-    const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(dir, 'tasks.json'), 'utf8')))[0]!;
+    const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(dir, 'tasks.json'), 'utf8')))[0];
     assert.equal(saved.natural_drift?.solved, true);
     assert.equal(saved.natural_drift?.reference_repair, diff);
     assert.equal(readFileSync(join(dir, 'adamw_drift.py'), 'utf8'), SCRIPT, 'the task script is unchanged');

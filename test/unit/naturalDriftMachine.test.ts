@@ -23,7 +23,7 @@ describe('natural drift: machine adaptations at the later snapshot', () => {
     assert.deepEqual(r.adapted?.args, ['--bf16', 'false']);
     assert.equal(r.adapted?.adaptations[0]?.rule, 'cpu-bf16-off');
     assert.match(r.adapted?.adaptations[0]?.change ?? '', /at 2026-11/);
-    const entry = naturalDriftEntry({ task_id: 't', args: ['--bf16', 'true'], adaptations: [] } as never, r.drift, 't.py', r.adapted);
+    const entry = naturalDriftEntry({ task_id: 't', args: ['--bf16', 'true'], adaptations: [] }, r.drift, 't.py', r.adapted);
     assert.deepEqual(entry.args, ['--bf16', 'false']);
     assert.equal(entry.adaptations?.length, 1);
   });

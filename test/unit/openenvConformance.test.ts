@@ -116,8 +116,8 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
         const schema = (await (await fetch(`${url}/schema`)).json()) as Record<string, { properties?: Record<string, unknown> }>;
         // openenv >= 0.4 may add `reset_observation`.
         assert.ok(['action', 'observation', 'state'].every((k) => typeof schema[k] === 'object'), Object.keys(schema).join(', '));
-        assert.ok(schema.state!.properties?.step_count && schema.state!.properties?.episode_id);
-        assert.ok(schema.observation!.properties?.script_content);
+        assert.ok(schema.state.properties?.step_count && schema.state.properties?.episode_id);
+        assert.ok(schema.observation.properties?.script_content);
         assert.deepEqual(pick((await (await fetch(`${url}/state`)).json()) as Record<string, unknown>, 'episode_id', 'step_count'), { episode_id: null, step_count: 0 });
         const reset = await fetch(`${url}/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed: 1, episode_id: 'h1', extra_key: 1 }) });
         assert.equal(reset.status, 200);
@@ -126,13 +126,13 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
         const post = (path: string, b: string) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
         const badSeed = await post('/reset', JSON.stringify({ seed: -1 }));
         assert.equal(badSeed.status, 422);
-        assert.deepEqual(((await badSeed.json()) as { detail: Array<{ loc: unknown }> }).detail[0]!.loc, ['body', 'seed']);
+        assert.deepEqual(((await badSeed.json()) as { detail: Array<{ loc: unknown }> }).detail[0].loc, ['body', 'seed']);
         const badJson = await post('/reset', '{"seed": ');
         assert.equal(badJson.status, 422);
-        assert.equal(((await badJson.json()) as { detail: Array<{ type: string }> }).detail[0]!.type, 'json_invalid');
+        assert.equal(((await badJson.json()) as { detail: Array<{ type: string }> }).detail[0].type, 'json_invalid');
         const noAction = await post('/step', '{}');
         assert.equal(noAction.status, 422);
-        assert.deepEqual(((await noAction.json()) as { detail: Array<{ loc: unknown }> }).detail[0]!.loc, ['body', 'action']);
+        assert.deepEqual(((await noAction.json()) as { detail: Array<{ loc: unknown }> }).detail[0].loc, ['body', 'action']);
         assert.equal((await post('/step', JSON.stringify({ action: { nope: 1 } }))).status, 422);
         const missing = await fetch(`${url}/nope`);
         assert.equal(missing.status, 404);
@@ -201,7 +201,7 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
       assert.deepEqual(r.typed, { phases: ['drift_gen', 'repair', 'done'], reward: r.typed.reward, done: true, success: true, step_count: 2 }, name);
       assert.ok(r.typed.reward > 0, name);
     }
-    assert.equal(results[0]!.reset.observation.metadata.difficulty !== undefined, true, 'our metadata reaches the Python client');
+    assert.equal(results[0].reset.observation.metadata.difficulty !== undefined, true, 'our metadata reaches the Python client');
   });
 });
 

@@ -92,7 +92,7 @@ export function frame(opcode: number, payload: Buffer, o: { masked?: boolean; rs
   }
   if (!masked) return Buffer.concat([Buffer.from(head), payload]);
   const mask = randomBytes(4);
-  const body = Buffer.from(payload.map((x, i) => x ^ mask[i % 4]!));
+  const body = Buffer.from(payload.map((x, i) => x ^ mask[i % 4]));
   return Buffer.concat([Buffer.from(head), mask, body]);
 }
 
@@ -100,8 +100,8 @@ export function frame(opcode: number, payload: Buffer, o: { masked?: boolean; rs
 export function closeCodeOf(data: Buffer): number | undefined {
   let i = 0;
   while (i + 2 <= data.length) {
-    const opcode = data[i]! & 0x0f;
-    let len = data[i + 1]! & 0x7f;
+    const opcode = data[i] & 0x0f;
+    let len = data[i + 1] & 0x7f;
     let off = i + 2;
     if (len === 126) {
       len = data.readUInt16BE(off);

@@ -9,13 +9,13 @@ describe('ChangeArgumentSignature', () => {
   test('move: an SFTConfig keyword moves to SFTTrainer, and back to its original position', () => {
     const r = breakAndRestore(sft, 'ChangeArgumentSignature', { function: 'SFTConfig', old_keyword: 'max_seq_length', move_to: 'SFTTrainer' });
     assert.deepEqual(r.inverse.params, { function: 'SFTTrainer', old_keyword: 'max_seq_length', move_to: 'SFTConfig', position: 2 });
-    assert.match(r.script, /processing_class=tokenizer,\n    max_seq_length=48,\n\)/);
+    assert.match(r.script, /processing_class=tokenizer,\n {4}max_seq_length=48,\n\)/);
     assert.doesNotMatch(r.script.slice(0, r.script.indexOf('trainer = SFTTrainer')), /max_seq_length/);
   });
 
   test('move carries the comment that shares the argument line', () => {
     const r = breakAndRestore(sft, 'ChangeArgumentSignature', { function: 'SFTConfig', old_keyword: 'dataset_text_field', move_to: 'SFTTrainer' });
-    assert.match(r.script, /    dataset_text_field="text",  # the guanaco column\n\)\ntrainer\.train\(\)/);
+    assert.match(r.script, / {4}dataset_text_field="text", {2}# the guanaco column\n\)\ntrainer\.train\(\)/);
   });
 
   test('move between one-line calls', () => {
@@ -28,7 +28,7 @@ describe('ChangeArgumentSignature', () => {
     const script = fixture('trainer_text_classification.py');
     const r = breakAndRestore(script, 'ChangeArgumentSignature', { function: 'Trainer', old_keyword: 'processing_class', new_keyword: 'tokenizer' });
     assert.deepEqual(changedLines(script, r.script), linesWith(script, 'processing_class=tokenizer'));
-    assert.match(r.script, /^    tokenizer=tokenizer,$/m);
+    assert.match(r.script, /^ {4}tokenizer=tokenizer,$/m);
     assert.deepEqual(r.inverse.params, { function: 'Trainer', old_keyword: 'tokenizer', new_keyword: 'processing_class' });
     const ds = breakAndRestore(sft, 'ChangeArgumentSignature', { function: 'load_dataset', old_keyword: 'token', new_keyword: 'use_auth_token' });
     assert.match(ds.script, /load_dataset\("timdettmers\/openassistant-guanaco", use_auth_token=None\)/);

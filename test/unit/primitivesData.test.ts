@@ -18,7 +18,7 @@ describe('ChangeReturnType', () => {
   test('output_index: outputs.loss → outputs[0]; logits of a call with labels → [1]', () => {
     const src = fixture('custom_loop_causal_lm.py');
     const r = breakAndRestore(src, 'ChangeReturnType', { change: 'output_index' });
-    assert.match(r.script, /^    outputs\[0\]\.backward\(\)$/m);
+    assert.match(r.script, /^ {4}outputs\[0\]\.backward\(\)$/m);
     assert.match(r.script, /loss=\{outputs\[0\]\.item\(\):\.4f\}/);
     assert.match(r.script, /logits = model\(\*\*batch\)\[1\]$/m);
     assert.equal(r.inverse.primitive_type, 'RestoreReturnType');
@@ -40,7 +40,7 @@ describe('RestructureDatasetSchema', () => {
     const r = breakAndRestore(src, 'RestructureDatasetSchema', { old_column: 'sentence', new_column: 'text' });
     assert.match(r.script, /return tokenizer\(examples\["text"\], truncation=True/);
     assert.match(r.script, /remove_columns=\["text", "idx"\]/);
-    assert.match(r.script, /^    # examples\["sentence"\] is a list of strings when batched=True$/m);
+    assert.match(r.script, /^ {4}# examples\["sentence"\] is a list of strings when batched=True$/m);
     assert.deepEqual(r.inverse, { primitive_type: 'RestoreColumn', category: 'schema_drift', params: { old_column: 'text', new_column: 'sentence' } });
     assert.deepEqual(changedLines(src, r.script), [...linesWith(src, 'return tokenizer(examples["sentence"]'), ...linesWith(src, 'remove_columns=["sentence"')]);
   });

@@ -72,7 +72,7 @@ describe('a 2,000+ line script', () => {
     const names = new Set(applicable.map((a) => a.primitive.name));
     for (const n of head) assert.ok(names.has(n), `${n} applies to the long script`);
     for (const { primitive, candidates } of applicable) {
-      const c = candidates[0]!;
+      const c = candidates[0];
       const r = applySpec(big, { primitive_type: primitive.name, params: c.params });
       assert.equal(applySpec(r.script, r.inverse).script, big, primitive.name);
     }

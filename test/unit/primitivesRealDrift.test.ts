@@ -21,7 +21,7 @@ describe('ChangeDefaultValue', () => {
 
   test('drops an inline argument; comments and strings stay; the inverse puts it back', () => {
     const r = breakAndRestore(collator, 'ChangeDefaultValue', { function: 'DataCollatorForLanguageModeling', keyword: 'mlm', value: 'False' });
-    assert.match(r.script, /^collator = DataCollatorForLanguageModeling\(tokenizer\)  # no masking$/m);
+    assert.match(r.script, /^collator = DataCollatorForLanguageModeling\(tokenizer\) {2}# no masking$/m);
     assert.match(r.script, /^# mlm=False: causal LM$/m);
     assert.match(r.script, /^print\("mlm=False"\)$/m);
     assert.deepEqual(changedLines(collator, r.script), [3]);
@@ -123,8 +123,8 @@ describe('real drift entries', () => {
     const src = 'from transformers.models.bert.modeling_bert import BertModel\nfrom transformers.models.whisper.english_normalizer import BasicTextNormalizer\nm = BertModel(c)\n';
     const c = getPrimitive('DeprecateImport')!.candidates(src).filter((x) => x.provenance === 'real');
     assert.deepEqual(c.map((x) => x.params), [{ old_module: 'transformers.models.bert.modeling_bert', new_module: 'transformers.modeling_bert' }]);
-    assert.equal(c[0]!.breaks, true);
-    const r = breakAndRestore(src, 'DeprecateImport', c[0]!.params);
+    assert.equal(c[0].breaks, true);
+    const r = breakAndRestore(src, 'DeprecateImport', c[0].params);
     assert.match(r.script, /^from transformers\.modeling_bert import BertModel$/m);
   });
 
@@ -168,7 +168,7 @@ describe('on the real-world scripts', { skip: realScripts.length === 0 ? `${REAL
       if (!c.length) continue;
       applies++;
       const r = breakAndRestore(script, 'ChangeReturnType', { change: 'return_dict' });
-      for (const line of changedLines(script, r.script)) assert.match(script.split('\n')[line - 1]!, /model|return_dict/, `${file}: line ${line}`);
+      for (const line of changedLines(script, r.script)) assert.match(script.split('\n')[line - 1], /model|return_dict/, `${file}: line ${line}`);
     }
     assert.ok(applies >= 8, `return_dict applies to ${applies} real scripts`);
   });
@@ -184,7 +184,7 @@ describe('on the real-world scripts', { skip: realScripts.length === 0 ? `${REAL
           const r = breakAndRestore(script, name, c.params);
           const keywords = name === 'ChangeDefaultValue' ? [String(c.params.keyword)] : (c.params.keywords as string[]);
           for (const line of changedLines(script, r.script)) {
-            const text = script.split('\n')[line - 1]!;
+            const text = script.split('\n')[line - 1];
             assert.ok(keywords.some((k) => text.includes(`${k}=`)), `${file}: line ${line} does not hold the argument: ${text}`);
           }
         }

@@ -77,7 +77,7 @@ describe('indexScript', () => {
     assert.equal(call.callee, 'tok.encode_plus');
     assert.equal(call.method?.name, 'encode_plus');
     assert.deepEqual(call.args.map((a) => a.kind), ['positional', 'keyword', 'star', 'double_star']);
-    const kw = call.args[1]!;
+    const kw = call.args[1];
     assert.equal(kw.name, 'b');
     assert.equal(src.slice(kw.from, kw.to), 'b=1');
     assert.equal(src[kw.commaAfter!], ',');
@@ -87,10 +87,10 @@ describe('indexScript', () => {
   test('imports record module, names and aliases', () => {
     const idx = index('from transformers import (\n    AutoTokenizer,\n    Trainer as T,\n)\nimport torch.nn as nn, os\n');
     const [a, b] = idx.imports;
-    assert.equal(a!.module, 'transformers');
-    assert.deepEqual(a!.names.map((n) => [n.name, n.alias]), [['AutoTokenizer', undefined], ['Trainer', 'T']]);
-    assert.equal(b!.kind, 'import');
-    assert.deepEqual(b!.names.map((n) => [n.name, n.alias]), [['torch.nn', 'nn'], ['os', undefined]]);
+    assert.equal(a.module, 'transformers');
+    assert.deepEqual(a.names.map((n) => [n.name, n.alias]), [['AutoTokenizer', undefined], ['Trainer', 'T']]);
+    assert.equal(b.kind, 'import');
+    assert.deepEqual(b.names.map((n) => [n.name, n.alias]), [['torch.nn', 'nn'], ['os', undefined]]);
   });
 
   test('subscripts with a string key, attributes and assignments', () => {

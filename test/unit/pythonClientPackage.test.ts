@@ -19,21 +19,21 @@ function admits(spec: string, version: string): boolean {
   return spec.split(',').map((c) => c.trim()).filter(Boolean).every((c) => {
     const m = /^(>=|<=|==|>|<)\s*([\d.]+)$/.exec(c);
     assert.ok(m, `unsupported clause ${c}`);
-    const d = cmp(version, m[2]!);
-    return { '>=': d >= 0, '<=': d <= 0, '==': d === 0, '>': d > 0, '<': d < 0 }[m[1] as '>=']!;
+    const d = cmp(version, m[2]);
+    return { '>=': d >= 0, '<=': d <= 0, '==': d === 0, '>': d > 0, '<': d < 0 }[m[1] as '>='];
   });
 }
 
 test('the client depends on openenv-core in a range that admits the locked version and not the next minor', () => {
   const toml = readFileSync(join(ROOT, 'clients', 'python', 'pyproject.toml'), 'utf8');
-  const deps = JSON.parse(/^dependencies\s*=\s*(\[[^\]]*\])/m.exec(toml)![1]!) as string[];
+  const deps = JSON.parse(/^dependencies\s*=\s*(\[[^\]]*\])/m.exec(toml)![1]) as string[];
   const openenv = deps.filter((d) => /^openenv\b/i.test(d));
   assert.equal(openenv.length, 1, `one openenv dependency: ${deps.join(', ')}`);
-  const m = /^([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*)$/.exec(openenv[0]!)!;
-  assert.equal(m[1]!.toLowerCase().replace(/_/g, '-'), 'openenv-core', 'the distribution the conformance tests lock, not `openenv`');
+  const m = /^([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*)$/.exec(openenv[0])!;
+  assert.equal(m[1].toLowerCase().replace(/_/g, '-'), 'openenv-core', 'the distribution the conformance tests lock, not `openenv`');
   assert.equal(m[2], undefined, 'no extras that pull in another distribution');
-  const locked = /^openenv-core==([\d.]+)$/m.exec(readFileSync(join(ROOT, 'test', 'fixtures', 'openenv', 'requirements.lock'), 'utf8'))![1]!;
-  assert.ok(admits(m[3]!, locked), `${m[3]} admits the locked ${locked}`);
+  const locked = /^openenv-core==([\d.]+)$/m.exec(readFileSync(join(ROOT, 'test', 'fixtures', 'openenv', 'requirements.lock'), 'utf8'))![1];
+  assert.ok(admits(m[3], locked), `${m[3]} admits the locked ${locked}`);
   const [major, minor] = parts(locked);
-  assert.ok(!admits(m[3]!, `${major}.${(minor ?? 0) + 1}.0`), `${m[3]} stops before the next minor series`);
+  assert.ok(!admits(m[3], `${major}.${(minor ?? 0) + 1}.0`), `${m[3]} stops before the next minor series`);
 });

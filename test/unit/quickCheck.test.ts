@@ -80,8 +80,8 @@ function withValue(v: unknown, path: string[], value: unknown): unknown {
   const copy = structuredClone(v) as Record<string, unknown>;
   let at = copy;
   for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
-  if (value === undefined) delete at[path[path.length - 1]!];
-  else at[path[path.length - 1]!] = value;
+  if (value === undefined) delete at[path[path.length - 1]];
+  else at[path[path.length - 1]] = value;
   return copy;
 }
 

@@ -49,7 +49,7 @@ describe('rescore', () => {
 
   test('a record whose stored reward is not what the environment gives is reported', async () => {
     const copy = join(tempDir('forgeenv-rescore-'), 'ds');
-    const first = JSON.parse(readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').split('\n')[0]!);
+    const first = JSON.parse(readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').split('\n')[0]);
     // The reward is not in the record hash, so the line stays valid: only re-scoring can tell.
     first.visible_reward = 0.7;
     first.info.record_id = '00000000-0000-4000-8000-0000000000aa';
@@ -57,7 +57,7 @@ describe('rescore', () => {
     writeFileSync(join(copy, 'demonstrations.jsonl'), JSON.stringify(first) + '\n');
     const r = await rescoreDataset(copy, { envFor: () => env });
     assert.equal(r.counts.differs, 1);
-    assert.match(r.differences[0]!.detail!, /reward 0\.7 → 1\.8/);
+    assert.match(r.differences[0].detail!, /reward 0\.7 → 1\.8/);
   });
 
   test('cancel stops between records and says so', async () => {

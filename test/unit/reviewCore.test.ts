@@ -102,16 +102,16 @@ describe('buildReviewItems', () => {
     await store.appendLabel({ target: { type: 'demonstration', record_id: b.info.record_id }, difficulty: 2, tags: ['rename'], confidence: 4, note: '', labeler: 'rev' });
     const items = buildReviewItems(await store.readAll());
     assert.equal(items.length, 3);
-    assert.equal(items[0]!.broken, BROKEN);
-    assert.deepEqual(items[0]!.repaired, { ok: true, script: ORIGINAL, warnings: [] });
-    assert.equal(items[0]!.review?.verdict, 'approve');
-    assert.equal(items[1]!.label?.difficulty, 2);
+    assert.equal(items[0].broken, BROKEN);
+    assert.deepEqual(items[0].repaired, { ok: true, script: ORIGINAL, warnings: [] });
+    assert.equal(items[0].review?.verdict, 'approve');
+    assert.equal(items[1].label?.difficulty, 2);
     assert.equal(firstUnreviewed(items), 1);
-    assert.ok(items[2]!.duplicates.some((d) => d.includes(a.info.record_id) && d.includes('record hash')), items[2]!.duplicates.join(' | '));
-    assert.ok(items[0]!.duplicates.length > 0);
-    assert.deepEqual(items[1]!.duplicates, []);
-    assert.match(statusText(items[2]!, 3), /^Review 3\/3 · success · reward 1\.8 · duplicate$/);
-    assert.match(scoreMarkdown(items[0]!), /Latest review: \*\*approve\*\* by rev/);
+    assert.ok(items[2].duplicates.some((d) => d.includes(a.info.record_id) && d.includes('record hash')), items[2].duplicates.join(' | '));
+    assert.ok(items[0].duplicates.length > 0);
+    assert.deepEqual(items[1].duplicates, []);
+    assert.match(statusText(items[2], 3), /^Review 3\/3 · success · reward 1\.8 · duplicate$/);
+    assert.match(scoreMarkdown(items[0]), /Latest review: \*\*approve\*\* by rev/);
   });
 
   test('a revision supersedes its predecessor in the walk', async () => {
@@ -123,7 +123,7 @@ describe('buildReviewItems', () => {
     await store.appendDemonstration(second);
     const items = buildReviewItems(await store.readAll());
     assert.deepEqual(items.map((i) => i.record.info.record_id), [second.info.record_id]);
-    assert.equal(items[0]!.record.info.revision, 2);
+    assert.equal(items[0].record.info.revision, 2);
   });
 
   test('a diff that does not apply is reported, not thrown', async () => {
@@ -141,8 +141,8 @@ describe('buildReviewItems', () => {
     });
     await store.appendDemonstration(bad);
     const [item] = buildReviewItems(await store.readAll());
-    assert.equal(item!.repaired.ok, false);
-    assert.match(scoreMarkdown(item!), /does not apply/);
+    assert.equal(item.repaired.ok, false);
+    assert.match(scoreMarkdown(item), /does not apply/);
   });
 });
 
@@ -164,13 +164,13 @@ describe('score header (shown in the review view above the repaired script)', ()
     await store.appendDemonstration(failed);
     await store.appendReview({ record_id: a.info.record_id, reviewer: 'rev', verdict: 'reject', comment: 'too broad' });
     const [ok, bad] = buildReviewItems(await store.readAll());
-    assert.deepEqual(scoreHeader(ok!), [
+    assert.deepEqual(scoreHeader(ok), [
       '$(pass-filled) success · reward 1.80 · $(close) rejected',
       'visible: script_executes 1 · loss_decreased 0.5 · checkpoint_appeared 0.3 · diff_size_penalty 0',
       'held-out: executed_cleanly 1',
     ]);
-    assert.deepEqual(scoreHeader(bad!), ['$(error) failed · reward 0.25', 'visible: script_executes 0 · diff_size_penalty -0.1', 'held-out: —']);
-    assert.match(scoreTooltip(ok!), /^task_a · RenameApiCall · revision 1\nannotator alice, active 30 s, 1 run\(s\), simulated mode\nRejected by rev: too broad$/);
+    assert.deepEqual(scoreHeader(bad), ['$(error) failed · reward 0.25', 'visible: script_executes 0 · diff_size_penalty -0.1', 'held-out: —']);
+    assert.match(scoreTooltip(ok), /^task_a · RenameApiCall · revision 1\nannotator alice, active 30 s, 1 run\(s\), simulated mode\nRejected by rev: too broad$/);
   });
   test('the header goes above the first changed line of the repaired script', () => {
     assert.equal(firstChangedLine(BROKEN, ORIGINAL), 1);
@@ -185,10 +185,10 @@ describe('score header (shown in the review view above the repaired script)', ()
     await store.appendDemonstration(demo(1));
     await store.appendDemonstration(demo(2, { seed: 1 }));
     const items = buildReviewItems(await store.readAll());
-    assert.match(scoreHeader(items[1]!)[0]!, / · \$\(warning\) duplicate$/);
-    assert.match(scoreTooltip(items[1]!), /⚠ duplicate of/);
-    const broken = { ...items[0]!, duplicates: [], repaired: { ok: false as const, error: 'hunk 1 does not match' } };
-    assert.match(scoreHeader(broken)[0]!, /diff does not apply$/);
+    assert.match(scoreHeader(items[1])[0], / · \$\(warning\) duplicate$/);
+    assert.match(scoreTooltip(items[1]), /⚠ duplicate of/);
+    const broken = { ...items[0], duplicates: [], repaired: { ok: false as const, error: 'hunk 1 does not match' } };
+    assert.match(scoreHeader(broken)[0], /diff does not apply$/);
     assert.match(scoreTooltip(broken), /hunk 1 does not match/);
   });
 });
@@ -237,7 +237,7 @@ describe('summary page', () => {
     const svg = histogramSvg('h', [{ label: 'a', count: 1 }, { label: 'b', count: 2 }, { label: 'c', count: 0 }]);
     const heights = [...svg.matchAll(/<rect class="bar-primary" [^>]*height="([\d.]+)"/g)].map((m) => Number(m[1]));
     assert.equal(heights.length, 2);
-    assert.equal(heights[1]! / heights[0]!, 2);
+    assert.equal(heights[1] / heights[0], 2);
   });
   test('webview messages are validated', () => {
     assert.ok(SummaryMessageSchema.safeParse({ type: 'export', format: 'trl-sft' }).success);

@@ -20,8 +20,8 @@ describe('rolloutOneEpisode', () => {
       assert.ok(r.drift_prompt.includes('Target category:'));
       assert.ok(r.repair_prompt.includes(task.task_id) || r.repair_prompt.includes('```python'));
       // The recorded repair is a real diff that takes the broken script back to the original.
-      const broken = /```python\n([\s\S]*?)```/.exec(r.repair_prompt)![1]!;
-      const diff = /```diff\n([\s\S]*?)```/.exec(r.repair_completion)![1]!;
+      const broken = /```python\n([\s\S]*?)```/.exec(r.repair_prompt)![1];
+      const diff = /```diff\n([\s\S]*?)```/.exec(r.repair_completion)![1];
       const applied = applyRepairDiff(broken, diff);
       assert.ok(applied.ok && applied.script === task.script_content);
     });

@@ -196,14 +196,14 @@ tokenizer.save_pretrained("out")
       const r = await makeTask({ scriptPath: join(src, 'qlora_tiny.py'), taskDir: tasks, snapshot: MAKE_SNAPSHOT, mode: 'real', timeoutMs: 240_000 });
       assert.equal(r.refusal, undefined, JSON.stringify(r.refusal));
       assert.ok(r.verdict?.verified, JSON.stringify(r.verdict));
-      const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(tasks, 'tasks.json'), 'utf8')))[0]!;
+      const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(tasks, 'tasks.json'), 'utf8')))[0];
       assert.deepEqual(saved.runtime, { shims: ['cuda-to-cpu', 'no-quantization'] });
       const recorded = saved.adaptations!.filter((a) => a.kind === 'runtime');
       assert.deepEqual(recorded.map((a) => a.rule), ['cpu-device', 'no-quantized-loading']);
       // Each with the exception it answered and what the shim replaces.
-      assert.match(recorded[0]!.error, /Error: .*(NVIDIA driver|CUDA)/);
-      assert.match(recorded[1]!.error, /Error: .*(bitsandbytes|quantization)/i);
-      assert.match(recorded[1]!.change, /^runtime shim no-quantization: .*float32/);
+      assert.match(recorded[0].error, /Error: .*(NVIDIA driver|CUDA)/);
+      assert.match(recorded[1].error, /Error: .*(bitsandbytes|quantization)/i);
+      assert.match(recorded[1].change, /^runtime shim no-quantization: .*float32/);
       assert.deepEqual(loadTaskFolder(tasks).tasks[0]?.runtime, saved.runtime, 'the environment loads the shims with the task');
     } finally {
       rmSync(dir, { recursive: true, force: true });

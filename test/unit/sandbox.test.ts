@@ -115,7 +115,7 @@ describe('sandboxed runs (bubblewrap)', () => {
     assert.match(r.stdout, /outside-secret\.txt DENIED FileNotFoundError/);
     assert.match(r.stdout, /forgeenv-sandbox-test-\d+ DENIED FileNotFoundError/);
     const home = /HOME (\[.*\])/.exec(r.stdout);
-    if (home) assert.ok(!home[1]!.includes('.forgeenv-sandbox-test'), `the home folder's files are visible: ${home[1]}`);
+    if (home) assert.ok(!home[1].includes('.forgeenv-sandbox-test'), `the home folder's files are visible: ${home[1]}`);
   });
 
   test('writes outside the run folder never reach the host: beside it, home, resources, bytecode cache', async (t) => {
@@ -365,7 +365,7 @@ describe('sandbox holes closed', () => {
       assert.match(seen, new RegExp(`SEEN ${marker}`), 'the script sees its variable');
       // A warm run's processes carry the zygote's command line (the script's argv came through its stdin).
       const procs = pidsWithMarker(WARM_FORCED ? 'forgeenv-zygote' : marker).map((pid) => ({
-        argv0: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!,
+        argv0: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0],
         cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
         environ: readFileSync(`/proc/${pid}/environ`, 'utf8'),
       }));
@@ -377,10 +377,10 @@ describe('sandbox holes closed', () => {
       }
       const launcher = procs.filter((p) => !p.argv0.endsWith('bwrap') && p.cmdline.includes('forgeenv-launcher'));
       assert.equal(launcher.length, 1);
-      assert.ok(!launcher[0]!.environ.includes(marker), 'the launcher runs without the variables');
+      assert.ok(!launcher[0].environ.includes(marker), 'the launcher runs without the variables');
       const script = procs.filter((p) => p.cmdline.includes(WARM_FORCED ? 'forgeenv-zygote' : 'train.py') && !p.argv0.endsWith('bwrap') && !p.cmdline.includes('forgeenv-launcher'));
       assert.equal(script.length, 1);
-      assert.match(script[0]!.environ, new RegExp(`FORGEENV_HOLE_MARKER=${marker}`));
+      assert.match(script[0].environ, new RegExp(`FORGEENV_HOLE_MARKER=${marker}`));
     } finally {
       controller.abort();
       await running;
@@ -515,7 +515,7 @@ describe('sandbox holes closed', () => {
     const original = readFileSync(join(resourcesDir(), 'tasks', 'distilbert_sst2.py'));
     // A line only the original has (not an import the stand-ins share), and the whole file.
     const lines = original.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 25 && !l.startsWith('from ') && !l.startsWith('import '));
-    const needles = [lines[Math.floor(lines.length / 2)]!, original.toString('utf8')].map((n) => Buffer.from(n).toString('base64'));
+    const needles = [lines[Math.floor(lines.length / 2)], original.toString('utf8')].map((n) => Buffer.from(n).toString('base64'));
     const script = [
       'import base64, os, sys',
       'needles = [base64.b64decode(n) for n in sys.argv[1:]]',
@@ -652,7 +652,7 @@ describe('sandbox holes closed', () => {
     const go = (prefix: string[], code: string) =>
       new Promise<{ out: string; status: string; rc: number | null }>((resolve) => {
         const argv = [...prefix, python, '-c', code];
-        const c = spawn(argv[0]!, argv.slice(1), { env: { LAUNCHER_OWN: 'no' }, stdio: ['ignore', 'pipe', 'inherit', 'pipe', 'pipe'] });
+        const c = spawn(argv[0], argv.slice(1), { env: { LAUNCHER_OWN: 'no' }, stdio: ['ignore', 'pipe', 'inherit', 'pipe', 'pipe'] });
         (c.stdio[3] as NodeJS.WritableStream).end(encodeEnv({ ONLY_SCRIPT: 'yes', EQ: 'a=b' }));
         let out = '';
         let status = '';
@@ -680,7 +680,7 @@ describe('sandbox holes closed', () => {
       assert.equal(p.readUInt32LE(12), a.audit);
       const ks = Array.from({ length: p.length / 8 }, (_, i) => p.readUInt32LE(i * 8 + 4));
       assert.ok(ks.includes(CLONE_NEW_FLAGS));
-      assert.ok(ks.includes(a.nr.unshare!) && ks.includes(a.nr.mount!) && ks.includes(a.nr.ptrace!));
+      assert.ok(ks.includes(a.nr.unshare) && ks.includes(a.nr.mount) && ks.includes(a.nr.ptrace));
     }
     assert.equal(seccompArch('ia32'), undefined);
   });
@@ -727,7 +727,7 @@ describe('without bubblewrap', () => {
         sandbox: { mode: 'off', passEnv: ['FORGEENV_TEST_PASSED'] },
       });
       assert.equal(r.exit_code, 0, r.stderr);
-      const ownEnv = r.stdout.split("'/proc/self/environ'")[0]!;
+      const ownEnv = r.stdout.split("'/proc/self/environ'")[0];
       assert.ok(!ownEnv.includes(SECRET), 'the secret reached the script environment');
       assert.match(r.stdout, /'FORGEENV_TEST_PASSED': 'visible'/);
       assert.match(r.stdout, /HOME True TMP True/);
@@ -756,7 +756,7 @@ describe('without bubblewrap', () => {
     assert.ok(python);
     const dir = mkdtempSync(join(parentDir, 'wrapper-'));
     const argv = [...pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 1, processes: 0, diskMiB: 0 }), python, '-c', 'import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_FSIZE), sys.argv[1:])\nopen("f", "wb").write(b"x" * (4 << 20))\n', 'a b'];
-    const r = spawnSync(argv[0]!, argv.slice(1), { cwd: dir, encoding: 'utf8' });
+    const r = spawnSync(argv[0], argv.slice(1), { cwd: dir, encoding: 'utf8' });
     assert.match(r.stdout, /^\(1048576, 1048576\) \['a b'\]/);
     assert.match(r.stderr, /File too large/);
     assert.ok(statSync(join(dir, 'f')).size <= 1 << 20);
@@ -823,7 +823,7 @@ describe('sandbox building blocks', () => {
 
   test('the sandbox shows no more of /etc than the allowlist', () => {
     const a = bwrapArgs({ tools: { bwrap: 'bwrap', asRoot: false }, runDir: undefined, readOnly: [], allowNetwork: false, command: ['true'] });
-    const etc = a.flatMap((x, i) => (x === '--ro-bind-try' ? [a[i + 1]!] : []));
+    const etc = a.flatMap((x, i) => (x === '--ro-bind-try' ? [a[i + 1]] : []));
     for (const e of etc) assert.ok(!/shadow|ssh|sudoers|machine-id/.test(e), e);
     assert.ok(readdirSync('/etc').length > etc.length);
   });

@@ -11,7 +11,7 @@ const real = (file: string) => readFileSync(join(REALWORLD, file), 'utf8');
 /** The `--name value` pairs of an argument list. */
 function options(args: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) if (args[i]!.startsWith('--')) out[args[i]!.slice(2)] = args[++i]!;
+  for (let i = 0; i < args.length; i++) if (args[i].startsWith('--')) out[args[i].slice(2)] = args[++i]!;
   return out;
 }
 

@@ -217,8 +217,8 @@ describe("ForgeEnv's Python client sends the token", { skip: openenvSkipReason('
     const [given, fromEnv, none, wrong] = JSON.parse(stdout.trim().split('\n').pop()!) as string[];
     assert.equal(given, 'drift_gen');
     assert.equal(fromEnv, 'drift_gen');
-    assert.match(none!, /401/);
-    assert.match(wrong!, /401/);
+    assert.match(none, /401/);
+    assert.match(wrong, /401/);
   });
 });
 

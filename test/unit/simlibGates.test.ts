@@ -34,8 +34,8 @@ const TABLE_GATE = /^\s*"\w+":\s*\((None|"[^"]+"),\s*(None|"[^"]+"),/gm;
 
 function namedGates(): { file: string; form: 'changed' | 'deprecated'; id: string }[] {
   return SOURCES.flatMap(({ path, text }) => [
-    ...[...text.matchAll(NAMED_GATE)].map((m) => ({ file: path, form: m[1] as 'changed' | 'deprecated', id: m[2]! })),
-    ...[...text.matchAll(TABLE_GATE)].flatMap((m) => [m[1]!, m[2]!].filter((g) => g !== 'None').map((g) => ({ file: path, form: 'changed' as const, id: g.slice(1, -1) }))),
+    ...[...text.matchAll(NAMED_GATE)].map((m) => ({ file: path, form: m[1] as 'changed' | 'deprecated', id: m[2] })),
+    ...[...text.matchAll(TABLE_GATE)].flatMap((m) => [m[1], m[2]].filter((g) => g !== 'None').map((g) => ({ file: path, form: 'changed' as const, id: g.slice(1, -1) }))),
   ]);
 }
 

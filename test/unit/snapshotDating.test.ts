@@ -29,16 +29,16 @@ describe('snapshot dating against PyPI upload dates', () => {
     // 2023-06 pinned trl 0.4.7, uploaded in July 2023.
     const june = at('2023-06', { trl: '0.4.7' });
     assert.equal(june.ok, false);
-    assert.match(june.libraries[0]!.problems[0]!, /trl 0\.4\.7 was uploaded 2023-07-\d\d, after the cut-off 2023-06-30/);
+    assert.match(june.libraries[0].problems[0], /trl 0\.4\.7 was uploaded 2023-07-\d\d, after the cut-off 2023-06-30/);
     // 2025-03 pinned trl 0.12.0 and datasets 3.2.0 beside March-2025 transformers.
     const march = at('2025-03', { trl: '0.12.0', datasets: '3.2.0', transformers: '4.50.0' });
     const by = Object.fromEntries(march.libraries.map((l) => [l.library, l]));
-    assert.equal(by.trl!.minorsBehind, 4);
-    assert.match(by.trl!.problems[0]!, /0\.13, 0\.14, 0\.15, 0\.16/);
-    assert.equal(by.datasets!.minorsBehind, 3);
-    assert.deepEqual(by.transformers!.problems, []);
+    assert.equal(by.trl.minorsBehind, 4);
+    assert.match(by.trl.problems[0], /0\.13, 0\.14, 0\.15, 0\.16/);
+    assert.equal(by.datasets.minorsBehind, 3);
+    assert.deepEqual(by.transformers.problems, []);
     // 2023-12's datasets 2.14.0: 2.15 and 2.16 were out by the end of December.
-    assert.equal(at('2023-12', { datasets: '2.14.0' }).libraries[0]!.minorsBehind, 2);
+    assert.equal(at('2023-12', { datasets: '2.14.0' }).libraries[0].minorsBehind, 2);
     // One minor behind is tolerated (the resolver may hold a library back for a dependency).
     assert.equal(at('2024-04', { torch: '2.2.0' }).ok, true);
     assert.equal(at('2024-04', { torch: '2.1.0' }).ok, false);
@@ -46,8 +46,8 @@ describe('snapshot dating against PyPI upload dates', () => {
 
   test('a version PyPI does not have is a problem, not a crash', () => {
     const r = checkSnapshotDating({ id: '2024-09', cutoff: '2024-09-30', versions: { trl: '0.10.0', nosuchlib: '1.0' } }, dates);
-    assert.match(r.libraries[0]!.problems.join(), /trl 0\.10\.0 is not a final release on PyPI/);
-    assert.match(r.libraries[1]!.problems.join(), /no release dates for nosuchlib/);
+    assert.match(r.libraries[0].problems.join(), /trl 0\.10\.0 is not a final release on PyPI/);
+    assert.match(r.libraries[1].problems.join(), /no release dates for nosuchlib/);
   });
 
   test('release dates: final releases only, first non-yanked upload, yanked-only releases dropped', () => {
@@ -74,8 +74,8 @@ describe('snapshot dating against PyPI upload dates', () => {
       t.skip(`PyPI unreachable: ${(e as Error).message}`);
       return;
     }
-    const cached = dates.packages.trl!;
-    for (const [v, at] of Object.entries(cached)) if (live.packages.trl![v]) assert.equal(live.packages.trl![v], at, `trl ${v}`);
+    const cached = dates.packages.trl;
+    for (const [v, at] of Object.entries(cached)) if (live.packages.trl[v]) assert.equal(live.packages.trl[v], at, `trl ${v}`);
     assert.ok(Object.keys(cached).length > 50);
   });
 });
@@ -83,7 +83,7 @@ describe('snapshot dating against PyPI upload dates', () => {
 describe('pins computed from the cut-off', () => {
   test('cut-off: an ISO date inside the snapshot month; uv excludes everything after that day (UTC)', () => {
     const one = (cutoff: unknown) => JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff, versions: { torch: '2.3.0' } }] });
-    assert.equal(parseSnapshotsFile(one('2024-04-30')).snapshots[0]!.cutoff, '2024-04-30');
+    assert.equal(parseSnapshotsFile(one('2024-04-30')).snapshots[0].cutoff, '2024-04-30');
     assert.throws(() => parseSnapshotsFile(one('2024-05-31')), /cutoff 2024-05-31 is not in the month 2024-04/);
     assert.throws(() => parseSnapshotsFile(one('2024-04-31')), /not a calendar date/);
     assert.throws(() => parseSnapshotsFile(one('April')), /an ISO date/);

@@ -38,10 +38,10 @@ describe('snapshot registry', () => {
   test('each snapshot is dated: a cut-off in its month, and its transformers is of that era', () => {
     for (const s of allSnapshots()) assert.ok(s.cutoff.startsWith(s.id), s.id);
     // The original ForgeEnv's transformers series stay (the patch release is the one current at the cut-off).
-    const series = (id: string) => getSnapshot(id).versions.transformers!.split('.').slice(0, 2).join('.');
+    const series = (id: string) => getSnapshot(id).versions.transformers.split('.').slice(0, 2).join('.');
     assert.deepEqual(['2023-12', '2024-04', '2024-09', '2025-03'].map(series), ['4.36', '4.40', '4.45', '4.50']);
     // A March-2025 snapshot has the trl that brought GRPO (0.14) and later, not November 2024's 0.12.
-    assert.ok(compareVersions(getSnapshot('2025-03').versions.trl!, '0.14.0') >= 0);
+    assert.ok(compareVersions(getSnapshot('2025-03').versions.trl, '0.14.0') >= 0);
   });
 
   test('the simulated libraries default to the latest snapshot\'s pins', () => {
@@ -61,11 +61,11 @@ describe('snapshot registry', () => {
     const dup = JSON.parse(minimal()) as { snapshots: unknown[] };
     dup.snapshots.push(dup.snapshots[0]);
     assert.throws(() => parseSnapshotsFile(JSON.stringify(dup)), /duplicate snapshot id 2024-04/);
-    assert.deepEqual(parseSnapshotsFile(minimal()).snapshots[0]!.extra_requirements, []);
+    assert.deepEqual(parseSnapshotsFile(minimal()).snapshots[0].extra_requirements, []);
   });
 
   test('requirements use distribution names and honour torch_runtime', () => {
-    const s = parseSnapshotsFile(minimal({ versions: { huggingface_hub: '0.22.2', torch: '2.2.0' }, torch_runtime: '2.2.2', extra_requirements: ['numpy<2'] })).snapshots[0]!;
+    const s = parseSnapshotsFile(minimal({ versions: { huggingface_hub: '0.22.2', torch: '2.2.0' }, torch_runtime: '2.2.2', extra_requirements: ['numpy<2'] })).snapshots[0];
     assert.deepEqual(snapshotRequirements(s), ['huggingface-hub==0.22.2', 'torch==2.2.2', 'numpy<2']);
   });
 
@@ -146,7 +146,7 @@ const built = (id: string): boolean => hasSnapshotApi(id);
 const initParams = (a: PackageApi, key: string): string[] => ((a.objects[key] as ClassInfo).init ?? []).map((p) => p[0]);
 const trainingArgs = (id: string): string[] => {
   const a = api(id, 'transformers');
-  return initParams(a, a.modules.transformers!.names.TrainingArguments!);
+  return initParams(a, a.modules.transformers.names.TrainingArguments);
 };
 
 function assertSortedKeys(v: unknown, path: string): void {
@@ -192,20 +192,20 @@ describe('recorded API data', () => {
   });
 
   test('transformers.AdamW exists in 2023-12 and is gone in 2026-11', { skip: !(built('2023-12') && built('2026-11')) && 'not built' }, () => {
-    const ref = api('2023-12', 'transformers').modules.transformers!.names.AdamW;
+    const ref = api('2023-12', 'transformers').modules.transformers.names.AdamW;
     assert.equal(ref, 'transformers.optimization.AdamW');
-    assert.equal(api('2023-12', 'transformers').objects[ref]!.kind, 'class');
-    assert.equal(api('2026-11', 'transformers').modules.transformers!.names.AdamW, undefined);
+    assert.equal(api('2023-12', 'transformers').objects[ref].kind, 'class');
+    assert.equal(api('2026-11', 'transformers').modules.transformers.names.AdamW, undefined);
   });
 
   test('decorated functions and module __getattr__ shims are recorded, clock-made defaults are not', { skip: !(built('2024-04') && built('2024-09') && built('2025-09')) && 'not built' }, () => {
     // accelerate's is_*_available are functools.lru_cache wrappers: functions all the same.
     const acc = api('2024-09', 'accelerate');
-    const xla = acc.modules['accelerate.utils']!.names.is_torch_xla_available;
+    const xla = acc.modules['accelerate.utils'].names.is_torch_xla_available;
     assert.ok(xla && acc.objects[xla]?.kind === 'function', `is_torch_xla_available: ${xla}`);
     // peft 0.17 serves PEFT_TYPE_TO_MODEL_MAPPING from a module __getattr__, with a DeprecationWarning.
     const peft = api('2025-09', 'peft');
-    assert.equal(peft.modules['peft.peft_model']!.names.PEFT_TYPE_TO_MODEL_MAPPING, 'value:dict');
+    assert.equal(peft.modules['peft.peft_model'].names.PEFT_TYPE_TO_MODEL_MAPPING, 'value:dict');
     assert.equal(peft.deprecations['peft.peft_model.PEFT_TYPE_TO_MODEL_MAPPING']?.category, 'DeprecationWarning');
     // transformers 4.40's BenchmarkArguments builds CSV names from time(): recorded as {time}, so rebuilds agree.
     const bench = api('2024-04', 'transformers').objects['transformers.benchmark.benchmark_args_utils.BenchmarkArguments'] as ClassInfo;
@@ -216,7 +216,7 @@ describe('recorded API data', () => {
   test('trl.SFTTrainer takes tokenizer= up to trl 0.11 and processing_class= from 0.12', { skip: !(built('2024-09') && built('2025-03')) && 'not built' }, () => {
     const sft = (id: string): string[] => {
       const a = api(id, 'trl');
-      return initParams(a, a.modules.trl!.names.SFTTrainer!);
+      return initParams(a, a.modules.trl.names.SFTTrainer);
     };
     assert.ok(sft('2024-09').includes('tokenizer'));
     assert.ok(!sft('2024-09').includes('processing_class'));
@@ -225,12 +225,12 @@ describe('recorded API data', () => {
   });
 
   test('lazy modules and their missing-attribute error', { skip: !built('2024-09') && 'not built' }, () => {
-    const t = api('2024-09', 'transformers').modules.transformers!;
+    const t = api('2024-09', 'transformers').modules.transformers;
     assert.equal(t.lazy, true);
     assert.match(t.missing_getattr ?? '', /^AttributeError: .*\{name\}/);
-    assert.equal(api('2024-09', 'torch').modules['torch.nn']!.lazy, false);
-    const trainer = api('2024-09', 'trl').modules.trl!.names.SFTTrainer!;
-    assert.equal(api('2024-09', 'trl').objects[trainer]!.kind, 'class', 'trl.SFTTrainer imports in its venv');
+    assert.equal(api('2024-09', 'torch').modules['torch.nn'].lazy, false);
+    const trainer = api('2024-09', 'trl').modules.trl.names.SFTTrainer;
+    assert.equal(api('2024-09', 'trl').objects[trainer].kind, 'class', 'trl.SFTTrainer imports in its venv');
   });
 
   test('2024-09 deprecations come from running the drift catalog probes', { skip: !built('2024-09') && 'not built' }, (t) => {

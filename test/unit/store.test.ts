@@ -39,8 +39,8 @@ describe('jsonl append and read', () => {
     let read = await readJsonlFile(file, Row);
     assert.deepEqual(read.records.map((r) => r.value.i), [1, 2]);
     assert.equal(read.problems.length, 1);
-    assert.equal(read.problems[0]!.line, 3);
-    assert.equal(read.problems[0]!.kind, 'truncated');
+    assert.equal(read.problems[0].line, 3);
+    assert.equal(read.problems[0].kind, 'truncated');
 
     await appendJsonl(file, Row, [{ i: 4, pad: 'd' }], 'row');
     const after = readFileSync(file, 'utf8');
@@ -57,7 +57,7 @@ describe('jsonl append and read', () => {
     const { records, problems } = await readJsonlFile(file, Row, { what: 'row' });
     assert.deepEqual(records.map((r) => r.line), [1, 6]);
     assert.deepEqual(problems.map((p) => [p.file, p.line, p.kind]), [[file, 2, 'invalid_json'], [file, 4, 'schema'], [file, 5, 'schema']]);
-    assert.match(problems[1]!.error, /not a valid row/);
+    assert.match(problems[1].error, /not a valid row/);
   });
 
   test('lines split across read chunks and multi-byte characters survive', async () => {
@@ -136,7 +136,7 @@ const pad = 'z'.repeat(100_000);
     const { records, problems } = await readJsonlFile(file, Row);
     assert.ok(records.length >= 20);
     assert.ok(problems.length <= 1, `at most one bad line, got ${problems.length}`);
-    if (problems.length) assert.equal(problems[0]!.line, records.length + 1, 'only the last line may be torn');
+    if (problems.length) assert.equal(problems[0].line, records.length + 1, 'only the last line may be torn');
     records.forEach((r, idx) => assert.equal(Math.abs(r.value.i), Math.floor(idx / 2)));
   });
 });
@@ -269,7 +269,7 @@ describe('DatasetStore', () => {
       [join(dir, DATASET_FILES.demonstrations), 2, 'inconsistent'],
       [join(dir, DATASET_FILES.demonstrations), 3, 'schema'],
     ]);
-    assert.match(snap.problems[1]!.error, /foreign line: a "review" record, not a demonstration/);
+    assert.match(snap.problems[1].error, /foreign line: a "review" record, not a demonstration/);
   });
 
   test('schema invariants: revision/supersedes pairing and matching task ids', async () => {
@@ -281,7 +281,7 @@ describe('DatasetStore', () => {
     const extra = { ...r, info: { ...r.info, repair_apply: { ok: true, mode: 'strict' } } };
     await store.appendDemonstration(extra);
     const snap = await store.readAll();
-    assert.deepEqual(snap.demonstrations.all[0]!.info.repair_apply, { ok: true, mode: 'strict' }, 'extra info keys pass through');
+    assert.deepEqual(snap.demonstrations.all[0].info.repair_apply, { ok: true, mode: 'strict' }, 'extra info keys pass through');
   });
 
   test('skips and timelines round trip; bad episode ids are refused', async () => {
@@ -296,12 +296,12 @@ describe('DatasetStore', () => {
     await store.appendTimelineEvents('ep-9', [{ t_ms: 900, kind: 'run' }]);
     const tl = await store.readTimeline('ep-9');
     assert.deepEqual(tl.events.map((e) => e.kind), ['focus', 'change', 'run']);
-    assert.equal(tl.events[1]!.file, 'train.py');
+    assert.equal(tl.events[1].file, 'train.py');
     assert.ok(existsSync(join(dir, 'timelines', 'ep-9.jsonl')));
     await assert.rejects(store.appendTimelineEvents('../../etc/passwd', [{ t_ms: 0, kind: 'run' }]), /Invalid episode id/);
     const snap = await store.readAll();
     assert.equal(snap.skips.length, 1);
-    assert.equal(snap.skips[0]!.note, '');
+    assert.equal(snap.skips[0].note, '');
   });
 
   test('an empty or missing folder reads as an empty snapshot', async () => {

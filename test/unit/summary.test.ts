@@ -57,7 +57,7 @@ describe('summarizeDataset', () => {
       { ...s.by_primitive.RenameApiCall },
       { submitted: 2, success: 1, failed: 1, skipped: 1, success_rate: 0.5, active_ms_median: 105_000, reward_mean: 0.55 },
     );
-    assert.equal(s.by_primitive.DeprecateImport!.active_ms_median, 315_000);
+    assert.equal(s.by_primitive.DeprecateImport.active_ms_median, 315_000);
     assert.deepEqual(s.by_task, {
       task_a: { submitted: 1, success: 1, failed: 0, skipped: 1 },
       task_b: { submitted: 2, success: 1, failed: 1, skipped: 0 },
@@ -73,9 +73,9 @@ describe('summarizeDataset', () => {
     assert.equal(s.reward.min, -0.5);
     assert.equal(s.reward.histogram.length, 10);
     assert.deepEqual(s.reward.histogram[0], { from: -0.2, to: 0, count: 1 }, '-0.5 is clamped into the first bin');
-    assert.equal(s.reward.histogram[1]!.count, 1); // 0.1
-    assert.equal(s.reward.histogram[6]!.count, 1); // 1.0 in [1.0, 1.2)
-    assert.equal(s.reward.histogram[8]!.count, 1); // 1.5 in [1.4, 1.6)
+    assert.equal(s.reward.histogram[1].count, 1); // 0.1
+    assert.equal(s.reward.histogram[6].count, 1); // 1.0 in [1.0, 1.2)
+    assert.equal(s.reward.histogram[8].count, 1); // 1.5 in [1.4, 1.6)
     assert.equal(s.reward.histogram.reduce((a, b) => a + b.count, 0), 4);
 
     assert.equal(s.active_ms.median, 105_000);
@@ -96,8 +96,8 @@ describe('summarizeDataset', () => {
 
     assert.deepEqual(s.reviews, { approved: 1, rejected: 1, unreviewed: 2, reviews_of_unknown_records: 1 });
     assert.equal(s.problems.total, 1);
-    assert.equal(s.problems.listed[0]!.line, 4);
-    assert.equal(s.problems.listed[0]!.file, join(dir, DATASET_FILES.demonstrations));
+    assert.equal(s.problems.listed[0].line, 4);
+    assert.equal(s.problems.listed[0].file, join(dir, DATASET_FILES.demonstrations));
 
     const text = renderSummaryText(s);
     assert.match(text, /4 submitted \(3 success, 1 failed; success rate 75\.0%\), 2 skipped, 1 superseded/);

@@ -34,7 +34,7 @@ describe('summary index', () => {
     assert.equal((await readSummaryInput(dir)).parsedLines, 0, 'nothing new: nothing parsed');
 
     // A revision of an old record, a new record, and a review of an old record.
-    await store.appendDemonstration(makeDemo({ n: 20, taskId: 't1', previous: first[1]!, success: true }));
+    await store.appendDemonstration(makeDemo({ n: 20, taskId: 't1', previous: first[1], success: true }));
     await store.appendDemonstration(makeDemo({ n: 21, taskId: 't9' }));
     await store.appendReview({ record_id: uuidFor(3), reviewer: 'r', verdict: 'reject' });
     assert.equal((await readSummaryInput(dir)).parsedLines, 3);
@@ -78,7 +78,7 @@ describe('summary index', () => {
     const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
     // In place: same size and inode, different bytes (a hand edit of a diff's character).
-    writeFileSync(file, [lines[0]!.replace('"success":true', '"success":!!!!'), ...lines.slice(1)].join('\n') + '\n');
+    writeFileSync(file, [lines[0].replace('"success":true', '"success":!!!!'), ...lines.slice(1)].join('\n') + '\n');
     const afterEdit = await readSummaryInput(dir);
     assert.equal(afterEdit.parsedLines, 4, 'the changed file is read whole');
     await assertSameAsCold(dir, 'edited in place');

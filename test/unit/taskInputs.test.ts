@@ -81,7 +81,7 @@ describe('task args and files', () => {
     const ok = await env.evaluateRepair(env.oracleDiff());
     assert.equal(ok.execution?.exit_code, 0, ok.error_trace);
     assert.deepEqual(ok.execution?.violations, []);
-    assert.match(ok.execution!.stdout, /tokens \d+ config demo/);
+    assert.match(ok.execution.stdout, /tokens \d+ config demo/);
   });
 
   test('a repair is refused only for what it adds to the broken script', async () => {
@@ -109,7 +109,7 @@ describe('task args and files', () => {
     assert.match(env.state!.broken_execution!.stderr, /cannot import name 'AutoTokeniser'/);
     const ok = await env.evaluateRepair(env.oracleDiff());
     assert.equal(ok.execution?.exit_code, 0, ok.error_trace);
-    assert.match(ok.execution!.stdout, /^args gpt2 1 kept out$/m);
+    assert.match(ok.execution.stdout, /^args gpt2 1 kept out$/m);
   });
 
   test('humanEpisode and rollout run the task with its args and files', async () => {
@@ -157,7 +157,7 @@ describe('task args and files are validated with the field named', () => {
     writeFileSync(join(bad, 'tasks.json'), JSON.stringify([{ task_id: 'x', args: [1], files: { '../escape.txt': 'x' } }]));
     const { tasks, problems } = loadTaskFolder(bad);
     assert.equal(problems.length, 1);
-    assert.match(problems[0]!, /tasks\.json: invalid task metadata \(0\.args\.0: .*; 0\.files\.\.\.\/escape\.txt: invalid path/);
+    assert.match(problems[0], /tasks\.json: invalid task metadata \(0\.args\.0: .*; 0\.files\.\.\.\/escape\.txt: invalid path/);
     assert.deepEqual(tasks.map((t) => [t.task_id, t.args]), [['x', ['x']]]);
   });
 

@@ -60,13 +60,13 @@ describe('column kinds: what the script hands to a chat template holds messages'
       '    return {"prompt": p, "chosen": sample["chosen"], "rejected": sample["rejected"]}',
       'ds = ds.map(fmt)',
     ].join('\n');
-    const d = deriveHubNeeds(script).datasets[0]!;
+    const d = deriveHubNeeds(script).datasets[0];
     assert.deepEqual([d.columns?.prompt, d.columns?.chosen, d.columns?.rejected], ['string', 'string', 'string']);
   });
 
   test('the table of real schemas has TRL\'s trl-style HH dataset with conversational chosen/rejected', () => {
     const script = 'from datasets import load_dataset\nds = load_dataset("trl-internal-testing/hh-rlhf-helpful-base-trl-style")\n';
-    const d = deriveHubNeeds(script).datasets[0]!;
+    const d = deriveHubNeeds(script).datasets[0];
     assert.deepEqual(d.columns, { chosen: 'messages', rejected: 'messages', prompt: 'string' });
     assert.deepEqual(d.splits, ['train', 'test']);
   });
@@ -182,7 +182,7 @@ describe('the table of real schemas is a floor', () => {
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
     assert.equal(d.outcome.adaptation.rule, 'dataset-column-missing');
     assert.match(d.outcome.adaptation.change, /real schema of trl-lib\/ultrafeedback_binarized lacks it/);
-    const next = candidateHubNeeds(script, [], {}, d.outcome.hub).datasets[0]!;
+    const next = candidateHubNeeds(script, [], {}, d.outcome.hub).datasets[0];
     // The real features stay (chosen is still a conversation), with the script's column on top.
     assert.equal(next.columns?.chosen, 'messages');
     assert.equal(next.columns?.system_prompt, 'string');

@@ -130,7 +130,7 @@ describe('saving a made task', () => {
     await writeTask(dir, { task_id: id, args: ['--x', '1'], env: { SM_MODEL_DIR: 'out/m' }, adaptations: [{ round: 1, rule: 'missing-required-option', kind: 'args', error: 'the following arguments are required: --x', change: '--x 1' }] }, 'print(2)\n');
     const entries = readEntries(dir);
     assert.deepEqual(entries.map((e) => e.task_id), ['old', 'old_2']);
-    assert.equal(entries[0]!.description, 'kept');
+    assert.equal(entries[0].description, 'kept');
     const loaded = loadTaskFolder(dir);
     assert.deepEqual(loaded.problems, []);
     const t = loaded.tasks.find((x) => x.task_id === 'old_2')!;

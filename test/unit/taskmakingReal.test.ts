@@ -138,6 +138,6 @@ describe('check-primitives in real mode without an interpreter', { skip }, () =>
     const { checkPrimitives } = await import('../../src/env/primitives/checkPrimitives');
     const script = 'import transformers\nfrom transformers import AutoTokenizer\nprint("version", transformers.__version__)\n';
     const report = await checkPrimitives([{ name: 'probe.py', script, versions: { ...getSnapshot(SNAPSHOT).versions } }], { mode: 'real', primitives: ['RenameApiCall'], timeoutMs: 240_000 });
-    assert.equal(report.scripts[0]!.original_runs, true, report.scripts[0]!.reason);
+    assert.equal(report.scripts[0].original_runs, true, report.scripts[0].reason);
   });
 });

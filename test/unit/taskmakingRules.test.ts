@@ -245,7 +245,7 @@ describe('diagnose: recorded errors map to rules', () => {
     // No other model named: an adapter of the plain model the args gave.
     const own = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'] }));
     assert.ok(own && own.outcome.kind === 'adapt');
-    assert.equal(own.outcome.hub!.models[0]!.adapter_of, 'gpt2');
+    assert.equal(own.outcome.hub!.models[0].adapter_of, 'gpt2');
   });
 
   test('a variable assigned only when an option is given (UnboundLocalError): the option gets a data file of its split', () => {

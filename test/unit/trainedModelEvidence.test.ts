@@ -134,7 +134,7 @@ model.save_pretrained("reward_adapter")
 
 function taskOf(id: string, script: string, meta: Record<string, unknown> = {}): Task {
   const [entry] = TaskMetadataFileSchema.parse([{ task_id: id, library_versions: { ...getSnapshot(SNAPSHOT).versions }, ...meta }]);
-  return TaskSchema.parse(taskCandidate(id, script, entry!, dir));
+  return TaskSchema.parse(taskCandidate(id, script, entry, dir));
 }
 
 /** An episode broken by the first candidate that applies (a candidate's inverse may not restore the script byte for byte). */
@@ -202,8 +202,8 @@ describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () 
     try {
       assert.equal(r.runtime, 'warm', r.stderr.slice(-2000));
       assert.equal(r.exit_code, 0, r.stderr.slice(-3000));
-      assert.ok(existsSync(join(r.run_dir!, EVIDENCE_ARTIFACT, 'config.json')), r.stderr.slice(-2000));
-      const manifest = JSON.parse(readFileSync(join(r.run_dir!, '.forgeenv-evidence', 'evidence.json'), 'utf8')) as { steps: number; model: string };
+      assert.ok(existsSync(join(r.run_dir, EVIDENCE_ARTIFACT, 'config.json')), r.stderr.slice(-2000));
+      const manifest = JSON.parse(readFileSync(join(r.run_dir, '.forgeenv-evidence', 'evidence.json'), 'utf8')) as { steps: number; model: string };
       assert.equal(manifest.steps, 6);
       assert.equal(manifest.model, 'GPT2LMHeadModel');
     } finally {

@@ -174,7 +174,7 @@ describe('which check decides', () => {
     const probe = (trained_loss: number, moved: number, untrained_loss: number) => ({ ...withMoved(trained_loss, moved, untrained_loss), probe: true });
     const e = judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' });
     assert.deepEqual([e.check, e.verified], ['weights_moved', true]);
-    assert.match(e.findings[0]!, /probe sentences/);
+    assert.match(e.findings[0], /probe sentences/);
     assert.equal(judgeEvidence(probe(0.5, 0, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' }).verified, false);
     // Simulated mode's stand-ins make the probe loss depend on the weights: held-out loss still decides there.
     assert.equal(judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'simulated' }).check, 'held_out_loss');

@@ -31,6 +31,8 @@ export interface EpisodeFeature {
 export function registerEpisode(ctx: ForgeContext): EpisodeFeature {
   const ext = ctx.extension;
   const views = new EpisodeViews(ctx.lifecycle, ext.extensionUri, ctx.log);
+  // Assigned once below; the queue built first reads it (through a closure) only later.
+  // eslint-disable-next-line prefer-const
   let session: RepairSession | undefined;
   const queue = ctx.lifecycle.add(
     new TaskQueueProvider({

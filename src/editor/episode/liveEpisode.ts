@@ -81,7 +81,7 @@ export class LiveEpisode {
   }
 
   get start(): HumanEpisodeStart {
-    return this.data.start as HumanEpisodeStart;
+    return this.data.start;
   }
 
   get episodeId(): string {

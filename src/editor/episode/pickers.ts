@@ -76,7 +76,7 @@ export class EpisodePicker implements vscode.Disposable {
         placeholder: 'A place in the script, or let the drift generator choose',
         items: [
           { value: undefined, label: '$(sparkle) Let the drift generator choose', alwaysShow: true },
-          ...entry.candidates.map((c) => ({ value: c.params as Record<string, unknown>, label: c.label, description: c.drift })),
+          ...entry.candidates.map((c) => ({ value: c.params, label: c.label, description: c.drift })),
         ],
       });
       last = this.asked;

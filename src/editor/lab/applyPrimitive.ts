@@ -74,7 +74,7 @@ async function pickParams(applicable: ApplicablePrimitive, script: string, prefi
   const { primitive, candidates } = applicable;
   let start = prefill;
   if (!start) {
-    if (candidates.length === 1) start = candidates[0]!.params;
+    if (candidates.length === 1) start = candidates[0].params;
     else if (candidates.length > 1) {
       const items = candidatePickItems(candidates, script);
       const picked = await vscode.window.showQuickPick(items, {
@@ -85,7 +85,7 @@ async function pickParams(applicable: ApplicablePrimitive, script: string, prefi
         matchOnDetail: true,
       });
       if (!picked) return undefined;
-      start = candidates[picked.index]!.params;
+      start = candidates[picked.index].params;
     } else start = {};
   }
   const text = await vscode.window.showInputBox({

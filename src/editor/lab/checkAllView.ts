@@ -129,7 +129,7 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
   /** Opens the row's original ↔ broken diff (re-applying its spec, which is deterministic). */
   async openRow(args: unknown): Promise<CommandResult<{ session: string; brokenUri: string; script: string }>> {
     // The row's inline button passes the tree node itself.
-    const fromNode = args && typeof args === 'object' && 'row' in args ? (args as { row: unknown }).row : args;
+    const fromNode = args && typeof args === 'object' && 'row' in args ? (args).row : args;
     const a = z.object({ script: z.string(), primitive: z.string() }).safeParse(fromNode);
     if (!a.success) return refusal('invalid_args', 'Expected {script, primitive} of a check row.');
     const row = this.state?.rows.find((r) => r.script === a.data.script && r.primitive === a.data.primitive);

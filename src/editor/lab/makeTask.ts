@@ -106,7 +106,7 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
     const candidates = candidateFiles(scriptPath);
     if (candidates.length) {
       const picked = await vscode.window.showQuickPick(
-        candidates.map((n) => ({ label: n, picked: args!.some((x) => x === n || x.endsWith(`/${n}`)) })),
+        candidates.map((n) => ({ label: n, picked: args.some((x) => x === n || x.endsWith(`/${n}`)) })),
         { title: 'Make task (3/5): extra files the run needs (copied into every run folder)', canPickMany: true, ignoreFocusOut: true },
       );
       if (!picked) return refusal('cancelled', 'Extra files not confirmed; no task was made.');
@@ -134,7 +134,7 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
     // The derived difficulty is highlighted, so Enter keeps it.
     const picked = await pickWithDefault(items, items.find((i) => i.label === derivedDifficulty), { title: 'Make task (4/5): difficulty', placeholder: `proposed: ${derivedDifficulty}`, onQuestion: ctx.noteQuestion });
     if (!picked) return refusal('cancelled', 'No difficulty chosen; no task was made.');
-    difficulty = picked.label as Difficulty;
+    difficulty = picked.label;
   }
 
   const snapshots = allSnapshots();
@@ -169,7 +169,7 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
               script,
               scriptPath,
               taskDir: dir,
-              taskId: taskId!,
+              taskId: taskId,
               args,
               files,
               snapshot: snapshot.id,

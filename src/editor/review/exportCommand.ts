@@ -45,7 +45,7 @@ async function pickFilters(format: ExportFormat): Promise<SelectionFilters | und
   const chosen: Record<string, unknown> = {};
   for (const key of Object.keys(FILTER_CHOICES) as ChoiceKey[]) {
     const c = FILTER_CHOICES[key];
-    const items = Object.entries(c.values).map(([value, detail]) => ({ label: value, description: value === defaults[key] ? 'default' : undefined, detail: detail as string }));
+    const items = Object.entries(c.values).map(([value, detail]) => ({ label: value, description: value === defaults[key] ? 'default' : undefined, detail: detail }));
     const picked = await vscode.window.showQuickPick(items, { title: `ForgeEnv export: ${c.title} (${c.flag})`, ignoreFocusOut: true });
     if (!picked) return undefined;
     chosen[key] = picked.label;

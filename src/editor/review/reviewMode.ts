@@ -106,7 +106,7 @@ export class ReviewController implements vscode.Disposable {
     this.state = { dir, items, index };
     await vscode.commands.executeCommand('setContext', REVIEW_CONTEXT_KEY, true);
     await this.show();
-    return { ok: true, dir, total: items.length, index, recordId: items[index]!.record.info.record_id, problems: snapshot.problems.length };
+    return { ok: true, dir, total: items.length, index, recordId: items[index].record.info.record_id, problems: snapshot.problems.length };
   }
 
   async move(delta: number): Promise<CommandResult<{ index: number; recordId: string; moved: boolean }>> {

@@ -85,7 +85,9 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
             maxDiffBytes: ctx.settings().maxDiffBytes,
             apiKey: process.env.FORGEENV_MODEL_API_KEY || undefined,
             signal: abort.signal,
-          }).finally(() => sub.dispose());
+          }).finally(() => {
+            sub.dispose();
+          });
         },
       );
     } finally {

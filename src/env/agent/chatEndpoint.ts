@@ -149,7 +149,7 @@ async function requestOnce(url: string, body: string, opts: EndpointOptions): Pr
   }
   const parsed = ChatResponseSchema.safeParse(json);
   if (!parsed.success) throw new AttemptError(`the endpoint's answer is not an OpenAI chat completion: ${formatZodError(parsed.error)}`, false);
-  const choice = parsed.data.choices[0]!;
+  const choice = parsed.data.choices[0];
   return { text: choice.message.content ?? '', finish_reason: choice.finish_reason ?? null, ...(parsed.data.usage ? { usage: parsed.data.usage } : {}) };
 }
 

@@ -25,6 +25,6 @@ export function parseRepairAnswer(completion: string): RepairAnswer {
     return { ok: true, kind: 'script', submission: script };
   }
   if (looksLikeDiff(completion)) return { ok: true, kind: 'diff', submission: extractDiff(completion) };
-  const first = completion.trim().split('\n')[0]!.slice(0, 80);
+  const first = completion.trim().split('\n')[0].slice(0, 80);
   return { ok: false, reason: `no unified diff and no fenced script in the completion (${completion.length} characters, starting "${first}")` };
 }

@@ -479,7 +479,7 @@ const CATALOG_LINKS: Readonly<Record<string, { id: string; form: 'old' | 'new' }
 
 /** The entry with its catalog id and the catalog's version gate, when the catalog has the drift. */
 function linkCatalog(e: RawEntry): DriftEntry {
-  const link = CATALOG_LINKS[e.id] ?? CATALOG_LINKS[e.id.split(':')[0]!];
+  const link = CATALOG_LINKS[e.id] ?? CATALOG_LINKS[e.id.split(':')[0]];
   if (!link) {
     if (e.changedIn === undefined) throw new Error(`drift table: ${e.id} has neither a catalog link nor its own changedIn`);
     return { ...e, changedIn: e.changedIn, provenance: e.provenance ?? 'real' };

@@ -73,7 +73,7 @@ export class BaselineDriftGenerator {
 
   private specOf(p: Primitive, candidates: readonly PrimitiveCandidate[]): PrimitiveSpec {
     const pool = preferredCandidates(candidates);
-    const chosen = pool[randomIndex(this.rng, pool.length)]!;
+    const chosen = pool[randomIndex(this.rng, pool.length)];
     const spec: PrimitiveSpec = { primitive_type: p.name, category: p.category, params: structuredClone(chosen.params), provenance: chosen.provenance };
     if (chosen.drift_id) spec.drift_id = chosen.drift_id;
     return spec;
@@ -91,7 +91,7 @@ export function parseDriftOutput(text: string): PrimitiveSpec | null {
   if (typeof text !== 'string') return null;
   const input = text.length > MAX_COMPLETION_CHARS ? text.slice(0, MAX_COMPLETION_CHARS) : text;
   const tries: string[] = [];
-  for (const m of input.matchAll(/```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)```/g)) tries.push(m[1]!);
+  for (const m of input.matchAll(/```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)```/g)) tries.push(m[1]);
   tries.push(input.trim());
   tries.push(...jsonObjectsIn(input));
   for (const t of tries) {
@@ -108,7 +108,7 @@ function specFrom(text: string): PrimitiveSpec | null {
   } catch {
     return null;
   }
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'breakage' in value) value = (value as { breakage: unknown }).breakage;
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'breakage' in value) value = (value).breakage;
   const parsed = PrimitiveSpecSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }

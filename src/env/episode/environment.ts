@@ -287,7 +287,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
     };
     try {
       await this.reset({ task_id: r.task_id, seed: r.seed, episode_id: r.episode_id, library_versions: r.library_versions, target_category: r.target_category });
-      const ep = this.episode as EpisodeState | undefined;
+      const ep = this.episode;
       if (!ep) throw new EnvironmentError('reset() did not start an episode');
       if (r.started_at) ep.started_at = r.started_at;
       if (r.original_sha256 && scriptDigest(ep.original_script) !== r.original_sha256) {
@@ -458,7 +458,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
   async prewarm(snapshot: string, onProgress?: (m: string) => void): Promise<{ label: string } | { error: string }> {
     let versions: LibraryVersions;
     try {
-      versions = snapshotVersions(snapshot as Parameters<typeof snapshotVersions>[0]);
+      versions = snapshotVersions(snapshot);
     } catch (e) {
       return { error: (e as Error).message };
     }

@@ -43,7 +43,7 @@ export function baselineDriftGenerate(seed = 0): GenerateFn {
     const target = /^target category:\s*(.+)$/im.exec(user)?.[1]?.trim() ?? 'RenameApiCall';
     const script = scriptFromPrompt(user);
     const versions: Record<string, string> = {};
-    for (const m of user.matchAll(/^([A-Za-z][\w-]*)=(\d+(?:\.\d+)*)\s*$/gm)) versions[m[1]!] = m[2]!;
+    for (const m of user.matchAll(/^([A-Za-z][\w-]*)=(\d+(?:\.\d+)*)\s*$/gm)) versions[m[1]] = m[2]!;
     return JSON.stringify(gen.propose(target, script, versions));
   };
 }

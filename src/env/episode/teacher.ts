@@ -106,7 +106,7 @@ export class Teacher {
     const pool = real.length ? real : breaking.length ? breaking : applicable.length ? applicable.map((a) => a.primitive.name) : [DEFAULT_TARGET];
     const least = Math.min(...pool.map((n) => this.asked.get(n) ?? 0));
     const fewest = pool.filter((n) => (this.asked.get(n) ?? 0) === least);
-    const pick = fewest[randomIndex(() => this.draw(), fewest.length)]!;
+    const pick = fewest[randomIndex(() => this.draw(), fewest.length)];
     this.asked.set(pick, (this.asked.get(pick) ?? 0) + 1);
     this.store.save({ counts: Object.fromEntries([...this.asked].sort(([a], [b]) => a.localeCompare(b))), draws: this.draws });
     return pick;

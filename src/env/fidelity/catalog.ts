@@ -153,7 +153,7 @@ export interface SpecLike {
 /** The name an API string drifts on: the keyword in `f(x=)`, else the last dotted segment. */
 export function apiKeyName(api: string): string {
   const kw = /\(([A-Za-z_][A-Za-z0-9_]*)=\)$/.exec(api);
-  if (kw) return kw[1]!;
+  if (kw) return kw[1];
   const bare = api.replace(/\(.*\)$/, '');
   return bare.slice(bare.lastIndexOf('.') + 1);
 }

@@ -63,7 +63,7 @@ export function describeOutcome(o: ProbeOutcome | undefined, width = 160): strin
   const cut = (s: string) => (s.length > width ? s.slice(0, width - 1) + '…' : s);
   if (o.status === 'raised') return cut(`raised ${o.exc_type}: ${normaliseMessage(o.message ?? '')}`);
   if (o.status === 'warned') {
-    const w = o.warnings[0]!;
+    const w = o.warnings[0];
     return cut(`warned ${w.category}: ${normaliseMessage(w.message)}${o.warnings.length > 1 ? ` (+${o.warnings.length - 1})` : ''}`);
   }
   return 'ok';

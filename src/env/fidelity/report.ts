@@ -17,8 +17,8 @@ function table(title: string, rows: [string, Tally][]): string[] {
     `${t.entries_agree}/${t.entries_compared} ${pct(t.entries_agree, t.entries_compared)}`,
   ]);
   const all = [head, ...body];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
 }
 

@@ -20,8 +20,8 @@ function rng(seed: string): () => number {
 
 function sentence(r: () => number): string {
   const n = 5 + Math.floor(r() * 8);
-  const w = Array.from({ length: n }, () => WORDS[Math.floor(r() * WORDS.length)]!).join(' ');
-  return w[0]!.toUpperCase() + w.slice(1) + '.';
+  const w = Array.from({ length: n }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ');
+  return w[0].toUpperCase() + w.slice(1) + '.';
 }
 
 function value(kind: ColumnKind, r: () => number, labels: string[] | undefined): unknown {
@@ -65,7 +65,7 @@ export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
       return records.map((x) => JSON.stringify(x)).join('\n') + '\n';
     case 'csv': {
       const cols = Object.keys(columns);
-      if (cols.some((c) => !['string', 'int', 'float', 'bool', 'label'].includes(columns[c]!))) throw new DataFileError(`${need.path}: a csv file holds only scalar columns (asked: ${JSON.stringify(columns)})`);
+      if (cols.some((c) => !['string', 'int', 'float', 'bool', 'label'].includes(columns[c]))) throw new DataFileError(`${need.path}: a csv file holds only scalar columns (asked: ${JSON.stringify(columns)})`);
       const esc = (v: unknown) => (typeof v === 'string' ? `"${v.replace(/"/g, '""')}"` : String(v));
       return [cols.join(','), ...records.map((x) => cols.map((c) => esc(x[c])).join(','))].join('\n') + '\n';
     }

@@ -17,7 +17,7 @@ const CLASSIFIER = /For(?:Sequence|Image|Audio|Token)Classification|num_labels|n
 
 /** The variables assigned a `load_from_disk(...)` result (`train_ds = load_from_disk(args.training_dir)`). */
 export function diskDatasetVariables(script: string): string[] {
-  return [...new Set([...script.matchAll(/^[ \t]*([A-Za-z_]\w*)\s*=\s*(?:[\w.]+\.)?load_from_disk\(/gm)].map((m) => m[1]!))];
+  return [...new Set([...script.matchAll(/^[ \t]*([A-Za-z_]\w*)\s*=\s*(?:[\w.]+\.)?load_from_disk\(/gm)].map((m) => m[1]))];
 }
 
 /** Whether the script calls `load_from_disk` at all. */
@@ -53,9 +53,9 @@ export function diskDatasetSchema(script: string): DiskDatasetSchema {
     // `v["x"]`, `v[0]["x"]`, `v["train"][0]["x"]`, `v.features["x"]`.
     const re = new RegExp(`\\b${v}((?:\\.features)?(?:\\[[^\\]\\n]*\\])+)`, 'g');
     for (const m of script.matchAll(re)) {
-      for (const k of m[1]!.matchAll(/\[\s*(["'])([A-Za-z_][\w-]*)\1\s*\]/g)) {
-        const key = k[2]!;
-        if (SPLITS.test(key) && !m[1]!.startsWith('.features')) splits.add(key);
+      for (const k of m[1].matchAll(/\[\s*(["'])([A-Za-z_][\w-]*)\1\s*\]/g)) {
+        const key = k[2];
+        if (SPLITS.test(key) && !m[1].startsWith('.features')) splits.add(key);
         else if (!cols.has(key)) cols.set(key, kindOfKey(key));
       }
     }

@@ -207,7 +207,7 @@ async function buildItems(items: Planned[], opts: EnsureHubItemsOptions): Promis
     const seconds = Math.round((Date.now() - started) / 100) / 10;
     items.forEach((p, i) => {
       const line = lines.get(i);
-      const tmp = tmps[i]!;
+      const tmp = tmps[i];
       mkdirSync(tmp, { recursive: true });
       const marker = { ok: line?.ok === true, ...(line?.ok ? {} : { reason: line?.reason ?? 'the generator stopped before this item' }), ...(line?.note ? { note: line.note } : {}), id: p.id, seconds };
       writeFileSync(join(tmp, ITEM_MARKER), JSON.stringify(marker, null, 2) + '\n');

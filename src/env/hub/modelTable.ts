@@ -184,7 +184,7 @@ const ConfigJsonSchema = z.object({ model_type: z.string().min(1) }).passthrough
 
 /** The family (model_type) of a well-known id or a name pattern, undefined when unknown. */
 export function familyOf(id: string): { model_type: string; by: 'table' | 'pattern' } | undefined {
-  if (TABLE[id]) return { model_type: TABLE[id]!, by: 'table' };
+  if (TABLE[id]) return { model_type: TABLE[id], by: 'table' };
   const lower = id.toLowerCase();
   for (const [re, t] of PATTERNS) if (re.test(lower)) return { model_type: t, by: 'pattern' };
   return undefined;

@@ -138,7 +138,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       // `evaluate.combine(["accuracy", "f1"])`: every literal of the list; a load: its path.
       const arg = positional(call, 0) ?? keyword(call, 'path') ?? keyword(call, 'evaluations');
       const text = arg ? script.slice(arg.valueFrom, arg.valueTo) : '';
-      const values = call.callee === 'evaluate.combine' ? [...text.matchAll(/(["'])([\w/-]+)\1/g)].map((m) => m[2]!) : [arg && resolveValue(scope, arg.valueFrom, arg.valueTo)?.value];
+      const values = call.callee === 'evaluate.combine' ? [...text.matchAll(/(["'])([\w/-]+)\1/g)].map((m) => m[2]) : [arg && resolveValue(scope, arg.valueFrom, arg.valueTo)?.value];
       for (const v of values) {
         const metric = v ? metricNameOf(v) : undefined;
         if (metric) metrics.add(metric);
@@ -215,7 +215,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
  */
 export function selectedRows(source: string): number | undefined {
   let most = 0;
-  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g)) most = Math.max(most, Number(m[1]!.replace(/_/g, '')));
+  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g)) most = Math.max(most, Number(m[1].replace(/_/g, '')));
   return most > DEFAULT_SYNTHETIC_ROWS ? Math.min(most, MAX_SYNTHETIC_ROWS) : undefined;
 }
 
@@ -241,7 +241,7 @@ function resolveValue(scope: Scope, from: number, to: number): { value: string; 
   // `args.tokenizer_name or args.model_name_or_path`: the first part that resolves.
   const or = text.split(/\s+or\s+/);
   if (or.length > 1 && or.length <= 4) {
-    let at = from + scope.source.slice(from, to).indexOf(or[0]!);
+    let at = from + scope.source.slice(from, to).indexOf(or[0]);
     for (const part of or) {
       const start = scope.source.indexOf(part, at);
       const v = start >= 0 ? resolveValue(scope, start, start + part.length) : undefined;
@@ -302,8 +302,8 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
       // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
       const joined: string[] = [];
       for (const j of text.matchAll(/\b(?:os\.)?path\.join\(([^()]*)\)/g)) {
-        let at = span.from + j.index! + j[0].indexOf('(') + 1;
-        const parts = j[1]!.split(',').map((part) => {
+        let at = span.from + j.index + j[0].indexOf('(') + 1;
+        const parts = j[1].split(',').map((part) => {
           const start = scope.source.indexOf(part.trim(), at);
           at = start + part.trim().length;
           return start >= 0 ? resolveValue(scope, start, start + part.trim().length)?.value : undefined;
@@ -311,7 +311,7 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
         if (parts.length && parts.every((p) => p !== undefined)) joined.push(parts.join('/').replace(/\/{2,}/g, '/'));
       }
       if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
-      const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2]!)];
+      const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2])];
       const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, span.from)}` })) : [resolveValue(scope, span.from, span.to)].filter((v) => v !== undefined);
       for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     }
@@ -348,7 +348,7 @@ function literalKeywords(scope: Scope, call: CallSite): Record<string, string | 
 
 /** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */
 function splitNames(text: string): string[] {
-  return [...new Set([...text.matchAll(/(["'])([A-Za-z_]+)(\[[^\]]*\])?(\+[^"']*)?\1/g)].flatMap((m) => [m[2]!, ...(m[4] ? m[4].split('+').filter(Boolean).map((s) => s.replace(/\[.*$/, '')) : [])]))];
+  return [...new Set([...text.matchAll(/(["'])([A-Za-z_]+)(\[[^\]]*\])?(\+[^"']*)?\1/g)].flatMap((m) => [m[2], ...(m[4] ? m[4].split('+').filter(Boolean).map((s) => s.replace(/\[.*$/, '')) : [])]))];
 }
 
 function union(a: string[] | undefined, b: string[] | undefined): string[] {
@@ -395,7 +395,7 @@ function fieldDefaults(idx: ScriptIndex, source: string): Scope['defaults'] {
   // `name: str = "x"` and `name: str = field(default="x", …)`, the field call possibly over several lines.
   const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^)]*?\bdefault\s*=\s*)?(["'])([^"'\n]+)\2/gm;
   for (const m of source.matchAll(re)) {
-    if (!out.has(m[1]!)) out.set(m[1]!, { value: m[3]!, from: `dataclass default of ${m[1]} line ${lineOf(source, m.index ?? 0)}` });
+    if (!out.has(m[1])) out.set(m[1], { value: m[3], from: `dataclass default of ${m[1]} line ${lineOf(source, m.index ?? 0)}` });
   }
   return out;
 }
@@ -405,19 +405,19 @@ function givenValues(args: readonly string[], files: Readonly<Record<string, str
   const out: Scope['given'] = new Map();
   const configFiles = new Set<string>();
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
+    const a = args[i];
     if (!a.startsWith('--')) {
       if (/\.(ya?ml|json)$/i.test(a) && files[a] !== undefined) configFiles.add(a);
       continue;
     }
     const eq = a.indexOf('=');
     const key = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
-    const value = eq > 0 ? a.slice(eq + 1) : args[i + 1] !== undefined && !args[i + 1]!.startsWith('--') ? args[++i]! : undefined;
+    const value = eq > 0 ? a.slice(eq + 1) : args[i + 1] !== undefined && !args[i + 1].startsWith('--') ? args[++i] : undefined;
     if (value === undefined) continue;
     if ((key === 'config' || /_config$|^config_file$/.test(key)) && files[value] !== undefined) configFiles.add(value);
     out.set(key, { value, from: `args --${key}` });
   }
-  for (const f of configFiles) for (const [k, v] of Object.entries(readConfigFile(f, files[f]!))) if (!out.has(k)) out.set(k, { value: v, from: `${f}: ${k}` });
+  for (const f of configFiles) for (const [k, v] of Object.entries(readConfigFile(f, files[f]))) if (!out.has(k)) out.set(k, { value: v, from: `${f}: ${k}` });
   return out;
 }
 
@@ -433,7 +433,7 @@ export function readConfigFile(name: string, text: string): Record<string, strin
     }
     return out;
   }
-  for (const m of text.matchAll(/^([A-Za-z_][\w-]*)\s*:\s*(["']?)([^#\n"']+?)\2\s*(?:#.*)?$/gm)) out[m[1]!.replace(/-/g, '_')] = m[3]!.trim();
+  for (const m of text.matchAll(/^([A-Za-z_][\w-]*)\s*:\s*(["']?)([^#\n"']+?)\2\s*(?:#.*)?$/gm)) out[m[1].replace(/-/g, '_')] = m[3].trim();
   return out;
 }
 
@@ -465,14 +465,14 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
   const datasetVars = new Set(idx.assignments.filter((a) => a.call && /load_dataset$/.test(a.call.callee ?? '')).map((a) => a.target));
   // Loop and comprehension variables over a dataset (`for ex in ds`, `[n["x"] for n in notes]`) are examples too.
   for (const m of source.matchAll(/\bfor\s+([A-Za-z_]\w*)\s+in\s+([A-Za-z_][\w.]*)(\[[^\]]*\])?/g)) {
-    if (datasetVars.has(m[2]!.split('.')[0]!) || /(^|_)(dataset|ds|data)s?$/.test(m[2]!)) exampleParams.add(m[1]!);
+    if (datasetVars.has(m[2].split('.')[0]) || /(^|_)(dataset|ds|data)s?$/.test(m[2])) exampleParams.add(m[1]);
   }
   for (const s of idx.subscripts) {
     if (!s.key && (exampleParams.has(s.object ?? '') || EXAMPLE_NAMES.test(s.object ?? ''))) {
       // `examples[text_column]` where `text_column = "sentence"`: the column the name holds.
       const inner = source.slice(s.openBracket + 1, s.closeBracket);
       const name = /^\s*([A-Za-z_][\w.]*)\s*$/.exec(inner);
-      const v = name ? resolveValue(scope, s.openBracket + 1 + inner.indexOf(name[1]!), s.openBracket + 1 + inner.indexOf(name[1]!) + name[1]!.length) : undefined;
+      const v = name ? resolveValue(scope, s.openBracket + 1 + inner.indexOf(name[1]), s.openBracket + 1 + inner.indexOf(name[1]) + name[1].length) : undefined;
       if (v && /^[A-Za-z_][\w ]*$/.test(v.value)) add(v.value);
       continue;
     }
@@ -496,7 +496,7 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     for (const a of call.args) {
       if (a.kind !== 'keyword') continue;
       const v = source.slice(a.valueFrom, a.valueTo);
-      if (a.name === 'remove_columns' || a.name === 'input_columns') for (const m of v.matchAll(/(["'])([^"'\n]+)\1/g)) add(m[2]!);
+      if (a.name === 'remove_columns' || a.name === 'input_columns') for (const m of v.matchAll(/(["'])([^"'\n]+)\1/g)) add(m[2]);
       else if (a.name === 'dataset_text_field') {
         const r = resolveValue(scope, a.valueFrom, a.valueTo);
         if (r) add(r.value, 'string');
@@ -506,7 +506,7 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     if (m === 'rename_column' || m === 'remove_columns' || m === 'select_columns' || m === 'class_encode_column') {
       const pos = call.args.filter((x) => x.kind === 'positional');
       // rename_column(old, new): only the old name is a column of the dataset as loaded.
-      for (const a of m === 'rename_column' ? pos.slice(0, 1) : pos) for (const mm of source.slice(a.valueFrom, a.valueTo).matchAll(/(["'])([^"'\n]+)\1/g)) add(mm[2]!);
+      for (const a of m === 'rename_column' ? pos.slice(0, 1) : pos) for (const mm of source.slice(a.valueFrom, a.valueTo).matchAll(/(["'])([^"'\n]+)\1/g)) add(mm[2]);
     }
   }
   // A column the script hands to a chat template as the conversation (`apply_chat_template(row["chosen"])`)
@@ -516,9 +516,9 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     if (call.method?.name !== 'apply_chat_template') continue;
     const a = positional(call, 0) ?? keyword(call, 'conversation');
     const m = a && /^([A-Za-z_]\w*)\[\s*(["'])([^"'\n]+)\2\s*\]$/.exec(source.slice(a.valueFrom, a.valueTo).trim());
-    if (m && (exampleParams.has(m[1]!) || EXAMPLE_NAMES.test(m[1]!))) add(m[3]!, 'messages');
+    if (m && (exampleParams.has(m[1]) || EXAMPLE_NAMES.test(m[1]))) add(m[3], 'messages');
   }
-  for (const m of source.matchAll(/(["'])(\w+)\1\s+(?:not\s+)?in\s+[\w.[\]"']*column_names/g)) add(m[2]!);
+  for (const m of source.matchAll(/(["'])(\w+)\1\s+(?:not\s+)?in\s+[\w.[\]"']*column_names/g)) add(m[2]);
   // Fields that name a column (`text_column="text"`, `--label_column_name label`).
   for (const [k, v] of [...scope.defaults, ...scope.given]) {
     const m = COLUMN_KEY.exec(k);
@@ -550,12 +550,12 @@ export function tokenizerInputColumns(scope: Scope, exampleParams: ReadonlySet<s
   const out = new Set<string>();
   const columnOf = (text: string): string | undefined => {
     const m = /^([A-Za-z_]\w*)\[\s*(?:(["'])([^"'\n]+)\2|([A-Za-z_][\w.]*))\s*\]$/.exec(text.trim());
-    if (!m || !(exampleParams.has(m[1]!) || EXAMPLE_NAMES.test(m[1]!))) return undefined;
+    if (!m || !(exampleParams.has(m[1]) || EXAMPLE_NAMES.test(m[1]))) return undefined;
     if (m[3]) return m[3];
-    const at = source.indexOf(m[4]!);
+    const at = source.indexOf(m[4]);
     // `examples[text_column]`: the value the name holds.
     for (const a of idx.assignments) if (a.target === m[4]) return literalAt(source, a.valueNode.from, a.valueNode.to);
-    return at >= 0 ? scope.given.get(m[4]!.split('.').pop()!)?.value ?? scope.defaults.get(m[4]!.split('.').pop()!)?.value : undefined;
+    return at >= 0 ? scope.given.get(m[4].split('.').pop()!)?.value ?? scope.defaults.get(m[4].split('.').pop()!)?.value : undefined;
   };
   const locals = new Map<string, string>();
   for (const a of idx.assignments) {

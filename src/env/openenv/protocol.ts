@@ -102,7 +102,7 @@ export function parseWireAction(data: unknown): { ok: true; action: ForgeAction;
   const r = WireActionSchema.safeParse(data);
   if (!r.success) return { ok: false, issues: zodIssues(r.error) };
   const { metadata, ...action } = r.data;
-  return { ok: true, action: action as ForgeAction, metadata: metadata ?? {} };
+  return { ok: true, action: action, metadata: metadata ?? {} };
 }
 
 // --- reset ------------------------------------------------------------------------------------

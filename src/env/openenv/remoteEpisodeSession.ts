@@ -183,7 +183,7 @@ export function explainRemoteError(e: unknown, url: string): unknown {
   const at = `the ForgeEnv server at ${shown(url)}`;
   const d = e.data;
   const said = typeof d.message === 'string' ? d.message : e.message;
-  const num = (k: string) => (typeof d[k] === 'number' ? (d[k] as number) : '?');
+  const num = (k: string) => (typeof d[k] === 'number' ? (d[k]) : '?');
   let message: string;
   switch (e.code) {
     case 'CAPACITY_REACHED':

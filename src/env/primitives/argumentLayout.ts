@@ -47,10 +47,10 @@ export function insertArgument(source: string, call: CallSite, text: string, tai
   if (p > n) return undefined;
   if (isVertical(source, call)) {
     if (p < n) {
-      const at = call.args[p]!;
+      const at = call.args[p];
       return { from: lineStartAt(source, at.from), to: lineStartAt(source, at.from), insert: `${indentationAt(source, at.from)}${text},${tail}\n` };
     }
-    const last = call.args[n - 1]!;
+    const last = call.args[n - 1];
     const indent = indentationAt(source, last.from);
     if (last.commaAfter !== undefined && endsLine(source, last.commaAfter + 1)) {
       const at = lineEndAt(source, last.commaAfter) + 1;
@@ -61,6 +61,6 @@ export function insertArgument(source: string, call: CallSite, text: string, tai
   }
   if (tail) return undefined;
   if (n === 0) return { from: call.openParen + 1, to: call.openParen + 1, insert: text };
-  if (p < n) return { from: call.args[p]!.from, to: call.args[p]!.from, insert: `${text}, ` };
-  return { from: call.args[n - 1]!.to, to: call.args[n - 1]!.to, insert: `, ${text}` };
+  if (p < n) return { from: call.args[p].from, to: call.args[p].from, insert: `${text}, ` };
+  return { from: call.args[n - 1].to, to: call.args[n - 1].to, insert: `, ${text}` };
 }

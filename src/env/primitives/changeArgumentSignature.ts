@@ -53,8 +53,8 @@ function planMove(ctx: ScriptContext, p: ArgumentSignatureParams & { move_to: st
   if (sources.length > 1) refuse(NAME, `${sources.length} calls of ${p.function} pass ${p.old_keyword}=; a move needs exactly one`);
   const targets = callsOf(ctx.index, p.move_to);
   if (targets.length !== 1) refuse(NAME, targets.length === 0 ? `${p.move_to}(...) is not called in the script` : `${p.move_to} is called ${targets.length} times; a move needs exactly one target call`);
-  const source = sources[0]!;
-  const target = targets[0]!;
+  const source = sources[0];
+  const target = targets[0];
   if (keywordArg(target, p.old_keyword)) refuse(NAME, `${p.move_to}(...) already passes ${p.old_keyword}=`);
   const k = source.args.indexOf(keywordArg(source, p.old_keyword)!);
   const removed = removeArgument(ctx.script, source, k);

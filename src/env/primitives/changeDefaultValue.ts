@@ -56,7 +56,7 @@ function plan(ctx: ScriptContext, p: DefaultValueParams): Plan {
   });
   if (matching.length === 0) refuse(NAME, `${p.function}(${p.keyword}=...) is never passed as ${p.value}`);
   if (matching.length > 1) refuse(NAME, `${matching.length} calls of ${p.function} pass ${p.keyword}=; dropping it needs exactly one`);
-  const call = matching[0]!;
+  const call = matching[0];
   const k = call.args.indexOf(keywordArg(call, p.keyword)!);
   const removed = removeArgument(ctx.script, call, k);
   if (!removed) refuse(NAME, `the ${p.keyword}= argument of ${p.function} on line ${lineOf(ctx.script, call.from)} is not laid out one per line or inline, so it cannot be dropped exactly`);

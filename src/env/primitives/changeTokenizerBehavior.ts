@@ -71,7 +71,7 @@ function planPadForward(ctx: ScriptContext): Plan {
   }
   if (edits.length === 0) refuse(NAME, 'no tokenizer call passes padding="max_length"');
   if (quotes.size > 1) refuse(NAME, 'the padding="max_length" arguments mix quote styles, so they could not be restored exactly');
-  const quote = [...quotes][0]!;
+  const quote = [...quotes][0];
   return { edits, inverse: { primitive_type: RESTORE, params: quote === '"' ? { behavior: 'pad_to_max_length' } : { behavior: 'pad_to_max_length', quote } } };
 }
 
@@ -195,7 +195,7 @@ function planTargetRestore(ctx: ScriptContext): Plan {
     const unit = inner.slice(indent.length);
     const targets = index.calls.filter((c) => c.from >= stmt.from && c.to <= stmt.to && c.callee === receiver);
     if (targets.length !== 1) refuse(RESTORE, `line ${line}: expected one call of ${receiver}(...) inside the with block, found ${targets.length}`);
-    const target = targets[0]!;
+    const target = targets[0];
     const first = target.args[0];
     if (!first || first.kind !== 'positional' || target.args.filter((a) => a.kind === 'positional').length !== 1 || keywordArg(target, 'text_target')) {
       refuse(RESTORE, `line ${line}: ${receiver}(...) inside the with block must take exactly one positional text`);

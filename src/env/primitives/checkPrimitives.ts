@@ -245,7 +245,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
   let next = 0;
   const worker = async () => {
     while (next < jobs.length && !opts.signal?.aborted) {
-      const job = jobs[next++]!;
+      const job = jobs[next++];
       for (const row of await job()) {
         results.push(row);
         opts.onRow?.(row, results.length, total);
@@ -396,7 +396,7 @@ export function changedApiNames(script: string, params: Record<string, unknown>,
     add(script.slice(e.from, e.to));
     add(e.insert);
     add(wordAround(script, e.from, e.to));
-    add(wordAround(after, spans[i]!.from, spans[i]!.to));
+    add(wordAround(after, spans[i].from, spans[i].to));
   });
   for (const v of Object.values(params)) {
     if (typeof v === 'string') add(v);
@@ -450,8 +450,8 @@ export function renderCheckTable(results: CheckRow[], summary: CheckSummary, scr
     r.diff_lines === null ? '—' : String(r.diff_lines),
     (r.error ?? r.broken_error ?? '').replace(/\s+/g, ' ').slice(0, 80),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   const originals = scripts?.length
     ? ['original scripts:', ...scripts.map((x) => `  ${basename(x.script)}: ${x.original_runs === true ? 'runs' : x.original_runs === false ? 'fails' : 'not run'}${x.reason ? ` (${x.reason.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`), '']
     : [];

@@ -76,10 +76,10 @@ function planMove(primitive: string, ctx: ScriptContext, p: DeprecateImportParam
         moved.add(a.property);
       }
       if (!importsModule(index, p.new_module)) {
-        const root = p.new_module.split('.')[0]!;
-        if (!allowInsert) refuse(primitive, `${p.new_module} is not imported, so ${p.new_module}.${qualified[0]!.property} could not be restored`);
+        const root = p.new_module.split('.')[0];
+        if (!allowInsert) refuse(primitive, `${p.new_module} is not imported, so ${p.new_module}.${qualified[0].property} could not be restored`);
         if (usedAsName(index, root)) refuse(primitive, `"${root}" is already a name in the script, so \`import ${p.new_module}\` cannot be added`);
-        const line = insertLineAfter(index, `import ${p.new_module}`, importBinding(index, p.old_module.split('.')[0]!));
+        const line = insertLineAfter(index, `import ${p.new_module}`, importBinding(index, p.old_module.split('.')[0]));
         if (!line) refuse(primitive, `no place for \`import ${p.new_module}\` (the script has no top-level import line to put it after)`);
         edits.push(line);
         added = p.new_module;

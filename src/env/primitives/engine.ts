@@ -61,7 +61,7 @@ export function driftProposals<P>(name: string, versions: LibraryVersions): Arra
 
 export function definePrimitive<P extends Record<string, unknown>>(def: PrimitiveDefinition<P>): Primitive<P> {
   if (DEFINITIONS.has(def.name)) throw new Error(`primitive ${def.name} is defined twice`);
-  DEFINITIONS.set(def.name, def as unknown as PrimitiveDefinition<Record<string, unknown>>);
+  DEFINITIONS.set(def.name, def);
   return {
     name: def.name,
     category: def.category,

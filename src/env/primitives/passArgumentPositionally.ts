@@ -40,7 +40,7 @@ const RESTORE = 'RestoreKeywordArgument';
 /** Leading positional arguments of a call. */
 function positionalCount(call: CallSite): number {
   let n = 0;
-  while (n < call.args.length && call.args[n]!.kind === 'positional') n++;
+  while (n < call.args.length && call.args[n].kind === 'positional') n++;
   return n;
 }
 
@@ -54,10 +54,10 @@ function plan(ctx: ScriptContext, p: PositionalParams): Plan {
     const run = p.keywords.map((k, i) => c.args[n + i]).filter((a, i) => a?.kind === 'keyword' && a.name === p.keywords[i]);
     if (run.length !== p.keywords.length) continue;
     // `name=value` exactly, so that adding `name=` back restores the text.
-    if (run.some((a) => ctx.script.slice(a!.nameFrom!, a!.valueFrom) !== `${a!.name}=`)) continue;
+    if (run.some((a) => ctx.script.slice(a.nameFrom, a.valueFrom) !== `${a.name}=`)) continue;
     if (first !== undefined && first !== n) refuse(NAME, `calls of ${p.function} pass ${p.keywords[0]}= after different numbers of positional arguments (line ${lineOf(ctx.script, c.from)})`);
     first = n;
-    for (const a of run) edits.push({ from: a!.nameFrom!, to: a!.valueFrom, insert: '' });
+    for (const a of run) edits.push({ from: a.nameFrom!, to: a.valueFrom, insert: '' });
   }
   if (first === undefined) refuse(NAME, `no call of ${p.function} passes ${p.keywords.map((k) => `${k}=`).join(', ')} right after its positional arguments`);
   return { edits, inverse: { primitive_type: RESTORE, params: { function: p.function, keywords: p.keywords, first } } };
@@ -69,7 +69,7 @@ function planRestore(ctx: ScriptContext, p: RestoreKeywordParams): Plan {
   for (const c of calls) {
     if (positionalCount(c) < p.first + p.keywords.length) continue;
     p.keywords.forEach((k, i) => {
-      const a = c.args[p.first + i]!;
+      const a = c.args[p.first + i];
       edits.push({ from: a.from, to: a.from, insert: `${k}=` });
     });
   }

@@ -95,7 +95,7 @@ export function primitiveCatalog(): CatalogEntry[] {
     kind: p.kind,
     description: p.description,
     models: p.models,
-    params: z.toJSONSchema(p.paramsSchema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>,
+    params: z.toJSONSchema(p.paramsSchema, { unrepresentable: 'any', io: 'input' }),
   }));
   return structuredClone(catalog);
 }

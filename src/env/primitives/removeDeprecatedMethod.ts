@@ -63,7 +63,7 @@ function rewriteCalls(primitive: string, ctx: ScriptContext, from: string, to: s
   if (sites.length === 0) refuse(primitive, `${from}(...) is not called in the script`);
   const edits: TextEdit[] = sites.map((c) => ({ from: c.calleeFrom, to: c.calleeTo, insert: to }));
   if (!allowInsert) return { edits };
-  const anchor = importBinding(index, from.split('.')[0]!);
+  const anchor = importBinding(index, from.split('.')[0]);
   let line: string | undefined;
   if (to.includes('.')) {
     if (index.calls.some((c) => c.callee === to) || index.attributes.some((a) => a.object !== null && `${a.object}.${a.property}` === to)) {
@@ -71,7 +71,7 @@ function rewriteCalls(primitive: string, ctx: ScriptContext, from: string, to: s
     }
     const module = to.slice(0, to.lastIndexOf('.'));
     if (!importsModule(index, module)) {
-      if (usedAsName(index, module.split('.')[0]!)) refuse(primitive, `"${module.split('.')[0]}" is already a name in the script, so \`import ${module}\` cannot be added`);
+      if (usedAsName(index, module.split('.')[0])) refuse(primitive, `"${module.split('.')[0]}" is already a name in the script, so \`import ${module}\` cannot be added`);
       line = `import ${module}`;
     }
   } else {

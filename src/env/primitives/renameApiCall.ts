@@ -69,7 +69,7 @@ function planRename(primitive: string, inverse: string, ctx: ScriptContext, p: R
 function genericProposals(ctx: ScriptContext): Array<Proposal<RenameParams>> {
   const out: Array<Proposal<RenameParams>> = [];
   for (const imp of ctx.index.imports) {
-    if (imp.kind !== 'from' || !imp.module || !API_LIBRARIES.has(imp.module.split('.')[0]!)) continue;
+    if (imp.kind !== 'from' || !imp.module || !API_LIBRARIES.has(imp.module.split('.')[0])) continue;
     for (const n of imp.names) {
       if (n.alias) continue;
       // Only names the script really uses beyond importing them.

@@ -11,8 +11,8 @@ export interface TextEdit {
 export function sortEdits(edits: readonly TextEdit[]): TextEdit[] {
   const sorted = [...edits].sort((a, b) => a.from - b.from || a.to - b.to);
   for (let i = 1; i < sorted.length; i++) {
-    const prev = sorted[i - 1]!;
-    const cur = sorted[i]!;
+    const prev = sorted[i - 1];
+    const cur = sorted[i];
     // Two insertions at one point are ambiguous too.
     if (cur.from < prev.to || (cur.from === prev.from && cur.from === cur.to && prev.from === prev.to)) {
       throw new Error(`overlapping edits at offsets ${prev.from}-${prev.to} and ${cur.from}-${cur.to}`);

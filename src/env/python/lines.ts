@@ -13,7 +13,7 @@ export function lineNumberAt(starts: readonly number[], offset: number): number 
   let hi = starts.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= offset) lo = mid;
+    if (starts[mid] <= offset) lo = mid;
     else hi = mid - 1;
   }
   return lo + 1;

@@ -42,7 +42,7 @@ export function parsePython(source: string): ParsedScript {
     problem: problemAt && {
       ...problemAt,
       line: lineNumberAt(starts, problemAt.offset),
-      column: problemAt.offset - starts[lineNumberAt(starts, problemAt.offset) - 1]! + 1,
+      column: problemAt.offset - starts[lineNumberAt(starts, problemAt.offset) - 1] + 1,
     },
   };
   cache.set(source, parsed);
@@ -104,7 +104,7 @@ function unclosedBracket(source: string, node: SyntaxNode): { from: number; brac
     // Brackets open the node (ArgList, TupleExpression, ...) or follow its first child (subscripts).
     for (const b of [first, first.nextSibling]) {
       if (!b || !(b.name in CLOSING)) continue;
-      const close = CLOSING[b.name]!;
+      const close = CLOSING[b.name];
       if (p.lastChild?.name !== close) return { from: b.from, bracket: source.slice(b.from, b.to) };
     }
   }
@@ -114,7 +114,7 @@ function unclosedBracket(source: string, node: SyntaxNode): { from: number; brac
 function isTerminated(text: string): boolean {
   const m = /^[A-Za-z]*('''|"""|'|")/.exec(text);
   if (!m) return true;
-  const quote = m[1]!;
+  const quote = m[1];
   const open = m[0].length;
   if (text.length < open + quote.length || !text.endsWith(quote)) return false;
   let backslashes = 0;

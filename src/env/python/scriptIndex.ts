@@ -293,8 +293,8 @@ function readCall(source: string, node: SyntaxNode): CallSite | undefined {
 }
 
 function readArgument(source: string, group: SyntaxNode[], commaAfter?: number): CallArgument {
-  const first = group[0]!;
-  const last = group[group.length - 1]!;
+  const first = group[0];
+  const last = group[group.length - 1];
   const span = { from: first.from, to: last.to, commaAfter };
   if (first.name === '*' || first.name === '**') {
     return { ...span, kind: first.name === '*' ? 'star' : 'double_star', valueFrom: group[1]?.from ?? first.to, valueTo: last.to };
@@ -307,7 +307,7 @@ function readArgument(source: string, group: SyntaxNode[], commaAfter?: number):
       name: source.slice(first.from, first.to),
       nameFrom: first.from,
       nameTo: first.to,
-      valueFrom: group[2]!.from,
+      valueFrom: group[2].from,
       valueTo: last.to,
     };
   }
@@ -334,7 +334,7 @@ function readMember(source: string, node: SyntaxNode, idx: ScriptIndex): void {
   }
   if (close < 0) return;
   const site: SubscriptSite = { ...base, openBracket: second.from, closeBracket: close };
-  const only = inner.length === 1 ? inner[0]! : undefined;
+  const only = inner.length === 1 ? inner[0] : undefined;
   if (only && only.name === 'String') site.key = readStringLiteral(source, only.from, only.to);
   if (only && only.name === 'Number' && /^\d+$/.test(source.slice(only.from, only.to))) site.integer = Number(source.slice(only.from, only.to));
   idx.subscripts.push(site);
@@ -349,15 +349,15 @@ function readImport(source: string, node: SyntaxNode): ImportInfo | undefined {
   let i = 1;
   const info: ImportInfo = { from: node.from, to: node.to, kind, level: 0, names: [], star: false, topLevel: node.parent?.name === 'Script' };
   if (kind === 'from') {
-    while (i < kids.length && (kids[i]!.name === '.' || kids[i]!.name === 'Ellipsis')) {
-      info.level += kids[i]!.to - kids[i]!.from;
+    while (i < kids.length && (kids[i].name === '.' || kids[i].name === 'Ellipsis')) {
+      info.level += kids[i].to - kids[i].from;
       i++;
     }
     const start = i;
-    while (i < kids.length && kids[i]!.name !== 'import') i++;
+    while (i < kids.length && kids[i].name !== 'import') i++;
     if (i > start) {
-      info.moduleFrom = kids[start]!.from;
-      info.moduleTo = kids[i - 1]!.to;
+      info.moduleFrom = kids[start].from;
+      info.moduleTo = kids[i - 1].to;
       info.module = source.slice(info.moduleFrom, info.moduleTo);
     }
     i++; // `import`
@@ -365,7 +365,7 @@ function readImport(source: string, node: SyntaxNode): ImportInfo | undefined {
   let current: ImportedName | undefined;
   let expectAlias = false;
   for (; i < kids.length; i++) {
-    const k = kids[i]!;
+    const k = kids[i];
     if (k.name === '*') info.star = true;
     else if (k.name === ',') current = undefined;
     else if (k.name === 'as') expectAlias = true;

@@ -21,8 +21,8 @@ export function readStringLiteral(source: string, from: number, to: number): Str
   const text = source.slice(from, to);
   const m = /^([A-Za-z]*)('''|"""|'|")/.exec(text);
   if (!m) return undefined;
-  const prefix = m[1]!;
-  const quote = m[2]!;
+  const prefix = m[1];
+  const quote = m[2];
   const contentFrom = from + m[0].length;
   const contentTo = to - quote.length;
   if (contentTo < contentFrom || !text.endsWith(quote)) return undefined;

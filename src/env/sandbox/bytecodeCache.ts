@@ -83,7 +83,7 @@ export function warmBytecodeCache(req: WarmRequest): Promise<boolean> {
   const key = `${compile ? compileKey : ''}/${surface ? surfaceKey : ''}`;
   let p = inFlight.get(key);
   if (!p) {
-    const markers = [...(compile ? [marker(compileKey)] : []), ...(surface ? [marker(surfaceKey!)] : [])];
+    const markers = [...(compile ? [marker(compileKey)] : []), ...(surface ? [marker(surfaceKey)] : [])];
     p = run({ ...req, stdlib: compile ? req.stdlib : [], libraries: compile ? req.libraries : [], surface: surface ? req.surface : undefined }, markers, compile).finally(() => inFlight.delete(key));
     inFlight.set(key, p);
   }

@@ -139,7 +139,7 @@ export class MemoryLedger {
 
   private wake(): void {
     while (this.waiting.length) {
-      const as = this.waiting[0]!.want();
+      const as = this.waiting[0].want();
       if (as === undefined) return;
       this.waiting.shift()!.start(as);
     }

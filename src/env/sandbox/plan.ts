@@ -104,15 +104,15 @@ export interface CommandInput {
 
 export function runCommand(c: CommandInput): { file: string; args: string[] } {
   const { plan, sandbox, python } = c;
-  const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, sandbox.limits) : pythonLimitPrefix(python[0]!, sandbox.limits)), ...python];
+  const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, sandbox.limits) : pythonLimitPrefix(python[0], sandbox.limits)), ...python];
   if (plan.isolation === 'bubblewrap') {
     // Without the network, /etc is one prepared copy (one mount instead of one per file).
     const etcDir = sandbox.allowNetwork ? undefined : etcCopy(etcEntries(false), join(cacheRoot(), 'sandbox-etc'));
     // Inside, rlimits and the launcher (launcher.ts), which gives the script its environment and reports its exit status.
-    const command = [...sandboxLauncher(plan.tools, python[0]!, sandbox.limits), ...python];
+    const command = [...sandboxLauncher(plan.tools, python[0], sandbox.limits), ...python];
     const args = bwrapArgs({ tools: plan.tools, runDir: c.runDir, readOnly: c.readOnly, copies: c.copies, etcDir, allowNetwork: sandbox.allowNetwork, command, ...(c.uid !== undefined ? { uid: c.uid } : {}), ...(c.seccompFd !== undefined ? { seccompFd: c.seccompFd } : {}) });
     return { file: plan.tools.bwrap, args };
   }
   const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());
-  return { file: argv[0]!, args: argv.slice(1) };
+  return { file: argv[0], args: argv.slice(1) };
 }

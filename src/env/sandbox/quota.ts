@@ -61,7 +61,7 @@ function mountedQuotas(): Set<string> {
     for (const l of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
       const sep = l.indexOf(' - ');
       if (sep < 0 || !l.slice(sep + 3).startsWith('tmpfs forgeenv-run ')) continue;
-      out.add(l.split(' ')[4]!.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
+      out.add(l.split(' ')[4].replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
     }
     return out;
   } catch {

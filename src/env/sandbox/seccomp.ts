@@ -102,9 +102,9 @@ export function seccompProgram(arch: Arch): Buffer {
   jeq(arch.audit, 0, 'kill');
   p.push({ code: LD_W_ABS, k: OFF_NR });
   if (arch.x32) p.push({ code: JGE_K, k: 0x40000000, jt: 'eperm', jf: 0 });
-  jeq(arch.nr.clone!, 'clone');
-  jeq(arch.nr.clone3!, 'enosys');
-  jeq(arch.nr.personality!, 'personality');
+  jeq(arch.nr.clone, 'clone');
+  jeq(arch.nr.clone3, 'enosys');
+  jeq(arch.nr.personality, 'personality');
   for (const name of DENIED_SYSCALLS) {
     const nr = arch.nr[name];
     if (nr !== undefined) jeq(nr, 'eperm');

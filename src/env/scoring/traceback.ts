@@ -151,7 +151,7 @@ export function parseTraceback(stderr: string, scriptName = 'train.py', script?:
   }
   if (!last) return null;
 
-  last.frames.forEach((f, idx) => Object.assign(f, frameColumns(last as Block, idx, script)));
+  last.frames.forEach((f, idx) => Object.assign(f, frameColumns(last, idx, script)));
   const result: ParsedError = {
     exception_type: last.exception?.type ?? 'Unknown',
     message: last.exception?.message ?? '(traceback cut off before the exception line)',

@@ -531,7 +531,7 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
       // `shutil.os.system`, `tempfile._os`: a forbidden module kept as an attribute of an imported one.
       const at = chain.findIndex((c) => moduleNamed(c, true) !== undefined);
       if (at < 0) return;
-      const via = moduleNamed(chain[at]!, true)!;
+      const via = moduleNamed(chain[at], true)!;
       const next = chain[at + 1];
       if (next !== undefined && (SAFE_MEMBERS[via] ?? []).includes(next)) return;
       const member = next !== undefined ? `${via}.${next}` : via;

@@ -41,7 +41,7 @@ export function parseFreeze(text: string): Map<string, string> {
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
-    const name = line.split(/\s*(?:==|@)\s*/)[0]!.toLowerCase().replace(/_/g, '-');
+    const name = line.split(/\s*(?:==|@)\s*/)[0].toLowerCase().replace(/_/g, '-');
     out.set(name, line);
   }
   return out;

@@ -41,7 +41,7 @@ export const SnapshotsFileSchema = z
     for (const [i, s] of f.snapshots.entries()) {
       if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'id'], message: `duplicate snapshot id ${s.id}` });
       seen.add(s.id);
-      if (i > 0 && s.date <= f.snapshots[i - 1]!.date) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'date'], message: `snapshots must be listed oldest first (${s.id} after ${f.snapshots[i - 1]!.id})` });
+      if (i > 0 && s.date <= f.snapshots[i - 1].date) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'date'], message: `snapshots must be listed oldest first (${s.id} after ${f.snapshots[i - 1].id})` });
       if (!s.cutoff.startsWith(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'cutoff'], message: `cutoff ${s.cutoff} is not in the month ${s.id}` });
     }
     if (f.corpus_snapshot !== undefined && !seen.has(f.corpus_snapshot)) ctx.addIssue({ code: 'custom', path: ['corpus_snapshot'], message: `corpus_snapshot ${f.corpus_snapshot} is not a snapshot id` });

@@ -22,7 +22,7 @@ export const LIBRARY_SNAPSHOTS: Readonly<Record<SnapshotId, Readonly<LibraryVers
 );
 
 /** The newest snapshot (snapshots.json lists them oldest first). */
-export const LATEST_SNAPSHOT: SnapshotId = SNAPSHOT_IDS[SNAPSHOT_IDS.length - 1]!;
+export const LATEST_SNAPSHOT: SnapshotId = SNAPSHOT_IDS[SNAPSHOT_IDS.length - 1];
 
 /** The snapshot built-in corpus scripts are written against unless their metadata says otherwise (snapshots.json `corpus_snapshot`). */
 export const CORPUS_SNAPSHOT: SnapshotId = snapshotsFile().corpus_snapshot ?? LATEST_SNAPSHOT;

@@ -13,7 +13,7 @@ export function optionIndex(args: readonly string[], name: string): number {
 export function optionValue(args: readonly string[], name: string): string | undefined {
   const i = optionIndex(args, name);
   if (i < 0) return undefined;
-  const a = args[i]!;
+  const a = args[i];
   if (a.includes('=')) return a.slice(a.indexOf('=') + 1);
   const next = args[i + 1];
   return next !== undefined && !isOption(next) ? next : 'true';
@@ -25,7 +25,7 @@ export function removeOption(args: readonly string[], name: string): string[] {
   const i = optionIndex(out, name);
   if (i < 0) return out;
   let n = 1;
-  if (!out[i]!.includes('=')) while (i + n < out.length && !isOption(out[i + n]!)) n++;
+  if (!out[i].includes('=')) while (i + n < out.length && !isOption(out[i + n])) n++;
   out.splice(i, n);
   return out;
 }

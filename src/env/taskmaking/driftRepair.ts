@@ -52,7 +52,7 @@ const indexOf = (code: string): ScriptIndex | undefined => {
   const p = parsePython(code);
   return p.problem ? undefined : indexScript(p);
 };
-const topModule = (m: string) => m.split('.')[0]!;
+const topModule = (m: string) => m.split('.')[0];
 const importedText = (n: { name: string; alias?: string }) => (n.alias ? `${n.name} as ${n.alias}` : n.name);
 const indentAt = (source: string, offset: number) => /^[ \t]*/.exec(source.slice(source.lastIndexOf('\n', offset - 1) + 1))![0];
 
@@ -101,14 +101,14 @@ function newBinding(newIdx: ScriptIndex, name: string, oldImport: ImportInfo): (
   if (moved) return (bound) => [`from ${moved.module} import ${line(bound, { name })}`];
   // Renamed: one name imported for one name.
   const fromImports = newIdx.imports.filter((i) => i.kind === 'from' && i.module);
-  if (oldImport.names.length === 1 && fromImports.length === 1 && fromImports[0]!.names.length === 1) {
-    const to = fromImports[0]!;
-    return (bound) => [`from ${to.module} import ${line(bound, to.names[0]!)}`];
+  if (oldImport.names.length === 1 && fromImports.length === 1 && fromImports[0].names.length === 1) {
+    const to = fromImports[0];
+    return (bound) => [`from ${to.module} import ${line(bound, to.names[0])}`];
   }
   // Bound to an expression: `import evaluate` then `load = evaluate.load`.
   const assignment = /^([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*$/m.exec(src);
   const plain = newIdx.imports.filter((i) => i.kind === 'import');
-  if (assignment && plain.length && plain.some((i) => i.names.some((n) => assignment[2]!.startsWith(`${n.alias ?? n.name}.`) || assignment[2] === (n.alias ?? n.name)))) {
+  if (assignment && plain.length && plain.some((i) => i.names.some((n) => assignment[2].startsWith(`${n.alias ?? n.name}.`) || assignment[2] === (n.alias ?? n.name)))) {
     const imports = plain.map((i) => src.slice(i.from, i.to));
     return (bound) => [...imports, `${bound} = ${assignment[2]}`];
   }
@@ -119,8 +119,8 @@ function newBinding(newIdx: ScriptIndex, name: string, oldImport: ImportInfo): (
 function keywordRepair(index: ScriptIndex, error: string, catalog: DriftCatalog): DriftRepairStep | undefined {
   const m = /(?:(\w+)\.)?(\w+)\(\) got an unexpected keyword argument '(\w+)'/.exec(error);
   if (!m) return undefined;
-  const callee = m[2] === '__init__' && m[1] ? m[1] : m[2]!;
-  const keyword = m[3]!;
+  const callee = m[2] === '__init__' && m[1] ? m[1] : m[2];
+  const keyword = m[3];
   const entries = catalog.entries
     .filter((e) => ['renamed_kwarg', 'replaced_kwarg', 'removed_kwarg'].includes(e.kind) && new RegExp(`\\(${keyword}=\\)`).test(e.api))
     // The entry on the class the error names first, then the others on the same keyword (a family's rename).
@@ -159,14 +159,14 @@ function overrideRepair(index: ScriptIndex, error: string, catalog: DriftCatalog
   if (!defs.length) return undefined;
   for (const entry of catalog.entries.filter((e) => e.api.endsWith(`.${method}(${keyword}=)`))) {
     const def = new RegExp(`def ${method}\\(([^)]*)\\)`).exec(entry.new);
-    const param = def && new RegExp(`\\b${keyword}\\s*(?::[^=,]+)?=\\s*([^,)]+)`).exec(def[1]!);
+    const param = def && new RegExp(`\\b${keyword}\\s*(?::[^=,]+)?=\\s*([^,)]+)`).exec(def[1]);
     if (!param) continue;
     const edits = defs.flatMap((f): Edit[] => {
       const close = closingParen(index.source, index.source.indexOf('(', f.from));
       if (close < 0) return [];
       let before = close - 1;
-      while (/\s/.test(index.source[before]!)) before--;
-      return [{ from: before + 1, to: before + 1, insert: `${index.source[before] === ',' || index.source[before] === '(' ? ' ' : ', '}${keyword}=${param[1]!.trim()}` }];
+      while (/\s/.test(index.source[before])) before--;
+      return [{ from: before + 1, to: before + 1, insert: `${index.source[before] === ',' || index.source[before] === '(' ? ' ' : ', '}${keyword}=${param[1].trim()}` }];
     });
     if (!edits.length) return undefined;
     return { script: applyEdits(index.source, edits), drift_id: entry.id, change: `def ${method}(...) accepts ${keyword}= (${entry.id})` };
@@ -196,7 +196,7 @@ function callsWithKeyword(index: ScriptIndex, keyword: string, callee: string): 
 function removal(source: string, call: CallSite, arg: CallSite['args'][number]): Edit {
   if (arg.commaAfter !== undefined) {
     let to = arg.commaAfter + 1;
-    while (to < call.closeParen && /[ \t]/.test(source[to]!)) to++;
+    while (to < call.closeParen && /[ \t]/.test(source[to])) to++;
     return { from: arg.from, to, insert: '' };
   }
   const i = call.args.indexOf(arg);
@@ -230,8 +230,8 @@ export function newKeyword(entry: Pick<DriftEntry, 'old' | 'new'>, keyword: stri
 function enumRepair(index: ScriptIndex, error: string): DriftRepairStep | undefined {
   const m = /(\S+) is not a valid (\w+), please select one of \[([^\]]*)/.exec(error); // the list may be cut short
   if (!m) return undefined;
-  const bad = m[1]!.replace(/^['"]|['"]$/g, '');
-  const first = /['"]([^'"]+)['"]/.exec(m[3]!)?.[1];
+  const bad = m[1].replace(/^['"]|['"]$/g, '');
+  const first = /['"]([^'"]+)['"]/.exec(m[3])?.[1];
   if (!first) return undefined;
   const literals = index.strings.filter((s) => s.plain && s.raw === bad);
   if (!literals.length) return undefined;
@@ -251,7 +251,7 @@ function sideEffectRemoval(index: ScriptIndex, error: string): DriftRepairStep |
   const sites = importsOf(index, name, module);
   const bound = new Set(sites.map((i) => i.names.find((n) => n.name === name)!).map((n) => n.alias ?? name));
   if (!sites.length || bound.size !== 1) return undefined;
-  const local = [...bound][0]!;
+  const local = [...bound][0];
   const uses = (index.namesByText.get(local) ?? []).filter((o) => o.role === 'name');
   const calls = index.calls.filter((c) => c.callee === local);
   const statement = (c: CallSite) => c.node.parent?.name === 'ExpressionStatement';

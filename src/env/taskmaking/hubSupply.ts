@@ -22,14 +22,14 @@ export function candidateHubNeeds(script: string, args: readonly string[], files
     const same = models.findIndex((x) => x.id === m.id);
     // What an error taught (an adapter, an architecture) wins over the id as derived.
     if (same < 0) models.push(m);
-    else if (m.adapter_of || m.architecture) models[same] = { ...models[same]!, ...m };
+    else if (m.adapter_of || m.architecture) models[same] = { ...models[same], ...m };
   }
   const datasets: DatasetNeed[] = [...derived.datasets];
   for (const d of extra.datasets) {
     const same = datasets.findIndex((x) => x.path === d.path && x.config === d.config);
     if (same >= 0) {
       // Columns a run's KeyError asked for, on top of the derived schema.
-      if (d.columns) datasets[same] = { ...datasets[same]!, columns: { ...datasets[same]!.columns, ...d.columns } };
+      if (d.columns) datasets[same] = { ...datasets[same], columns: { ...datasets[same].columns, ...d.columns } };
       continue;
     }
     // An id an error named: the schema the script needs, as if the script loaded it by name.

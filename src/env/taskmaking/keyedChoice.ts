@@ -12,7 +12,7 @@ export function dictLiteralKeys(script: string, name: string): string[] {
   let depth = 1;
   let expectKey = true;
   for (let i = start.index + start[0].length; i < script.length && depth > 0; i++) {
-    const c = script[i]!;
+    const c = script[i];
     if (c === '"' || c === "'") {
       const end = script.indexOf(c, i + 1);
       if (end < 0) break;
@@ -29,7 +29,7 @@ export function dictLiteralKeys(script: string, name: string): string[] {
 
 /** The dicts the script subscripts with option `option` (`X[args.option]`, `X[self.args.option]`). */
 export function dictsKeyedBy(script: string, option: string): string[] {
-  return [...new Set([...script.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\[\\s*(?:[A-Za-z_]\\w*\\.)+${option}\\s*\\]`, 'g'))].map((m) => m[1]!))];
+  return [...new Set([...script.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\[\\s*(?:[A-Za-z_]\\w*\\.)+${option}\\s*\\]`, 'g'))].map((m) => m[1]))];
 }
 
 export const MODEL_TYPE_OPTION = /(^|_)(model_type|model_class|arch|architecture|model_family)$/;
@@ -47,8 +47,8 @@ export interface KeyedChoice {
  */
 export function keyedChoice(script: string, args: readonly string[], bad: string, modelOptions: readonly string[]): KeyedChoice | undefined {
   for (let i = 0; i < args.length - 1; i++) {
-    if (!args[i]!.startsWith('--') || args[i + 1] !== bad) continue;
-    const option = args[i]!.slice(2);
+    if (!args[i].startsWith('--') || args[i + 1] !== bad) continue;
+    const option = args[i].slice(2);
     const keys = dictsKeyedBy(script, option.replace(/-/g, '_')).flatMap((d) => dictLiteralKeys(script, d));
     if (!keys.length) continue;
     if (MODEL_TYPE_OPTION.test(option.replace(/-/g, '_'))) {
@@ -57,7 +57,7 @@ export function keyedChoice(script: string, args: readonly string[], bad: string
       const modelOption = modelOptions.find((o) => o !== option && args.includes(`--${o}`));
       if (key) return { option, value: key, ...(modelOption ? { model: { option: modelOption, id: typed.find((t) => t.type === key)!.id } } : {}) };
     }
-    return { option, value: keys[0]! };
+    return { option, value: keys[0] };
   }
   return undefined;
 }

@@ -129,7 +129,7 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
           }
         }
         // Only the statement's first target can be a missing local module (`from x import y`: x).
-        if (!found && t === importTargets(imp)[0] && looksLocal(t)) missing.add(t.split('.')[0]!);
+        if (!found && t === importTargets(imp)[0] && looksLocal(t)) missing.add(t.split('.')[0]);
       }
     }
   };
@@ -156,7 +156,7 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
  * the run itself (ModuleNotFoundError), with the rule that says so.
  */
 function looksLocal(dotted: string): boolean {
-  const top = dotted.split('.')[0]!;
+  const top = dotted.split('.')[0];
   return /(^|_)(utils?|helpers?|common|config|configs|data|dataset|model|models|modeling|trainer|train|args|arguments|callbacks?|metrics?|preprocess\w*|collator)$/.test(top);
 }
 

@@ -319,7 +319,7 @@ export function withSnapshotGap(refusal: { rule: string; reason: string }, fits:
 export function raisedInLibraryCode(output: string): boolean {
   const lines = output.trimEnd().split('\n');
   let at = lines.length - 1;
-  while (at >= 0 && !/^UnboundLocalError: /.test(lines[at]!)) at--;
+  while (at >= 0 && !/^UnboundLocalError: /.test(lines[at])) at--;
   if (at < 0) return false;
   const frame = lines.slice(0, at).reverse().find((l) => /^\s*File "/.test(l));
   return !!frame && /[/\\](?:transformers|trl|peft|datasets|accelerate)[/\\][^"]*\.py", line \d+/.test(frame) && /site-packages|dist-packages/.test(frame);

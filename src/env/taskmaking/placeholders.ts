@@ -38,7 +38,7 @@ function options(args: readonly string[]): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const a of args) {
     if (!a.startsWith('--')) continue;
-    const name = a.slice(2).split('=')[0]!;
+    const name = a.slice(2).split('=')[0];
     const v = optionValue(args, name);
     if (v !== undefined && v !== 'true' && !out.some(([n]) => n === name)) out.push([name, v]);
   }

@@ -147,8 +147,8 @@ export const RULES: readonly Rule[] = [
     apply(m, ctx) {
       let args = [...ctx.args];
       const added: string[] = [];
-      for (const raw of m[1]!.split(/,\s*/)) {
-        const flag = raw.trim().split('/')[0]!.trim();
+      for (const raw of m[1].split(/,\s*/)) {
+        const flag = raw.trim().split('/')[0].trim();
         if (!flag) continue;
         if (flag.startsWith('-')) {
           const name = flag.replace(/^-+/, '');
@@ -169,7 +169,7 @@ export const RULES: readonly Rule[] = [
     id: 'missing-one-of-options',
     pattern: /one of the arguments (--?[\w.-]+)[^\n]* is required/,
     apply(m, ctx) {
-      const name = m[1]!.replace(/^-+/, '');
+      const name = m[1].replace(/^-+/, '');
       if (optionIndex(ctx.args, name) >= 0) return undefined;
       const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
       return adaptArgs('missing-one-of-options', setOption(ctx.args, name, value), `--${name} ${value} (the first of a required group)`);
@@ -179,7 +179,7 @@ export const RULES: readonly Rule[] = [
     id: 'missing-dataclass-field',
     pattern: /__init__\(\) missing \d+ required (?:positional|keyword-only) arguments?: ([^\n]+)/,
     apply(m, ctx) {
-      const names = [...m[1]!.matchAll(/'(\w+)'/g)].map((x) => x[1]!);
+      const names = [...m[1].matchAll(/'(\w+)'/g)].map((x) => x[1]);
       let args = [...ctx.args];
       const added: string[] = [];
       for (const n of names) {
@@ -195,14 +195,14 @@ export const RULES: readonly Rule[] = [
     id: 'unrecognized-arguments',
     pattern: /(?:unrecognized arguments: |Some specified arguments are not used by the HfArgumentParser: \[)([^\n\]]+)/,
     apply(m, ctx) {
-      const names = [...m[1]!.matchAll(/'?--?([\w.-]+)/g)].map((x) => x[1]!).filter((n) => optionIndex(ctx.args, n) >= 0);
+      const names = [...m[1].matchAll(/'?--?([\w.-]+)/g)].map((x) => x[1]).filter((n) => optionIndex(ctx.args, n) >= 0);
       if (!names.length) {
         // A value the args give a flag that takes none (`--fp16 false` for a `store_true` flag): the flag
         // alone for a true value, nothing for a false one (absent is false).
-        for (const word of m[1]!.trim().split(/\s+/)) {
-          const at = ctx.args.findIndex((a, i) => i > 0 && a === word && ctx.args[i - 1]!.startsWith('--') && !ctx.args[i - 1]!.includes('='));
+        for (const word of m[1].trim().split(/\s+/)) {
+          const at = ctx.args.findIndex((a, i) => i > 0 && a === word && ctx.args[i - 1].startsWith('--') && !ctx.args[i - 1].includes('='));
           if (at < 0 || !/^(true|false|yes|no|1|0)$/i.test(word)) continue;
-          const flag = ctx.args[at - 1]!.slice(2);
+          const flag = ctx.args[at - 1].slice(2);
           const on = /^(true|yes|1)$/i.test(word);
           const args = [...ctx.args.slice(0, on ? at : at - 1), ...ctx.args.slice(at + 1)];
           return adaptArgs('unrecognized-arguments', args, on ? `--${flag} without a value (a flag)` : `removed --${flag} ${word} (a flag: absent is false)`);
@@ -217,17 +217,17 @@ export const RULES: readonly Rule[] = [
     id: 'invalid-choice',
     pattern: /argument --?([\w.-]+)(?:\/[^:]+)?: invalid choice: '[^']*' \(choose from ([^)]+)\)/,
     apply(m, ctx) {
-      const first = /'([^']*)'|(\S+)/.exec(m[2]!);
+      const first = /'([^']*)'|(\S+)/.exec(m[2]);
       const v = first?.[1] ?? first?.[2];
-      return v === undefined ? undefined : adaptArgs('invalid-choice', setOption(ctx.args, m[1]!, v), `--${m[1]} ${v} (the parser's first choice)`);
+      return v === undefined ? undefined : adaptArgs('invalid-choice', setOption(ctx.args, m[1], v), `--${m[1]} ${v} (the parser's first choice)`);
     },
   },
   {
     id: 'invalid-type',
     pattern: /argument --?([\w.-]+)(?:\/[^:]+)?: invalid (\w+) value: '([^']*)'/,
     apply(m, ctx) {
-      const v = /int/.test(m[2]!) ? '1' : /float/.test(m[2]!) ? '0.1' : /bool/.test(m[2]!) ? 'false' : undefined;
-      return v === undefined ? undefined : adaptArgs('invalid-type', setOption(ctx.args, m[1]!, v), `--${m[1]} ${v} (a ${m[2]})`);
+      const v = /int/.test(m[2]) ? '1' : /float/.test(m[2]) ? '0.1' : /bool/.test(m[2]) ? 'false' : undefined;
+      return v === undefined ? undefined : adaptArgs('invalid-type', setOption(ctx.args, m[1], v), `--${m[1]} ${v} (a ${m[2]})`);
     },
   },
   {
@@ -237,12 +237,12 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /'?([\w.-]+)'? is not a valid (\w+)(?:[^\n]*?(?:select one of|choose from|one of|expected one of)\s*\[\s*'([^']+)')?/,
     apply: (m, ctx) => {
-      const bad = m[1]!;
+      const bad = m[1];
       const first = m[3];
       if (!first) return undefined;
       const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
       // Not given in the args: the script's own default; the option is the field whose default literal it is.
-      const option = at >= 0 ? ctx.args[at]!.slice(2) : new RegExp(`^[ \\t]+(\\w+)\\s*:[^=\\n]*=\\s*(?:field\\([^)]*?default\\s*=\\s*)?["']${bad.replace(/[.]/g, '\\.')}["']`, 'm').exec(ctx.script)?.[1] ?? new RegExp(`add_argument\\(\\s*["']--([\\w-]+)["'][^)]*default\\s*=\\s*["']${bad.replace(/[.]/g, '\\.')}["']`).exec(ctx.script)?.[1];
+      const option = at >= 0 ? ctx.args[at].slice(2) : new RegExp(`^[ \\t]+(\\w+)\\s*:[^=\\n]*=\\s*(?:field\\([^)]*?default\\s*=\\s*)?["']${bad.replace(/[.]/g, '\\.')}["']`, 'm').exec(ctx.script)?.[1] ?? new RegExp(`add_argument\\(\\s*["']--([\\w-]+)["'][^)]*default\\s*=\\s*["']${bad.replace(/[.]/g, '\\.')}["']`).exec(ctx.script)?.[1];
       if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
       return adaptArgs('invalid-enum-value', setOption(ctx.args, option, first), `--${option} ${first} (${bad} is not a valid ${m[2]} in this release)`);
     },
@@ -275,9 +275,9 @@ export const RULES: readonly Rule[] = [
     id: 'divisible-options',
     pattern: /(\w+) \((\d+)\) must be (?:evenly )?divisible by (?:the )?(\w+) \((\d+)\)/,
     apply: (m, ctx) => {
-      const name = firstOption(ctx.options, [m[3]!]);
+      const name = firstOption(ctx.options, [m[3]]);
       if (!name || optionValue(ctx.args, name) === m[2]) return undefined;
-      return adaptArgs('divisible-options', setOption(ctx.args, name, m[2]!), `--${name} ${m[2]} (${m[1]} ${m[2]} must be divisible by it)`);
+      return adaptArgs('divisible-options', setOption(ctx.args, name, m[2]), `--${name} ${m[2]} (${m[1]} ${m[2]} must be divisible by it)`);
     },
   },
   {
@@ -289,14 +289,14 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       let args = [...ctx.args];
       const changed: string[] = [];
-      for (const d of m[2]!.split('*').map((s) => s.trim())) {
+      for (const d of m[2].split('*').map((s) => s.trim())) {
         const name = firstOption(ctx.options, [d]);
         if (!name || optionValue(args, name) === '1') continue;
         args = setOption(args, name, '1');
         changed.push(`--${name} 1`);
       }
       if (changed.length) return adaptArgs('multiple-of-options', args, `${changed.join(', ')} (${m[1]} must be a multiple of ${m[2]})`);
-      const dividend = firstOption(ctx.options, [m[1]!]);
+      const dividend = firstOption(ctx.options, [m[1]]);
       if (!dividend || !m[4] || optionValue(args, dividend) === m[4]) return undefined;
       return adaptArgs('multiple-of-options', setOption(args, dividend, m[4]), `--${dividend} ${m[4]} (a multiple of ${m[2]})`);
     },
@@ -309,7 +309,7 @@ export const RULES: readonly Rule[] = [
     pattern: /KeyError: '([^'\n]*)'/,
     apply: (m, ctx) => {
       const models = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'].map((n) => firstOption(ctx.options, [n]) ?? n);
-      const c = keyedChoice(ctx.script, ctx.args, m[1]!, models);
+      const c = keyedChoice(ctx.script, ctx.args, m[1], models);
       if (!c) return undefined;
       let args = setOption(ctx.args, c.option, c.value);
       if (c.model) args = setOption(args, c.model.option, c.model.id);
@@ -352,9 +352,9 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /Can't find '?adapter_config\.json'? at '([^']+)'/,
     apply: (m, ctx) => {
-      const bad = m[1]!;
+      const bad = m[1];
       const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
-      let option = at >= 0 ? ctx.args[at]!.slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
+      let option = at >= 0 ? ctx.args[at].slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
       if (!option) return undefined;
       // The base model's own option (the script loads the adapter from its repo when no adapter is given, e.g.
       // a LoftQ checkpoint's `loftq_init` subfolder): the parser's adapter option, unset, takes the adapter.
@@ -374,7 +374,7 @@ export const RULES: readonly Rule[] = [
     id: 'missing-environment-variable',
     pattern: /KeyError: '([A-Z][A-Z0-9_]*)'/,
     apply(m, ctx) {
-      const name = m[1]!;
+      const name = m[1];
       if (name in ctx.env || !new RegExp(`environ(?:\\[|\\.get\\(|\\.__getitem__)\\s*["']${name}["']|getenv\\(\\s*["']${name}["']`).test(ctx.script + (m.input ?? ''))) return undefined;
       if (/^(MASTER_ADDR|MASTER_PORT)$/.test(name)) return refuse('multi-node-launch', `the script expects a distributed launcher (${name} unset): multi-node training cannot run here`);
       const value = envValueFor(name);
@@ -448,11 +448,11 @@ export const RULES: readonly Rule[] = [
       // A release that no longer takes the keyword (transformers 5: `__init__() got an unexpected keyword argument
       // 'load_in_4bit'`) is the script's API drift, not a quantization to drop: no answer here, so the run is an
       // unrecognised library-API error and make-task moves to an older snapshot where the keyword exists.
-      /unexpected keyword argument '(?:load_in_[48]bit|bnb_[\w]+)'/.test(lastErrorLine(m.input ?? m[0]!)) ? undefined :
+      /unexpected keyword argument '(?:load_in_[48]bit|bnb_[\w]+)'/.test(lastErrorLine(m.input ?? m[0])) ? undefined :
       setFirst('no-quantized-loading', ctx, ['load_in_8bit', 'load_in_4bit', 'use_4bit', 'use_8bit', 'use_4bit_quantization', 'use_8bit_quantization', 'load_in_kbit', 'use_bnb', 'quantize'], 'false') ??
       addShim('no-quantized-loading', ctx, 'no-quantization') ??
       // With the shim, only an error that is itself about quantization is refused here (a warning about it in the tail is not).
-      (QUANTIZATION.test(lastErrorLine(m.input ?? m[0]!))
+      (QUANTIZATION.test(lastErrorLine(m.input ?? m[0]))
         ? refuse('no-quantized-loading', '8-/4-bit loading needs bitsandbytes on a CUDA GPU, and the script quantizes in a way the no-quantization shim does not cover (e.g. a checkpoint saved quantized)')
         : undefined),
   },
@@ -486,7 +486,7 @@ export const RULES: readonly Rule[] = [
       if (!ctx.options) return undefined;
       const line = m.input ?? m[0];
       for (const w of line.matchAll(/(?:--|`)([A-Za-z][\w-]*[A-Za-z0-9])/g)) {
-        const name = ctx.options.get(w[1]!.replace(/-/g, '_'));
+        const name = ctx.options.get(w[1].replace(/-/g, '_'));
         if (!name || !/[_-]/.test(name) || optionIndex(ctx.args, name) >= 0) continue;
         const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
         return adaptArgs('option-named-by-error', setOption(ctx.args, name, value), `--${name} ${value}`);
@@ -501,7 +501,7 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'/,
     apply(m, ctx) {
-      for (const name of optionsGuarding(ctx.script, m[1]!)) {
+      for (const name of optionsGuarding(ctx.script, m[1])) {
         const spelled = firstOption(ctx.options, [name]);
         if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
         const value = valueForArgument(ctx.script, name);
@@ -518,9 +518,9 @@ export const RULES: readonly Rule[] = [
     pattern: /AttributeError: 'NoneType' object has no attribute '(\w+)'/,
     apply(m, ctx) {
       for (const u of ctx.script.matchAll(new RegExp(`\\b[A-Za-z_]\\w*\\.(\\w+)\\.${m[1]}\\b`, 'g'))) {
-        const spelled = firstOption(ctx.options, [u[1]!]);
+        const spelled = firstOption(ctx.options, [u[1]]);
         if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
-        const value = valueForArgument(ctx.script, u[1]!);
+        const value = valueForArgument(ctx.script, u[1]);
         return adaptArgs('none-option-used', setOption(ctx.args, spelled, value), `--${spelled} ${value} (its default None has no .${m[1]}, which the script uses)`);
       }
       return undefined;
@@ -531,7 +531,7 @@ export const RULES: readonly Rule[] = [
     id: 'placeholder-model-id',
     pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
     apply: (m, ctx) => {
-      const bad = m[1] ?? m[2]!;
+      const bad = m[1] ?? m[2];
       const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
       if (!name || optionValue(ctx.args, name) === 'gpt2') return undefined;
       return adaptArgs('placeholder-model-id', setOption(ctx.args, name, 'gpt2'), `--${name} gpt2 (${bad} is not a model id)`);
@@ -581,7 +581,7 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /Unrecognized configuration class [^\n]*? for this kind of AutoModel: (AutoModelFor\w+)/,
     apply: (m, ctx) => {
-      const id = MODEL_FOR_AUTO_CLASS[m[1]!];
+      const id = MODEL_FOR_AUTO_CLASS[m[1]];
       const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
       if (!id || !name || optionValue(ctx.args, name) === id) return undefined;
       return adaptArgs('model-of-wrong-kind', setOption(ctx.args, name, id), `--${name} ${id} (${m[1]} needs a model of that kind)`);
@@ -596,7 +596,7 @@ export const RULES: readonly Rule[] = [
     pattern: /Cannot handle batch sizes > 1 if no padding token is defined/,
     apply: (_m, ctx) => {
       const swap = placeholderModels(ctx.script, ctx.args);
-      const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification!;
+      const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification;
       if (!swap.length) return refuse('pad-token-undefined', "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way");
       if (swap.every((x) => x.value === to)) return undefined;
       const args = swap.reduce((a, x) => setOption(a, x.option, to), ctx.args);
@@ -628,14 +628,14 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) => {
       if (!ctx.options) return undefined;
       for (const k of ctx.script.matchAll(/\b[A-Za-z_]\w*\[\s*(?:[A-Za-z_]\w*\.)+(\w+)\s*\]/g)) {
-        const option = firstOption(ctx.options, [k[1]!]);
+        const option = firstOption(ctx.options, [k[1]]);
         if (!option || optionIndex(ctx.args, option) >= 0) continue;
         if (MODEL_TYPE_OPTION.test(option.replace(/-/g, '_'))) {
           const model = firstOption(ctx.options, MODEL_OPTIONS);
           const id = modelForScriptAutoClass(ctx.script)?.id;
           if (model && id && optionIndex(ctx.args, model) < 0) return adaptArgs('unset-key-option', setOption(ctx.args, model, id), `--${model} ${id} (neither --${model} nor --${option} given: the script looks the unset ${option} up; a model of the kind it loads)`);
         }
-        const key = dictsKeyedBy(ctx.script, k[1]!).flatMap((d) => dictLiteralKeys(ctx.script, d))[0];
+        const key = dictsKeyedBy(ctx.script, k[1]).flatMap((d) => dictLiteralKeys(ctx.script, d))[0];
         if (key) return adaptArgs('unset-key-option', setOption(ctx.args, option, key), `--${option} ${key} (a key of the dict the script looks it up in)`);
       }
       return undefined;
@@ -664,13 +664,13 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       if (!ctx.options) return undefined;
       const tail = m.input ?? '';
-      const shown = [...tail.matchAll(/File "[^"]*", line \d+, in [^\n]*\n([^\n]*)/g)].map((x) => x[1]!.trim());
+      const shown = [...tail.matchAll(/File "[^"]*", line \d+, in [^\n]*\n([^\n]*)/g)].map((x) => x[1].trim());
       const names = new Set<string>();
       for (const line of shown) {
-        for (const a of line.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]!);
+        for (const a of line.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]);
         for (const v of line.matchAll(/\b([a-z_]\w*)\b/g)) {
           const assigned = new RegExp(`^[ \\t]*${v[1]}\\s*=(?!=)([^\\n]*)`, 'm').exec(ctx.script)?.[1] ?? '';
-          for (const a of assigned.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]!);
+          for (const a of assigned.matchAll(/\bargs\.(\w+)/g)) names.add(a[1]);
         }
       }
       let args = [...ctx.args];
@@ -721,7 +721,7 @@ export const RULES: readonly Rule[] = [
     pattern: /OfflineModeIsEnabled|offline mode is enabled|hf:\/\/datasets\//,
     apply: (_m, ctx) => {
       if (!ctx.hub || !/["']hf:\/\//.test(ctx.script)) return undefined;
-      for (const v of new Set([...ctx.script.matchAll(/\bdata_files\s*=\s*([A-Za-z_]\w*)\s*[,)]/g)].map((x) => x[1]!))) {
+      for (const v of new Set([...ctx.script.matchAll(/\bdata_files\s*=\s*([A-Za-z_]\w*)\s*[,)]/g)].map((x) => x[1]))) {
         for (const name of optionsGuarding(ctx.script, v)) {
           const spelled = firstOption(ctx.options, [name]);
           if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
@@ -740,7 +740,7 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: HUB_ERROR,
     apply: (m, ctx) => {
-      const item = missingHubItem(m.input ?? m[0]!);
+      const item = missingHubItem(m.input ?? m[0]);
       if (!ctx.hub || item?.kind !== 'model') return undefined;
       const placeholder = placeholderModels(ctx.script, ctx.args).find((p) => p.value === item.id);
       if (!placeholder) return undefined;
@@ -757,7 +757,7 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /FileNotFoundError: Directory (\S+) (?:not found|is neither a `Dataset` directory)/,
     apply: (m, ctx) => {
-      const path = m[1]!.replace(/^\.\//, '').replace(/\/+$/, '');
+      const path = m[1].replace(/^\.\//, '').replace(/\/+$/, '');
       if (!ctx.hub || !readsFromDisk(ctx.script)) return undefined;
       if (!isRunRelativeFolder(path)) return refuse('disk-dataset-missing', `the script loads a saved dataset from ${path}, outside its run folder, where ForgeEnv cannot place one`);
       if (ctx.hub.needs.datasets.some((d) => d.format === 'disk' && d.path === path)) {
@@ -777,7 +777,7 @@ export const RULES: readonly Rule[] = [
     pattern: HUB_ERROR,
     apply: (m, ctx) => {
       if (!ctx.hub) return undefined;
-      const item = missingHubItem(m.input ?? m[0]!);
+      const item = missingHubItem(m.input ?? m[0]);
       const refusal = item ? ctx.hub.refusals.find((r) => r.kind === item.kind && (r.id === item.id || r.id.startsWith(`${item.id}/`))) : ctx.hub.refusals[0];
       if (refusal) return refuse('hub-item-unavailable', `ForgeEnv's offline hub cannot provide ${refusal.kind} ${refusal.id}: ${refusal.reason}`);
       if (!item || needsHave(ctx.hub.needs, item)) return undefined;
@@ -792,8 +792,8 @@ export const RULES: readonly Rule[] = [
       refuse(
         'hub-item-unavailable',
         ctx.hub
-          ? `a model or dataset the script names is not in the offline hub though ForgeEnv provided ${describeNeeds(ctx.hub.needs)} (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)})`
-          : `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]!).slice(0, 240)}); this run had no hub items (simulated mode or the hub seam off)`,
+          ? `a model or dataset the script names is not in the offline hub though ForgeEnv provided ${describeNeeds(ctx.hub.needs)} (${lastErrorLine(m.input ?? m[0]).slice(0, 240)})`
+          : `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]).slice(0, 240)}); this run had no hub items (simulated mode or the hub seam off)`,
       ),
   },
   {
@@ -850,7 +850,7 @@ export function familyModelFor(script: string, option: string, placeholder: stri
   const own = familyOf(placeholder)?.model_type;
   const re = new RegExp(`\\b([A-Z]\\w+)\\.from_pretrained\\(\\s*(?:[\\w.]+\\.)?${option.replace(/-/g, '_')}\\b`, 'g');
   for (const m of script.matchAll(re)) {
-    const prefix = FAMILY_CLASS.exec(m[1]!)?.[1];
+    const prefix = FAMILY_CLASS.exec(m[1])?.[1];
     if (!prefix || prefix === 'Auto' || prefix.startsWith('AutoPeft')) continue;
     const family = familyOf(prefix)?.model_type;
     if (!family || family === own) continue;
@@ -868,10 +868,10 @@ export function optionsGuarding(script: string, variable: string): string[] {
   lines.forEach((line, i) => {
     if (!new RegExp(`^\\s*${variable}\\s*=[^=]`).test(line)) return;
     for (let j = i - 1, level = indent(line); j >= 0 && level > 0; j--) {
-      if (!lines[j]!.trim() || indent(lines[j]!) >= level) continue;
-      level = indent(lines[j]!);
-      const g = /^\s*(?:el)?if\s+(?:not\s+)?[A-Za-z_][\w.]*\.(\w+)\b(?:\s+is\s+(?:not\s+)?None)?\s*:/.exec(lines[j]!);
-      if (g && !out.includes(g[1]!)) out.push(g[1]!);
+      if (!lines[j].trim() || indent(lines[j]) >= level) continue;
+      level = indent(lines[j]);
+      const g = /^\s*(?:el)?if\s+(?:not\s+)?[A-Za-z_][\w.]*\.(\w+)\b(?:\s+is\s+(?:not\s+)?None)?\s*:/.exec(lines[j]);
+      if (g && !out.includes(g[1])) out.push(g[1]);
     }
   });
   return out;
@@ -905,7 +905,7 @@ export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[
     const m = rule.pattern.exec(rule.scope === 'exception' ? exception : tail);
     if (!m) continue;
     const outcome = rule.apply(m, ctx);
-    if (outcome) return { error: m[0].split('\n')[0]!.trim().slice(0, 500), outcome };
+    if (outcome) return { error: m[0].split('\n')[0].trim().slice(0, 500), outcome };
   }
   return undefined;
 }

@@ -24,7 +24,7 @@ export function importedApis(script: string): ImportedApi[] {
   const idx = indexScript(parsePython(script));
   const lineOf = (pos: number) => script.slice(0, pos).split('\n').length;
   const out: ImportedApi[] = [];
-  const isLib = (m: string) => (INFERENCE_LIBRARIES as readonly string[]).includes(m.split('.')[0]!);
+  const isLib = (m: string) => (INFERENCE_LIBRARIES as readonly string[]).includes(m.split('.')[0]);
   for (const imp of idx.imports) {
     if (imp.level > 0) continue;
     if (imp.kind === 'import') {
@@ -85,7 +85,7 @@ export function snapshotFits(script: string, ids: readonly string[] = allSnapsho
     const missing: string[] = [];
     let unknown = 0;
     for (const imp of imports) {
-      const pkg = imp.module.split('.')[0]!;
+      const pkg = imp.module.split('.')[0];
       if (!have.has(pkg)) {
         unknown++;
         continue;
@@ -114,7 +114,7 @@ export function inferSnapshot(script: string, opts: { scriptDate?: string; force
   if (opts.forced !== undefined) {
     const s = getSnapshot(opts.forced);
     const fits = snapshotFits(script, [s.id]);
-    const lacks = fits[0]!.missing;
+    const lacks = fits[0].missing;
     return { id: s.id, reason: `forced with --snapshot${lacks.length ? `; it lacks ${lacks.join(', ')}` : ''}`, fits };
   }
   const fits = snapshotFits(script, opts.ids);
@@ -139,7 +139,7 @@ export function inferSnapshot(script: string, opts: { scriptDate?: string; force
       fits,
     };
   }
-  const best = [...fits].sort((a, b) => a.missing.length - b.missing.length || b.date.localeCompare(a.date))[0]!;
+  const best = [...fits].sort((a, b) => a.missing.length - b.missing.length || b.date.localeCompare(a.date))[0];
   return { id: best.id, reason: `no snapshot has every import; ${best.id} lacks fewest: ${best.missing.join(', ')}`, fits };
 }
 
@@ -152,7 +152,7 @@ export function missingFromEverySnapshot(fits: readonly SnapshotFit[], module: s
   const names = (m: string) => m.replace(/ \(line \d+\)$/, '');
   const lacks = (m: string) => names(m) === module || (names(m).startsWith(`${module}.`) && !names(m).slice(module.length + 1).includes('.'));
   if (!fits.length || !fits.every((f) => f.missing.some(lacks))) return undefined;
-  const pkg = module.split('.')[0]!;
-  const pins = [...fits].sort((a, b) => a.date.localeCompare(b.date)).map((f) => `${getSnapshot(f.id).versions[pkg as keyof ReturnType<typeof getSnapshot>['versions']] ?? '?'} (${f.id})`);
+  const pkg = module.split('.')[0];
+  const pins = [...fits].sort((a, b) => a.date.localeCompare(b.date)).map((f) => `${getSnapshot(f.id).versions[pkg] ?? '?'} (${f.id})`);
   return `${pkg} ${pins.length > 2 ? `${pins[0]} … ${pins.at(-1)}` : pins.join(', ')}`;
 }

@@ -11,13 +11,13 @@ import { createRepairDiff } from '../diff/diff';
 import type { ForgeEnvironment } from '../episode/environment';
 import { NATURAL_DRIFT_PRIMITIVE } from '../episode/naturalDriftEpisode';
 import type { RepairEvaluation } from '../episode/episodeTypes';
-import type { TaskRuntime } from '../run/runtimeShims';
 import { driftRepairStep, type DriftRepairStep } from './driftRepair';
 import { markNaturalDriftSolved } from './naturalDrift';
 import { diagnose, lastErrorLine } from './rules';
 import { readEntries, writeTask } from './writeTask';
 import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
+import { infoText } from '../schemas';
 import { verifySpecFor } from './verifySpecRules';
 import { VerifySpecSchema } from '../verify/spec';
 
@@ -59,7 +59,7 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
     try {
       await env.reset({ taskId: o.taskId, seed: 1 });
       const obs = await env.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
-      if (obs.info.error || obs.current_phase !== 'repair') return { taskId: o.taskId, solved: false, steps, runs, reason: `the NaturalDrift episode did not start: ${String(obs.info.error ?? obs.current_phase)}` };
+      if (obs.info.error || obs.current_phase !== 'repair') return { taskId: o.taskId, solved: false, steps, runs, reason: `the NaturalDrift episode did not start: ${infoText(obs.info.error ?? obs.current_phase)}` };
       const broken = obs.script_content;
       let script = broken;
       let error = errorOf(obs.error_trace);
@@ -123,7 +123,7 @@ async function verifyAdaptation(o: SolveOptions, repaired: string, findings: str
 async function runtimeAdaptation(o: SolveOptions, error: string): Promise<string | false> {
   const entry = readEntries(o.taskDir).find((e) => e.task_id === o.taskId);
   if (!entry) return false;
-  const runtime = entry.runtime as TaskRuntime | undefined;
+  const runtime = entry.runtime;
   // No parser options: only the script's code is adaptable, so the rule answers with a shim or not at all.
   const d = diagnose(error, { script: '', args: entry.args ?? [], env: entry.env ?? {}, options: undefined, ...(runtime ? { runtime } : {}) });
   if (!d || d.outcome.kind !== 'adapt' || d.outcome.adaptation.kind !== 'runtime' || !d.outcome.runtime) return false;

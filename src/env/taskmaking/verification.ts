@@ -60,7 +60,7 @@ export function breakageCandidates(script: string, versions: LibraryVersions): C
     (seen.has(x.p) ? rest : firsts).push(x);
     seen.add(x.p);
   }
-  return [...firsts, ...rest].map((x) => ({ primitive_type: x.p, params: x.c.params as Record<string, unknown>, real: breaksReally(x.c), ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}) }));
+  return [...firsts, ...rest].map((x) => ({ primitive_type: x.p, params: x.c.params, real: breaksReally(x.c), ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}) }));
 }
 
 /**

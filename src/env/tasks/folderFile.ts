@@ -141,15 +141,15 @@ export function readFolderFile(dir: string, name: string, maxBytes: number): Fol
     let st: Stats | undefined;
     for (let i = 0; i < parts.length; i++) {
       const last = i === parts.length - 1;
-      shown = join(shown, parts[i]!);
-      byPath = join(byPath, parts[i]!);
+      shown = join(shown, parts[i]);
+      byPath = join(byPath, parts[i]);
       const at = hasProcFd() ? `/proc/self/fd/${open[open.length - 1]}/${parts[i]}` : byPath;
       const next = openComponent(at, shown, last);
       open.push(next.fd);
       st = next.st;
     }
     if (st!.size > maxBytes) return { ok: false, problem: `${file}: ${formatBytes(st!.size)}, over the ${formatBytes(maxBytes)} limit` };
-    const { buf, len } = readBounded(open[open.length - 1]!, st!.size, maxBytes);
+    const { buf, len } = readBounded(open[open.length - 1], st!.size, maxBytes);
     if (len > maxBytes) return { ok: false, problem: `${file}: over the ${formatBytes(maxBytes)} limit` };
     return { ok: true, text: buf.toString('utf8', 0, len), bytes: len };
   } catch (e) {

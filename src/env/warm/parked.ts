@@ -3,7 +3,6 @@
 // zygote that is not exactly "imported and silent" is never handed out. Until claimed it does not
 // keep Node alive (bwrap's --die-with-parent ends it with ForgeEnv).
 import { readFileSync } from 'node:fs';
-import type { Writable } from 'node:stream';
 import { killProcessTree } from '../run/processTree';
 import { sandboxedPid } from '../sandbox/pids';
 import { RETIRED, type ParkedHandle } from './pool';
@@ -92,7 +91,7 @@ export class Parked implements ParkedHandle {
     const { child } = this.proc;
     const handles = [child, child.stdin, child.stdout, child.stderr, child.stdio[STATUS_FD]] as ({ ref?: () => void; unref?: () => void } | null | undefined)[];
     for (const h of handles) {
-      const sock = h as { ref?: () => void; unref?: () => void } | null | undefined;
+      const sock = h;
       if (on) sock?.ref?.();
       else sock?.unref?.();
     }
@@ -131,7 +130,7 @@ export class Parked implements ParkedHandle {
     child.stdout?.removeListener('data', this.onOut);
     child.stderr?.removeListener('data', this.onErr);
     this.setRef(true);
-    const stdin = child.stdin as Writable | null;
+    const stdin = child.stdin;
     stdin?.on('error', () => undefined);
     stdin?.end(encodeRequest(request));
     return this.proc;

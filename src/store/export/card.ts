@@ -14,7 +14,7 @@ export function cardDataFile(card: string): string | undefined {
   const m = /^ {4}path: ("(?:[^"\\]|\\.)*")\s*$/m.exec(card);
   if (!m) return undefined;
   try {
-    return JSON.parse(m[1]!) as string;
+    return JSON.parse(m[1]) as string;
   } catch {
     return undefined;
   }

@@ -166,7 +166,7 @@ export async function exportDpo(opts: DpoOptions): Promise<DpoResult> {
     // The current (not superseded) human repair is the preferred chosen side; each failure is paired once.
     chosen.sort((a, b) => Number(a.superseded) - Number(b.superseded) || Number(a.source !== 'human') - Number(b.source !== 'human'));
     rejectedSide.forEach((r, i) => {
-      const c = chosen[i % chosen.length]!;
+      const c = chosen[i % chosen.length];
       const row = JSON.stringify({ prompt: promptOf(systemPrompt, c.record.repair_prompt, style), chosen: side(c.diff, style, form), rejected: side(r.diff, style, form) });
       const key = sha256Hex(row);
       if (written.has(key)) return void result.deduplicated++;

@@ -239,13 +239,13 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
     // Appending is exact only if every earlier line keeps its selection (then earlier rows and
     // their deduplication are unchanged too); new rows come after all earlier ones in file order.
     for (let i = 0; i < from; i++) if (selection.selected[i] !== d.selected.get(i)) throw new NeedFullExport();
-    for (let i = from; i < d.ids.length; i++) d.selected.set(i, selection.selected[i]!);
+    for (let i = from; i < d.ids.length; i++) d.selected.set(i, selection.selected[i]);
 
     // Keys of earlier rows that new rows repeat (one pass over the earlier keys' integer hashes).
-    const newKeys = [...new Set(stagedKeys.filter((_, k) => selection.selected[stagedPos[k]!]))];
+    const newKeys = [...new Set(stagedKeys.filter((_, k) => selection.selected[stagedPos[k]]))];
     const earlierKeys = new Set<string>();
     scanFirst(state.rowKeyHash.values, state.rowKeys, 0, state.rowKeys.length, newKeys.map((k) => [key28(k), k] as const)).forEach((pos, q) => {
-      if (pos >= 0) earlierKeys.add(newKeys[q]!);
+      if (pos >= 0) earlierKeys.add(newKeys[q]);
     });
 
     const writer = append ? await AppendWriter.open(opts.out) : await AtomicFileWriter.create(opts.out);
@@ -255,9 +255,9 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
       for await (const raw of readLines(stagingPath)) {
         const index = k++;
         if ('tooLong' in raw) throw new Error(`staged row ${index + 1} is unexpectedly long`);
-        const pos = stagedPos[index]!;
+        const pos = stagedPos[index];
         if (!selection.selected[pos]) continue;
-        const key = stagedKeys[index]!;
+        const key = stagedKeys[index];
         if (earlierKeys.has(key) || seenKeys.has(key)) {
           state.deduplicated++;
           continue;
@@ -266,7 +266,7 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
         state.rowKeys.push(key);
         state.rowKeyHash.push(key28(key));
         state.rows++;
-        const prim = state.strings[d.primitive.get(pos)]!;
+        const prim = state.strings[d.primitive.get(pos)];
         state.rowsByPrimitive[prim] = (state.rowsByPrimitive[prim] ?? 0) + 1;
         await writer.write(raw.text + '\n');
       }

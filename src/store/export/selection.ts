@@ -114,7 +114,7 @@ export function selectLines(d: ExportColumns, strings: readonly string[], filter
   const selected = new Uint8Array(n);
   const currentPrimitives = new Set<number>();
   for (let i = 0; i < n; i++) {
-    const f = first[i]!;
+    const f = first[i];
     if (superseded[f]) {
       stats.superseded++;
       continue;
@@ -135,6 +135,6 @@ export function selectLines(d: ExportColumns, strings: readonly string[], filter
       selected[i] = 1;
     }
   }
-  const names = new Set([...currentPrimitives].map((k) => strings[k]!));
+  const names = new Set([...currentPrimitives].map((k) => strings[k]));
   return { stats, selected, unmatchedPrimitives: [...new Set(filters.primitives)].filter((p) => !names.has(p)).sort() };
 }

@@ -53,7 +53,7 @@ describe('fake repairs never succeed on a task with runtime shims (real mode)', 
     const task = TaskSchema.parse(taskCandidate(made.taskId, made.script!, made.entry, dir));
     const env = new ForgeEnvironment({ mode: 'real', timeoutMs: 240_000, validateRepairs: false }, { tasks: new TaskSampler([task]) });
     try {
-      const spec = breakageCandidates(task.script_content, task.library_versions!)[0]!;
+      const spec = breakageCandidates(task.script_content, task.library_versions!)[0];
       await env.reset({ task_id: task.task_id, seed: 0, library_versions: task.library_versions });
       const broken = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params } });
       assert.equal(broken.info.error, undefined);

@@ -41,10 +41,10 @@ test('each run setting changes the config of the environment the editor builds',
   for (const key of RUN_SETTINGS) {
     const value = OTHER[key];
     assert.notDeepEqual(value, defaultSettings()[key], `test value for ${key} must differ from its default`);
-    const changed = environmentConfigFrom({ ...defaultSettings(), [key]: value } as ForgeSettings, choice);
+    const changed = environmentConfigFrom({ ...defaultSettings(), [key]: value }, choice);
     assert.notDeepEqual(changed, base, `forgeenv.${key} does not reach the environment`);
     // And the environment itself keeps it (its schema does not drop the option).
-    const env = environmentFrom({ ...defaultSettings(), [key]: value } as ForgeSettings, choice);
+    const env = environmentFrom({ ...defaultSettings(), [key]: value }, choice);
     const plain = environmentFrom(defaultSettings(), choice);
     try {
       assert.notDeepEqual(env.config, plain.config, `ForgeEnvironment drops forgeenv.${key}`);

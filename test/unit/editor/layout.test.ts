@@ -21,7 +21,7 @@ function importClosure(file: string, seen = new Set<string>()): Set<string> {
   if (seen.has(file)) return seen;
   seen.add(file);
   for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*from '(\.[^']+)'/gm)) {
-    const base = resolve(dirname(file), m[1]!);
+    const base = resolve(dirname(file), m[1]);
     const target = [`${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(p));
     if (target) importClosure(target, seen);
   }
@@ -51,12 +51,12 @@ describe('editor layout', () => {
       for (const m of text.matchAll(/vscode\.window\.(showQuickPick|showInputBox)(?:<[^>(]*>)?\(/g)) {
         // The call's text up to its closing parenthesis.
         let depth = 1;
-        let i = m.index! + m[0].length;
+        let i = m.index + m[0].length;
         while (depth > 0 && i < text.length) {
-          depth += '([{'.includes(text[i]!) ? 1 : ')]}'.includes(text[i]!) ? -1 : 0;
+          depth += '([{'.includes(text[i]) ? 1 : ')]}'.includes(text[i]) ? -1 : 0;
           i++;
         }
-        if (!text.slice(m.index!, i).includes('ignoreFocusOut: true')) silent.push(`${f.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`);
+        if (!text.slice(m.index, i).includes('ignoreFocusOut: true')) silent.push(`${f.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`);
       }
       for (const m of text.matchAll(/const (\w+) = vscode\.window\.createQuickPick/g)) {
         if (!text.includes(`${m[1]}.ignoreFocusOut = true`)) silent.push(`${f.slice(root.length + 1)} (createQuickPick)`);

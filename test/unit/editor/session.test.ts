@@ -122,7 +122,7 @@ describe('RepairSession (no VS Code)', () => {
 
     const lines = readFileSync(join(s.datasetDir(), 'demonstrations.jsonl'), 'utf8').trim().split('\n');
     assert.equal(lines.length, 1);
-    const rec = DemonstrationRecordSchema.parse(JSON.parse(lines[0]!));
+    const rec = DemonstrationRecordSchema.parse(JSON.parse(lines[0]));
     assert.equal(rec.info.record_id, submitted.recordId);
     assert.equal(rec.success, true);
     assert.match(rec.repair_completion, /^--- a\/train\.py/m, 'the completion is the raw diff');
@@ -203,7 +203,7 @@ describe('RepairSession (no VS Code)', () => {
     const first = await session.submit();
     assert.ok(first.ok && first.stored, JSON.stringify(first));
     const demos = () => readFileSync(join(s.datasetDir(), 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => DemonstrationRecordSchema.parse(JSON.parse(l)));
-    const previous = demos()[0]!;
+    const previous = demos()[0];
 
     const opened = await startRevision(session, { previous, datasetDir: s.datasetDir() }, { open: true });
     assert.ok(opened.ok, JSON.stringify(opened));
@@ -230,7 +230,7 @@ describe('RepairSession (no VS Code)', () => {
     const all = demos();
     assert.equal(all.length, 2);
     assert.deepEqual(all[0], previous, 'the old line is unchanged');
-    const rec = all[1]!;
+    const rec = all[1];
     assert.equal(rec.info.record_id, stored.recordId);
     assert.equal(rec.info.supersedes, previous.info.record_id);
     assert.equal(rec.info.task_hash, previous.info.task_hash);

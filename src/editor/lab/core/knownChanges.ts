@@ -42,8 +42,8 @@ export interface DriftExplanation {
 export function quotedNames(message: string): string[] {
   const out = new Set<string>();
   for (const m of message.matchAll(/['"`]([A-Za-z_][\w.]*)['"`]/g)) {
-    out.add(m[1]!);
-    const tail = m[1]!.split('.').pop();
+    out.add(m[1]);
+    const tail = m[1].split('.').pop();
     if (tail) out.add(tail);
   }
   return [...out];

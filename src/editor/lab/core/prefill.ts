@@ -66,7 +66,7 @@ export function checkParamsText(primitive: Primitive, text: string, script?: str
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return { ok: false, error: 'Params must be a JSON object, e.g. {"old_name": "…", "new_name": "…"}' };
   const parsed = primitive.paramsSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `${primitive.name} params: ${formatZodError(parsed.error)}` };
-  const params = parsed.data as Record<string, unknown>;
+  const params = parsed.data;
   if (script !== undefined) {
     try {
       primitive.apply(script, params);

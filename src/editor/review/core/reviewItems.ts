@@ -44,7 +44,7 @@ export function applyRepairDiffTolerant(broken: string, diff: string): ReviewIte
   const variants = !broken.endsWith('\n') ? [broken] : noEol ? [broken.slice(0, -1), broken] : [broken, broken.slice(0, -1)];
   // A recorded diff was accepted under the maxDiffBytes setting of its day: allow the setting's upper bound.
   const results = variants.map((v) => applyRepairDiff(v, diff, { maxBytes: MAX_MAX_DIFF_BYTES }));
-  const best = results.find((r) => r.ok && r.mode !== 'lenient') ?? results.find((r) => r.ok) ?? results[0]!;
+  const best = results.find((r) => r.ok && r.mode !== 'lenient') ?? results.find((r) => r.ok) ?? results[0];
   return best.ok ? { ok: true, script: best.script, warnings: best.warnings } : { ok: false, error: best.error };
 }
 
