@@ -31,7 +31,8 @@ function hostile1MB(kind: 'nonmatching' | 'scrambled' | 'inserts', size = 1_000_
   for (let i = 0; s.length < size; i++) {
     const a = (i * 7) % (LINES.length - 12);
     if (kind === 'nonmatching') s += `@@ -${a + 1},3 +${a + 1},3 @@\n ${LINES[a]}\n-nothing_${i} = 0\n+y = 1\n ${LINES[a + 2]}\n`;
-    else if (kind === 'scrambled') s += `@@ -${a + 1},4 +${a + 1},4 @@\n ${LINES[a + 5]}\n ${LINES[a + 9]}\n-${LINES[a + 2]}\n+z = 0\n ${LINES[a + 11]}\n ${LINES[a]}\n`;
+    else if (kind === 'scrambled')
+      s += `@@ -${a + 1},4 +${a + 1},4 @@\n ${LINES[a + 5]}\n ${LINES[a + 9]}\n-${LINES[a + 2]}\n+z = 0\n ${LINES[a + 11]}\n ${LINES[a]}\n`;
     else s += `@@ -1,0 +1,1 @@\n+inserted_${i} = 0\n`;
   }
   return s;
@@ -39,9 +40,15 @@ function hostile1MB(kind: 'nonmatching' | 'scrambled' | 'inserts', size = 1_000_
 
 const cases: Array<{ name: string; submission: string; script?: string }> = [
   { name: 'ordinary repair (one hunk)', submission: FIX },
-  { name: 'hunk header @@ -99999999999999999999', submission: FIX.replace(/@@ -\d+,(\d+) \+\d+,(\d+) @@/, '@@ -99999999999999999999,$1 +99999999999999999999,$2 @@') },
+  {
+    name: 'hunk header @@ -99999999999999999999',
+    submission: FIX.replace(/@@ -\d+,(\d+) \+\d+,(\d+) @@/, '@@ -99999999999999999999,$1 +99999999999999999999,$2 @@'),
+  },
   { name: '16 KB scrambled hunks (inline, then worker)', submission: hostile1MB('scrambled', 16_000) },
-  { name: '16 KB whole script, no import lines', submission: Array.from({ length: 800 }, (_, i) => `value_${i} = ${i} * 2`).join('\n') + '\n' },
+  {
+    name: '16 KB whole script, no import lines',
+    submission: Array.from({ length: 800 }, (_, i) => `value_${i} = ${i} * 2`).join('\n') + '\n',
+  },
   { name: '1 MB non-matching hunks', submission: hostile1MB('nonmatching') },
   { name: '1 MB scrambled hunks (fuzzy search)', submission: hostile1MB('scrambled') },
   { name: '1 MB of insertions', submission: hostile1MB('inserts') },
@@ -74,14 +81,19 @@ async function maxLoopGap<T>(work: () => Promise<T>): Promise<{ result: T; gap: 
 
 /** The same measurement while another thread spins: the machine's own scheduling noise. */
 async function noiseFloor(): Promise<number> {
-  const w = new Worker('const { parentPort } = require("node:worker_threads"); parentPort.on("message", (n) => { const t = Date.now(); while (Date.now() - t < n); parentPort.postMessage(0); });', { eval: true });
+  const w = new Worker(
+    'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (n) => { const t = Date.now(); while (Date.now() - t < n); parentPort.postMessage(0); });',
+    { eval: true },
+  );
   const { gap } = await maxLoopGap(() => new Promise((r) => (w.once('message', r), w.postMessage(300))));
   await w.terminate();
   return gap;
 }
 
 async function main(): Promise<void> {
-  console.log(`diff application (node ${process.version}, ${REPS} repetition(s), best shown; script: bert_ner.py, ${LINES.length} lines)\n`);
+  console.log(
+    `diff application (node ${process.version}, ${REPS} repetition(s), best shown; script: bert_ner.py, ${LINES.length} lines)\n`,
+  );
 
   // Ordinary diffs: the golden fixtures.
   let worst = 0;
@@ -107,7 +119,9 @@ async function main(): Promise<void> {
 
   prewarmDiffWorker();
   await new Promise((r) => setTimeout(r, 300));
-  console.log(`${pad('case', 42)} ${pad('sync apply', 11)} ${pad('steps', 8)} ${pad('async total', 12)} ${pad('where', 8)} ${pad('call blocks', 12)} ${pad('main busy', 10)} ${pad('max loop gap', 13)} outcome`);
+  console.log(
+    `${pad('case', 42)} ${pad('sync apply', 11)} ${pad('steps', 8)} ${pad('async total', 12)} ${pad('where', 8)} ${pad('call blocks', 12)} ${pad('main busy', 10)} ${pad('max loop gap', 13)} outcome`,
+  );
   for (const c of cases) {
     let sync = Infinity;
     let steps = 0;
@@ -131,7 +145,9 @@ async function main(): Promise<void> {
       syncPart = Math.min(syncPart, m.syncPart);
       busy = Math.min(busy, m.busy);
     }
-    console.log(`${pad(c.name, 42)} ${pad(ms(sync), 11)} ${pad(String(steps), 8)} ${pad(ms(total), 12)} ${pad(info.where, 8)} ${pad(ms(syncPart), 12)} ${pad(ms(busy), 10)} ${pad(ms(gap), 13)} ${outcome}`);
+    console.log(
+      `${pad(c.name, 42)} ${pad(ms(sync), 11)} ${pad(String(steps), 8)} ${pad(ms(total), 12)} ${pad(info.where, 8)} ${pad(ms(syncPart), 12)} ${pad(ms(busy), 10)} ${pad(ms(gap), 13)} ${outcome}`,
+    );
   }
   const noise = Math.min(...(await Promise.all([noiseFloor()])));
   console.log(`\nnoise floor: the same loop-block measurement while an unrelated thread spins: ${ms(noise)}`);

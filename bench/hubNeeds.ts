@@ -15,12 +15,21 @@ import { ensureLocalHub } from '../src/env/hub/localHub';
 import { deriveScriptArgs } from '../src/env/tasks/scriptArgs';
 import { snapshotVenvDir } from '../src/env/snapshots/venv';
 
-const { values } = parseArgs({ options: { snapshot: { type: 'string', default: '2026-11' }, 'no-build': { type: 'boolean', default: false }, only: { type: 'string' }, args: { type: 'string', default: 'derived' } } });
+const { values } = parseArgs({
+  options: {
+    snapshot: { type: 'string', default: '2026-11' },
+    'no-build': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    args: { type: 'string', default: 'derived' },
+  },
+});
 const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
 
 async function main(): Promise<void> {
   const only = values.only?.split(',');
-  const files = readdirSync(SCRIPTS).filter((f) => f.endsWith('.py') && (!only || only.some((o) => f.startsWith(o)))).sort();
+  const files = readdirSync(SCRIPTS)
+    .filter((f) => f.endsWith('.py') && (!only || only.some((o) => f.startsWith(o))))
+    .sort();
   const perScript: Array<{ file: string; needs: HubNeeds }> = [];
   for (const f of files) {
     const script = readFileSync(resolve(SCRIPTS, f), 'utf8');
@@ -34,7 +43,9 @@ async function main(): Promise<void> {
         return `${m.id}=?`;
       }
     });
-    const ds = needs.datasets.map((d) => `${d.path}${d.config ? '/' + d.config : ''}${d.format ? `[${d.format} file]` : ''}{${Object.keys(d.columns ?? {}).join(',')}}`);
+    const ds = needs.datasets.map(
+      (d) => `${d.path}${d.config ? '/' + d.config : ''}${d.format ? `[${d.format} file]` : ''}{${Object.keys(d.columns ?? {}).join(',')}}`,
+    );
     console.log(`${f}\n  models:   ${models.join('  ') || '-'}\n  datasets: ${ds.join('  ') || '-'}`);
   }
   const allModels = new Map<string, string>();
@@ -56,7 +67,9 @@ async function main(): Promise<void> {
   }
   const hubDatasets = [...allDatasets.values()].filter((d) => !d.format);
   const fileDatasets = [...allDatasets.values()].filter((d) => d.format);
-  console.log(`\nscripts: ${files.length}; distinct model ids: ${allModels.size} (resolved to an architecture: ${resolved}; unknown: ${unknown.join(', ') || 'none'})`);
+  console.log(
+    `\nscripts: ${files.length}; distinct model ids: ${allModels.size} (resolved to an architecture: ${resolved}; unknown: ${unknown.join(', ') || 'none'})`,
+  );
   console.log(`distinct dataset items: ${hubDatasets.length} hub ids, ${fileDatasets.length} local data files`);
   if (values['no-build']) return;
   const snapshot = values.snapshot;
@@ -77,17 +90,22 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   const built = (kind: 'model' | 'dataset') => r.provided.filter((p) => p.kind === kind).length;
   const refused = (kind: 'model' | 'dataset') => r.refusals.filter((p) => p.kind === kind);
-  console.log(`\nsnapshot ${snapshot}: models built ${built('model')}/${allModels.size - unknown.length} resolved; datasets built ${built('dataset')}/${hubDatasets.length}; items built now ${r.built}, from cache ${r.cached}; ${seconds.toFixed(1)} s`);
+  console.log(
+    `\nsnapshot ${snapshot}: models built ${built('model')}/${allModels.size - unknown.length} resolved; datasets built ${built('dataset')}/${hubDatasets.length}; items built now ${r.built}, from cache ${r.cached}; ${seconds.toFixed(1)} s`,
+  );
   const reasons = new Map<string, HubRefusal[]>();
   for (const x of r.refusals) {
     const key = x.reason.replace(/"[^"]*"|'[^']*'/g, '…').slice(0, 140);
     reasons.set(key, [...(reasons.get(key) ?? []), x]);
   }
   console.log('refusal reasons:');
-  for (const [reason, xs] of [...reasons].sort((a, b) => b[1].length - a[1].length)) console.log(`  ${xs.length}× ${reason}  (${xs.map((x) => x.id).join(', ')})`);
+  for (const [reason, xs] of [...reasons].sort((a, b) => b[1].length - a[1].length))
+    console.log(`  ${xs.length}× ${reason}  (${xs.map((x) => x.id).join(', ')})`);
   if (!reasons.size) console.log('  none');
   const unresolved = unknown.length + refused('model').length;
-  console.log(`\nsummary: model ids ${allModels.size}, resolved ${resolved}, built ${built('model')}, unknown ${unknown.length}, refused ${unresolved - unknown.length}; dataset ids ${hubDatasets.length}, built ${built('dataset')}; data files ${fileDatasets.length}`);
+  console.log(
+    `\nsummary: model ids ${allModels.size}, resolved ${resolved}, built ${built('model')}, unknown ${unknown.length}, refused ${unresolved - unknown.length}; dataset ids ${hubDatasets.length}, built ${built('dataset')}; data files ${fileDatasets.length}`,
+  );
 }
 
 void main().catch((e) => {

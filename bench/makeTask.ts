@@ -52,7 +52,11 @@ function rowOf(script: string, r: MakeTaskResult | undefined, error: string | un
     originals: runs ? `${runs.verified}/${runs.of}` : '-',
     originalRuns: !!runs && runs.of >= 3 && runs.verified === runs.of,
     breakagesVerified: good,
-    ...(error ? { refusal: `crash: ${error}`, refusalRule: 'crash' } : r?.refusal ? { refusal: r.refusal.reason, refusalRule: r.refusal.rule } : {}),
+    ...(error
+      ? { refusal: `crash: ${error}`, refusalRule: 'crash' }
+      : r?.refusal
+        ? { refusal: r.refusal.reason, refusalRule: r.refusal.rule }
+        : {}),
     seconds,
   };
 }
@@ -60,7 +64,9 @@ function rowOf(script: string, r: MakeTaskResult | undefined, error: string | un
 async function main(): Promise<void> {
   if (!existsSync(SCRIPTS)) return void console.log(`skipped: ${SCRIPTS} is absent`);
   const keys = values.only?.split(',').filter(Boolean);
-  const files = readdirSync(SCRIPTS).filter((n) => n.endsWith('.py') && (!keys || keys.some((k) => n.startsWith(k)))).sort();
+  const files = readdirSync(SCRIPTS)
+    .filter((n) => n.endsWith('.py') && (!keys || keys.some((k) => n.startsWith(k))))
+    .sort();
   const rows: Row[] = [];
   const t0 = performance.now();
   const queue = [...files];
@@ -71,7 +77,17 @@ async function main(): Promise<void> {
       let result: MakeTaskResult | undefined;
       let error: string | undefined;
       try {
-        result = await makeTask({ scriptPath: join(SCRIPTS, f), taskDir: dir, snapshot: values.snapshot, mode: 'real', builtSnapshotsOnly: !values['all-snapshots'], timeoutMs: Number(values.timeout) * 1000 }, { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) });
+        result = await makeTask(
+          {
+            scriptPath: join(SCRIPTS, f),
+            taskDir: dir,
+            snapshot: values.snapshot,
+            mode: 'real',
+            builtSnapshotsOnly: !values['all-snapshots'],
+            timeoutMs: Number(values.timeout) * 1000,
+          },
+          { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) },
+        );
       } catch (e) {
         error = (e as Error).message.split('\n')[0];
       } finally {
@@ -96,8 +112,17 @@ async function main(): Promise<void> {
   const secs = rows.map((r) => r.seconds).sort((a, b) => a - b);
   console.log(`\noriginals running 3/3 verified: ${pct(rows.filter((r) => r.originalRuns).length)}`);
   console.log(`>= 2 verified breakages: ${pct(rows.filter((r) => r.breakagesVerified >= 2).length)}`);
-  console.log(`refused: ${pct(rows.filter((r) => r.refusal).length)}; top reasons: ${[...reasons].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
-  console.log(`seconds per script: median ${secs[Math.floor(n / 2)]?.toFixed(0) ?? '-'}, max ${secs.at(-1)?.toFixed(0) ?? '-'}; wall ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `refused: ${pct(rows.filter((r) => r.refusal).length)}; top reasons: ${
+      [...reasons]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
+  );
+  console.log(
+    `seconds per script: median ${secs[Math.floor(n / 2)]?.toFixed(0) ?? '-'}, max ${secs.at(-1)?.toFixed(0) ?? '-'}; wall ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
   if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
 }
 

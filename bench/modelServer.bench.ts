@@ -17,11 +17,19 @@ async function main(): Promise<void> {
   const cache = mkdtempSync(join(tmpdir(), 'forgeenv-model-bench-'));
   try {
     let t = Date.now();
-    const setup = spawnSync('bash', [join(ROOT, 'scripts/setup-model.sh')], { cwd: ROOT, env: { ...process.env, FORGEENV_CACHE_DIR: cache }, encoding: 'utf8' });
+    const setup = spawnSync('bash', [join(ROOT, 'scripts/setup-model.sh')], {
+      cwd: ROOT,
+      env: { ...process.env, FORGEENV_CACHE_DIR: cache },
+      encoding: 'utf8',
+    });
     if (setup.status !== 0) throw new Error(`setup-model.sh failed:\n${setup.stderr}`);
     console.log(`setup-model.sh into an empty cache: ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
-    const again = spawnSync('bash', [join(ROOT, 'scripts/setup-model.sh')], { cwd: ROOT, env: { ...process.env, FORGEENV_CACHE_DIR: cache }, encoding: 'utf8' });
+    const again = spawnSync('bash', [join(ROOT, 'scripts/setup-model.sh')], {
+      cwd: ROOT,
+      env: { ...process.env, FORGEENV_CACHE_DIR: cache },
+      encoding: 'utf8',
+    });
     if (again.status !== 0) throw new Error(`setup-model.sh (second run) failed:\n${again.stderr}`);
     console.log(`setup-model.sh when current: ${((Date.now() - t) / 1000).toFixed(1)} s`);
     const du = spawnSync('du', ['-sm', join(cache, 'models'), join(cache, 'model-server')], { encoding: 'utf8' });
@@ -31,7 +39,10 @@ async function main(): Promise<void> {
     }
 
     t = Date.now();
-    const server = spawn(process.execPath, [join(ROOT, 'scripts/model-server/serve.mjs'), '--port', '0'], { env: { ...process.env, FORGEENV_CACHE_DIR: cache }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, [join(ROOT, 'scripts/model-server/serve.mjs'), '--port', '0'], {
+      env: { ...process.env, FORGEENV_CACHE_DIR: cache },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const base = await new Promise<string>((res, rej) => {
         let log = '';
@@ -53,7 +64,12 @@ async function main(): Promise<void> {
         const r = await fetch(`${base}/v1/chat/completions`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ messages: [{ role: 'user', content: 'Write a Python function that adds two numbers.' }], max_tokens: maxTokens, temperature: 0.2, seed: i }),
+          body: JSON.stringify({
+            messages: [{ role: 'user', content: 'Write a Python function that adds two numbers.' }],
+            max_tokens: maxTokens,
+            temperature: 0.2,
+            seed: i,
+          }),
         });
         const j = (await r.json()) as { usage?: { completion_tokens?: number } };
         const s = (Date.now() - t) / 1000;

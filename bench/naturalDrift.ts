@@ -87,13 +87,18 @@ function jobs(): Job[] {
       if (!wanted(basename(path))) continue;
       // The inferred era first, then the other built snapshots with a later one, nearest the script's date first.
       const inferred = inferSnapshot(readFileSync(path, 'utf8'), { scriptDate: m.commit_date, ids: built.map((s) => s.id) }).id;
-      const near = built.filter((s) => later(s.id).length).sort((a, b) => monthsApart(a.date, m.commit_date) - monthsApart(b.date, m.commit_date)).map((s) => s.id);
+      const near = built
+        .filter((s) => later(s.id).length)
+        .sort((a, b) => monthsApart(a.date, m.commit_date) - monthsApart(b.date, m.commit_date))
+        .map((s) => s.id);
       const eras = [...new Set([inferred, ...near])].filter((id) => later(id).length);
       out.push({ source: 'corpus', path, eras, from: eras[0], to: later(eras[0]) });
     }
   }
   if (values.source !== 'corpus') {
-    for (const f of readdirSync(tasksDir()).filter((n) => n.endsWith('.py')).sort()) {
+    for (const f of readdirSync(tasksDir())
+      .filter((n) => n.endsWith('.py'))
+      .sort()) {
       // Built-in tasks are written for the corpus snapshot: each later built snapshot where one fails is a task.
       const eras = [CORPUS_SNAPSHOT, '2024-09'].filter((id) => built.some((s) => s.id === id) && later(id).length);
       if (wanted(f) && eras.length) out.push({ source: 'builtin', path: join(tasksDir(), f), eras, from: eras[0], to: later(eras[0]) });
@@ -118,7 +123,9 @@ async function checkEpisodes(dir: string): Promise<void> {
       const recorded = t.natural_drift!.error;
       const same = obs.info.broke === true && (obs.error_trace ?? '').includes(recorded.slice(0, 80));
       if (same) ok++;
-      console.log(`episode ${t.task_id}: ${obs.info.error ? `refused: ${infoText(obs.info.error)}` : same ? 'starts from the recorded error' : `broke=${String(obs.info.broke)}, error differs`} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      console.log(
+        `episode ${t.task_id}: ${obs.info.error ? `refused: ${infoText(obs.info.error)}` : same ? 'starts from the recorded error' : `broke=${String(obs.info.broke)}, error differs`} (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+      );
     }
   } finally {
     await env.dispose();
@@ -128,7 +135,11 @@ async function checkEpisodes(dir: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (values['check-dir']) return checkEpisodes(resolve(values['check-dir']));
-  if (values['solve-dir']) return solveAll(values['solve-dir'].split(',').map((d) => resolve(d)), new Map());
+  if (values['solve-dir'])
+    return solveAll(
+      values['solve-dir'].split(',').map((d) => resolve(d)),
+      new Map(),
+    );
   const taskDir = values['task-dir'] ? resolve(values['task-dir']) : mkdtempSync(join(tmpdir(), 'forgeenv-natural-drift-'));
   const log = values.json ? `${values.json}.partial.jsonl` : undefined;
   const rows: Row[] = [];
@@ -138,7 +149,9 @@ async function main(): Promise<void> {
   const emit = (r: Row) => {
     rows.push(r);
     if (log) appendFileSync(log, `${JSON.stringify(r)}\n`);
-    console.log(`[${r.source}] ${r.script.slice(0, 40).padEnd(40)} ${r.from} -> ${r.to.padEnd(7)} ${r.outcome.padEnd(14)} ${r.seconds.toFixed(0).padStart(4)}s  ${r.error.slice(0, 240)}`);
+    console.log(
+      `[${r.source}] ${r.script.slice(0, 40).padEnd(40)} ${r.from} -> ${r.to.padEnd(7)} ${r.outcome.padEnd(14)} ${r.seconds.toFixed(0).padStart(4)}s  ${r.error.slice(0, 240)}`,
+    );
   };
   const worker = async () => {
     for (let j = queue.shift(); j; j = queue.shift()) {
@@ -155,16 +168,45 @@ async function main(): Promise<void> {
         let era = undefined as Awaited<ReturnType<typeof makeTask>> | undefined;
         for (const from of j.eras.filter((id) => !unavailable.has(id)).slice(0, 3)) {
           t = performance.now();
-          era = await makeTask({ scriptPath: j.path, taskDir: scratch, snapshot: from, mode: 'real', noVerify: true, timeoutMs, maxRounds: Number(values['max-rounds']) }, { onProgress: tag });
+          era = await makeTask(
+            {
+              scriptPath: j.path,
+              taskDir: scratch,
+              snapshot: from,
+              mode: 'real',
+              noVerify: true,
+              timeoutMs,
+              maxRounds: Number(values['max-rounds']),
+            },
+            { onProgress: tag },
+          );
           j.from = from;
           j.to = later(from);
           if (era.refusal?.rule === 'real-mode-unavailable') unavailable.add(from);
           if (!era.refusal || !ERA_RETRY.has(era.refusal.rule)) break;
-          emit({ source: j.source, script: name, from, to: j.to.join(','), outcome: 'era-refused', verified: false, error: `${era.refusal.rule}: ${era.refusal.reason}`, seconds: (performance.now() - t) / 1000 });
+          emit({
+            source: j.source,
+            script: name,
+            from,
+            to: j.to.join(','),
+            outcome: 'era-refused',
+            verified: false,
+            error: `${era.refusal.rule}: ${era.refusal.reason}`,
+            seconds: (performance.now() - t) / 1000,
+          });
         }
         if (!era || era.refusal) {
           if (era?.refusal && ERA_RETRY.has(era.refusal.rule)) continue; // already listed
-          emit({ source: j.source, script: name, from: j.from, to: j.to.join(','), outcome: 'era-refused', verified: false, error: era?.refusal ? `${era.refusal.rule}: ${era.refusal.reason}` : 'no built snapshot left to run it at', seconds: (performance.now() - t) / 1000 });
+          emit({
+            source: j.source,
+            script: name,
+            from: j.from,
+            to: j.to.join(','),
+            outcome: 'era-refused',
+            verified: false,
+            error: era?.refusal ? `${era.refusal.rule}: ${era.refusal.reason}` : 'no built snapshot left to run it at',
+            seconds: (performance.now() - t) / 1000,
+          });
           continue;
         }
         const script = readFileSync(era.written!.scriptPath, 'utf8');
@@ -174,20 +216,60 @@ async function main(): Promise<void> {
           if (unavailable.has(to)) continue;
           // The era task's recorded hub items and runtime shims: the later snapshot gets the same inputs.
           const hub = e.hub;
-          const at = await naturalDriftAt({ script, args: e.args ?? [], files: e.files ?? {}, env: e.env ?? {}, runtime: e.runtime, hubNeeds: hub ? () => hub : undefined, from: j.from, to, mode: 'real', timeoutMs, onProgress: tag });
+          const at = await naturalDriftAt({
+            script,
+            args: e.args ?? [],
+            files: e.files ?? {},
+            env: e.env ?? {},
+            runtime: e.runtime,
+            hubNeeds: hub ? () => hub : undefined,
+            from: j.from,
+            to,
+            mode: 'real',
+            timeoutMs,
+            onProgress: tag,
+          });
           const seconds = (performance.now() - t) / 1000;
           if (!at.drift) {
             const runs = /runs at .* as well/.test(at.refusal?.reason ?? '');
-            emit({ source: j.source, script: name, from: j.from, to, outcome: runs ? 'runs-there-too' : 'not-drift', verified: false, error: at.refusal?.reason ?? '', seconds });
+            emit({
+              source: j.source,
+              script: name,
+              from: j.from,
+              to,
+              outcome: runs ? 'runs-there-too' : 'not-drift',
+              verified: false,
+              error: at.refusal?.reason ?? '',
+              seconds,
+            });
             continue;
           }
           const base = `${name.replace(/\.py$/, '')}-drift-${to}`;
           const taskId = uniqueTaskId(`${base}.py`, taskDir, readEntries(taskDir));
           await writeTask(taskDir, naturalDriftEntry({ ...e, task_id: taskId, verdict: undefined }, at.drift, name, at.adapted), script);
-          emit({ source: j.source, script: name, from: j.from, to, outcome: 'natural-drift', verified: at.drift.verified, error: at.drift.error, taskId, seconds });
+          emit({
+            source: j.source,
+            script: name,
+            from: j.from,
+            to,
+            outcome: 'natural-drift',
+            verified: at.drift.verified,
+            error: at.drift.error,
+            taskId,
+            seconds,
+          });
         }
       } catch (err) {
-        emit({ source: j.source, script: name, from: j.from, to: j.to.join(','), outcome: 'era-refused', verified: false, error: `crash: ${(err as Error).message.split('\n')[0]}`, seconds: (performance.now() - t) / 1000 });
+        emit({
+          source: j.source,
+          script: name,
+          from: j.from,
+          to: j.to.join(','),
+          outcome: 'era-refused',
+          verified: false,
+          error: `crash: ${(err as Error).message.split('\n')[0]}`,
+          seconds: (performance.now() - t) / 1000,
+        });
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }
@@ -195,7 +277,9 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: Math.max(1, Number(values.jobs)) }, worker));
   const drifts = rows.filter((r) => r.outcome === 'natural-drift' && r.verified);
-  console.log(`\nverified natural-drift tasks: ${drifts.length} (corpus ${drifts.filter((r) => r.source === 'corpus').length}, built-in ${drifts.filter((r) => r.source === 'builtin').length}); from ${new Set(drifts.map((r) => r.script)).size} scripts`);
+  console.log(
+    `\nverified natural-drift tasks: ${drifts.length} (corpus ${drifts.filter((r) => r.source === 'corpus').length}, built-in ${drifts.filter((r) => r.source === 'builtin').length}); from ${new Set(drifts.map((r) => r.script)).size} scripts`,
+  );
   for (const r of drifts) console.log(`  ${r.taskId} [${r.source}] ${r.from} -> ${r.to}: ${r.error}`);
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
@@ -211,7 +295,16 @@ async function main(): Promise<void> {
  */
 async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Promise<void> {
   const seen = new Set<string>();
-  const results: Array<{ dir: string; id: string; script: string; from: string; to: string; error: string; out: SolveOutcome; seconds: number }> = [];
+  const results: Array<{
+    dir: string;
+    id: string;
+    script: string;
+    from: string;
+    to: string;
+    error: string;
+    out: SolveOutcome;
+    seconds: number;
+  }> = [];
   for (const dir of dirs) {
     const keys = values['solve-dir'] ? values.only?.split(',').filter(Boolean) : undefined;
     for (const e of readEntries(dir).filter((x) => x.natural_drift?.verified && (!keys || keys.some((k) => x.task_id.startsWith(k))))) {
@@ -224,29 +317,47 @@ async function solveAll(dirs: string[], buildSeconds: Map<string, number>): Prom
       const tag = (m: string) => process.stderr.write(`  [${e.task_id.slice(0, 24)}] ${m}\n`);
       let out: SolveOutcome;
       if (d.solved) out = { taskId: e.task_id, solved: true, steps: [], runs: 0, reason: `already solved (${d.solved_by ?? 'recorded'})` };
-      else if (values['no-solve']) out = { taskId: e.task_id, solved: false, steps: [], runs: 0, reason: 'not solved (not tried again: --no-solve)' };
+      else if (values['no-solve'])
+        out = { taskId: e.task_id, solved: false, steps: [], runs: 0, reason: 'not solved (not tried again: --no-solve)' };
       else {
         try {
-          out = await solveNaturalDrift({ environment: () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: Number(values.timeout) * 1000 }), taskDir: dir, taskId: e.task_id, onProgress: tag });
+          out = await solveNaturalDrift({
+            environment: () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: Number(values.timeout) * 1000 }),
+            taskDir: dir,
+            taskId: e.task_id,
+            onProgress: tag,
+          });
         } catch (err) {
           out = { taskId: e.task_id, solved: false, steps: [], runs: 0, reason: `crash: ${(err as Error).message.split('\n')[0]}` };
         }
       }
       const seconds = (buildSeconds.get(e.task_id) ?? 0) + (performance.now() - t0) / 1000;
       results.push({ dir, id: e.task_id, script, from: d.from_snapshot, to: d.to_snapshot, error: d.error, out, seconds });
-      const how = out.solved && !out.steps.length ? `SOLVED earlier: ${repairSummary(d.reference_repair)}` : out.solved ? `SOLVED ${out.steps.map((s) => s.drift_id ?? s.change).join(' + ')}${out.reward !== undefined ? ` reward ${out.reward.toFixed(2)} (${out.check ?? '?'})` : ''}` : `unsolved: ${out.reason}`;
+      const how =
+        out.solved && !out.steps.length
+          ? `SOLVED earlier: ${repairSummary(d.reference_repair)}`
+          : out.solved
+            ? `SOLVED ${out.steps.map((s) => s.drift_id ?? s.change).join(' + ')}${out.reward !== undefined ? ` reward ${out.reward.toFixed(2)} (${out.check ?? '?'})` : ''}`
+            : `unsolved: ${out.reason}`;
       console.log(`${e.task_id.padEnd(52)} ${d.from_snapshot} -> ${d.to_snapshot} ${seconds.toFixed(0).padStart(4)}s  ${how}`);
     }
   }
   const solved = results.filter((r) => r.out.solved);
-  console.log(`\nnatural-drift tasks: ${results.length}; distinct drifts: ${new Set(results.map((r) => driftKey(r.error))).size}; solved: ${solved.length}; unsolved: ${results.length - solved.length}`);
-  console.log(`distinct drifts solved: ${new Set(solved.map((r) => driftKey(r.error))).size}; scripts: ${new Set(results.map((r) => r.script)).size}; total seconds ${results.reduce((a, r) => a + r.seconds, 0).toFixed(0)}`);
+  console.log(
+    `\nnatural-drift tasks: ${results.length}; distinct drifts: ${new Set(results.map((r) => driftKey(r.error))).size}; solved: ${solved.length}; unsolved: ${results.length - solved.length}`,
+  );
+  console.log(
+    `distinct drifts solved: ${new Set(solved.map((r) => driftKey(r.error))).size}; scripts: ${new Set(results.map((r) => r.script)).size}; total seconds ${results.reduce((a, r) => a + r.seconds, 0).toFixed(0)}`,
+  );
   if (values.json) writeFileSync(`${values.json}.solve.json`, JSON.stringify(results, null, 2));
 }
 
 /** The changed lines of a recorded repair, shortened: what solved it. */
 function repairSummary(diff: string | undefined): string {
-  const lines = (diff ?? '').split('\n').filter((l) => /^\+[^+]/.test(l)).map((l) => l.slice(1).trim());
+  const lines = (diff ?? '')
+    .split('\n')
+    .filter((l) => /^\+[^+]/.test(l))
+    .map((l) => l.slice(1).trim());
   return lines.length ? lines.join(' | ').slice(0, 160) : 'reference repair recorded';
 }
 

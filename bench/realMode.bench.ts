@@ -25,7 +25,10 @@ const { values } = parseArgs({
 const SNAPSHOT = values.snapshot;
 const TASK = values.task;
 const VERSIONS = { ...getSnapshot(SNAPSHOT).versions };
-const BREAKAGE = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
+const BREAKAGE = {
+  primitive_type: 'ModifyConfigField',
+  params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
+};
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -85,8 +88,12 @@ async function main(): Promise<void> {
   const sim = await episode('simulated');
   const real = await episode('real');
   console.log(`episode ${TASK} (break + oracle repair)`);
-  console.log(`  simulated: broken run ${secs(sim.broken)}, repaired run ${secs(sim.oracle)}, reward ${sim.reward}, success ${sim.success}`);
-  console.log(`  real:      broken run ${secs(real.broken)}, repaired run ${secs(real.oracle)}, reward ${real.reward}, success ${real.success}`);
+  console.log(
+    `  simulated: broken run ${secs(sim.broken)}, repaired run ${secs(sim.oracle)}, reward ${sim.reward}, success ${sim.success}`,
+  );
+  console.log(
+    `  real:      broken run ${secs(real.broken)}, repaired run ${secs(real.oracle)}, reward ${real.reward}, success ${real.success}`,
+  );
 }
 
 main().catch((e) => {

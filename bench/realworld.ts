@@ -71,7 +71,10 @@ export function lossesDecrease(losses: number[]): boolean {
 
 /** The last exception line of a traceback (`Type: message`), else the last non-empty stderr line. */
 export function lastErrorLine(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     if (/^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:|$)/.test(lines[i])) return lines[i];
   }
@@ -163,7 +166,10 @@ async function main(): Promise<void> {
   }
   let tasks = loadRealworldTasks();
   if (values.only) {
-    const keys = values.only.split(',').map((s) => s.trim()).filter(Boolean);
+    const keys = values.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     tasks = tasks.filter((t) => keys.some((k) => t.file.startsWith(k)));
   }
   const skipped = values['include-skipped'] ? [] : tasks.filter((t) => t.skip);
@@ -177,7 +183,10 @@ async function main(): Promise<void> {
       console.log(
         `${o.ok ? 'ok  ' : 'FAIL'} ${t.file.padEnd(44)} ${t.snapshot} ${(o.wallMs / 1000).toFixed(1).padStart(5)}s  ${lossText}${o.checkpoint ? ', checkpoint' : ''}${o.ok ? '' : `  | ${o.lastError.slice(0, 200)}`}`,
       );
-      if (o.evidence) console.log(`     verifier: ${o.evidence.verified ? `verified (${o.evidence.check})` : `NOT verified: ${o.evidence.findings[0] ?? ''}`}`);
+      if (o.evidence)
+        console.log(
+          `     verifier: ${o.evidence.verified ? `verified (${o.evidence.check})` : `NOT verified: ${o.evidence.findings[0] ?? ''}`}`,
+        );
       if (values.verbose && !o.ok) console.log(o.result.stderr.split('\n').slice(-25).join('\n'));
     }
     return o;
@@ -191,15 +200,25 @@ async function main(): Promise<void> {
   }
   const top = [...reasons.entries()].sort((a, b) => b[1].length - a[1].length).slice(0, 5);
   if (values.json) {
-    console.log(JSON.stringify({ ok, total: outcomes.length, wallMs: Math.round(wall), outcomes: outcomes.map(({ result: _r, ...o }) => o) }, null, 2));
+    console.log(
+      JSON.stringify(
+        { ok, total: outcomes.length, wallMs: Math.round(wall), outcomes: outcomes.map(({ result: _r, ...o }) => o) },
+        null,
+        2,
+      ),
+    );
     return;
   }
   for (const t of skipped) console.log(`SKIP ${t.file.padEnd(44)} ${t.skip}`);
-  console.log(`\n${ok}/${outcomes.length + skipped.length} scripts ran clean (exit 0, decreasing step=N loss=X lines); harness wall time ${(wall / 1000).toFixed(1)} s`);
+  console.log(
+    `\n${ok}/${outcomes.length + skipped.length} scripts ran clean (exit 0, decreasing step=N loss=X lines); harness wall time ${(wall / 1000).toFixed(1)} s`,
+  );
   console.log(`checkpoints written: ${outcomes.filter((o) => o.checkpoint).length}`);
   if (values.verify) {
     const clean = outcomes.filter((o) => o.exitCode === 0);
-    console.log(`verifier: ${clean.filter((o) => o.evidence?.verified).length}/${clean.length} clean originals verified against their own artifact`);
+    console.log(
+      `verifier: ${clean.filter((o) => o.evidence?.verified).length}/${clean.length} clean originals verified against their own artifact`,
+    );
   }
   if (top.length) {
     console.log('most common failure reasons:');

@@ -18,7 +18,12 @@ import { snapshotVersions } from '../src/env/snapshots/versions';
 import { infoText } from '../src/env/schemas';
 
 const { values } = parseArgs({
-  options: { snapshot: { type: 'string', default: '2026-11' }, jobs: { type: 'string', default: '2' }, only: { type: 'string' }, timeout: { type: 'string', default: '180' } },
+  options: {
+    snapshot: { type: 'string', default: '2026-11' },
+    jobs: { type: 'string', default: '2' },
+    only: { type: 'string' },
+    timeout: { type: 'string', default: '180' },
+  },
 });
 const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
 
@@ -34,12 +39,17 @@ async function main(): Promise<void> {
   if (!existsSync(SCRIPTS)) return void console.log(`skipped: ${SCRIPTS} is absent`);
   const dir = mkdtempSync(join(tmpdir(), 'forgeenv-realworld-tasks-'));
   const keys = values.only?.split(',').filter(Boolean);
-  for (const f of readdirSync(SCRIPTS).filter((n) => n.endsWith('.py')).sort()) {
+  for (const f of readdirSync(SCRIPTS)
+    .filter((n) => n.endsWith('.py'))
+    .sort()) {
     if (!keys || keys.some((k) => f.startsWith(k))) copyFileSync(join(SCRIPTS, f), join(dir, `t${f}`));
   }
   const versions = snapshotVersions(values.snapshot);
   const timeoutMs = Number(values.timeout) * 1000;
-  const envs = Array.from({ length: Math.max(1, Number(values.jobs)) }, () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs }));
+  const envs = Array.from(
+    { length: Math.max(1, Number(values.jobs)) },
+    () => new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs }),
+  );
   const ids = envs[0].tasks.all.filter((t) => t.source !== 'builtin').map((t) => t.task_id);
   const rows: Row[] = [];
   const t0 = performance.now();
@@ -68,7 +78,9 @@ async function main(): Promise<void> {
         }
         row.seconds = (performance.now() - started) / 1000;
         rows.push(row);
-        console.log(`${row.id.padEnd(46)} ${row.seconds.toFixed(0).padStart(4)}s  ${row.breakage.padEnd(30)} oracle ${row.oracle.slice(0, 150)} | fake ${row.fake}`);
+        console.log(
+          `${row.id.padEnd(46)} ${row.seconds.toFixed(0).padStart(4)}s  ${row.breakage.padEnd(30)} oracle ${row.oracle.slice(0, 150)} | fake ${row.fake}`,
+        );
       }
     }),
   );
@@ -77,7 +89,9 @@ async function main(): Promise<void> {
   const ok = rows.filter((r) => r.oracle.startsWith('success')).length;
   const fakes = rows.filter((r) => r.fake);
   const ran = rows.filter((r) => r.oracle.startsWith('success') || r.oracle.startsWith('not verified')).length;
-  console.log(`\n${ran}/${rows.length} originals run clean in real mode; ${ok}/${rows.length} oracle repairs verified; fakes succeeded: ${fakes.filter((r) => r.fake === 'SUCCEEDED').length}/${fakes.length}; wall ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `\n${ran}/${rows.length} originals run clean in real mode; ${ok}/${rows.length} oracle repairs verified; fakes succeeded: ${fakes.filter((r) => r.fake === 'SUCCEEDED').length}/${fakes.length}; wall ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
 }
 
 void main();

@@ -23,7 +23,15 @@ function bareRun(script: string, versions: Record<string, string>): number {
     cwd: dir,
     // The same interpreter settings as the executor's simulated mode (shared bytecode cache included),
     // so the difference is our overhead only.
-    env: { ...process.env, PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), PYTHONHASHSEED: '0', PYTHONNOUSERSITE: '1', PYTHONUNBUFFERED: '1', PYTHONPYCACHEPREFIX: join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`) },
+    env: {
+      ...process.env,
+      PYTHONPATH: simlibsDir(),
+      FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions),
+      PYTHONHASHSEED: '0',
+      PYTHONNOUSERSITE: '1',
+      PYTHONUNBUFFERED: '1',
+      PYTHONPYCACHEPREFIX: join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`),
+    },
   });
   const t = performance.now() - t0;
   rmSync(dir, { recursive: true, force: true });
@@ -35,7 +43,11 @@ async function main(): Promise<void> {
   const tasks = env.tasks.all;
 
   console.log(`# 1. primitive application (median of ${REPS}, ms) vs Python ast.parse+ast.unparse (in-process, median of ${REPS}, ms)`);
-  const py = spawnSync('python3', ['-c', `
+  const py = spawnSync(
+    'python3',
+    [
+      '-c',
+      `
 import ast, json, sys, time
 out = {}
 for path in sys.argv[1:]:
@@ -45,7 +57,11 @@ for path in sys.argv[1:]:
         t0 = time.perf_counter(); ast.unparse(ast.parse(src)); ts.append((time.perf_counter() - t0) * 1000)
     out[path] = sorted(ts)[len(ts) // 2]
 print(json.dumps(out))
-`, ...tasks.map((t) => t.source === 'builtin' ? join(__dirname, '../resources/tasks', `${t.task_id}.py`) : t.source)], { encoding: 'utf8' });
+`,
+      ...tasks.map((t) => (t.source === 'builtin' ? join(__dirname, '../resources/tasks', `${t.task_id}.py`) : t.source)),
+    ],
+    { encoding: 'utf8' },
+  );
   const pyTimes = JSON.parse(py.stdout || '{}') as Record<string, number>;
   console.log(`${'task'.padEnd(24)} lines  prims  candidates(ms)  apply+inverse(ms)  python ast(ms)`);
   for (const t of tasks) {
@@ -65,7 +81,9 @@ print(json.dumps(out))
       ta.push((performance.now() - t0) / Math.max(1, count));
     }
     const pyKey = Object.keys(pyTimes).find((k) => k.endsWith(`/${t.task_id}.py`));
-    console.log(`${t.task_id.padEnd(24)} ${String(t.script_content.split('\n').length).padStart(5)}  ${String(count).padStart(5)}  ${ms(median(tc))}        ${ms(median(ta))} /prim   ${pyKey ? ms(pyTimes[pyKey]) : '     n/a'}`);
+    console.log(
+      `${t.task_id.padEnd(24)} ${String(t.script_content.split('\n').length).padStart(5)}  ${String(count).padStart(5)}  ${ms(median(tc))}        ${ms(median(ta))} /prim   ${pyKey ? ms(pyTimes[pyKey]) : '     n/a'}`,
+    );
   }
 
   console.log(`\n# 2. episode start (reset + drift + broken run) vs bare python3 broken.py (median of ${REPS}, ms)`);

@@ -42,16 +42,39 @@ async function main(): Promise<void> {
     const tasks = Array.from({ length: N }, (_, i) => corpus[i % corpus.length]);
     // The versions an episode of the task runs with (ForgeEnvironment.reset).
     const versionsOf = (t: (typeof tasks)[number]) => t.library_versions ?? snapshotVersions();
-    console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} (the overhead grows with contention: every process hop waits for a CPU)`);
+    console.log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')} (the overhead grows with contention: every process hop waits for a CPU)`,
+    );
     for (const t of corpus) {
-      for (const mode of MODES) await executeScript({ script: t.script_content, mode: 'simulated', libraryVersions: versionsOf(t), parentDir, validate: false, args: t.args, files: t.files, sandbox: { mode } });
+      for (const mode of MODES)
+        await executeScript({
+          script: t.script_content,
+          mode: 'simulated',
+          libraryVersions: versionsOf(t),
+          parentDir,
+          validate: false,
+          args: t.args,
+          files: t.files,
+          sandbox: { mode },
+        });
     }
 
     console.log(`\n# 1. one run of a task's original script, simulated mode (${N} tasks, alternating; ms of the executor's wall time)`);
     const runs: Record<string, number[]> = { off: [], bubblewrap: [] };
     for (const [i, t] of tasks.entries()) {
       for (const mode of i % 2 ? [...MODES].reverse() : MODES) {
-        const r = await executeScript({ script: t.script_content, mode: 'simulated', libraryVersions: versionsOf(t), parentDir, validate: false, args: t.args, files: t.files, sandbox: { mode } });
+        const r = await executeScript({
+          script: t.script_content,
+          mode: 'simulated',
+          libraryVersions: versionsOf(t),
+          parentDir,
+          validate: false,
+          args: t.args,
+          files: t.files,
+          sandbox: { mode },
+        });
         if (r.isolation !== (mode === 'off' ? 'process-group' : 'bubblewrap')) throw new Error(`${mode} ran with ${r.isolation}`);
         runs[mode].push(r.wall_time_ms);
       }
@@ -59,7 +82,9 @@ async function main(): Promise<void> {
     console.log(`${'isolation'.padEnd(14)}   median     mean`);
     for (const mode of MODES) console.log(`${mode.padEnd(14)} ${f(median(runs[mode]))} ${f(mean(runs[mode]))}`);
     const perRun = median(runs.bubblewrap.map((b, i) => b - runs.off[i]));
-    console.log(`overhead per run (median of the paired differences): ${perRun.toFixed(1)} ms (${((perRun / median(runs.off)) * 100).toFixed(1)}% of a run)`);
+    console.log(
+      `overhead per run (median of the paired differences): ${perRun.toFixed(1)} ms (${((perRun / median(runs.off)) * 100).toFixed(1)}% of a run)`,
+    );
 
     console.log(`\n# 2. a whole simulated episode (reset + drift + broken run + oracle repair run), ${N} episodes each way, ms`);
     const episodes: Record<string, number[]> = { off: [], bubblewrap: [] };
@@ -76,9 +101,17 @@ async function main(): Promise<void> {
     console.log(`${'isolation'.padEnd(14)}   median     mean`);
     for (const mode of MODES) console.log(`${mode.padEnd(14)} ${f(median(episodes[mode]))} ${f(mean(episodes[mode]))}`);
     const perEpisode = median(episodes.bubblewrap.map((b, i) => b - episodes.off[i]));
-    console.log(`sandbox share of an episode (median paired difference / median episode without it): ${perEpisode.toFixed(1)} ms = ${((perEpisode / median(episodes.off)) * 100).toFixed(1)}% (target <= 10%)`);
-    console.log(`an episode runs 2 scripts: 2 x the per-run overhead = ${(2 * perRun).toFixed(1)} ms = ${(((2 * perRun) / median(episodes.off)) * 100).toFixed(1)}% of the median episode`);
-    console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(
+      `sandbox share of an episode (median paired difference / median episode without it): ${perEpisode.toFixed(1)} ms = ${((perEpisode / median(episodes.off)) * 100).toFixed(1)}% (target <= 10%)`,
+    );
+    console.log(
+      `an episode runs 2 scripts: 2 x the per-run overhead = ${(2 * perRun).toFixed(1)} ms = ${(((2 * perRun) / median(episodes.off)) * 100).toFixed(1)}% of the median episode`,
+    );
+    console.log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
 
     console.log('\n# 3. the bare cost of the wrappers (median of 20, ms)');
     const truePath = findExecutable('true') ?? '/bin/true';
@@ -92,7 +125,10 @@ async function main(): Promise<void> {
       return median(xs);
     };
     const bare = time(truePath, []);
-    const sandbox = time(probe.tools.bwrap, bwrapArgs({ tools: probe.tools, runDir: parentDir, readOnly: [], allowNetwork: false, command: [truePath] }));
+    const sandbox = time(
+      probe.tools.bwrap,
+      bwrapArgs({ tools: probe.tools, runDir: parentDir, readOnly: [], allowNetwork: false, command: [truePath] }),
+    );
     console.log(`true                 ${f(bare)}`);
     console.log(`bwrap … true         ${f(sandbox)}   (+${(sandbox - bare).toFixed(1)})`);
     if (probe.tools.prlimit) {

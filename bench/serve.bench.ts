@@ -71,7 +71,8 @@ async function episode(url: string, i: number): Promise<Outcome> {
     const t1 = performance.now();
     const broken = await remote.step(BREAK);
     const t2 = performance.now();
-    if (broken.current_phase !== 'repair') return { ...out, lost: `break answered phase ${broken.current_phase}: ${infoText(broken.info.error ?? '')}` };
+    if (broken.current_phase !== 'repair')
+      return { ...out, lost: `break answered phase ${broken.current_phase}: ${infoText(broken.info.error ?? '')}` };
     out.crossKilled = killedNote(broken.info.broken_execution, broken.error_trace);
     if (out.crossKilled) return out;
     const state = await remote.episodeState();
@@ -103,10 +104,14 @@ interface Served {
 
 async function serve(maxSessions: number): Promise<Served> {
   const root = join(__dirname, '..');
-  const child = spawn(process.execPath, [join(root, 'bin', 'forgeenv.js'), 'serve', '--port', '0', '--max-sessions', String(maxSessions), '--max-runs', values['max-runs']], {
-    env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin', 'forgeenv.js'), 'serve', '--port', '0', '--max-sessions', String(maxSessions), '--max-runs', values['max-runs']],
+    {
+      env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -127,7 +132,11 @@ async function serve(maxSessions: number): Promise<Served> {
 }
 
 const row = (name: string, xs: number[]) =>
-  console.log(`${name.padEnd(24)} p50 ${pct(xs, 50).toFixed(0).padStart(6)} ms   p95 ${pct(xs, 95).toFixed(0).padStart(6)} ms   max ${Math.max(...xs).toFixed(0).padStart(6)} ms`);
+  console.log(
+    `${name.padEnd(24)} p50 ${pct(xs, 50).toFixed(0).padStart(6)} ms   p95 ${pct(xs, 95).toFixed(0).padStart(6)} ms   max ${Math.max(...xs)
+      .toFixed(0)
+      .padStart(6)} ms`,
+  );
 
 async function loadScenario(): Promise<boolean> {
   // One slot more than the sessions measured: the warm-up session's close may still be in flight
@@ -135,7 +144,9 @@ async function loadScenario(): Promise<boolean> {
   const server = await serve(SESSIONS + 1);
   const { url, child } = server;
   const baselineMb = peakRssMb(child.pid!);
-  console.log(`# forgeenv serve load test: ${SESSIONS} concurrent sessions, task ${TASK}, simulated mode, max ${values['max-runs']} runs at once, ${availableParallelism()} cores`);
+  console.log(
+    `# forgeenv serve load test: ${SESSIONS} concurrent sessions, task ${TASK}, simulated mode, max ${values['max-runs']} runs at once, ${availableParallelism()} cores`,
+  );
   // Warm-up: one episode alone (bytecode caches), not counted.
   await episode(url, 100_000);
 
@@ -149,14 +160,30 @@ async function loadScenario(): Promise<boolean> {
   const lost = outcomes.filter((o) => o.lost);
   const crossKilled = outcomes.filter((o) => o.crossKilled);
   console.log(`episodes completed      ${ok.length}/${SESSIONS} in ${(wall / 1000).toFixed(1)} s`);
-  console.log(`throughput              ${((ok.length / wall) * 1000).toFixed(2)} episodes/s (${((ok.length * 2) / wall * 1000).toFixed(2)} scored runs/s)`);
+  console.log(
+    `throughput              ${((ok.length / wall) * 1000).toFixed(2)} episodes/s (${(((ok.length * 2) / wall) * 1000).toFixed(2)} scored runs/s)`,
+  );
   if (ok.length) {
-    row('episode latency', ok.map((o) => o.episodeMs));
-    row('  reset', ok.map((o) => o.resetMs));
-    row('  break (1 run)', ok.map((o) => o.breakMs));
-    row('  repair (1 run)', ok.map((o) => o.repairMs));
+    row(
+      'episode latency',
+      ok.map((o) => o.episodeMs),
+    );
+    row(
+      '  reset',
+      ok.map((o) => o.resetMs),
+    );
+    row(
+      '  break (1 run)',
+      ok.map((o) => o.breakMs),
+    );
+    row(
+      '  repair (1 run)',
+      ok.map((o) => o.repairMs),
+    );
   }
-  console.log(`server peak RSS         ${peakMb.toFixed(0)} MB (idle after start: ${baselineMb.toFixed(0)} MB; script processes not included)`);
+  console.log(
+    `server peak RSS         ${peakMb.toFixed(0)} MB (idle after start: ${baselineMb.toFixed(0)} MB; script processes not included)`,
+  );
   console.log(`lost runs               ${lost.length}`);
   console.log(`cross-killed runs       ${crossKilled.length}`);
   for (const o of [...lost, ...crossKilled].slice(0, 5)) console.log(`  e.g. ${o.lost ?? o.crossKilled}`);
@@ -183,7 +210,13 @@ async function floodEpisode(url: string, i: number): Promise<FloodOutcome> {
     const flooding = `${state.original_script.replace(/\n*$/, '\n')}print("/x" * ${FLOOD_CHARS / 2})  # flood ${i}\n`;
     const done = await remote.step({ repair: { unified_diff: createRepairDiff(broken.script_content, flooding) } });
     const exec = done.info.repair_execution as { exit_code?: number | null; output_truncated?: boolean; wall_time_ms?: number } | undefined;
-    return { ok: exec?.exit_code === 0, exitCode: exec?.exit_code, truncated: exec?.output_truncated, runMs: exec?.wall_time_ms, note: exec?.exit_code === 0 ? undefined : `the flooding run ended with ${String(exec?.exit_code)}` };
+    return {
+      ok: exec?.exit_code === 0,
+      exitCode: exec?.exit_code,
+      truncated: exec?.output_truncated,
+      runMs: exec?.wall_time_ms,
+      note: exec?.exit_code === 0 ? undefined : `the flooding run ended with ${String(exec?.exit_code)}`,
+    };
   } catch (e) {
     return { ok: false, note: (e as Error).message };
   } finally {
@@ -198,7 +231,10 @@ function probeHealth(url: string): { stop(): Promise<number[]> } {
   const loop = (async () => {
     while (running) {
       const t0 = performance.now();
-      await fetch(`${url}/health`).then((r) => r.arrayBuffer(), () => undefined);
+      await fetch(`${url}/health`).then(
+        (r) => r.arrayBuffer(),
+        () => undefined,
+      );
       latencies.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -244,15 +280,35 @@ async function floodScenario(): Promise<boolean> {
     const ok = r.outcomes.filter((o) => o.ok);
     const bad = r.outcomes.filter((o) => !o.ok);
     fine &&= bad.length === 0;
-    console.log(`${r.name} run: ${ok.length}/${FLOOD_SESSIONS} episodes completed${bad.length ? ` (e.g. ${bad[0].lost ?? bad[0].crossKilled})` : ''}`);
-    if (ok.length) row(`  episode latency`, ok.map((o) => o.episodeMs));
+    console.log(
+      `${r.name} run: ${ok.length}/${FLOOD_SESSIONS} episodes completed${bad.length ? ` (e.g. ${bad[0].lost ?? bad[0].crossKilled})` : ''}`,
+    );
+    if (ok.length)
+      row(
+        `  episode latency`,
+        ok.map((o) => o.episodeMs),
+      );
     row(`  GET /health`, r.health);
-    p95s.push(ok.length ? pct(ok.map((o) => o.episodeMs), 95) : NaN);
+    p95s.push(
+      ok.length
+        ? pct(
+            ok.map((o) => o.episodeMs),
+            95,
+          )
+        : NaN,
+    );
   }
   const floodsOk = floods.filter((f) => f.ok);
   console.log(
     `flooding episodes       ${floodsOk.length}/${floods.length} printed their ${(FLOOD_CHARS / 1024).toFixed(0)} KiB and exited 0 during the flood run` +
-      ` (output cap hit: ${floods.filter((f) => f.truncated).length}; flooding run p50 ${floodsOk.length ? pct(floodsOk.map((f) => f.runMs ?? NaN), 50).toFixed(0) : 'n/a'} ms)` +
+      ` (output cap hit: ${floods.filter((f) => f.truncated).length}; flooding run p50 ${
+        floodsOk.length
+          ? pct(
+              floodsOk.map((f) => f.runMs ?? NaN),
+              50,
+            ).toFixed(0)
+          : 'n/a'
+      } ms)` +
       (floods.length > floodsOk.length ? `; e.g. ${floods.find((f) => !f.ok)?.note}` : ''),
   );
   const ratio = p95s[1] / p95s[0];
@@ -262,7 +318,8 @@ async function floodScenario(): Promise<boolean> {
 
 async function main(): Promise<void> {
   const scenario = values.scenario;
-  if (scenario !== 'load' && scenario !== 'flood' && scenario !== 'both') throw new Error(`--scenario must be load, flood or both, not ${scenario}`);
+  if (scenario !== 'load' && scenario !== 'flood' && scenario !== 'both')
+    throw new Error(`--scenario must be load, flood or both, not ${scenario}`);
   let ok = true;
   if (scenario !== 'flood') ok = (await loadScenario()) && ok;
   if (scenario !== 'load') ok = (await floodScenario()) && ok;

@@ -10,27 +10,54 @@ import { createDemonstrationRecord } from '../src/store/demonstrationBuilder';
 import { exportDataset } from '../src/store/export/exportDataset';
 import type { ExportFormat, PromptStyle } from '../src/store/export/formats';
 import { appendJsonl, appendLines } from '../src/store/jsonlFile';
-import { DATASET_FILES, DemonstrationRecordSchema, REVIEW_SCHEMA, SKIP_REASONS, SKIP_SCHEMA, type DemonstrationRecord } from '../src/store/records';
+import {
+  DATASET_FILES,
+  DemonstrationRecordSchema,
+  REVIEW_SCHEMA,
+  SKIP_REASONS,
+  SKIP_SCHEMA,
+  type DemonstrationRecord,
+} from '../src/store/records';
 import { summarizeDataset } from '../src/store/summary';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '100000' }, keep: { type: 'boolean', default: false }, dir: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { records: { type: 'string', default: '100000' }, keep: { type: 'boolean', default: false }, dir: { type: 'string' } },
+});
 const N = Number(values.records);
-const PRIMITIVES = ['RenameApiCall', 'DeprecateImport', 'ChangeArgumentSignature', 'ModifyConfigField', 'RemoveDeprecatedMethod', 'RestructureDatasetSchema', 'ChangeTokenizerBehavior', 'ChangeReturnType'];
+const PRIMITIVES = [
+  'RenameApiCall',
+  'DeprecateImport',
+  'ChangeArgumentSignature',
+  'ModifyConfigField',
+  'RemoveDeprecatedMethod',
+  'RestructureDatasetSchema',
+  'ChangeTokenizerBehavior',
+  'ChangeReturnType',
+];
 const TASKS = Array.from({ length: 60 }, (_, i) => `task_${String(i).padStart(3, '0')}`);
 
 // A deterministic PRNG so runs are comparable.
 let state = 12345;
-const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 
 function script(task: string): string {
-  const lines = [`# ${task}: fine-tune a classifier`, 'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments', 'from datasets import load_dataset'];
+  const lines = [
+    `# ${task}: fine-tune a classifier`,
+    'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments',
+    'from datasets import load_dataset',
+  ];
   for (let i = 0; i < 36; i++) lines.push(`value_${i} = compute_step(${i}, batch_size=16, learning_rate=2e-5)  # step ${i}`);
-  lines.push('args = TrainingArguments(output_dir="out", eval_strategy="epoch")', 'trainer = Trainer(model=model, args=args)', 'trainer.train()');
+  lines.push(
+    'args = TrainingArguments(output_dir="out", eval_strategy="epoch")',
+    'trainer = Trainer(model=model, args=args)',
+    'trainer.train()',
+  );
   return lines.join('\n') + '\n';
 }
 const SCRIPTS = new Map(TASKS.map((t) => [t, script(t)]));
-const TRACE = 'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n    args = TrainingArguments(output_dir="out", evaluation_strategy="epoch")\nTypeError: TrainingArguments.__init__() got an unexpected keyword argument \'evaluation_strategy\'';
+const TRACE =
+  'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n    args = TrainingArguments(output_dir="out", evaluation_strategy="epoch")\nTypeError: TrainingArguments.__init__() got an unexpected keyword argument \'evaluation_strategy\'';
 
 function diff(added: number, removed: number, salt: number): string {
   const out = ['--- a/train.py', '+++ b/train.py', `@@ -40,${removed + 1} +40,${added + 1} @@`, ' import os'];
@@ -52,11 +79,19 @@ function synthetic(i: number, previous?: DemonstrationRecord): DemonstrationReco
       task_id: task,
       primitive_type: primitive,
       drift_prompt: `Target category: ${primitive}\n\`\`\`python\n${src}\`\`\``,
-      drift_completion: JSON.stringify({ primitive_type: primitive, params: { old_name: 'eval_strategy', new_name: 'evaluation_strategy' } }),
+      drift_completion: JSON.stringify({
+        primitive_type: primitive,
+        params: { old_name: 'eval_strategy', new_name: 'evaluation_strategy' },
+      }),
       repair_prompt: prompt,
       repair_completion: diff(1 + Math.floor(rand() * 3), 1 + Math.floor(rand() * 3), i),
       visible_reward: success ? 1.2 + rand() * 0.6 : rand() * 0.5 - 0.2,
-      visible_breakdown: { script_executes: success ? 1 : 0, loss_decreased: success ? 1 : 0, checkpoint_appeared: success ? 1 : 0, diff_size_penalty: 0 },
+      visible_breakdown: {
+        script_executes: success ? 1 : 0,
+        loss_decreased: success ? 1 : 0,
+        checkpoint_appeared: success ? 1 : 0,
+        diff_size_penalty: 0,
+      },
       held_out_breakdown: { executed_cleanly: success ? 1 : 0 },
       success,
       error_trace: success ? '' : TRACE,
@@ -98,50 +133,55 @@ async function main(): Promise<void> {
   const outDir = join(dir, 'exports');
   console.log(`dataset folder: ${dir}`);
   try {
-    if (!reuse) await time(`generate ${N} demonstrations`, async () => {
-      const file = join(dir, DATASET_FILES.demonstrations);
-      let batch: string[] = [];
-      const recent: DemonstrationRecord[] = [];
-      for (let i = 0; i < N; i++) {
-        // ~3% are revisions of a recent record (reopened episodes).
-        const prev = recent.length && rand() < 0.03 ? recent.splice(Math.floor(rand() * recent.length), 1)[0] : undefined;
-        const rec = synthetic(i, prev);
-        recent.push(rec);
-        if (recent.length > 50) recent.shift();
-        batch.push(JSON.stringify(DemonstrationRecordSchema.parse(rec)));
-        if (batch.length === 1000) {
-          await appendLines(file, batch, []);
-          batch = [];
+    if (!reuse)
+      await time(`generate ${N} demonstrations`, async () => {
+        const file = join(dir, DATASET_FILES.demonstrations);
+        let batch: string[] = [];
+        const recent: DemonstrationRecord[] = [];
+        for (let i = 0; i < N; i++) {
+          // ~3% are revisions of a recent record (reopened episodes).
+          const prev = recent.length && rand() < 0.03 ? recent.splice(Math.floor(rand() * recent.length), 1)[0] : undefined;
+          const rec = synthetic(i, prev);
+          recent.push(rec);
+          if (recent.length > 50) recent.shift();
+          batch.push(JSON.stringify(DemonstrationRecordSchema.parse(rec)));
+          if (batch.length === 1000) {
+            await appendLines(file, batch, []);
+            batch = [];
+          }
         }
-      }
-      await appendLines(file, batch, []);
-      const reviews = Array.from({ length: Math.floor(N / 10) }, (_, k) => ({
-        kind: 'review',
-        schema: REVIEW_SCHEMA,
-        review_id: `10000000-0000-4000-8000-${k.toString(16).padStart(12, '0')}`,
-        record_id: `00000000-0000-4000-8000-${Math.floor(rand() * N).toString(16).padStart(12, '0')}`,
-        reviewer: 'rev',
-        verdict: rand() < 0.85 ? 'approve' : 'reject',
-        comment: '',
-        at: '2025-03-02T10:00:00.000Z',
-      }));
-      await appendJsonl(join(dir, DATASET_FILES.reviews), (await import('../src/store/records')).ReviewRecordSchema, reviews, 'review');
-      const skips = Array.from({ length: Math.floor(N / 50) }, (_, k) => ({
-        kind: 'skip',
-        schema: SKIP_SCHEMA,
-        episode_id: `skip-${k}`,
-        task_id: pick(TASKS),
-        primitive: { primitive_type: pick(PRIMITIVES), params: {} },
-        reason: pick(SKIP_REASONS),
-        note: '',
-        annotator_id: `annotator-${k % 12}`,
-        at: '2025-03-02T10:00:00.000Z',
-      }));
-      await appendJsonl(join(dir, DATASET_FILES.skips), (await import('../src/store/records')).SkipRecordSchema, skips, 'skip');
-    });
+        await appendLines(file, batch, []);
+        const reviews = Array.from({ length: Math.floor(N / 10) }, (_, k) => ({
+          kind: 'review',
+          schema: REVIEW_SCHEMA,
+          review_id: `10000000-0000-4000-8000-${k.toString(16).padStart(12, '0')}`,
+          record_id: `00000000-0000-4000-8000-${Math.floor(rand() * N)
+            .toString(16)
+            .padStart(12, '0')}`,
+          reviewer: 'rev',
+          verdict: rand() < 0.85 ? 'approve' : 'reject',
+          comment: '',
+          at: '2025-03-02T10:00:00.000Z',
+        }));
+        await appendJsonl(join(dir, DATASET_FILES.reviews), (await import('../src/store/records')).ReviewRecordSchema, reviews, 'review');
+        const skips = Array.from({ length: Math.floor(N / 50) }, (_, k) => ({
+          kind: 'skip',
+          schema: SKIP_SCHEMA,
+          episode_id: `skip-${k}`,
+          task_id: pick(TASKS),
+          primitive: { primitive_type: pick(PRIMITIVES), params: {} },
+          reason: pick(SKIP_REASONS),
+          note: '',
+          annotator_id: `annotator-${k % 12}`,
+          at: '2025-03-02T10:00:00.000Z',
+        }));
+        await appendJsonl(join(dir, DATASET_FILES.skips), (await import('../src/store/records')).SkipRecordSchema, skips, 'skip');
+      });
     console.log(`demonstrations.jsonl: ${(statSync(join(dir, DATASET_FILES.demonstrations)).size / 2 ** 20).toFixed(0)} MiB`);
     const summary = await time('summarizeDataset', () => summarizeDataset(dir));
-    console.log(`  ${summary.counts.submitted} submitted, ${summary.counts.superseded} superseded, ${summary.counts.skipped} skipped, ${summary.problems.total} problems`);
+    console.log(
+      `  ${summary.counts.submitted} submitted, ${summary.counts.superseded} superseded, ${summary.counts.skipped} skipped, ${summary.problems.total} problems`,
+    );
     const runs: Array<[ExportFormat, PromptStyle]> = [
       ['trl-sft', 'standard'],
       ['trl-sft', 'conversational'],
@@ -149,7 +189,15 @@ async function main(): Promise<void> {
       ['swebench', 'standard'],
     ];
     for (const [format, style] of runs) {
-      const r = await time(`export ${format} (${style})`, () => exportDataset({ format, style, dir, out: join(outDir, `${format}-${style}`, `${format}-${style}.jsonl`), systemPrompt: 'SYSTEM PROMPT' }));
+      const r = await time(`export ${format} (${style})`, () =>
+        exportDataset({
+          format,
+          style,
+          dir,
+          out: join(outDir, `${format}-${style}`, `${format}-${style}.jsonl`),
+          systemPrompt: 'SYSTEM PROMPT',
+        }),
+      );
       console.log(`  ${r.rows} rows, ${r.deduplicated} deduplicated, ${(statSync(r.out).size / 2 ** 20).toFixed(0)} MiB`);
     }
     console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

@@ -29,13 +29,22 @@ const TASKS: ReadonlyArray<[string, number]> = [
   ['simple_regression', 1],
   ['tiny_mlp_mnist', 2],
 ];
-const { values } = parseArgs({ options: { k: { type: 'string', default: '2' }, 'max-tokens': { type: 'string', default: '384' }, 'chars-per-second': { type: 'string', default: '6' }, 'no-model': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    k: { type: 'string', default: '2' },
+    'max-tokens': { type: 'string', default: '384' },
+    'chars-per-second': { type: 'string', default: '6' },
+    'no-model': { type: 'boolean', default: false },
+  },
+});
 const cps = Number(values['chars-per-second']);
 
 /** The hunks of a unified diff, each as a diff of its own (applied one after the other). */
 function hunks(diff: string): string[] {
   const lines = diff.split('\n');
-  const head = lines.filter((l, i) => i < 4 && (l.startsWith('diff ') || l.startsWith('--- ') || l.startsWith('+++ ') || l.startsWith('index '))).join('\n');
+  const head = lines
+    .filter((l, i) => i < 4 && (l.startsWith('diff ') || l.startsWith('--- ') || l.startsWith('+++ ') || l.startsWith('index ')))
+    .join('\n');
   const out: string[] = [];
   for (const l of lines.slice(head.split('\n').length)) {
     if (l.startsWith('@@')) out.push(l);
@@ -44,7 +53,11 @@ function hunks(diff: string): string[] {
   return out.map((h) => `${head}\n${h.replace(/\n*$/, '')}\n`);
 }
 
-const addedChars = (diff: string) => diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).reduce((n, l) => n + l.length - 1, 0);
+const addedChars = (diff: string) =>
+  diff
+    .split('\n')
+    .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+    .reduce((n, l) => n + l.length - 1, 0);
 
 async function main(): Promise<void> {
   let answer = '';
@@ -83,19 +96,26 @@ async function main(): Promise<void> {
         runs++;
         if ((verified = e.success)) break;
       }
-      rows.push(`${task.padEnd(21)} without  ${String(runs).padStart(4)}  ${String(machine).padStart(10)}  ${String(Math.round(typing)).padStart(9)}  ${String(Math.round(machine + typing)).padStart(8)}${verified ? '' : '  (never verified)'}`);
+      rows.push(
+        `${task.padEnd(21)} without  ${String(runs).padStart(4)}  ${String(machine).padStart(10)}  ${String(Math.round(typing)).padStart(9)}  ${String(Math.round(machine + typing)).padStart(8)}${verified ? '' : '  (never verified)'}`,
+      );
       console.log(rows.at(-1));
 
       // With: ask, score the suggestion, accept, Run & Score.
       await prepareRepairPhase(env, { taskId: task, seed });
       answer = '```diff\n' + env.oracleDiff() + '```\n';
       const t = Date.now();
-      const asked = await askForRepair({ endpoint, model: 'scripted', sampling: { temperature: 0, max_tokens: 1024 }, timeoutMs: 10_000, retries: 0 }, { brokenScript: env.state!.broken_script!, repairPrompt: 'p', maxDiffBytes: 1 << 20 });
+      const asked = await askForRepair(
+        { endpoint, model: 'scripted', sampling: { temperature: 0, max_tokens: 1024 }, timeoutMs: 10_000, retries: 0 },
+        { brokenScript: env.state!.broken_script!, repairPrompt: 'p', maxDiffBytes: 1 << 20 },
+      );
       if (!asked.ok) throw new Error(asked.message);
       const s1 = await env.evaluateRepair(asked.proposal.diff); // Score Suggestion
       const s2 = await env.evaluateRepair(asked.proposal.diff); // Run & Score after Accept
       machine = Date.now() - t;
-      rows.push(`${task.padEnd(21)} with     ${String(2).padStart(4)}  ${String(machine).padStart(10)}  ${'0'.padStart(9)}  ${String(machine).padStart(8)}${s1.success && s2.success ? '' : '  (never verified)'}`);
+      rows.push(
+        `${task.padEnd(21)} with     ${String(2).padStart(4)}  ${String(machine).padStart(10)}  ${'0'.padStart(9)}  ${String(machine).padStart(8)}${s1.success && s2.success ? '' : '  (never verified)'}`,
+      );
       console.log(rows.at(-1));
     }
   } finally {
@@ -109,7 +129,9 @@ async function main(): Promise<void> {
     return;
   }
   const k = Math.max(1, Number(values.k));
-  const proc = spawn(process.execPath, [join(ROOT, 'scripts/model-server/serve.mjs'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [join(ROOT, 'scripts/model-server/serve.mjs'), '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const base = await new Promise<string>((res, rej) => {
       let log = '';
@@ -132,12 +154,21 @@ async function main(): Promise<void> {
       n: k,
       k,
       agent: { endpoint: `${base}/v1`, model: 'smollm2-135m-instruct', sampling, source: 'endpoint' },
-      answer: (p, _problem, i) => chatComplete({ endpoint: `${base}/v1`, model: 'smollm2-135m-instruct', timeoutMs: 300_000, retries: 0 }, p.system, p.user, { ...sampling, seed: i }),
+      answer: (p, _problem, i) =>
+        chatComplete({ endpoint: `${base}/v1`, model: 'smollm2-135m-instruct', timeoutMs: 300_000, retries: 0 }, p.system, p.user, {
+          ...sampling,
+          seed: i,
+        }),
     });
-    console.log(`offline SmolLM2-135M-Instruct (Q4_1), ${report.attempts} attempts in ${((Date.now() - t) / 1000).toFixed(1)} s, max_tokens ${sampling.max_tokens}, temperature ${sampling.temperature}:`);
+    console.log(
+      `offline SmolLM2-135M-Instruct (Q4_1), ${report.attempts} attempts in ${((Date.now() - t) / 1000).toFixed(1)} s, max_tokens ${sampling.max_tokens}, temperature ${sampling.temperature}:`,
+    );
     console.log(`  pass@k visible ${JSON.stringify(report.overall.visible)}, held-out ${JSON.stringify(report.overall.held_out)}`);
-    console.log(`  unparseable answers ${report.unparseable} ${JSON.stringify(report.unparseable_reasons)}, endpoint failures ${report.endpoint_failures}`);
-    for (const p of report.problems) console.log(`  ${p.example_id}: ${p.held_out_passes}/${p.n} held-out passes, ${p.visible_passes}/${p.n} visible`);
+    console.log(
+      `  unparseable answers ${report.unparseable} ${JSON.stringify(report.unparseable_reasons)}, endpoint failures ${report.endpoint_failures}`,
+    );
+    for (const p of report.problems)
+      console.log(`  ${p.example_id}: ${p.held_out_passes}/${p.n} held-out passes, ${p.visible_passes}/${p.n} visible`);
   } finally {
     proc.kill('SIGTERM');
     await env.dispose();

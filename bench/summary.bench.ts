@@ -44,7 +44,16 @@ const SCRIPT_LINES = Number(values['script-lines']);
 const REPEAT = Number(values.repeat);
 const SIZES = values.records.split(',').map(Number);
 const APPEND = Number(values.append);
-const PRIMITIVES = ['RenameApiCall', 'DeprecateImport', 'ChangeArgumentSignature', 'ModifyConfigField', 'RemoveDeprecatedMethod', 'RestructureDatasetSchema', 'ChangeTokenizerBehavior', 'ChangeReturnType'];
+const PRIMITIVES = [
+  'RenameApiCall',
+  'DeprecateImport',
+  'ChangeArgumentSignature',
+  'ModifyConfigField',
+  'RemoveDeprecatedMethod',
+  'RestructureDatasetSchema',
+  'ChangeTokenizerBehavior',
+  'ChangeReturnType',
+];
 const TASKS = Array.from({ length: 60 }, (_, i) => `task_${String(i).padStart(3, '0')}`);
 
 let state = 12345;
@@ -53,7 +62,10 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
 function script(task: string): string {
-  const lines = [`# ${task}: fine-tune a classifier`, 'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments'];
+  const lines = [
+    `# ${task}: fine-tune a classifier`,
+    'from transformers import AutoTokenizer, AutoModelForSequenceClassification, Trainer, TrainingArguments',
+  ];
   for (let i = 0; i < SCRIPT_LINES; i++) lines.push(`value_${i} = compute_step(${i}, batch_size=16, learning_rate=2e-5)  # step ${i}`);
   lines.push('args = TrainingArguments(output_dir="out", eval_strategy="epoch")', 'trainer.train()');
   return lines.join('\n') + '\n';
@@ -165,11 +177,30 @@ async function appendDemos(dir: string, n: number): Promise<void> {
 
 async function sideFiles(dir: string, n: number): Promise<void> {
   const reviews = Array.from({ length: Math.floor(n / 10) }, (_, k) =>
-    JSON.stringify({ kind: 'review', schema: REVIEW_SCHEMA, review_id: uuid('10000000', k), record_id: uuid('00000000', Math.floor(rand() * n)), reviewer: 'rev', verdict: rand() < 0.85 ? 'approve' : 'reject', comment: '', at: '2025-03-02T10:00:00.000Z' }),
+    JSON.stringify({
+      kind: 'review',
+      schema: REVIEW_SCHEMA,
+      review_id: uuid('10000000', k),
+      record_id: uuid('00000000', Math.floor(rand() * n)),
+      reviewer: 'rev',
+      verdict: rand() < 0.85 ? 'approve' : 'reject',
+      comment: '',
+      at: '2025-03-02T10:00:00.000Z',
+    }),
   );
   await appendLines(join(dir, DATASET_FILES.reviews), reviews, []);
   const skips = Array.from({ length: Math.floor(n / 50) }, (_, k) =>
-    JSON.stringify({ kind: 'skip', schema: SKIP_SCHEMA, episode_id: `skip-${k}`, task_id: pick(TASKS), primitive: { primitive_type: pick(PRIMITIVES), params: {} }, reason: pick(SKIP_REASONS), note: '', annotator_id: `annotator-${k % 12}`, at: '2025-03-02T10:00:00.000Z' }),
+    JSON.stringify({
+      kind: 'skip',
+      schema: SKIP_SCHEMA,
+      episode_id: `skip-${k}`,
+      task_id: pick(TASKS),
+      primitive: { primitive_type: pick(PRIMITIVES), params: {} },
+      reason: pick(SKIP_REASONS),
+      note: '',
+      annotator_id: `annotator-${k % 12}`,
+      at: '2025-03-02T10:00:00.000Z',
+    }),
   );
   await appendLines(join(dir, DATASET_FILES.skips), skips, []);
 }
@@ -191,11 +222,14 @@ function stats(label: string, runs: Array<{ s: number; cpu: number }>): { s: num
   const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const best = { s: Math.min(...runs.map((r) => r.s)), cpu: Math.min(...runs.map((r) => r.cpu)) };
   const med = { s: mid(runs.map((r) => r.s)), cpu: mid(runs.map((r) => r.cpu)) };
-  console.log(`  ${label.padEnd(46)} ${best.s.toFixed(3).padStart(8)} s wall ${best.cpu.toFixed(3).padStart(8)} s cpu (best of ${runs.length}; median ${med.s.toFixed(3)} / ${med.cpu.toFixed(3)})`);
+  console.log(
+    `  ${label.padEnd(46)} ${best.s.toFixed(3).padStart(8)} s wall ${best.cpu.toFixed(3).padStart(8)} s cpu (best of ${runs.length}; median ${med.s.toFixed(3)} / ${med.cpu.toFixed(3)})`,
+  );
   return best;
 }
 
-const pct = (a: { s: number; cpu: number }, b: { s: number; cpu: number }) => `${((100 * a.s) / b.s).toFixed(1)}% wall, ${((100 * a.cpu) / b.cpu).toFixed(1)}% cpu`;
+const pct = (a: { s: number; cpu: number }, b: { s: number; cpu: number }) =>
+  `${((100 * a.s) / b.s).toFixed(1)}% wall, ${((100 * a.cpu) / b.cpu).toFixed(1)}% cpu`;
 
 /** The floor: every line of the three files read and JSON.parse'd, nothing else. */
 async function plainParse(dir: string): Promise<number> {
@@ -274,23 +308,40 @@ async function benchSize(n: number): Promise<void> {
     const inc = { ...incStats, r: incRuns.at(-1)!.r };
     const check = await timed('summary after appends, cold (no index)', () => summarizeDataset(dir, { index: false }));
     const same = JSON.stringify({ ...inc.r, dir: '' }) === JSON.stringify({ ...check.r, dir: '' });
-    console.log(`  index ${summaryIndexPath(realpathSync(dir))}: ${(statSync(summaryIndexPath(realpathSync(dir))).size / 2 ** 20).toFixed(1)} MiB`);
-    console.log(`  cold / plain pass: ${(cold.s / plain.s).toFixed(2)} wall, ${(cold.cpu / plain.cpu).toFixed(2)} cpu; cold / floor: ${(cold.s / reader.s).toFixed(2)} wall, ${(cold.cpu / reader.cpu).toFixed(2)} cpu`);
-    console.log(`  warm / cold: ${pct(warm, cold)}; incremental / cold: ${pct(inc, cold)} (slowest round ${pct(worst, cold)}); incremental summary = cold summary: ${same}`);
-    console.log(`  ${inc.r.counts.submitted} submitted, ${inc.r.counts.superseded} superseded, ${inc.r.counts.skipped} skipped, ${inc.r.problems.total} problems`);
+    console.log(
+      `  index ${summaryIndexPath(realpathSync(dir))}: ${(statSync(summaryIndexPath(realpathSync(dir))).size / 2 ** 20).toFixed(1)} MiB`,
+    );
+    console.log(
+      `  cold / plain pass: ${(cold.s / plain.s).toFixed(2)} wall, ${(cold.cpu / plain.cpu).toFixed(2)} cpu; cold / floor: ${(cold.s / reader.s).toFixed(2)} wall, ${(cold.cpu / reader.cpu).toFixed(2)} cpu`,
+    );
+    console.log(
+      `  warm / cold: ${pct(warm, cold)}; incremental / cold: ${pct(inc, cold)} (slowest round ${pct(worst, cold)}); incremental summary = cold summary: ${same}`,
+    );
+    console.log(
+      `  ${inc.r.counts.submitted} submitted, ${inc.r.counts.superseded} superseded, ${inc.r.counts.skipped} skipped, ${inc.r.problems.total} problems`,
+    );
     if (!same) process.exitCode = 1;
     if (n > EXPORT_MAX) return;
     const sft = join(out, 'a', 'sft.jsonl');
-    const e1 = await timed('export trl-sft, cold (full)', () => exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }));
+    const e1 = await timed('export trl-sft, cold (full)', () =>
+      exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }),
+    );
     // Revisions among these appends revise records of this batch only (as revisions follow their
     // original shortly): a revision of an exported row would rightly mean a full export.
     recent.length = 0;
     await appendDemos(dir, APPEND);
-    const e2 = await timed(`export trl-sft after ${APPEND} appends`, () => exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }));
-    console.log(`  export rows ${e1.r.rows} → ${e2.r.rows} (${e2.r.mode}, ${e2.r.parsedLines} lines parsed); after appends / cold: ${pct(e2, e1)}; output ${(statSync(sft).size / 2 ** 20).toFixed(0)} MiB`);
+    const e2 = await timed(`export trl-sft after ${APPEND} appends`, () =>
+      exportDataset({ format: 'trl-sft', dir, out: sft, systemPrompt: 'S', now: new Date(0) }),
+    );
+    console.log(
+      `  export rows ${e1.r.rows} → ${e2.r.rows} (${e2.r.mode}, ${e2.r.parsedLines} lines parsed); after appends / cold: ${pct(e2, e1)}; output ${(statSync(sft).size / 2 ** 20).toFixed(0)} MiB`,
+    );
     const fullOut = join(out, 'b', 'sft.jsonl');
-    const e3 = await timed('export trl-sft, full, for comparison', () => exportDataset({ format: 'trl-sft', dir, out: fullOut, systemPrompt: 'S', now: new Date(0), incremental: false }));
-    const equal = (await fileHash(sft)) === (await fileHash(fullOut)) && readFileSync(e2.r.card, 'utf8') === readFileSync(e3.r.card, 'utf8');
+    const e3 = await timed('export trl-sft, full, for comparison', () =>
+      exportDataset({ format: 'trl-sft', dir, out: fullOut, systemPrompt: 'S', now: new Date(0), incremental: false }),
+    );
+    const equal =
+      (await fileHash(sft)) === (await fileHash(fullOut)) && readFileSync(e2.r.card, 'utf8') === readFileSync(e3.r.card, 'utf8');
     console.log(`  incremental export = full export (data and card, byte for byte): ${equal}`);
     if (!equal || e2.r.mode !== 'appended') process.exitCode = 1;
     await clearExportIndex(realpathSync(sft));
@@ -306,7 +357,11 @@ async function benchSize(n: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`node ${process.version}; sizes ${SIZES.join(', ')}; ${APPEND} appended; ${SCRIPT_LINES} script lines per prompt; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `node ${process.version}; sizes ${SIZES.join(', ')}; ${APPEND} appended; ${SCRIPT_LINES} script lines per prompt; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   for (const n of SIZES) await benchSize(n);
   console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 }

@@ -49,7 +49,9 @@ async function bench(mode: ExecutionMode, taskIds: string[] | undefined): Promis
       libraryVersions: obs.library_versions,
       validate: false,
       timeoutMs: 900_000,
-      ...(real ? { interpreter: real.interpreter, extraEnv: real.env, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
+      ...(real
+        ? { interpreter: real.interpreter, extraEnv: real.env, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies }
+        : {}),
     });
     const run = performance.now() - t;
     runMs.push(run);

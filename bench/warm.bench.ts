@@ -42,7 +42,10 @@ const { values } = parseArgs({
 const SNAPSHOT = values.snapshot;
 const VERSIONS = { ...getSnapshot(SNAPSHOT).versions };
 const TASK = values.task;
-const BREAKAGE = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
+const BREAKAGE = {
+  primitive_type: 'ModifyConfigField',
+  params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
+};
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-bench-'));
 const table: string[] = [];
 
@@ -65,7 +68,9 @@ async function runOptions(mode: 'simulated' | 'real'): Promise<Omit<RunOptions, 
     script: task.script_content,
     mode,
     libraryVersions: VERSIONS,
-    ...(real ? { interpreter: real.interpreter, extraEnv: real.env, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies } : {}),
+    ...(real
+      ? { interpreter: real.interpreter, extraEnv: real.env, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies }
+      : {}),
     args: task.args,
     files: task.files,
     timeoutMs: 900_000,
@@ -96,7 +101,9 @@ async function perRun(mode: 'simulated' | 'real', n: number): Promise<void> {
     if (r.runtime !== 'warm') throw new Error(`expected a warm run: ${r.stderr.slice(0, 400)}`);
     // Stdout with the numbers masked (timings, losses of a random init differ run to run, cold or warm).
     const shape = (t: string) => t.replace(/\d+(\.\d+)?(e-?\d+)?/g, 'N');
-    exits.add(`${c.exit_code}/${r.exit_code}${c.stdout === r.stdout ? ', stdout equal' : shape(c.stdout) === shape(r.stdout) ? ', stdout equal but for numbers' : ', stdout differs'}`);
+    exits.add(
+      `${c.exit_code}/${r.exit_code}${c.stdout === r.stdout ? ', stdout equal' : shape(c.stdout) === shape(r.stdout) ? ', stdout equal but for numbers' : ', stdout differs'}`,
+    );
   }
   row(`${mode} run, cold`, cold);
   row(`${mode} run, warm`, warm);
@@ -126,7 +133,8 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
           // The interactive cadence: the pool of this shape is ready before the episode starts.
           const p = await env.prewarm(SNAPSHOT);
           if ('error' in p) throw new Error(p.error);
-          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === p.label)?.ready ?? 0) < 2; j++) await new Promise((r) => setTimeout(r, 100));
+          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === p.label)?.ready ?? 0) < 2; j++)
+            await new Promise((r) => setTimeout(r, 100));
         }
         await env.reset({ taskId: TASK, seed: 7 + i, library_versions: VERSIONS });
         const t = performance.now();
@@ -136,7 +144,8 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
         if (useWarm) {
           // The annotator reads the error and edits: the pool refills meanwhile (not counted).
           const t0 = performance.now();
-          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === `${mode} ${SNAPSHOT}`)?.ready ?? 0) < 2; j++) await new Promise((r) => setTimeout(r, 100));
+          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === `${mode} ${SNAPSHOT}`)?.ready ?? 0) < 2; j++)
+            await new Promise((r) => setTimeout(r, 100));
           thinking = performance.now() - t0;
         }
         const t1 = performance.now();
@@ -144,7 +153,9 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
         const total = performance.now() - t - thinking;
         (useWarm ? warm : cold).push(total);
         (useWarm ? warmRepair : coldRepair).push(performance.now() - t1);
-        rewards.add(`${useWarm ? 'warm' : 'cold'} reward ${ev.reward.toFixed(3)} runtime ${String(obs.info.runtime)}/${String(ev.execution?.runtime)}`);
+        rewards.add(
+          `${useWarm ? 'warm' : 'cold'} reward ${ev.reward.toFixed(3)} runtime ${String(obs.info.runtime)}/${String(ev.execution?.runtime)}`,
+        );
       } finally {
         await env.dispose();
       }
@@ -160,7 +171,13 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
 
 async function serveThroughput(sessions: number, warm: boolean, seconds: number): Promise<void> {
   setWarm(warm ? undefined : '0');
-  const server = await startServer({ port: 0, host: '127.0.0.1', maxSessions: sessions * 2, config: { mode: 'simulated', parentDir }, warm: warm ? [SNAPSHOT] : [] });
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    maxSessions: sessions * 2,
+    config: { mode: 'simulated', parentDir },
+    warm: warm ? [SNAPSHOT] : [],
+  });
   const url = `http://127.0.0.1:${server.port}`;
   const until = performance.now() + seconds * 1000;
   let done = 0;
@@ -212,7 +229,8 @@ async function main(): Promise<void> {
   }
   if (!values['skip-serve']) {
     const s = Number(values['serve-seconds']);
-    for (const sessions of values['serve-sessions'].split(',').map(Number)) for (const warm of [false, true]) await serveThroughput(sessions, warm, s);
+    for (const sessions of values['serve-sessions'].split(',').map(Number))
+      for (const warm of [false, true]) await serveThroughput(sessions, warm, s);
   }
   console.log(`\n# warm bench, snapshot ${SNAPSHOT}, task ${TASK}\n${table.join('\n')}`);
   await warmPool.clear();

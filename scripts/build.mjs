@@ -33,7 +33,11 @@ const zodEnglishOnly = {
     // zod's classic entry and its core both re-export `../locales/index`.
     b.onResolve({ filter: /^\.\.\/locales\/index\.c?js$/ }, (a) =>
       /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(a.importer)
-        ? { path: 'en', namespace: 'zod-english-only', pluginData: { dir: join(dirname(a.importer), '..', 'locales'), cjs: a.path.endsWith('.cjs') } }
+        ? {
+            path: 'en',
+            namespace: 'zod-english-only',
+            pluginData: { dir: join(dirname(a.importer), '..', 'locales'), cjs: a.path.endsWith('.cjs') },
+          }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (a) => ({

@@ -35,8 +35,10 @@ for (const f of tracked) {
 const client = join(root, 'clients/python/forge_env');
 for (const f of ['__init__.py', 'client.py', 'models.py']) cpSync(join(client, f), join(out, f));
 cpSync(join(root, 'openenv.yaml'), join(out, 'openenv.yaml'));
-const pyproject = readFileSync(join(root, 'clients/python/pyproject.toml'), 'utf8')
-  .replace('packages = ["forge_env"]', 'packages = ["forge_env"]\npackage-dir = { "forge_env" = "." }');
+const pyproject = readFileSync(join(root, 'clients/python/pyproject.toml'), 'utf8').replace(
+  'packages = ["forge_env"]',
+  'packages = ["forge_env"]\npackage-dir = { "forge_env" = "." }',
+);
 writeFileSync(join(out, 'pyproject.toml'), pyproject);
 mkdirSync(join(out, 'outputs'), { recursive: true });
 writeFileSync(join(out, 'outputs', '.gitkeep'), '');

@@ -79,84 +79,124 @@ async function freePort() {
 
 async function killGroup(child) {
   if (!child?.pid) return;
-  try { process.kill(-child.pid, 'SIGTERM'); } catch {}
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {}
   const deadline = Date.now() + 2000;
   while (Date.now() < deadline) {
-    try { process.kill(-child.pid, 0); } catch { return; } // the group is gone
+    try {
+      process.kill(-child.pid, 0);
+    } catch {
+      return;
+    } // the group is gone
     await new Promise((r) => setTimeout(r, 100));
   }
-  try { process.kill(-child.pid, 'SIGKILL'); } catch {}
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {}
 }
 
 async function cleanupAndExit(code) {
-  try { await live.ctx?.close(); } catch {}
+  try {
+    await live.ctx?.close();
+  } catch {}
   await killGroup(live.server);
   if (keepTmp) note(`kept ${tmp}`);
   else rmSync(tmp, { recursive: true, force: true });
   process.exit(code);
 }
-process.on('SIGINT', () => { note('interrupted'); void cleanupAndExit(130); });
-process.on('SIGTERM', () => { note('terminated'); void cleanupAndExit(143); });
+process.on('SIGINT', () => {
+  note('interrupted');
+  void cleanupAndExit(130);
+});
+process.on('SIGTERM', () => {
+  note('terminated');
+  void cleanupAndExit(143);
+});
 
 /** One code-server + Chromium launch; resolves with the suite's exit code and counts. */
 async function runPhase(name, { trust }) {
   const dir = join(tmp, name);
-  for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'xdg-cache', 'tmp', 'chromium', 'state']) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'xdg-cache', 'tmp', 'chromium', 'state'])
+    mkdirSync(join(dir, d), { recursive: true });
   let workspace;
   if (process.env.VSCODE_TEST_WORKSPACE) workspace = resolve(process.env.VSCODE_TEST_WORKSPACE);
   else {
     workspace = join(dir, 'workspace');
     cpSync(fixtureWorkspace, workspace, { recursive: true });
   }
-  writeFileSync(join(dir, 'user-data/User/settings.json'), JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'workbench.welcomePage.walkthroughs.openOnInstall': false,
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'extensions.ignoreRecommendations': true,
-    'security.workspace.trust.enabled': trust,
-    // Untrusted phase: no modal asking to trust the folder; it simply stays in Restricted Mode.
-    'security.workspace.trust.startupPrompt': 'never',
-    'security.workspace.trust.emptyWindow': false,
-    'chat.disableAIFeatures': true, // also keeps the Copilot agent host process from starting
-    'git.enabled': false,
-    'python.experiments.enabled': false,
-  }, null, 2));
+  writeFileSync(
+    join(dir, 'user-data/User/settings.json'),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'extensions.ignoreRecommendations': true,
+        'security.workspace.trust.enabled': trust,
+        // Untrusted phase: no modal asking to trust the folder; it simply stays in Restricted Mode.
+        'security.workspace.trust.startupPrompt': 'never',
+        'security.workspace.trust.emptyWindow': false,
+        'chat.disableAIFeatures': true, // also keeps the Copilot agent host process from starting
+        'git.enabled': false,
+        'python.experiments.enabled': false,
+      },
+      null,
+      2,
+    ),
+  );
 
   const port = await freePort();
-  const server = spawn(node24, [codeServer,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', join(dir, 'user-data'),
-    '--extensions-dir', join(dir, 'extensions'),
-    '--disable-telemetry', '--disable-update-check',
-    ...(trust ? [] : ['--disable-workspace-trust']),
-    '--disable-getting-started-override', '--ignore-last-opened',
-    // A built VS Code only honours the URL's `payload` (extensionDevelopmentPath,
-    // extensionTestsPath) when the smoke-test driver is enabled.
-    '--vscode-option', 'enable-smoke-test-driver',
-  ], {
-    detached: true, // own process group: the extension host and the scripts it runs go with it
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      XDG_CONFIG_HOME: join(dir, 'xdg-config'),
-      XDG_DATA_HOME: join(dir, 'xdg-data'),
-      XDG_CACHE_HOME: join(dir, 'xdg-cache'),
-      TMPDIR: join(dir, 'tmp'),
-      EXTENSIONS_GALLERY: '{}', // no marketplace queries from an offline machine
-      // Read by test/integration/index.ts inside the extension host (it inherits this environment).
-      FORGEENV_TEST_PHASE: name,
-      FORGEENV_TEST_WORKSPACE: workspace,
-      FORGEENV_TEST_STATE_DIR: join(dir, 'state'), // survives the reload phase's window reload
+  const server = spawn(
+    node24,
+    [
+      codeServer,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--user-data-dir',
+      join(dir, 'user-data'),
+      '--extensions-dir',
+      join(dir, 'extensions'),
+      '--disable-telemetry',
+      '--disable-update-check',
+      ...(trust ? [] : ['--disable-workspace-trust']),
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      // A built VS Code only honours the URL's `payload` (extensionDevelopmentPath,
+      // extensionTestsPath) when the smoke-test driver is enabled.
+      '--vscode-option',
+      'enable-smoke-test-driver',
+    ],
+    {
+      detached: true, // own process group: the extension host and the scripts it runs go with it
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        XDG_CONFIG_HOME: join(dir, 'xdg-config'),
+        XDG_DATA_HOME: join(dir, 'xdg-data'),
+        XDG_CACHE_HOME: join(dir, 'xdg-cache'),
+        TMPDIR: join(dir, 'tmp'),
+        EXTENSIONS_GALLERY: '{}', // no marketplace queries from an offline machine
+        // Read by test/integration/index.ts inside the extension host (it inherits this environment).
+        FORGEENV_TEST_PHASE: name,
+        FORGEENV_TEST_WORKSPACE: workspace,
+        FORGEENV_TEST_STATE_DIR: join(dir, 'state'), // survives the reload phase's window reload
+      },
     },
-  });
+  );
   live.server = server;
   const serverLog = [];
-  for (const s of [server.stdout, server.stderr]) s.on('data', (b) => { serverLog.push(b.toString()); if (verbose) process.stderr.write(b); });
+  for (const s of [server.stdout, server.stderr])
+    s.on('data', (b) => {
+      serverLog.push(b.toString());
+      if (verbose) process.stderr.write(b);
+    });
 
   const counts = { passed: 0, failed: 0, skipped: 0, seen: false };
   const code = await new Promise((resolveCode) => {
@@ -174,7 +214,9 @@ async function runPhase(name, { trust }) {
     (async () => {
       const healthDeadline = Date.now() + 60000;
       for (;;) {
-        try { if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break; } catch {}
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
+        } catch {}
         if (Date.now() > healthDeadline) return settle(1, 'code-server did not answer /healthz within 60 s');
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -184,16 +226,25 @@ async function runPhase(name, { trust }) {
         headless: true,
         viewport: { width: 1280, height: 800 },
         env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'xdg-config'), XDG_CACHE_HOME: join(dir, 'xdg-cache') },
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-          '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage',
-          '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+          '--disable-dev-shm-usage',
+          '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+        ],
       });
       live.ctx = ctx;
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       let printing = false;
       // Workbench chatter that interleaves with the suites' output (the reload phase adds the
       // lifecycle and reconnection lines of a window reload).
-      const chatter = /^(Ignoring fetching additional builtin extensions|Updating additional builtin extensions cache|\[AccountPolicyGate\]|\[AgentHost|\[lifecycle\]|\[reconnection-grace-time\]|Resolving connection token|Resolved connection token|Creating a socket|navigator is now a global|Timed out waiting for authentication provider)/;
+      const chatter =
+        /^(Ignoring fetching additional builtin extensions|Updating additional builtin extensions cache|\[AccountPolicyGate\]|\[AgentHost|\[lifecycle\]|\[reconnection-grace-time\]|Resolving connection token|Resolved connection token|Creating a socket|navigator is now a global|Timed out waiting for authentication provider)/;
       // VS Code's web workbench reports the extension host's console and the exit code through
       // these hooks (the same ones @vscode/test-web and VS Code's own CI use).
       await page.exposeFunction('codeAutomationLog', (type, args) => {
@@ -201,7 +252,10 @@ async function runPhase(name, { trust }) {
         const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(line);
         if (m) Object.assign(counts, { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0), seen: true });
         if (verbose) return console.error(`[vscode ${type}] ${line}`);
-        if (line.includes('[forgeenv-tests] start')) { printing = true; return; }
+        if (line.includes('[forgeenv-tests] start')) {
+          printing = true;
+          return;
+        }
         if (m) {
           printing = false;
           console.log(`[${name}] ${line}`);
@@ -233,7 +287,9 @@ async function runPhase(name, { trust }) {
 
   if (code !== 0 && !verbose) console.error(`--- ${name}: code-server log ---\n${serverLog.join('')}--- end of code-server log ---`);
   server.removeAllListeners('exit');
-  try { await live.ctx?.close(); } catch {}
+  try {
+    await live.ctx?.close();
+  } catch {}
   live.ctx = undefined;
   await killGroup(server);
   live.server = undefined;

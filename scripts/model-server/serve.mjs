@@ -38,7 +38,8 @@ function fail(message) {
 }
 const positiveInt = (name) => {
   const n = Number(values[name]);
-  if (!Number.isInteger(n) || n < (name === 'port' ? 0 : 1)) fail(`--${name} must be a ${name === 'port' ? 'non-negative' : 'positive'} integer, not "${values[name]}"`);
+  if (!Number.isInteger(n) || n < (name === 'port' ? 0 : 1))
+    fail(`--${name} must be a ${name === 'port' ? 'non-negative' : 'positive'} integer, not "${values[name]}"`);
   return n;
 };
 const port = positiveInt('port');
@@ -57,7 +58,7 @@ const ChatRequestSchema = z.object({
   messages: z
     .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))
     .min(1)
-    .refine((m) => m.length > 0 && m[m.length - 1].role === 'user', 'the last message must be the user\'s'),
+    .refine((m) => m.length > 0 && m[m.length - 1].role === 'user', "the last message must be the user's"),
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().gt(0).max(1).optional(),
   max_tokens: z.number().int().positive().optional(),
@@ -83,7 +84,11 @@ function serialized(fn) {
 
 async function complete(req) {
   const history = req.messages.map((m) =>
-    m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+    m.role === 'system'
+      ? { type: 'system', text: m.content }
+      : m.role === 'user'
+        ? { type: 'user', text: m.content }
+        : { type: 'model', response: [m.content] },
   );
   const promptTokens = req.messages.reduce((n, m) => n + model.tokenize(m.content).length, 0);
   if (promptTokens >= contextSize) {
@@ -149,7 +154,8 @@ const server = createServer(async (req, res) => {
       return send(res, e.status ?? 400, errorBody(e.status ? e.message : `the body is not JSON: ${e.message}`));
     }
     const parsed = ChatRequestSchema.safeParse(json);
-    if (!parsed.success) return send(res, 400, errorBody(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')));
+    if (!parsed.success)
+      return send(res, 400, errorBody(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')));
     const out = await serialized(() => complete(parsed.data));
     send(res, 200, {
       id: `chatcmpl-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
@@ -157,10 +163,15 @@ const server = createServer(async (req, res) => {
       created: Math.floor(Date.now() / 1000),
       model: values.name,
       choices: [{ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish }],
-      usage: { prompt_tokens: out.promptTokens, completion_tokens: out.completionTokens, total_tokens: out.promptTokens + out.completionTokens },
+      usage: {
+        prompt_tokens: out.promptTokens,
+        completion_tokens: out.completionTokens,
+        total_tokens: out.promptTokens + out.completionTokens,
+      },
     });
   } catch (e) {
-    if (!res.headersSent) send(res, e.status ?? 500, errorBody(e.message ?? String(e), e.status ? 'invalid_request_error' : 'server_error'));
+    if (!res.headersSent)
+      send(res, e.status ?? 500, errorBody(e.message ?? String(e), e.status ? 'invalid_request_error' : 'server_error'));
   }
 });
 
@@ -176,5 +187,7 @@ process.on('SIGINT', shutdown);
 
 server.listen(port, values.host, () => {
   const addr = server.address();
-  process.stdout.write(`listening on http://${values.host}:${addr.port} (model ${values.name}, ${threads} thread(s), context ${contextSize})\n`);
+  process.stdout.write(
+    `listening on http://${values.host}:${addr.port} (model ${values.name}, ${threads} thread(s), context ${contextSize})\n`,
+  );
 });

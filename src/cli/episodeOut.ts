@@ -41,11 +41,18 @@ export interface CliEpisodeProvenance {
 }
 
 /** Builds the demonstration of the episode `env` just finished (its state and the rollout's prompts) and stores it in `dir`. */
-export async function storeCliEpisode(env: ForgeEnvironment, result: RolloutResult, dir: string, p: CliEpisodeProvenance): Promise<DemonstrationRecord> {
+export async function storeCliEpisode(
+  env: ForgeEnvironment,
+  result: RolloutResult,
+  dir: string,
+  p: CliEpisodeProvenance,
+): Promise<DemonstrationRecord> {
   const state = env.state;
   if (!state?.final || !state.breakage_spec || !state.broken_execution) {
     // An EnvironmentError: the command ran but failed (exit 1), nothing was stored.
-    throw new EnvironmentError(`the episode did not reach a repair (${result.error_trace || 'drift refused'}), so there is no demonstration to store`);
+    throw new EnvironmentError(
+      `the episode did not reach a repair (${result.error_trace || 'drift refused'}), so there is no demonstration to store`,
+    );
   }
   const submittedAt = new Date();
   const provenance: DemonstrationProvenance = {

@@ -6,7 +6,17 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { ENV_VERSION, ForgeEnvironment } from '../env/episode/environment';
 import { chatComplete, chatCompletionsUrl, SamplingSchema } from '../env/agent/chatEndpoint';
-import { evaluateModel, exampleIdOf, problemOf, type AgentIdentity, type Answer, type AnswerFn, type Attempt, type ModelEvaluationReport, type Problem } from '../env/agent/modelEvaluation';
+import {
+  evaluateModel,
+  exampleIdOf,
+  problemOf,
+  type AgentIdentity,
+  type Answer,
+  type AnswerFn,
+  type Attempt,
+  type ModelEvaluationReport,
+  type Problem,
+} from '../env/agent/modelEvaluation';
 import { ExecutionModeSchema, formatZodError } from '../env/schemas';
 import { snapshotIdOf } from '../env/snapshots/versions';
 import { groupAnswers, readAnswersFile, writeAnswersFile, type AnswerRow } from '../store/answersFile';
@@ -127,7 +137,14 @@ export async function runEvaluateModelCommand(args: string[], out: Out, err: Out
       }
     : (prompt, _problem, i) =>
         chatComplete(
-          { endpoint: setup.agent.endpoint!, model: setup.agent.model, timeoutMs: setup.requestTimeoutMs, retries: setup.retries, apiKey: process.env.FORGEENV_MODEL_API_KEY || undefined, signal: cancel.signal },
+          {
+            endpoint: setup.agent.endpoint!,
+            model: setup.agent.model,
+            timeoutMs: setup.requestTimeoutMs,
+            retries: setup.retries,
+            apiKey: process.env.FORGEENV_MODEL_API_KEY || undefined,
+            signal: cancel.signal,
+          },
           prompt.system,
           prompt.user,
           setup.agent.sampling.seed === undefined ? setup.agent.sampling : { ...setup.agent.sampling, seed: setup.agent.sampling.seed + i },
@@ -160,7 +177,11 @@ export async function runEvaluateModelCommand(args: string[], out: Out, err: Out
         }
       },
     });
-    if (dir) await writeFileAtomic(join(dir, 'model-evaluations', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2) + '\n');
+    if (dir)
+      await writeFileAtomic(
+        join(dir, 'model-evaluations', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+        JSON.stringify(report, null, 2) + '\n',
+      );
     if (v['export-answers']) await writeAnswersFile(resolve(v['export-answers']), exported);
     out(v.json ? JSON.stringify(report, null, 2) : renderReport(report));
     err(dir ? `${stored} attempt(s) stored as demonstrations in ${dir}` : 'attempts not saved (no --out DIR)');
@@ -237,8 +258,16 @@ function readSetup(v: Record<string, unknown> & { [K in keyof typeof options]?: 
 }
 
 /** The problems to run: the --tasks (or every task) at --seed, or the answers file's examples. */
-function problemsFor(env: ForgeEnvironment, tasksOpt: readonly string[], seed: number, imported: Map<string, string[]> | undefined): Problem[] | string {
-  const wanted = tasksOpt.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+function problemsFor(
+  env: ForgeEnvironment,
+  tasksOpt: readonly string[],
+  seed: number,
+  imported: Map<string, string[]> | undefined,
+): Problem[] | string {
+  const wanted = tasksOpt
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((t) => !env.tasks.getById(t));
   if (unknown.length) return `unknown task(s) ${unknown.join(', ')}; see forgeenv tasks`;
   if (imported) {
@@ -257,7 +286,10 @@ function problemsFor(env: ForgeEnvironment, tasksOpt: readonly string[], seed: n
 
 async function storeAttempt(dir: string, a: Attempt, env: ForgeEnvironment): Promise<void> {
   const now = new Date();
-  const wall = a.agent.request && typeof (a.agent.request as { latency_ms?: unknown }).latency_ms === 'number' ? (a.agent.request as { latency_ms: number }).latency_ms : 0;
+  const wall =
+    a.agent.request && typeof (a.agent.request as { latency_ms?: unknown }).latency_ms === 'number'
+      ? (a.agent.request as { latency_ms: number }).latency_ms
+      : 0;
   const snapshot = snapshotIdOf(a.facts.libraryVersions) ?? null;
   const provenance: DemonstrationProvenance = {
     session_id: SESSION_ID,
@@ -298,8 +330,14 @@ export function renderReport(r: ModelEvaluationReport): string {
   const w = Math.max(10, ...r.problems.map((p) => p.example_id.length));
   lines.push(`${'example'.padEnd(w)}  ${'primitive'.padEnd(26)}  snapshot  passes(vis/held)  held-out`);
   for (const p of r.problems) {
-    if (p.refused) lines.push(`${p.example_id.padEnd(w)}  ${(p.primitive_type ?? '-').padEnd(26)}  ${(p.snapshot ?? '-').padEnd(8)}  refused: ${p.refused}`);
-    else lines.push(`${p.example_id.padEnd(w)}  ${(p.primitive_type ?? '-').padEnd(26)}  ${(p.snapshot ?? '-').padEnd(8)}  ${`${p.visible_passes}/${p.held_out_passes} of ${p.n}`.padEnd(16)}  ${fmt(p.held_out)}`);
+    if (p.refused)
+      lines.push(
+        `${p.example_id.padEnd(w)}  ${(p.primitive_type ?? '-').padEnd(26)}  ${(p.snapshot ?? '-').padEnd(8)}  refused: ${p.refused}`,
+      );
+    else
+      lines.push(
+        `${p.example_id.padEnd(w)}  ${(p.primitive_type ?? '-').padEnd(26)}  ${(p.snapshot ?? '-').padEnd(8)}  ${`${p.visible_passes}/${p.held_out_passes} of ${p.n}`.padEnd(16)}  ${fmt(p.held_out)}`,
+      );
   }
   lines.push('');
   lines.push(`overall (${r.overall.problems} task(s)):  visible ${fmt(r.overall.visible)}  |  held-out ${fmt(r.overall.held_out)}`);
@@ -308,7 +346,10 @@ export function renderReport(r: ModelEvaluationReport): string {
     ['by snapshot', r.by_snapshot],
   ] as const) {
     lines.push(`${title}:`);
-    for (const [name, g] of Object.entries(groups)) lines.push(`  ${name.padEnd(24)} ${String(g.problems).padStart(3)} task(s)  visible ${fmt(g.visible)}  |  held-out ${fmt(g.held_out)}`);
+    for (const [name, g] of Object.entries(groups))
+      lines.push(
+        `  ${name.padEnd(24)} ${String(g.problems).padStart(3)} task(s)  visible ${fmt(g.visible)}  |  held-out ${fmt(g.held_out)}`,
+      );
   }
   lines.push(
     `attempts ${r.attempts}; unparseable ${r.unparseable}; no answer ${r.endpoint_failures}; requests ${r.requests.total} (retries ${r.requests.retries}, timeouts ${r.requests.timeouts})${r.cancelled ? '; CANCELLED' : ''}`,

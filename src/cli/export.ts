@@ -3,9 +3,26 @@ import { parseArgs } from 'node:util';
 import { DatasetWriteError, formatProblem } from '../store/jsonlFile';
 import { ExportError, exportDataset } from '../store/export/exportDataset';
 import { labelRatioText } from '../store/export/card';
-import { COMPLETION_FORMS, EXPORT_FORMATS, FORMATS, PROMPT_STYLES, type CompletionForm, type ExportFormat, type PromptStyle } from '../store/export/formats';
+import {
+  COMPLETION_FORMS,
+  EXPORT_FORMATS,
+  FORMATS,
+  PROMPT_STYLES,
+  type CompletionForm,
+  type ExportFormat,
+  type PromptStyle,
+} from '../store/export/formats';
 import { runDpoExport } from './exportDpo';
-import { BreakageFilterSchema, DEFAULT_FILTERS, FILTER_CHOICES, ReviewFilterSchema, StatusFilterSchema, type BreakageFilter, type ReviewFilter, type StatusFilter } from '../store/export/selection';
+import {
+  BreakageFilterSchema,
+  DEFAULT_FILTERS,
+  FILTER_CHOICES,
+  ReviewFilterSchema,
+  StatusFilterSchema,
+  type BreakageFilter,
+  type ReviewFilter,
+  type StatusFilter,
+} from '../store/export/selection';
 
 const filterLines = (Object.keys(FILTER_CHOICES) as Array<keyof typeof FILTER_CHOICES>).map((k) => {
   const c = FILTER_CHOICES[k];
@@ -41,7 +58,8 @@ const MAX_PRINTED_PROBLEMS = 20;
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new ExportError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ExportError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
   return value as T;
 }
 
@@ -86,7 +104,8 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
     if (!values.out) throw new ExportError('--out FILE is required');
     if (positionals.length !== 1) throw new ExportError(`expected one dataset folder, got ${positionals.length}`);
     if (values.format === 'trl-dpo') {
-      if (values.status || values.review || values.breakage || values.primitive || values.full) throw new ExportError('trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed');
+      if (values.status || values.review || values.breakage || values.primitive || values.full)
+        throw new ExportError('trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed');
       dpo = {
         dir: positionals[0],
         out: values.out,
@@ -97,7 +116,8 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
         taskDirs: values['task-dir'] ?? [],
         systemPrompt: deps.systemPrompt,
       };
-    } else if (values.python || values.timeout || values['task-dir']) throw new ExportError('--python, --timeout and --task-dir apply to trl-dpo only');
+    } else if (values.python || values.timeout || values['task-dir'])
+      throw new ExportError('--python, --timeout and --task-dir apply to trl-dpo only');
     if (dpo) return await runDpoExport(dpo, out);
     format = oneOf('format', values.format, EXPORT_FORMATS, 'trl-sft');
     style = oneOf('style', values.style, PROMPT_STYLES, 'standard');
@@ -117,7 +137,17 @@ export async function runExportCommand(args: string[], out: (s: string) => void,
   }
 
   try {
-    const r = await exportDataset({ format, dir, out: outFile, style, completion, filters: { status, review, breakage, primitives }, now: deps.now, systemPrompt: deps.systemPrompt, incremental: !full });
+    const r = await exportDataset({
+      format,
+      dir,
+      out: outFile,
+      style,
+      completion,
+      filters: { status, review, breakage, primitives },
+      now: deps.now,
+      systemPrompt: deps.systemPrompt,
+      incremental: !full,
+    });
     const s = r.stats;
     out(`Wrote ${r.rows} ${format} row(s) to ${r.out} (dataset card: ${r.card})`);
     if (r.mode === 'appended') out(`  appended: read only the ${r.parsedLines} source line(s) added since the last export to this file`);

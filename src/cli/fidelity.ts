@@ -15,7 +15,11 @@ export const FIDELITY_USAGE = `Usage: forgeenv fidelity [--library L] [--ids a,b
   --json            print the whole report as JSON
   --python PATH     interpreter for simulated mode (default python3)`;
 
-const list = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Exit codes: 0 ok, 1 the run failed, 2 usage error. */
 export async function runFidelityCommand(args: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {

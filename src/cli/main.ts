@@ -3,14 +3,28 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkPrimitives, checkScriptOfTask, renderCheckTable, scriptsInFolder, scriptsWithManifest, type CheckScript } from '../env/primitives/checkPrimitives';
+import {
+  checkPrimitives,
+  checkScriptOfTask,
+  renderCheckTable,
+  scriptsInFolder,
+  scriptsWithManifest,
+  type CheckScript,
+} from '../env/primitives/checkPrimitives';
 import { ForgeEnvironment } from '../env/episode/environment';
 import { JsonFileTeacherStore } from '../env/episode/teacher';
 import { breakagePrimitives, primitiveCatalog } from '../env/primitives/registry';
 import { parsePython } from '../env/python/parse';
 import { tasksDir } from '../env/paths';
 import type { Task } from '../env/schemas';
-import { baselineDriftGenerate, fixedDriftGenerate, noopRepairGenerate, oracleRepairGenerate, rolloutOneEpisode, type GenerateFn } from '../env/episode/rollout';
+import {
+  baselineDriftGenerate,
+  fixedDriftGenerate,
+  noopRepairGenerate,
+  oracleRepairGenerate,
+  rolloutOneEpisode,
+  type GenerateFn,
+} from '../env/episode/rollout';
 import { DifficultySchema, ExecutionModeSchema, formatZodError, RolloutResultSchema, infoText } from '../env/schemas';
 import { ModelArchitecturesSchema, type ModelArchitectures } from '../env/hub/modelTable';
 import { outFolderProblem, storeCliEpisode } from './episodeOut';
@@ -65,7 +79,8 @@ class CommandError extends Error {}
 function checkPrimitiveNames(names: readonly string[]): void {
   const valid = breakagePrimitives().map((p) => p.name);
   const unknown = names.filter((n) => !valid.includes(n));
-  if (unknown.length) throw new UsageError(`unknown primitive ${unknown.map((n) => `"${n}"`).join(', ')}; the breakage primitives are: ${valid.join(', ')}`);
+  if (unknown.length)
+    throw new UsageError(`unknown primitive ${unknown.map((n) => `"${n}"`).join(', ')}; the breakage primitives are: ${valid.join(', ')}`);
 }
 
 /** Where a task's script lives, for file:line messages. */
@@ -75,7 +90,11 @@ function taskFile(task: Task): string {
 
 type Out = (s: string) => void;
 
-export async function main(argv: string[], out: Out = (s) => process.stdout.write(s + '\n'), err: Out = (s) => process.stderr.write(s + '\n')): Promise<number> {
+export async function main(
+  argv: string[],
+  out: Out = (s) => process.stdout.write(s + '\n'),
+  err: Out = (s) => process.stderr.write(s + '\n'),
+): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -142,19 +161,40 @@ function readModelArchitectures(file: string | undefined): ModelArchitectures {
     throw new UsageError(`--model-architectures ${file}: ${(e as Error).message}`);
   }
   const parsed = ModelArchitecturesSchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(`--model-architectures ${file}: expected a JSON object of model id -> model_type or model id (${formatZodError(parsed.error)})`);
+  if (!parsed.success)
+    throw new UsageError(
+      `--model-architectures ${file}: expected a JSON object of model id -> model_type or model id (${formatZodError(parsed.error)})`,
+    );
   return parsed.data;
 }
 
-function envFrom(values: { mode?: string; python?: string; timeout?: string; 'task-dir'?: string[]; 'teacher-state'?: string; 'model-architectures'?: string }): ForgeEnvironment {
+function envFrom(values: {
+  mode?: string;
+  python?: string;
+  timeout?: string;
+  'task-dir'?: string[];
+  'teacher-state'?: string;
+  'model-architectures'?: string;
+}): ForgeEnvironment {
   const mode = ExecutionModeSchema.safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be simulated or real, not "${values.mode}"`);
   const timeout = Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout must be a positive number of seconds`);
-  const teacher = values['teacher-state'] ? { teacherStore: new JsonFileTeacherStore(resolve(values['teacher-state']), (m) => process.stderr.write(`warning: ${m}\n`)) } : {};
+  const teacher = values['teacher-state']
+    ? { teacherStore: new JsonFileTeacherStore(resolve(values['teacher-state']), (m) => process.stderr.write(`warning: ${m}\n`)) }
+    : {};
   const onProgress = (m: string) => void process.stderr.write(`[real mode] ${m}\n`);
   const modelArchitectures = readModelArchitectures(values['model-architectures']);
-  const env = new ForgeEnvironment({ mode: mode.data, interpreter: values.python, timeoutMs: Math.round(timeout * 1000), taskDirs: values['task-dir'] ?? [], modelArchitectures }, { ...teacher, onProgress });
+  const env = new ForgeEnvironment(
+    {
+      mode: mode.data,
+      interpreter: values.python,
+      timeoutMs: Math.round(timeout * 1000),
+      taskDirs: values['task-dir'] ?? [],
+      modelArchitectures,
+    },
+    { ...teacher, onProgress },
+  );
   return env;
 }
 
@@ -202,7 +242,8 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
     if (!existsSync(file)) throw new UsageError(`--repair: ${file} does not exist (use oracle, none, or a .diff file)`);
     // Refused before reading: the environment would refuse it anyway (forgeenv.maxDiffBytes).
     const size = statSync(file).size;
-    if (size > env.config.maxDiffBytes) throw new CommandError(`--repair: ${file} is ${size} bytes, over the ${env.config.maxDiffBytes}-byte limit for a repair`);
+    if (size > env.config.maxDiffBytes)
+      throw new CommandError(`--repair: ${file} is ${size} bytes, over the ${env.config.maxDiffBytes}-byte limit for a repair`);
     const diff = readFileSync(file, 'utf8');
     repairGenerate = () => diff;
   }
@@ -214,23 +255,37 @@ async function episodeCommand(args: string[], out: Out, err: Out): Promise<numbe
       // two tasks, so seeds 1-5 all drew the same task and breakage.
       difficulty: difficulty ?? 'any',
       seed,
-      driftGenerate: values.primitive ? fixedDriftGenerate(values.primitive, params, seed ?? 0) : seed !== undefined ? baselineDriftGenerate(seed) : undefined,
+      driftGenerate: values.primitive
+        ? fixedDriftGenerate(values.primitive, params, seed ?? 0)
+        : seed !== undefined
+          ? baselineDriftGenerate(seed)
+          : undefined,
       repairGenerate,
       migrationHints: values.hints,
     }).catch((e: unknown) => {
       // A task script with a syntax error makes every primitive refuse: say where the error is.
       const task = env.task;
       const problem = task && parsePython(task.script_content).problem;
-      if (problem) throw new CommandError(`${taskFile(task)}:${problem.line}:${problem.column}: the task script does not parse (${problem.message}); fix it first`);
+      if (problem)
+        throw new CommandError(
+          `${taskFile(task)}:${problem.line}:${problem.column}: the task script does not parse (${problem.message}); fix it first`,
+        );
       throw e;
     });
     const line = JSON.stringify(RolloutResultSchema.parse(result));
     if (values.out) {
       const dir = resolve(values.out);
       const annotator = values.annotator ?? (values.repair === 'oracle' || values.repair === 'none' ? values.repair : 'cli');
-      const rec = await storeCliEpisode(env, result, dir, { annotator, startedAt, interpreter: infoText(result.info.interpreter ?? values.python ?? 'python3') });
-      const flag = rec.info.breakage_failed === false ? ' (the breakage did not make the script fail: flagged, left out of training exports)' : '';
-      err(`${result.task_id} ${result.primitive_type}: reward ${result.visible_reward.toFixed(3)}, success ${result.success} → demonstration ${rec.info.record_id} in ${dir}${flag}`);
+      const rec = await storeCliEpisode(env, result, dir, {
+        annotator,
+        startedAt,
+        interpreter: infoText(result.info.interpreter ?? values.python ?? 'python3'),
+      });
+      const flag =
+        rec.info.breakage_failed === false ? ' (the breakage did not make the script fail: flagged, left out of training exports)' : '';
+      err(
+        `${result.task_id} ${result.primitive_type}: reward ${result.visible_reward.toFixed(3)}, success ${result.success} → demonstration ${rec.info.record_id} in ${dir}${flag}`,
+      );
     } else {
       out(line);
     }
@@ -256,7 +311,8 @@ async function checkCommand(args: string[], out: Out, err: Out): Promise<number>
   if (values.scripts) {
     const dir = resolve(values.scripts);
     if (!existsSync(dir)) throw new UsageError(`--scripts: ${dir} does not exist`);
-    if (values.manifest && !existsSync(resolve(values.manifest))) throw new UsageError(`--manifest: ${resolve(values.manifest)} does not exist`);
+    if (values.manifest && !existsSync(resolve(values.manifest)))
+      throw new UsageError(`--manifest: ${resolve(values.manifest)} does not exist`);
     const warn = (p: string) => err(`warning: ${p}`);
     scripts = values.manifest ? scriptsWithManifest(dir, resolve(values.manifest), warn) : scriptsInFolder(dir, warn);
     if (scripts.length === 0) err(`warning: no .py files in ${dir}`);
@@ -287,13 +343,21 @@ function tasksCommand(args: string[], out: Out, err: Out): number {
   for (const p of env.taskProblems) err(`warning: ${p}`);
   const tasks = env.tasks.all;
   if (values.json) {
-    out(JSON.stringify(tasks.map(({ script_content, ...t }) => ({ ...t, lines: script_content.split('\n').length })), null, 2));
+    out(
+      JSON.stringify(
+        tasks.map(({ script_content, ...t }) => ({ ...t, lines: script_content.split('\n').length })),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   const w = Math.max(...tasks.map((t) => t.task_id.length), 7);
   out(`${'task_id'.padEnd(w)}  difficulty  category              lines  description`);
   for (const t of tasks) {
-    out(`${t.task_id.padEnd(w)}  ${t.difficulty.padEnd(10)}  ${t.category.padEnd(20)}  ${String(t.script_content.split('\n').length).padStart(5)}  ${t.description}`);
+    out(
+      `${t.task_id.padEnd(w)}  ${t.difficulty.padEnd(10)}  ${t.category.padEnd(20)}  ${String(t.script_content.split('\n').length).padStart(5)}  ${t.description}`,
+    );
   }
   out(`${tasks.length} tasks`);
   return 0;

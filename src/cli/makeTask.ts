@@ -24,12 +24,20 @@ export const MAKE_TASK_USAGE = `Usage:
 Exit codes: 0 made, 1 refused or not verified (reason printed), 2 usage, 3 internal error.`;
 
 function summary(r: MakeTaskResult): string[] {
-  const lines = [`task ${r.taskId}: snapshot ${r.snapshot.id || '-'} (${r.snapshot.reason})`, `rounds ${r.rounds}; adaptations ${r.adaptations.length}`];
+  const lines = [
+    `task ${r.taskId}: snapshot ${r.snapshot.id || '-'} (${r.snapshot.reason})`,
+    `rounds ${r.rounds}; adaptations ${r.adaptations.length}`,
+  ];
   for (const a of r.adaptations) lines.push(`  [${a.round}] ${a.rule}: ${a.change}${a.error && a.round > 0 ? `  <- ${a.error}` : ''}`);
   if (r.verdict) {
     const good = r.verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
-    lines.push(`verdict: ${r.verdict.verified ? 'verified' : 'NOT verified'}; original ${r.verdict.original_runs.verified}/${r.verdict.original_runs.of}; breakages verified ${good}/${r.verdict.breakages.length}`);
-    for (const b of r.verdict.breakages) lines.push(`  ${b.primitive_type}: ${b.broke ? 'broke' : 'did not break'}${b.broke ? (b.names_api ? ', names the API' : ', error does not name the API') : ''}, oracle ${b.oracle_verified ? 'verified' : 'not verified'}${b.note ? ` (${b.note})` : ''}`);
+    lines.push(
+      `verdict: ${r.verdict.verified ? 'verified' : 'NOT verified'}; original ${r.verdict.original_runs.verified}/${r.verdict.original_runs.of}; breakages verified ${good}/${r.verdict.breakages.length}`,
+    );
+    for (const b of r.verdict.breakages)
+      lines.push(
+        `  ${b.primitive_type}: ${b.broke ? 'broke' : 'did not break'}${b.broke ? (b.names_api ? ', names the API' : ', error does not name the API') : ''}, oracle ${b.oracle_verified ? 'verified' : 'not verified'}${b.note ? ` (${b.note})` : ''}`,
+      );
   }
   if (r.naturalDrift) lines.push(`natural drift ${r.naturalDrift.from_snapshot} -> ${r.naturalDrift.to_snapshot}: ${r.naturalDrift.error}`);
   if (r.refusal) lines.push(`refused (${r.refusal.rule}): ${r.refusal.reason}`);

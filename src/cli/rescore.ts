@@ -38,7 +38,10 @@ export class EnvPool {
   get = (mode: ExecutionMode): ForgeEnvironment => {
     let env = this.envs.get(mode);
     if (!env) {
-      env = new ForgeEnvironment({ mode, interpreter: this.cfg.interpreter, timeoutMs: this.cfg.timeoutMs, taskDirs: this.cfg.taskDirs }, { onProgress: (m) => void process.stderr.write(`[real mode] ${m}\n`) });
+      env = new ForgeEnvironment(
+        { mode, interpreter: this.cfg.interpreter, timeoutMs: this.cfg.timeoutMs, taskDirs: this.cfg.taskDirs },
+        { onProgress: (m) => void process.stderr.write(`[real mode] ${m}\n`) },
+      );
       this.envs.set(mode, env);
     }
     return env;
@@ -84,7 +87,8 @@ export async function runRescoreCommand(args: string[], out: Out, err: Out): Pro
     const report = await rescoreDataset(dir, {
       envFor: pool.get,
       signal: cancel.signal,
-      onProgress: (done, total, e) => err(`[${done}/${total}] ${e.task_id} ${e.primitive_type}: ${e.status}${e.detail ? ` (${e.detail})` : ''}`),
+      onProgress: (done, total, e) =>
+        err(`[${done}/${total}] ${e.task_id} ${e.primitive_type}: ${e.status}${e.detail ? ` (${e.detail})` : ''}`),
     });
     out(parsed.values.json ? JSON.stringify(report, null, 2) : renderRescoreText(report));
     return report.cancelled || report.counts.same !== report.done ? 1 : 0;
@@ -104,7 +108,11 @@ const InstanceSchema = z.looseObject({
   mode: z.enum(['simulated', 'real']),
   FAIL_TO_PASS: z.string(),
 });
-const PredictionSchema = z.looseObject({ instance_id: z.string().min(1), model_patch: z.string().nullable().optional(), model_name_or_path: z.string().optional() });
+const PredictionSchema = z.looseObject({
+  instance_id: z.string().min(1),
+  model_patch: z.string().nullable().optional(),
+  model_name_or_path: z.string().optional(),
+});
 
 function readJsonlRows<T>(file: string, schema: z.ZodType<T>, what: string): T[] {
   return readFileSync(file, 'utf8')
@@ -135,7 +143,13 @@ export interface EvaluationReport {
 }
 
 export async function runEvaluateCommand(args: string[], out: Out, err: Out): Promise<number> {
-  const parsed = parseCommandLine('evaluate', EVALUATE_USAGE, args, { ...envOptions, instances: { type: 'string' }, predictions: { type: 'string' } } as const, out);
+  const parsed = parseCommandLine(
+    'evaluate',
+    EVALUATE_USAGE,
+    args,
+    { ...envOptions, instances: { type: 'string' }, predictions: { type: 'string' } } as const,
+    out,
+  );
   if (!parsed.ok) return parsed.exit;
   const { instances: instFile, predictions: predFile } = parsed.values;
   if (!instFile || !predFile) {
@@ -188,11 +202,18 @@ export async function runEvaluateCommand(args: string[], out: Out, err: Out): Pr
         continue;
       }
       try {
-        const spec = { taskId: inst.task_id, seed: inst.seed, primitive: { primitive_type: inst.primitive_type, params: JSON.parse(inst.primitive_params) as Record<string, unknown> }, libraryVersions: JSON.parse(inst.library_versions) as Record<string, string> };
+        const spec = {
+          taskId: inst.task_id,
+          seed: inst.seed,
+          primitive: { primitive_type: inst.primitive_type, params: JSON.parse(inst.primitive_params) as Record<string, unknown> },
+          libraryVersions: JSON.parse(inst.library_versions) as Record<string, string>,
+        };
         const r = await replayRepair(pool.get(inst.mode), spec, patch, { signal: cancel.signal });
         if (cancel.signal.aborted) break;
         // FAIL_TO_PASS names held-out checks that must pass (1) after the patch.
-        const checks = (JSON.parse(inst.FAIL_TO_PASS) as string[]).length ? (JSON.parse(inst.FAIL_TO_PASS) as string[]) : [...INSTANCE_FAIL_TO_PASS];
+        const checks = (JSON.parse(inst.FAIL_TO_PASS) as string[]).length
+          ? (JSON.parse(inst.FAIL_TO_PASS) as string[])
+          : [...INSTANCE_FAIL_TO_PASS];
         const resolved = checks.every((c) => (r.evaluation.held_out_breakdown[c] ?? 0) > 0.5);
         report.completed_instances++;
         (resolved ? report.resolved_ids : report.unresolved_ids).push(p.instance_id);

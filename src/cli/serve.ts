@@ -69,7 +69,9 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
   const rawToken = values.token ?? (process.env.FORGEENV_TOKEN || undefined);
   const token = rawToken === undefined ? undefined : ServeTokenSchema.safeParse(rawToken);
   if (token && !token.success) {
-    err(`forgeenv serve: ${values.token !== undefined ? '--token' : 'FORGEENV_TOKEN'}: ${token.error.issues.map((i) => i.message).join('; ')}`);
+    err(
+      `forgeenv serve: ${values.token !== undefined ? '--token' : 'FORGEENV_TOKEN'}: ${token.error.issues.map((i) => i.message).join('; ')}`,
+    );
     return 2;
   }
   const origins = z.array(OriginSchema).safeParse(values['allow-origin'] ?? []);
@@ -78,7 +80,10 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     return 2;
   }
   // --warm 2026-11,2025-09 (or repeated): warm zygotes of these snapshots start with the server.
-  const warm = (values.warm ?? []).flatMap((w) => w.split(',')).map((w) => w.trim()).filter(Boolean);
+  const warm = (values.warm ?? [])
+    .flatMap((w) => w.split(','))
+    .map((w) => w.trim())
+    .filter(Boolean);
   const unknown = warm.filter((w) => !snapshotIds().includes(w));
   if (unknown.length) {
     err(`forgeenv serve: --warm: unknown snapshot ${unknown.join(', ')}; known: ${snapshotIds().join(', ')}`);
@@ -89,7 +94,10 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     err(`forgeenv serve: ${exposed}`);
     return 2;
   }
-  if (!isLoopbackHost(values.host)) err(`note: serving beyond loopback on ${values.host}; the token travels in clear over http:// and ws://: beyond a trusted network, put TLS in front`);
+  if (!isLoopbackHost(values.host))
+    err(
+      `note: serving beyond loopback on ${values.host}; the token travels in clear over http:// and ws://: beyond a trusted network, put TLS in front`,
+    );
   let server;
   try {
     server = await startServer({
@@ -102,7 +110,12 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
       token: token?.data,
       allowedOrigins: origins.data,
       warm,
-      config: { mode: values.mode, sandbox: { mode: sandbox.data }, ...(values.python ? { interpreter: values.python } : {}), taskDirs: values['task-dir'] ?? [] },
+      config: {
+        mode: values.mode,
+        sandbox: { mode: sandbox.data },
+        ...(values.python ? { interpreter: values.python } : {}),
+        taskDirs: values['task-dir'] ?? [],
+      },
       log: (line) => err(line),
     });
   } catch (e) {
@@ -111,7 +124,9 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
   }
   const access = token ? 'token required' : 'no token: loopback only';
   const browsers = origins.data.length ? `browser origins allowed: ${origins.data.join(', ')}` : 'no browser origin allowed';
-  out(`ForgeEnv serving OpenEnv on http://${values.host}:${server.port} (WebSocket session at /ws; ${access}; ${browsers}; sandbox ${sandbox.data}). Ctrl-C to stop.`);
+  out(
+    `ForgeEnv serving OpenEnv on http://${values.host}:${server.port} (WebSocket session at /ws; ${access}; ${browsers}; sandbox ${sandbox.data}). Ctrl-C to stop.`,
+  );
   await new Promise<void>((res) => {
     process.once('SIGINT', res);
     process.once('SIGTERM', res);

@@ -50,7 +50,12 @@ export async function runSnapshotsCommand(args: string[], out: (s: string) => vo
     if (sub === 'dating') return await datingCommand(parsed.values.refresh === true, parsed.values.json === true, out);
     if (sub === 'pin') return await pinCommand(parsed.values.id ?? [], parsed.values.write === true, parsed.values.json === true, out);
     if (sub === 'build') {
-      return await buildCommand(names, { all: parsed.values.all === true, api: !parsed.values['no-api'], deprecations: !parsed.values['no-deprecations'] }, out, err);
+      return await buildCommand(
+        names,
+        { all: parsed.values.all === true, api: !parsed.values['no-api'], deprecations: !parsed.values['no-deprecations'] },
+        out,
+        err,
+      );
     }
   } catch (e) {
     err(`forgeenv snapshots: ${(e as Error).message}`);
@@ -77,7 +82,9 @@ function listCommand(json: boolean, out: (s: string) => void): number {
   }
   const total = (r: (typeof rows)[number]): number => Object.keys(r.versions).length;
   for (const r of rows) {
-    const key = KEY_PACKAGES.filter((p) => r.versions[p]).map((p) => `${p} ${r.versions[p]}`).join(', ');
+    const key = KEY_PACKAGES.filter((p) => r.versions[p])
+      .map((p) => `${p} ${r.versions[p]}`)
+      .join(', ');
     const api = r.api ? 'api: yes' : `api: ${r.api_packages.length}/${total(r)}`;
     out(`${r.id}  ${key}  venv: ${r.venv_ready ? 'ready' : 'no'}  ${api}`);
   }
@@ -132,7 +139,9 @@ async function pinCommand(ids: string[], write: boolean, json: boolean, out: (s:
   if (json) out(JSON.stringify(results, null, 2));
   else {
     for (const r of results) {
-      const changes = TRACKED_LIBRARIES.map((lib) => (r.old[lib] === r.pins[lib] ? `${lib} ${r.pins[lib]}` : `${lib} ${r.old[lib] ?? '-'} → ${r.pins[lib]}`));
+      const changes = TRACKED_LIBRARIES.map((lib) =>
+        r.old[lib] === r.pins[lib] ? `${lib} ${r.pins[lib]}` : `${lib} ${r.old[lib] ?? '-'} → ${r.pins[lib]}`,
+      );
       out(`${r.id} (cut-off ${r.cutoff}): ${changes.join(', ')}`);
     }
   }
@@ -142,7 +151,12 @@ async function pinCommand(ids: string[], write: boolean, json: boolean, out: (s:
     if (!json) out(`wrote the pins of ${changed.map((r) => r.id).join(', ')} to snapshots.json`);
     return 0;
   }
-  if (!json) out(changed.length ? `${changed.length} snapshot(s) differ from their computed pins; --write stores them` : 'every snapshot matches its computed pins');
+  if (!json)
+    out(
+      changed.length
+        ? `${changed.length} snapshot(s) differ from their computed pins; --write stores them`
+        : 'every snapshot matches its computed pins',
+    );
   // Without --write, a difference is a failure: the shipped pins are no longer what the cut-offs give.
   return changed.length ? 1 : 0;
 }
@@ -156,7 +170,9 @@ async function datingCommand(refresh: boolean, json: boolean, out: (s: string) =
   else {
     out(`PyPI upload dates as of ${dates.fetched_at.slice(0, 10)}`);
     for (const r of results) {
-      const behind = r.libraries.filter((l) => l.minorsBehind > 0).map((l) => `${l.library} ${l.pinned} (${l.latest} out, ${l.minorsBehind} minor behind)`);
+      const behind = r.libraries
+        .filter((l) => l.minorsBehind > 0)
+        .map((l) => `${l.library} ${l.pinned} (${l.latest} out, ${l.minorsBehind} minor behind)`);
       out(`${r.id} (cut-off ${r.cutoff}): ${r.ok ? 'ok' : 'MISDATED'}${behind.length ? `; behind: ${behind.join(', ')}` : ''}`);
       for (const l of r.libraries) for (const p of l.problems) out(`  ${p}`);
     }

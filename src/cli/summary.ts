@@ -9,7 +9,18 @@ Reads only what was appended since the last summary (an index in the ForgeEnv ca
 
 /** `args` are the words after `summary`. Exit codes: 0 ok, 1 folder missing/unreadable, 2 usage. */
 export async function runSummaryCommand(args: string[], out: (s: string) => void): Promise<number> {
-  const parsed = parseCommandLine('summary', SUMMARY_USAGE, args, { json: { type: 'boolean', default: false }, 'no-index': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } as const, out, { oneFolder: true });
+  const parsed = parseCommandLine(
+    'summary',
+    SUMMARY_USAGE,
+    args,
+    {
+      json: { type: 'boolean', default: false },
+      'no-index': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    } as const,
+    out,
+    { oneFolder: true },
+  );
   if (!parsed.ok) return parsed.exit;
   const dir = parsed.positionals[0];
   const st = await stat(dir).catch(() => undefined);

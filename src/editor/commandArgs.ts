@@ -5,7 +5,10 @@ import { DifficultySchema, ExecutionModeSchema } from '../env/schemas';
 import { SkipReasonSchema } from '../store/records';
 
 export const PrimitiveChoiceSchema = z.union([
-  z.string().min(1).transform((primitive_type) => ({ primitive_type })),
+  z
+    .string()
+    .min(1)
+    .transform((primitive_type) => ({ primitive_type })),
   z.object({ primitive_type: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() }).strict(),
 ]);
 export type PrimitiveChoice = z.output<typeof PrimitiveChoiceSchema>;
@@ -43,7 +46,8 @@ export const ConfigureArgsSchema = z
   .strict();
 export type ConfigureArgs = z.infer<typeof ConfigureArgsSchema>;
 
-export type RefusalReason = 'untrusted' | 'no_episode' | 'no_model' | 'episode_open' | 'cancelled' | 'busy' | 'invalid_args' | 'unchanged' | 'error';
+export type RefusalReason =
+  'untrusted' | 'no_episode' | 'no_model' | 'episode_open' | 'cancelled' | 'busy' | 'invalid_args' | 'unchanged' | 'error';
 export type Refusal = { ok: false; reason: RefusalReason; message: string };
 export type CommandResult<T extends object = object> = ({ ok: true } & T) | Refusal;
 

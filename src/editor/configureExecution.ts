@@ -8,7 +8,10 @@ import { pickWithDefault, type QuestionListener } from './lab/quickPickDefault';
 import { ConfigureArgsSchema, refusal, type CommandResult } from './commandArgs';
 import { readSettings } from './settings';
 
-export async function configureExecution(rawArgs?: unknown, onQuestion?: QuestionListener): Promise<CommandResult<{ mode: string; pythonPath: string }>> {
+export async function configureExecution(
+  rawArgs?: unknown,
+  onQuestion?: QuestionListener,
+): Promise<CommandResult<{ mode: string; pythonPath: string }>> {
   const config = vscode.workspace.getConfiguration('forgeenv');
   const target = vscode.ConfigurationTarget.Global;
   const result = () => {
@@ -17,29 +20,54 @@ export async function configureExecution(rawArgs?: unknown, onQuestion?: Questio
   };
   if (rawArgs !== undefined) {
     const parsed = ConfigureArgsSchema.safeParse(rawArgs);
-    if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Choose Interpreter and Execution Mode: ${parsed.error.message}`);
+    if (!parsed.success)
+      return refusal('invalid_args', `Invalid arguments for ForgeEnv: Choose Interpreter and Execution Mode: ${parsed.error.message}`);
     if (parsed.data.mode !== undefined) await config.update('executionMode', parsed.data.mode, target);
     if (parsed.data.pythonPath !== undefined) await config.update('pythonPath', parsed.data.pythonPath || undefined, target);
     return result();
   }
   const current = readSettings().settings;
   const modes = [
-    { label: 'simulated', description: current.executionMode === 'simulated' ? 'current' : '', detail: "ForgeEnv's stand-in libraries for the episode's version snapshot: needs only Python 3, deterministic scoring" },
-    { label: 'real', description: current.executionMode === 'real' ? 'current' : '', detail: "The real pinned releases (transformers, datasets, trl, torch…), in the snapshot's managed environment or your interpreter" },
+    {
+      label: 'simulated',
+      description: current.executionMode === 'simulated' ? 'current' : '',
+      detail: "ForgeEnv's stand-in libraries for the episode's version snapshot: needs only Python 3, deterministic scoring",
+    },
+    {
+      label: 'real',
+      description: current.executionMode === 'real' ? 'current' : '',
+      detail: "The real pinned releases (transformers, datasets, trl, torch…), in the snapshot's managed environment or your interpreter",
+    },
   ];
   // The current mode is highlighted: Enter keeps it.
-  const mode = await pickWithDefault(modes, modes.find((m) => m.label === current.executionMode), { title: 'ForgeEnv (1/2): execution mode', onQuestion });
+  const mode = await pickWithDefault(
+    modes,
+    modes.find((m) => m.label === current.executionMode),
+    { title: 'ForgeEnv (1/2): execution mode', onQuestion },
+  );
   if (!mode) return refusal('cancelled', 'Cancelled.');
   await config.update('executionMode', mode.label, target);
   if (mode.label === 'real') return chooseRealInterpreter(current.pythonPath, result, onQuestion);
   const hasPythonExt = !!vscode.extensions.getExtension('ms-python.python');
   type Item = vscode.QuickPickItem & { id: 'ext' | 'path' | 'default' };
   const items: Item[] = [
-    ...(hasPythonExt ? [{ id: 'ext' as const, label: "$(python) Use the Python extension's interpreter", detail: 'Follows the interpreter you select with Python: Select Interpreter' }] : []),
+    ...(hasPythonExt
+      ? [
+          {
+            id: 'ext' as const,
+            label: "$(python) Use the Python extension's interpreter",
+            detail: 'Follows the interpreter you select with Python: Select Interpreter',
+          },
+        ]
+      : []),
     { id: 'path', label: '$(file) Enter an interpreter path…' },
     { id: 'default', label: '$(terminal) python3 on PATH', detail: hasPythonExt ? undefined : 'The Python extension is not installed' },
   ];
-  const which = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'ForgeEnv (2/2): Python interpreter', placeHolder: current.pythonPath ? `current: ${current.pythonPath}` : 'current: automatic' });
+  const which = await vscode.window.showQuickPick(items, {
+    ignoreFocusOut: true,
+    title: 'ForgeEnv (2/2): Python interpreter',
+    placeHolder: current.pythonPath ? `current: ${current.pythonPath}` : 'current: automatic',
+  });
   if (!which) return refusal('cancelled', 'Cancelled.');
   if (which.id === 'ext') {
     await config.update('pythonPath', undefined, target);
@@ -61,7 +89,16 @@ export async function configureExecution(rawArgs?: unknown, onQuestion?: Questio
 }
 
 async function askPath(current: string): Promise<string | undefined> {
-  return (await vscode.window.showInputBox({ title: 'ForgeEnv: Python interpreter', prompt: 'Absolute path of the python executable', value: current, ignoreFocusOut: true }))?.trim() || undefined;
+  return (
+    (
+      await vscode.window.showInputBox({
+        title: 'ForgeEnv: Python interpreter',
+        prompt: 'Absolute path of the python executable',
+        value: current,
+        ignoreFocusOut: true,
+      })
+    )?.trim() || undefined
+  );
 }
 
 /** What `interpreter` lacks for real mode, in words; undefined when it has every required library. */
@@ -77,7 +114,11 @@ export async function realModeShortfall(interpreter: string): Promise<string | u
  * never looks right. The Python extension's interpreter is not offered: real mode without
  * forgeenv.pythonPath always runs the managed environment.
  */
-async function chooseRealInterpreter<R>(currentPath: string, result: () => R, onQuestion?: QuestionListener): Promise<R | ReturnType<typeof refusal>> {
+async function chooseRealInterpreter<R>(
+  currentPath: string,
+  result: () => R,
+  onQuestion?: QuestionListener,
+): Promise<R | ReturnType<typeof refusal>> {
   const config = vscode.workspace.getConfiguration('forgeenv');
   const target = vscode.ConfigurationTarget.Global;
   const onPath = await realModeShortfall('python3');
@@ -90,10 +131,23 @@ async function chooseRealInterpreter<R>(currentPath: string, result: () => R, on
   };
   const items: Item[] = [
     managed,
-    { id: 'path', label: '$(file) Enter an interpreter path…', detail: 'It must have the real libraries installed (torch, transformers, datasets, …)' },
-    { id: 'default', label: `${onPath ? '$(warning)' : '$(terminal)'} python3 on PATH`, description: currentPath === 'python3' ? 'current' : undefined, detail: onPath ? `Not usable for real mode: ${onPath}` : 'Has the real libraries' },
+    {
+      id: 'path',
+      label: '$(file) Enter an interpreter path…',
+      detail: 'It must have the real libraries installed (torch, transformers, datasets, …)',
+    },
+    {
+      id: 'default',
+      label: `${onPath ? '$(warning)' : '$(terminal)'} python3 on PATH`,
+      description: currentPath === 'python3' ? 'current' : undefined,
+      detail: onPath ? `Not usable for real mode: ${onPath}` : 'Has the real libraries',
+    },
   ];
-  const which = await pickWithDefault(items, managed, { title: 'ForgeEnv (2/2): Python for real mode', placeholder: currentPath ? `current: ${currentPath}` : 'current: the managed environment', onQuestion });
+  const which = await pickWithDefault(items, managed, {
+    title: 'ForgeEnv (2/2): Python for real mode',
+    placeholder: currentPath ? `current: ${currentPath}` : 'current: the managed environment',
+    onQuestion,
+  });
   if (!which) return refusal('cancelled', 'Cancelled.');
   if (which.id === 'managed') {
     await config.update('pythonPath', undefined, target);
@@ -106,7 +160,10 @@ async function chooseRealInterpreter<R>(currentPath: string, result: () => R, on
     const useManaged = 'Use the Managed Environment';
     const choice = await vscode.window.showWarningMessage(
       `${path} ${shortfall}: real mode cannot run training scripts with it.`,
-      { modal: true, detail: `Install them there, or let ForgeEnv use the managed environment of the task's snapshot (it needs no interpreter setting).` },
+      {
+        modal: true,
+        detail: `Install them there, or let ForgeEnv use the managed environment of the task's snapshot (it needs no interpreter setting).`,
+      },
       useManaged,
       'Use It Anyway',
     );

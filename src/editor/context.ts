@@ -11,7 +11,14 @@ import { CommandRegistry } from './commandRegistry';
 import { scriptRunOptionsFrom } from './environmentFactory';
 import { DisposableStore } from './lifecycle';
 import { tagsFromSetting } from './review/core/labelForm';
-import { datasetFolder, episodesFolder, readSettings, resolveAgainstWorkspace, resolveInterpreter, type ResolvedInterpreter } from './settings';
+import {
+  datasetFolder,
+  episodesFolder,
+  readSettings,
+  resolveAgainstWorkspace,
+  resolveInterpreter,
+  type ResolvedInterpreter,
+} from './settings';
 import { annotatorId, type ForgeSettings } from './settingsSchema';
 import { UNTRUSTED_MESSAGE } from './trust';
 

@@ -71,7 +71,12 @@ export function interpreterForMode(mode: ExecutionMode, resolved: { interpreter:
 }
 
 /** What a single script run outside an episode takes (the lab, Make Task): the same limits and sandbox. */
-export function scriptRunOptionsFrom(settings: ForgeSettings): { timeoutMs: number; outputCapBytes: number; sandbox: SandboxOptions; warm: boolean } {
+export function scriptRunOptionsFrom(settings: ForgeSettings): {
+  timeoutMs: number;
+  outputCapBytes: number;
+  sandbox: SandboxOptions;
+  warm: boolean;
+} {
   return {
     timeoutMs: settings.runTimeoutSeconds * 1000,
     outputCapBytes: settings.outputCapKiB * 1024,

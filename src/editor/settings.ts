@@ -36,7 +36,9 @@ export async function resolveInterpreter(settings: ForgeSettings, resource?: vsc
       const api = ext.isActive ? ext.exports : await withTimeout(ext.activate(), 10_000);
       const envPath = api?.environments?.getActiveEnvironmentPath?.(resource);
       if (envPath) {
-        const resolved = await withTimeout(api?.environments?.resolveEnvironment?.(envPath) ?? Promise.resolve(undefined), 10_000).catch(() => undefined);
+        const resolved = await withTimeout(api?.environments?.resolveEnvironment?.(envPath) ?? Promise.resolve(undefined), 10_000).catch(
+          () => undefined,
+        );
         const exe = resolved?.executable?.uri?.fsPath ?? envPath.path;
         if (exe) return { interpreter: exe, source: 'python-extension' };
       }
@@ -62,7 +64,6 @@ function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T> {
     );
   });
 }
-
 
 /** forgeenv.datasetFolder, else `<first workspace folder>/.forgeenv/dataset`, else global storage. */
 export function datasetFolder(settings: ForgeSettings, context: vscode.ExtensionContext): string {

@@ -52,7 +52,9 @@ function readOwner(lock: string): Owner | undefined {
   if (/^\d+$/.test(text)) return { pid: Number(text) };
   try {
     const o = JSON.parse(text) as Partial<Owner>;
-    return typeof o.pid === 'number' ? { pid: o.pid, host: typeof o.host === 'string' ? o.host : undefined, token: typeof o.token === 'string' ? o.token : undefined } : undefined;
+    return typeof o.pid === 'number'
+      ? { pid: o.pid, host: typeof o.host === 'string' ? o.host : undefined, token: typeof o.token === 'string' ? o.token : undefined }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -136,7 +138,9 @@ export async function acquireDirLock(lock: string, opts: DirLockOptions): Promis
     told = true;
     if (opts.signal?.aborted) throw opts.abortError();
     if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) {
-      const holder = owner ? `process ${owner.pid}${owner.host && owner.host !== hostname() ? ` on ${owner.host}` : ''}` : 'another process';
+      const holder = owner
+        ? `process ${owner.pid}${owner.host && owner.host !== hostname() ? ` on ${owner.host}` : ''}`
+        : 'another process';
       throw (opts.timeoutError ?? ((h: string) => new Error(`${lock} is held by ${h}`)))(holder);
     }
     const poll = opts.pollMs ?? 1000;

@@ -49,31 +49,63 @@ export const RunFilePathSchema = z
   .max(RUN_FILE_LIMITS.pathLength, `a path longer than ${RUN_FILE_LIMITS.pathLength} characters`)
   .refine((p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p), 'an absolute path (must be relative to the run folder)')
   .refine((p) => !p.includes('\\') && !p.includes('\0'), 'a backslash or NUL in the path (use / between folders)')
-  .refine((p) => p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..'), "a '..', '.' or empty segment (the file must stay inside the run folder)");
+  .refine(
+    (p) => p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..'),
+    "a '..', '.' or empty segment (the file must stay inside the run folder)",
+  );
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /** Relative path -> text content, written into the run folder (e.g. a YAML config the script reads). */
 export const RunFilesSchema = z
-  .record(z.string(), z.string().refine((t) => utf8Bytes(t) <= RUN_FILE_LIMITS.fileBytes, `larger than ${RUN_FILE_LIMITS.fileBytes} bytes`))
+  .record(
+    z.string(),
+    z.string().refine((t) => utf8Bytes(t) <= RUN_FILE_LIMITS.fileBytes, `larger than ${RUN_FILE_LIMITS.fileBytes} bytes`),
+  )
   .superRefine((files, ctx) => {
     const names = Object.keys(files);
     // Keys are checked here rather than by the record's key schema, whose error names no reason.
     for (const k of names) {
       const key = RunFilePathSchema.safeParse(k);
-      if (!key.success) ctx.addIssue({ code: 'custom', path: [k], message: `invalid path: ${key.error.issues[0]?.message ?? 'not allowed'}` });
+      if (!key.success)
+        ctx.addIssue({ code: 'custom', path: [k], message: `invalid path: ${key.error.issues[0]?.message ?? 'not allowed'}` });
     }
     if (names.length > RUN_FILE_LIMITS.count) ctx.addIssue({ code: 'custom', message: `more than ${RUN_FILE_LIMITS.count} files` });
     const total = names.reduce((n, k) => n + utf8Bytes(files[k]), 0);
-    if (total > RUN_FILE_LIMITS.totalBytes) ctx.addIssue({ code: 'custom', message: `${total} bytes in all (at most ${RUN_FILE_LIMITS.totalBytes})` });
-    const dirs = new Set(names.flatMap((k) => k.split('/').slice(0, -1).map((_, i, segs) => segs.slice(0, i + 1).join('/'))));
-    for (const k of names) if (dirs.has(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'is both a file and a folder of another file' });
+    if (total > RUN_FILE_LIMITS.totalBytes)
+      ctx.addIssue({ code: 'custom', message: `${total} bytes in all (at most ${RUN_FILE_LIMITS.totalBytes})` });
+    const dirs = new Set(
+      names.flatMap((k) =>
+        k
+          .split('/')
+          .slice(0, -1)
+          .map((_, i, segs) => segs.slice(0, i + 1).join('/')),
+      ),
+    );
+    for (const k of names)
+      if (dirs.has(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'is both a file and a folder of another file' });
   });
 export type RunFiles = z.infer<typeof RunFilesSchema>;
 
 /** Command-line arguments after the script name. */
 /** System folders a mount may not shadow (the sandbox shows them read-only). */
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/proc', '/dev', '/sys', '/run', '/boot', '/root', '/home'];
+const SYSTEM_DIRS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc',
+  '/proc',
+  '/dev',
+  '/sys',
+  '/run',
+  '/boot',
+  '/root',
+  '/home',
+];
 
 /**
  * Absolute folders a script writes to outside its run folder (SageMaker's `/opt/ml/model`): inside the
@@ -265,9 +297,7 @@ export type RolloutResult = z.infer<typeof RolloutResultSchema>;
 
 /** Turns a zod error into one readable line per issue, e.g. `params.old_name: Required`. */
 export function formatZodError(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
 /** A free-form value (an `info` entry, an error's detail) as text: strings as they are, anything else as JSON. */

@@ -17,7 +17,8 @@ export const MAX_ANSWERS_FILE_BYTES = 64 << 20;
 export function readAnswersFile(file: string): AnswerRow[] {
   const st = statSync(file, { throwIfNoEntry: false });
   if (!st?.isFile()) throw new Error(`${file}: no such file`);
-  if (st.size > MAX_ANSWERS_FILE_BYTES) throw new Error(`${file}: ${st.size} bytes, over the ${MAX_ANSWERS_FILE_BYTES}-byte limit for an answers file`);
+  if (st.size > MAX_ANSWERS_FILE_BYTES)
+    throw new Error(`${file}: ${st.size} bytes, over the ${MAX_ANSWERS_FILE_BYTES}-byte limit for an answers file`);
   const text = readFileSync(file, 'utf8');
   const trimmed = text.trimStart();
   const rows: Array<{ value: unknown; where: string }> = [];

@@ -61,7 +61,7 @@ export class AtomicFileWriter {
     const buf = Buffer.concat(this.pending.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
     this.pending = [];
     this.pendingLen = 0;
-    for (let off = 0; off < buf.length; ) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
+    for (let off = 0; off < buf.length;) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
   }
 
   async commit(): Promise<void> {

@@ -93,7 +93,11 @@ export function key28(s: string): number {
  * under the same key are compared character by character (a different string under the same key,
  * a rare collision, probes on and starts a group of its own). No maps, no sort, no substrings.
  */
-export function duplicateGroups(keyOf: ArrayLike<number>, strings: StrColumn, positions: ArrayLike<number>): { groups: number; extra: number } {
+export function duplicateGroups(
+  keyOf: ArrayLike<number>,
+  strings: StrColumn,
+  positions: ArrayLike<number>,
+): { groups: number; extra: number } {
   const n = positions.length;
   let cap = 16;
   while (cap < n * 2) cap *= 2;

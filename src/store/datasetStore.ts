@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { rawCompletion } from './completion';
 import { recordHash } from './hashing';
-import { appendJsonl, appendLines, DEFAULT_MAX_LINE_BYTES, parseJsonlLine, readJsonlFile, readLines, RecordValidationError, type JsonlEntry, type StoreProblem } from './jsonlFile';
+import {
+  appendJsonl,
+  appendLines,
+  DEFAULT_MAX_LINE_BYTES,
+  parseJsonlLine,
+  readJsonlFile,
+  readLines,
+  RecordValidationError,
+  type JsonlEntry,
+  type StoreProblem,
+} from './jsonlFile';
 import {
   DATASET_FILES,
   DemonstrationRecordSchema,
@@ -56,7 +66,9 @@ export type LabelInput = WithDefaults<z.input<typeof LabelRecordSchema>, 'kind' 
 /** Why a demonstration that matches the schema is still unusable, or undefined. */
 export function demonstrationInconsistency(rec: DemonstrationRecord): string | undefined {
   const expected = recordHash(rec.info.task_hash, rec.repair_completion);
-  return expected === rec.info.record_hash ? undefined : `record_hash does not match task_hash + repair_completion (expected ${expected}); the diff was changed after scoring`;
+  return expected === rec.info.record_hash
+    ? undefined
+    : `record_hash does not match task_hash + repair_completion (expected ${expected}); the diff was changed after scoring`;
 }
 
 /**
@@ -64,8 +76,17 @@ export function demonstrationInconsistency(rec: DemonstrationRecord): string | u
  * for blank, torn and foreign lines); an old fenced completion is checked against its hash as
  * stored, then handed out raw. Exports read from a byte offset with it (export/exportIndex.ts).
  */
-export function demonstrationEntry(raw: string, line: number, terminated: boolean, file: string): JsonlEntry<DemonstrationRecord> | undefined {
-  const e = parseJsonlLine(raw, line, terminated, DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration, displayPath: file });
+export function demonstrationEntry(
+  raw: string,
+  line: number,
+  terminated: boolean,
+  file: string,
+): JsonlEntry<DemonstrationRecord> | undefined {
+  const e = parseJsonlLine(raw, line, terminated, DemonstrationRecordSchema, {
+    what: 'demonstration',
+    foreign: foreignDemonstration,
+    displayPath: file,
+  });
   if (!e?.ok) return e;
   const why = demonstrationInconsistency(e.value);
   if (why) return { ok: false, problem: { file, line, kind: 'inconsistent', error: why } };
@@ -79,7 +100,10 @@ export async function* readDemonstrationEntries(dir: string): AsyncGenerator<Jso
   try {
     for await (const raw of readLines(file)) {
       if ('tooLong' in raw) {
-        yield { ok: false, problem: { file, line: raw.line, kind: 'too_long', error: `line longer than ${DEFAULT_MAX_LINE_BYTES} bytes, skipped` } };
+        yield {
+          ok: false,
+          problem: { file, line: raw.line, kind: 'too_long', error: `line longer than ${DEFAULT_MAX_LINE_BYTES} bytes, skipped` },
+        };
         continue;
       }
       const e = demonstrationEntry(raw.text, raw.line, raw.terminated, file);
@@ -100,7 +124,8 @@ export class DatasetStore {
   /** Validates (schema + record hash) and appends; resolves to the record as stored. */
   async appendDemonstration(rec: DemonstrationRecord | unknown): Promise<DemonstrationRecord> {
     const parsed = DemonstrationRecordSchema.safeParse(rec);
-    if (!parsed.success) throw new RecordValidationError(`Refusing to write an invalid demonstration: ${formatZodError(parsed.error)}`, rec);
+    if (!parsed.success)
+      throw new RecordValidationError(`Refusing to write an invalid demonstration: ${formatZodError(parsed.error)}`, rec);
     const why = demonstrationInconsistency(parsed.data);
     if (why) throw new RecordValidationError(`Refusing to write an invalid demonstration: ${why}`, rec);
     return this.appendChecked('demonstration', parsed.data);
@@ -110,7 +135,10 @@ export class DatasetStore {
    * Appends a record that its caller has just validated against its schema (episodeWriter's
    * checkEpisodeRecord, or appendDemonstration above): written as is, so no record is checked twice.
    */
-  async appendChecked<K extends 'demonstration' | 'skip'>(kind: K, rec: K extends 'demonstration' ? DemonstrationRecord : SkipRecord): Promise<typeof rec> {
+  async appendChecked<K extends 'demonstration' | 'skip'>(
+    kind: K,
+    rec: K extends 'demonstration' ? DemonstrationRecord : SkipRecord,
+  ): Promise<typeof rec> {
     const file = this.path(kind === 'demonstration' ? DATASET_FILES.demonstrations : DATASET_FILES.skips);
     await appendLines(file, [JSON.stringify(rec)], [rec], { datasetDir: this.dir });
     return rec;
@@ -157,9 +185,18 @@ export class DatasetStore {
       if (e.ok) all.push(e.value);
       else problems.push(e.problem);
     }
-    const skips = await readJsonlFile(this.path(DATASET_FILES.skips), SkipRecordSchema, { what: 'skip', foreign: foreignSideRecord('skip', SKIP_SCHEMA) });
-    const reviews = await readJsonlFile(this.path(DATASET_FILES.reviews), ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA) });
-    const labels = await readJsonlFile(this.path(DATASET_FILES.labels), LabelRecordSchema, { what: 'label', foreign: foreignSideRecord('label', LABEL_SCHEMA) });
+    const skips = await readJsonlFile(this.path(DATASET_FILES.skips), SkipRecordSchema, {
+      what: 'skip',
+      foreign: foreignSideRecord('skip', SKIP_SCHEMA),
+    });
+    const reviews = await readJsonlFile(this.path(DATASET_FILES.reviews), ReviewRecordSchema, {
+      what: 'review',
+      foreign: foreignSideRecord('review', REVIEW_SCHEMA),
+    });
+    const labels = await readJsonlFile(this.path(DATASET_FILES.labels), LabelRecordSchema, {
+      what: 'label',
+      foreign: foreignSideRecord('label', LABEL_SCHEMA),
+    });
     problems.push(...skips.problems, ...reviews.problems, ...labels.problems);
 
     const superseded = supersededIds(all);

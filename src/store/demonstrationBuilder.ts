@@ -77,10 +77,14 @@ export function createDemonstrationRecord(args: CreateDemonstrationArgs): Demons
   const completion = rawCompletion(args.rollout.repair_completion);
   if (args.previous) {
     if (args.previous.info.task_hash !== th) {
-      throw new Error(`A revision must be of the same task: task hash ${th} differs from the revised record's ${args.previous.info.task_hash}`);
+      throw new Error(
+        `A revision must be of the same task: task hash ${th} differs from the revised record's ${args.previous.info.task_hash}`,
+      );
     }
     if (rawCompletion(args.previous.repair_completion) === completion) {
-      throw new IdenticalRevisionError(`This revision's diff is identical to revision ${args.previous.info.revision} (${args.previous.info.record_id}); change the repair before submitting, or discard the revision.`);
+      throw new IdenticalRevisionError(
+        `This revision's diff is identical to revision ${args.previous.info.revision} (${args.previous.info.record_id}); change the repair before submitting, or discard the revision.`,
+      );
     }
   }
   const revision = args.previous ? args.previous.info.revision + 1 : 1;

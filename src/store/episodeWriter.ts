@@ -6,7 +6,15 @@
 import { formatZodError } from '../env/schemas';
 import { DatasetStore, demonstrationInconsistency } from './datasetStore';
 import { appendJsonl, appendLines, RecordValidationError } from './jsonlFile';
-import { DemonstrationRecordSchema, SKIP_SCHEMA, SkipRecordSchema, TimelineEventSchema, type DemonstrationRecord, type SkipRecord, type TimelineEvent } from './records';
+import {
+  DemonstrationRecordSchema,
+  SKIP_SCHEMA,
+  SkipRecordSchema,
+  TimelineEventSchema,
+  type DemonstrationRecord,
+  type SkipRecord,
+  type TimelineEvent,
+} from './records';
 
 export type EpisodeRecordKind = 'demonstration' | 'skip';
 
@@ -16,12 +24,14 @@ export type CheckedRecord = { kind: 'demonstration'; record: DemonstrationRecord
 export function checkEpisodeRecord(kind: EpisodeRecordKind, record: unknown): CheckedRecord {
   if (kind === 'demonstration') {
     const parsed = DemonstrationRecordSchema.safeParse(record);
-    if (!parsed.success) throw new RecordValidationError(`Refusing to write an invalid demonstration: ${formatZodError(parsed.error)}`, record);
+    if (!parsed.success)
+      throw new RecordValidationError(`Refusing to write an invalid demonstration: ${formatZodError(parsed.error)}`, record);
     const why = demonstrationInconsistency(parsed.data);
     if (why) throw new RecordValidationError(`Refusing to write an invalid demonstration: ${why}`, record);
     return { kind, record: parsed.data };
   }
-  const withDefaults = record && typeof record === 'object' ? { kind: 'skip', schema: SKIP_SCHEMA, at: new Date().toISOString(), ...record } : record;
+  const withDefaults =
+    record && typeof record === 'object' ? { kind: 'skip', schema: SKIP_SCHEMA, at: new Date().toISOString(), ...record } : record;
   const parsed = SkipRecordSchema.safeParse(withDefaults);
   if (!parsed.success) throw new RecordValidationError(`Refusing to write an invalid skip: ${formatZodError(parsed.error)}`, record);
   return { kind, record: parsed.data };
@@ -52,7 +62,8 @@ export async function storeEpisode(dir: string, w: EpisodeWrite, onTimelineWritt
     await store.appendTimelineEvents(timelineKeyOf(checked), w.timeline);
     await onTimelineWritten?.();
   }
-  if (checked.kind === 'demonstration') return { kind: 'demonstration', record: await store.appendChecked('demonstration', checked.record) };
+  if (checked.kind === 'demonstration')
+    return { kind: 'demonstration', record: await store.appendChecked('demonstration', checked.record) };
   return { kind: 'skip', record: await store.appendChecked('skip', checked.record) };
 }
 

@@ -77,7 +77,12 @@ export async function updateFile<S, T>(
   } catch (err) {
     const state = st.cursor ? reset() : st;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state, tail: [], tailProblems: [], parsed: 0 };
-    return { state, tail: [], tailProblems: [{ file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` }], parsed: 0 };
+    return {
+      state,
+      tail: [],
+      tailProblems: [{ file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` }],
+      parsed: 0,
+    };
   }
   try {
     const s = await fh.stat();
@@ -125,7 +130,12 @@ export async function updateFile<S, T>(
     st.cursor = offset === 0 ? null : { dev: s.dev, ino: s.ino, offset, lines, ...(await fingerprint(fh, offset)) };
     return { state: st, tail, tailProblems, parsed };
   } catch (err) {
-    return { state: reset(), tail: [], tailProblems: [{ file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` }], parsed: 0 };
+    return {
+      state: reset(),
+      tail: [],
+      tailProblems: [{ file, line: 0, kind: 'unreadable', error: `cannot read: ${(err as Error).message}` }],
+      parsed: 0,
+    };
   } finally {
     await fh.close();
   }
@@ -162,7 +172,13 @@ export interface ResolvedColumns {
 }
 
 /** For each wanted (key, string), the first position in [from, to) holding it (-1: none): one pass over integer keys. */
-export function scanFirst(keys: ArrayLike<number>, strings: StrColumn, from: number, to: number, wanted: ReadonlyArray<readonly [number, string]>): Int32Array {
+export function scanFirst(
+  keys: ArrayLike<number>,
+  strings: StrColumn,
+  from: number,
+  to: number,
+  wanted: ReadonlyArray<readonly [number, string]>,
+): Int32Array {
   const out = new Int32Array(wanted.length).fill(-1);
   if (wanted.length === 0 || from >= to) return out;
   const byKey = new Map<number, number[]>();
@@ -186,7 +202,13 @@ export function scanFirst(keys: ArrayLike<number>, strings: StrColumn, from: num
  * new lines, and of old ones whose review is new, or of all lines for 'all'). `dangling` (superseded
  * ids no line has yet) is updated in place.
  */
-export function resolveRows(d: ResolvedColumns, latest: LatestReviews, dangling: Set<string>, from: number, changedReviews: ReadonlySet<string> | 'all'): void {
+export function resolveRows(
+  d: ResolvedColumns,
+  latest: LatestReviews,
+  dangling: Set<string>,
+  from: number,
+  changedReviews: ReadonlySet<string> | 'all',
+): void {
   const n = d.ids.length;
   const fresh: Array<[number, string]> = [];
   for (let i = from; i < n; i++) fresh.push([d.idKey.get(i), d.ids.get(i)]);

@@ -121,7 +121,7 @@ export function appendLines(file: string, lines: readonly string[], records: rea
       }
       const buf = Buffer.from(prefix + lines.join('\n') + '\n', 'utf8');
       // O_APPEND: every write lands at the end; loop only in case the OS writes a part.
-      for (let off = 0; off < buf.length; ) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
+      for (let off = 0; off < buf.length;) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
       await fh.sync();
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
@@ -258,10 +258,17 @@ function clip(s: string, max = 400): string {
  * for an unterminated last line that does not parse, `schema` for valid JSON of the wrong shape);
  * blank lines are ignored. A valid unterminated last line is accepted: its data is complete.
  */
-export async function* readJsonl<S extends z.ZodType>(file: string, schema: S, opts: ReadOptions = {}): AsyncGenerator<JsonlEntry<z.infer<S>>> {
+export async function* readJsonl<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  opts: ReadOptions = {},
+): AsyncGenerator<JsonlEntry<z.infer<S>>> {
   const shown = opts.displayPath ?? file;
   const lineOpts = { ...opts, displayPath: shown };
-  const problem = (line: number, kind: StoreProblemKind, error: string): JsonlEntry<z.infer<S>> => ({ ok: false, problem: { file: shown, line, kind, error } });
+  const problem = (line: number, kind: StoreProblemKind, error: string): JsonlEntry<z.infer<S>> => ({
+    ok: false,
+    problem: { file: shown, line, kind, error },
+  });
   try {
     for await (const raw of readLines(file, opts)) {
       if ('tooLong' in raw) {
@@ -281,8 +288,17 @@ export async function* readJsonl<S extends z.ZodType>(file: string, schema: S, o
  * skipped → undefined, an unterminated line that does not parse is `truncated`). Shared with the
  * summary index, which reads from a byte offset.
  */
-export function parseJsonlLine<S extends z.ZodType>(raw: string, line: number, terminated: boolean, schema: S, opts: ReadOptions = {}): JsonlEntry<z.infer<S>> | undefined {
-  const problem = (kind: StoreProblemKind, error: string, file: string): JsonlEntry<z.infer<S>> => ({ ok: false, problem: { file, line, kind, error } });
+export function parseJsonlLine<S extends z.ZodType>(
+  raw: string,
+  line: number,
+  terminated: boolean,
+  schema: S,
+  opts: ReadOptions = {},
+): JsonlEntry<z.infer<S>> | undefined {
+  const problem = (kind: StoreProblemKind, error: string, file: string): JsonlEntry<z.infer<S>> => ({
+    ok: false,
+    problem: { file, line, kind, error },
+  });
   let text = raw;
   if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.endsWith('\r')) text = text.slice(0, -1);
@@ -292,14 +308,20 @@ export function parseJsonlLine<S extends z.ZodType>(raw: string, line: number, t
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return terminated ? problem('invalid_json', `not valid JSON (${(err as Error).message})`, file) : problem('truncated', 'truncated last line (no newline; an interrupted write), skipped', file);
+    return terminated
+      ? problem('invalid_json', `not valid JSON (${(err as Error).message})`, file)
+      : problem('truncated', 'truncated last line (no newline; an interrupted write), skipped', file);
   }
   if (opts.accept?.(json)) return { ok: true, line, value: json as z.infer<S> };
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, line, value: parsed.data };
   const foreign = opts.foreign?.(json);
   const what = opts.what ?? 'record';
-  return problem('schema', foreign ? `foreign line: ${foreign}, not a ${what}` : `not a valid ${what}: ${clip(formatZodError(parsed.error))}`, file);
+  return problem(
+    'schema',
+    foreign ? `foreign line: ${foreign}, not a ${what}` : `not a valid ${what}: ${clip(formatZodError(parsed.error))}`,
+    file,
+  );
 }
 
 /** Whole-file convenience over readJsonl, for small files (reviews, labels, timelines). */

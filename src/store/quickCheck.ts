@@ -6,7 +6,16 @@
 // zod leaf schemas themselves for the formats (uuid, timestamps), so the formats cannot drift.
 // test/unit/quickCheck.test.ts holds each check to its schema on valid and mutated records.
 import { LibraryVersionsSchema } from '../env/schemas';
-import { DEMONSTRATION_SCHEMA, EpisodeIdSchema, IsoTimestamp, RecordIdSchema, RelativePath, REVIEW_SCHEMA, SKIP_REASONS, SKIP_SCHEMA } from './records';
+import {
+  DEMONSTRATION_SCHEMA,
+  EpisodeIdSchema,
+  IsoTimestamp,
+  RecordIdSchema,
+  RelativePath,
+  REVIEW_SCHEMA,
+  SKIP_REASONS,
+  SKIP_SCHEMA,
+} from './records';
 
 type Obj = Record<string, unknown>;
 
@@ -86,7 +95,15 @@ function primitiveSpec(v: unknown): boolean {
 export function quickDemonstration(json: unknown): boolean {
   if (!isObj(json)) return false;
   const r = json;
-  if (!isStr(r.task_id) || !isStr(r.primitive_type) || !isStr(r.drift_prompt) || !isStr(r.drift_completion) || !isStr(r.repair_prompt) || !isStr(r.repair_completion)) return false;
+  if (
+    !isStr(r.task_id) ||
+    !isStr(r.primitive_type) ||
+    !isStr(r.drift_prompt) ||
+    !isStr(r.drift_completion) ||
+    !isStr(r.repair_prompt) ||
+    !isStr(r.repair_completion)
+  )
+    return false;
   if (!isNum(r.visible_reward) || typeof r.success !== 'boolean' || !optStr(r.error_trace)) return false;
   if (!numberRecord(r.visible_breakdown) || !numberRecord(r.held_out_breakdown)) return false;
   const i = r.info;

@@ -71,7 +71,11 @@ export const DemonstrationInfoSchema = z
   .superRefine((info, ctx) => {
     // A revision chain must be walkable: only first revisions stand alone.
     if ((info.revision === 1) !== (info.supersedes === null)) {
-      ctx.addIssue({ code: 'custom', path: ['supersedes'], message: 'revision 1 has supersedes=null; later revisions name the record they replace' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['supersedes'],
+        message: 'revision 1 has supersedes=null; later revisions name the record they replace',
+      });
     }
     if (info.supersedes === info.record_id) {
       ctx.addIssue({ code: 'custom', path: ['supersedes'], message: 'a record cannot supersede itself' });
@@ -80,9 +84,14 @@ export const DemonstrationInfoSchema = z
 export type DemonstrationInfo = z.infer<typeof DemonstrationInfoSchema>;
 
 export const DemonstrationRecordSchema = RolloutResultSchema.extend({ info: DemonstrationInfoSchema }).superRefine((rec, ctx) => {
-  if (rec.task_id !== rec.info.task_id) ctx.addIssue({ code: 'custom', path: ['info', 'task_id'], message: `differs from task_id "${rec.task_id}"` });
+  if (rec.task_id !== rec.info.task_id)
+    ctx.addIssue({ code: 'custom', path: ['info', 'task_id'], message: `differs from task_id "${rec.task_id}"` });
   if (rec.primitive_type !== rec.info.primitive.primitive_type) {
-    ctx.addIssue({ code: 'custom', path: ['info', 'primitive', 'primitive_type'], message: `differs from primitive_type "${rec.primitive_type}"` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['info', 'primitive', 'primitive_type'],
+      message: `differs from primitive_type "${rec.primitive_type}"`,
+    });
   }
 });
 export type DemonstrationRecord = z.infer<typeof DemonstrationRecordSchema>;
@@ -174,8 +183,10 @@ export function foreignDemonstration(json: unknown): string | undefined {
   const kind = field(json, 'kind');
   if (typeof kind === 'string') return `a "${kind}" record`;
   const schema = field(json, 'info', 'schema');
-  if (typeof schema === 'string' && schema !== DEMONSTRATION_SCHEMA) return `schema "${schema}" (this version reads ${DEMONSTRATION_SCHEMA})`;
-  if (field(json, 'info') !== undefined && schema === undefined && typeof field(json, 'repair_completion') === 'string') return 'a plain RolloutResult without demonstration provenance (info.schema missing)';
+  if (typeof schema === 'string' && schema !== DEMONSTRATION_SCHEMA)
+    return `schema "${schema}" (this version reads ${DEMONSTRATION_SCHEMA})`;
+  if (field(json, 'info') !== undefined && schema === undefined && typeof field(json, 'repair_completion') === 'string')
+    return 'a plain RolloutResult without demonstration provenance (info.schema missing)';
   return undefined;
 }
 

@@ -59,11 +59,22 @@ async function rescoreOne(rec: DemonstrationRecord, opts: RescoreOptions): Promi
   };
   try {
     const env = opts.envFor(rec.info.mode);
-    const spec = { taskId: rec.task_id, seed: rec.info.seed, primitive: { primitive_type: rec.info.primitive.primitive_type, params: rec.info.primitive.params }, libraryVersions: rec.info.library_versions };
+    const spec = {
+      taskId: rec.task_id,
+      seed: rec.info.seed,
+      primitive: { primitive_type: rec.info.primitive.primitive_type, params: rec.info.primitive.params },
+      libraryVersions: rec.info.library_versions,
+    };
     const r = await replayRepair(env, spec, rec.repair_completion, { signal: opts.signal });
     const th = taskHash({ script: r.originalScript, primitive: spec.primitive, seed: spec.seed, library_versions: spec.libraryVersions });
     const now = { reward: r.evaluation.reward, success: r.evaluation.success };
-    if (th !== rec.info.task_hash) return { ...base, now, status: 'task_changed', detail: `task ${rec.task_id} changed since it was recorded (task hash ${th.slice(0, 12)}… ≠ ${rec.info.task_hash.slice(0, 12)}…)` };
+    if (th !== rec.info.task_hash)
+      return {
+        ...base,
+        now,
+        status: 'task_changed',
+        detail: `task ${rec.task_id} changed since it was recorded (task hash ${th.slice(0, 12)}… ≠ ${rec.info.task_hash.slice(0, 12)}…)`,
+      };
     const diffs: string[] = [];
     if (Math.abs(now.reward - base.stored.reward) > REWARD_TOLERANCE) diffs.push(`reward ${base.stored.reward} → ${now.reward}`);
     if (now.success !== base.stored.success) {
@@ -86,7 +97,16 @@ export async function rescoreDataset(dir: string, opts: RescoreOptions): Promise
     if (!e.ok) problems.push(e.problem);
     else if (!opts.recordIds || opts.recordIds.has(e.value.info.record_id)) records.push(e.value);
   }
-  const report: RescoreReport = { dir, total: records.length, done: 0, cancelled: false, counts: { same: 0, differs: 0, task_changed: 0, error: 0 }, no_longer_pass: 0, differences: [], problems };
+  const report: RescoreReport = {
+    dir,
+    total: records.length,
+    done: 0,
+    cancelled: false,
+    counts: { same: 0, differs: 0, task_changed: 0, error: 0 },
+    no_longer_pass: 0,
+    differences: [],
+    problems,
+  };
   for (const rec of records) {
     if (opts.signal?.aborted) break;
     const entry = await rescoreOne(rec, opts);
@@ -108,7 +128,8 @@ export function renderRescoreText(r: RescoreReport): string {
     `Rescored ${r.done} of ${r.total} demonstration(s) in ${r.dir}${r.cancelled ? ' (cancelled)' : ''}: ${c.same} identical, ${c.differs} differ, ${c.task_changed} task changed, ${c.error} error(s)`,
   ];
   if (r.no_longer_pass) out.push(`  ${r.no_longer_pass} stored success(es) no longer pass the verifier`);
-  for (const d of r.differences) out.push(`  ${d.status.padEnd(12)} ${d.record_id} ${d.task_id} ${d.primitive_type} (${d.mode}): ${d.detail ?? ''}`);
+  for (const d of r.differences)
+    out.push(`  ${d.status.padEnd(12)} ${d.record_id} ${d.task_id} ${d.primitive_type} (${d.mode}): ${d.detail ?? ''}`);
   if (r.problems.length) out.push(`  ${r.problems.length} unusable line(s) were not rescored (see forgeenv summary)`);
   return out.join('\n');
 }

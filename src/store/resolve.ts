@@ -10,7 +10,10 @@ export function supersededIds(records: Iterable<DemonstrationRecord>): Set<strin
 }
 
 /** Current records in file order; a record id that appears on several lines counts once (its first line). */
-export function currentRecords(records: readonly DemonstrationRecord[], superseded: ReadonlySet<string> = supersededIds(records)): DemonstrationRecord[] {
+export function currentRecords(
+  records: readonly DemonstrationRecord[],
+  superseded: ReadonlySet<string> = supersededIds(records),
+): DemonstrationRecord[] {
   const seen = new Set<string>();
   const out: DemonstrationRecord[] = [];
   for (const r of records) {

@@ -137,7 +137,11 @@ function distribution(values: Numbers): Distribution {
 function rewardHistogram(values: Numbers): Bin[] {
   const [lo, hi] = REWARD_RANGE;
   const n = Math.round((hi - lo) / REWARD_BIN_WIDTH);
-  const bins: Bin[] = Array.from({ length: n }, (_, i) => ({ from: round(lo + i * REWARD_BIN_WIDTH), to: round(lo + (i + 1) * REWARD_BIN_WIDTH), count: 0 }));
+  const bins: Bin[] = Array.from({ length: n }, (_, i) => ({
+    from: round(lo + i * REWARD_BIN_WIDTH),
+    to: round(lo + (i + 1) * REWARD_BIN_WIDTH),
+    count: 0,
+  }));
   for (const v of values) {
     // The epsilon keeps values like 0.4 (= 0.6/0.2 - 1 in floating point) in their own bin.
     const i = Math.min(n - 1, Math.max(0, Math.floor((v - lo) / REWARD_BIN_WIDTH + 1e-9)));
@@ -248,7 +252,13 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
     else if (verdict === 0) reviews.rejected++;
     else reviews.unreviewed++;
   }
-  const cur = { reward: new Float64Array(submitted), active: new Float64Array(submitted), added: new Float64Array(submitted), removed: new Float64Array(submitted), changed: new Float64Array(submitted) };
+  const cur = {
+    reward: new Float64Array(submitted),
+    active: new Float64Array(submitted),
+    added: new Float64Array(submitted),
+    removed: new Float64Array(submitted),
+    changed: new Float64Array(submitted),
+  };
   // Active times grouped by primitive (a counting sort: each primitive's run, in file order).
   const start = new Int32Array(S + 1);
   for (let k = 0; k < S; k++) start[k + 1] = start[k] + prim.submitted[k];
@@ -274,7 +284,12 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
     for (let k = 0; k < S; k++) if (g.submitted[k] + g.skipped[k] > 0) ks.push(k);
     return ks.sort((x, y) => (strings[x] < strings[y] ? -1 : strings[x] > strings[y] ? 1 : 0));
   };
-  const counts = (g: GroupCounters, k: number): GroupCounts => ({ submitted: g.submitted[k], success: g.success[k], failed: g.submitted[k] - g.success[k], skipped: g.skipped[k] });
+  const counts = (g: GroupCounters, k: number): GroupCounts => ({
+    submitted: g.submitted[k],
+    success: g.success[k],
+    failed: g.submitted[k] - g.success[k],
+    skipped: g.skipped[k],
+  });
   const sum = (xs: Numbers) => {
     let t = 0;
     for (const x of xs) t += x;
@@ -282,7 +297,14 @@ export function summaryOf(dir: string, input: SummaryInput): DatasetSummary {
   };
   return {
     dir,
-    counts: { demonstration_lines: ids.length, submitted, success: nSuccess, failed: submitted - nSuccess, skipped, superseded: supersededCount },
+    counts: {
+      demonstration_lines: ids.length,
+      submitted,
+      success: nSuccess,
+      failed: submitted - nSuccess,
+      skipped,
+      superseded: supersededCount,
+    },
     success_rate: ratio(nSuccess, submitted),
     by_primitive: Object.fromEntries(
       named(prim).map((k) => {
@@ -333,7 +355,11 @@ export function formatDuration(ms: number | null): string {
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
@@ -349,7 +375,8 @@ export function renderSummaryText(s: DatasetSummary): string {
     `  ${c.submitted} submitted (${c.success} success, ${c.failed} failed; success rate ${fmtPct(s.success_rate)}), ${c.skipped} skipped, ${c.superseded} superseded revisions`,
   );
   out.push(`  reviews: ${s.reviews.approved} approved, ${s.reviews.rejected} rejected, ${s.reviews.unreviewed} unreviewed`);
-  if (s.reviews.reviews_of_unknown_records) out.push(`  (${s.reviews.reviews_of_unknown_records} reviewed record ids are not in demonstrations.jsonl)`);
+  if (s.reviews.reviews_of_unknown_records)
+    out.push(`  (${s.reviews.reviews_of_unknown_records} reviewed record ids are not in demonstrations.jsonl)`);
   if (s.duplicates.record_hash_groups || s.duplicates.task_hash_groups) {
     out.push(
       `  duplicates: ${s.duplicates.extra_copies} identical repeat(s) in ${s.duplicates.record_hash_groups} group(s); ${s.duplicates.task_hash_groups} task(s) solved more than once`,
@@ -360,7 +387,16 @@ export function renderSummaryText(s: DatasetSummary): string {
   out.push(
     ...table(
       ['primitive', 'submitted', 'success', 'failed', 'skipped', 'rate', 'median active', 'mean reward'],
-      Object.entries(s.by_primitive).map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped), fmtPct(g.success_rate), formatDuration(g.active_ms_median), fmtNum(g.reward_mean)]),
+      Object.entries(s.by_primitive).map(([k, g]) => [
+        k,
+        String(g.submitted),
+        String(g.success),
+        String(g.failed),
+        String(g.skipped),
+        fmtPct(g.success_rate),
+        formatDuration(g.active_ms_median),
+        fmtNum(g.reward_mean),
+      ]),
     ).map((l) => `  ${l}`),
   );
   out.push('');
@@ -368,7 +404,14 @@ export function renderSummaryText(s: DatasetSummary): string {
   out.push(
     ...table(
       ['annotator', 'submitted', 'success', 'failed', 'skipped', 'active total'],
-      Object.entries(s.by_annotator).map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped), formatDuration(g.active_ms_total)]),
+      Object.entries(s.by_annotator).map(([k, g]) => [
+        k,
+        String(g.submitted),
+        String(g.success),
+        String(g.failed),
+        String(g.skipped),
+        formatDuration(g.active_ms_total),
+      ]),
     ).map((l) => `  ${l}`),
   );
   out.push('');
@@ -376,12 +419,20 @@ export function renderSummaryText(s: DatasetSummary): string {
   const topTasks = Object.entries(s.by_task)
     .sort((a, b) => b[1].submitted - a[1].submitted || a[0].localeCompare(b[0]))
     .slice(0, 10);
-  out.push(...table(['task', 'submitted', 'success', 'failed', 'skipped'], topTasks.map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped)])).map((l) => `  ${l}`));
+  out.push(
+    ...table(
+      ['task', 'submitted', 'success', 'failed', 'skipped'],
+      topTasks.map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped)]),
+    ).map((l) => `  ${l}`),
+  );
   out.push('');
   const r = s.reward;
   out.push(`Visible reward: mean ${fmtNum(r.mean)}, median ${fmtNum(r.median)}, min ${fmtNum(r.min)}, max ${fmtNum(r.max)}`);
   const rmax = Math.max(0, ...r.histogram.map((b) => b.count));
-  for (const b of r.histogram) out.push(`  [${b.from.toFixed(1).padStart(4)}, ${b.to!.toFixed(1).padStart(4)}${b === r.histogram[r.histogram.length - 1] ? ']' : ')'} ${String(b.count).padStart(7)} ${bar(b.count, rmax)}`);
+  for (const b of r.histogram)
+    out.push(
+      `  [${b.from.toFixed(1).padStart(4)}, ${b.to!.toFixed(1).padStart(4)}${b === r.histogram[r.histogram.length - 1] ? ']' : ')'} ${String(b.count).padStart(7)} ${bar(b.count, rmax)}`,
+    );
   out.push('');
   const a = s.active_ms;
   out.push(`Active time: median ${formatDuration(a.median)}, mean ${formatDuration(a.mean)}, total ${formatDuration(a.total)}`);
@@ -397,7 +448,9 @@ export function renderSummaryText(s: DatasetSummary): string {
   );
   if (s.problems.total) {
     out.push('');
-    out.push(`Problems: ${s.problems.total} unusable line(s), skipped${s.problems.total > s.problems.listed.length ? ` (first ${s.problems.listed.length} listed)` : ''}`);
+    out.push(
+      `Problems: ${s.problems.total} unusable line(s), skipped${s.problems.total > s.problems.listed.length ? ` (first ${s.problems.listed.length} listed)` : ''}`,
+    );
     for (const p of s.problems.listed) out.push(`  ${p.file}:${p.line}: ${p.error}`);
   }
   return out.join('\n');

@@ -35,7 +35,8 @@ export { MAX_PROBLEMS_PER_FILE } from './incremental';
 const HASH_PREFIX = 16;
 
 function parser<T>(schema: Parameters<typeof parseJsonlLine>[3], opts: ReadOptions) {
-  return (raw: string, line: number, terminated: boolean, file: string) => parseJsonlLine(raw, line, terminated, schema, { ...opts, displayPath: file }) as JsonlEntry<T> | undefined;
+  return (raw: string, line: number, terminated: boolean, file: string) =>
+    parseJsonlLine(raw, line, terminated, schema, { ...opts, displayPath: file }) as JsonlEntry<T> | undefined;
 }
 
 interface DemoRow {
@@ -53,7 +54,11 @@ interface DemoRow {
   taskHash: string;
 }
 
-const parseDemo = parser<DemonstrationRecord>(DemonstrationRecordSchema, { what: 'demonstration', foreign: foreignDemonstration, accept: quickDemonstration });
+const parseDemo = parser<DemonstrationRecord>(DemonstrationRecordSchema, {
+  what: 'demonstration',
+  foreign: foreignDemonstration,
+  accept: quickDemonstration,
+});
 
 function demoLine(raw: string, line: number, terminated: boolean, file: string): JsonlEntry<DemoRow> | undefined {
   const e = parseDemo(raw, line, terminated, file);
@@ -138,13 +143,23 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
     cols.taskHashKey.push(key28(r.taskHash));
   };
   const demosBefore = state.demonstrations;
-  const demos = await updateFile(join(dir, DATASET_FILES.demonstrations), state.demonstrations, () => emptyState(dir).demonstrations, demoLine, pushDemo);
+  const demos = await updateFile(
+    join(dir, DATASET_FILES.demonstrations),
+    state.demonstrations,
+    () => emptyState(dir).demonstrations,
+    demoLine,
+    pushDemo,
+  );
   state.demonstrations = demos.state;
   // Lines already resolved (all of them, unless the file was read from the start again).
   let resolved = demos.state === demosBefore ? demosBefore.data.first.length : 0;
   if (resolved === 0) state.dangling = [];
 
-  const skipParse = parser<SkipRecord>(SkipRecordSchema, { what: 'skip', foreign: foreignSideRecord('skip', SKIP_SCHEMA), accept: quickSkip });
+  const skipParse = parser<SkipRecord>(SkipRecordSchema, {
+    what: 'skip',
+    foreign: foreignSideRecord('skip', SKIP_SCHEMA),
+    accept: quickSkip,
+  });
   const pushSkip = (cols: SkipColumns) => (s: SkipRecord) => {
     cols.primitive.push(id(s.primitive.primitive_type));
     cols.task.push(id(s.task_id));
@@ -153,7 +168,11 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
   const skips = await updateFile(join(dir, DATASET_FILES.skips), state.skips, () => emptyState(dir).skips, skipParse, pushSkip);
   state.skips = skips.state;
 
-  const reviewParse = parser<ReviewRecord>(ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA), accept: quickReview });
+  const reviewParse = parser<ReviewRecord>(ReviewRecordSchema, {
+    what: 'review',
+    foreign: foreignSideRecord('review', REVIEW_SCHEMA),
+    accept: quickReview,
+  });
   const changedReviews = new Set<string>();
   const addReview = (m: LatestReviews) => (r: ReviewRecord) => {
     addLatestReview(m, r.record_id, r.at, r.verdict);
@@ -181,7 +200,8 @@ export async function readSummaryInput(dir: string, opts: UpdateOptions = {}): P
   for (const r of demos.tail) pushDemo(state.demonstrations.data)(r);
   for (const s of skips.tail) pushSkip(state.skips.data)(s);
   for (const r of reviews.tail) addReview(state.reviews.data)(r);
-  if (demos.tail.length || reviews.tail.length) resolveRows(state.demonstrations.data, state.reviews.data, dangling, resolved, changedReviews);
+  if (demos.tail.length || reviews.tail.length)
+    resolveRows(state.demonstrations.data, state.reviews.data, dangling, resolved, changedReviews);
   const files = [state.demonstrations, state.skips, state.reviews];
   const extra = [...demos.tailProblems, ...skips.tailProblems, ...reviews.tailProblems];
   return {

@@ -120,7 +120,21 @@ export async function clearSummaryIndex(dir: string): Promise<void> {
 // columns as raw typed arrays and newline-joined strings, so loading 100k records costs a few
 // buffer copies rather than a JSON.parse of every value.
 const NUMBER_COLUMNS = ['reward', 'active'] as const;
-const INT_COLUMNS = ['primitive', 'task', 'annotator', 'added', 'removed', 'success', 'idKey', 'supersedesKey', 'recordHashKey', 'taskHashKey', 'first', 'superseded', 'verdict'] as const;
+const INT_COLUMNS = [
+  'primitive',
+  'task',
+  'annotator',
+  'added',
+  'removed',
+  'success',
+  'idKey',
+  'supersedesKey',
+  'recordHashKey',
+  'taskHashKey',
+  'first',
+  'superseded',
+  'verdict',
+] as const;
 const STRING_COLUMNS = ['ids', 'supersedes', 'recordHash', 'taskHash'] as const;
 
 function bytesOf(c: NumColumn): Buffer {
@@ -143,7 +157,19 @@ function encodeState(s: SummaryState): Buffer {
     Buffer.from(Uint8Array.from(reviewIds.map((id) => s.reviews.data.get(id)![1])).buffer),
   ];
   const meta = (f: FileState<unknown>) => ({ cursor: f.cursor, problems: f.problems, problemTotal: f.problemTotal });
-  return packSections({ v: s.v, dir: s.dir, strings: s.strings, dangling: s.dangling, n: d.ids.length, skips: s.skips.data.primitive.length, reviews: reviewIds.length, files: [meta(s.demonstrations), meta(s.skips), meta(s.reviews)] }, sections);
+  return packSections(
+    {
+      v: s.v,
+      dir: s.dir,
+      strings: s.strings,
+      dangling: s.dangling,
+      n: d.ids.length,
+      skips: s.skips.data.primitive.length,
+      reviews: reviewIds.length,
+      files: [meta(s.demonstrations), meta(s.skips), meta(s.reviews)],
+    },
+    sections,
+  );
 }
 
 function decodeState(buf: Buffer): SummaryState {
@@ -158,10 +184,30 @@ function decodeState(buf: Buffer): SummaryState {
     files: Array<{ cursor: Cursor | null; problems: StoreProblem[]; problemTotal: number }>;
   }>(buf);
   // Copies: typed arrays need aligned memory, and appends grow them.
-  const col = (kind: 'f64' | 'i32') => (b: Buffer) => new NumColumn(kind, kind === 'f64' ? new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)));
+  const col = (kind: 'f64' | 'i32') => (b: Buffer) =>
+    new NumColumn(
+      kind,
+      kind === 'f64'
+        ? new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length))
+        : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)),
+    );
   const strs = (b: Buffer, n: number) => (n === 0 ? [] : b.toString('utf8').split('\n'));
   const [reward, active] = NUMBER_COLUMNS.map(() => col('f64')(next()));
-  const [primitive, task, annotator, added, removed, success, idKey, supersedesKey, recordHashKey, taskHashKey, first, superseded, verdict] = INT_COLUMNS.map(() => col('i32')(next()));
+  const [
+    primitive,
+    task,
+    annotator,
+    added,
+    removed,
+    success,
+    idKey,
+    supersedesKey,
+    recordHashKey,
+    taskHashKey,
+    first,
+    superseded,
+    verdict,
+  ] = INT_COLUMNS.map(() => col('i32')(next()));
   const [ids, supersedes, recordHash, taskHash] = STRING_COLUMNS.map(() => {
     const bytes = next();
     const b = next();
@@ -179,12 +225,33 @@ function decodeState(buf: Buffer): SummaryState {
     dir: h.dir,
     strings: h.strings,
     dangling: h.dangling,
-    demonstrations: file(0, { ids: ids, supersedes: supersedes, primitive: primitive, task: task, annotator: annotator, success: success, reward: reward, active: active, added: added, removed: removed, recordHash: recordHash, taskHash: taskHash, idKey: idKey, supersedesKey: supersedesKey, recordHashKey: recordHashKey, taskHashKey: taskHashKey, first: first, superseded: superseded, verdict: verdict }),
+    demonstrations: file(0, {
+      ids: ids,
+      supersedes: supersedes,
+      primitive: primitive,
+      task: task,
+      annotator: annotator,
+      success: success,
+      reward: reward,
+      active: active,
+      added: added,
+      removed: removed,
+      recordHash: recordHash,
+      taskHash: taskHash,
+      idKey: idKey,
+      supersedesKey: supersedesKey,
+      recordHashKey: recordHashKey,
+      taskHashKey: taskHashKey,
+      first: first,
+      superseded: superseded,
+      verdict: verdict,
+    }),
     skips: file(1, { primitive: sp, task: st, annotator: sa }),
     reviews: file(2, latest),
   };
   const d = out.demonstrations.data;
-  if ([...NUMBER_COLUMNS, ...INT_COLUMNS, ...STRING_COLUMNS].some((c) => d[c].length !== h.n)) throw new Error('index columns of unequal length');
+  if ([...NUMBER_COLUMNS, ...INT_COLUMNS, ...STRING_COLUMNS].some((c) => d[c].length !== h.n))
+    throw new Error('index columns of unequal length');
   return out;
 }
 

@@ -21,7 +21,11 @@ suite('Dataset folder not writable', () => {
     const blocker = join(workspaceDir(), 'not-a-folder');
     writeFileSync(blocker, 'x');
     await setSetting('datasetFolder', join(blocker, 'dataset'));
-    const s = await ok<StartResult>('forgeenv.startEpisode', { taskId: 'distilbert_sst2', seed: 2, primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokenizerFast' } } });
+    const s = await ok<StartResult>('forgeenv.startEpisode', {
+      taskId: 'distilbert_sst2',
+      seed: 2,
+      primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokenizerFast' } },
+    });
     const uri = vscode.Uri.file(s.filePath);
     const fixed = readFileSync(s.filePath, 'utf8').replace(/AutoTokenizerFast/g, 'AutoTokenizer');
     await replaceBuffer(uri, fixed);
@@ -45,7 +49,7 @@ suite('Dataset folder not writable', () => {
     assert.equal(c2.writer.pending.list().length, 0);
   });
 
-  test('Save As writes a queued record to a file of the user\'s choice', async () => {
+  test("Save As writes a queued record to a file of the user's choice", async () => {
     const c = a.episode();
     await setSetting('datasetFolder', join(workspaceDir(), 'not-a-folder', 'again'));
     await ok<StartResult>('forgeenv.startEpisode', { taskId: 'simple_regression', seed: 9 });

@@ -59,7 +59,10 @@ suite('Episode lifecycle', () => {
 
   test('the status bar context and the task queue show the episode in progress', async () => {
     const q = await a.episode().queue.current();
-    assert.deepEqual(q.inProgress.map((e) => e.task.task_id), [TASK]);
+    assert.deepEqual(
+      q.inProgress.map((e) => e.task.task_id),
+      [TASK],
+    );
     assert.ok(!q.todo.some((e) => e.task.task_id === TASK));
   });
 
@@ -90,7 +93,10 @@ suite('Episode lifecycle', () => {
     assert.equal(r.exitCode, 0);
     assert.equal(vscode.languages.getDiagnostics(uri).length, 0, 'diagnostics cleared by a clean run');
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
-    assert.ok(tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('forgeenv.score')), 'score view open');
+    assert.ok(
+      tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('forgeenv.score')),
+      'score view open',
+    );
   });
 
   test('Run & Score of the same buffer reuses the score', async () => {
@@ -142,14 +148,20 @@ suite('Episode lifecycle', () => {
     assert.ok(Date.parse(rec.info.submitted_at) >= Date.parse(rec.info.started_at));
     // The edit timeline beside it.
     const timeline = readJsonl(join(datasetDir('dataset-episode'), rec.info.timeline_file)).map((e) => TimelineEventSchema.parse(e));
-    assert.ok(timeline.some((e) => e.kind === 'change'), 'the edit is in the timeline');
+    assert.ok(
+      timeline.some((e) => e.kind === 'change'),
+      'the edit is in the timeline',
+    );
     assert.equal(timeline.filter((e) => e.kind === 'run').length, 2);
     // The episode is over: diagnostics cleared, commands refuse, the queue moved the task.
     assert.equal(vscode.languages.getDiagnostics(uri).length, 0);
     const again = await vscode.commands.executeCommand<CommandResult>('forgeenv.runAndScore');
     assert.equal(!again.ok && again.reason, 'no_episode');
     const q = await a.episode().queue.current();
-    assert.ok(q.submitted.some((e) => e.task.task_id === TASK), 'task listed as submitted');
+    assert.ok(
+      q.submitted.some((e) => e.task.task_id === TASK),
+      'task listed as submitted',
+    );
     assert.equal(q.inProgress.length, 0);
   });
 
@@ -166,6 +178,12 @@ suite('Episode lifecycle', () => {
     const q = await a.episode().queue.current();
     assert.ok(q.skipped.some((e) => e.task.task_id === 'simple_regression'));
     const listed = [...q.todo, ...q.submitted, ...q.skipped, ...q.inProgress].map((e) => e.task.task_id).sort();
-    assert.deepEqual(listed, loadCorpus().tasks.map((t) => t.task_id).sort(), 'every corpus task exactly once');
+    assert.deepEqual(
+      listed,
+      loadCorpus()
+        .tasks.map((t) => t.task_id)
+        .sort(),
+      'every corpus task exactly once',
+    );
   });
 });

@@ -10,7 +10,12 @@ import type { CommandResult } from '../../src/editor/commandArgs';
 
 export const EXTENSION_ID = 'forgeenv.forgeenv-studio';
 
-export async function api(): Promise<{ episode: () => EpisodeFeature; context: () => ForgeContext; reload: () => Promise<void>; extension: vscode.Extension<ForgeEnvApi> }> {
+export async function api(): Promise<{
+  episode: () => EpisodeFeature;
+  context: () => ForgeContext;
+  reload: () => Promise<void>;
+  extension: vscode.Extension<ForgeEnvApi>;
+}> {
   const ext = vscode.extensions.getExtension<ForgeEnvApi>(EXTENSION_ID);
   assert.ok(ext, `extension ${EXTENSION_ID} not found`);
   const exports = await ext.activate();

@@ -23,7 +23,10 @@ import type { SavedTask } from '../../src/editor/lab/core/taskWriter';
 import type { StartResult } from '../../src/editor/episode/results';
 import { api, endAnyEpisode, ok, setSetting, timing, workspaceDir } from './helpers';
 
-type ChecksSnapshot = { status: string; groups: Array<{ label: string; description: string; rows: Array<{ label: string; description: string; status: string }> }> };
+type ChecksSnapshot = {
+  status: string;
+  groups: Array<{ label: string; description: string; rows: Array<{ label: string; description: string; status: string }> }>;
+};
 
 function activeDiff(): vscode.TabInputTextDiff | undefined {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
@@ -54,7 +57,8 @@ suite('Lab: drift primitives in the editor', () => {
     const fixtures = join(root, 'test/fixtures/scripts');
     try {
       cpSync(fixtures, join(dir, 'fixtures'), { recursive: true });
-      for (const f of loadTaskFolder(join(dir, 'fixtures')).tasks.slice(0, 3)) files.push({ name: `fixtures/${f.task_id}`, path: join(dir, 'fixtures', `${f.task_id}.py`), text: f.script_content });
+      for (const f of loadTaskFolder(join(dir, 'fixtures')).tasks.slice(0, 3))
+        files.push({ name: `fixtures/${f.task_id}`, path: join(dir, 'fixtures', `${f.task_id}.py`), text: f.script_content });
     } catch {
       /* no fixtures folder yet: the corpus scripts cover the styles */
     }
@@ -64,21 +68,35 @@ suite('Lab: drift primitives in the editor', () => {
 
   test('the primitive quick pick offers exactly applicablePrimitives(...) of the file', async () => {
     for (const f of files) {
-      const r = await ok<{ items: PrimitivePickItem[] }>('forgeenv.lab.applyPrimitive', { uri: vscode.Uri.file(f.path).toString(), list: true });
+      const r = await ok<{ items: PrimitivePickItem[] }>('forgeenv.lab.applyPrimitive', {
+        uri: vscode.Uri.file(f.path).toString(),
+        list: true,
+      });
       const expected = applicablePrimitives(f.text);
-      assert.deepEqual(r.items.map((i) => i.primitive), expected.map((e) => e.primitive.name), f.name);
+      assert.deepEqual(
+        r.items.map((i) => i.primitive),
+        expected.map((e) => e.primitive.name),
+        f.name,
+      );
       assert.ok(r.items.length > 0, `${f.name}: something applies`);
-      r.items.forEach((item, i) => assert.ok(item.detail.includes(expected[i].primitive.models), `${f.name} ${item.label}: shows the drift it models`));
+      r.items.forEach((item, i) =>
+        assert.ok(item.detail.includes(expected[i].primitive.models), `${f.name} ${item.label}: shows the drift it models`),
+      );
     }
   });
 
-  test('applying each applicable primitive shows applySpec(...).script on the diff\'s right side; the file is untouched', async () => {
+  test("applying each applicable primitive shows applySpec(...).script on the diff's right side; the file is untouched", async () => {
     let applied = 0;
     for (const f of files) {
       const uri = vscode.Uri.file(f.path);
       for (const { primitive, candidates } of applicablePrimitives(f.text)) {
         const params = candidates[0].params;
-        const r = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: uri.toString(), primitive: primitive.name, params, quiet: true });
+        const r = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', {
+          uri: uri.toString(),
+          primitive: primitive.name,
+          params,
+          quiet: true,
+        });
         const expected = applySpec(f.text, { primitive_type: primitive.name, params }).script;
         assert.equal(r.script, expected);
         const diff = activeDiff();
@@ -99,7 +117,7 @@ suite('Lab: drift primitives in the editor', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  test('invalid params are refused with the schema\'s message, nothing opens', async () => {
+  test("invalid params are refused with the schema's message, nothing opens", async () => {
     const r = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }>('forgeenv.lab.applyPrimitive', {
       uri: trainer.uri.toString(),
       primitive: 'RenameApiCall',
@@ -118,7 +136,13 @@ suite('Lab: drift primitives in the editor', () => {
     const m = applicablePrimitives(trainer.text, versions).find((a) => a.primitive.name === 'ModifyConfigField')!;
     const c = m.candidates.find((x) => x.params.old_field === 'eval_strategy')!;
     assert.notEqual(c.breaks, false, 'the real release rejects evaluation_strategy at 2025-09');
-    session = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: trainer.uri.toString(), primitive: 'ModifyConfigField', params: c.params, versions, quiet: true });
+    session = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', {
+      uri: trainer.uri.toString(),
+      primitive: 'ModifyConfigField',
+      params: c.params,
+      versions,
+      quiet: true,
+    });
     const t0 = Date.now();
     const run = await ok<RunBrokenResult>('forgeenv.lab.runBroken', { session: session.session, quiet: true });
     timing('run broken version', Date.now() - t0);
@@ -135,9 +159,16 @@ suite('Lab: drift primitives in the editor', () => {
     const line = brokenLines[d.range.start.line] ?? '';
     const edit = session.edits[0];
     const editLine = trainer.text.slice(0, edit.from).split('\n').length - 1;
-    assert.ok(d.range.start.line <= editLine, `diagnostic line ${d.range.start.line} (${line.trim()}) is at or before the edit on line ${editLine}`);
+    assert.ok(
+      d.range.start.line <= editLine,
+      `diagnostic line ${d.range.start.line} (${line.trim()}) is at or before the edit on line ${editLine}`,
+    );
     assert.ok(/TrainingArguments|evaluation_strategy/.test(brokenLines.slice(d.range.start.line, editLine + 1).join('\n')));
-    assert.deepEqual(vscode.languages.getDiagnostics(trainer.uri).filter((x) => x.source === 'ForgeEnv lab'), [], 'nothing on the real file');
+    assert.deepEqual(
+      vscode.languages.getDiagnostics(trainer.uri).filter((x) => x.source === 'ForgeEnv lab'),
+      [],
+      'nothing on the real file',
+    );
   });
 
   test('Check inverse restores the original exactly', async () => {
@@ -156,7 +187,12 @@ suite('Lab: drift primitives in the editor', () => {
     assert.equal(t.script_content, trainer.text);
     const spec = JSON.parse(readFileSync(r.specPath, 'utf8')) as { primitive_type: string; params: Record<string, unknown> };
     assert.equal(applySpec(t.script_content, spec).script, session.script, 'the saved spec reproduces the broken script');
-    const again = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('forgeenv.lab.saveAsTask', { session: session.session, folder, taskId: 'lab_saved_task', quiet: true });
+    const again = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('forgeenv.lab.saveAsTask', {
+      session: session.session,
+      folder,
+      taskId: 'lab_saved_task',
+      quiet: true,
+    });
     assert.equal(again.ok, false, 'an existing id is refused');
   });
 
@@ -193,10 +229,26 @@ suite('Lab: drift primitives in the editor', () => {
     const active = vscode.window.activeTextEditor?.document;
     assert.ok(active && active.uri.fsPath.includes('made_from_script'), `the episode's script is open (${active?.uri.fsPath})`);
     await endAnyEpisode();
-    const bad = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('forgeenv.lab.makeTask', { folder, taskId: 'made_bad', args: [], files: ['missing.yaml'], difficulty: 'easy', snapshot: '2024-09', quiet: true });
+    const bad = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('forgeenv.lab.makeTask', {
+      folder,
+      taskId: 'made_bad',
+      args: [],
+      files: ['missing.yaml'],
+      difficulty: 'easy',
+      snapshot: '2024-09',
+      quiet: true,
+    });
     assert.equal(bad.ok, false);
     assert.match(bad.message ?? '', /missing\.yaml/);
-    const unknown = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('forgeenv.lab.makeTask', { folder, taskId: 'made_bad2', args: [], files: [], difficulty: 'easy', snapshot: '1999-01', quiet: true });
+    const unknown = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('forgeenv.lab.makeTask', {
+      folder,
+      taskId: 'made_bad2',
+      args: [],
+      files: [],
+      difficulty: 'easy',
+      snapshot: '1999-01',
+      quiet: true,
+    });
     assert.equal(unknown.ok, false);
     assert.match(unknown.message ?? '', /2026-11/, 'an unknown snapshot lists the known ones');
   });
@@ -206,11 +258,19 @@ suite('Lab: drift primitives in the editor', () => {
     const at = trainer.text.indexOf('eval_strategy');
     assert.ok(at > 0);
     const range = new vscode.Range(editor.document.positionAt(at), editor.document.positionAt(at + 'eval_strategy'.length));
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', trainer.uri, range, vscode.CodeActionKind.Refactor.append('forgeenv').value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      trainer.uri,
+      range,
+      vscode.CodeActionKind.Refactor.append('forgeenv').value,
+    );
     const ours = actions.filter((x) => x.title.startsWith('ForgeEnv: break with'));
     const expected = intersectingCandidates(applicablePrimitives(trainer.text), at, at + 'eval_strategy'.length);
     assert.ok(expected.length > 0);
-    assert.deepEqual([...new Set(ours.map((x) => (x.command?.arguments?.[0] as { primitive: string }).primitive))].sort(), expected.map((e) => e.primitive.name).sort());
+    assert.deepEqual(
+      [...new Set(ours.map((x) => (x.command?.arguments?.[0] as { primitive: string }).primitive))].sort(),
+      expected.map((e) => e.primitive.name).sort(),
+    );
     for (const x of ours) assert.equal((x.command?.arguments?.[0] as { uri: string }).uri, trainer.uri.toString());
   });
 
@@ -218,14 +278,19 @@ suite('Lab: drift primitives in the editor', () => {
   test('Check all on the corpus: the view shows the same counts as checkPrimitives', async function () {
     this.timeout(120_000);
     const t0 = Date.now();
-    checked = await ok<{ summary: CheckSummary; results: CheckRow[]; noRun: boolean }>('forgeenv.lab.checkAll', { corpus: true, noRun: true, quiet: true });
+    checked = await ok<{ summary: CheckSummary; results: CheckRow[]; noRun: boolean }>('forgeenv.lab.checkAll', {
+      corpus: true,
+      noRun: true,
+      quiet: true,
+    });
     timing('batch check on the corpus (no runs)', Date.now() - t0);
     const { tasks } = loadCorpus();
     const direct = await checkPrimitives(
       tasks.filter((t) => t.source === 'builtin').map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions })),
       { mode: 'simulated', noRun: true },
     );
-    for (const k of ['scripts', 'primitives', 'rows', 'applied', 'restored'] as const) assert.equal(checked.summary[k], direct.summary[k], k);
+    for (const k of ['scripts', 'primitives', 'rows', 'applied', 'restored'] as const)
+      assert.equal(checked.summary[k], direct.summary[k], k);
     const view = await vscode.commands.executeCommand<ChecksSnapshot>('forgeenv.lab.inspectChecks');
     const rows = view.groups.flatMap((g) => g.rows);
     assert.equal(view.groups.length, direct.summary.scripts);
@@ -255,7 +320,10 @@ suite('Lab: drift primitives in the editor', () => {
 
     // A row opens its diff.
     const row = r.results.find((x) => x.applied)!;
-    const opened = await ok<{ brokenUri: string; script: string }>('forgeenv.lab.openCheckRow', { script: row.script, primitive: row.primitive });
+    const opened = await ok<{ brokenUri: string; script: string }>('forgeenv.lab.openCheckRow', {
+      script: row.script,
+      primitive: row.primitive,
+    });
     assert.equal(activeDiff()?.modified.toString(), opened.brokenUri);
     const source = readFileSync(join(folder, row.script), 'utf8');
     assert.equal(opened.script, applySpec(source, { primitive_type: row.primitive, params: row.params! }).script);
@@ -271,7 +339,11 @@ suite('Lab: drift primitives in the editor', () => {
 
   test('Library snapshot drift: under 2023-12 the script fails and the diagnostic names the real-world change', async function () {
     this.timeout(60_000);
-    const r = await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', { uri: trainer.uri.toString(), snapshot: '2023-12', quiet: true });
+    const r = await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', {
+      uri: trainer.uri.toString(),
+      snapshot: '2023-12',
+      quiet: true,
+    });
     // The corpus targets 2025-03 (eval_strategy=, added in transformers 4.41); 4.36 does not know it.
     assert.equal(r.runsCleanly, false);
     assert.match(r.headline, /eval_strategy/);
@@ -283,7 +355,11 @@ suite('Lab: drift primitives in the editor', () => {
     assert.ok(diags[0].message.includes(`Real-world change: ${r.explanation.change}`), diags[0].message);
     assert.match(trainer.text.split('\n')[diags[0].range.start.line] ?? '', /TrainingArguments|eval_strategy/);
     // The latest snapshot is what the corpus is written for: it runs cleanly and clears the problems.
-    const latest = await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', { uri: trainer.uri.toString(), snapshot: '2025-03', quiet: true });
+    const latest = await ok<SnapshotDriftResult>('forgeenv.lab.snapshotDrift', {
+      uri: trainer.uri.toString(),
+      snapshot: '2025-03',
+      quiet: true,
+    });
     assert.equal(latest.runsCleanly, true, latest.headline);
     assert.equal(vscode.languages.getDiagnostics(trainer.uri).filter((d) => d.source?.startsWith('ForgeEnv snapshot')).length, 0);
   });
@@ -310,7 +386,11 @@ suite('Lab: drift primitives in the editor', () => {
           });
       assert.ok(editorsOf(first.episodeId).length >= 3, 'train.py, its run output and its diff are open');
       await ok('forgeenv.skipEpisode', { reason: 'too_hard' });
-      assert.deepEqual(editorsOf(first.episodeId).map((t) => t.label), [], "the ended episode's editors are closed");
+      assert.deepEqual(
+        editorsOf(first.episodeId).map((t) => t.label),
+        [],
+        "the ended episode's editors are closed",
+      );
     } finally {
       await endAnyEpisode();
       await setSetting('datasetFolder', undefined);

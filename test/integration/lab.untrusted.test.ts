@@ -27,18 +27,30 @@ suite('Lab in an untrusted workspace', () => {
   test('applying and checking the inverse work; running is refused', async () => {
     assert.equal(vscode.workspace.isTrusted, false);
     const { primitive, candidates } = applicablePrimitives(text)[0];
-    const applied = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', { uri: uri.toString(), primitive: primitive.name, params: candidates[0].params, quiet: true });
+    const applied = await ok<ApplyOutcome>('forgeenv.lab.applyPrimitive', {
+      uri: uri.toString(),
+      primitive: primitive.name,
+      params: candidates[0].params,
+      quiet: true,
+    });
     const inv = await vscode.commands.executeCommand<Result>('forgeenv.lab.checkInverse', { session: applied.session, quiet: true });
     assert.equal(inv.exact, true);
     const run = await vscode.commands.executeCommand<Result>('forgeenv.lab.runBroken', { session: applied.session, quiet: true });
     assert.deepEqual([run.ok, run.reason], [false, 'untrusted']);
     assert.deepEqual(vscode.languages.getDiagnostics(vscode.Uri.parse(applied.brokenUri)), []);
-    const snap = await vscode.commands.executeCommand<Result>('forgeenv.lab.snapshotDrift', { uri: uri.toString(), snapshot: '2023-12', quiet: true });
+    const snap = await vscode.commands.executeCommand<Result>('forgeenv.lab.snapshotDrift', {
+      uri: uri.toString(),
+      snapshot: '2023-12',
+      quiet: true,
+    });
     assert.deepEqual([snap.ok, snap.reason], [false, 'untrusted']);
   });
 
   test('a batch check falls back to apply / restore / diff without runs', async () => {
-    const r = await vscode.commands.executeCommand<Result & { summary: { passes_after_repair: number; applied: number } }>('forgeenv.lab.checkAll', { folder, quiet: true });
+    const r = await vscode.commands.executeCommand<Result & { summary: { passes_after_repair: number; applied: number } }>(
+      'forgeenv.lab.checkAll',
+      { folder, quiet: true },
+    );
     assert.equal(r.ok, true);
     assert.equal(r.noRun, true);
     assert.ok(r.summary.applied > 0);

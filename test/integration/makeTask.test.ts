@@ -69,7 +69,13 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
     await vscode.window.showTextDocument(vscode.Uri.file(join(scripts, file)));
     const before = ctx.lastQuestion?.seq ?? 0;
     const t0 = Date.now();
-    const pending = vscode.commands.executeCommand<CommandResult<MadeTask>>('forgeenv.lab.makeTask', { taskId, files: [], confirm: true, start: false, ...extra });
+    const pending = vscode.commands.executeCommand<CommandResult<MadeTask>>('forgeenv.lab.makeTask', {
+      taskId,
+      files: [],
+      confirm: true,
+      start: false,
+      ...extra,
+    });
     const folder = await question(ctx, /save it in/, before);
     assert.match(folder.active ?? '', folderActive);
     await enter();
@@ -92,7 +98,11 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
    * Starts an episode on `id` with `primitive` (the task list must know it: no reload), checks it
    * opened, and that a breakage which does not break stays as a warning on the script; skips it.
    */
-  async function episodeOn(id: string, primitive: { primitive_type: string; params: Record<string, unknown> }, breaks: boolean): Promise<void> {
+  async function episodeOn(
+    id: string,
+    primitive: { primitive_type: string; params: Record<string, unknown> },
+    breaks: boolean,
+  ): Promise<void> {
     assert.ok(ctx.tasks().getById(id), `${id} is known without a reload`);
     const t0 = Date.now();
     const r = await ok<StartResult>('forgeenv.startEpisode', { taskId: id, primitive });
@@ -120,29 +130,54 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
       const lines = active.getText().split('\n');
       const from = lines.findIndex((l) => l.startsWith('training_args = TrainingArguments('));
       const to = lines.indexOf(')', from);
-      assert.ok(from >= 0 && note.range.start.line >= from && note.range.start.line <= to, `the note (line ${note.range.start.line}) is where the breakage changed the script (${from}-${to})`);
+      assert.ok(
+        from >= 0 && note.range.start.line >= from && note.range.start.line <= to,
+        `the note (line ${note.range.start.line}) is where the breakage changed the script (${from}-${to})`,
+      );
     }
   }
   // Measured with the stand-ins (simulated, snapshot 2025-03): the first leaves the script running, the second breaks it.
-  const NO_BREAK = { primitive_type: 'ChangeDefaultValue', params: { function: 'TrainingArguments', keyword: 'report_to', value: '"none"' } };
+  const NO_BREAK = {
+    primitive_type: 'ChangeDefaultValue',
+    params: { function: 'TrainingArguments', keyword: 'report_to', value: '"none"' },
+  };
   const BREAKS = { primitive_type: 'RestructureDatasetSchema', params: { old_column: 'text', new_column: 'sentence' } };
 
   test('first script: Enter saves the highlighted folder (forgeenv-tasks/), difficulty and snapshot; an episode starts on it', async function () {
     this.timeout(120_000);
-    const first = await makeTask('review_sentiment.py', ids.review, { args: ['--model_name', 'distilbert-base-uncased'] }, new RegExp(`^\\$\\(new-folder\\) .*${DEDICATED_TASK_FOLDER}$`));
+    const first = await makeTask(
+      'review_sentiment.py',
+      ids.review,
+      { args: ['--model_name', 'distilbert-base-uncased'] },
+      new RegExp(`^\\$\\(new-folder\\) .*${DEDICATED_TASK_FOLDER}$`),
+    );
     assert.equal(first.metadataPath, join(dedicated, TASK_METADATA_FILE), 'saved in the dedicated folder, not the workspace root');
     assert.equal(first.verdict.originalRuns, true, `the original ran: ${first.verdict.lines.join(' ')}`);
     // What is saved is what make-task's pipeline decided: its adaptations and its verdict, as shown.
-    const saved = (JSON.parse(readFileSync(first.metadataPath, 'utf8')) as Array<Record<string, unknown>>).find((e) => e.task_id === ids.review) as
-      | { adaptations?: Array<{ rule: string; change: string }>; verdict?: { mode: string; verified: boolean; original_runs: { verified: number; of: number } }; args?: string[] }
+    const saved = (JSON.parse(readFileSync(first.metadataPath, 'utf8')) as Array<Record<string, unknown>>).find(
+      (e) => e.task_id === ids.review,
+    ) as
+      | {
+          adaptations?: Array<{ rule: string; change: string }>;
+          verdict?: { mode: string; verified: boolean; original_runs: { verified: number; of: number } };
+          args?: string[];
+        }
       | undefined;
     assert.ok(saved?.verdict, "the pipeline's verdict is saved in the entry");
     assert.equal(saved.verdict.mode, 'simulated');
     assert.equal(saved.verdict.verified, first.verdict.verified, 'the saved verdict is the one shown');
     assert.ok(saved.verdict.original_runs.of >= 3, 'verification ran the original (3 times)');
-    assert.deepEqual((saved.adaptations ?? []).map((x) => `${x.rule}: ${x.change}`), first.adaptations.map((x) => `${x.rule}: ${x.change}`), 'the saved adaptations are the ones shown');
+    assert.deepEqual(
+      (saved.adaptations ?? []).map((x) => `${x.rule}: ${x.change}`),
+      first.adaptations.map((x) => `${x.rule}: ${x.change}`),
+      'the saved adaptations are the ones shown',
+    );
     assert.ok(first.adaptations.length > 0, 'the pipeline bounded the run through the parser (an adaptation)');
-    assert.deepEqual(saved.args?.slice(0, 2), ['--model_name', 'distilbert-base-uncased'], "the user's args are where the pipeline started");
+    assert.deepEqual(
+      saved.args?.slice(0, 2),
+      ['--model_name', 'distilbert-base-uncased'],
+      "the user's args are where the pipeline started",
+    );
     const review = loadTaskFolder(dedicated).tasks.find((t) => t.task_id === ids.review);
     assert.ok(review);
     assert.equal(review.difficulty, 'medium', 'what was highlighted (33 lines: medium), not the first item');
@@ -155,7 +190,12 @@ suite('Make Task: two scripts into one task folder, an episode on each', () => {
 
   test('second script into the same folder (asked again, last answer highlighted): known at once, an episode starts on it', async function () {
     this.timeout(120_000);
-    const second = await makeTask('tiny_lm.py', ids.lm, { args: ['--model_name_or_path', 'gpt2', '--output_dir', 'out'], difficulty: 'easy' }, /^\$\(history\) .*forgeenv-tasks$/);
+    const second = await makeTask(
+      'tiny_lm.py',
+      ids.lm,
+      { args: ['--model_name_or_path', 'gpt2', '--output_dir', 'out'], difficulty: 'easy' },
+      /^\$\(history\) .*forgeenv-tasks$/,
+    );
     assert.equal(second.metadataPath, join(dedicated, TASK_METADATA_FILE), 'both tasks in one task folder');
     const entries = JSON.parse(readFileSync(second.metadataPath, 'utf8')) as Array<Record<string, unknown>>;
     assert.deepEqual(entries.map((e) => e.task_id).sort(), [ids.review, ids.lm].sort());
@@ -214,13 +254,17 @@ suite('Make Task: real mode interpreter question', () => {
     await enter();
     const which = await question(ctx, /Python for real mode/, mode.seq);
     assert.match(which.active ?? '', /managed environment of snapshot/, 'the managed environment is the highlighted default');
-    assert.ok(!which.items.some((i) => /Python extension/.test(i.label)), "real mode does not offer the Python extension's interpreter (it would be ignored)");
+    assert.ok(
+      !which.items.some((i) => /Python extension/.test(i.label)),
+      "real mode does not offer the Python extension's interpreter (it would be ignored)",
+    );
     const onPath = which.items.find((i) => /python3 on PATH/.test(i.label));
     assert.ok(onPath);
     // What python3 on PATH really lacks on this machine, probed the same way, must be said.
     const { probeLibraries } = await import('../../src/env/run/realMode');
     const probe = await probeLibraries('python3');
-    if (probe.ok && probe.missing.length) assert.match(onPath.detail ?? '', new RegExp(`Not usable for real mode: cannot import ${probe.missing.join(', ')}`));
+    if (probe.ok && probe.missing.length)
+      assert.match(onPath.detail ?? '', new RegExp(`Not usable for real mode: cannot import ${probe.missing.join(', ')}`));
     else assert.doesNotMatch(onPath.detail ?? '', /Not usable/);
     await enter();
     const r = await pending;

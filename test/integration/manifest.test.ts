@@ -28,7 +28,9 @@ suite('Extension manifest', () => {
     const registered = new Set((await vscode.commands.getCommands(true)).filter((c) => c.startsWith('forgeenv.')));
     const declared = new Set(manifest.contributes.commands.map((c) => c.command));
     // VS Code itself adds `<view id>.focus`, `.open`, … for every contributed view.
-    const viewIds = Object.values(manifest.contributes.views).flat().map((v) => v.id);
+    const viewIds = Object.values(manifest.contributes.views)
+      .flat()
+      .map((v) => v.id);
     for (const c of [...registered]) if (viewIds.some((v) => c.startsWith(`${v}.`))) registered.delete(c);
     const missing = [...declared].filter((c) => !registered.has(c));
     const undeclared = [...registered].filter((c) => !declared.has(c));

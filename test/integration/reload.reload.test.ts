@@ -41,7 +41,13 @@ suite('Window reload (before reload)', () => {
     assert.ok(d);
     const ep = a.episode().session.current;
     assert.equal(ep?.state.runs, 1);
-    const marker: Marker = { episodeId: s.episodeId, filePath: s.filePath, text, diagnostic: { line: d.range.start.line, message: d.message }, activeMs: ep.state.activeMs };
+    const marker: Marker = {
+      episodeId: s.episodeId,
+      filePath: s.filePath,
+      text,
+      diagnostic: { line: d.range.start.line, message: d.message },
+      activeMs: ep.state.activeMs,
+    };
     writeFileSync(markerFile(), JSON.stringify(marker));
   });
 });
@@ -74,7 +80,9 @@ suite('Window reload (after reload)', () => {
     assert.equal(d?.range.start.line, marker.diagnostic.line, 'diagnostics restored');
     assert.equal(d?.message, marker.diagnostic.message);
     assert.ok(
-      vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString())),
+      vscode.window.tabGroups.all.some((g) =>
+        g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()),
+      ),
       'train.py is open',
     );
   });

@@ -148,10 +148,33 @@ suite('Remote backend (forgeenv serve)', () => {
     const embedded = lastDemonstration();
     assert.equal((embedded.info as Record<string, unknown>).backend, 'embedded');
     assert.deepEqual(shapeOf(remoteRecord), shapeOf(embedded), 'same fields, same types, nested too');
-    for (const k of ['task_id', 'primitive_type', 'drift_prompt', 'drift_completion', 'repair_prompt', 'repair_completion', 'visible_reward', 'visible_breakdown', 'held_out_breakdown', 'success', 'error_trace'] as const) {
+    for (const k of [
+      'task_id',
+      'primitive_type',
+      'drift_prompt',
+      'drift_completion',
+      'repair_prompt',
+      'repair_completion',
+      'visible_reward',
+      'visible_breakdown',
+      'held_out_breakdown',
+      'success',
+      'error_trace',
+    ] as const) {
       assert.deepEqual(remoteRecord[k], embedded[k], k);
     }
-    for (const k of ['seed', 'primitive', 'library_versions', 'target_category', 'task_hash', 'record_hash', 'mode', 'findings', 'repair_apply', 'migration_hint'] as const) {
+    for (const k of [
+      'seed',
+      'primitive',
+      'library_versions',
+      'target_category',
+      'task_hash',
+      'record_hash',
+      'mode',
+      'findings',
+      'repair_apply',
+      'migration_hint',
+    ] as const) {
       assert.deepEqual(remoteRecord.info[k], embedded.info[k], `info.${k}`);
     }
   });
@@ -187,7 +210,11 @@ suite('Remote backend (forgeenv serve)', () => {
     assert.equal(ep.state.runs, 1);
     assert.equal(ep.state.backend.kind, 'remote');
     const after = vscode.languages.getDiagnostics(uri);
-    assert.deepEqual(after.map((d) => [d.range.start.line, d.message]), before.map((d) => [d.range.start.line, d.message]), 'diagnostics restored');
+    assert.deepEqual(
+      after.map((d) => [d.range.start.line, d.message]),
+      before.map((d) => [d.range.start.line, d.message]),
+      'diagnostics restored',
+    );
 
     await replaceBuffer(uri, edited.replace(/AutoTokenizerFast/g, 'AutoTokenizer'));
     const run2 = await ok<ScoreResult>('forgeenv.runAndScore');
@@ -211,7 +238,10 @@ suite('Remote backend (forgeenv serve)', () => {
     await stop(server);
     const down = await vscode.commands.executeCommand<CommandResult>('forgeenv.runAndScore');
     assert.equal(down.ok, false);
-    assert.match(!down.ok ? down.message : '', /ForgeEnv could not score the repair: (Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:\d+|The connection to the ForgeEnv server at .* closed)/);
+    assert.match(
+      !down.ok ? down.message : '',
+      /ForgeEnv could not score the repair: (Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:\d+|The connection to the ForgeEnv server at .* closed)/,
+    );
     assert.equal(a.episode().session.current?.episodeId, s.episodeId, 'the episode is still open');
 
     server = await serve(root, port); // a new server process: the episode is re-created there
@@ -231,7 +261,10 @@ suite('Remote backend (forgeenv serve)', () => {
       await setSetting('remoteUrl', 'http://127.0.0.1:1');
       const unreachable = await vscode.commands.executeCommand<CommandResult>('forgeenv.startEpisode', { taskId: TASK });
       assert.equal(unreachable.ok, false);
-      assert.match(!unreachable.ok ? unreachable.message : '', /^ForgeEnv could not start the episode: Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:1 .*forgeenv serve/);
+      assert.match(
+        !unreachable.ok ? unreachable.message : '',
+        /^ForgeEnv could not start the episode: Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:1 .*forgeenv serve/,
+      );
       assert.equal(a.episode().session.current, undefined);
     } finally {
       await setSetting('remoteUrl', server!.url);

@@ -14,7 +14,11 @@ suite('Resume after reload', () => {
   suiteTeardown(endAnyEpisode);
 
   test('an open episode survives the editor layer being torn down and activated again', async () => {
-    const s = await ok<StartResult>('forgeenv.startEpisode', { taskId: 'distilbert_sst2', seed: 11, primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokenizerFast' } } });
+    const s = await ok<StartResult>('forgeenv.startEpisode', {
+      taskId: 'distilbert_sst2',
+      seed: 11,
+      primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokenizerFast' } },
+    });
     const uri = vscode.Uri.file(s.filePath);
     const doc = await vscode.workspace.openTextDocument(uri);
     const edited = doc.getText().replace('MODEL_NAME = ', '# still broken\nMODEL_NAME = ');
@@ -27,7 +31,9 @@ suite('Resume after reload', () => {
     // What a reload reads back: the persisted state, validated.
     const c1 = a.episode();
     if (c1.session.current) await new Promise((r) => setTimeout(r, 50));
-    const persisted = PersistedEpisodeSchema.parse(a.extension.exports.testing && a.context().extension.workspaceState.get(EPISODE_STATE_KEY));
+    const persisted = PersistedEpisodeSchema.parse(
+      a.extension.exports.testing && a.context().extension.workspaceState.get(EPISODE_STATE_KEY),
+    );
     assert.equal(persisted.start.episodeId, s.episodeId);
     assert.equal(persisted.runs, 1);
     assert.equal(persisted.lastScoredText, edited);
@@ -44,7 +50,12 @@ suite('Resume after reload', () => {
     assert.equal(after.length, 1, 'diagnostics restored');
     assert.equal(after[0].range.start.line, before[0].range.start.line);
     assert.equal(after[0].message, before[0].message);
-    assert.ok(vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString())), 'train.py is open');
+    assert.ok(
+      vscode.window.tabGroups.all.some((g) =>
+        g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()),
+      ),
+      'train.py is open',
+    );
 
     // The restored episode keeps working: fix it and score.
     await replaceBuffer(uri, edited.replace(/AutoTokenizerFast/g, 'AutoTokenizer'));

@@ -13,7 +13,10 @@ import { DemonstrationRecordSchema, LabelRecordSchema, ReviewRecordSchema, type 
 import { api, ok, readJsonl, replaceBuffer, workspaceDir } from './helpers';
 
 const TASK = 'roberta_sentiment';
-const PRIMITIVE = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
+const PRIMITIVE = {
+  primitive_type: 'ModifyConfigField',
+  params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
+};
 
 interface Inspect {
   active: boolean;
@@ -28,7 +31,8 @@ interface Inspect {
 const inspect = () => vscode.commands.executeCommand<Inspect>('forgeenv.review.inspect');
 const sameUri = (a: vscode.Uri | string) => (b: vscode.Uri) => b.toString() === a.toString();
 /** Tabs (in any group) showing `file` in a text editor. */
-const tabsOf = (file: vscode.Uri) => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && sameUri(file)(t.input.uri));
+const tabsOf = (file: vscode.Uri) =>
+  vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && sameUri(file)(t.input.uri));
 /** Lines of the document the editor shows right now (a wrapped line takes several rows, so fewer lines fit). */
 const linesShown = (e: vscode.TextEditor) => e.visibleRanges.reduce((n, r) => n + r.end.line - r.start.line + 1, 0);
 
@@ -46,7 +50,11 @@ async function episode(seed: number): Promise<{ env: ForgeEnvironment; start: Hu
   return { env, start };
 }
 
-async function record(e: { env: ForgeEnvironment; start: HumanEpisodeStart }, repaired: string, annotator: string): Promise<DemonstrationRecord> {
+async function record(
+  e: { env: ForgeEnvironment; start: HumanEpisodeStart },
+  repaired: string,
+  annotator: string,
+): Promise<DemonstrationRecord> {
   const final = await e.env.evaluateRepair(createRepairDiff(e.start.brokenScript, repaired));
   const provenance = {
     session_id: 'review-test',
@@ -109,7 +117,7 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(s.current!.repairedOk, true);
   });
 
-  test('the view shows the record\'s scores and the actions above the repaired script', async () => {
+  test("the view shows the record's scores and the actions above the repaired script", async () => {
     const s = await inspect();
     const r = recs[0];
     const repaired = await vscode.workspace.openTextDocument(vscode.Uri.parse(s.current!.repairedUri));
@@ -124,23 +132,40 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.notEqual(vscode.workspace.getConfiguration('diffEditor', python).get('wordWrap'), 'on');
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', repaired.uri);
     // One header row, right above the first change (the renamed keyword), where the diff editor opens.
-    const changed = repaired.getText().split('\n').findIndex((l, i) => l !== broken.getText().split('\n')[i]);
+    const changed = repaired
+      .getText()
+      .split('\n')
+      .findIndex((l, i) => l !== broken.getText().split('\n')[i]);
     assert.match(repaired.lineAt(changed).text, /eval_strategy=/);
-    assert.ok(lenses.length > 0 && lenses.every((l) => l.range.start.line === changed), JSON.stringify(lenses.map((l) => l.range.start.line)));
+    assert.ok(
+      lenses.length > 0 && lenses.every((l) => l.range.start.line === changed),
+      JSON.stringify(lenses.map((l) => l.range.start.line)),
+    );
     const titles = lenses.map((l) => l.command?.title ?? '');
-    assert.ok(titles[0].startsWith(`${r.success ? '$(pass-filled) success' : '$(error) failed'} · reward ${r.visible_reward.toFixed(2)}`), titles[0]);
+    assert.ok(
+      titles[0].startsWith(`${r.success ? '$(pass-filled) success' : '$(error) failed'} · reward ${r.visible_reward.toFixed(2)}`),
+      titles[0],
+    );
     assert.ok(Object.keys(r.visible_breakdown).length > 0 && Object.keys(r.held_out_breakdown).length > 0);
-    for (const [k, v] of Object.entries(r.visible_breakdown)) assert.ok(titles[1].includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[1]}`);
-    for (const [k, v] of Object.entries(r.held_out_breakdown)) assert.ok(titles[2].includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[2]}`);
+    for (const [k, v] of Object.entries(r.visible_breakdown))
+      assert.ok(titles[1].includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[1]}`);
+    for (const [k, v] of Object.entries(r.held_out_breakdown))
+      assert.ok(titles[2].includes(`${k} ${Math.round(v * 100) / 100}`), `${k} in ${titles[2]}`);
     const approve = lenses.find((l) => l.command?.command === 'forgeenv.review.approve');
     assert.equal(approve?.command?.title, '$(check) Approve (Alt+A)');
-    assert.ok(lenses.some((l) => l.command?.command === 'forgeenv.review.reject') && lenses.some((l) => l.command?.command === 'forgeenv.review.label'));
+    assert.ok(
+      lenses.some((l) => l.command?.command === 'forgeenv.review.reject') &&
+        lenses.some((l) => l.command?.command === 'forgeenv.review.label'),
+    );
     assert.deepEqual(await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', broken.uri), []);
   });
 
   test('duplicates (same task and diff) are flagged in the walk', async () => {
     const s0 = await inspect();
-    assert.ok(s0.current!.duplicates.some((d) => d.includes(recs[1].info.record_id)), s0.current!.duplicates.join(' | '));
+    assert.ok(
+      s0.current!.duplicates.some((d) => d.includes(recs[1].info.record_id)),
+      s0.current!.duplicates.join(' | '),
+    );
     const moved = await ok<{ index: number; recordId: string }>('forgeenv.review.next');
     assert.equal(moved.recordId, recs[1].info.record_id);
     const s1 = await inspect();
@@ -158,10 +183,13 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.equal(empty.reason, 'invalid_args');
     await ok('forgeenv.review.reject', { comment: 'duplicate of an approved repair' });
     const lines = readJsonl(join(dir, 'reviews.jsonl')).map((l) => ReviewRecordSchema.parse(l));
-    assert.deepEqual(lines.map((l) => [l.record_id, l.verdict]), [
-      [recs[0].info.record_id, 'approve'],
-      [recs[1].info.record_id, 'reject'],
-    ]);
+    assert.deepEqual(
+      lines.map((l) => [l.record_id, l.verdict]),
+      [
+        [recs[0].info.record_id, 'approve'],
+        [recs[1].info.record_id, 'reject'],
+      ],
+    );
     assert.ok(lines.every((l) => l.reviewer.length > 0 && !Number.isNaN(Date.parse(l.at))));
     // The demonstrations file is never edited by a review.
     assert.equal(readJsonl(join(dir, 'demonstrations.jsonl')).length, 3);
@@ -169,10 +197,25 @@ suite('Review: label, review walk, reopen, summary', () => {
 
   test('Label the current demonstration and a task: valid label records', async () => {
     const s = await inspect();
-    const l = await ok<{ label: { target: unknown } }>('forgeenv.review.label', { difficulty: 2, tags: ['kwarg'], confidence: 4, note: 'renamed field' });
+    const l = await ok<{ label: { target: unknown } }>('forgeenv.review.label', {
+      difficulty: 2,
+      tags: ['kwarg'],
+      confidence: 4,
+      note: 'renamed field',
+    });
     assert.deepEqual(l.label.target, { type: 'demonstration', record_id: s.current!.recordId });
-    await ok('forgeenv.review.label', { target: { type: 'task', task_id: TASK }, difficulty: 1, tags: ['kwarg', 'other'], confidence: 5, dataset: dir });
-    const bad = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('forgeenv.review.label', { difficulty: 4, tags: [], confidence: 3 });
+    await ok('forgeenv.review.label', {
+      target: { type: 'task', task_id: TASK },
+      difficulty: 1,
+      tags: ['kwarg', 'other'],
+      confidence: 5,
+      dataset: dir,
+    });
+    const bad = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('forgeenv.review.label', {
+      difficulty: 4,
+      tags: [],
+      confidence: 3,
+    });
     assert.equal(bad.ok, false);
     const labels = readJsonl(join(dir, 'labels.jsonl')).map((x) => LabelRecordSchema.parse(x));
     assert.equal(labels.length, 2);
@@ -229,7 +272,7 @@ suite('Review: label, review walk, reopen, summary', () => {
     assert.ok(snap.demonstrations.current.some((x) => x.info.record_id === r.stored.recordId));
   });
 
-  test('the dataset summary webview opens with a strict CSP and the dataset\'s numbers', async () => {
+  test("the dataset summary webview opens with a strict CSP and the dataset's numbers", async () => {
     await ok('forgeenv.review.summary', { dataset: dir });
     const s = await inspect();
     assert.equal(s.summaryOpen, true);
@@ -246,10 +289,19 @@ suite('Review: label, review walk, reopen, summary', () => {
     const out = join(mkdtempSync(join(workspaceDir(), 'exports-')), 'review-sft.jsonl');
     // This task's breakage does not make the script fail in its snapshot (a deprecation): the
     // default filters leave such episodes out, `breakage: any` takes them.
-    const def = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', { format: 'trl-sft', dataset: dir, out: join(dirname(out), 'default', 'sft.jsonl') });
+    const def = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', {
+      format: 'trl-sft',
+      dataset: dir,
+      out: join(dirname(out), 'default', 'sft.jsonl'),
+    });
     assert.equal(def.rows, 0);
     assert.match(readFileSync(def.card, 'utf8'), /breakage did not make the script fail \| −[1-9]/);
-    const r = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', { format: 'trl-sft', dataset: dir, out, filters: { breakage: 'any' } });
+    const r = await ok<{ rows: number; out: string; card: string }>('forgeenv.review.export', {
+      format: 'trl-sft',
+      dataset: dir,
+      out,
+      filters: { breakage: 'any' },
+    });
     const rows = readFileSync(out, 'utf8').split('\n').filter(Boolean);
     assert.equal(rows.length, r.rows);
     assert.ok(r.rows >= 1);
@@ -261,7 +313,8 @@ suite('Review: label, review walk, reopen, summary', () => {
     const started = await ok<{ recordId: string }>('forgeenv.review.start', { dataset: wrapDir });
     const s = await inspect();
     assert.equal(s.current!.recordId, started.recordId);
-    const shown = () => vscode.window.visibleTextEditors.find((e) => sameUri(s.current!.repairedUri)(e.document.uri) && e.visibleRanges.length > 0);
+    const shown = () =>
+      vscode.window.visibleTextEditors.find((e) => sameUri(s.current!.repairedUri)(e.document.uri) && e.visibleRanges.length > 0);
     const doc = (await until('the repaired side of the diff', shown)).document;
     assert.ok(doc.lineCount > 40 && doc.lineAt(0).text.length > 1000);
     // Each 1,200-character line takes many rows, so only a few lines fit in the view.

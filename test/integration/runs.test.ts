@@ -27,7 +27,10 @@ suite('Diagnostics for misbehaving scripts', () => {
     assert.equal(more.length, 0);
     assert.equal(d.range.start.line, 1);
     assert.equal(d.message, 'ValueError: boom');
-    assert.deepEqual(d.relatedInformation?.map((x) => x.location.range.start.line), [8, 5, 1]);
+    assert.deepEqual(
+      d.relatedInformation?.map((x) => x.location.range.start.line),
+      [8, 5, 1],
+    );
   });
 
   test('a SyntaxError is underlined at its columns', async () => {

@@ -40,7 +40,13 @@ suite('Suggest Repair', () => {
         const body = JSON.parse(raw) as { messages: Array<{ content: string }> };
         prompts.push(body.messages.at(-1)?.content ?? '');
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -127,7 +133,12 @@ suite('Suggest Repair', () => {
     assert.equal(r.stored, true);
     const rec = DemonstrationRecordSchema.parse(readJsonl(join(datasetDir('dataset-suggest'), 'demonstrations.jsonl')).at(-1));
     assert.equal(rec.info.record_id, r.recordId);
-    const suggestion = rec.info.suggestion as { agent: { endpoint: string; model: string; sampling: { temperature: number } }; diff: string; accepted: boolean; score?: { success: boolean } };
+    const suggestion = rec.info.suggestion as {
+      agent: { endpoint: string; model: string; sampling: { temperature: number } };
+      diff: string;
+      accepted: boolean;
+      score?: { success: boolean };
+    };
     assert.equal(suggestion.accepted, true);
     assert.equal(suggestion.agent.endpoint, endpoint);
     assert.equal(suggestion.agent.model, 'tiny-test-model');
@@ -153,7 +164,11 @@ suite('Suggest Repair', () => {
     const text = readFileSync(s.filePath, 'utf8');
     const edit = new vscode.WorkspaceEdit();
     const doc = await vscode.workspace.openTextDocument(u);
-    edit.replace(u, new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)), text.replace(/DataCollatorPadding/g, 'DataCollatorWithPadding'));
+    edit.replace(
+      u,
+      new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)),
+      text.replace(/DataCollatorPadding/g, 'DataCollatorWithPadding'),
+    );
     assert.ok(await vscode.workspace.applyEdit(edit));
     await ok('forgeenv.submitEpisode');
     const rec = DemonstrationRecordSchema.parse(readJsonl(join(datasetDir('dataset-suggest'), 'demonstrations.jsonl')).at(-1));
@@ -173,7 +188,11 @@ suite('Suggest Repair', () => {
     const failed = await ok<StoredResult & { success: boolean }>('forgeenv.submitEpisode', { force: true });
     assert.equal(failed.success, false);
     const out = join(datasetDir('dataset-suggest'), '..', 'exports-suggest', 'dpo.jsonl');
-    const r = await ok<{ rows: number; out: string }>('forgeenv.review.export', { format: 'trl-dpo', dataset: datasetDir('dataset-suggest'), out });
+    const r = await ok<{ rows: number; out: string }>('forgeenv.review.export', {
+      format: 'trl-dpo',
+      dataset: datasetDir('dataset-suggest'),
+      out,
+    });
     assert.equal(r.rows, 1, 'one failure, paired once');
     const row = readJsonl(out)[0] as { prompt: string; chosen: string; rejected: string };
     assert.match(row.rejected, /changed nothing/);

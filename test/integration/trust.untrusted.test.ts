@@ -19,7 +19,10 @@ suite('Workspace Trust (untrusted folder)', () => {
 
   test('no script runs: start, run and submit refuse with the trust message', async () => {
     for (const cmd of ['forgeenv.startEpisode', 'forgeenv.nextTask', 'forgeenv.runAndScore', 'forgeenv.submitEpisode']) {
-      const r = await vscode.commands.executeCommand<CommandResult>(cmd, ...(cmd === 'forgeenv.startEpisode' ? [{ taskId: 'simple_regression' }] : []));
+      const r = await vscode.commands.executeCommand<CommandResult>(
+        cmd,
+        ...(cmd === 'forgeenv.startEpisode' ? [{ taskId: 'simple_regression' }] : []),
+      );
       assert.equal(r.ok, false, cmd);
       assert.equal(!r.ok && r.reason, 'untrusted', cmd);
       assert.equal(!r.ok && r.message, UNTRUSTED_MESSAGE);
@@ -48,7 +51,10 @@ suite('Workspace Trust (untrusted folder)', () => {
       });
     });
     // One restricted setting and one ordinary one: the ordinary one proves the file was read.
-    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ 'forgeenv.pythonPath': '/nonexistent/python-from-workspace', 'forgeenv.annotatorId': 'workspace-annotator' }));
+    writeFileSync(
+      join(dir, 'settings.json'),
+      JSON.stringify({ 'forgeenv.pythonPath': '/nonexistent/python-from-workspace', 'forgeenv.annotatorId': 'workspace-annotator' }),
+    );
     await Promise.race([changed, new Promise((r) => setTimeout(r, 10_000))]);
     const config = vscode.workspace.getConfiguration('forgeenv');
     assert.equal(config.get('annotatorId'), 'workspace-annotator', 'the workspace settings file was read');

@@ -77,7 +77,17 @@ describe('forgeenv CLI', () => {
   });
 
   test('episode with an explicit primitive and params, and with bad params', () => {
-    const ok = forgeenv('episode', '--task', 'distilbert_sst2', '--primitive', 'RenameApiCall', '--params', '{"old_name":"AutoTokenizer","new_name":"AutoTokeniser"}', '--seed', '0');
+    const ok = forgeenv(
+      'episode',
+      '--task',
+      'distilbert_sst2',
+      '--primitive',
+      'RenameApiCall',
+      '--params',
+      '{"old_name":"AutoTokenizer","new_name":"AutoTokeniser"}',
+      '--seed',
+      '0',
+    );
     assert.equal(ok.code, 0, ok.stderr);
     const rec = RolloutResultSchema.parse(JSON.parse(ok.stdout));
     assert.equal(rec.primitive_type, 'RenameApiCall');
@@ -92,8 +102,22 @@ describe('forgeenv CLI', () => {
     assert.equal(r.code, 0, r.stderr);
     const tasks = JSON.parse(r.stdout) as Array<{ task_id: string; difficulty: string }>;
     assert.ok(tasks.length >= 10);
-    for (const id of ['distilbert_sst2', 'bert_ner', 'gpt2_textgen', 't5_summarization', 'vit_cifar10', 'roberta_sentiment', 'albert_qa', 'electra_classification', 'tiny_mlp_mnist', 'simple_regression']) {
-      assert.ok(tasks.some((t) => t.task_id === id), id);
+    for (const id of [
+      'distilbert_sst2',
+      'bert_ner',
+      'gpt2_textgen',
+      't5_summarization',
+      'vit_cifar10',
+      'roberta_sentiment',
+      'albert_qa',
+      'electra_classification',
+      'tiny_mlp_mnist',
+      'simple_regression',
+    ]) {
+      assert.ok(
+        tasks.some((t) => t.task_id === id),
+        id,
+      );
     }
     const u = forgeenv('frobnicate');
     assert.equal(u.code, 2);

@@ -7,7 +7,13 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 
 const root = resolve(__dirname, '../..');
-const forgeenv = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin/forgeenv.js'), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, FORGEENV_FROM_SOURCE: '1' }, timeout: 120_000 });
+const forgeenv = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin/forgeenv.js'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
+    timeout: 120_000,
+  });
 
 test('--model-architectures: a file that is not an id -> architecture map is refused with a usage error', () => {
   const dir = mkdtempSync(join(tmpdir(), 'forgeenv-archmap-'));

@@ -74,14 +74,18 @@ describe('demo settings (npm start)', () => {
   // The keys only work if the pinned VS Code (code-server 4.139.1 = VS Code 1.139.1) declares
   // them with these values: a renamed setting would silently bring the squeezed layout back.
   const workbench = join(ROOT, 'test/vscode-host/node_modules/code-server/lib/vscode/out/vs/code/browser/workbench/workbench.js');
-  test('the VS Code of the test host declares the layout settings and their values', { skip: existsSync(workbench) ? false : 'test host not installed (npm run setup:vscode)' }, () => {
-    const source = readFileSync(workbench, 'utf8');
-    const s = parse(merge(undefined).text);
-    for (const key of ['workbench.startupEditor', 'workbench.secondarySideBar.defaultVisibility']) {
-      const at = source.indexOf(`"${key}":{`);
-      assert.ok(at >= 0, `${key} is a setting of this VS Code`);
-      const enumList = /enum:\[([^\]]*)\]/.exec(source.slice(at, at + 600))?.[1] ?? '';
-      assert.ok(enumList.includes(`"${String(s[key])}"`), `${key}: "${String(s[key])}" is one of ${enumList}`);
-    }
-  });
+  test(
+    'the VS Code of the test host declares the layout settings and their values',
+    { skip: existsSync(workbench) ? false : 'test host not installed (npm run setup:vscode)' },
+    () => {
+      const source = readFileSync(workbench, 'utf8');
+      const s = parse(merge(undefined).text);
+      for (const key of ['workbench.startupEditor', 'workbench.secondarySideBar.defaultVisibility']) {
+        const at = source.indexOf(`"${key}":{`);
+        assert.ok(at >= 0, `${key} is a setting of this VS Code`);
+        const enumList = /enum:\[([^\]]*)\]/.exec(source.slice(at, at + 600))?.[1] ?? '';
+        assert.ok(enumList.includes(`"${String(s[key])}"`), `${key}: "${String(s[key])}" is one of ${enumList}`);
+      }
+    },
+  );
 });

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { isFencedCompletion, rawCompletion } from '../../src/store/completion';
 import { DatasetStore } from '../../src/store/datasetStore';
-import { breakageFailed, buildDemonstration, createDemonstrationRecord, IdenticalRevisionError, timelineFileFor } from '../../src/store/demonstrationBuilder';
+import {
+  breakageFailed,
+  buildDemonstration,
+  createDemonstrationRecord,
+  IdenticalRevisionError,
+  timelineFileFor,
+} from '../../src/store/demonstrationBuilder';
 import { saveEpisodeAs, storeEpisode } from '../../src/store/episodeWriter';
 import { recordHash } from '../../src/store/hashing';
 import { fencedDiff } from '../../src/store/export/formats';
@@ -71,7 +77,11 @@ describe('completions are stored raw', () => {
     const old = makeDemo({ n: 2 });
     const fenced = '```diff\n' + DIFF + '```\n';
     // An old writer's line: the fenced text, hashed as it was stored.
-    const line = JSON.stringify({ ...old, repair_completion: fenced, info: { ...old.info, record_hash: recordHash(old.info.task_hash, fenced) } });
+    const line = JSON.stringify({
+      ...old,
+      repair_completion: fenced,
+      info: { ...old.info, record_hash: recordHash(old.info.task_hash, fenced) },
+    });
     writeFileSync(join(dir, 'demonstrations.jsonl'), line + '\n');
     const snap = await new DatasetStore(dir).readAll();
     assert.equal(snap.problems.length, 0, JSON.stringify(snap.problems));
@@ -94,9 +104,17 @@ describe('buildDemonstration', () => {
   test('a revision gets its own timeline file; an identical revision is refused', () => {
     const first = buildDemonstration({ start: facts(1), final: evaluation(DIFF), provenance: provenance() });
     assert.equal(first.info.timeline_file, timelineFileFor('ep-facts'));
-    assert.throws(() => buildDemonstration({ start: facts(1), final: evaluation(DIFF), provenance: provenance(), previous: first }), IdenticalRevisionError);
+    assert.throws(
+      () => buildDemonstration({ start: facts(1), final: evaluation(DIFF), provenance: provenance(), previous: first }),
+      IdenticalRevisionError,
+    );
     // Reopening rebuilds the episode under a new environment episode id; the revision keeps the original's.
-    const second = buildDemonstration({ start: { ...facts(1), episodeId: 'ep-rebuilt' }, final: evaluation(diffOf(2, 1)), provenance: provenance(), previous: first });
+    const second = buildDemonstration({
+      start: { ...facts(1), episodeId: 'ep-rebuilt' },
+      final: evaluation(diffOf(2, 1)),
+      provenance: provenance(),
+      previous: first,
+    });
     assert.equal(second.info.revision, 2);
     assert.equal(second.info.episode_id, 'ep-facts');
     assert.equal(second.info.timeline_file, 'timelines/ep-facts.r2.jsonl');
@@ -110,22 +128,28 @@ describe('storeEpisode / saveEpisodeAs', () => {
     { t_ms: 5, kind: 'run' as const, n: 1 },
   ];
 
-  test('timeline under the record\'s own timeline file, then the record', async () => {
+  test("timeline under the record's own timeline file, then the record", async () => {
     const dir = tempDir();
     const first = makeDemo({ n: 10 });
     const second = createDemonstrationRecord({ ...argsOf(first), rollout: { ...first, repair_completion: diffOf(3, 1) }, previous: first });
     await storeEpisode(dir, { kind: 'demonstration', record: first, timeline: events });
     await storeEpisode(dir, { kind: 'demonstration', record: second, timeline: events.slice(0, 1) });
     assert.equal(readFileSync(join(dir, first.info.timeline_file), 'utf8').trim().split('\n').length, 2);
-    assert.equal(readFileSync(join(dir, second.info.timeline_file), 'utf8').trim().split('\n').length, 1, 'the revision\'s own events');
+    assert.equal(readFileSync(join(dir, second.info.timeline_file), 'utf8').trim().split('\n').length, 1, "the revision's own events");
     const snap = await new DatasetStore(dir).readAll();
-    assert.deepEqual(snap.demonstrations.current.map((r) => r.info.record_id), [second.info.record_id]);
+    assert.deepEqual(
+      snap.demonstrations.current.map((r) => r.info.record_id),
+      [second.info.record_id],
+    );
   });
 
   test('a tampered record is refused before anything is written', async () => {
     const dir = tempDir();
     const rec = makeDemo({ n: 11 });
-    await assert.rejects(storeEpisode(dir, { kind: 'demonstration', record: { ...rec, repair_completion: diffOf(5, 5) }, timeline: events }), RecordValidationError);
+    await assert.rejects(
+      storeEpisode(dir, { kind: 'demonstration', record: { ...rec, repair_completion: diffOf(5, 5) }, timeline: events }),
+      RecordValidationError,
+    );
     assert.equal(existsSync(join(dir, 'timelines')), false);
     assert.equal(existsSync(join(dir, 'demonstrations.jsonl')), false);
   });
@@ -136,11 +160,19 @@ describe('storeEpisode / saveEpisodeAs', () => {
     const file = join(dir, 'out', 'demonstration-ep.jsonl');
     const rec = makeDemo({ n: 12 });
     await saveEpisodeAs(file, { kind: 'demonstration', record: rec, timeline: events });
-    await assert.rejects(saveEpisodeAs(file, { kind: 'demonstration', record: { ...rec, success: 'yes' }, timeline: [] }), RecordValidationError);
+    await assert.rejects(
+      saveEpisodeAs(file, { kind: 'demonstration', record: { ...rec, success: 'yes' }, timeline: [] }),
+      RecordValidationError,
+    );
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     assert.equal(lines.length, 1);
     assert.equal(JSON.parse(lines[0]).info.record_id, rec.info.record_id);
-    assert.equal(readFileSync(join(dir, 'out', 'demonstration-ep.timeline.jsonl'), 'utf8').trim().split('\n').length, 2);
+    assert.equal(
+      readFileSync(join(dir, 'out', 'demonstration-ep.timeline.jsonl'), 'utf8')
+        .trim()
+        .split('\n').length,
+      2,
+    );
   });
 });
 

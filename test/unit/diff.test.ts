@@ -23,7 +23,11 @@ function applyWith(tool: 'git' | 'patch', before: string, diff: string): { statu
   writeFileSync(join(dir, 'fix.diff'), diff);
   const r =
     tool === 'git'
-      ? spawnSync('git', ['apply', '--whitespace=nowarn', 'fix.diff'], { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: scratch } })
+      ? spawnSync('git', ['apply', '--whitespace=nowarn', 'fix.diff'], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { ...process.env, GIT_CEILING_DIRECTORIES: scratch },
+        })
       : spawnSync('patch', ['-p1', '--batch', '--forward', '-i', 'fix.diff'], { cwd: dir, encoding: 'utf8' });
   return { status: r.status, out: readFileSync(join(dir, 'train.py'), 'utf8'), stderr: r.stderr ?? '' };
 }
@@ -174,7 +178,10 @@ describe('applyRepairDiff', () => {
   });
 
   test('wrong header counts fall back to lenient, with a note', () => {
-    const r = applyRepairDiff(SCRIPT, '--- a/train.py\n+++ b/train.py\n@@ -4,9 +4,2 @@\n args = dict(eval_strategy="epoch")\n \n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n');
+    const r = applyRepairDiff(
+      SCRIPT,
+      '--- a/train.py\n+++ b/train.py\n@@ -4,9 +4,2 @@\n args = dict(eval_strategy="epoch")\n \n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n',
+    );
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.mode, 'lenient');
     assert.equal(r.script, FIXED);
@@ -182,32 +189,49 @@ describe('applyRepairDiff', () => {
   });
 
   test('blank context lines that lost their space, and trailing whitespace differences, apply leniently', () => {
-    const r = applyRepairDiff(SCRIPT, '@@ -3,4 +3,4 @@\n\n args = dict(eval_strategy="epoch")   \n\n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n');
+    const r = applyRepairDiff(
+      SCRIPT,
+      '@@ -3,4 +3,4 @@\n\n args = dict(eval_strategy="epoch")   \n\n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n',
+    );
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.script, FIXED);
   });
 
   test('an extra context line away from the change is tolerated (fuzz)', () => {
     // jsdiff still requires the lines right next to a change to match exactly.
-    const r = applyRepairDiff(SCRIPT, '@@ -4,4 +4,5 @@\n args = dict(eval_strategy="epoch")\n # a comment the script does not have\n \n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n trainer.train()\n');
+    const r = applyRepairDiff(
+      SCRIPT,
+      '@@ -4,4 +4,5 @@\n args = dict(eval_strategy="epoch")\n # a comment the script does not have\n \n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n trainer.train()\n',
+    );
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.mode, 'lenient');
     assert.equal(r.script, FIXED);
   });
 
   test('hunks apply one by one; the failing one is reported', () => {
-    const d = '@@ -1,1 +1,1 @@\n-import torch\n+import torch  # 2.5\n@@ -7,1 +7,1 @@\n-trainer.fit()\n+trainer.train(resume_from_checkpoint=True)\n';
+    const d =
+      '@@ -1,1 +1,1 @@\n-import torch\n+import torch  # 2.5\n@@ -7,1 +7,1 @@\n-trainer.fit()\n+trainer.train(resume_from_checkpoint=True)\n';
     const r = applyRepairDiff(SCRIPT, d);
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.mode, 'lenient');
     assert.equal(r.script, SCRIPT.replace('import torch\n', 'import torch  # 2.5\n'));
-    assert.ok(r.warnings.some((w) => /^hunk 2 \(@@ -7,1 \+7,1 @@, submission line 4\) did not apply: line 1 of the hunk \("-trainer\.fit\(\)"\) is not in the script$/.test(w)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) =>
+        /^hunk 2 \(@@ -7,1 \+7,1 @@, submission line 4\) did not apply: line 1 of the hunk \("-trainer\.fit\(\)"\) is not in the script$/.test(
+          w,
+        ),
+      ),
+      r.warnings.join('\n'),
+    );
   });
 
   test('a diff none of whose hunks fit is an error naming the hunk and the line', () => {
     const r = applyRepairDiff(SCRIPT, '@@ -1,2 +1,2 @@\n import torch\n-import tensorflow\n+import jax\n');
     assert.equal(r.ok, false);
-    assert.match(!r.ok ? r.error : '', /hunk 1 \(@@ -1,2 \+1,2 @@, submission line 1\) did not apply: line 2 of the hunk \("-import tensorflow"\) is not in the script/);
+    assert.match(
+      !r.ok ? r.error : '',
+      /hunk 1 \(@@ -1,2 \+1,2 @@, submission line 1\) did not apply: line 2 of the hunk \("-import tensorflow"\) is not in the script/,
+    );
   });
 
   test('lines in the wrong order are explained', () => {
@@ -223,7 +247,10 @@ describe('applyRepairDiff', () => {
   });
 
   test('prose around a diff is ignored', () => {
-    const r = applyRepairDiff(SCRIPT, 'Here is the fix:\n\n@@ -6,1 +6,1 @@\n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n\nThis passes the args by keyword.\n');
+    const r = applyRepairDiff(
+      SCRIPT,
+      'Here is the fix:\n\n@@ -6,1 +6,1 @@\n-trainer = Trainer(args)\n+trainer = Trainer(args=args)\n\nThis passes the args by keyword.\n',
+    );
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.script, FIXED);
   });
@@ -245,7 +272,14 @@ describe('applyRepairDiff', () => {
   });
 
   test('garbage never throws', () => {
-    const inputs = ['@@', '@@ -x +y @@\n', '@@ -1 +1 @@\n', '--- a\n+++ b\n@@ -1,1 +1,1 @@\n\\ nothing\n', '\u0000\u0001@@ -1 +1 @@\n-\n+\n', 'diff --git a/train.py b/train.py\n'];
+    const inputs = [
+      '@@',
+      '@@ -x +y @@\n',
+      '@@ -1 +1 @@\n',
+      '--- a\n+++ b\n@@ -1,1 +1,1 @@\n\\ nothing\n',
+      '\u0000\u0001@@ -1 +1 @@\n-\n+\n',
+      'diff --git a/train.py b/train.py\n',
+    ];
     for (const s of inputs) {
       const r = applyRepairDiff(SCRIPT, s);
       assert.equal(typeof r.ok, 'boolean');

@@ -30,7 +30,8 @@ function edit(rng: () => number, text: string, edits: number): string {
 }
 
 const trimEnd = (l: string) => l.trimEnd();
-const jsdiffTrimEnd = (_n: number, line: string | undefined, _op: string, content: string) => typeof line === 'string' && line.trimEnd() === content.trimEnd();
+const jsdiffTrimEnd = (_n: number, line: string | undefined, _op: string, content: string) =>
+  typeof line === 'string' && line.trimEnd() === content.trimEnd();
 
 describe('applyHunks agrees with jsdiff', () => {
   test('exact and fuzzy application over 3,000 random cases', () => {

@@ -26,8 +26,15 @@ interface FinalStage {
 
 /** The last stage of the Dockerfile, with line continuations joined. */
 function finalStage(text: string): FinalStage {
-  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-  const start = lines.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0).at(-1)!;
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const start = lines
+    .map((l, i) => (/^FROM\s/i.test(l) ? i : -1))
+    .filter((i) => i >= 0)
+    .at(-1)!;
   const stage: FinalStage = { from: lines[start].split(/\s+/)[1], copies: [], env: {}, expose: [], cmd: [], apt: [] };
   for (const l of lines.slice(start + 1)) {
     const [op, ...rest] = l.split(/\s+/);
@@ -37,7 +44,14 @@ function finalStage(text: string): FinalStage {
       if (m) stage.env[m[1]] = m[2]!;
     } else if (op === 'EXPOSE') stage.expose.push(...rest);
     else if (op === 'CMD') stage.cmd = JSON.parse(rest.join(' ')) as string[];
-    else if (op === 'RUN' && /apt-get install/.test(l)) stage.apt.push(...l.replace(/.*apt-get install/, '').split('&&')[0].split(/\s+/).filter((w) => w && !w.startsWith('-')));
+    else if (op === 'RUN' && /apt-get install/.test(l))
+      stage.apt.push(
+        ...l
+          .replace(/.*apt-get install/, '')
+          .split('&&')[0]
+          .split(/\s+/)
+          .filter((w) => w && !w.startsWith('-')),
+      );
   }
   return stage;
 }
@@ -61,7 +75,11 @@ describe('the Docker image, started from its runtime layout', () => {
   before(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'forgeenv-docker-layout-'));
     const build = join(scratch, 'build');
-    await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--production', '--no-tests', '--outdir', join(build, 'dist')], { cwd: ROOT });
+    await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'scripts', 'build.mjs'), '--production', '--no-tests', '--outdir', join(build, 'dist')],
+      { cwd: ROOT },
+    );
     app = join(scratch, 'app');
     mkdirSync(app);
     // `/app/<x>` in the build stage: dist/ from the production build, everything else from the repository.
@@ -74,7 +92,12 @@ describe('the Docker image, started from its runtime layout', () => {
       for (const src of c.sources) {
         const from = sourceOf(src);
         assert.ok(existsSync(from), `COPY source ${src} exists in the build (${from})`);
-        const to = c.dest.endsWith('/') && c.sources.length > 1 ? join(dest, basename(src)) : c.dest.endsWith('/') && statSync(from).isFile() ? join(dest, basename(src)) : dest;
+        const to =
+          c.dest.endsWith('/') && c.sources.length > 1
+            ? join(dest, basename(src))
+            : c.dest.endsWith('/') && statSync(from).isFile()
+              ? join(dest, basename(src))
+              : dest;
         mkdirSync(dirname(to), { recursive: true });
         cpSync(from, to, { recursive: true });
       }
@@ -82,7 +105,14 @@ describe('the Docker image, started from its runtime layout', () => {
     before_ = files(app).sort();
     port = await freePort();
     // The container's environment: its ENV lines, the token a deployer sets, and PORT as a platform sets it.
-    const env = { PATH: process.env.PATH ?? '', HOME: scratch, ...stage.env, FORGEENV_TOKEN: TOKEN, PORT: String(port), FORGEENV_CACHE_DIR: join(scratch, 'cache') };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: scratch,
+      ...stage.env,
+      FORGEENV_TOKEN: TOKEN,
+      PORT: String(port),
+      FORGEENV_CACHE_DIR: join(scratch, 'cache'),
+    };
     child = spawn(stage.cmd[0], stage.cmd.slice(1), { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -110,31 +140,61 @@ describe('the Docker image, started from its runtime layout', () => {
     assert.equal(stage.env.PORT, '8000', "OpenEnv's Docker launcher maps container port 8000");
     const yaml = readFileSync(join(ROOT, 'openenv.yaml'), 'utf8');
     assert.match(yaml, new RegExp(`^port: ${stage.env.PORT}$`, 'm'), 'openenv.yaml names the same port');
-    assert.match(stderr, new RegExp(`serving OpenEnv on http://0\\.0\\.0\\.0:${port} .*token required.*sandbox ${stage.env.FORGEENV_SANDBOX}`));
+    assert.match(
+      stderr,
+      new RegExp(`serving OpenEnv on http://0\\.0\\.0\\.0:${port} .*token required.*sandbox ${stage.env.FORGEENV_SANDBOX}`),
+    );
   });
 
   test('an episode over HTTP: token required, reset runs the script', async () => {
-    assert.equal((await fetch(`http://127.0.0.1:${port}/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 401);
-    const r = await fetch(`http://127.0.0.1:${port}/reset`, { method: 'POST', body: JSON.stringify({ seed: 3 }), headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` } });
+    assert.equal(
+      (await fetch(`http://127.0.0.1:${port}/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }))
+        .status,
+      401,
+    );
+    const r = await fetch(`http://127.0.0.1:${port}/reset`, {
+      method: 'POST',
+      body: JSON.stringify({ seed: 3 }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    });
     assert.equal(r.status, 200, await r.clone().text());
     const body = (await r.json()) as { observation?: { task_id?: string } };
     assert.ok(body.observation?.task_id, JSON.stringify(body).slice(0, 400));
   });
 
-  test("OpenEnv's runtime validation passes against the layout's server", { skip: existsSync(openenvPython()) || process.env.CI ? false : 'the openenv-core venv is missing (scripts/setup-openenv.sh)' }, async () => {
-    // `openenv validate` sends no token, so it checks the same install served on loopback, where none is needed.
-    const local = await freePort();
-    const server = spawn(process.execPath, ['bin/forgeenv.js', 'serve', '--port', String(local)], { cwd: app, env: { PATH: process.env.PATH ?? '', HOME: scratch, FORGEENV_CACHE_DIR: join(scratch, 'cache') }, stdio: 'ignore' });
-    try {
-      for (let i = 0; i < 400 && !(await fetch(`http://127.0.0.1:${local}/health`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
-      const cli = join(dirname(openenvPython()), 'openenv');
-      const { stdout } = await promisify(execFile)(cli, ['validate', '--url', `http://127.0.0.1:${local}`], { timeout: 120_000 }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
-      const report = JSON.parse(stdout) as { passed: boolean; summary: { failed_criteria: unknown[] } };
-      assert.equal(report.passed, true, JSON.stringify(report.summary));
-    } finally {
-      server.kill('SIGTERM');
-    }
-  });
+  test(
+    "OpenEnv's runtime validation passes against the layout's server",
+    { skip: existsSync(openenvPython()) || process.env.CI ? false : 'the openenv-core venv is missing (scripts/setup-openenv.sh)' },
+    async () => {
+      // `openenv validate` sends no token, so it checks the same install served on loopback, where none is needed.
+      const local = await freePort();
+      const server = spawn(process.execPath, ['bin/forgeenv.js', 'serve', '--port', String(local)], {
+        cwd: app,
+        env: { PATH: process.env.PATH ?? '', HOME: scratch, FORGEENV_CACHE_DIR: join(scratch, 'cache') },
+        stdio: 'ignore',
+      });
+      try {
+        for (
+          let i = 0;
+          i < 400 &&
+          !(await fetch(`http://127.0.0.1:${local}/health`).then(
+            (r) => r.ok,
+            () => false,
+          ));
+          i++
+        )
+          await new Promise((r) => setTimeout(r, 50));
+        const cli = join(dirname(openenvPython()), 'openenv');
+        const { stdout } = await promisify(execFile)(cli, ['validate', '--url', `http://127.0.0.1:${local}`], { timeout: 120_000 }).catch(
+          (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
+        );
+        const report = JSON.parse(stdout) as { passed: boolean; summary: { failed_criteria: unknown[] } };
+        assert.equal(report.passed, true, JSON.stringify(report.summary));
+      } finally {
+        server.kill('SIGTERM');
+      }
+    },
+  );
 
   test('nothing is written into the install folder', () => {
     assert.deepEqual(files(app).sort(), before_);

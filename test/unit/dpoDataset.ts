@@ -17,7 +17,12 @@ import { verifiedSuccess } from '../../src/store/export/selection';
 export const FAILING_PREFIX = 'raise SystemExit(3)  # a repair that gives up\n';
 
 async function brokenScriptOf(env: ForgeEnvironment, r: DemonstrationRecord): Promise<string> {
-  await env.reset({ taskId: r.task_id, seed: r.info.seed, library_versions: r.info.library_versions, target_category: r.info.primitive.primitive_type });
+  await env.reset({
+    taskId: r.task_id,
+    seed: r.info.seed,
+    library_versions: r.info.library_versions,
+    target_category: r.info.primitive.primitive_type,
+  });
   await env.step({ breakage: { primitive_type: r.info.primitive.primitive_type, params: r.info.primitive.params } });
   const broken = env.state?.broken_script;
   if (typeof broken !== 'string') throw new Error(`no broken script for ${r.task_id}`);
@@ -26,7 +31,19 @@ async function brokenScriptOf(env: ForgeEnvironment, r: DemonstrationRecord): Pr
 
 function attempt(r: DemonstrationRecord, diff: string, success: boolean, info: Record<string, unknown> = {}): DemonstrationRecord {
   const { verification: _v, ...rest } = r.info;
-  return { ...r, repair_completion: diff, success, visible_reward: success ? r.visible_reward : 0, info: { ...rest, ...(success ? { verification: r.info.verification } : {}), record_id: randomUUID(), record_hash: recordHash(r.info.task_hash, diff), ...info } };
+  return {
+    ...r,
+    repair_completion: diff,
+    success,
+    visible_reward: success ? r.visible_reward : 0,
+    info: {
+      ...rest,
+      ...(success ? { verification: r.info.verification } : {}),
+      record_id: randomUUID(),
+      record_hash: recordHash(r.info.task_hash, diff),
+      ...info,
+    },
+  };
 }
 
 /** Episodes of these (task, seed) are the dataset's passing repairs. */
@@ -37,7 +54,11 @@ export const DPO_EPISODES: ReadonlyArray<[string, number]> = [
 
 export async function buildDpoDataset(outDir: string, env: ForgeEnvironment): Promise<{ passing: DemonstrationRecord[] }> {
   for (const [task, seed] of DPO_EPISODES) {
-    const code = await main(['episode', '--task', task, '--seed', String(seed), '--repair', 'oracle', '--out', outDir], () => undefined, () => undefined);
+    const code = await main(
+      ['episode', '--task', task, '--seed', String(seed), '--repair', 'oracle', '--out', outDir],
+      () => undefined,
+      () => undefined,
+    );
     if (code !== 0) throw new Error(`forgeenv episode --task ${task} exited ${code}`);
   }
   const lines = readFileSync(join(outDir, 'demonstrations.jsonl'), 'utf8').split('\n').filter(Boolean);
@@ -66,7 +87,13 @@ export async function buildDpoDataset(outDir: string, env: ForgeEnvironment): Pr
     // Stored as a failure, but it passes: left out at export.
     attempt(a, createRepairDiff(brokenA, `${fixedA.script}# a comment only\n`), false),
     // A passing human repair that kept the model's failing suggestion beside it.
-    { ...b, info: { ...b.info, suggestion: { agent: { kind: 'model', model: 'fixture-model' }, diff: failB, accepted: false, score: { success: false } } } },
+    {
+      ...b,
+      info: {
+        ...b.info,
+        suggestion: { agent: { kind: 'model', model: 'fixture-model' }, diff: failB, accepted: false, score: { success: false } },
+      },
+    },
   ];
   writeFileSync(join(outDir, 'demonstrations.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return { passing: [a, b] };

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { breaksUnder, DRIFT_TABLE, driftEntriesFor } from '../../src/env/drift/driftTable';
-import { BaselineDriftGenerator, FALLBACK_ORDER, parseDriftOutput, primitivesForTarget, specProvenance } from '../../src/env/drift/generator';
+import {
+  BaselineDriftGenerator,
+  FALLBACK_ORDER,
+  parseDriftOutput,
+  primitivesForTarget,
+  specProvenance,
+} from '../../src/env/drift/generator';
 import { applySpec, breakagePrimitives, getPrimitive } from '../../src/env/primitives/registry';
 import { PrimitiveRefusal } from '../../src/env/primitives/types';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,8 +37,20 @@ describe('drift table', () => {
     assert.equal(breaksUnder(int8, { peft: '0.10.0' }), true);
     assert.equal(breaksUnder(int8, { peft: '0.9.0' }), false);
     assert.equal(breaksUnder(int8, {}), false, 'a library the versions do not name does not reject');
-    assert.equal(breaksUnder(DRIFT_TABLE.find((d) => d.rejectedWhen === 'always')!, {}), true);
-    assert.equal(breaksUnder(DRIFT_TABLE.find((d) => !d.rejectedWhen)!, snapshotVersions()), false);
+    assert.equal(
+      breaksUnder(
+        DRIFT_TABLE.find((d) => d.rejectedWhen === 'always')!,
+        {},
+      ),
+      true,
+    );
+    assert.equal(
+      breaksUnder(
+        DRIFT_TABLE.find((d) => !d.rejectedWhen)!,
+        snapshotVersions(),
+      ),
+      false,
+    );
   });
 });
 
@@ -44,11 +62,18 @@ describe('BaselineDriftGenerator', () => {
       return BREAKAGE.map((t) => g.propose(t, script));
     };
     assert.deepEqual(run(7), run(7));
-    const picks = new Set(Array.from({ length: 12 }, (_, seed) => JSON.stringify(new BaselineDriftGenerator(seed).propose('RenameApiCall', fixture('custom_loop_causal_lm.py')))));
+    const picks = new Set(
+      Array.from({ length: 12 }, (_, seed) =>
+        JSON.stringify(new BaselineDriftGenerator(seed).propose('RenameApiCall', fixture('custom_loop_causal_lm.py'))),
+      ),
+    );
     assert.equal(picks.size, 1, 'only one real drift breaks there (AutoModelWithLMHead), so every seed picks it');
     // No real drift applies: several synthetic renames, so seeds differ.
-    const plain = 'from transformers import AutoTokenizer, AutoConfig, set_seed\nset_seed(0)\ntok = AutoTokenizer.from_pretrained("x")\ncfg = AutoConfig.from_pretrained("x")\n';
-    const renames = new Set(Array.from({ length: 12 }, (_, seed) => JSON.stringify(new BaselineDriftGenerator(seed).propose('RenameApiCall', plain).params)));
+    const plain =
+      'from transformers import AutoTokenizer, AutoConfig, set_seed\nset_seed(0)\ntok = AutoTokenizer.from_pretrained("x")\ncfg = AutoConfig.from_pretrained("x")\n';
+    const renames = new Set(
+      Array.from({ length: 12 }, (_, seed) => JSON.stringify(new BaselineDriftGenerator(seed).propose('RenameApiCall', plain).params)),
+    );
     assert.ok(renames.size > 1, 'several synthetic drifts: seeds differ');
   });
 
@@ -67,7 +92,8 @@ describe('BaselineDriftGenerator', () => {
         const chosen = cands.get(spec.primitive_type)!.find((c) => JSON.stringify(c.params) === JSON.stringify(spec.params));
         assert.ok(chosen, 'the spec is one of the candidates');
         assert.equal(spec.provenance, chosen.provenance);
-        if (BREAKAGE.some(realBreaks)) assert.ok(chosen.provenance === 'real' && chosen.breaks === true, 'a real drift that breaks whenever one exists');
+        if (BREAKAGE.some(realBreaks))
+          assert.ok(chosen.provenance === 'real' && chosen.breaks === true, 'a real drift that breaks whenever one exists');
         else if (BREAKAGE.some(anyBreaks)) assert.notEqual(chosen.breaks, false, 'a spec that breaks whenever one exists');
         assert.equal(spec.category, getPrimitive(spec.primitive_type)!.category);
         const r = applySpec(script, spec);
@@ -81,7 +107,14 @@ describe('BaselineDriftGenerator', () => {
     const own = getPrimitive('ChangeArgumentSignature')!.candidates(script);
     assert.ok(own.length > 0 && own.every((c) => c.breaks === false), 'Trainer(tokenizer=) only warns');
     const spec = new BaselineDriftGenerator(0).propose('ChangeArgumentSignature', script);
-    assert.equal(spec.primitive_type, FALLBACK_ORDER.find((n) => getPrimitive(n)!.candidates(script).some((c) => c.provenance === 'real' && c.breaks === true)));
+    assert.equal(
+      spec.primitive_type,
+      FALLBACK_ORDER.find((n) =>
+        getPrimitive(n)!
+          .candidates(script)
+          .some((c) => c.provenance === 'real' && c.breaks === true),
+      ),
+    );
     const old = new BaselineDriftGenerator(0).propose('ChangeArgumentSignature', 'trainer = Trainer(model=m, processing_class=tok)\n');
     assert.equal(old.primitive_type, 'ChangeArgumentSignature', 'when nothing breaks, the deprecation-only drift is still proposed');
   });
@@ -91,20 +124,32 @@ describe('BaselineDriftGenerator', () => {
     assert.equal(real.provenance, 'real');
     const plain = 'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("x")\n';
     const synthetic = new BaselineDriftGenerator(0).propose('RenameApiCall', plain);
-    assert.deepEqual([synthetic.provenance, synthetic.params], ['synthetic', { old_name: 'AutoTokenizer', new_name: 'AutoTokenizerLegacy' }]);
+    assert.deepEqual(
+      [synthetic.provenance, synthetic.params],
+      ['synthetic', { old_name: 'AutoTokenizer', new_name: 'AutoTokenizerLegacy' }],
+    );
     // The target has only a synthetic candidate, another primitive a real one: the real one wins.
-    const both = 'from transformers import AutoTokenizer, TrainingArguments\ntok = AutoTokenizer.from_pretrained("x")\nargs = TrainingArguments(output_dir="o", eval_strategy="epoch")\n';
+    const both =
+      'from transformers import AutoTokenizer, TrainingArguments\ntok = AutoTokenizer.from_pretrained("x")\nargs = TrainingArguments(output_dir="o", eval_strategy="epoch")\n';
     const spec = new BaselineDriftGenerator(0).propose('RestructureDatasetSchema', both, { ...snapshotVersions(), transformers: '4.51.0' });
     assert.deepEqual([spec.primitive_type, spec.provenance], ['ModifyConfigField', 'real']);
   });
 
   test('specProvenance names the real drift of any spec that matches one', () => {
     const script = fixture('trainer_text_classification.py');
-    assert.deepEqual(specProvenance(script, { primitive_type: 'ModifyConfigField', params: { new_field: 'evaluation_strategy', old_field: 'eval_strategy', config_class: 'TrainingArguments' } }), {
-      provenance: 'real',
-      drift_id: 'transformers-trainingargs-evaluation-strategy',
+    assert.deepEqual(
+      specProvenance(script, {
+        primitive_type: 'ModifyConfigField',
+        params: { new_field: 'evaluation_strategy', old_field: 'eval_strategy', config_class: 'TrainingArguments' },
+      }),
+      {
+        provenance: 'real',
+        drift_id: 'transformers-trainingargs-evaluation-strategy',
+      },
+    );
+    assert.deepEqual(specProvenance(script, { primitive_type: 'RenameApiCall', params: { old_name: 'Trainer', new_name: 'TrainerX' } }), {
+      provenance: 'synthetic',
     });
-    assert.deepEqual(specProvenance(script, { primitive_type: 'RenameApiCall', params: { old_name: 'Trainer', new_name: 'TrainerX' } }), { provenance: 'synthetic' });
     assert.deepEqual(specProvenance(script, { primitive_type: 'NoSuchPrimitive' }), { provenance: 'synthetic' });
   });
 
@@ -120,25 +165,41 @@ describe('BaselineDriftGenerator', () => {
 
   test('prefers the real drift that breaks under the versions', () => {
     // evaluation_strategy is rejected from transformers 4.51 (the drift catalog's probe of the real releases).
-    const spec = new BaselineDriftGenerator(3).propose('ModifyConfigField', fixture('trainer_text_classification.py'), { ...snapshotVersions(), transformers: '4.51.0' });
+    const spec = new BaselineDriftGenerator(3).propose('ModifyConfigField', fixture('trainer_text_classification.py'), {
+      ...snapshotVersions(),
+      transformers: '4.51.0',
+    });
     assert.deepEqual(spec.params, { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' });
   });
 
   test('a category name or any casing selects the primitive; an unknown target falls back in the fixed order', () => {
-    assert.deepEqual(primitivesForTarget('api_drift').map((p) => p.name), ['RenameApiCall']);
-    assert.deepEqual(primitivesForTarget('renameapicall').map((p) => p.name), ['RenameApiCall']);
+    assert.deepEqual(
+      primitivesForTarget('api_drift').map((p) => p.name),
+      ['RenameApiCall'],
+    );
+    assert.deepEqual(
+      primitivesForTarget('renameapicall').map((p) => p.name),
+      ['RenameApiCall'],
+    );
     assert.deepEqual(primitivesForTarget('RestoreApiCall'), [], 'inverse primitives are not targets');
     const spec = new BaselineDriftGenerator(0).propose('NoSuchCategory', fixture('trl_sft_chat.py'));
     const cands = (n: string) => getPrimitive(n)!.candidates(fixture('trl_sft_chat.py'));
     const firstApplicable =
-      FALLBACK_ORDER.find((n) => cands(n).some((c) => c.provenance === 'real' && c.breaks === true)) ?? FALLBACK_ORDER.find((n) => cands(n).some((c) => c.breaks !== false));
+      FALLBACK_ORDER.find((n) => cands(n).some((c) => c.provenance === 'real' && c.breaks === true)) ??
+      FALLBACK_ORDER.find((n) => cands(n).some((c) => c.breaks !== false));
     assert.equal(spec.primitive_type, firstApplicable);
   });
 
   test('throws a PrimitiveRefusal only when nothing applies, saying why', () => {
     const g = new BaselineDriftGenerator(0);
-    assert.throws(() => g.propose('RenameApiCall', 'x = 1\nprint(x)\n'), (e: unknown) => e instanceof PrimitiveRefusal && /no breakage primitive applies to this script/.test(e.message));
-    assert.throws(() => g.propose('RenameApiCall', 'import torch\nx = torch.zeros(\n'), (e: unknown) => e instanceof PrimitiveRefusal && /does not parse \(line 2/.test(e.message));
+    assert.throws(
+      () => g.propose('RenameApiCall', 'x = 1\nprint(x)\n'),
+      (e: unknown) => e instanceof PrimitiveRefusal && /no breakage primitive applies to this script/.test(e.message),
+    );
+    assert.throws(
+      () => g.propose('RenameApiCall', 'import torch\nx = torch.zeros(\n'),
+      (e: unknown) => e instanceof PrimitiveRefusal && /does not parse \(line 2/.test(e.message),
+    );
   });
 });
 
@@ -149,10 +210,13 @@ describe('parseDriftOutput', () => {
     assert.deepEqual(parseDriftOutput(JSON.stringify(spec)), spec);
     assert.deepEqual(parseDriftOutput('Here you go:\n```json\n' + JSON.stringify(spec, null, 2) + '\n```\nThanks'), spec);
     assert.deepEqual(parseDriftOutput('```\n' + JSON.stringify(spec) + '\n```'), spec);
-    assert.deepEqual(parseDriftOutput(`I will rename it {not json} then: ${JSON.stringify({ ...spec, params: { old_name: '}', new_name: 'b' } })} done.`), {
-      ...spec,
-      params: { old_name: '}', new_name: 'b' },
-    });
+    assert.deepEqual(
+      parseDriftOutput(`I will rename it {not json} then: ${JSON.stringify({ ...spec, params: { old_name: '}', new_name: 'b' } })} done.`),
+      {
+        ...spec,
+        params: { old_name: '}', new_name: 'b' },
+      },
+    );
     assert.deepEqual(parseDriftOutput(JSON.stringify({ breakage: spec })), spec);
   });
 
@@ -180,8 +244,15 @@ describe('Teacher', () => {
 
   test('cycles through the primitives with a real drift that breaks before repeating one', () => {
     const script = fixture('trainer_text_classification.py');
-    const breaking = BREAKAGE.filter((n) => getPrimitive(n)!.candidates(script).some((c) => c.provenance === 'real' && c.breaks === true));
-    assert.ok(breaking.length >= 3 && breaking.length < BREAKAGE.filter((n) => getPrimitive(n)!.candidates(script).length > 0).length, breaking.join());
+    const breaking = BREAKAGE.filter((n) =>
+      getPrimitive(n)!
+        .candidates(script)
+        .some((c) => c.provenance === 'real' && c.breaks === true),
+    );
+    assert.ok(
+      breaking.length >= 3 && breaking.length < BREAKAGE.filter((n) => getPrimitive(n)!.candidates(script).length > 0).length,
+      breaking.join(),
+    );
     const t = new Teacher(5);
     const first = Array.from({ length: breaking.length }, () => t.targetCategory(script));
     assert.deepEqual([...first].sort(), [...breaking].sort());
@@ -194,7 +265,11 @@ describe('Teacher', () => {
 
   test('with a store, a Teacher made per episode still cycles (the original restarted every episode)', () => {
     const script = fixture('trainer_text_classification.py');
-    const pool = BREAKAGE.filter((n) => getPrimitive(n)!.candidates(script).some((c) => c.provenance === 'real' && c.breaks === true));
+    const pool = BREAKAGE.filter((n) =>
+      getPrimitive(n)!
+        .candidates(script)
+        .some((c) => c.provenance === 'real' && c.breaks === true),
+    );
     const store = new MemoryTeacherStore();
     const perEpisode = pool.map((_, i) => new Teacher(100 + i, store).targetCategory(script));
     assert.deepEqual([...perEpisode].sort(), [...pool].sort(), 'each primitive once');

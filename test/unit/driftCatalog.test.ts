@@ -39,8 +39,17 @@ const entry = (over: Partial<DriftEntry> = {}): DriftEntry => ({
   ...over,
 });
 
-const outcome = (over: Partial<ProbeOutcome> = {}): ProbeOutcome => ({ id: 'x-kw', form: 'old', status: 'ok', exc_type: null, message: null, warnings: [], ...over });
-const raised = (exc_type: string, message: string, over: Partial<ProbeOutcome> = {}) => outcome({ status: 'raised', exc_type, message, ...over });
+const outcome = (over: Partial<ProbeOutcome> = {}): ProbeOutcome => ({
+  id: 'x-kw',
+  form: 'old',
+  status: 'ok',
+  exc_type: null,
+  message: null,
+  warnings: [],
+  ...over,
+});
+const raised = (exc_type: string, message: string, over: Partial<ProbeOutcome> = {}) =>
+  outcome({ status: 'raised', exc_type, message, ...over });
 
 describe('the shipped drift catalog', () => {
   test('has at least 60 entries with unique ids over at least 6 libraries', () => {
@@ -59,8 +68,14 @@ describe('the shipped drift catalog', () => {
   });
 
   test('every probe parses as Python', () => {
-    const probes = Object.fromEntries(catalog.entries.flatMap((e) => [[`${e.id}:old`, e.old], [`${e.id}:new`, e.new]]));
-    const code = 'import ast, json, sys\nbad = []\nfor k, src in json.load(sys.stdin).items():\n    try: ast.parse(src)\n    except SyntaxError as e: bad.append(f"{k}: {e}")\nprint(json.dumps(bad))';
+    const probes = Object.fromEntries(
+      catalog.entries.flatMap((e) => [
+        [`${e.id}:old`, e.old],
+        [`${e.id}:new`, e.new],
+      ]),
+    );
+    const code =
+      'import ast, json, sys\nbad = []\nfor k, src in json.load(sys.stdin).items():\n    try: ast.parse(src)\n    except SyntaxError as e: bad.append(f"{k}: {e}")\nprint(json.dumps(bad))';
     const r = spawnSync('python3', ['-c', code], { input: JSON.stringify(probes), encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), []);
@@ -74,8 +89,14 @@ describe('catalog validation', () => {
   });
   test('rejects duplicate ids, foreign or plain-http sources, and deprecated_in after changed_in', () => {
     assert.throws(() => parseDriftCatalog(text([entry(), entry()])), /duplicate id x-kw/);
-    assert.throws(() => parseDriftCatalog(text([entry({ source: { type: 'pr', url: 'http://github.com/huggingface/x/pull/1', title: 't' } })])), /source\.url/);
-    assert.throws(() => parseDriftCatalog(text([entry({ source: { type: 'pr', url: 'https://example.com/huggingface/x', title: 't' } })])), /source\.url/);
+    assert.throws(
+      () => parseDriftCatalog(text([entry({ source: { type: 'pr', url: 'http://github.com/huggingface/x/pull/1', title: 't' } })])),
+      /source\.url/,
+    );
+    assert.throws(
+      () => parseDriftCatalog(text([entry({ source: { type: 'pr', url: 'https://example.com/huggingface/x', title: 't' } })])),
+      /source\.url/,
+    );
     assert.throws(() => parseDriftCatalog(text([entry({ deprecated_in: '4.47.0' })])), /after changed_in/);
   });
   test('trusted hosts', () => {
@@ -87,7 +108,8 @@ describe('catalog validation', () => {
 
 describe('outcome normalisation and comparison', () => {
   test('paths into a venv and into simlibs normalise alike, as do memory addresses', () => {
-    const real = "cannot import name 'AdamW' from 'transformers' (/root/.cache/forgeenv/venvs/2025-03/lib/python3.11/site-packages/transformers/__init__.py)";
+    const real =
+      "cannot import name 'AdamW' from 'transformers' (/root/.cache/forgeenv/venvs/2025-03/lib/python3.11/site-packages/transformers/__init__.py)";
     const sim = "cannot import name 'AdamW' from 'transformers' (/work/main/resources/simlibs/transformers/__init__.py)";
     assert.equal(normaliseMessage(real), normaliseMessage(sim));
     assert.equal(normaliseMessage('<object at 0x7f3a2b>'), normaliseMessage('<object at 0xdeadbeef>'));
@@ -121,11 +143,21 @@ describe('real-mode validity', () => {
   });
   test('both forms failing alike in one snapshot is the environment, not the entry', () => {
     const broken = raised('ImportError', 'pyarrow requires NumPy 2.0 or newer, found 1.26.4');
-    const r = realValidity(entry(), { 'before.old': broken, 'before.new': { ...broken, form: 'new' }, 'after.old': err, 'after.new': outcome() });
+    const r = realValidity(entry(), {
+      'before.old': broken,
+      'before.new': { ...broken, form: 'new' },
+      'after.old': err,
+      'after.new': outcome(),
+    });
     assert.equal(r.validity, 'unchecked');
     assert.match(r.problems[0], /^environment: both forms fail before/);
     // a new form that merely does not exist yet fails differently: still a checkable entry
-    const r2 = realValidity(entry(), { 'before.old': broken, 'before.new': raised('TypeError', 'x', { form: 'new' }), 'after.old': err, 'after.new': outcome() });
+    const r2 = realValidity(entry(), {
+      'before.old': broken,
+      'before.new': raised('TypeError', 'x', { form: 'new' }),
+      'after.old': err,
+      'after.new': outcome(),
+    });
     assert.equal(r2.validity, 'invalid');
   });
   test('an addition: the new form fails before the change and works after', () => {
@@ -147,7 +179,13 @@ describe('real-mode validity', () => {
   });
 });
 
-const snap = (id: string, transformers: string): Snapshot => ({ id, date: id, cutoff: `${id}-28`, versions: { transformers }, extra_requirements: [] });
+const snap = (id: string, transformers: string): Snapshot => ({
+  id,
+  date: id,
+  cutoff: `${id}-28`,
+  versions: { transformers },
+  extra_requirements: [],
+});
 const SNAPS = [snap('2024-04', '4.40.0'), snap('2024-09', '4.45.0'), snap('2025-03', '4.50.0')];
 
 describe('snapshot pairs', () => {
@@ -200,7 +238,10 @@ describe('migration hints', () => {
     assert.ok(e);
     assert.equal(migrationHintFor({ drift_id: e.id }), e.note);
     assert.equal(migrationHintFor(e.api), e.note);
-    assert.equal(migrationHintFor({ primitive_type: 'RenameApiCall', params: { old_name: 'evaluation_strategy', new_name: 'eval_strategy' } }), e.note);
+    assert.equal(
+      migrationHintFor({ primitive_type: 'RenameApiCall', params: { old_name: 'evaluation_strategy', new_name: 'eval_strategy' } }),
+      e.note,
+    );
     assert.equal(migrationHintFor({ primitive_type: 'RenameApiCall', params: { old_name: 'no_such_api_name', new_name: 'x' } }), undefined);
     assert.equal(migrationHintFor('not-an-entry'), undefined);
     assert.equal(apiKeyName('datasets.load_dataset(use_auth_token=)'), 'use_auth_token');
@@ -229,7 +270,14 @@ describe('runFidelity with a stand-in runner', () => {
         ]);
         return { format: 1, python: '3.11', versions: {}, results };
       };
-      const opts = { catalogPath, runner, snapshotList: SNAPS, venvReady: () => true, venvPython: (id: string) => `${id}/bin/python`, cacheDir: join(dir, 'cache') };
+      const opts = {
+        catalogPath,
+        runner,
+        snapshotList: SNAPS,
+        venvReady: () => true,
+        venvPython: (id: string) => `${id}/bin/python`,
+        cacheDir: join(dir, 'cache'),
+      };
       const r1 = await runFidelity(opts);
       assert.equal(r1.entries[0].validity, 'valid');
       assert.deepEqual([r1.overall.runs_agree, r1.overall.runs_compared], [3, 4]);
@@ -238,7 +286,10 @@ describe('runFidelity with a stand-in runner', () => {
       calls.length = 0;
       const r2 = await runFidelity(opts);
       assert.deepEqual(calls.sort(), ['sim:2024-09', 'sim:2025-03']);
-      assert.deepEqual(r2.real_snapshots.map((s) => s.state), ['cached', 'cached']);
+      assert.deepEqual(
+        r2.real_snapshots.map((s) => s.state),
+        ['cached', 'cached'],
+      );
       assert.deepEqual(r2.overall, r1.overall);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -253,10 +304,26 @@ describe('the probe runner runs like every other script', () => {
     process.env.HF_TOKEN = 'hf_secret_never_seen_by_probes';
     try {
       const catalogPath = join(dir, 'catalog.json');
-      const probe = "import os\nassert 'HF_TOKEN' not in os.environ, 'secret leaked'\nassert os.environ['HOME'] != " + JSON.stringify(process.env.HOME ?? '') + ", 'host HOME'\nassert os.path.abspath('../catalog.json') != " + JSON.stringify(catalogPath) + "\n";
-      writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry({ old: probe, new: 'raise ValueError("new form ran")\n' })] }));
+      const probe =
+        "import os\nassert 'HF_TOKEN' not in os.environ, 'secret leaked'\nassert os.environ['HOME'] != " +
+        JSON.stringify(process.env.HOME ?? '') +
+        ", 'host HOME'\nassert os.path.abspath('../catalog.json') != " +
+        JSON.stringify(catalogPath) +
+        '\n';
+      writeFileSync(
+        catalogPath,
+        JSON.stringify({ format: 1, entries: [entry({ old: probe, new: 'raise ValueError("new form ran")\n' })] }),
+      );
       const snap = getSnapshot('2025-03');
-      const file = await runProbes({ python: 'python3', runnerPath: probeRunnerPath(), catalogPath, ids: ['x-kw'], mode: 'simulated', snapshot: snap, timeoutMs: 120_000 });
+      const file = await runProbes({
+        python: 'python3',
+        runnerPath: probeRunnerPath(),
+        catalogPath,
+        ids: ['x-kw'],
+        mode: 'simulated',
+        snapshot: snap,
+        timeoutMs: 120_000,
+      });
       const old = file.results.find((r) => r.form === 'old')!;
       assert.equal(old.status, 'ok', `${old.exc_type}: ${old.message}`);
       const neu = file.results.find((r) => r.form === 'new')!;
@@ -266,8 +333,20 @@ describe('the probe runner runs like every other script', () => {
       const many = Array.from({ length: 200 }, (_, i) => entry({ id: `entry-with-a-long-enough-id-${String(i).padStart(3, '0')}` }));
       writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: many }));
       const asked = many.slice(0, 150).map((e) => e.id);
-      const all = await runProbes({ python: 'python3', runnerPath: probeRunnerPath(), catalogPath, ids: asked, forms: ['old'], mode: 'simulated', snapshot: snap, timeoutMs: 300_000 });
-      assert.deepEqual(all.results.map((r) => r.id), asked);
+      const all = await runProbes({
+        python: 'python3',
+        runnerPath: probeRunnerPath(),
+        catalogPath,
+        ids: asked,
+        forms: ['old'],
+        mode: 'simulated',
+        snapshot: snap,
+        timeoutMs: 300_000,
+      });
+      assert.deepEqual(
+        all.results.map((r) => r.id),
+        asked,
+      );
     } finally {
       if (saved === undefined) delete process.env.HF_TOKEN;
       else process.env.HF_TOKEN = saved;
@@ -277,27 +356,41 @@ describe('the probe runner runs like every other script', () => {
 });
 
 describe('runFidelity once a venv is deleted', () => {
-  test('real outcomes recorded from exactly the snapshot\'s releases are still used; other releases are not', async () => {
+  test("real outcomes recorded from exactly the snapshot's releases are still used; other releases are not", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-gone-'));
     try {
       const catalogPath = join(dir, 'catalog.json');
       writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry()] }));
       const runner: ProbeRunner = async (req) => {
         const snapshot = req.python.split('/')[0];
-        const results = req.ids.flatMap((id) => [snapshot === '2025-03' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }), outcome({ id, form: 'new' })]);
+        const results = req.ids.flatMap((id) => [
+          snapshot === '2025-03' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }),
+          outcome({ id, form: 'new' }),
+        ]);
         // The probe runner reports what is installed; torch carries a local label the pins do not.
         const versions = { transformers: SNAPS.find((x) => x.id === snapshot)!.versions.transformers, torch: '2.6.0+cu124' };
         return { format: 1, python: '3.11', versions, results };
       };
       const base = { catalogPath, runner, sim: false, venvPython: (id: string) => `${id}/bin/python`, cacheDir: join(dir, 'cache') };
       await runFidelity({ ...base, snapshotList: SNAPS, venvReady: () => true });
-      const gone = await runFidelity({ ...base, snapshotList: SNAPS, venvReady: () => false, runner: async () => assert.fail('no venv: nothing may run') });
-      assert.deepEqual(gone.real_snapshots.map((s) => s.state), ['cached', 'cached']);
+      const gone = await runFidelity({
+        ...base,
+        snapshotList: SNAPS,
+        venvReady: () => false,
+        runner: async () => assert.fail('no venv: nothing may run'),
+      });
+      assert.deepEqual(
+        gone.real_snapshots.map((s) => s.state),
+        ['cached', 'cached'],
+      );
       assert.equal(gone.entries[0].validity, 'valid');
       // The snapshot's pins changed since: its old outcomes say nothing about the new releases.
       const repinned = SNAPS.map((x) => (x.id === '2025-03' ? { ...x, versions: { transformers: '4.50.3' } } : x));
       const stale = await runFidelity({ ...base, snapshotList: repinned, venvReady: () => false });
-      assert.deepEqual(stale.real_snapshots.map((s) => `${s.id}:${s.state}`), ['2024-09:cached', '2025-03:no-venv']);
+      assert.deepEqual(
+        stale.real_snapshots.map((s) => `${s.id}:${s.state}`),
+        ['2024-09:cached', '2025-03:no-venv'],
+      );
       assert.equal(stale.entries[0].validity, 'unchecked');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -310,19 +403,23 @@ describe('real mode on the snapshot venvs', () => {
   const ids = ['tokenizers-metaspace-pretokenizer-add-prefix-space', 'huggingface-hub-hffolder-removed'];
   const needed = ['2023-12', '2024-04', '2025-09', '2026-11'];
   const missing = needed.filter((id) => !venvUsable(getSnapshot(id)));
-  test('the drift shows in the real releases', { skip: missing.length ? `snapshot venvs not built: ${missing.join(', ')} (forgeenv snapshots build)` : false }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-real-'));
-    try {
-      const r = await runFidelity({ ids, sim: false, cacheDir: dir });
-      for (const e of r.entries) assert.equal(e.validity, 'valid', `${e.id}: ${e.problems.join('; ')}`);
-      const after = r.entries.find((e) => e.id === ids[1])!.runs.find((x) => x.slot === 'after.old')!.real!;
-      assert.equal(after.exc_type, 'ImportError');
-      assert.match(after.message!, /HfFolder/);
-      assert.ok(existsSync(dir) && readFileSync(join(dir, `real-2026-11-${r.catalog_hash}.json`), 'utf8').includes('HfFolder'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  test(
+    'the drift shows in the real releases',
+    { skip: missing.length ? `snapshot venvs not built: ${missing.join(', ')} (forgeenv snapshots build)` : false },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-real-'));
+      try {
+        const r = await runFidelity({ ids, sim: false, cacheDir: dir });
+        for (const e of r.entries) assert.equal(e.validity, 'valid', `${e.id}: ${e.problems.join('; ')}`);
+        const after = r.entries.find((e) => e.id === ids[1])!.runs.find((x) => x.slot === 'after.old')!.real!;
+        assert.equal(after.exc_type, 'ImportError');
+        assert.match(after.message!, /HfFolder/);
+        assert.ok(existsSync(dir) && readFileSync(join(dir, `real-2026-11-${r.catalog_hash}.json`), 'utf8').includes('HfFolder'));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('forgeenv fidelity (command line)', () => {

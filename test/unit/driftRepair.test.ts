@@ -7,17 +7,59 @@ import { driftRepairStep, newKeyword } from '../../src/env/taskmaking/driftRepai
 import { parsePython } from '../../src/env/python/parse';
 
 const source = { type: 'pr', url: 'https://github.com/huggingface/transformers/pull/1', title: 't' };
-const entry = (id: string, kind: string, api: string, old: string, neu: string) => ({ id, library: api.split('.')[0], kind, api, deprecated_in: null, changed_in: '1.0.0', expect_after: 'error', source, old, new: neu, note: 'n' });
+const entry = (id: string, kind: string, api: string, old: string, neu: string) => ({
+  id,
+  library: api.split('.')[0],
+  kind,
+  api,
+  deprecated_in: null,
+  changed_in: '1.0.0',
+  expect_after: 'error',
+  source,
+  old,
+  new: neu,
+  note: 'n',
+});
 const catalog: DriftCatalog = parseDriftCatalog(
   JSON.stringify({
     format: 1,
     entries: [
-      entry('lib-moved', 'moved_import', 'trl.FooTrainer', 'from trl import FooTrainer, FooConfig\n', 'from trl.experimental.foo import FooTrainer, FooConfig\n'),
-      entry('lib-metric', 'replaced_api', 'datasets.load_metric', 'from datasets import load_metric\n', 'import evaluate\nload = evaluate.load\n'),
+      entry(
+        'lib-moved',
+        'moved_import',
+        'trl.FooTrainer',
+        'from trl import FooTrainer, FooConfig\n',
+        'from trl.experimental.foo import FooTrainer, FooConfig\n',
+      ),
+      entry(
+        'lib-metric',
+        'replaced_api',
+        'datasets.load_metric',
+        'from datasets import load_metric\n',
+        'import evaluate\nload = evaluate.load\n',
+      ),
       entry('lib-seed', 'removed_name', 'trl.set_seed', 'from trl import set_seed\n', 'from transformers import set_seed\n'),
-      entry('lib-kw', 'renamed_kwarg', 'transformers.Trainer(tokenizer=)', "Trainer(model=m, tokenizer=tok)\n", "Trainer(model=m, processing_class=tok)\n"),
-      entry('lib-kw-probe', 'renamed_kwarg', 'trl.DPOTrainer(tokenizer=)', "import inspect\nif 'tokenizer' not in inspect.signature(f).parameters:\n    raise TypeError('x')\n", "import inspect\nassert 'processing_class' in inspect.signature(f).parameters\n"),
-      entry('lib-hook', 'signature_change', 'transformers.Trainer.compute_loss(num_items_in_batch=)', 'class T(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False):\n        pass\n', 'class T(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):\n        pass\n'),
+      entry(
+        'lib-kw',
+        'renamed_kwarg',
+        'transformers.Trainer(tokenizer=)',
+        'Trainer(model=m, tokenizer=tok)\n',
+        'Trainer(model=m, processing_class=tok)\n',
+      ),
+      entry(
+        'lib-kw-probe',
+        'renamed_kwarg',
+        'trl.DPOTrainer(tokenizer=)',
+        "import inspect\nif 'tokenizer' not in inspect.signature(f).parameters:\n    raise TypeError('x')\n",
+        "import inspect\nassert 'processing_class' in inspect.signature(f).parameters\n",
+      ),
+      entry(
+        'lib-hook',
+        'signature_change',
+        'transformers.Trainer.compute_loss(num_items_in_batch=)',
+        'class T(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False):\n        pass\n',
+        'class T(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):\n        pass\n',
+      ),
       entry('lib-gone', 'removed_kwarg', 'transformers.Foo(bar=)', 'Foo(a=1, bar=2)\n', 'Foo(a=1)\n'),
     ],
   }),
@@ -30,9 +72,12 @@ describe('drift repair: imports', () => {
     const script = 'import os\nfrom trl import FooConfig, setup_chat_format\n\ncfg = FooConfig()\n';
     const r = driftRepairStep(script, "ImportError: cannot import name 'FooConfig' from 'trl' (site-packages/trl/__init__.py)", catalog);
     assert.equal(r?.drift_id, 'lib-moved');
-    assert.equal(r.script, 'import os\nfrom trl import setup_chat_format\nfrom trl.experimental.foo import FooConfig\n\ncfg = FooConfig()\n');
+    assert.equal(
+      r.script,
+      'import os\nfrom trl import setup_chat_format\nfrom trl.experimental.foo import FooConfig\n\ncfg = FooConfig()\n',
+    );
   });
-  test('a name bound to an expression in the new form keeps the script\'s name (and its alias)', () => {
+  test("a name bound to an expression in the new form keeps the script's name (and its alias)", () => {
     const script = 'from datasets import load_dataset, load_metric as lm\nm = lm("glue", "mrpc")\n';
     const r = driftRepairStep(script, "ImportError: cannot import name 'load_metric' from 'datasets' (x)", catalog);
     assert.equal(r?.drift_id, 'lib-metric');
@@ -79,27 +124,46 @@ describe('drift repair: keywords', () => {
 });
 
 describe('drift repair: an override of a library hook', () => {
-  test('the def gains the keyword the release now passes, with the catalog\'s default', () => {
-    const script = 'class RT(RewardTrainer):\n    def compute_loss(self, model, inputs,\n                     return_outputs=False):\n        return model(**inputs)\n';
-    const r = driftRepairStep(script, "TypeError: RewardTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'", catalog);
+  test("the def gains the keyword the release now passes, with the catalog's default", () => {
+    const script =
+      'class RT(RewardTrainer):\n    def compute_loss(self, model, inputs,\n                     return_outputs=False):\n        return model(**inputs)\n';
+    const r = driftRepairStep(
+      script,
+      "TypeError: RewardTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'",
+      catalog,
+    );
     assert.equal(r?.drift_id, 'lib-hook');
-    assert.equal(r.script, 'class RT(RewardTrainer):\n    def compute_loss(self, model, inputs,\n                     return_outputs=False, num_items_in_batch=None):\n        return model(**inputs)\n');
+    assert.equal(
+      r.script,
+      'class RT(RewardTrainer):\n    def compute_loss(self, model, inputs,\n                     return_outputs=False, num_items_in_batch=None):\n        return model(**inputs)\n',
+    );
     valid(r.script);
   });
   test('a def that takes **kwargs is not this drift', () => {
     const script = 'class RT(X):\n    def compute_loss(self, model, **kw):\n        pass\n';
-    assert.equal(driftRepairStep(script, "TypeError: RT.compute_loss() got an unexpected keyword argument 'num_items_in_batch'", catalog), undefined);
+    assert.equal(
+      driftRepairStep(script, "TypeError: RT.compute_loss() got an unexpected keyword argument 'num_items_in_batch'", catalog),
+      undefined,
+    );
   });
 });
 
 describe('drift repair: an enum value the release dropped', () => {
   test('the literal takes the first valid value the error lists', () => {
     const script = 'optim: str = field(default="adamw_hf")\nname = "adamw_hf_extra"\n';
-    const r = driftRepairStep(script, "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused']", catalog);
+    const r = driftRepairStep(
+      script,
+      "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused']",
+      catalog,
+    );
     assert.equal(r?.script, 'optim: str = field(default="adamw_torch")\nname = "adamw_hf_extra"\n');
   });
   test('a list cut short (a long error line) still gives its first value', () => {
-    const r = driftRepairStep('args = dict(optim="adamw_hf")\n', "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'adam", catalog);
+    const r = driftRepairStep(
+      'args = dict(optim="adamw_hf")\n',
+      "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'adam",
+      catalog,
+    );
     assert.equal(r?.script, 'args = dict(optim="adamw_torch")\n');
   });
 });
@@ -107,8 +171,17 @@ describe('drift repair: an enum value the release dropped', () => {
 describe('distinct drifts', () => {
   test('the same drift worded by two releases (paths, choice lists) is one', async () => {
     const { driftKey } = await import('../../src/env/taskmaking/solveNaturalDrift');
-    assert.equal(driftKey("ImportError: cannot import name 'set_seed' from 'trl' (site-packages/trl/__init__.py)"), driftKey("ImportError: cannot import name 'set_seed' from 'trl' (/x/site-packages/trl/__init__.py)"));
-    assert.equal(driftKey("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['a']"), driftKey("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['b', 'c']"));
-    assert.notEqual(driftKey("ImportError: cannot import name 'set_seed' from 'trl' (x)"), driftKey("ImportError: cannot import name 'ORPOConfig' from 'trl' (x)"));
+    assert.equal(
+      driftKey("ImportError: cannot import name 'set_seed' from 'trl' (site-packages/trl/__init__.py)"),
+      driftKey("ImportError: cannot import name 'set_seed' from 'trl' (/x/site-packages/trl/__init__.py)"),
+    );
+    assert.equal(
+      driftKey("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['a']"),
+      driftKey("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['b', 'c']"),
+    );
+    assert.notEqual(
+      driftKey("ImportError: cannot import name 'set_seed' from 'trl' (x)"),
+      driftKey("ImportError: cannot import name 'ORPOConfig' from 'trl' (x)"),
+    );
   });
 });

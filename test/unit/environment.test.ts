@@ -63,7 +63,9 @@ describe('ForgeEnvironment state machine', () => {
     const wrong = await env.step({ repair: { unified_diff: '' } });
     assert.match(String(wrong.info.error), /only valid in phase repair/);
     assert.equal(wrong.info.error_kind, 'wrong_phase');
-    const refused = await env.step({ breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'no_such_name_here', new_name: 'x_y' } } });
+    const refused = await env.step({
+      breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'no_such_name_here', new_name: 'x_y' } },
+    });
     assert.equal(refused.info.error_kind, 'primitive_refused');
     const unknown = await env.step({ breakage: { primitive_type: 'NotAPrimitive', params: {} } });
     assert.match(String(unknown.info.error), /NotAPrimitive/);
@@ -136,7 +138,14 @@ describe('ForgeEnvironment state machine', () => {
     await startHumanEpisode(env, { taskId: 'tiny_mlp_mnist', seed: 5 });
     const real = env.state!;
     assert.ok(real.broken_execution && real.broken_execution.exit_code !== 0, 'the breakage breaks');
-    const forged = { exit_code: 0, timed_out: false, killed: false, stdout: 'Traceback (most recent call last):\n  FORGED\n', stderr: '', wall_time_ms: 1 };
+    const forged = {
+      exit_code: 0,
+      timed_out: false,
+      killed: false,
+      stdout: 'Traceback (most recent call last):\n  FORGED\n',
+      stderr: '',
+      wall_time_ms: 1,
+    };
     const other = new ForgeEnvironment({ timeoutMs: 30_000 }, { tasks: env.tasks });
     try {
       const obs = await other.recreate({ ...recipeOf(real), broken_execution: forged });

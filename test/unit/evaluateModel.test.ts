@@ -101,12 +101,18 @@ describe('evaluate-model against a scripted local endpoint (the environment real
         hits.set(model, (hits.get(model) ?? 0) + 1);
         const reply = (content: string) => {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+          res.end(
+            JSON.stringify({
+              choices: [{ message: { role: 'assistant', content }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 10, completion_tokens: 5 },
+            }),
+          );
         };
         // The prompt the model sees is the environment's own repair prompt.
         assert.match(messages[1].content, /Broken script \(train\.py\):/);
         if (model === 'oracle') return reply('Here is the fix.\n```diff\n' + oracle + '```\n');
-        if (model === 'useless') return reply('```diff\n--- a/train.py\n+++ b/train.py\n@@ -1,1 +1,2 @@\n+# looked at it\n' + firstLine() + '```\n');
+        if (model === 'useless')
+          return reply('```diff\n--- a/train.py\n+++ b/train.py\n@@ -1,1 +1,2 @@\n+# looked at it\n' + firstLine() + '```\n');
         if (model === 'garbage') return reply('I am not sure. Maybe reinstall your libraries?');
         if (model === 'hang') return void hanging.add(res);
         if (model === 'flaky' && hits.get(model)! % 2 === 1) {
@@ -136,15 +142,33 @@ describe('evaluate-model against a scripted local endpoint (the environment real
     return ` ${brokenFirstLine}\n`;
   }
 
-  const agent = (model: string): AgentIdentity => ({ endpoint: base, model, sampling: { temperature: 0.2, max_tokens: 256, seed: 5 }, source: 'endpoint' });
-  const answerVia = (model: string, timeoutMs = 20_000, retries = 1) => (p: { system: string; user: string }, _pr: unknown, i: number) =>
-    chatComplete({ endpoint: base, model, timeoutMs, retries, backoffMs: () => 10 }, p.system, p.user, { temperature: 0.2, max_tokens: 256, seed: 5 + i });
+  const agent = (model: string): AgentIdentity => ({
+    endpoint: base,
+    model,
+    sampling: { temperature: 0.2, max_tokens: 256, seed: 5 },
+    source: 'endpoint',
+  });
+  const answerVia =
+    (model: string, timeoutMs = 20_000, retries = 1) =>
+    (p: { system: string; user: string }, _pr: unknown, i: number) =>
+      chatComplete({ endpoint: base, model, timeoutMs, retries, backoffMs: () => 10 }, p.system, p.user, {
+        temperature: 0.2,
+        max_tokens: 256,
+        seed: 5 + i,
+      });
 
   test('a correct diff passes both checks (pass@1 = 1); every attempt carries info.agent', async () => {
     const env = new ForgeEnvironment({ mode: 'simulated' });
     const seen: Array<Record<string, unknown>> = [];
     try {
-      const report = await evaluateModel(env, { problems: [{ task_id: TASK, seed: SEED }], n: 1, k: 1, agent: agent('oracle'), answer: answerVia('oracle'), onAttempt: (a) => void seen.push(a.agent) });
+      const report = await evaluateModel(env, {
+        problems: [{ task_id: TASK, seed: SEED }],
+        n: 1,
+        k: 1,
+        agent: agent('oracle'),
+        answer: answerVia('oracle'),
+        onAttempt: (a) => void seen.push(a.agent),
+      });
       assert.equal(report.attempts, 1);
       assert.equal(report.problems[0].held_out_passes, 1, JSON.stringify(report.problems[0]));
       assert.equal(report.overall.held_out['pass@1'], 1);
@@ -192,13 +216,26 @@ describe('evaluate-model against a scripted local endpoint (the environment real
   test('garbage is a scored failure with its reason; a hang times out, is retried and reported', async () => {
     const env = new ForgeEnvironment({ mode: 'simulated' });
     try {
-      const garbage = await evaluateModel(env, { problems: [{ task_id: TASK, seed: SEED }], n: 1, k: 1, agent: agent('garbage'), answer: answerVia('garbage') });
+      const garbage = await evaluateModel(env, {
+        problems: [{ task_id: TASK, seed: SEED }],
+        n: 1,
+        k: 1,
+        agent: agent('garbage'),
+        answer: answerVia('garbage'),
+      });
       assert.equal(garbage.unparseable, 1);
       assert.match(Object.keys(garbage.unparseable_reasons)[0], /no unified diff and no fenced script/);
       assert.equal(garbage.overall.held_out['pass@1'], 0);
 
       const errors: string[] = [];
-      const hang = await evaluateModel(env, { problems: [{ task_id: TASK, seed: SEED }], n: 1, k: 1, agent: agent('hang'), answer: answerVia('hang', 300, 1), onAttempt: (a) => void errors.push(a.evaluation.error_trace) });
+      const hang = await evaluateModel(env, {
+        problems: [{ task_id: TASK, seed: SEED }],
+        n: 1,
+        k: 1,
+        agent: agent('hang'),
+        answer: answerVia('hang', 300, 1),
+        onAttempt: (a) => void errors.push(a.evaluation.error_trace),
+      });
       assert.equal(hang.endpoint_failures, 1);
       assert.deepEqual(hang.requests.total, 2);
       assert.equal(hang.requests.retries, 1);
@@ -211,10 +248,20 @@ describe('evaluate-model against a scripted local endpoint (the environment real
   });
 
   test('a 503 is retried; a malformed answer is refused by the schema without retrying', async () => {
-    const flaky = await chatComplete({ endpoint: base, model: 'flaky', timeoutMs: 5000, retries: 2, backoffMs: () => 10 }, 's', 'Broken script (train.py):', { temperature: 0, max_tokens: 8 });
+    const flaky = await chatComplete(
+      { endpoint: base, model: 'flaky', timeoutMs: 5000, retries: 2, backoffMs: () => 10 },
+      's',
+      'Broken script (train.py):',
+      { temperature: 0, max_tokens: 8 },
+    );
     assert.equal(flaky.ok, true);
     assert.equal(flaky.stats.retries, 1);
-    const bad = await chatComplete({ endpoint: base, model: 'malformed', timeoutMs: 5000, retries: 2, backoffMs: () => 10 }, 's', 'Broken script (train.py):', { temperature: 0, max_tokens: 8 });
+    const bad = await chatComplete(
+      { endpoint: base, model: 'malformed', timeoutMs: 5000, retries: 2, backoffMs: () => 10 },
+      's',
+      'Broken script (train.py):',
+      { temperature: 0, max_tokens: 8 },
+    );
     assert.equal(bad.ok, false);
     assert.match(!bad.ok ? bad.error : '', /not an OpenAI chat completion: choices/);
     assert.equal(bad.stats.requests, 1);
@@ -224,28 +271,50 @@ describe('evaluate-model against a scripted local endpoint (the environment real
     const dir = tempDir('forgeenv-evalmodel-');
     const answers = join(dir, 'answers.jsonl');
     const out: string[] = [];
-    const code = await main(['evaluate-model', '--endpoint', base, '--model', 'oracle', '--tasks', TASK, '--out', dir, '--export-answers', answers, '--json'], (s) => out.push(s), () => undefined);
+    const code = await main(
+      ['evaluate-model', '--endpoint', base, '--model', 'oracle', '--tasks', TASK, '--out', dir, '--export-answers', answers, '--json'],
+      (s) => out.push(s),
+      () => undefined,
+    );
     assert.equal(code, 0, out.join('\n'));
     const report = JSON.parse(out.join('\n')) as { overall: { held_out: Record<string, number> }; attempts: number };
     assert.equal(report.attempts, 1);
     assert.equal(report.overall.held_out['pass@1'], 1);
-    const records = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success: boolean; repair_completion: string; info: Record<string, any> });
+    const records = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { success: boolean; repair_completion: string; info: Record<string, any> });
     assert.equal(records.length, 1);
     assert.equal(records[0].info.agent.model, 'oracle');
     assert.equal(records[0].info.agent.source, 'endpoint');
     assert.equal(records[0].info.annotator_id, 'model:oracle');
     assert.equal(records[0].success, true);
     assert.equal(records[0].repair_completion, oracle);
-    assert.equal(records[0].info.agent.completion, 'Here is the fix.\n```diff\n' + oracle + '```\n', 'the raw completion is kept beside the scored diff');
+    assert.equal(
+      records[0].info.agent.completion,
+      'Here is the fix.\n```diff\n' + oracle + '```\n',
+      'the raw completion is kept beside the scored diff',
+    );
     const rows = readAnswersFile(answers);
-    assert.deepEqual(rows.map((r) => r.example_id), [`${TASK}@${SEED}`]);
+    assert.deepEqual(
+      rows.map((r) => r.example_id),
+      [`${TASK}@${SEED}`],
+    );
 
     // The exported file scored again, plus a garbage second sample: pass@1 halves, pass@2 stays 1.
     writeFileSync(answers, readFileSync(answers, 'utf8') + JSON.stringify({ example_id: `${TASK}@${SEED}`, answer: 'no idea' }) + '\n');
     const out2: string[] = [];
-    const code2 = await main(['evaluate-model', '--import-answers', answers, '--k', '2', '--json'], (s) => out2.push(s), () => undefined);
+    const code2 = await main(
+      ['evaluate-model', '--import-answers', answers, '--k', '2', '--json'],
+      (s) => out2.push(s),
+      () => undefined,
+    );
     assert.equal(code2, 0, out2.join('\n'));
-    const r2 = JSON.parse(out2.join('\n')) as { overall: { held_out: Record<string, number> }; unparseable: number; agent: { source: string } };
+    const r2 = JSON.parse(out2.join('\n')) as {
+      overall: { held_out: Record<string, number> };
+      unparseable: number;
+      agent: { source: string };
+    };
     assert.equal(r2.agent.source, 'answers-file');
     assert.equal(r2.unparseable, 1);
     assert.equal(r2.overall.held_out['pass@1'], 0.5);
@@ -254,13 +323,34 @@ describe('evaluate-model against a scripted local endpoint (the environment real
 
   test('CLI: bad input gets a clear error', async () => {
     const out: string[] = [];
-    assert.equal(await main(['evaluate-model', '--model', 'x'], (s) => out.push(s), () => undefined), 2);
+    assert.equal(
+      await main(
+        ['evaluate-model', '--model', 'x'],
+        (s) => out.push(s),
+        () => undefined,
+      ),
+      2,
+    );
     assert.match(out.join('\n'), /--endpoint and --model are required/);
     out.length = 0;
-    assert.equal(await main(['evaluate-model', '--endpoint', base, '--model', 'x', '--tasks', 'nope'], (s) => out.push(s), () => undefined), 1);
+    assert.equal(
+      await main(
+        ['evaluate-model', '--endpoint', base, '--model', 'x', '--tasks', 'nope'],
+        (s) => out.push(s),
+        () => undefined,
+      ),
+      1,
+    );
     assert.match(out.join('\n'), /unknown task\(s\) nope/);
     out.length = 0;
-    assert.equal(await main(['evaluate-model', '--endpoint', base, '--model', 'x', '--k', '3', '--n', '2'], (s) => out.push(s), () => undefined), 2);
+    assert.equal(
+      await main(
+        ['evaluate-model', '--endpoint', base, '--model', 'x', '--k', '3', '--n', '2'],
+        (s) => out.push(s),
+        () => undefined,
+      ),
+      2,
+    );
     assert.match(out.join('\n'), /--n 2 is below --k 3/);
     assert.ok(!existsSync(join(process.cwd(), 'model-evaluations')));
   });

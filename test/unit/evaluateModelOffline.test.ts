@@ -30,7 +30,10 @@ describe('evaluate-model against the offline SmolLM2 endpoint', { skip: skipReas
   let base = '';
 
   before(async () => {
-    server = spawn(process.execPath, [join(ROOT, 'scripts/model-server/serve.mjs'), '--port', '0', '--context', '4096'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, [join(ROOT, 'scripts/model-server/serve.mjs'), '--port', '0', '--context', '4096'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     base = await new Promise<string>((resolveUrl, reject) => {
       const timer = setTimeout(() => reject(new Error(`the model server did not start in 120 s:\n${log}`)), 120_000);
@@ -64,7 +67,26 @@ describe('evaluate-model against the offline SmolLM2 endpoint', { skip: skipReas
     const out: string[] = [];
     const log: string[] = [];
     const code = await main(
-      ['evaluate-model', '--endpoint', base, '--model', 'smollm2-135m-instruct', '--tasks', 'simple_regression,roberta_sentiment', '--k', '1', '--max-tokens', '96', '--sampling-seed', '1', '--request-timeout', '300', '--out', dir, '--json'],
+      [
+        'evaluate-model',
+        '--endpoint',
+        base,
+        '--model',
+        'smollm2-135m-instruct',
+        '--tasks',
+        'simple_regression,roberta_sentiment',
+        '--k',
+        '1',
+        '--max-tokens',
+        '96',
+        '--sampling-seed',
+        '1',
+        '--request-timeout',
+        '300',
+        '--out',
+        dir,
+        '--json',
+      ],
       (s) => out.push(s),
       (s) => log.push(s),
     );
@@ -84,7 +106,10 @@ describe('evaluate-model against the offline SmolLM2 endpoint', { skip: skipReas
       const p = report.overall[key]['pass@1'];
       assert.ok(typeof p === 'number' && p >= 0 && p <= 1, `${key} pass@1 = ${p}`);
     }
-    const records = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { info: Record<string, any> });
+    const records = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { info: Record<string, any> });
     assert.equal(records.length, 2);
     for (const r of records) {
       assert.equal(r.info.agent.model, 'smollm2-135m-instruct');

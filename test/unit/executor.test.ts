@@ -59,7 +59,9 @@ describe('executeScript', () => {
   });
 
   test('the script runs as train.py from its own directory, and output is UTF-8', async () => {
-    const r = await exec('import pathlib, sys\nprint(pathlib.Path.cwd().name, pathlib.Path(sys.argv[0]).name)\nprint("données ✓ 完成")\n', { keepRunDir: true });
+    const r = await exec('import pathlib, sys\nprint(pathlib.Path.cwd().name, pathlib.Path(sys.argv[0]).name)\nprint("données ✓ 完成")\n', {
+      keepRunDir: true,
+    });
     const [cwdName, argv0] = r.stdout.split('\n')[0].split(' ');
     assert.equal(cwdName, r.run_dir.split('/').pop());
     assert.equal(argv0, 'train.py');
@@ -99,10 +101,13 @@ describe('executeScript', () => {
     const saved = process.env.PYTHONPATH;
     process.env.PYTHONPATH = '/inherited/path';
     try {
-      const r = await exec('import os\nprint(os.environ.get("PYTHONPATH"), os.environ.get("FORGEENV_LIBRARY_VERSIONS"), os.environ.get("MY_FLAG"))\n', {
-        validate: false,
-        extraEnv: { MY_FLAG: 'set' },
-      });
+      const r = await exec(
+        'import os\nprint(os.environ.get("PYTHONPATH"), os.environ.get("FORGEENV_LIBRARY_VERSIONS"), os.environ.get("MY_FLAG"))\n',
+        {
+          validate: false,
+          extraEnv: { MY_FLAG: 'set' },
+        },
+      );
       assert.equal(r.stdout.trim(), 'None None set');
     } finally {
       if (saved === undefined) delete process.env.PYTHONPATH;
@@ -247,14 +252,18 @@ describe('executeScript', () => {
     assert.equal(r1.exit_code, 0, r1.stderr);
     assert.equal(r1.stdout, 'gone\n');
     // In the sandbox the run folder is a mount point: its contents go, the folder itself stays.
-    const r2 = await exec('import pathlib, shutil\nopen("model.pt", "w").write("x")\nshutil.rmtree(pathlib.Path.cwd(), ignore_errors=True)\nprint("dir gone")\n');
+    const r2 = await exec(
+      'import pathlib, shutil\nopen("model.pt", "w").write("x")\nshutil.rmtree(pathlib.Path.cwd(), ignore_errors=True)\nprint("dir gone")\n',
+    );
     assert.equal(r2.exit_code, 0, r2.stderr);
     assert.equal(r2.checkpoint_exists, false, 'the checkpoint was deleted with the directory');
     assert.equal(existsSync(r2.run_dir), false);
   });
 
   test('checkpoint detection: weights files and checkpoint-* folders, anywhere in the run dir', async () => {
-    const none = await exec('open("model.bin", "w").write("x")\nopen("notes.txt", "w").write("x")\nimport pathlib\npathlib.Path("ckpt").mkdir()\n');
+    const none = await exec(
+      'open("model.bin", "w").write("x")\nopen("notes.txt", "w").write("x")\nimport pathlib\npathlib.Path("ckpt").mkdir()\n',
+    );
     assert.equal(none.checkpoint_exists, false);
     assert.deepEqual(none.checkpoints, []);
     for (const [file, path] of [
@@ -268,7 +277,9 @@ describe('executeScript', () => {
       assert.equal(r.checkpoint_exists, true, file);
       assert.deepEqual(r.checkpoints, [{ path: `out/final/${path}`, kind: 'file', bytes: 4 }]);
     }
-    const dir = await exec('import pathlib\np = pathlib.Path("out/checkpoint-10")\np.mkdir(parents=True)\n(p / "config.json").write_text("{}")\n(p / "sub").mkdir()\n(p / "sub" / "a.txt").write_text("abc")\n');
+    const dir = await exec(
+      'import pathlib\np = pathlib.Path("out/checkpoint-10")\np.mkdir(parents=True)\n(p / "config.json").write_text("{}")\n(p / "sub").mkdir()\n(p / "sub" / "a.txt").write_text("abc")\n',
+    );
     assert.deepEqual(dir.checkpoints, [{ path: 'out/checkpoint-10', kind: 'dir', bytes: 5 }]);
     const empty = await exec('open("model.safetensors", "w").close()\n');
     assert.deepEqual(empty.checkpoints, [{ path: 'model.safetensors', kind: 'file', bytes: 0 }]);
@@ -301,7 +312,9 @@ describe('executeScript', () => {
   });
 
   test('peak memory is sampled on Linux', { skip: process.platform !== 'linux' ? 'Linux only' : false }, async () => {
-    const r = await exec('import time\nblock = bytearray(60 * 1024 * 1024)\nfor i in range(0, len(block), 4096):\n    block[i] = 1\ntime.sleep(0.5)\n');
+    const r = await exec(
+      'import time\nblock = bytearray(60 * 1024 * 1024)\nfor i in range(0, len(block), 4096):\n    block[i] = 1\ntime.sleep(0.5)\n',
+    );
     assert.equal(r.exit_code, 0, r.stderr);
     assert.ok(r.peak_memory_mb >= 50, `peak ${r.peak_memory_mb} MB`);
   });

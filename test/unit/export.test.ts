@@ -32,7 +32,10 @@ function shape(v: unknown): string {
     const inner = [...new Set(v.map(shape))];
     return `list<${inner.join('|')}>`;
   }
-  if (typeof v === 'object') return `{${Object.keys(v).map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (typeof v === 'object')
+    return `{${Object.keys(v)
+      .map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
   return typeof v;
 }
@@ -86,14 +89,34 @@ describe('golden exports of test/fixtures/datasets/small', () => {
 describe('export selection', () => {
   test('default: current, successful, not rejected; identical repeats dropped', async () => {
     const { result, rows, card } = await exportTo('trl-sft');
-    assert.deepEqual(result.stats, { valid_lines: 7, superseded: 1, repeated_record_id: 0, failed: 1, unbroken: 0, review: 1, primitive: 0, selected: 4 });
-    assert.equal(result.deduplicated, 2, 'carol repeated alice’s exact diff on the same task, and another episode shaped into an identical row');
+    assert.deepEqual(result.stats, {
+      valid_lines: 7,
+      superseded: 1,
+      repeated_record_id: 0,
+      failed: 1,
+      unbroken: 0,
+      review: 1,
+      primitive: 0,
+      selected: 4,
+    });
+    assert.equal(
+      result.deduplicated,
+      2,
+      'carol repeated alice’s exact diff on the same task, and another episode shaped into an identical row',
+    );
     assert.equal(new Set(rows.map((r) => JSON.stringify(r))).size, rows.length, 'no two identical rows');
     assert.equal(rows.length, 2);
     assert.deepEqual(Object.keys(rows[0]), ['prompt', 'completion']);
     assert.ok((rows[0].prompt as string).startsWith(`${SYSTEM}\n\nTarget category: RenameApiCall\n`));
     assert.ok((rows[0].completion as string).startsWith('--- a/train.py'));
-    assert.deepEqual(result.problems.map((p) => [p.file.split('/').pop(), p.line]), [['demonstrations.jsonl', 5], ['demonstrations.jsonl', 7], ['reviews.jsonl', 5]]);
+    assert.deepEqual(
+      result.problems.map((p) => [p.file.split('/').pop(), p.line]),
+      [
+        ['demonstrations.jsonl', 5],
+        ['demonstrations.jsonl', 7],
+        ['reviews.jsonl', 5],
+      ],
+    );
     assert.match(card, /demonstrations\.jsonl:5: not valid JSON/);
     assert.match(card, /reviews\.jsonl:5: /);
     // The superseded first revision's diff never appears; its replacement does.
@@ -133,9 +156,15 @@ describe('export selection', () => {
   test('conversational style: system + user prompt messages, one assistant completion', async () => {
     const { rows } = await exportTo('trl-sft', { style: 'conversational' });
     const row = rows[0] as { prompt: Array<{ role: string; content: string }>; completion: Array<{ role: string; content: string }> };
-    assert.deepEqual(row.prompt.map((m) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      row.prompt.map((m) => m.role),
+      ['system', 'user'],
+    );
     assert.equal(row.prompt[0].content, SYSTEM);
-    assert.deepEqual(row.completion.map((m) => m.role), ['assistant']);
+    assert.deepEqual(
+      row.completion.map((m) => m.role),
+      ['assistant'],
+    );
     assertUniformColumns(rows);
   });
 
@@ -172,7 +201,10 @@ describe('export selection', () => {
     const store = new DatasetStore(dir);
     // Same prompt and diff, but another seed and snapshot: other task and record hashes, the same SFT row.
     const a = makeDemo({ n: 1, seed: 1 });
-    const b = { ...makeDemo({ n: 11, seed: 2, versions: { transformers: '4.45.0', datasets: '3.0.0', trl: '0.10.0' } }), repair_prompt: a.repair_prompt };
+    const b = {
+      ...makeDemo({ n: 11, seed: 2, versions: { transformers: '4.45.0', datasets: '3.0.0', trl: '0.10.0' } }),
+      repair_prompt: a.repair_prompt,
+    };
     assert.notEqual(a.info.record_hash, b.info.record_hash);
     await store.appendDemonstration(a);
     await store.appendDemonstration(b);
@@ -212,7 +244,13 @@ describe('export selection', () => {
     const r = await exportDataset({ format: 'trl-sft', dir, out, systemPrompt: SYSTEM });
     assert.equal(r.rows, 1);
     assert.equal(r.stats.failed, 2);
-    const all = await exportDataset({ format: 'trl-sft', dir, out: join(tempDir(), 'a.jsonl'), systemPrompt: SYSTEM, filters: { status: 'all' } });
+    const all = await exportDataset({
+      format: 'trl-sft',
+      dir,
+      out: join(tempDir(), 'a.jsonl'),
+      systemPrompt: SYSTEM,
+      filters: { status: 'all' },
+    });
     assert.equal(all.rows, 3, '--status all still takes every record');
   });
 
@@ -235,12 +273,21 @@ describe('export safety', () => {
     const dir = tempDir();
     await new DatasetStore(dir).appendDemonstration(makeDemo({ n: 1 }));
     const before = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8');
-    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(dir, 'demonstrations.jsonl'), systemPrompt: SYSTEM }), ExportError);
-    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(dir, 'timelines', 'ep-1.jsonl'), systemPrompt: SYSTEM }), /inside the dataset folder/);
+    await assert.rejects(
+      exportDataset({ format: 'trl-sft', dir, out: join(dir, 'demonstrations.jsonl'), systemPrompt: SYSTEM }),
+      ExportError,
+    );
+    await assert.rejects(
+      exportDataset({ format: 'trl-sft', dir, out: join(dir, 'timelines', 'ep-1.jsonl'), systemPrompt: SYSTEM }),
+      /inside the dataset folder/,
+    );
     assert.equal(readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8'), before);
     const outDir = tempDir();
     writeFileSync(join(outDir, 'README.md'), '# my project\n');
-    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'x.jsonl'), systemPrompt: SYSTEM }), /not a ForgeEnv export card/);
+    await assert.rejects(
+      exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'x.jsonl'), systemPrompt: SYSTEM }),
+      /not a ForgeEnv export card/,
+    );
     assert.equal(readFileSync(join(outDir, 'README.md'), 'utf8'), '# my project\n');
     assert.equal(existsSync(join(outDir, 'x.jsonl')), false);
     // A subfolder of the dataset is fine, and re-exporting replaces our own card.
@@ -263,18 +310,30 @@ describe('data that means what it says', () => {
     assert.equal(def.rows, 2, 'the unbroken one is left out; unknown (old records) counts as broken');
     assert.equal(def.stats.unbroken, 1);
     assert.match(readFileSync(def.card, 'utf8'), /\| breakage did not make the script fail \| −1 \|/);
-    const all = await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'b', 'sft.jsonl'), systemPrompt: SYSTEM, filters: { breakage: 'any' } });
+    const all = await exportDataset({
+      format: 'trl-sft',
+      dir,
+      out: join(outDir, 'b', 'sft.jsonl'),
+      systemPrompt: SYSTEM,
+      filters: { breakage: 'any' },
+    });
     assert.equal(all.rows, 3);
-    await assert.rejects(exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'c', 'sft.jsonl'), filters: { breakage: 'nope' as 'any' } }), /Invalid export filters/);
+    await assert.rejects(
+      exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'c', 'sft.jsonl'), filters: { breakage: 'nope' as 'any' } }),
+      /Invalid export filters/,
+    );
   });
 
-  test('a card is never silently replaced by another export\'s', async () => {
+  test("a card is never silently replaced by another export's", async () => {
     const dir = tempDir();
     await new DatasetStore(dir).appendDemonstration(makeDemo({ n: 1 }));
     const outDir = tempDir();
     const sft = await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'sft.jsonl'), systemPrompt: SYSTEM });
     const card = readFileSync(sft.card, 'utf8');
-    await assert.rejects(exportDataset({ format: 'trl-grpo', dir, out: join(outDir, 'grpo.jsonl'), systemPrompt: SYSTEM }), /dataset card of sft\.jsonl/);
+    await assert.rejects(
+      exportDataset({ format: 'trl-grpo', dir, out: join(outDir, 'grpo.jsonl'), systemPrompt: SYSTEM }),
+      /dataset card of sft\.jsonl/,
+    );
     assert.equal(readFileSync(sft.card, 'utf8'), card, 'the first card is untouched');
     assert.equal(existsSync(join(outDir, 'grpo.jsonl')), false);
     await exportDataset({ format: 'trl-sft', dir, out: join(outDir, 'sft.jsonl'), systemPrompt: SYSTEM, filters: { status: 'all' } });
@@ -285,7 +344,10 @@ describe('data that means what it says', () => {
     const preds = await exportTo('swebench');
     const inst = await exportTo('swebench-instances');
     assertUniformColumns(inst.rows);
-    assert.deepEqual(inst.rows.map((r) => r.instance_id), preds.rows.map((r) => r.instance_id));
+    assert.deepEqual(
+      inst.rows.map((r) => r.instance_id),
+      preds.rows.map((r) => r.instance_id),
+    );
     for (const r of inst.rows) {
       assert.deepEqual(JSON.parse(r.FAIL_TO_PASS as string), ['executed_cleanly']);
       assert.equal(typeof r.seed, 'number');
@@ -300,7 +362,11 @@ describe('forgeenv export command', () => {
     const printed: string[] = [];
     const out = (s: string) => printed.push(s);
     const outFile = join(tempDir(), 'sft.jsonl');
-    const code = await runExportCommand(['--format', 'trl-sft', join(ROOT, SMALL), '--out', outFile, '--primitive', 'RenameApiCall', '--primitive=ModifyConfigField'], out, { now: NOW, systemPrompt: SYSTEM });
+    const code = await runExportCommand(
+      ['--format', 'trl-sft', join(ROOT, SMALL), '--out', outFile, '--primitive', 'RenameApiCall', '--primitive=ModifyConfigField'],
+      out,
+      { now: NOW, systemPrompt: SYSTEM },
+    );
     assert.equal(code, 0);
     const text = printed.join('\n');
     assert.match(text, new RegExp(`Wrote 2 trl-sft row\\(s\\) to ${outFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
@@ -322,7 +388,14 @@ describe('forgeenv export command', () => {
 });
 
 describe('incremental exports', () => {
-  const opts = (dir: string, out: string, extra: Partial<ExportOptions> = {}): ExportOptions => ({ format: 'trl-sft', dir, out, now: NOW, systemPrompt: SYSTEM, ...extra });
+  const opts = (dir: string, out: string, extra: Partial<ExportOptions> = {}): ExportOptions => ({
+    format: 'trl-sft',
+    dir,
+    out,
+    now: NOW,
+    systemPrompt: SYSTEM,
+    ...extra,
+  });
 
   /** Exports to `out` (incrementally when it can) and checks data, card and result against a full export into a fresh folder. */
   async function exportAndCompare(dir: string, out: string, extra: Partial<ExportOptions> = {}) {
@@ -332,7 +405,14 @@ describe('incremental exports', () => {
     assert.equal(full.mode, 'full');
     assert.equal(readFileSync(out, 'utf8'), readFileSync(fullOut, 'utf8'), `${r.mode} export equals a full one byte for byte`);
     assert.equal(readFileSync(r.card, 'utf8'), readFileSync(full.card, 'utf8'), 'and so does its card');
-    const summary = (x: typeof r) => ({ rows: x.rows, deduplicated: x.deduplicated, stats: x.stats, problems: x.problems, unmatched: x.unmatchedPrimitives, byPrimitive: [...x.rowsByPrimitive].sort() });
+    const summary = (x: typeof r) => ({
+      rows: x.rows,
+      deduplicated: x.deduplicated,
+      stats: x.stats,
+      problems: x.problems,
+      unmatched: x.unmatchedPrimitives,
+      byPrimitive: [...x.rowsByPrimitive].sort(),
+    });
     assert.deepEqual(summary(r), summary(full));
     return r;
   }
@@ -358,7 +438,7 @@ describe('incremental exports', () => {
     const inc = await exportAndCompare(dir, out);
     assert.deepEqual([inc.mode, inc.parsedLines], ['appended', 4]);
     assert.ok(readFileSync(out, 'utf8').startsWith(before), 'earlier rows stay as they were');
-    assert.equal(inc.deduplicated, again.deduplicated + 1, "the repeated diff is deduplicated against the earlier rows");
+    assert.equal(inc.deduplicated, again.deduplicated + 1, 'the repeated diff is deduplicated against the earlier rows');
     assert.equal(inc.problems.length, 1);
 
     // A revision superseding an exported demonstration removes an earlier row: full rewrite.
@@ -396,7 +476,11 @@ describe('incremental exports', () => {
     const file = join(dir, 'demonstrations.jsonl');
     const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     writeFileSync(file, [lines[1], lines[0], ...lines.slice(2)].join('\n') + '\n');
-    assert.equal((await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode, 'full', 'reordered source');
+    assert.equal(
+      (await exportAndCompare(dir, out, { filters: { status: 'all' }, style: 'conversational' })).mode,
+      'full',
+      'reordered source',
+    );
 
     // A line still being written counts (as in a full export), but no index is kept until it is finished.
     appendFileSync(file, JSON.stringify(makeDemo({ n: 5, taskId: 't5' })));
@@ -434,14 +518,16 @@ describe('trl-kto: one row per attempt, labelled by the verified outcome', () =>
     assert.deepEqual(result.labels, { positive: positives, negative: negatives });
     // The label is the verifier's: a row is positive exactly when its record is a verified success.
     // The fixture holds corrupt lines on purpose (the export skips them): read only the valid ones.
-    const records = readFileSync(join(ROOT, SMALL, 'demonstrations.jsonl'), 'utf8').split('\n').flatMap((l) => {
-      try {
-        const r = JSON.parse(l) as DemonstrationRecord;
-        return r && typeof r === 'object' && r.info ? [r] : [];
-      } catch {
-        return [];
-      }
-    });
+    const records = readFileSync(join(ROOT, SMALL, 'demonstrations.jsonl'), 'utf8')
+      .split('\n')
+      .flatMap((l) => {
+        try {
+          const r = JSON.parse(l) as DemonstrationRecord;
+          return r && typeof r === 'object' && r.info ? [r] : [];
+        } catch {
+          return [];
+        }
+      });
     for (const row of rows) {
       const rec = records.find((r) => r.repair_completion === row.completion && row.prompt === `${SYSTEM}\n\n${r.repair_prompt}`);
       assert.ok(rec, 'each row comes from a record');

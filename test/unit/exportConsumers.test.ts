@@ -86,7 +86,10 @@ describe('exports read by their real consumers', { skip: skipReason() }, () => {
       env: { ...process.env, HF_HUB_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', HF_HOME: join(work, 'hf-home'), OMP_NUM_THREADS: '1' },
     });
     assert.equal(r.status, 0, `check_exports.py failed:\n${r.stderr.slice(-4000)}`);
-    const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as { checks: Array<{ name: string; ok: boolean; detail: string }>; versions: Record<string, string> };
+    const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      checks: Array<{ name: string; ok: boolean; detail: string }>;
+      versions: Record<string, string>;
+    };
     console.log(`consumers: ${JSON.stringify(report.versions)}`);
     for (const c of report.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.ok ? `: ${c.detail.slice(0, 160)}` : ''}`);
     const failed = report.checks.filter((c) => !c.ok);

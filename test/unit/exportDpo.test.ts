@@ -12,7 +12,6 @@ import { flatPrompt } from '../../src/store/export/formats';
 import { buildDpoDataset } from './dpoDataset';
 import { tempDir } from './storeTestUtils';
 
-
 describe('trl-dpo export', () => {
   const env = new ForgeEnvironment({ mode: 'simulated' });
   after(() => env.dispose());
@@ -27,7 +26,10 @@ describe('trl-dpo export', () => {
     assert.equal(r.duplicate_attempts, 1);
     assert.equal(r.reexecuted, 5);
     assert.deepEqual(r.by_source, { 'human>model': 1, 'human>suggestion': 1 });
-    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; chosen: string; rejected: string });
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { prompt: string; chosen: string; rejected: string });
     for (const row of rows) {
       assert.deepEqual(Object.keys(row), ['prompt', 'chosen', 'rejected']);
       const rec = passing.find((p) => row.prompt === flatPrompt(REPAIR_AGENT_SYSTEM_PROMPT, p.repair_prompt));
@@ -44,8 +46,15 @@ describe('trl-dpo export', () => {
     const out = join(tempDir('forgeenv-dpo-out-'), 'dpo.jsonl');
     const r = await exportDpo({ dir, out, style: 'conversational', completion: 'fenced', envFor: () => env });
     assert.equal(r.rows, 2);
-    const row = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]) as { prompt: Array<{ role: string }>; chosen: Array<{ role: string; content: string }>; rejected: Array<{ role: string; content: string }> };
-    assert.deepEqual(row.prompt.map((m) => m.role), ['system', 'user']);
+    const row = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]) as {
+      prompt: Array<{ role: string }>;
+      chosen: Array<{ role: string; content: string }>;
+      rejected: Array<{ role: string; content: string }>;
+    };
+    assert.deepEqual(
+      row.prompt.map((m) => m.role),
+      ['system', 'user'],
+    );
     assert.equal(row.chosen[0].role, 'assistant');
     assert.match(row.chosen[0].content, /^```diff\n/);
     assert.match(row.rejected[0].content, /^```diff\n[\s\S]*raise SystemExit/);

@@ -15,18 +15,29 @@ const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 
 describe('one place per fact', () => {
   test('the drift generator falls back over exactly the registered breakage primitives', () => {
-    assert.deepEqual([...FALLBACK_ORDER].sort(), breakagePrimitives().map((p) => p.name).sort());
+    assert.deepEqual(
+      [...FALLBACK_ORDER].sort(),
+      breakagePrimitives()
+        .map((p) => p.name)
+        .sort(),
+    );
   });
 
   test('README and docs name every export format and filter as the CLI accepts them', () => {
     const formats = `--format ${EXPORT_FORMATS.join('|')}`;
     for (const doc of ['README.md', 'docs/dataset-format.md']) assert.ok(read(doc).includes(formats), `${doc} lists ${formats}`);
     const spec = read('docs/dataset-format.md');
-    for (const c of Object.values(FILTER_CHOICES)) assert.ok(spec.includes(`[${c.flag} ${Object.keys(c.values).join('|')}]`), `docs/dataset-format.md documents ${c.flag} as the CLI does`);
+    for (const c of Object.values(FILTER_CHOICES))
+      assert.ok(
+        spec.includes(`[${c.flag} ${Object.keys(c.values).join('|')}]`),
+        `docs/dataset-format.md documents ${c.flag} as the CLI does`,
+      );
   });
 
   test('package.json declares the data commands the README names', () => {
-    const pkg = JSON.parse(read('package.json')) as { contributes: { commands: Array<{ command: string; shortTitle?: string; title: string }> } };
+    const pkg = JSON.parse(read('package.json')) as {
+      contributes: { commands: Array<{ command: string; shortTitle?: string; title: string }> };
+    };
     const readme = read('README.md');
     for (const id of ['forgeenv.review.export', 'forgeenv.review.rescore']) {
       const c = pkg.contributes.commands.find((x) => x.command === id);

@@ -21,14 +21,22 @@ const tempFolder = () => {
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(argv, (s) => void (out += s + '\n'), (s) => void (err += s + '\n'));
+  const code = await main(
+    argv,
+    (s) => void (out += s + '\n'),
+    (s) => void (err += s + '\n'),
+  );
   return { code, out, err };
 }
 
 /** Runs the real `forgeenv` with its stdout closed before it writes: every write meets EPIPE. */
 function runWithClosedStdout(...argv: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'bin/forgeenv.js'), ...argv], { cwd: root, env: { ...process.env, FORGEENV_FROM_SOURCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin/forgeenv.js'), ...argv], {
+      cwd: root,
+      env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -37,13 +45,17 @@ function runWithClosedStdout(...argv: string[]): Promise<{ code: number | null; 
 }
 
 describe('CLI faults', () => {
-  test('`forgeenv primitives | head` and `forgeenv tasks | head`: a closed pipe ends the command quietly', { timeout: 120_000 }, async () => {
-    for (const argv of [['primitives'], ['tasks'], ['tasks', '--json']]) {
-      const r = await runWithClosedStdout(...argv);
-      assert.equal(r.stderr, '', `${argv.join(' ')}: ${r.stderr}`);
-      assert.equal(r.code, 0, argv.join(' '));
-    }
-  });
+  test(
+    '`forgeenv primitives | head` and `forgeenv tasks | head`: a closed pipe ends the command quietly',
+    { timeout: 120_000 },
+    async () => {
+      for (const argv of [['primitives'], ['tasks'], ['tasks', '--json']]) {
+        const r = await runWithClosedStdout(...argv);
+        assert.equal(r.stderr, '', `${argv.join(' ')}: ${r.stderr}`);
+        assert.equal(r.code, 0, argv.join(' '));
+      }
+    },
+  );
 
   test('an unknown --primitive is a usage error (exit 2) that lists the breakage primitives', async () => {
     const names = breakagePrimitives().map((p) => p.name);
@@ -65,7 +77,10 @@ describe('CLI faults', () => {
     writeFileSync(join(d, 'broken_task.py'), 'import torch\ndef f(:\n    pass\n');
     const r = await run('episode', '--task', 'broken_task', '--task-dir', d, '--seed', '1', '--repair', 'none');
     assert.equal(r.code, 1, r.err);
-    assert.match(r.err, new RegExp(`^forgeenv: ${join(d, 'broken_task.py').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: the task script does not parse`));
+    assert.match(
+      r.err,
+      new RegExp(`^forgeenv: ${join(d, 'broken_task.py').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: the task script does not parse`),
+    );
   });
 
   test('output larger than a pipe buffer reaches the reader whole (exit waits for the flush)', { timeout: 120_000 }, async () => {
@@ -75,11 +90,15 @@ describe('CLI faults', () => {
     for (let i = 0; text.length < 400_000; i++) text += `@@ -1,1 +1,1 @@\n-nothing_${i}\n+y\n`;
     writeFileSync(diff, text);
     const out = await new Promise<{ code: number | null; stdout: string }>((done) => {
-      const child = spawn(process.execPath, [join(root, 'bin/forgeenv.js'), 'episode', '--task', 'simple_regression', '--repair', diff, '--seed', '1'], {
-        cwd: root,
-        env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
+      const child = spawn(
+        process.execPath,
+        [join(root, 'bin/forgeenv.js'), 'episode', '--task', 'simple_regression', '--repair', diff, '--seed', '1'],
+        {
+          cwd: root,
+          env: { ...process.env, FORGEENV_FROM_SOURCE: '1' },
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
       let stdout = '';
       child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
       child.on('close', (code) => done({ code, stdout }));

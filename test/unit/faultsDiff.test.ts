@@ -1,6 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
-import { applyRepairDiff, applyRepairDiffCounted, createRepairDiff, DEFAULT_MAX_DIFF_BYTES, DIFF_WORK_BUDGET, stripFence } from '../../src/env/diff/diff';
+import {
+  applyRepairDiff,
+  applyRepairDiffCounted,
+  createRepairDiff,
+  DEFAULT_MAX_DIFF_BYTES,
+  DIFF_WORK_BUDGET,
+  stripFence,
+} from '../../src/env/diff/diff';
 import { applyRepairDiffAsync, INLINE_STEPS, type AsyncApplyInfo } from '../../src/env/diff/diffAsync';
 
 // Hostile repair submissions: each attack of issue 11 and its outcome. Work is asserted with the
@@ -18,7 +25,10 @@ describe('diff faults: hunk positions', () => {
       assert.ok(result.ok && result.script.includes('x11 = 111\n'), `start ${start.slice(0, 20)}: ${!result.ok ? result.error : ''}`);
       // The claimed start costs nothing: the search starts at the end of the script, not at the claim.
       assert.ok(cost.steps < 2000, `start ${start.slice(0, 20)}: ${cost.steps} steps`);
-      assert.ok(cost.steps <= near.cost.steps + 2 * 300 + 50, `no more than a pass over the script beyond a correct claim (${cost.steps} vs ${near.cost.steps})`);
+      assert.ok(
+        cost.steps <= near.cost.steps + 2 * 300 + 50,
+        `no more than a pass over the script beyond a correct claim (${cost.steps} vs ${near.cost.steps})`,
+      );
     }
   });
 
@@ -49,7 +59,8 @@ describe('diff faults: size', () => {
 
   test('1 MB of non-matching hunks stays within the work budget and gives a short error', () => {
     let sub = '';
-    for (let i = 0; sub.length < 1_000_000; i++) sub += `@@ -${(i % 300) + 1},3 +1,3 @@\n x${i % 300} = ${i % 300}\n-nothing_${i} = 0\n+y = 1\n x${(i + 2) % 300} = 5\n`;
+    for (let i = 0; sub.length < 1_000_000; i++)
+      sub += `@@ -${(i % 300) + 1},3 +1,3 @@\n x${i % 300} = ${i % 300}\n-nothing_${i} = 0\n+y = 1\n x${(i + 2) % 300} = 5\n`;
     const { result, cost } = applyRepairDiffCounted(SCRIPT, sub);
     assert.equal(result.ok, false);
     assert.ok(cost.steps <= 2 * DIFF_WORK_BUDGET, `${cost.steps} steps`);
@@ -86,14 +97,34 @@ describe('diff faults: size', () => {
 
 describe('diff faults: file operations', () => {
   const refused: Array<[string, string, RegExp]> = [
-    ['a new file', 'diff --git a/x.py b/x.py\nnew file mode 100644\n--- /dev/null\n+++ b/x.py\n@@ -0,0 +1 @@\n+print(1)\n', /creates a new file/],
-    ['a diff against /dev/null without git headers', '--- /dev/null\n+++ b/train.py\n@@ -0,0 +1,2 @@\n+import os\n+print(os.environ)\n', /creates a new file \(--- \/dev\/null\)/],
-    ['a symlink', 'diff --git a/train.py b/train.py\nnew file mode 120000\n--- /dev/null\n+++ b/train.py\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n', /symbolic link/],
+    [
+      'a new file',
+      'diff --git a/x.py b/x.py\nnew file mode 100644\n--- /dev/null\n+++ b/x.py\n@@ -0,0 +1 @@\n+print(1)\n',
+      /creates a new file/,
+    ],
+    [
+      'a diff against /dev/null without git headers',
+      '--- /dev/null\n+++ b/train.py\n@@ -0,0 +1,2 @@\n+import os\n+print(os.environ)\n',
+      /creates a new file \(--- \/dev\/null\)/,
+    ],
+    [
+      'a symlink',
+      'diff --git a/train.py b/train.py\nnew file mode 120000\n--- /dev/null\n+++ b/train.py\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n',
+      /symbolic link/,
+    ],
     ['a file turned into a symlink', 'diff --git a/train.py b/train.py\nold mode 100644\nnew mode 120000\n', /symbolic link/],
-    ['a mode-only change', 'diff --git a/train.py b/train.py\nold mode 100644\nnew mode 100755\n', /only changes a file mode \(100644 → 100755\) and has no hunks/],
+    [
+      'a mode-only change',
+      'diff --git a/train.py b/train.py\nold mode 100644\nnew mode 100755\n',
+      /only changes a file mode \(100644 → 100755\) and has no hunks/,
+    ],
     ['a binary patch', 'diff --git a/train.py b/train.py\nindex 1..2 100644\nGIT binary patch\nliteral 0\nHcmV?d00001\n', /binary patch/],
     ['a copy', 'diff --git a/train.py b/copy.py\nsimilarity index 100%\ncopy from train.py\ncopy to copy.py\n', /copies a file/],
-    ['a deletion', 'diff --git a/train.py b/train.py\ndeleted file mode 100644\n--- a/train.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x0 = 0\n', /deletes train\.py/],
+    [
+      'a deletion',
+      'diff --git a/train.py b/train.py\ndeleted file mode 100644\n--- a/train.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x0 = 0\n',
+      /deletes train\.py/,
+    ],
   ];
   for (const [what, sub, reason] of refused) {
     test(`${what} is refused with the reason`, () => {
@@ -104,7 +135,10 @@ describe('diff faults: file operations', () => {
   }
 
   test('a mode change that comes with hunks applies the hunks and says the mode part was ignored', () => {
-    const d = createRepairDiff(SCRIPT, SCRIPT.replace('x11 = 11\n', 'x11 = 111\n')).replace('diff --git a/train.py b/train.py\n', 'diff --git a/train.py b/train.py\nold mode 100644\nnew mode 100755\n');
+    const d = createRepairDiff(SCRIPT, SCRIPT.replace('x11 = 11\n', 'x11 = 111\n')).replace(
+      'diff --git a/train.py b/train.py\n',
+      'diff --git a/train.py b/train.py\nold mode 100644\nnew mode 100755\n',
+    );
     const r = applyRepairDiff(SCRIPT, d);
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.ok(r.script.includes('x11 = 111\n'));

@@ -91,7 +91,10 @@ describe('task folder reads race an attacker', () => {
     writeFileSync(join(d, 'sub', 'x.py'), INSIDE);
     symlinkSync(outside, join(d, 'sub.swap'));
     const attacker = await startSwapper(d, 'sub');
-    const t = hammer(() => readFolderFile(d, 'sub/x.py', 1024), (text) => assert.equal(text, INSIDE));
+    const t = hammer(
+      () => readFolderFile(d, 'sub/x.py', 1024),
+      (text) => assert.equal(text, INSIDE),
+    );
     await stop(attacker);
     assert.ok(t.ok > 0 && t.refused > 0, `the race was live: ${JSON.stringify({ ok: t.ok, refused: t.refused })}`);
     for (const p of t.problems) assert.match(p, /symbolic link|does not exist|replaced/, p);
@@ -103,10 +106,13 @@ describe('task folder reads race an attacker', () => {
     writeFileSync(join(d, 'sub', 'environ'), INSIDE);
     symlinkSync('/proc/self', join(d, 'sub.swap'));
     const attacker = await startSwapper(d, 'sub');
-    const t = hammer(() => readFolderFile(d, 'sub/environ', 64 * 1024), (text) => {
-      assert.ok(!text.includes('PATH='), 'the environment was read');
-      assert.equal(text, INSIDE);
-    });
+    const t = hammer(
+      () => readFolderFile(d, 'sub/environ', 64 * 1024),
+      (text) => {
+        assert.ok(!text.includes('PATH='), 'the environment was read');
+        assert.equal(text, INSIDE);
+      },
+    );
     await stop(attacker);
     assert.ok(t.ok > 0 && t.refused > 0, `the race was live: ${JSON.stringify({ ok: t.ok, refused: t.refused })}`);
   });
@@ -117,7 +123,10 @@ describe('task folder reads race an attacker', () => {
     writeFileSync(join(d, 'sub', 'passwd'), INSIDE);
     symlinkSync('/etc', join(d, 'sub.swap'));
     const attacker = await startSwapper(d, 'sub');
-    const t = hammer(() => readFolderFile(d, 'sub/passwd', 64 * 1024), (text) => assert.equal(text, INSIDE));
+    const t = hammer(
+      () => readFolderFile(d, 'sub/passwd', 64 * 1024),
+      (text) => assert.equal(text, INSIDE),
+    );
     await stop(attacker);
     assert.ok(t.ok > 0 && t.refused > 0, `the race was live: ${JSON.stringify({ ok: t.ok, refused: t.refused })}`);
   });
@@ -141,16 +150,23 @@ describe('task folder reads race an attacker', () => {
     assert.ok(loaded > 0 && refused > 0, `the race was live: ${JSON.stringify({ loaded, refused })}`);
   });
 
-  test('a script swapped with a fifo never blocks the reader', { skip: hasMkfifo ? false : 'mkfifo not installed', timeout: 60_000 }, async () => {
-    const d = folder();
-    writeFileSync(join(d, 'x.py'), INSIDE);
-    assert.equal(spawnSync('mkfifo', [join(d, 'x.py.swap')]).status, 0);
-    const attacker = await startSwapper(d, 'x.py');
-    const t = hammer(() => readFolderFile(d, 'x.py', 1024), (text) => assert.equal(text, INSIDE));
-    await stop(attacker);
-    assert.ok(t.ok > 0 && t.refused > 0, `the race was live: ${JSON.stringify({ ok: t.ok, refused: t.refused })}`);
-    for (const p of t.problems) assert.match(p, /fifo|does not exist/, p);
-  });
+  test(
+    'a script swapped with a fifo never blocks the reader',
+    { skip: hasMkfifo ? false : 'mkfifo not installed', timeout: 60_000 },
+    async () => {
+      const d = folder();
+      writeFileSync(join(d, 'x.py'), INSIDE);
+      assert.equal(spawnSync('mkfifo', [join(d, 'x.py.swap')]).status, 0);
+      const attacker = await startSwapper(d, 'x.py');
+      const t = hammer(
+        () => readFolderFile(d, 'x.py', 1024),
+        (text) => assert.equal(text, INSIDE),
+      );
+      await stop(attacker);
+      assert.ok(t.ok > 0 && t.refused > 0, `the race was live: ${JSON.stringify({ ok: t.ok, refused: t.refused })}`);
+      for (const p of t.problems) assert.match(p, /fifo|does not exist/, p);
+    },
+  );
 
   test('a script swapped with a huge file never reads past the limit', async () => {
     const d = folder();
@@ -158,7 +174,10 @@ describe('task folder reads race an attacker', () => {
     writeFileSync(join(d, 'x.py.swap'), '');
     truncateSync(join(d, 'x.py.swap'), 20 * 1024 * 1024);
     const attacker = await startSwapper(d, 'x.py');
-    const t = hammer(() => readFolderFile(d, 'x.py', 1024), (text) => assert.equal(text, INSIDE));
+    const t = hammer(
+      () => readFolderFile(d, 'x.py', 1024),
+      (text) => assert.equal(text, INSIDE),
+    );
     await stop(attacker);
     assert.ok(t.ok > 0 && t.refused > 0, `the race was live: ${JSON.stringify({ ok: t.ok, refused: t.refused })}`);
     for (const p of t.problems) assert.match(p, /over the 1\.0 KiB limit|does not exist/, p);
@@ -180,7 +199,10 @@ describe('links at any component', () => {
       ['real/deep/y.py', 'real/deep/y.py', 'x.py'],
     ] as const) {
       const r = readFolderFile(d, name, 1024);
-      assert.deepEqual(r, { ok: false, problem: `${join(d, at)}: a symbolic link to ${to}; symbolic links are not followed in a task folder (copy the file in instead)` });
+      assert.deepEqual(r, {
+        ok: false,
+        problem: `${join(d, at)}: a symbolic link to ${to}; symbolic links are not followed in a task folder (copy the file in instead)`,
+      });
     }
   });
 

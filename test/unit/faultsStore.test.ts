@@ -17,7 +17,10 @@ const ROOT = resolve(__dirname, '../..');
 const WRITER = join(ROOT, 'test/fixtures/store/appendWriter.ts');
 
 function startWriter(file: string, id: string, count: number, seed: number, bigEvery = 8): ChildProcess {
-  return spawn(process.execPath, ['--require', 'tsx/cjs', WRITER, file, id, String(count), String(seed), String(bigEvery)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--require', 'tsx/cjs', WRITER, file, id, String(count), String(seed), String(bigEvery)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Resolves when the child prints `word` on a line; rejects if it exits first. */
@@ -41,7 +44,10 @@ function waitForLine(child: ChildProcess, word: string, timeoutMs = 60_000): Pro
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c)),
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Groups the valid records by writer and checks each writer's sequence is 0, 1, 2, … with no gap. */
@@ -56,43 +62,50 @@ function sequencesByWriter(records: Array<{ value: { w: string; seq: number } }>
 }
 
 describe('store faults: kill -9', () => {
-  test('a writer killed 30 times at random moments never changes an earlier byte and loses at most the line being written', { timeout: 300_000 }, async (t) => {
-    const file = join(tempDir(), 'rows.jsonl');
-    const rng = mulberry32(4242);
-    const KILLS = 30;
-    let before = Buffer.alloc(0);
-    for (let run = 0; run < KILLS; run++) {
-      const child = startWriter(file, `run${run}`, 0, run + 1);
-      await waitForLine(child, 'ready');
-      await sleep(Math.floor(rng() * 120));
-      child.kill('SIGKILL');
-      await exited(child);
-      // A kill rarely lands inside one write() (the kernel copies a few hundred KiB in well under a
-      // millisecond), so every tenth run also leaves what such a kill leaves: half a record, no newline.
-      if (run % 10 === 9) appendFileSync(file, JSON.stringify({ w: `run${run}`, seq: 99_999, pad: 'torn' }).slice(0, 20));
-      const now = readFileSync(file);
-      assert.ok(now.length >= before.length, `run ${run}: the file shrank`);
-      assert.ok(now.subarray(0, before.length).equals(before), `run ${run}: a byte written before this run changed`);
-      before = now;
-    }
-    // A later append (this process) takes over the lock the last victim may have left behind.
-    await appendJsonl(file, WriterRow, [{ w: 'final', seq: 0, pad: '' }], 'row');
-    assert.ok(readFileSync(file).subarray(0, before.length).equals(before));
+  test(
+    'a writer killed 30 times at random moments never changes an earlier byte and loses at most the line being written',
+    { timeout: 300_000 },
+    async (t) => {
+      const file = join(tempDir(), 'rows.jsonl');
+      const rng = mulberry32(4242);
+      const KILLS = 30;
+      let before = Buffer.alloc(0);
+      for (let run = 0; run < KILLS; run++) {
+        const child = startWriter(file, `run${run}`, 0, run + 1);
+        await waitForLine(child, 'ready');
+        await sleep(Math.floor(rng() * 120));
+        child.kill('SIGKILL');
+        await exited(child);
+        // A kill rarely lands inside one write() (the kernel copies a few hundred KiB in well under a
+        // millisecond), so every tenth run also leaves what such a kill leaves: half a record, no newline.
+        if (run % 10 === 9) appendFileSync(file, JSON.stringify({ w: `run${run}`, seq: 99_999, pad: 'torn' }).slice(0, 20));
+        const now = readFileSync(file);
+        assert.ok(now.length >= before.length, `run ${run}: the file shrank`);
+        assert.ok(now.subarray(0, before.length).equals(before), `run ${run}: a byte written before this run changed`);
+        before = now;
+      }
+      // A later append (this process) takes over the lock the last victim may have left behind.
+      await appendJsonl(file, WriterRow, [{ w: 'final', seq: 0, pad: '' }], 'row');
+      assert.ok(readFileSync(file).subarray(0, before.length).equals(before));
 
-    const { records, problems } = await readJsonlFile(file, WriterRow);
-    const counts = sequencesByWriter(records);
-    for (let run = 0; run < KILLS; run++) assert.ok((counts.get(`run${run}`) ?? 0) >= 1, `run ${run} wrote its first record`);
-    assert.equal(counts.get('final'), 1);
-    assert.ok(problems.length >= 3 && problems.length <= KILLS, `the three simulated torn lines, and at most one per kill (${problems.length})`);
-    const byLine = new Map(records.map((r) => [r.line, r.value]));
-    for (const p of problems) {
-      assert.ok(p.kind === 'invalid_json' || p.kind === 'truncated', `${p.kind}: ${p.error}`);
-      // A torn line is the victim's last: the next line is the next writer's first record (or the final one).
-      const next = byLine.get(p.line + 1);
-      assert.ok(next && next.seq === 0, `line ${p.line + 1} after a torn line starts a new writer`);
-    }
-    t.diagnostic(`${records.length} whole records, ${problems.length} torn lines over ${KILLS} kills, ${before.length} bytes`);
-  });
+      const { records, problems } = await readJsonlFile(file, WriterRow);
+      const counts = sequencesByWriter(records);
+      for (let run = 0; run < KILLS; run++) assert.ok((counts.get(`run${run}`) ?? 0) >= 1, `run ${run} wrote its first record`);
+      assert.equal(counts.get('final'), 1);
+      assert.ok(
+        problems.length >= 3 && problems.length <= KILLS,
+        `the three simulated torn lines, and at most one per kill (${problems.length})`,
+      );
+      const byLine = new Map(records.map((r) => [r.line, r.value]));
+      for (const p of problems) {
+        assert.ok(p.kind === 'invalid_json' || p.kind === 'truncated', `${p.kind}: ${p.error}`);
+        // A torn line is the victim's last: the next line is the next writer's first record (or the final one).
+        const next = byLine.get(p.line + 1);
+        assert.ok(next && next.seq === 0, `line ${p.line + 1} after a torn line starts a new writer`);
+      }
+      t.diagnostic(`${records.length} whole records, ${problems.length} torn lines over ${KILLS} kills, ${before.length} bytes`);
+    },
+  );
 });
 
 describe('store faults: concurrent writers', () => {
@@ -130,7 +143,10 @@ describe('store faults: concurrent writers', () => {
     }
     assert.equal(await exited(child), 0);
     const { records } = await readJsonlFile(file, WriterRow);
-    assert.deepEqual(records.map((r) => r.value.w), ['W']);
+    assert.deepEqual(
+      records.map((r) => r.value.w),
+      ['W'],
+    );
   });
 
   test('a lock left by a dead process is taken over; one held by a live process times out with the records kept', async () => {
@@ -157,6 +173,9 @@ describe('store faults: concurrent writers', () => {
       release();
     }
     const { records } = await readJsonlFile(file, WriterRow);
-    assert.deepEqual(records.map((r) => r.value.w), ['after-dead']);
+    assert.deepEqual(
+      records.map((r) => r.value.w),
+      ['after-dead'],
+    );
   });
 });

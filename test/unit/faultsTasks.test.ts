@@ -26,7 +26,10 @@ describe('task folder faults', () => {
     const d = folder({ 'ok.py': 'print(1)\n' });
     symlinkSync('/proc/self/environ', join(d, 'x.py'));
     const { tasks, problems } = loadTaskFolder(d);
-    assert.deepEqual(tasks.map((t) => t.task_id), ['ok']);
+    assert.deepEqual(
+      tasks.map((t) => t.task_id),
+      ['ok'],
+    );
     assert.ok(!tasks.some((t) => t.script_content.includes('PATH=')), 'no environment read as a script');
     assert.deepEqual(problems, [
       `${join(d, 'x.py')}: a symbolic link to /proc/self/environ; symbolic links are not followed in a task folder (copy the file in instead); skipped`,
@@ -40,10 +43,17 @@ describe('task folder faults', () => {
     symlinkSync('real.py', join(d, 'alias.py'));
     symlinkSync(join(d, 'missing.py'), join(d, 'dangling.py'));
     const { tasks, problems } = loadTaskFolder(d);
-    assert.deepEqual(tasks.map((t) => [t.task_id, t.script_content]), [['real', 'print("inside")\n']]);
+    assert.deepEqual(
+      tasks.map((t) => [t.task_id, t.script_content]),
+      [['real', 'print("inside")\n']],
+    );
     const link = (name: string, to: string) =>
       `${join(d, name)}: a symbolic link to ${to}; symbolic links are not followed in a task folder (copy the file in instead); skipped`;
-    assert.deepEqual(problems, [link('alias.py', 'real.py'), link('dangling.py', join(d, 'missing.py')), link('leak.py', join(outside, 'secret.py'))]);
+    assert.deepEqual(problems, [
+      link('alias.py', 'real.py'),
+      link('dangling.py', join(d, 'missing.py')),
+      link('leak.py', join(outside, 'secret.py')),
+    ]);
   });
 
   test('a symlink to a device is refused', () => {
@@ -58,7 +68,10 @@ describe('task folder faults', () => {
     const d = folder({ 'ok.py': 'print(1)\n' });
     assert.equal(spawnSync('mkfifo', [join(d, 'pipe.py')]).status, 0);
     const { tasks, problems } = loadTaskFolder(d);
-    assert.deepEqual(tasks.map((t) => t.task_id), ['ok']);
+    assert.deepEqual(
+      tasks.map((t) => t.task_id),
+      ['ok'],
+    );
     assert.deepEqual(problems, [`${join(d, 'pipe.py')}: a named pipe (fifo), not a regular file; skipped`]);
   });
 
@@ -67,7 +80,10 @@ describe('task folder faults', () => {
     writeFileSync(join(d, 'huge.py'), '');
     truncateSync(join(d, 'huge.py'), 20 * 1024 * 1024); // 20 MiB, sparse: nothing to read anyway
     const { tasks, problems } = loadTaskFolder(d);
-    assert.deepEqual(tasks.map((t) => t.task_id), ['small']);
+    assert.deepEqual(
+      tasks.map((t) => t.task_id),
+      ['small'],
+    );
     assert.deepEqual(problems, [`${join(d, 'huge.py')}: 20.0 MiB, over the 1.0 MiB limit; skipped`]);
     const atLimit = folder();
     writeFileSync(join(atLimit, 'edge.py'), '#'.repeat(MAX_TASK_FILE_BYTES - 1) + '\n');
@@ -80,7 +96,12 @@ describe('task folder faults', () => {
     symlinkSync(join(outside, 'tasks.json'), join(d, 'tasks.json'));
     const { tasks, problems } = loadTaskFolder(d);
     assert.equal(tasks[0]?.description, 'A task');
-    assert.ok(problems.some((p) => p.startsWith(`${join(d, 'tasks.json')}: a symbolic link to `) && p.endsWith('(copy the file in instead); metadata ignored')), problems.join('\n'));
+    assert.ok(
+      problems.some(
+        (p) => p.startsWith(`${join(d, 'tasks.json')}: a symbolic link to `) && p.endsWith('(copy the file in instead); metadata ignored'),
+      ),
+      problems.join('\n'),
+    );
   });
 
   test('a directory named like a script is refused as not a regular file', () => {
@@ -94,7 +115,10 @@ describe('task folder faults', () => {
     symlinkSync('/proc/self/environ', join(d, 'env.py'));
     const problems: string[] = [];
     const scripts = scriptsInFolder(d, (p) => problems.push(p));
-    assert.deepEqual(scripts.map((s) => s.name), ['ok.py']);
+    assert.deepEqual(
+      scripts.map((s) => s.name),
+      ['ok.py'],
+    );
     assert.equal(problems.length, 1);
     assert.match(problems[0], /env\.py: a symbolic link to \/proc\/self\/environ; symbolic links are not followed .*; skipped$/);
   });
@@ -105,7 +129,8 @@ describe('task folder faults', () => {
     symlinkSync(join(outside, 'tasks.json'), join(d, 'tasks.json'));
     assert.throws(
       () => readTaskMetadata(d),
-      (e: unknown) => e instanceof TaskSaveError && /tasks\.json: a symbolic link to .*; fix it first, it is not overwritten$/.test(e.message),
+      (e: unknown) =>
+        e instanceof TaskSaveError && /tasks\.json: a symbolic link to .*; fix it first, it is not overwritten$/.test(e.message),
     );
     assert.deepEqual(readTaskMetadata(folder()), [], 'a folder without tasks.json has no entries');
   });

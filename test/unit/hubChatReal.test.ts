@@ -40,12 +40,22 @@ ds = ds.map(process)
 `;
 
 describe(`chat templates and conversational columns in the ${SNAPSHOT} venv`, { skip: skipReason() }, () => {
-  test('the chat placeholder and a Zephyr-template model format a system turn; a templated column holds messages', { timeout: 900_000 }, async () => {
-    const needs = deriveHubNeeds(SCRIPT);
-    needs.models.push({ id: CHAT_PLACEHOLDER_MODEL }, { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' });
-    const r = await ensureHubItems({ hubKey: SNAPSHOT, python: snapshotPython(SNAPSHOT), baseHubDir: localHubDir(SNAPSHOT), needs, strict: true, cacheDir });
-    assert.deepEqual(r.refusals, []);
-    const code = `
+  test(
+    'the chat placeholder and a Zephyr-template model format a system turn; a templated column holds messages',
+    { timeout: 900_000 },
+    async () => {
+      const needs = deriveHubNeeds(SCRIPT);
+      needs.models.push({ id: CHAT_PLACEHOLDER_MODEL }, { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' });
+      const r = await ensureHubItems({
+        hubKey: SNAPSHOT,
+        python: snapshotPython(SNAPSHOT),
+        baseHubDir: localHubDir(SNAPSHOT),
+        needs,
+        strict: true,
+        cacheDir,
+      });
+      assert.deepEqual(r.refusals, []);
+      const code = `
 import json, transformers as tr, datasets
 from trl.data_utils import is_conversational
 chat = [{"role": "system", "content": "S"}, {"role": "user", "content": "hi"}]
@@ -60,25 +70,39 @@ res["prompt_type"] = type(row["prompt"]).__name__
 res["formatted"] = tr.AutoTokenizer.from_pretrained("${CHAT_PLACEHOLDER_MODEL}").apply_chat_template(row["chosen"], tokenize=False)
 print(json.dumps(res))
 `;
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
-    const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
-    assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
-    const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    assert.equal(res[CHAT_PLACEHOLDER_MODEL], '<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
-    assert.equal(res['TinyLlama/TinyLlama-1.1B-Chat-v1.0'], '<|system|>\nS</s>\n<|user|>\nhi</s>\n<|assistant|>\n');
-    assert.deepEqual(res.chosen_roles, ['user', 'assistant']);
-    assert.equal(res.conversational, true);
-    assert.equal(res.prompt_type, 'str', 'the trainer-format prompt stays a string');
-    assert.match(String(res.formatted), /^<\|im_start\|>system\n[^<]*<\|im_end\|>\n<\|im_start\|>user\n/);
-  });
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
+      const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+      assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
+      const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+      assert.equal(res[CHAT_PLACEHOLDER_MODEL], '<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
+      assert.equal(res['TinyLlama/TinyLlama-1.1B-Chat-v1.0'], '<|system|>\nS</s>\n<|user|>\nhi</s>\n<|assistant|>\n');
+      assert.deepEqual(res.chosen_roles, ['user', 'assistant']);
+      assert.equal(res.conversational, true);
+      assert.equal(res.prompt_type, 'str', 'the trainer-format prompt stays a string');
+      assert.match(String(res.formatted), /^<\|im_start\|>system\n[^<]*<\|im_end\|>\n<\|im_start\|>user\n/);
+    },
+  );
 });
 
-describe('Qwen2.5 and Qwen3 templates in the 2026-11 venv are the ones its trl recognises', { skip: !isSnapshotVenvReady('2026-11') || !isLocalHubReady('2026-11') ? 'the 2026-11 venv or base hub is not built' : false }, () => {
-  test('tiny Qwen2.5 and Qwen3 tokenizers carry trl\'s original templates byte for byte; trl says they support tool calling', { timeout: 900_000 }, async () => {
-    const snapshot = '2026-11';
-    const needs = { models: [{ id: 'Qwen/Qwen2.5-0.5B-Instruct' }, { id: 'Qwen/Qwen3-0.6B' }], datasets: [] };
-    const r = await ensureHubItems({ hubKey: snapshot, python: snapshotPython(snapshot), baseHubDir: localHubDir(snapshot), needs, strict: true, cacheDir });
-    const code = `
+describe(
+  'Qwen2.5 and Qwen3 templates in the 2026-11 venv are the ones its trl recognises',
+  { skip: !isSnapshotVenvReady('2026-11') || !isLocalHubReady('2026-11') ? 'the 2026-11 venv or base hub is not built' : false },
+  () => {
+    test(
+      "tiny Qwen2.5 and Qwen3 tokenizers carry trl's original templates byte for byte; trl says they support tool calling",
+      { timeout: 900_000 },
+      async () => {
+        const snapshot = '2026-11';
+        const needs = { models: [{ id: 'Qwen/Qwen2.5-0.5B-Instruct' }, { id: 'Qwen/Qwen3-0.6B' }], datasets: [] };
+        const r = await ensureHubItems({
+          hubKey: snapshot,
+          python: snapshotPython(snapshot),
+          baseHubDir: localHubDir(snapshot),
+          needs,
+          strict: true,
+          cacheDir,
+        });
+        const code = `
 import json, transformers as tr
 from trl import chat_template_utils as ctu
 res = {}
@@ -87,11 +111,18 @@ for mid, ref in [("Qwen/Qwen2.5-0.5B-Instruct", ctu.qwen2_5_chat_template), ("Qw
     res[mid] = [t.chat_template == ref, ctu.supports_tool_calling(t)]
 print(json.dumps(res))
 `;
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
-    const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
-    assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
-    const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, [boolean, boolean]>;
-    assert.deepEqual(res['Qwen/Qwen2.5-0.5B-Instruct'], [true, true]);
-    assert.deepEqual(res['Qwen/Qwen3-0.6B'], [true, true]);
-  });
-});
+        const env: NodeJS.ProcessEnv = {
+          PATH: process.env.PATH,
+          HOME: cacheDir,
+          ...realModeEnv(r.hubDir),
+          TRANSFORMERS_VERBOSITY: 'error',
+        };
+        const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+        assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
+        const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, [boolean, boolean]>;
+        assert.deepEqual(res['Qwen/Qwen2.5-0.5B-Instruct'], [true, true]);
+        assert.deepEqual(res['Qwen/Qwen3-0.6B'], [true, true]);
+      },
+    );
+  },
+);

@@ -43,14 +43,30 @@ describe('diskDatasetSchema', () => {
   });
 
   test('splits the script indexes make a DatasetDict; keys read through a split and a row are columns', () => {
-    const s = diskDatasetSchema(['from datasets import load_from_disk', 'd = load_from_disk("data")', 'x = d["train"][0]["question"]', 'y = d["test"]', 'd = d.map(f)'].join('\n'));
+    const s = diskDatasetSchema(
+      [
+        'from datasets import load_from_disk',
+        'd = load_from_disk("data")',
+        'x = d["train"][0]["question"]',
+        'y = d["test"]',
+        'd = d.map(f)',
+      ].join('\n'),
+    );
     assert.deepEqual(s.splits, ['train', 'test']);
     // Mapped: the script preprocesses it itself, so no model inputs are added.
     assert.deepEqual(s.columns, { question: 'string' });
   });
 
   test('a seq2seq (vision encoder-decoder) dataset: labels are token ids, read through ds["labels"]', () => {
-    const s = diskDatasetSchema(['from datasets import load_from_disk', 'from transformers import VisionEncoderDecoderModel', 'ds = load_from_disk(p)', 'shape = ds[0]["pixel_values"][0]', 'm = max(ds["labels"], key=len)'].join('\n'));
+    const s = diskDatasetSchema(
+      [
+        'from datasets import load_from_disk',
+        'from transformers import VisionEncoderDecoderModel',
+        'ds = load_from_disk(p)',
+        'shape = ds[0]["pixel_values"][0]',
+        'm = max(ds["labels"], key=len)',
+      ].join('\n'),
+    );
     assert.deepEqual(s.columns, { pixel_values: 'pixels', labels: 'token_ids' });
   });
 
@@ -75,8 +91,14 @@ describe('deriveHubNeeds: load_from_disk', () => {
   });
 
   test('the same path given in args is not also taken for a hub dataset id', () => {
-    const n = deriveHubNeeds(LM_SCRIPT.replace('"--data_path"', '"--dataset_path"').replace('args.data_path', 'args.dataset_path'), ['--dataset_path', 'my_ds']);
-    assert.deepEqual(n.datasets.map((d) => [d.path, d.format]), [['my_ds', 'disk']]);
+    const n = deriveHubNeeds(LM_SCRIPT.replace('"--data_path"', '"--dataset_path"').replace('args.data_path', 'args.dataset_path'), [
+      '--dataset_path',
+      'my_ds',
+    ]);
+    assert.deepEqual(
+      n.datasets.map((d) => [d.path, d.format]),
+      [['my_ds', 'disk']],
+    );
   });
 
   test('an absolute path or an unresolvable one is no need (the run error decides)', () => {
@@ -92,8 +114,16 @@ describe('deriveHubNeeds: load_from_disk', () => {
 });
 
 describe('rule disk-dataset-missing', () => {
-  const ctx = (over: Partial<RuleContext> = {}): RuleContext => ({ script: IMAGE_SCRIPT, args: [], env: { TRAIN_DIR: 'data/train' }, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] }, ...over });
-  const tb = (last: string) => `Traceback (most recent call last):\n  File "/tmp/r/train.py", line 4, in <module>\n    train = load_from_disk(os.environ["TRAIN_DIR"])\n${last}\n`;
+  const ctx = (over: Partial<RuleContext> = {}): RuleContext => ({
+    script: IMAGE_SCRIPT,
+    args: [],
+    env: { TRAIN_DIR: 'data/train' },
+    options: undefined,
+    hub: { needs: { models: [], datasets: [] }, refusals: [] },
+    ...over,
+  });
+  const tb = (last: string) =>
+    `Traceback (most recent call last):\n  File "/tmp/r/train.py", line 4, in <module>\n    train = load_from_disk(os.environ["TRAIN_DIR"])\n${last}\n`;
 
   test('datasets 2.x "Directory X not found": a saved dataset at X', () => {
     const d = diagnose(tb('FileNotFoundError: Directory data/train not found'), ctx());
@@ -110,7 +140,16 @@ describe('rule disk-dataset-missing', () => {
     const d = diagnose(err, ctx({ script: LM_SCRIPT }));
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.hub!.datasets[0].path, 'lm_dataset');
-    const again = diagnose(err, ctx({ script: LM_SCRIPT, hub: { needs: { models: [], datasets: [{ path: 'lm_dataset', format: 'disk' }] }, refusals: [{ kind: 'dataset', id: 'lm_dataset', reason: 'no Array3D' }] } }));
+    const again = diagnose(
+      err,
+      ctx({
+        script: LM_SCRIPT,
+        hub: {
+          needs: { models: [], datasets: [{ path: 'lm_dataset', format: 'disk' }] },
+          refusals: [{ kind: 'dataset', id: 'lm_dataset', reason: 'no Array3D' }],
+        },
+      }),
+    );
     assert.ok(again && again.outcome.kind === 'refuse');
     assert.match(again.outcome.reason, /no Array3D/);
   });
@@ -147,13 +186,25 @@ describe('splits the script names through an option', () => {
   });
 
   test('an unknown split of a placeholder dataset: the synthetic dataset instead', () => {
-    const c: RuleContext = { script: SCRIPT, args: ['--dataset_name', 'imdb', '--output_dir', 'out'], env: {}, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] } };
-    const d = diagnose('Traceback (most recent call last):\nValueError: Unknown split "validation". Should be one of [\'train\', \'test\', \'unsupervised\'].\n', c);
+    const c: RuleContext = {
+      script: SCRIPT,
+      args: ['--dataset_name', 'imdb', '--output_dir', 'out'],
+      env: {},
+      options: undefined,
+      hub: { needs: { models: [], datasets: [] }, refusals: [] },
+    };
+    const d = diagnose(
+      "Traceback (most recent call last):\nValueError: Unknown split \"validation\". Should be one of ['train', 'test', 'unsupervised'].\n",
+      c,
+    );
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
     assert.equal(d.outcome.adaptation.rule, 'placeholder-dataset');
     assert.ok(d.outcome.args!.includes('forgeenv/synthetic-dataset'));
     // The script's own dataset id is not a placeholder: no answer from this rule.
-    const own = diagnose('ValueError: Unknown split "validation". Should be one of [\'train\'].\n', { ...c, script: SCRIPT.replace('metadata={"help": "x"})\n    train', 'default="imdb")\n    train') });
+    const own = diagnose('ValueError: Unknown split "validation". Should be one of [\'train\'].\n', {
+      ...c,
+      script: SCRIPT.replace('metadata={"help": "x"})\n    train', 'default="imdb")\n    train'),
+    });
     assert.ok(!own || own.outcome.kind !== 'adapt' || own.outcome.adaptation.rule !== 'placeholder-dataset');
   });
 });
@@ -183,13 +234,15 @@ describe('column kinds from use', () => {
     assert.equal(d.columns?.sentence, 'string');
     assert.equal(d.columns?.score, 'float', 'a column not tokenized keeps the kind its name gives');
     // Without the tokenizer call, `label` is a class label as before.
-    const plain = deriveHubNeeds(script.replace('tok(targets, max_length=2)["input_ids"]', 'targets')).datasets.find((x) => x.path === 'data/train.jsonl');
+    const plain = deriveHubNeeds(script.replace('tok(targets, max_length=2)["input_ids"]', 'targets')).datasets.find(
+      (x) => x.path === 'data/train.jsonl',
+    );
     assert.equal(plain?.columns?.label, 'label');
   });
 });
 
 describe('load_dataset keywords that reach the builder config', () => {
-  test('literal keywords other than load_dataset\'s own are recorded (the generator keeps those its release passes on)', () => {
+  test("literal keywords other than load_dataset's own are recorded (the generator keeps those its release passes on)", () => {
     const script = [
       'from datasets import load_dataset',
       'ds = load_dataset("org/pairs", data_dir="data/finetune", split="train", use_auth_token=True, num_proc=4, streaming=False, lang="en", n=args.n)',
@@ -199,31 +252,38 @@ describe('load_dataset keywords that reach the builder config', () => {
     assert.equal(d.data_dir, 'data/finetune');
     assert.deepEqual(d.config_kwargs, { use_auth_token: true, lang: 'en' });
     assert.ok(HubNeedsSchema.safeParse(deriveHubNeeds(script)).success);
-    assert.equal(deriveHubNeeds('from datasets import load_dataset\nload_dataset("org/pairs", split="train")\n').datasets[0].config_kwargs, undefined);
+    assert.equal(
+      deriveHubNeeds('from datasets import load_dataset\nload_dataset("org/pairs", split="train")\n').datasets[0].config_kwargs,
+      undefined,
+    );
   });
 });
 
 describe('handOver and run-folder links', () => {
-  test('a link is handed over itself: its target (the shared hub) keeps its owner, a dangling one is no error', { skip: process.getuid?.() !== 0 ? 'needs root (chown)' : false }, async () => {
-    const { mkdtempSync, mkdirSync, symlinkSync, statSync, lstatSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { handOver } = await import('../../src/env/sandbox/plan');
-    const root = mkdtempSync(join(tmpdir(), 'forgeenv-handover-'));
-    try {
-      const hub = join(root, 'hub', 'disk', 'ds');
-      mkdirSync(hub, { recursive: true });
-      const run = join(root, 'run');
-      mkdirSync(join(run, 'data'), { recursive: true });
-      symlinkSync(hub, join(run, 'data', 'train'));
-      symlinkSync(join(root, 'nowhere'), join(run, 'gone'));
-      await handOver(run, 4242);
-      assert.equal(lstatSync(join(run, 'data', 'train')).uid, 4242);
-      assert.equal(statSync(hub).uid, 0, 'the target is not handed over');
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+  test(
+    'a link is handed over itself: its target (the shared hub) keeps its owner, a dangling one is no error',
+    { skip: process.getuid?.() !== 0 ? 'needs root (chown)' : false },
+    async () => {
+      const { mkdtempSync, mkdirSync, symlinkSync, statSync, lstatSync, rmSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const { handOver } = await import('../../src/env/sandbox/plan');
+      const root = mkdtempSync(join(tmpdir(), 'forgeenv-handover-'));
+      try {
+        const hub = join(root, 'hub', 'disk', 'ds');
+        mkdirSync(hub, { recursive: true });
+        const run = join(root, 'run');
+        mkdirSync(join(run, 'data'), { recursive: true });
+        symlinkSync(hub, join(run, 'data', 'train'));
+        symlinkSync(join(root, 'nowhere'), join(run, 'gone'));
+        await handOver(run, 4242);
+        assert.equal(lstatSync(join(run, 'data', 'train')).uid, 4242);
+        assert.equal(statSync(hub).uid, 0, 'the target is not handed over');
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('rule placeholder-model-family', () => {
@@ -236,8 +296,15 @@ describe('rule placeholder-model-family', () => {
     'processor = WhisperProcessor.from_pretrained(args.model_name_or_path, language="hi")',
     'model = WhisperForConditionalGeneration.from_pretrained(args.model_name_or_path)',
   ].join('\n');
-  const c = (script: string, args: string[]): RuleContext => ({ script, args, env: {}, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] } });
-  const err = "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like gpt2 is not the path to a directory containing a file named preprocessor_config.json.";
+  const c = (script: string, args: string[]): RuleContext => ({
+    script,
+    args,
+    env: {},
+    options: undefined,
+    hub: { needs: { models: [], datasets: [] }, refusals: [] },
+  });
+  const err =
+    "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like gpt2 is not the path to a directory containing a file named preprocessor_config.json.";
 
   test('the derived placeholder loaded with a Whisper class becomes a Whisper model id', () => {
     const d = diagnose(`Traceback (most recent call last):\n${err}\n`, c(SCRIPT, ['--model_name_or_path', 'gpt2']));
@@ -247,8 +314,11 @@ describe('rule placeholder-model-family', () => {
     assert.match(d.outcome.args![i + 1], /whisper/);
   });
 
-  test('Auto classes or the script\'s own id: not this rule', () => {
-    const auto = diagnose(`${err}\n`, c(SCRIPT.replace(/Whisper(Processor|ForConditionalGeneration)\.from/g, 'AutoProcessor.from'), ['--model_name_or_path', 'gpt2']));
+  test("Auto classes or the script's own id: not this rule", () => {
+    const auto = diagnose(
+      `${err}\n`,
+      c(SCRIPT.replace(/Whisper(Processor|ForConditionalGeneration)\.from/g, 'AutoProcessor.from'), ['--model_name_or_path', 'gpt2']),
+    );
     assert.ok(!auto || auto.outcome.kind !== 'adapt' || auto.outcome.adaptation.rule !== 'placeholder-model-family');
     const own = diagnose(`${err}\n`, c(SCRIPT.replace('required=True', 'default="gpt2"'), ['--model_name_or_path', 'gpt2']));
     assert.ok(!own || own.outcome.kind !== 'adapt' || own.outcome.adaptation.rule !== 'placeholder-model-family');
@@ -277,14 +347,26 @@ describe('hub-URL data files and binary data files', () => {
   ].join('\n');
 
   test('offline hf:// data files: the option that guards the local branch gets a value', () => {
-    const c: RuleContext = { script: SCRIPT, args: ['--output_dir', 'out'], env: {}, options: new Map([['data_dir', 'data_dir'], ['output_dir', 'output_dir']]), hub: { needs: { models: [], datasets: [] }, refusals: [] } };
-    const d = diagnose('Traceback (most recent call last):\nhuggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/datasets/org/cars: offline mode is enabled.\n', c);
+    const c: RuleContext = {
+      script: SCRIPT,
+      args: ['--output_dir', 'out'],
+      env: {},
+      options: new Map([
+        ['data_dir', 'data_dir'],
+        ['output_dir', 'output_dir'],
+      ]),
+      hub: { needs: { models: [], datasets: [] }, refusals: [] },
+    };
+    const d = diagnose(
+      'Traceback (most recent call last):\nhuggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/datasets/org/cars: offline mode is enabled.\n',
+      c,
+    );
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
     assert.equal(d.outcome.adaptation.rule, 'hub-url-data-files');
     assert.ok(d.outcome.args!.includes('--data_dir'));
   });
 
-  test('data_files through a variable: the local branch\'s joined paths become parquet needs, linked from the hub', () => {
+  test("data_files through a variable: the local branch's joined paths become parquet needs, linked from the hub", () => {
     const n = deriveHubNeeds(SCRIPT, ['--data_dir', 'local']);
     const paths = n.datasets.map((d) => d.path).sort();
     assert.deepEqual(paths, ['local/data/train-0.parquet', 'local/test.parquet'], 'hf:// URLs are no needs');
@@ -296,9 +378,11 @@ describe('hub-URL data files and binary data files', () => {
 
 describe('rule none-option-used', () => {
   test("an option's None default used as a value gets a value; one already given or not the parser's is left", () => {
-    const script = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--special_tokens", type=str, default=None)\nargs = p.parse_args()\ntoks = args.special_tokens.split(",")\n';
+    const script =
+      'import argparse\np = argparse.ArgumentParser()\np.add_argument("--special_tokens", type=str, default=None)\nargs = p.parse_args()\ntoks = args.special_tokens.split(",")\n';
     const c: RuleContext = { script, args: [], env: {}, options: new Map([['special_tokens', 'special_tokens']]) };
-    const err = "Traceback (most recent call last):\n  File \"train.py\", line 5, in <module>\n    toks = args.special_tokens.split(\",\")\nAttributeError: 'NoneType' object has no attribute 'split'\n";
+    const err =
+      'Traceback (most recent call last):\n  File "train.py", line 5, in <module>\n    toks = args.special_tokens.split(",")\nAttributeError: \'NoneType\' object has no attribute \'split\'\n';
     const d = diagnose(err, c);
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
     assert.equal(d.outcome.adaptation.rule, 'none-option-used');
@@ -332,7 +416,15 @@ describe('executor links', () => {
       });
       assert.equal(r.exit_code, 0, r.stderr);
       assert.match(r.stdout, /LINKED 1/);
-      const bad = await executeScript({ script: 'print(1)\n', mode: 'real', interpreter: 'python3', libraryVersions: {}, parentDir: root, validate: false, links: { x: 'relative/target' } }).catch((e: Error) => ({ exit_code: -1, stdout: '', stderr: e.message }));
+      const bad = await executeScript({
+        script: 'print(1)\n',
+        mode: 'real',
+        interpreter: 'python3',
+        libraryVersions: {},
+        parentDir: root,
+        validate: false,
+        links: { x: 'relative/target' },
+      }).catch((e: Error) => ({ exit_code: -1, stdout: '', stderr: e.message }));
       assert.notEqual(bad.exit_code, 0);
       assert.match(bad.stderr, /absolute link target/);
     } finally {
@@ -366,7 +458,10 @@ describe('load_dataset through an alias', () => {
 
 describe('refusal of a missing audio decoder', () => {
   test("datasets' \"please install 'librosa'\" is a module-not-installed refusal naming it", () => {
-    const d = diagnose("Traceback (most recent call last):\nImportError: To support decoding audio files, please install 'librosa' and 'soundfile'.\n", { script: 'import datasets\n', args: [], env: {}, options: undefined });
+    const d = diagnose(
+      "Traceback (most recent call last):\nImportError: To support decoding audio files, please install 'librosa' and 'soundfile'.\n",
+      { script: 'import datasets\n', args: [], env: {}, options: undefined },
+    );
     assert.ok(d && d.outcome.kind === 'refuse');
     assert.equal(d.outcome.rule, 'module-not-installed');
     assert.match(d.outcome.reason, /librosa/);

@@ -19,7 +19,11 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-diskds-'));
 after(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 const SNAPSHOT = '2024-09';
-const skip = !isSnapshotVenvReady(SNAPSHOT) ? `the ${SNAPSHOT} snapshot venv is not built` : !isLocalHubReady(SNAPSHOT) ? `the ${SNAPSHOT} base hub is not built` : false;
+const skip = !isSnapshotVenvReady(SNAPSHOT)
+  ? `the ${SNAPSHOT} snapshot venv is not built`
+  : !isLocalHubReady(SNAPSHOT)
+    ? `the ${SNAPSHOT} base hub is not built`
+    : false;
 
 // A script the project has never seen: a tokenized LM folder, parquet image files, a data_dir subset.
 const SCRIPT = `
@@ -44,7 +48,13 @@ Trainer(model=model, train_dataset=lm, data_collator=default_data_collator)
 describe(`saved datasets and parquet files in the ${SNAPSHOT} venv`, { skip }, () => {
   test('built by the snapshot, linked into a run folder, read back offline as the script reads them', { timeout: 900_000 }, async () => {
     const needs = deriveHubNeeds(SCRIPT);
-    const r = await ensureHubItems({ hubKey: SNAPSHOT, python: snapshotPython(SNAPSHOT), baseHubDir: localHubDir(SNAPSHOT), cacheDir, needs });
+    const r = await ensureHubItems({
+      hubKey: SNAPSHOT,
+      python: snapshotPython(SNAPSHOT),
+      baseHubDir: localHubDir(SNAPSHOT),
+      cacheDir,
+      needs,
+    });
     assert.deepEqual(r.refusals, []);
     const run = join(cacheDir, 'run');
     for (const [rel, target] of Object.entries(diskDatasetLinks(needs.datasets, r.hubDir))) {
@@ -73,30 +83,51 @@ describe(`saved datasets and parquet files in the ${SNAPSHOT} venv`, { skip }, (
 });
 
 const WHISPER_SNAPSHOT = '2023-12';
-const whisperSkip = !isSnapshotVenvReady(WHISPER_SNAPSHOT) ? `the ${WHISPER_SNAPSHOT} snapshot venv is not built` : !isLocalHubReady(WHISPER_SNAPSHOT) ? `the ${WHISPER_SNAPSHOT} base hub is not built` : false;
+const whisperSkip = !isSnapshotVenvReady(WHISPER_SNAPSHOT)
+  ? `the ${WHISPER_SNAPSHOT} snapshot venv is not built`
+  : !isLocalHubReady(WHISPER_SNAPSHOT)
+    ? `the ${WHISPER_SNAPSHOT} base hub is not built`
+    : false;
 
 describe(`slow tokenizer files in the ${WHISPER_SNAPSHOT} venv`, { skip: whisperSkip }, () => {
-  test('WhisperProcessor (which loads the slow WhisperTokenizer there) loads the tiny Whisper item offline', { timeout: 900_000 }, async () => {
-    const r = await ensureHubItems({ hubKey: WHISPER_SNAPSHOT, python: snapshotPython(WHISPER_SNAPSHOT), baseHubDir: localHubDir(WHISPER_SNAPSHOT), cacheDir, needs: { models: [{ id: 'openai/whisper-tiny' }], datasets: [] } });
-    assert.deepEqual(r.refusals, []);
-    const code = [
-      'from transformers import WhisperProcessor',
-      'p = WhisperProcessor.from_pretrained("openai/whisper-tiny", language="hindi", task="transcribe")',
-      'ids = p.tokenizer("the film").input_ids',
-      'print(type(p.tokenizer).__name__, len(ids) > 0)',
-    ].join('\n');
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
-    const out = spawnSync(snapshotPython(WHISPER_SNAPSHOT), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
-    assert.equal(out.status, 0, out.stderr.slice(-3000));
-    assert.equal(out.stdout.trim().split('\n').pop(), 'WhisperTokenizer True');
-  });
+  test(
+    'WhisperProcessor (which loads the slow WhisperTokenizer there) loads the tiny Whisper item offline',
+    { timeout: 900_000 },
+    async () => {
+      const r = await ensureHubItems({
+        hubKey: WHISPER_SNAPSHOT,
+        python: snapshotPython(WHISPER_SNAPSHOT),
+        baseHubDir: localHubDir(WHISPER_SNAPSHOT),
+        cacheDir,
+        needs: { models: [{ id: 'openai/whisper-tiny' }], datasets: [] },
+      });
+      assert.deepEqual(r.refusals, []);
+      const code = [
+        'from transformers import WhisperProcessor',
+        'p = WhisperProcessor.from_pretrained("openai/whisper-tiny", language="hindi", task="transcribe")',
+        'ids = p.tokenizer("the film").input_ids',
+        'print(type(p.tokenizer).__name__, len(ids) > 0)',
+      ].join('\n');
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
+      const out = spawnSync(snapshotPython(WHISPER_SNAPSHOT), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
+      assert.equal(out.status, 0, out.stderr.slice(-3000));
+      assert.equal(out.stdout.trim().split('\n').pop(), 'WhisperTokenizer True');
+    },
+  );
 });
 
 describe(`encoder-decoder start token in the ${WHISPER_SNAPSHOT} venv`, { skip: whisperSkip }, () => {
   test("a tiny T5's config names its decoder start token (its pad), as t5-base's checkpoint does", { timeout: 900_000 }, async () => {
-    const r = await ensureHubItems({ hubKey: WHISPER_SNAPSHOT, python: snapshotPython(WHISPER_SNAPSHOT), baseHubDir: localHubDir(WHISPER_SNAPSHOT), cacheDir, needs: { models: [{ id: 'google/flan-t5-large' }], datasets: [] } });
+    const r = await ensureHubItems({
+      hubKey: WHISPER_SNAPSHOT,
+      python: snapshotPython(WHISPER_SNAPSHOT),
+      baseHubDir: localHubDir(WHISPER_SNAPSHOT),
+      cacheDir,
+      needs: { models: [{ id: 'google/flan-t5-large' }], datasets: [] },
+    });
     assert.deepEqual(r.refusals, []);
-    const code = 'from transformers import AutoConfig\nc = AutoConfig.from_pretrained("google/flan-t5-large")\nprint(c.decoder_start_token_id is not None and c.decoder_start_token_id == c.pad_token_id)';
+    const code =
+      'from transformers import AutoConfig\nc = AutoConfig.from_pretrained("google/flan-t5-large")\nprint(c.decoder_start_token_id is not None and c.decoder_start_token_id == c.pad_token_id)';
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
     const out = spawnSync(snapshotPython(WHISPER_SNAPSHOT), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
     assert.equal(out.status, 0, out.stderr.slice(-3000));

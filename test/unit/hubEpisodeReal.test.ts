@@ -14,7 +14,11 @@ import { getSnapshot } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 
 const SNAPSHOT = '2026-11';
-const skip = !isSnapshotVenvReady(SNAPSHOT) ? `the ${SNAPSHOT} venv is not built (${snapshotPython(SNAPSHOT)})` : !isLocalHubReady(SNAPSHOT) ? `the ${SNAPSHOT} base hub is not built` : false;
+const skip = !isSnapshotVenvReady(SNAPSHOT)
+  ? `the ${SNAPSHOT} venv is not built (${snapshotPython(SNAPSHOT)})`
+  : !isLocalHubReady(SNAPSHOT)
+    ? `the ${SNAPSHOT} base hub is not built`
+    : false;
 
 const SCRIPT = `import json
 import torch
@@ -63,7 +67,9 @@ describe(`real mode: an episode on a task with hub items (${SNAPSHOT})`, { skip 
   test('the original, broken and repaired runs load the tiny Qwen2 and the inferred dataset offline', { timeout: 3_600_000 }, async () => {
     const versions = { ...getSnapshot(SNAPSHOT).versions };
     await env.reset({ taskId: 'qwen_helpdesk', seed: 3, library_versions: versions });
-    const broken = await env.step({ breakage: { primitive_type: 'DeprecateImport', params: { old_module: 'torch.optim', new_module: 'transformers', names: ['AdamW'] } } });
+    const broken = await env.step({
+      breakage: { primitive_type: 'DeprecateImport', params: { old_module: 'torch.optim', new_module: 'transformers', names: ['AdamW'] } },
+    });
     assert.equal(broken.info.error, undefined, `${String(broken.info.error)}\n${progress.join('\n')}`);
     assert.equal(broken.info.broke, true, `the broken script ran cleanly:\n${broken.error_trace}`);
     // The real error of the drift, not a missing model or dataset.
@@ -75,6 +81,10 @@ describe(`real mode: an episode on a task with hub items (${SNAPSHOT})`, { skip 
     assert.equal(oracle.execution!.exit_code, 0, `oracle run failed:\n${oracle.error_trace.slice(-3000)}\n${progress.join('\n')}`);
     assert.match(out, /step=11 loss=[\d.]+/);
     assert.match(out, /TRAINING_COMPLETE/);
-    assert.equal(oracle.success, true, `not verified: ${JSON.stringify({ findings: oracle.findings, verification: oracle.verification }).slice(0, 2000)}`);
+    assert.equal(
+      oracle.success,
+      true,
+      `not verified: ${JSON.stringify({ findings: oracle.findings, verification: oracle.verification }).slice(0, 2000)}`,
+    );
   });
 });

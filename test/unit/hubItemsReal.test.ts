@@ -27,7 +27,13 @@ function skipReason(snapshot: string): string | false {
 
 /** Runs `code` with the snapshot's python against `hubDir`, offline; returns stdout (throws with stderr). */
 function readBack(snapshot: string, hubDir: string, code: string): string {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hubDir), TRANSFORMERS_VERBOSITY: 'error', HF_METRICS_CACHE: join(cacheDir, 'metrics') };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: cacheDir,
+    ...realModeEnv(hubDir),
+    TRANSFORMERS_VERBOSITY: 'error',
+    HF_METRICS_CACHE: join(cacheDir, 'metrics'),
+  };
   const r = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
   assert.equal(r.status, 0, `reader failed:\n${r.stderr.slice(-3000)}`);
   return r.stdout;
@@ -49,16 +55,19 @@ describe('hub items in the 2026-11 venv', { skip: skipReason('2026-11') }, () =>
   const snapshot = '2026-11';
   const base = { hubKey: snapshot, python: snapshotPython(snapshot), baseHubDir: localHubDir(snapshot), cacheDir };
 
-  test('tiny models of Qwen2, Llama-2, Llama-3-Instruct and Flan-T5 load with the Auto classes; the chat template applies', { timeout: 900_000 }, async () => {
-    const needs = deriveHubNeeds(SCRIPT);
-    needs.models.push({ id: 'meta-llama/Llama-2-7b-hf' }, { id: 'google/flan-t5-base' }, { id: 'meta-llama/Meta-Llama-3-8B-Instruct' });
-    const r = await ensureHubItems({ ...base, needs, strict: true });
-    assert.deepEqual(r.refusals, []);
-    assert.equal(r.built, 5);
-    const out = readBack(
-      snapshot,
-      r.hubDir,
-      `
+  test(
+    'tiny models of Qwen2, Llama-2, Llama-3-Instruct and Flan-T5 load with the Auto classes; the chat template applies',
+    { timeout: 900_000 },
+    async () => {
+      const needs = deriveHubNeeds(SCRIPT);
+      needs.models.push({ id: 'meta-llama/Llama-2-7b-hf' }, { id: 'google/flan-t5-base' }, { id: 'meta-llama/Meta-Llama-3-8B-Instruct' });
+      const r = await ensureHubItems({ ...base, needs, strict: true });
+      assert.deepEqual(r.refusals, []);
+      assert.equal(r.built, 5);
+      const out = readBack(
+        snapshot,
+        r.hubDir,
+        `
 import json, transformers as tr, datasets
 res = {}
 for mid in ["Qwen/Qwen2-0.5B", "meta-llama/Llama-2-7b-hf", "meta-llama/Meta-Llama-3-8B-Instruct"]:
@@ -77,47 +86,74 @@ res["ds"] = {k: [v.num_rows, sorted(v.column_names)] for k, v in d.items()}
 res["gpt2"] = type(tr.AutoModelForCausalLM.from_pretrained("gpt2")).__name__
 print(json.dumps(res))
 `,
-    );
-    const res = JSON.parse(out.trim().split('\n').pop()!) as Record<string, any>;
-    assert.equal(res['Qwen/Qwen2-0.5B'].cls, 'Qwen2ForCausalLM');
-    assert.equal(res['meta-llama/Llama-2-7b-hf'].cls, 'LlamaForCausalLM');
-    assert.equal(res['meta-llama/Llama-2-7b-hf'].bos, '<s>');
-    assert.equal(res['meta-llama/Meta-Llama-3-8B-Instruct'].eos, '<|eot_id|>');
-    for (const k of ['Qwen/Qwen2-0.5B', 'meta-llama/Llama-2-7b-hf']) {
-      assert.equal(res[k].layers, 2);
-      assert.ok(Number.isFinite(res[k].loss) && res[k].loss > 0);
-    }
-    assert.equal(res.qwen_chat, '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
-    assert.equal(res.llama3_chat, '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n');
-    assert.equal(res.t5[0], 'T5ForConditionalGeneration');
-    assert.match(res.t5[1], /^T5Tokenizer/);
-    assert.deepEqual(res.ds.train, [64, ['answer', 'question', 'ticket_id', 'turns']]);
-    assert.equal(typeof res.gpt2, 'string', 'the base hub is still there');
+      );
+      const res = JSON.parse(out.trim().split('\n').pop()!) as Record<string, any>;
+      assert.equal(res['Qwen/Qwen2-0.5B'].cls, 'Qwen2ForCausalLM');
+      assert.equal(res['meta-llama/Llama-2-7b-hf'].cls, 'LlamaForCausalLM');
+      assert.equal(res['meta-llama/Llama-2-7b-hf'].bos, '<s>');
+      assert.equal(res['meta-llama/Meta-Llama-3-8B-Instruct'].eos, '<|eot_id|>');
+      for (const k of ['Qwen/Qwen2-0.5B', 'meta-llama/Llama-2-7b-hf']) {
+        assert.equal(res[k].layers, 2);
+        assert.ok(Number.isFinite(res[k].loss) && res[k].loss > 0);
+      }
+      assert.equal(
+        res.qwen_chat,
+        '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n',
+      );
+      assert.equal(
+        res.llama3_chat,
+        '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n',
+      );
+      assert.equal(res.t5[0], 'T5ForConditionalGeneration');
+      assert.match(res.t5[1], /^T5Tokenizer/);
+      assert.deepEqual(res.ds.train, [64, ['answer', 'question', 'ticket_id', 'turns']]);
+      assert.equal(typeof res.gpt2, 'string', 'the base hub is still there');
 
-    // Cached: a second call builds nothing and returns the same composed hub.
-    const again = await ensureHubItems({ ...base, needs, strict: true });
-    assert.deepEqual([again.built, again.cached, again.hubDir], [0, 5, r.hubDir]);
-  });
+      // Cached: a second call builds nothing and returns the same composed hub.
+      const again = await ensureHubItems({ ...base, needs, strict: true });
+      assert.deepEqual([again.built, again.cached, again.hubDir], [0, 5, r.hubDir]);
+    },
+  );
 
   test('one dataset id with two schemas: two items, two hubs, no clash', { timeout: 600_000 }, async () => {
     const a = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/shared', columns: { prompt: 'string' } }] } });
-    const b = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/shared', columns: { chosen: 'string', rejected: 'string' } }] } });
+    const b = await ensureHubItems({
+      ...base,
+      needs: { models: [], datasets: [{ path: 'acme/shared', columns: { chosen: 'string', rejected: 'string' } }] },
+    });
     assert.notEqual(a.hubDir, b.hubDir);
-    const cols = (hub: string) => readBack(snapshot, hub, 'import datasets; print(sorted(datasets.load_dataset("acme/shared")["train"].column_names))').trim().split('\n').pop();
+    const cols = (hub: string) =>
+      readBack(snapshot, hub, 'import datasets; print(sorted(datasets.load_dataset("acme/shared")["train"].column_names))')
+        .trim()
+        .split('\n')
+        .pop();
     assert.equal(cols(a.hubDir), "['prompt']");
     assert.equal(cols(b.hubDir), "['chosen', 'rejected']");
     assert.equal(readdirSync(join(cacheDir, 'hub-items', snapshot)).filter((d) => d.startsWith('dataset-acme--shared')).length, 2);
   });
 
   test("a tiny model's tokenizer says no more tokens than the model has positions", { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/tiny-llama-positions', architecture: 'llama' }, { id: 'acme/tiny-roberta-positions', architecture: 'roberta' }], datasets: [] } });
+    const r = await ensureHubItems({
+      ...base,
+      needs: {
+        models: [
+          { id: 'acme/tiny-llama-positions', architecture: 'llama' },
+          { id: 'acme/tiny-roberta-positions', architecture: 'roberta' },
+        ],
+        datasets: [],
+      },
+    });
     assert.deepEqual(r.refusals, []);
     const out = readBack(
       snapshot,
       r.hubDir,
       'from transformers import AutoConfig, AutoTokenizer\nfor i in ["acme/tiny-llama-positions", "acme/tiny-roberta-positions"]:\n    print(AutoTokenizer.from_pretrained(i).model_max_length, AutoConfig.from_pretrained(i).max_position_embeddings)',
     );
-    const [llama, roberta] = out.trim().split('\n').slice(-2).map((l) => l.split(' ').map(Number));
+    const [llama, roberta] = out
+      .trim()
+      .split('\n')
+      .slice(-2)
+      .map((l) => l.split(' ').map(Number));
     assert.equal(llama[0], llama[1]);
     assert.equal(roberta[0], roberta[1] - 2);
   });
@@ -133,29 +169,62 @@ print(json.dumps(res))
     assert.match(out.trim().split('\n').pop()!, /^PeftModelForCausalLM True$/);
   });
 
-  test('a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)', { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/pairs', data_dir: 'data/train', columns: { question: 'string' } }, { path: 'acme/pairs', data_dir: 'data/eval', columns: { answer: 'string' } }] } });
-    assert.deepEqual(r.refusals, []);
-    const cols = (dir: string) => readBack(snapshot, r.hubDir, `import datasets; print(datasets.load_dataset("acme/pairs", data_dir="${dir}", split="train").column_names)`).trim().split('\n').pop();
-    assert.equal(cols('data/train'), "['question']");
-    assert.equal(cols('data/eval'), "['answer']");
-  });
+  test(
+    'a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)',
+    { timeout: 600_000 },
+    async () => {
+      const r = await ensureHubItems({
+        ...base,
+        needs: {
+          models: [],
+          datasets: [
+            { path: 'acme/pairs', data_dir: 'data/train', columns: { question: 'string' } },
+            { path: 'acme/pairs', data_dir: 'data/eval', columns: { answer: 'string' } },
+          ],
+        },
+      });
+      assert.deepEqual(r.refusals, []);
+      const cols = (dir: string) =>
+        readBack(
+          snapshot,
+          r.hubDir,
+          `import datasets; print(datasets.load_dataset("acme/pairs", data_dir="${dir}", split="train").column_names)`,
+        )
+          .trim()
+          .split('\n')
+          .pop();
+      assert.equal(cols('data/train'), "['question']");
+      assert.equal(cols('data/eval'), "['answer']");
+    },
+  );
 
   test('refusals carry their reason (an audio dataset is provided); strict needs throw a typed error', { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }, { id: 'acme/model', architecture: 'no_such_model_type' }, { id: 'google/vit-base-patch16-224' }], datasets: [{ path: 'acme/speech', columns: { audio: 'audio', text: 'string' } }] } });
+    const r = await ensureHubItems({
+      ...base,
+      needs: {
+        models: [{ id: 'acme/secret-7b' }, { id: 'acme/model', architecture: 'no_such_model_type' }, { id: 'google/vit-base-patch16-224' }],
+        datasets: [{ path: 'acme/speech', columns: { audio: 'audio', text: 'string' } }],
+      },
+    });
     const reasons = Object.fromEntries(r.refusals.map((x) => [x.id, x.reason]));
     assert.match(reasons['acme/secret-7b'], /forgeenv\.real\.modelArchitectures/);
     const tf = getSnapshot('2026-11').versions.transformers;
     assert.ok(reasons['acme/model'].includes(`transformers ${tf} does not know model type 'no_such_model_type'`), reasons['acme/model']);
     // Audio columns are synthesized (16 kHz WAVs, an Audio feature): provided, not refused.
     assert.equal(reasons['acme/speech'], undefined, JSON.stringify(r.refusals));
-    assert.ok(r.provided.some((p) => p.id === 'acme/speech'), JSON.stringify(r.provided));
+    assert.ok(
+      r.provided.some((p) => p.id === 'acme/speech'),
+      JSON.stringify(r.provided),
+    );
     // The ViT builds; the missing Pillow is said up front, not left for the script to find.
     const vit = r.provided.find((p) => p.id === 'google/vit-base-patch16-224');
     assert.ok(vit, JSON.stringify(r));
     const hasPillow = spawnSync(snapshotPython(snapshot), ['-c', 'import PIL'], { encoding: 'utf8' }).status === 0;
     if (!hasPillow) assert.match(vit.detail, /no Pillow/);
-    await assert.rejects(ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }], datasets: [] }, strict: true }), (e: unknown) => e instanceof HubItemsError && e.kind === 'unknown_model');
+    await assert.rejects(
+      ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }], datasets: [] }, strict: true }),
+      (e: unknown) => e instanceof HubItemsError && e.kind === 'unknown_model',
+    );
   });
 });
 
@@ -163,8 +232,15 @@ describe('hub items in the 2024-09 venv', { skip: skipReason('2024-09') }, () =>
   test("the era's own libraries write and read a Llama-3 model and a dataset", { timeout: 900_000 }, async () => {
     const snapshot = '2024-09';
     const r = await ensureHubItems({
-      hubKey: snapshot, python: snapshotPython(snapshot), baseHubDir: localHubDir(snapshot), cacheDir, strict: true,
-      needs: { models: [{ id: 'meta-llama/Llama-3.2-1B-Instruct' }], datasets: [{ path: 'acme/prefs', columns: { prompt: 'string', chosen: 'string', rejected: 'string' } }] },
+      hubKey: snapshot,
+      python: snapshotPython(snapshot),
+      baseHubDir: localHubDir(snapshot),
+      cacheDir,
+      strict: true,
+      needs: {
+        models: [{ id: 'meta-llama/Llama-3.2-1B-Instruct' }],
+        datasets: [{ path: 'acme/prefs', columns: { prompt: 'string', chosen: 'string', rejected: 'string' } }],
+      },
     });
     const item = readdirSync(join(cacheDir, 'hub-items', snapshot)).find((d) => d.startsWith('model-'))!;
     const snapDir = join(cacheDir, 'hub-items', snapshot, item, 'hub', 'models--meta-llama--Llama-3.2-1B-Instruct', 'snapshots');
@@ -184,7 +260,7 @@ print(json.dumps({"v": tr.__version__, "written_by": m.config.transformers_versi
     const res = JSON.parse(out.trim().split('\n').pop()!) as Record<string, any>;
     const tf = getSnapshot('2024-09').versions.transformers;
     assert.equal(res.v, tf);
-    assert.equal(res.written_by, tf, 'config.json written by the era\'s transformers');
+    assert.equal(res.written_by, tf, "config.json written by the era's transformers");
     assert.equal(res.cls, 'LlamaForCausalLM');
     assert.match(res.chat, /^<\|begin_of_text\|><\|start_header_id\|>user<\|end_header_id\|>\n\nhi<\|eot_id\|>/);
     assert.deepEqual(res.cols, ['chosen', 'prompt', 'rejected']);

@@ -29,11 +29,14 @@ describe('remote-code embedding models', () => {
 
 // ---------------------------------------------------------------- real libraries
 
-
 const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-media-'));
 after(() => rmSync(cacheDir, { recursive: true, force: true }));
 const SNAPSHOT = '2026-11';
-const skip = !isSnapshotVenvReady(SNAPSHOT) ? `the ${SNAPSHOT} venv is not built` : !isLocalHubReady(SNAPSHOT) ? `the ${SNAPSHOT} base hub is not built` : false;
+const skip = !isSnapshotVenvReady(SNAPSHOT)
+  ? `the ${SNAPSHOT} venv is not built`
+  : !isLocalHubReady(SNAPSHOT)
+    ? `the ${SNAPSHOT} base hub is not built`
+    : false;
 
 // Reads the items back the way VLM training scripts do: AutoProcessor, the chat template over content
 // lists, processor(text, images), a forward pass with labels and a backward pass.
@@ -60,8 +63,18 @@ print(json.dumps(out))
 
 describe(`multimodal processors in the ${SNAPSHOT} venv`, { skip }, () => {
   test('SmolVLM (Idefics3), LLaVA and IDEFICS get their family processor; a chat with an image trains', { timeout: 900_000 }, async () => {
-    const needs = { models: [{ id: 'HuggingFaceTB/SmolVLM-256M-Instruct' }, { id: 'llava-hf/llava-1.5-7b-hf' }, { id: 'HuggingFaceM4/idefics-9b' }], datasets: [] };
-    const r = await ensureHubItems({ hubKey: SNAPSHOT, python: snapshotPython(SNAPSHOT), baseHubDir: localHubDir(SNAPSHOT), cacheDir, needs, strict: true });
+    const needs = {
+      models: [{ id: 'HuggingFaceTB/SmolVLM-256M-Instruct' }, { id: 'llava-hf/llava-1.5-7b-hf' }, { id: 'HuggingFaceM4/idefics-9b' }],
+      datasets: [],
+    };
+    const r = await ensureHubItems({
+      hubKey: SNAPSHOT,
+      python: snapshotPython(SNAPSHOT),
+      baseHubDir: localHubDir(SNAPSHOT),
+      cacheDir,
+      needs,
+      strict: true,
+    });
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
     const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', READER], { env, encoding: 'utf8', timeout: 600_000 });
     assert.equal(p.status, 0, p.stderr.slice(-3000));
@@ -78,8 +91,9 @@ describe(`multimodal processors in the ${SNAPSHOT} venv`, { skip }, () => {
 
 describe('the model-of-wrong-kind rule', () => {
   const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 90, in main\n${last}\n`;
-  const ERROR = "ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText.\nModel type should be one of Idefics3Config, LlavaConfig.";
-  test('the script\'s model option gets a well-known model of the Auto class\'s kind, once', () => {
+  const ERROR =
+    "ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText.\nModel type should be one of Idefics3Config, LlavaConfig.";
+  test("the script's model option gets a well-known model of the Auto class's kind, once", () => {
     const options = parseHelpOptions('usage: x.py [--model_name_or_path MODEL_NAME_OR_PATH] [--output_dir OUTPUT_DIR]');
     const d = diagnose(traceback(ERROR), { script: '', args: ['--model_name_or_path', 'gpt2'], env: {}, options });
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
@@ -95,29 +109,56 @@ describe('the model-of-wrong-kind rule', () => {
 });
 
 describe(`synthetic audio columns in the ${SNAPSHOT} venv`, { skip }, () => {
-  test('an audio column is an Audio feature of 16 kHz mono WAVs; the note says which decoder the interpreter lacks', { timeout: 600_000 }, async () => {
-    const needs = deriveHubNeeds('from datasets import load_dataset\nds = load_dataset("acme/voice-notes", split="train")\nds = ds.map(lambda b: {"n": len(b["audio"]["array"]), "t": b["sentence"]})\n');
-    assert.deepEqual(needs.datasets[0]?.columns, { audio: 'audio', sentence: 'string' });
-    const r = await ensureHubItems({ hubKey: SNAPSHOT, python: snapshotPython(SNAPSHOT), baseHubDir: localHubDir(SNAPSHOT), cacheDir, needs, strict: true });
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
-    const code = 'import datasets, io, json, wave\nd = datasets.load_dataset("acme/voice-notes", split="train")\nf = d.features["audio"]\nraw = d.cast_column("audio", datasets.Audio(decode=False))[0]["audio"]["bytes"]\nw = wave.open(io.BytesIO(raw))\nprint(json.dumps({"feature": type(f).__name__, "rate": w.getframerate(), "channels": w.getnchannels(), "frames": w.getnframes()}))';
-    const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
-    assert.equal(p.status, 0, p.stderr.slice(-2000));
-    assert.deepEqual(JSON.parse(p.stdout.trim().split('\n').pop()!), { feature: 'Audio', rate: 16000, channels: 1, frames: 8000 });
-    const note = r.provided.find((x) => x.kind === 'dataset')?.detail ?? '';
-    const hasDecoder = spawnSync(snapshotPython(SNAPSHOT), ['-c', 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("torchcodec") else 1)']).status === 0;
-    assert.equal(/no torchcodec/.test(note), !hasDecoder, note);
-  });
+  test(
+    'an audio column is an Audio feature of 16 kHz mono WAVs; the note says which decoder the interpreter lacks',
+    { timeout: 600_000 },
+    async () => {
+      const needs = deriveHubNeeds(
+        'from datasets import load_dataset\nds = load_dataset("acme/voice-notes", split="train")\nds = ds.map(lambda b: {"n": len(b["audio"]["array"]), "t": b["sentence"]})\n',
+      );
+      assert.deepEqual(needs.datasets[0]?.columns, { audio: 'audio', sentence: 'string' });
+      const r = await ensureHubItems({
+        hubKey: SNAPSHOT,
+        python: snapshotPython(SNAPSHOT),
+        baseHubDir: localHubDir(SNAPSHOT),
+        cacheDir,
+        needs,
+        strict: true,
+      });
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir) };
+      const code =
+        'import datasets, io, json, wave\nd = datasets.load_dataset("acme/voice-notes", split="train")\nf = d.features["audio"]\nraw = d.cast_column("audio", datasets.Audio(decode=False))[0]["audio"]["bytes"]\nw = wave.open(io.BytesIO(raw))\nprint(json.dumps({"feature": type(f).__name__, "rate": w.getframerate(), "channels": w.getnchannels(), "frames": w.getnframes()}))';
+      const p = spawnSync(snapshotPython(SNAPSHOT), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+      assert.equal(p.status, 0, p.stderr.slice(-2000));
+      assert.deepEqual(JSON.parse(p.stdout.trim().split('\n').pop()!), { feature: 'Audio', rate: 16000, channels: 1, frames: 8000 });
+      const note = r.provided.find((x) => x.kind === 'dataset')?.detail ?? '';
+      const hasDecoder =
+        spawnSync(snapshotPython(SNAPSHOT), [
+          '-c',
+          'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("torchcodec") else 1)',
+        ]).status === 0;
+      assert.equal(/no torchcodec/.test(note), !hasDecoder, note);
+    },
+  );
 });
 
 describe('the network-download refusal', () => {
   test('a URL the script fetches itself (requests, urllib) is refused naming it', () => {
-    const err = "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='example.org', port=443): Max retries exceeded with url: /files/cat.png (Caused by NameResolutionError(\"Failed to resolve 'example.org'\"))";
-    const d = diagnose(`Traceback (most recent call last):\n  File "/tmp/run/train.py", line 31, in <module>\n${err}\n`, { script: '', args: [], env: {}, options: undefined });
+    const err =
+      "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='example.org', port=443): Max retries exceeded with url: /files/cat.png (Caused by NameResolutionError(\"Failed to resolve 'example.org'\"))";
+    const d = diagnose(`Traceback (most recent call last):\n  File "/tmp/run/train.py", line 31, in <module>\n${err}\n`, {
+      script: '',
+      args: [],
+      env: {},
+      options: undefined,
+    });
     assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
     assert.equal(d.outcome.rule, 'network-download');
     assert.match(d.outcome.reason, /https:\/\/example\.org\/files\/cat\.png/);
-    const u = diagnose('Traceback (most recent call last):\nurllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>\n', { script: '', args: [], env: {}, options: undefined });
+    const u = diagnose(
+      'Traceback (most recent call last):\nurllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>\n',
+      { script: '', args: [], env: {}, options: undefined },
+    );
     assert.ok(u && u.outcome.kind === 'refuse' && u.outcome.rule === 'network-download');
   });
 });

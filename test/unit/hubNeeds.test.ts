@@ -42,19 +42,27 @@ describe('deriveHubNeeds: model ids', () => {
       'model = AutoModel.from_pretrained(args.base_model)',
     ].join('\n');
     assert.deepEqual(ids(deriveHubNeeds(script)), ['bert-large-uncased', 'google/flan-t5-base', 'mistralai/Mistral-7B-v0.1']);
-    const overridden = deriveHubNeeds(script, ['--base_model', 'Qwen/Qwen2.5-0.5B-Instruct', 'recipe.yaml'], { 'recipe.yaml': 'model_name_or_path: "HuggingFaceTB/SmolLM2-360M"  # the student\nlearning_rate: 2e-5\n' });
+    const overridden = deriveHubNeeds(script, ['--base_model', 'Qwen/Qwen2.5-0.5B-Instruct', 'recipe.yaml'], {
+      'recipe.yaml': 'model_name_or_path: "HuggingFaceTB/SmolLM2-360M"  # the student\nlearning_rate: 2e-5\n',
+    });
     assert.deepEqual(ids(overridden), ['HuggingFaceTB/SmolLM2-360M', 'Qwen/Qwen2.5-0.5B-Instruct', 'bert-large-uncased']);
     assert.match(overridden.models.find((m) => m.id === 'HuggingFaceTB/SmolLM2-360M')!.from!, /recipe\.yaml/);
   });
 
   test('`a or b` arguments resolve to the first part that names something', () => {
-    const script = 'import argparse\nfrom transformers import AutoTokenizer\np = argparse.ArgumentParser()\np.add_argument("--tokenizer_name", default=None)\np.add_argument("--model_name_or_path", default="microsoft/phi-2")\nargs = p.parse_args()\ntok = AutoTokenizer.from_pretrained(args.tokenizer_name or args.model_name_or_path)\n';
+    const script =
+      'import argparse\nfrom transformers import AutoTokenizer\np = argparse.ArgumentParser()\np.add_argument("--tokenizer_name", default=None)\np.add_argument("--model_name_or_path", default="microsoft/phi-2")\nargs = p.parse_args()\ntok = AutoTokenizer.from_pretrained(args.tokenizer_name or args.model_name_or_path)\n';
     assert.deepEqual(ids(deriveHubNeeds(script)), ['microsoft/phi-2']);
-    assert.deepEqual(ids(deriveHubNeeds(script, ['--tokenizer_name', 'EleutherAI/pythia-160m'])), ['EleutherAI/pythia-160m', 'microsoft/phi-2']);
+    assert.deepEqual(ids(deriveHubNeeds(script, ['--tokenizer_name', 'EleutherAI/pythia-160m'])), [
+      'EleutherAI/pythia-160m',
+      'microsoft/phi-2',
+    ]);
   });
 
   test('placeholders and output folders are not model ids', () => {
-    const n = deriveHubNeeds('import argparse\np = argparse.ArgumentParser()\np.add_argument("--model_name", default="sagemaker")\np.add_argument("--model_dir", default="out")\n');
+    const n = deriveHubNeeds(
+      'import argparse\np = argparse.ArgumentParser()\np.add_argument("--model_name", default="sagemaker")\np.add_argument("--model_dir", default="out")\n',
+    );
     assert.deepEqual(n.models, []);
   });
 });
@@ -126,20 +134,30 @@ describe('deriveHubNeeds: datasets and columns', () => {
   });
 
   test('TRL trainers add the columns their format needs', () => {
-    const dpo = deriveHubNeeds('from trl import DPOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/prefs")\nt = DPOTrainer(model=m, train_dataset=d["train"])\n');
+    const dpo = deriveHubNeeds(
+      'from trl import DPOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/prefs")\nt = DPOTrainer(model=m, train_dataset=d["train"])\n',
+    );
     assert.deepEqual(ds(dpo, 'me/prefs')!.columns, { prompt: 'string', chosen: 'string', rejected: 'string' });
     const kto = deriveHubNeeds('from trl import KTOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/binary")\n');
     assert.equal(ds(kto, 'me/binary')!.columns!.label, 'bool');
-    const grpo = deriveHubNeeds('from trl import GRPOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/prompts", split="train")\n');
+    const grpo = deriveHubNeeds(
+      'from trl import GRPOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/prompts", split="train")\n',
+    );
     assert.deepEqual(Object.keys(ds(grpo, 'me/prompts')!.columns!), ['prompt']);
-    const sft = deriveHubNeeds('from trl import SFTTrainer, SFTConfig\nfrom datasets import load_dataset\nd = load_dataset("me/chats")\ntok.apply_chat_template(x)\n');
+    const sft = deriveHubNeeds(
+      'from trl import SFTTrainer, SFTConfig\nfrom datasets import load_dataset\nd = load_dataset("me/chats")\ntok.apply_chat_template(x)\n',
+    );
     assert.equal(ds(sft, 'me/chats')!.columns!.messages, 'messages');
-    const field = deriveHubNeeds('from trl import SFTTrainer, SFTConfig\nfrom datasets import load_dataset\nd = load_dataset("me/docs")\nc = SFTConfig(dataset_text_field="article")\n');
+    const field = deriveHubNeeds(
+      'from trl import SFTTrainer, SFTConfig\nfrom datasets import load_dataset\nd = load_dataset("me/docs")\nc = SFTConfig(dataset_text_field="article")\n',
+    );
     assert.deepEqual(ds(field, 'me/docs')!.columns, { article: 'string' });
   });
 
   test('well-known datasets get their real features from the table, config included', () => {
-    const n = deriveHubNeeds('from datasets import load_dataset\nd = load_dataset("glue", "mrpc")\ne = load_dataset("Anthropic/hh-rlhf")\n');
+    const n = deriveHubNeeds(
+      'from datasets import load_dataset\nd = load_dataset("glue", "mrpc")\ne = load_dataset("Anthropic/hh-rlhf")\n',
+    );
     assert.deepEqual(ds(n, 'glue')!.columns, { sentence1: 'string', sentence2: 'string', label: 'label', idx: 'int' });
     assert.deepEqual(ds(n, 'glue')!.labels, { label: ['not_equivalent', 'equivalent'] });
     assert.deepEqual(ds(n, 'Anthropic/hh-rlhf')!.columns, { chosen: 'string', rejected: 'string' });
@@ -150,7 +168,10 @@ describe('deriveHubNeeds: datasets and columns', () => {
   test('dataset ids from args and config names', () => {
     const script = 'from datasets import load_dataset\nimport sys\nd = load_dataset(args.dataset_name, args.dataset_config_name)\n';
     const n = deriveHubNeeds(script, ['--dataset_name', 'wikitext', '--dataset_config_name', 'wikitext-103-raw-v1']);
-    assert.deepEqual(n.datasets.map((d) => [d.path, d.config]), [['wikitext', 'wikitext-103-raw-v1']]);
+    assert.deepEqual(
+      n.datasets.map((d) => [d.path, d.config]),
+      [['wikitext', 'wikitext-103-raw-v1']],
+    );
   });
 
   test('local data files: load_dataset("json", data_files=...) and --train_file', () => {
@@ -159,7 +180,11 @@ describe('deriveHubNeeds: datasets and columns', () => {
       ['--train_file', 'extra.csv'],
     );
     const files = n.datasets.filter((d) => d.format).map((d) => [d.path, d.format]);
-    assert.deepEqual(files.sort(), [['data/test.jsonl', 'jsonl'], ['data/train.jsonl', 'jsonl'], ['extra.csv', 'csv']]);
+    assert.deepEqual(files.sort(), [
+      ['data/test.jsonl', 'jsonl'],
+      ['data/train.jsonl', 'jsonl'],
+      ['extra.csv', 'csv'],
+    ]);
     assert.deepEqual(Object.keys(ds(n, 'data/train.jsonl')!.columns!).sort(), ['answer', 'question']);
   });
 
@@ -168,16 +193,25 @@ describe('deriveHubNeeds: datasets and columns', () => {
       assert.equal(HubNeedsSchema.safeParse({ models: [{ id }], datasets: [] }).success, false, id);
       assert.equal(HubNeedsSchema.safeParse({ models: [], datasets: [{ path: id }] }).success, false, id);
     }
-    assert.equal(HubNeedsSchema.safeParse({ models: [{ id: 'Qwen/Qwen2-0.5B' }], datasets: [{ path: 'data/train.jsonl', format: 'json' }] }).success, true);
+    assert.equal(
+      HubNeedsSchema.safeParse({ models: [{ id: 'Qwen/Qwen2-0.5B' }], datasets: [{ path: 'data/train.jsonl', format: 'json' }] }).success,
+      true,
+    );
     const n = deriveHubNeeds('from datasets import load_dataset\nds = load_dataset("json", data_files="../../outside.json")\n');
-    assert.deepEqual(n.datasets.map((d) => d.path), []);
+    assert.deepEqual(
+      n.datasets.map((d) => d.path),
+      [],
+    );
   });
 
   test('the result always satisfies HubNeedsSchema, and the task metadata accepts it', () => {
     const n = deriveHubNeeds('from datasets import load_dataset\nd = load_dataset("a/b")\nm = X.from_pretrained("c/d-llama")\n');
     assert.equal(HubNeedsSchema.safeParse(n).success, true);
     assert.equal(TaskMetadataSchema.safeParse({ task_id: 'my_task', hub: n }).success, true);
-    assert.equal(TaskMetadataSchema.safeParse({ task_id: 'my_task', hub: { models: [{ id: 'x', colour: 1 }], datasets: [] } }).success, false);
+    assert.equal(
+      TaskMetadataSchema.safeParse({ task_id: 'my_task', hub: { models: [{ id: 'x', colour: 1 }], datasets: [] } }).success,
+      false,
+    );
   });
 });
 
@@ -209,15 +243,26 @@ describe('model architecture resolution', () => {
   });
 
   test('an unknown id names the setting that maps it', () => {
-    assert.throws(() => resolveModel('acme/secret-7b'), (e: unknown) => e instanceof UnknownModelError && /forgeenv\.real\.modelArchitectures/.test(e.message) && /acme\/secret-7b/.test(e.message));
+    assert.throws(
+      () => resolveModel('acme/secret-7b'),
+      (e: unknown) =>
+        e instanceof UnknownModelError && /forgeenv\.real\.modelArchitectures/.test(e.message) && /acme\/secret-7b/.test(e.message),
+    );
   });
 });
 
 describe('synthetic data files', () => {
   test('json, jsonl, csv and text files carry the columns asked for, deterministically', () => {
-    const need = { path: 'train.jsonl', format: 'jsonl' as const, columns: { question: 'string' as const, score: 'float' as const, messages: 'messages' as const } };
+    const need = {
+      path: 'train.jsonl',
+      format: 'jsonl' as const,
+      columns: { question: 'string' as const, score: 'float' as const, messages: 'messages' as const },
+    };
     const text = synthesizeDataFile(need);
-    const rows = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(rows.length, 64);
     assert.deepEqual(Object.keys(rows[0]).sort(), ['messages', 'question', 'score']);
     assert.equal(typeof rows[0].score, 'number');
@@ -236,8 +281,14 @@ describe('synthetic data files', () => {
   });
 
   test('readConfigFile reads top-level JSON and YAML scalars', () => {
-    assert.deepEqual(readConfigFile('c.json', '{"model_name_or_path": "x/y", "lr": 1, "nested": {"a": 1}}'), { model_name_or_path: 'x/y', lr: '1' });
-    assert.deepEqual(readConfigFile('c.yaml', "model_name_or_path: 'x/y'\ndataset_name: a/b # comment\n  nested: 1\n"), { model_name_or_path: 'x/y', dataset_name: 'a/b' });
+    assert.deepEqual(readConfigFile('c.json', '{"model_name_or_path": "x/y", "lr": 1, "nested": {"a": 1}}'), {
+      model_name_or_path: 'x/y',
+      lr: '1',
+    });
+    assert.deepEqual(readConfigFile('c.yaml', "model_name_or_path: 'x/y'\ndataset_name: a/b # comment\n  nested: 1\n"), {
+      model_name_or_path: 'x/y',
+      dataset_name: 'a/b',
+    });
   });
 });
 
@@ -256,7 +307,10 @@ describe('task metadata: hub', () => {
       writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'a', hub: { models: 'Qwen' } }]));
       const bad = loadTaskFolder(dir);
       assert.equal(bad.tasks.find((t) => t.task_id === 'a')?.hub, undefined);
-      assert.ok(bad.problems.some((p) => /tasks\.json/.test(p) && /hub/.test(p)), bad.problems.join('\n'));
+      assert.ok(
+        bad.problems.some((p) => /tasks\.json/.test(p) && /hub/.test(p)),
+        bad.problems.join('\n'),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -17,11 +17,22 @@ const snapshot = '2023-12';
 const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-hubspecial-'));
 after(() => rmSync(cacheDir, { recursive: true, force: true }));
 
-const skip = !isSnapshotVenvReady(snapshot) ? `the ${snapshot} snapshot venv is not built` : !isLocalHubReady(snapshot) ? `the ${snapshot} base hub is not built` : false;
+const skip = !isSnapshotVenvReady(snapshot)
+  ? `the ${snapshot} snapshot venv is not built`
+  : !isLocalHubReady(snapshot)
+    ? `the ${snapshot} base hub is not built`
+    : false;
 
 describe('special-token config of tiny encoder-decoder models', { skip }, () => {
   test('a Flan-T5 id starts decoding with pad, a BART id with eos; a loss with labels works', { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({ hubKey: snapshot, python: snapshotPython(snapshot), baseHubDir: localHubDir(snapshot), cacheDir, strict: true, needs: { models: [{ id: 'acme/flan-t5-xl-sharded' }, { id: 'acme/bart-large-news' }], datasets: [] } });
+    const r = await ensureHubItems({
+      hubKey: snapshot,
+      python: snapshotPython(snapshot),
+      baseHubDir: localHubDir(snapshot),
+      cacheDir,
+      strict: true,
+      needs: { models: [{ id: 'acme/flan-t5-xl-sharded' }, { id: 'acme/bart-large-news' }], datasets: [] },
+    });
     assert.deepEqual(r.refusals, []);
     const code = `
 import json, transformers as tr
@@ -38,7 +49,10 @@ print(json.dumps(res))
     const env = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
     const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
     assert.equal(p.status, 0, p.stderr.slice(-3000));
-    const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, { start: number | null; pad: number; eos: number; loss: number }>;
+    const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<
+      string,
+      { start: number | null; pad: number; eos: number; loss: number }
+    >;
     const t5 = res['acme/flan-t5-xl-sharded'];
     const bart = res['acme/bart-large-news'];
     assert.equal(t5.start, t5.pad, 'T5 checkpoints start decoding with the pad token');

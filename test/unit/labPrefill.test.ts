@@ -38,7 +38,10 @@ describe('applicability', () => {
       const got = await computeApplicable(s.script);
       assert.deepEqual(summary(got), summary(expected));
       const items = primitivePickItems(got);
-      assert.deepEqual(items.map((i) => i.primitive), expected.map((a) => a.primitive.name));
+      assert.deepEqual(
+        items.map((i) => i.primitive),
+        expected.map((a) => a.primitive.name),
+      );
       for (const [i, item] of items.entries()) {
         assert.ok(item.detail.includes(expected[i].primitive.description));
         assert.ok(item.detail.includes(expected[i].primitive.models));
@@ -56,10 +59,16 @@ describe('applicability', () => {
           // The edit starts inside the candidate's range, so the code action lands where it acts.
           const result = applySpec(s.script, { primitive_type: primitive.name, params: c.params });
           assert.notEqual(result.script, s.script);
-          assert.ok(result.edits.some((e) => e.from >= c.from && e.from <= c.to), `${primitive.name} ${c.label}: no edit inside [${c.from}, ${c.to}]`);
+          assert.ok(
+            result.edits.some((e) => e.from >= c.from && e.from <= c.to),
+            `${primitive.name} ${c.label}: no edit inside [${c.from}, ${c.to}]`,
+          );
         }
         const items = candidatePickItems(candidates, s.script);
-        assert.deepEqual(items.map((i) => i.description), candidates.map((c) => `line ${lineOfOffset(s.script, c.from)}`));
+        assert.deepEqual(
+          items.map((i) => i.description),
+          candidates.map((c) => `line ${lineOfOffset(s.script, c.from)}`),
+        );
       }
     });
   }
@@ -83,7 +92,10 @@ describe('prefill by script style', () => {
     const rename = applicable.find((a) => a.primitive.name === 'RenameApiCall');
     assert.ok(rename?.candidates.some((c) => c.params.old_name === 'AutoModelForCausalLM' && c.drift));
     const config = applicable.find((a) => a.primitive.name === 'ModifyConfigField');
-    assert.ok(config?.candidates.some((c) => c.params.config_class === 'SFTConfig'), config?.candidates.map((c) => c.label).join(' | '));
+    assert.ok(
+      config?.candidates.some((c) => c.params.config_class === 'SFTConfig'),
+      config?.candidates.map((c) => c.label).join(' | '),
+    );
   });
 
   test('custom loop script: no Trainer-only breakage is offered where there is no Trainer', () => {
@@ -91,7 +103,8 @@ describe('prefill by script style', () => {
     assert.ok(!/\bTrainer\b/.test(script));
     const applicable = applicablePrimitives(script);
     assert.ok(applicable.length > 0);
-    for (const a of applicable) for (const c of a.candidates) assert.ok(!/\bTrainer\b/.test(JSON.stringify(c.params)), `${a.primitive.name}: ${c.label}`);
+    for (const a of applicable)
+      for (const c of a.candidates) assert.ok(!/\bTrainer\b/.test(JSON.stringify(c.params)), `${a.primitive.name}: ${c.label}`);
   });
 });
 
@@ -111,7 +124,8 @@ describe('selection → code actions', () => {
     );
     // The module docstring (offset 1) is no candidate of anything.
     const docEnd = script.indexOf('"""', 3);
-    for (const h of intersectingCandidates(applicable, 1, 1)) for (const c of h.candidates) assert.ok(c.from <= 1 && c.to >= 1 && c.from < docEnd);
+    for (const h of intersectingCandidates(applicable, 1, 1))
+      for (const c of h.candidates) assert.ok(c.from <= 1 && c.to >= 1 && c.from < docEnd);
   });
 });
 

@@ -122,7 +122,10 @@ describe('runOutcome', () => {
 
 describe('snapshot drift explanations', () => {
   test('quoted names, dotted tails included', () => {
-    assert.deepEqual(quotedNames("cannot import name 'AdamW' from 'transformers.optimization'").sort(), ['AdamW', 'optimization', 'transformers.optimization'].sort());
+    assert.deepEqual(
+      quotedNames("cannot import name 'AdamW' from 'transformers.optimization'").sort(),
+      ['AdamW', 'optimization', 'transformers.optimization'].sort(),
+    );
   });
   test('a renamed kwarg maps to the known change; the drift table wins when it knows the name', () => {
     const err = { exception_type: 'TypeError', message: "TrainingArguments.__init__() got an unexpected keyword argument 'eval_strategy'" };
@@ -140,7 +143,19 @@ describe('snapshot drift explanations', () => {
 });
 
 function row(p: Partial<CheckRow>): CheckRow {
-  return { script: 'a.py', primitive: 'RenameApiCall', applied: true, original_runs: true, broke: true, restored: true, passes_after_repair: true, diff_lines: 2, params: {}, broken_error: null, ...p };
+  return {
+    script: 'a.py',
+    primitive: 'RenameApiCall',
+    applied: true,
+    original_runs: true,
+    broke: true,
+    restored: true,
+    passes_after_repair: true,
+    diff_lines: 2,
+    params: {},
+    broken_error: null,
+    ...p,
+  };
 }
 
 describe('check results model', () => {
@@ -148,7 +163,16 @@ describe('check results model', () => {
     const rows = [
       row({}),
       row({ primitive: 'DeprecateImport', broke: false }),
-      row({ primitive: 'ModifyConfigField', applied: false, broke: null, restored: null, passes_after_repair: null, diff_lines: null, params: null, error: 'no candidate' }),
+      row({
+        primitive: 'ModifyConfigField',
+        applied: false,
+        broke: null,
+        restored: null,
+        passes_after_repair: null,
+        diff_lines: null,
+        params: null,
+        error: 'no candidate',
+      }),
       row({ script: 'b.py', restored: false }),
       row({ script: 'b.py', primitive: 'X', error: 'internal: boom' }),
     ];
@@ -156,14 +180,28 @@ describe('check results model', () => {
     assert.equal(rowDescription(rows[0]), 'applied · broke · restored · passes after repair · 2 lines');
     assert.equal(rowDescription(rows[2]), 'not applicable');
     const groups = groupByScript(rows);
-    assert.deepEqual(groups.map((g) => [g.script, g.rows.length, g.applied, g.broke, g.restored]), [
-      ['a.py', 3, 2, 1, 2],
-      ['b.py', 2, 2, 2, 1],
-    ]);
+    assert.deepEqual(
+      groups.map((g) => [g.script, g.rows.length, g.applied, g.broke, g.restored]),
+      [
+        ['a.py', 3, 2, 1, 2],
+        ['b.py', 2, 2, 2, 1],
+      ],
+    );
     assert.deepEqual(countRows(rows), { rows: 5, applied: 4, broke: 3, restored: 3, passes_after_repair: 4, internal_errors: 1 });
   });
   test('the export validates its own shape', () => {
-    const summary = { scripts: 1, primitives: 1, rows: 1, applied: 1, broke: 1, restored: 1, passes_after_repair: 1, not_runnable: 0, internal_errors: 0, wall_time_ms: 5 };
+    const summary = {
+      scripts: 1,
+      primitives: 1,
+      rows: 1,
+      applied: 1,
+      broke: 1,
+      restored: 1,
+      passes_after_repair: 1,
+      not_runnable: 0,
+      internal_errors: 0,
+      wall_time_ms: 5,
+    };
     const out = checkExport({ source: 'corpus', mode: 'simulated', noRun: false, summary, results: [row({})], now: new Date(0) });
     assert.equal(out.generated_at, '1970-01-01T00:00:00.000Z');
     assert.throws(() => checkExport({ source: 'x', mode: 'simulated', noRun: false, summary: { ...summary, rows: 1.5 }, results: [] }));
@@ -182,7 +220,10 @@ describe('snapshot drift explanations from the drift table', () => {
     const e = explainError({ exception_type: 'ImportError', message: "cannot import name 'load_metric' from 'datasets'" }, hints);
     assert.equal(e.source, 'drift-table');
     assert.match(e.change, /load_metric/);
-    const kw = explainError({ exception_type: 'TypeError', message: "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'" }, hints);
+    const kw = explainError(
+      { exception_type: 'TypeError', message: "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'" },
+      hints,
+    );
     assert.equal(kw.source, 'drift-table');
     assert.match(kw.change, /eval_strategy/);
     const onlyModule = explainError({ exception_type: 'ModuleNotFoundError', message: "No module named 'transformers'" }, hints);

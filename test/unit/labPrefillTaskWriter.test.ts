@@ -11,14 +11,25 @@ import { PrimitiveSpecSchema } from '../../src/env/schemas';
 import { BREAKAGE_SUFFIX, saveLabTask, suggestTaskId, taskIdProblem, TaskSaveError } from '../../src/editor/lab/core/taskWriter';
 
 const script = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", eval_strategy="epoch")\n';
-const spec = { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } };
+const spec = {
+  primitive_type: 'ModifyConfigField',
+  params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
+};
 
 describe('saveLabTask', () => {
   test('writes script, tasks.json entry and spec; the loader picks the task up and the spec applies', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeenv-task-'));
     writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'existing', description: 'kept' }]));
     writeFileSync(join(dir, 'existing.py'), 'print(1)\n');
-    const saved = await saveLabTask({ dir, taskId: 'train_modify', script, spec, description: 'lab task', versions: { transformers: '4.50.0' }, taken: new Set(['existing']) });
+    const saved = await saveLabTask({
+      dir,
+      taskId: 'train_modify',
+      script,
+      spec,
+      description: 'lab task',
+      versions: { transformers: '4.50.0' },
+      taken: new Set(['existing']),
+    });
     const { tasks, problems } = loadTaskFolder(dir);
     assert.deepEqual(problems, []);
     const t = tasks.find((x) => x.task_id === 'train_modify');

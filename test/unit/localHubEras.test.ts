@@ -16,7 +16,11 @@ const work = mkdtempSync(join(tmpdir(), 'forgeenv-hub-eras-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 function py(snapshot: string, code: string, env: NodeJS.ProcessEnv = {}): string {
-  const r = spawnSync(snapshotPython(snapshot), ['-c', code], { env: { PATH: process.env.PATH, HOME: work, PYTHONDONTWRITEBYTECODE: '1', ...env }, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(snapshotPython(snapshot), ['-c', code], {
+    env: { PATH: process.env.PATH, HOME: work, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   assert.equal(r.status, 0, `python failed:\n${r.stderr.slice(-3000)}`);
   return r.stdout;
 }
@@ -45,13 +49,17 @@ for path, config in [("glue", "sst2"), ("timdettmers/openassistant-guanaco", Non
 for (const snapshot of ['2023-06', '2024-09']) {
   const skip = isSnapshotVenvReady(snapshot) ? false : `the ${snapshot} snapshot venv is not built (${snapshotPython(snapshot)})`;
   describe(`make_hub.py in the ${snapshot} venv`, { skip }, () => {
-    test('a Metaspace tokenizer trains; hub datasets written by the era\'s datasets load offline, a base dataset with more rows too', { timeout: 600_000 }, () => {
-      const out = join(work, snapshot);
-      assert.match(py(snapshot, WRITE(out)), /pieces True/);
-      const read = py(snapshot, READ, { HF_HOME: out, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1' });
-      assert.match(read, /^glue 64 idx,label,sentence$/m);
-      assert.match(read, /^timdettmers\/openassistant-guanaco 64 text$/m);
-      assert.match(read, /^imdb 300 label,text$/m);
-    });
+    test(
+      "a Metaspace tokenizer trains; hub datasets written by the era's datasets load offline, a base dataset with more rows too",
+      { timeout: 600_000 },
+      () => {
+        const out = join(work, snapshot);
+        assert.match(py(snapshot, WRITE(out)), /pieces True/);
+        const read = py(snapshot, READ, { HF_HOME: out, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1' });
+        assert.match(read, /^glue 64 idx,label,sentence$/m);
+        assert.match(read, /^timdettmers\/openassistant-guanaco 64 text$/m);
+        assert.match(read, /^imdb 300 label,text$/m);
+      },
+    );
   });
 }

@@ -32,7 +32,11 @@ describe('interpreter labels', () => {
   test('names that are not home paths stay as they are', () => {
     assert.equal(interpreterLabel('python3', '2026-11', '/home/alice'), 'python3');
     assert.equal(interpreterLabel('/usr/bin/python3', '2026-11', '/home/alice'), '/usr/bin/python3');
-    assert.equal(homeRelative('/home/alicex/bin/python', '/home/alice'), '/home/alicex/bin/python', 'a sibling folder with the same prefix is not home');
+    assert.equal(
+      homeRelative('/home/alicex/bin/python', '/home/alice'),
+      '/home/alicex/bin/python',
+      'a sibling folder with the same prefix is not home',
+    );
     assert.equal(interpreterFromLabel('/usr/bin/python3', '/home/alice'), '/usr/bin/python3');
   });
 });
@@ -49,7 +53,8 @@ describe('dataset card paths', () => {
     const dataset = join(work, 'data');
     mkdirSync(dataset);
     // A real dataset folder (the fixture's records) plus one corrupt line, so the card lists a problem file.
-    for (const f of ['demonstrations.jsonl', 'reviews.jsonl']) writeFileSync(join(dataset, f), readFileSync(join(ROOT, 'test/fixtures/datasets/small', f), 'utf8') + 'not json\n');
+    for (const f of ['demonstrations.jsonl', 'reviews.jsonl'])
+      writeFileSync(join(dataset, f), readFileSync(join(ROOT, 'test/fixtures/datasets/small', f), 'utf8') + 'not json\n');
     const outDir = join(work, 'exports', 'trl-sft');
     mkdirSync(outDir, { recursive: true });
     const out = join(outDir, 'train.jsonl');

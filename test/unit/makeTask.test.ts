@@ -74,7 +74,16 @@ describe('saveScriptTask', () => {
 
 describe('args line', () => {
   test('splits like a shell for words and quotes, and joinArgsLine round-trips', () => {
-    assert.deepEqual(splitArgsLine(`--a 1 --b "two words" --c 'it''s' --d=x\\ y ""`), ['--a', '1', '--b', 'two words', '--c', 'its', '--d=x y', '']);
+    assert.deepEqual(splitArgsLine(`--a 1 --b "two words" --c 'it''s' --d=x\\ y ""`), [
+      '--a',
+      '1',
+      '--b',
+      'two words',
+      '--c',
+      'its',
+      '--d=x y',
+      '',
+    ]);
     const args = ['--name', "O'Brien", '--path', 'a b/c', '--n', '3', ''];
     assert.deepEqual(splitArgsLine(joinArgsLine(args)), args);
   });

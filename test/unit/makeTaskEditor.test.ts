@@ -35,7 +35,8 @@ describe('Make Task arguments', () => {
   });
 
   test('a dataclass-parser script whose requirements cannot be read is not said to need none', () => {
-    const script = 'from transformers import HfArgumentParser\nfrom my_args import Args, Train\nparser = HfArgumentParser(make_types())\nargs = parser.parse_args_into_dataclasses()\n';
+    const script =
+      'from transformers import HfArgumentParser\nfrom my_args import Args, Train\nparser = HfArgumentParser(make_types())\nargs = parser.parse_args_into_dataclasses()\n';
     const d = deriveScriptArgs(script);
     assert.equal(d.style, 'dataclass-parser');
     assert.equal(d.required.length, 0);
@@ -54,7 +55,13 @@ describe('Make Task preview', () => {
     args: ['--output_dir', 'out', '--bf16', 'false'],
     files: { 'config.yaml': 'a: 1\n' },
     adaptations: [{ rule: 'cpu-no-bf16', error: 'ValueError: bf16 requires a GPU', change: '--bf16 false' }],
-    verdict: { verified: true, originalRuns: true, mode: 'real', snapshot: '2026-11', lines: ['original 3/3 clean', '2 breakages verified'] },
+    verdict: {
+      verified: true,
+      originalRuns: true,
+      mode: 'real',
+      snapshot: '2026-11',
+      lines: ['original 3/3 clean', '2 breakages verified'],
+    },
   };
 
   test('verdict, each adaptation and the saved args are shown before saving', () => {
@@ -73,7 +80,11 @@ describe('Make Task preview', () => {
   });
 
   test('an original that does not run is said so, not dressed as ready', () => {
-    const p = proposalPreview('x', { ...proposal, adaptations: [], verdict: { ...proposal.verdict, verified: false, originalRuns: false } }, joinArgsLine);
+    const p = proposalPreview(
+      'x',
+      { ...proposal, adaptations: [], verdict: { ...proposal.verdict, verified: false, originalRuns: false } },
+      joinArgsLine,
+    );
     assert.match(p.message, /does not run/);
     assert.match(p.detail, /Adaptations: none/);
   });

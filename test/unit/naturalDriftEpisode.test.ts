@@ -11,7 +11,12 @@ import { after, describe, test } from 'node:test';
 import { createRepairDiff } from '../../src/env/diff/diff';
 import { ForgeEnvironment } from '../../src/env/episode/environment';
 import { isLocalHubReady } from '../../src/env/hub/localHub';
-import { judgeRunsAndTrains, MIN_MOVED_SHARE, NATURAL_DRIFT_PRIMITIVE, naturalDriftProblem } from '../../src/env/episode/naturalDriftEpisode';
+import {
+  judgeRunsAndTrains,
+  MIN_MOVED_SHARE,
+  NATURAL_DRIFT_PRIMITIVE,
+  naturalDriftProblem,
+} from '../../src/env/episode/naturalDriftEpisode';
 import { TaskSchema } from '../../src/env/schemas';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
@@ -20,9 +25,20 @@ import { TaskMetadataFileSchema } from '../../src/env/tasks/tasks';
 
 const SNAPSHOT = '2026-11';
 const ERA = '2024-09';
-const skip = !isSnapshotVenvReady(SNAPSHOT) ? `the ${SNAPSHOT} venv is not built` : !isLocalHubReady(SNAPSHOT) ? `the ${SNAPSHOT} base hub is not built` : false;
+const skip = !isSnapshotVenvReady(SNAPSHOT)
+  ? `the ${SNAPSHOT} venv is not built`
+  : !isLocalHubReady(SNAPSHOT)
+    ? `the ${SNAPSHOT} base hub is not built`
+    : false;
 
-const loaded = (trained: number, untrained: number, moved?: number) => ({ ok: true as const, artifact: 'out', loaded_with: 'AutoModelForCausalLM', trained_loss: trained, untrained_loss: untrained, ...(moved === undefined ? {} : { moved }) });
+const loaded = (trained: number, untrained: number, moved?: number) => ({
+  ok: true as const,
+  artifact: 'out',
+  loaded_with: 'AutoModelForCausalLM',
+  trained_loss: trained,
+  untrained_loss: untrained,
+  ...(moved === undefined ? {} : { moved }),
+});
 
 describe('natural drift: runs-and-trains judge', () => {
   test('a held-out improvement over the margin is trained and verified, with no band', () => {
@@ -48,14 +64,29 @@ describe('natural drift: runs-and-trains judge', () => {
 
 describe('natural drift: the breakage action', () => {
   const versions = { ...getSnapshot(SNAPSHOT).versions };
-  const base = { task_id: 't', description: '', script_content: 'print(1)\n', difficulty: 'easy', category: 'general', expected_loss_range: [0, 5], expected_accuracy_range: [0, 1], library_versions: versions };
-  const drift = TaskSchema.parse({ ...base, natural_drift: { from_snapshot: ERA, to_snapshot: SNAPSHOT, error: 'ImportError: x', verified: true } });
+  const base = {
+    task_id: 't',
+    description: '',
+    script_content: 'print(1)\n',
+    difficulty: 'easy',
+    category: 'general',
+    expected_loss_range: [0, 5],
+    expected_accuracy_range: [0, 1],
+    library_versions: versions,
+  };
+  const drift = TaskSchema.parse({
+    ...base,
+    natural_drift: { from_snapshot: ERA, to_snapshot: SNAPSHOT, error: 'ImportError: x', verified: true },
+  });
   const plain = TaskSchema.parse(base);
   test('NaturalDrift starts a natural-drift task at its own snapshot, and nothing else does', () => {
     assert.equal(naturalDriftProblem(drift, { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} }, versions), undefined);
     assert.match(naturalDriftProblem(drift, { primitive_type: 'RenameApiCall', params: {} }, versions) ?? '', /natural-drift task/);
     assert.match(naturalDriftProblem(drift, { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: { x: 1 } }, versions) ?? '', /no params/);
-    assert.match(naturalDriftProblem(drift, { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} }, { ...getSnapshot(ERA).versions }) ?? '', /own snapshot/);
+    assert.match(
+      naturalDriftProblem(drift, { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} }, { ...getSnapshot(ERA).versions }) ?? '',
+      /own snapshot/,
+    );
   });
   test('NaturalDrift is refused on an ordinary task; ordinary primitives are not affected', () => {
     assert.match(naturalDriftProblem(plain, { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} }, versions) ?? '', /applies only/);
@@ -86,7 +117,10 @@ for step in range(12):
 model.save_pretrained("out")
 tok.save_pretrained("out")
 `;
-const FIXED = SCRIPT.replace('from transformers import AdamW, AutoModelForCausalLM, AutoTokenizer', 'from torch.optim import AdamW\nfrom transformers import AutoModelForCausalLM, AutoTokenizer');
+const FIXED = SCRIPT.replace(
+  'from transformers import AdamW, AutoModelForCausalLM, AutoTokenizer',
+  'from torch.optim import AdamW\nfrom transformers import AutoModelForCausalLM, AutoTokenizer',
+);
 
 describe(`natural drift: a real episode (${ERA} -> ${SNAPSHOT})`, { skip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'forgeenv-natural-drift-'));
@@ -94,7 +128,13 @@ describe(`natural drift: a real episode (${ERA} -> ${SNAPSHOT})`, { skip }, () =
   const entry = {
     task_id: 'adamw_drift',
     library_versions: { ...getSnapshot(SNAPSHOT).versions },
-    natural_drift: { from_snapshot: ERA, to_snapshot: SNAPSHOT, error: "ImportError: cannot import name 'AdamW' from 'transformers'", verified: true, solved: false },
+    natural_drift: {
+      from_snapshot: ERA,
+      to_snapshot: SNAPSHOT,
+      error: "ImportError: cannot import name 'AdamW' from 'transformers'",
+      verified: true,
+      solved: false,
+    },
   };
   writeFileSync(join(dir, 'tasks.json'), JSON.stringify([entry], null, 2));
   const env = new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: 600_000 });
@@ -103,44 +143,50 @@ describe(`natural drift: a real episode (${ERA} -> ${SNAPSHOT})`, { skip }, () =
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('starts from the real error, scores a repair on runs-and-trains, and the solved task keeps it as its oracle', { timeout: 1_800_000 }, async () => {
-    await env.reset({ taskId: 'adamw_drift', seed: 1 });
-    const other = await env.step({ breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'from_pretrained', new_name: 'load' } } });
-    assert.match(String(other.info.error), /natural-drift task/);
-    assert.equal(env.state?.phase, 'drift_gen', 'a refused breakage leaves the state as it was');
+  test(
+    'starts from the real error, scores a repair on runs-and-trains, and the solved task keeps it as its oracle',
+    { timeout: 1_800_000 },
+    async () => {
+      await env.reset({ taskId: 'adamw_drift', seed: 1 });
+      const other = await env.step({
+        breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'from_pretrained', new_name: 'load' } },
+      });
+      assert.match(String(other.info.error), /natural-drift task/);
+      assert.equal(env.state?.phase, 'drift_gen', 'a refused breakage leaves the state as it was');
 
-    const broken = await env.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
-    assert.equal(broken.info.error, undefined, String(broken.info.error));
-    assert.equal(broken.current_phase, 'repair');
-    assert.equal(broken.script_content, SCRIPT, 'the broken script is the original, unchanged');
-    assert.equal(broken.info.broke, true);
-    assert.match(broken.error_trace ?? '', /cannot import name 'AdamW' from 'transformers'/);
-    assert.equal((broken.info.breakage_primitive as { primitive_type: string }).primitive_type, NATURAL_DRIFT_PRIMITIVE);
-    assert.throws(() => env.oracleDiff(), /no oracle/);
+      const broken = await env.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
+      assert.equal(broken.info.error, undefined, String(broken.info.error));
+      assert.equal(broken.current_phase, 'repair');
+      assert.equal(broken.script_content, SCRIPT, 'the broken script is the original, unchanged');
+      assert.equal(broken.info.broke, true);
+      assert.match(broken.error_trace ?? '', /cannot import name 'AdamW' from 'transformers'/);
+      assert.equal((broken.info.breakage_primitive as { primitive_type: string }).primitive_type, NATURAL_DRIFT_PRIMITIVE);
+      assert.throws(() => env.oracleDiff(), /no oracle/);
 
-    const diff = createRepairDiff(SCRIPT, FIXED);
-    const repair = await env.evaluateRepair(diff);
-    assert.equal(repair.execution?.exit_code, 0, repair.error_trace.slice(-2000));
-    assert.equal(repair.verification?.verified, true, JSON.stringify(repair.verification));
-    assert.ok(repair.verification?.findings.some((f) => /no band/.test(f)));
-    assert.equal(repair.success, true, JSON.stringify({ findings: repair.findings, held: repair.held_out_breakdown }));
+      const diff = createRepairDiff(SCRIPT, FIXED);
+      const repair = await env.evaluateRepair(diff);
+      assert.equal(repair.execution?.exit_code, 0, repair.error_trace.slice(-2000));
+      assert.equal(repair.verification?.verified, true, JSON.stringify(repair.verification));
+      assert.ok(repair.verification?.findings.some((f) => /no band/.test(f)));
+      assert.equal(repair.success, true, JSON.stringify({ findings: repair.findings, held: repair.held_out_breakdown }));
 
-    // An unrepaired submission is no solution.
-    await assert.rejects(markNaturalDriftSolved(dir, 'adamw_drift', { unified_diff: '', success: false }, 'human'), /stays unsolved/);
-    await markNaturalDriftSolved(dir, 'adamw_drift', repair, 'human');
-    const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(dir, 'tasks.json'), 'utf8')))[0];
-    assert.equal(saved.natural_drift?.solved, true);
-    assert.equal(saved.natural_drift?.reference_repair, diff);
-    assert.equal(readFileSync(join(dir, 'adamw_drift.py'), 'utf8'), SCRIPT, 'the task script is unchanged');
+      // An unrepaired submission is no solution.
+      await assert.rejects(markNaturalDriftSolved(dir, 'adamw_drift', { unified_diff: '', success: false }, 'human'), /stays unsolved/);
+      await markNaturalDriftSolved(dir, 'adamw_drift', repair, 'human');
+      const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(dir, 'tasks.json'), 'utf8')))[0];
+      assert.equal(saved.natural_drift?.solved, true);
+      assert.equal(saved.natural_drift?.reference_repair, diff);
+      assert.equal(readFileSync(join(dir, 'adamw_drift.py'), 'utf8'), SCRIPT, 'the task script is unchanged');
 
-    // A new environment sees the solved task: its oracle is the recorded repair.
-    const env2 = new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: 600_000 });
-    try {
-      await env2.reset({ taskId: 'adamw_drift', seed: 1 });
-      await env2.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
-      assert.equal(env2.oracleDiff(), diff);
-    } finally {
-      await env2.dispose();
-    }
-  });
+      // A new environment sees the solved task: its oracle is the recorded repair.
+      const env2 = new ForgeEnvironment({ mode: 'real', taskDirs: [dir], timeoutMs: 600_000 });
+      try {
+        await env2.reset({ taskId: 'adamw_drift', seed: 1 });
+        await env2.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
+        assert.equal(env2.oracleDiff(), diff);
+      } finally {
+        await env2.dispose();
+      }
+    },
+  );
 });

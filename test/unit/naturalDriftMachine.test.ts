@@ -13,11 +13,21 @@ if a.bf16 == "true":
     raise ValueError("Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0")
 ${after}
 `;
-const at = (s: string) => naturalDriftAt({ script: s, args: ['--bf16', 'true'], files: {}, env: {}, from: '2024-09', to: '2026-11', mode: 'simulated', timeoutMs: 60_000 });
+const at = (s: string) =>
+  naturalDriftAt({
+    script: s,
+    args: ['--bf16', 'true'],
+    files: {},
+    env: {},
+    from: '2024-09',
+    to: '2026-11',
+    mode: 'simulated',
+    timeoutMs: 60_000,
+  });
 
 describe('natural drift: machine adaptations at the later snapshot', () => {
   test('bf16 turned off, then a library error: a drift that carries the adaptation', { timeout: 120_000 }, async () => {
-    const r = await at(script("from json import gone_name"));
+    const r = await at(script('from json import gone_name'));
     assert.ok(r.drift, JSON.stringify(r.refusal));
     assert.match(r.drift.error, /cannot import name 'gone_name'/);
     assert.deepEqual(r.adapted?.args, ['--bf16', 'false']);

@@ -36,7 +36,10 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
   };
 
   before(async () => {
-    [ours, fixture] = await Promise.all([startServer({ port: 0, host: '127.0.0.1', maxSessions: MAX_SESSIONS }), startFixtureServer(MAX_SESSIONS)]);
+    [ours, fixture] = await Promise.all([
+      startServer({ port: 0, host: '127.0.0.1', maxSessions: MAX_SESSIONS }),
+      startFixtureServer(MAX_SESSIONS),
+    ]);
     targets.ours.url = `http://127.0.0.1:${ours.port}`;
     targets.openenv.url = fixture.url;
   });
@@ -87,15 +90,32 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
           assert.equal(before.type, 'state');
           assert.deepEqual(pick(before.data, 'episode_id', 'step_count'), { episode_id: null, step_count: 0 });
           assert.equal(errorCode(await s.ask({ type: 'step', data: RENAME })), 'EXECUTION_ERROR');
-          const reset = await s.ask({ type: 'reset', data: { task_id: targets[key].task, seed: 3, episode_id: 'raw-1', not_a_reset_option: true } });
+          const reset = await s.ask({
+            type: 'reset',
+            data: { task_id: targets[key].task, seed: 3, episode_id: 'raw-1', not_a_reset_option: true },
+          });
           assert.equal(reset.type, 'observation');
           // openenv >= 0.4 repeats a non-empty metadata beside the observation; 0.3 does not.
-          assert.deepEqual(Object.keys(reset.data).filter((k) => k !== 'metadata').sort(), ['done', 'observation', 'reward']);
-          assert.ok(!('reward' in reset.data.observation) && !('done' in reset.data.observation), 'reward and done sit beside the observation');
+          assert.deepEqual(
+            Object.keys(reset.data)
+              .filter((k) => k !== 'metadata')
+              .sort(),
+            ['done', 'observation', 'reward'],
+          );
+          assert.ok(
+            !('reward' in reset.data.observation) && !('done' in reset.data.observation),
+            'reward and done sit beside the observation',
+          );
           assert.equal(reset.data.observation.current_phase, 'drift_gen');
-          const invalid = await s.ask({ type: 'step', data: { breakage: { primitive_type: 'RenameApiCall' }, repair: { unified_diff: '' } } });
+          const invalid = await s.ask({
+            type: 'step',
+            data: { breakage: { primitive_type: 'RenameApiCall' }, repair: { unified_diff: '' } },
+          });
           assert.equal(errorCode(invalid), 'VALIDATION_ERROR');
-          assert.ok(Array.isArray(invalid.data.errors) && invalid.data.errors.every((e: { loc?: unknown; msg?: unknown }) => Array.isArray(e.loc) && typeof e.msg === 'string'));
+          assert.ok(
+            Array.isArray(invalid.data.errors) &&
+              invalid.data.errors.every((e: { loc?: unknown; msg?: unknown }) => Array.isArray(e.loc) && typeof e.msg === 'string'),
+          );
           const stepped = await s.ask({ type: 'step', data: { ...RENAME, metadata: { k: 1 } } });
           assert.equal(stepped.type, 'observation');
           assert.equal(stepped.data.observation.current_phase, 'repair');
@@ -115,15 +135,26 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
         assert.deepEqual(Object.keys(meta).sort(), ['author', 'description', 'documentation_url', 'name', 'readme_content', 'version']);
         const schema = (await (await fetch(`${url}/schema`)).json()) as Record<string, { properties?: Record<string, unknown> }>;
         // openenv >= 0.4 may add `reset_observation`.
-        assert.ok(['action', 'observation', 'state'].every((k) => typeof schema[k] === 'object'), Object.keys(schema).join(', '));
+        assert.ok(
+          ['action', 'observation', 'state'].every((k) => typeof schema[k] === 'object'),
+          Object.keys(schema).join(', '),
+        );
         assert.ok(schema.state.properties?.step_count && schema.state.properties?.episode_id);
         assert.ok(schema.observation.properties?.script_content);
-        assert.deepEqual(pick((await (await fetch(`${url}/state`)).json()) as Record<string, unknown>, 'episode_id', 'step_count'), { episode_id: null, step_count: 0 });
-        const reset = await fetch(`${url}/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed: 1, episode_id: 'h1', extra_key: 1 }) });
+        assert.deepEqual(pick((await (await fetch(`${url}/state`)).json()) as Record<string, unknown>, 'episode_id', 'step_count'), {
+          episode_id: null,
+          step_count: 0,
+        });
+        const reset = await fetch(`${url}/reset`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ seed: 1, episode_id: 'h1', extra_key: 1 }),
+        });
         assert.equal(reset.status, 200);
         const body = (await reset.json()) as { observation: Record<string, unknown>; reward: unknown; done: unknown };
         assert.deepEqual([body.observation.current_phase, body.reward, body.done], ['drift_gen', null, false]);
-        const post = (path: string, b: string) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
+        const post = (path: string, b: string) =>
+          fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
         const badSeed = await post('/reset', JSON.stringify({ seed: -1 }));
         assert.equal(badSeed.status, 422);
         assert.deepEqual(((await badSeed.json()) as { detail: Array<{ loc: unknown }> }).detail[0].loc, ['body', 'seed']);
@@ -160,8 +191,13 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
   }
 
   test("openenv-core's runtime validator (openenv validate --url) passes both servers", async () => {
-    const { stdout } = await run(openenvPython(), [join(FIXTURE_DIR, 'validate_servers.py'), targets.ours.url, targets.openenv.url], { timeout: 300_000 });
-    const reports = stdout.trim().split('\n').map((l) => JSON.parse(l) as { passed: boolean; mode: string; criteria: Array<{ id?: string; name?: string; passed: boolean }> });
+    const { stdout } = await run(openenvPython(), [join(FIXTURE_DIR, 'validate_servers.py'), targets.ours.url, targets.openenv.url], {
+      timeout: 300_000,
+    });
+    const reports = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { passed: boolean; mode: string; criteria: Array<{ id?: string; name?: string; passed: boolean }> });
     assert.equal(reports.length, 2);
     for (const [i, r] of reports.entries()) {
       const failed = r.criteria.filter((c) => !c.passed);
@@ -175,7 +211,10 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
   test("openenv-core's own client plays whole episodes on both servers and sees the whole observation", async () => {
     const args = [join(FIXTURE_DIR, 'drive_episode.py'), targets.ours.url, targets.ours.task, targets.openenv.url, targets.openenv.task];
     const { stdout } = await run(openenvPython(), args, { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
-    const results = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const results = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     assert.equal(results.length, 2);
     const fields = Object.keys(ObservationSchema.shape).filter((k) => k !== 'reward' && k !== 'done');
     for (const [i, r] of results.entries()) {
@@ -198,7 +237,11 @@ describe('OpenEnv conformance with openenv-core', { skip }, () => {
       assert.ok(r.repair.reward > 0, `${name}: reward ${r.repair.reward}`);
       assert.equal(r.state_after_repair.step_count, 2, name);
       // ForgeEnv's typed Python client (clients/python) parses every observation strictly.
-      assert.deepEqual(r.typed, { phases: ['drift_gen', 'repair', 'done'], reward: r.typed.reward, done: true, success: true, step_count: 2 }, name);
+      assert.deepEqual(
+        r.typed,
+        { phases: ['drift_gen', 'repair', 'done'], reward: r.typed.reward, done: true, success: true, step_count: 2 },
+        name,
+      );
       assert.ok(r.typed.reward > 0, name);
     }
     assert.equal(results[0].reset.observation.metadata.difficulty !== undefined, true, 'our metadata reaches the Python client');

@@ -27,7 +27,9 @@ export async function openSession(url: string): Promise<WsSession> {
     if (w) w(m);
     else inbox.push(m);
   });
-  const closed = new Promise<{ code: number; reason: string }>((res) => ws.on('close', (code, reason) => res({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((res) =>
+    ws.on('close', (code, reason) => res({ code, reason: reason.toString() })),
+  );
   ws.on('error', () => undefined);
   await new Promise<void>((res, rej) => {
     ws.once('open', () => res());
@@ -57,7 +59,9 @@ export async function rawWebSocket(port: number): Promise<{ socket: Socket; rece
   socket.on('error', () => undefined);
   await new Promise<void>((res) => socket.once('connect', () => res()));
   const key = randomBytes(16).toString('base64');
-  socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  socket.write(
+    `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
   await new Promise<void>((res) => {
     let head = '';
     const onData = (c: Buffer) => {
@@ -148,9 +152,13 @@ export async function startFixtureServer(maxSessions: number): Promise<{ url: st
   const python = openenvPython();
   if (!existsSync(python)) throw new Error(`openenv-core test venv missing: ${python}. Run bash scripts/setup-openenv.sh`);
   const port = await freePort();
-  const child: ChildProcess = spawn(python, [join(FIXTURE_DIR, 'forge_fixture_server.py'), '--port', String(port), '--max-sessions', String(maxSessions)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    python,
+    [join(FIXTURE_DIR, 'forge_fixture_server.py'), '--port', String(port), '--max-sessions', String(maxSessions)],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   const exited = new Promise<void>((res) => child.once('exit', () => res()));

@@ -9,7 +9,11 @@ describe('ChangeReturnType', () => {
   test('metric_prefix strips eval_ from keys read off Trainer.evaluate(), including .get() and f-strings', () => {
     const src = fixture('trainer_text_classification.py');
     const r = breakAndRestore(src, 'ChangeReturnType', { change: 'metric_prefix' });
-    assert.match(r.script, /print\(f"eval_accuracy=\{metrics\['accuracy'\]:\.4f\}"\)/, 'the printed label (plain text in the f-string) stays');
+    assert.match(
+      r.script,
+      /print\(f"eval_accuracy=\{metrics\['accuracy'\]:\.4f\}"\)/,
+      'the printed label (plain text in the f-string) stays',
+    );
     assert.match(r.script, /metrics\.get\("loss", 0\.0\)/);
     assert.deepEqual(r.inverse.params, { change: 'metric_prefix', keys: ['accuracy', 'loss'] });
     assert.deepEqual(changedLines(src, r.script), [...linesWith(src, "metrics['eval_accuracy']"), ...linesWith(src, 'metrics.get(')]);
@@ -25,10 +29,20 @@ describe('ChangeReturnType', () => {
   });
 
   test('refusals: no prefixed key, an unprefixed key already read, no model output read', () => {
-    assertRefuses(fixture('custom_loop_causal_lm.py'), 'ChangeReturnType', { change: 'metric_prefix' }, /no Trainer\.evaluate\(\) result is read with a key starting with eval_/);
+    assertRefuses(
+      fixture('custom_loop_causal_lm.py'),
+      'ChangeReturnType',
+      { change: 'metric_prefix' },
+      /no Trainer\.evaluate\(\) result is read with a key starting with eval_/,
+    );
     const both = 'trainer = Trainer(model=m)\nmetrics = trainer.evaluate()\nprint(metrics["eval_loss"], metrics["loss"])\n';
     assertRefuses(both, 'ChangeReturnType', { change: 'metric_prefix' }, /already reads the unprefixed key "loss"/);
-    assertRefuses(fixture('trl_sft_chat.py'), 'ChangeReturnType', { change: 'output_index' }, /no model output is read as \.loss or \.logits/);
+    assertRefuses(
+      fixture('trl_sft_chat.py'),
+      'ChangeReturnType',
+      { change: 'output_index' },
+      /no model output is read as \.loss or \.logits/,
+    );
     assertRefuses('x = 1\n', 'RestoreReturnType', { change: 'metric_prefix' }, /invalid params: keys: metric_prefix needs keys/);
   });
 });
@@ -41,23 +55,44 @@ describe('RestructureDatasetSchema', () => {
     assert.match(r.script, /return tokenizer\(examples\["text"\], truncation=True/);
     assert.match(r.script, /remove_columns=\["text", "idx"\]/);
     assert.match(r.script, /^ {4}# examples\["sentence"\] is a list of strings when batched=True$/m);
-    assert.deepEqual(r.inverse, { primitive_type: 'RestoreColumn', category: 'schema_drift', params: { old_column: 'text', new_column: 'sentence' } });
-    assert.deepEqual(changedLines(src, r.script), [...linesWith(src, 'return tokenizer(examples["sentence"]'), ...linesWith(src, 'remove_columns=["sentence"')]);
+    assert.deepEqual(r.inverse, {
+      primitive_type: 'RestoreColumn',
+      category: 'schema_drift',
+      params: { old_column: 'text', new_column: 'sentence' },
+    });
+    assert.deepEqual(changedLines(src, r.script), [
+      ...linesWith(src, 'return tokenizer(examples["sentence"]'),
+      ...linesWith(src, 'remove_columns=["sentence"'),
+    ]);
   });
 
   test('keeps the quote style and the rest of the literal', () => {
-    const r = breakAndRestore("def f(batch):\n    return batch['label'], batch[\"idx\"]\n", 'RestructureDatasetSchema', { old_column: 'label', new_column: 'labels' });
-    assert.equal(r.script, "def f(batch):\n    return batch['labels'], batch[\"idx\"]\n");
+    const r = breakAndRestore('def f(batch):\n    return batch[\'label\'], batch["idx"]\n', 'RestructureDatasetSchema', {
+      old_column: 'label',
+      new_column: 'labels',
+    });
+    assert.equal(r.script, 'def f(batch):\n    return batch[\'labels\'], batch["idx"]\n');
   });
 
   test('RestoreColumn is usable on its own as the repair', () => {
-    const broken = applySpec(src, { primitive_type: 'RestructureDatasetSchema', params: { old_column: 'sentence', new_column: 'text' } }).script;
-    assert.equal(applySpec(broken, { primitive_type: 'RestoreColumn', params: { old_column: 'text', new_column: 'sentence' } }).script, src);
+    const broken = applySpec(src, {
+      primitive_type: 'RestructureDatasetSchema',
+      params: { old_column: 'sentence', new_column: 'text' },
+    }).script;
+    assert.equal(
+      applySpec(broken, { primitive_type: 'RestoreColumn', params: { old_column: 'text', new_column: 'sentence' } }).script,
+      src,
+    );
   });
 
   test('refusals: column not read, new name already used, invalid column name', () => {
     assertRefuses(src, 'RestructureDatasetSchema', { old_column: 'question', new_column: 'q' }, /no dataset column "question" is read/);
     assertRefuses(src, 'RestructureDatasetSchema', { old_column: 'sentence', new_column: 'idx' }, /already uses the column name "idx"/);
-    assertRefuses(src, 'RestructureDatasetSchema', { old_column: 'sentence', new_column: 'te"xt' }, /invalid params: new_column: a column name without quotes/);
+    assertRefuses(
+      src,
+      'RestructureDatasetSchema',
+      { old_column: 'sentence', new_column: 'te"xt' },
+      /invalid params: new_column: a column name without quotes/,
+    );
   });
 });

@@ -11,7 +11,11 @@ const scripts = allScripts();
 describe('every candidate of every primitive on every script', () => {
   test('there are fixture scripts in all four styles and the corpus is included when present', () => {
     const names = scripts.map((s) => s.name);
-    for (const style of ['trainer_', 'custom_loop_', 'trl_sft_', 'peft_lora_']) assert.ok(names.some((n) => n.startsWith(`fixtures/${style}`)), style);
+    for (const style of ['trainer_', 'custom_loop_', 'trl_sft_', 'peft_lora_'])
+      assert.ok(
+        names.some((n) => n.startsWith(`fixtures/${style}`)),
+        style,
+      );
   });
 
   for (const { name, script } of scripts) {
@@ -35,13 +39,23 @@ describe('every candidate of every primitive on every script', () => {
   }
 
   test('each breakage primitive has a candidate on at least one script', () => {
-    for (const p of breakagePrimitives()) assert.ok(scripts.some((s) => p.candidates(s.script).length > 0), p.name);
+    for (const p of breakagePrimitives())
+      assert.ok(
+        scripts.some((s) => p.candidates(s.script).length > 0),
+        p.name,
+      );
   });
 
   test('two breakages stack and their inverses, applied in reverse order, restore the script', () => {
     const src = fixture('trainer_text_classification.py');
-    const first = applySpec(src, { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } });
-    const second = applySpec(first.script, { primitive_type: 'RestructureDatasetSchema', params: { old_column: 'sentence', new_column: 'text' } });
+    const first = applySpec(src, {
+      primitive_type: 'ModifyConfigField',
+      params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
+    });
+    const second = applySpec(first.script, {
+      primitive_type: 'RestructureDatasetSchema',
+      params: { old_column: 'sentence', new_column: 'text' },
+    });
     const back = applySpec(applySpec(second.script, second.inverse).script, first.inverse).script;
     assert.equal(back, src);
   });
@@ -76,7 +90,9 @@ describe('a 2,000+ line script', () => {
       const r = applySpec(big, { primitive_type: primitive.name, params: c.params });
       assert.equal(applySpec(r.script, r.inverse).script, big, primitive.name);
     }
-    const column = applicable.find((a) => a.primitive.name === 'RestructureDatasetSchema')!.candidates.find((c) => c.params.old_column === 'sentence')!;
+    const column = applicable
+      .find((a) => a.primitive.name === 'RestructureDatasetSchema')!
+      .candidates.find((c) => c.params.old_column === 'sentence')!;
     const edits = applySpec(big, { primitive_type: 'RestructureDatasetSchema', params: column.params }).edits;
     const helpers = big.match(/for t in examples\["sentence"\]\]/g)!.length;
     // Every helper's read, plus the fixture's tokenize() read and its remove_columns entry.

@@ -68,7 +68,11 @@ describe('renderDriftGeneratorPrompt', () => {
   });
 
   test('is deterministic regardless of version key order', () => {
-    const again = renderDriftGeneratorPrompt({ script: SCRIPT, target_category: 'ModifyConfigField', library_versions: { datasets: '3.2.0', trl: '0.12.0', transformers: '4.50.0' } });
+    const again = renderDriftGeneratorPrompt({
+      script: SCRIPT,
+      target_category: 'ModifyConfigField',
+      library_versions: { datasets: '3.2.0', trl: '0.12.0', transformers: '4.50.0' },
+    });
     assert.equal(again, prompt);
     golden('drift_user.txt', prompt);
   });
@@ -99,7 +103,12 @@ describe('renderDriftGeneratorPrompt', () => {
 });
 
 describe('renderRepairAgentPrompt', () => {
-  const prompt = renderRepairAgentPrompt({ broken_script: BROKEN, error_trace: TRACE, library_versions: VERSIONS, target_category: 'ModifyConfigField' });
+  const prompt = renderRepairAgentPrompt({
+    broken_script: BROKEN,
+    error_trace: TRACE,
+    library_versions: VERSIONS,
+    target_category: 'ModifyConfigField',
+  });
 
   test('has the known parts', () => {
     assert.ok(prompt.includes('```python\n' + BROKEN + '```\n'));

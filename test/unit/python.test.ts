@@ -76,7 +76,10 @@ describe('indexScript', () => {
     assert.ok(call);
     assert.equal(call.callee, 'tok.encode_plus');
     assert.equal(call.method?.name, 'encode_plus');
-    assert.deepEqual(call.args.map((a) => a.kind), ['positional', 'keyword', 'star', 'double_star']);
+    assert.deepEqual(
+      call.args.map((a) => a.kind),
+      ['positional', 'keyword', 'star', 'double_star'],
+    );
     const kw = call.args[1];
     assert.equal(kw.name, 'b');
     assert.equal(src.slice(kw.from, kw.to), 'b=1');
@@ -88,17 +91,38 @@ describe('indexScript', () => {
     const idx = index('from transformers import (\n    AutoTokenizer,\n    Trainer as T,\n)\nimport torch.nn as nn, os\n');
     const [a, b] = idx.imports;
     assert.equal(a.module, 'transformers');
-    assert.deepEqual(a.names.map((n) => [n.name, n.alias]), [['AutoTokenizer', undefined], ['Trainer', 'T']]);
+    assert.deepEqual(
+      a.names.map((n) => [n.name, n.alias]),
+      [
+        ['AutoTokenizer', undefined],
+        ['Trainer', 'T'],
+      ],
+    );
     assert.equal(b.kind, 'import');
-    assert.deepEqual(b.names.map((n) => [n.name, n.alias]), [['torch.nn', 'nn'], ['os', undefined]]);
+    assert.deepEqual(
+      b.names.map((n) => [n.name, n.alias]),
+      [
+        ['torch.nn', 'nn'],
+        ['os', undefined],
+      ],
+    );
   });
 
   test('subscripts with a string key, attributes and assignments', () => {
     const src = 'm = trainer.evaluate()\nprint(m["eval_loss"], f"{m[\'eval_acc\']}")\nout = model(**b).logits\n';
     const idx = index(src);
-    assert.deepEqual(idx.subscripts.filter((s) => s.key).map((s) => `${s.object}[${s.key!.raw}]`), ['m[eval_loss]', 'm[eval_acc]']);
+    assert.deepEqual(
+      idx.subscripts.filter((s) => s.key).map((s) => `${s.object}[${s.key!.raw}]`),
+      ['m[eval_loss]', 'm[eval_acc]'],
+    );
     assert.ok(idx.attributes.some((a) => a.property === 'logits' && a.objectNode.name === 'CallExpression'));
-    assert.deepEqual(idx.assignments.map((a) => [a.target, a.call?.callee ?? null]), [['m', 'trainer.evaluate'], ['out', null]]);
+    assert.deepEqual(
+      idx.assignments.map((a) => [a.target, a.call?.callee ?? null]),
+      [
+        ['m', 'trainer.evaluate'],
+        ['out', null],
+      ],
+    );
   });
 });
 
@@ -132,8 +156,27 @@ describe('string literals, identifiers, lines and edits', () => {
   });
 
   test('applyEdits applies sorted edits and rejects overlaps', () => {
-    assert.equal(applyEdits('hello world', [{ from: 6, to: 11, insert: 'there' }, { from: 0, to: 0, insert: '> ' }]), '> hello there');
-    assert.throws(() => applyEdits('abcdef', [{ from: 0, to: 3, insert: '' }, { from: 2, to: 4, insert: 'x' }]), /overlapping/);
-    assert.deepEqual(spanOfEdits([{ from: 4, to: 5, insert: '' }, { from: 1, to: 2, insert: '' }]), { from: 1, to: 5 });
+    assert.equal(
+      applyEdits('hello world', [
+        { from: 6, to: 11, insert: 'there' },
+        { from: 0, to: 0, insert: '> ' },
+      ]),
+      '> hello there',
+    );
+    assert.throws(
+      () =>
+        applyEdits('abcdef', [
+          { from: 0, to: 3, insert: '' },
+          { from: 2, to: 4, insert: 'x' },
+        ]),
+      /overlapping/,
+    );
+    assert.deepEqual(
+      spanOfEdits([
+        { from: 4, to: 5, insert: '' },
+        { from: 1, to: 2, insert: '' },
+      ]),
+      { from: 1, to: 5 },
+    );
   });
 });

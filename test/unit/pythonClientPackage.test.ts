@@ -16,12 +16,16 @@ function cmp(a: string, b: string): number {
 }
 /** PEP 440 comparison clauses (>=, >, <=, <, ==), enough for the client's dependency. */
 function admits(spec: string, version: string): boolean {
-  return spec.split(',').map((c) => c.trim()).filter(Boolean).every((c) => {
-    const m = /^(>=|<=|==|>|<)\s*([\d.]+)$/.exec(c);
-    assert.ok(m, `unsupported clause ${c}`);
-    const d = cmp(version, m[2]);
-    return { '>=': d >= 0, '<=': d <= 0, '==': d === 0, '>': d > 0, '<': d < 0 }[m[1] as '>='];
-  });
+  return spec
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .every((c) => {
+      const m = /^(>=|<=|==|>|<)\s*([\d.]+)$/.exec(c);
+      assert.ok(m, `unsupported clause ${c}`);
+      const d = cmp(version, m[2]);
+      return { '>=': d >= 0, '<=': d <= 0, '==': d === 0, '>': d > 0, '<': d < 0 }[m[1] as '>='];
+    });
 }
 
 test('the client depends on openenv-core in a range that admits the locked version and not the next minor', () => {

@@ -101,7 +101,10 @@ function assertSound(name: string, quick: (v: unknown) => boolean, schema: z.Zod
           continue;
         }
         const r = schema.safeParse(v);
-        assert.ok(r.success, `${name}: quick check accepted ${p.join('.')} = ${JSON.stringify(value)}, which the schema rejects: ${r.success ? '' : r.error.message}`);
+        assert.ok(
+          r.success,
+          `${name}: quick check accepted ${p.join('.')} = ${JSON.stringify(value)}, which the schema rejects: ${r.success ? '' : r.error.message}`,
+        );
       }
     }
   }
@@ -124,14 +127,39 @@ function jsonLines(file: string): unknown[] {
 describe('quick checks never accept what the schema rejects', () => {
   test('demonstrations', () => {
     const first = makeDemo({ n: 1 });
-    const valid = [first, makeDemo({ n: 2, previous: first, breakageFailed: false }), makeDemo({ n: 3, success: false, versions: { transformers: '4.45.0' } })];
+    const valid = [
+      first,
+      makeDemo({ n: 2, previous: first, breakageFailed: false }),
+      makeDemo({ n: 3, success: false, versions: { transformers: '4.45.0' } }),
+    ];
     assertSound('demonstration', quickDemonstration, DemonstrationRecordSchema, valid);
   });
 
   test('skips and reviews', () => {
-    const skip = { kind: 'skip', schema: SKIP_SCHEMA, episode_id: 'ep-1', task_id: 't', primitive: { primitive_type: 'RenameApiCall', params: {} }, reason: 'other', note: 'n', annotator_id: 'a', at: '2025-03-01T10:00:00.000Z', session_id: 's', seed: 3 };
+    const skip = {
+      kind: 'skip',
+      schema: SKIP_SCHEMA,
+      episode_id: 'ep-1',
+      task_id: 't',
+      primitive: { primitive_type: 'RenameApiCall', params: {} },
+      reason: 'other',
+      note: 'n',
+      annotator_id: 'a',
+      at: '2025-03-01T10:00:00.000Z',
+      session_id: 's',
+      seed: 3,
+    };
     assertSound('skip', quickSkip, SkipRecordSchema, [skip]);
-    const review = { kind: 'review', schema: REVIEW_SCHEMA, review_id: uuidFor(7), record_id: uuidFor(8), reviewer: 'r', verdict: 'approve', comment: '', at: '2025-03-01T10:00:00+02:00' };
+    const review = {
+      kind: 'review',
+      schema: REVIEW_SCHEMA,
+      review_id: uuidFor(7),
+      record_id: uuidFor(8),
+      reviewer: 'r',
+      verdict: 'approve',
+      comment: '',
+      at: '2025-03-01T10:00:00+02:00',
+    };
     assertSound('review', quickReview, ReviewRecordSchema, [review]);
   });
 

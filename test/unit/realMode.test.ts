@@ -40,19 +40,28 @@ interface Case {
 const CASES: Case[] = [
   {
     task: 'distilbert_sst2',
-    breakage: { primitive_type: 'ModifyConfigField', params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' } },
+    breakage: {
+      primitive_type: 'ModifyConfigField',
+      params: { config_class: 'TrainingArguments', old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
+    },
     error: /TypeError: TrainingArguments\.__init__\(\) got an unexpected keyword argument 'evaluation_strategy'/,
     trainerLog: /\{'loss': '?[\d.]+'?, 'grad_norm'/,
   },
   {
     task: 'bert_ner',
-    breakage: { primitive_type: 'ChangeArgumentSignature', params: { function: 'Trainer', old_keyword: 'processing_class', new_keyword: 'tokenizer' } },
+    breakage: {
+      primitive_type: 'ChangeArgumentSignature',
+      params: { function: 'Trainer', old_keyword: 'processing_class', new_keyword: 'tokenizer' },
+    },
     error: /TypeError: Trainer\.__init__\(\) got an unexpected keyword argument 'tokenizer'/,
     trainerLog: /\{'loss': '?[\d.]+'?, 'grad_norm'/,
   },
   {
     task: 'gpt2_textgen',
-    breakage: { primitive_type: 'RemoveDeprecatedMethod', params: { current_call: 'evaluate.load', deprecated_call: 'load_metric', import_from: 'datasets' } },
+    breakage: {
+      primitive_type: 'RemoveDeprecatedMethod',
+      params: { current_call: 'evaluate.load', deprecated_call: 'load_metric', import_from: 'datasets' },
+    },
     error: /ImportError: cannot import name 'load_metric' from 'datasets' \(\S*site-packages\/datasets\/__init__\.py\)/,
     trainerLog: /\{'loss': '?[\d.]+'?, 'grad_norm'/,
   },
@@ -60,12 +69,16 @@ const CASES: Case[] = [
     task: 'electra_classification',
     breakage: { primitive_type: 'DeprecateImport', params: { old_module: 'torch.optim', new_module: 'transformers', names: ['AdamW'] } },
     // DeprecateImport writes `transformers.AdamW(...)`: the real lazy module's __getattr__ raises.
-    error: /site-packages\/transformers\/utils\/import_utils\.py", line \d+, in __getattr__[\s\S]*AttributeError: module transformers has no attribute AdamW/,
+    error:
+      /site-packages\/transformers\/utils\/import_utils\.py", line \d+, in __getattr__[\s\S]*AttributeError: module transformers has no attribute AdamW/,
     trainerLog: /step=\d+ loss=[\d.]+/,
   },
   {
     task: 'roberta_sentiment',
-    breakage: { primitive_type: 'ChangeArgumentSignature', params: { function: 'Trainer', old_keyword: 'processing_class', new_keyword: 'tokenizer' } },
+    breakage: {
+      primitive_type: 'ChangeArgumentSignature',
+      params: { function: 'Trainer', old_keyword: 'processing_class', new_keyword: 'tokenizer' },
+    },
     error: /TypeError: Trainer\.__init__\(\) got an unexpected keyword argument 'tokenizer'/,
     trainerLog: /\{'loss': '?[\d.]+'?, 'grad_norm'/,
   },
@@ -262,9 +275,11 @@ describe('real mode: bad input', () => {
 
 describe('reward parser reads the real Trainer log', () => {
   test('4.x and 5.x dict lines; train_loss and eval_loss are not training losses', () => {
-    const v4 = "{'loss': 0.6931, 'grad_norm': 1.2, 'learning_rate': 4.5e-05, 'epoch': 0.5}\n{'eval_loss': 0.69, 'epoch': 1.0}\n{'loss': 0.65, 'grad_norm': 1.0}\n{'train_runtime': 1.2, 'train_loss': 0.67, 'epoch': 1.0}\n";
+    const v4 =
+      "{'loss': 0.6931, 'grad_norm': 1.2, 'learning_rate': 4.5e-05, 'epoch': 0.5}\n{'eval_loss': 0.69, 'epoch': 1.0}\n{'loss': 0.65, 'grad_norm': 1.0}\n{'train_runtime': 1.2, 'train_loss': 0.67, 'epoch': 1.0}\n";
     assert.deepEqual(parseLosses(v4), [0.6931, 0.65]);
-    const v5 = "{'loss': '0.6931', 'grad_norm': '0.1358'}\n{'eval_loss': '0.6936'}\n{'loss': '0.692', 'epoch': '1'}\n{'train_loss': '0.6928'}\n";
+    const v5 =
+      "{'loss': '0.6931', 'grad_norm': '0.1358'}\n{'eval_loss': '0.6936'}\n{'loss': '0.692', 'epoch': '1'}\n{'train_loss': '0.6928'}\n";
     assert.deepEqual(parseLosses(v5), [0.6931, 0.692]);
   });
 });

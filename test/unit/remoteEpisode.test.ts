@@ -60,7 +60,11 @@ writeFileSync(
 );
 const SLOW = 'slow_print_task';
 const RENAME = { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokeniser' } };
-const DISTIL = { taskId: 'distilbert_sst2', seed: 11, primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'DataCollatorWithPadding', new_name: 'DataCollatorPadding' } } };
+const DISTIL = {
+  taskId: 'distilbert_sst2',
+  seed: 11,
+  primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'DataCollatorWithPadding', new_name: 'DataCollatorPadding' } },
+};
 const tasks = new TaskSampler(loadCorpus({ extraDirs: [taskDir] }).tasks);
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -123,7 +127,10 @@ describe('restore: a saved episode re-created in another session', () => {
       assert.equal(restored.broken_execution.exit_code, saved.broken_execution.exit_code);
       assert.equal(restored.broken_execution.stderr, saved.broken_execution.stderr);
       const again = await second.evaluateRepair(oracle(saved));
-      assert.deepEqual([again.reward, again.reward_breakdown, again.held_out_breakdown, again.repaired_script], [scored.reward, scored.reward_breakdown, scored.held_out_breakdown, scored.repaired_script]);
+      assert.deepEqual(
+        [again.reward, again.reward_breakdown, again.held_out_breakdown, again.repaired_script],
+        [scored.reward, scored.reward_breakdown, scored.held_out_breakdown, scored.repaired_script],
+      );
       const done = await second.step({ repair: { unified_diff: oracle(saved) } });
       assert.equal(done.done, true);
       assert.equal(done.reward, scored.reward);
@@ -139,7 +146,14 @@ describe('restore: a saved episode re-created in another session', () => {
       const recipe = recipeOf(saved);
       assert.equal('broken_execution' in recipe, false, 'the client no longer sends it');
       // What an older client sent, forged: the breakage "did not break", with a made-up traceback.
-      const forged = { exit_code: 0, timed_out: false, killed: false, stdout: 'Traceback (most recent call last):\n  FORGED\n', stderr: '', wall_time_ms: 1 };
+      const forged = {
+        exit_code: 0,
+        timed_out: false,
+        killed: false,
+        stdout: 'Traceback (most recent call last):\n  FORGED\n',
+        stderr: '',
+        wall_time_ms: 1,
+      };
       const obs = await remote.restore({ ...recipe, broken_execution: forged });
       assert.ok(!JSON.stringify(obs).includes('FORGED'), 'the forged output is nowhere in the observation');
       assert.equal(obs.info.broke, true);
@@ -173,7 +187,15 @@ describe('restore: a saved episode re-created in another session', () => {
       const unknown = await s.ask({ type: 'restore', data: { ...recipe, episode_id: 'x3', task_id: 'no_such_task' } });
       assert.equal(unknown.data.code, 'EXECUTION_ERROR');
       assert.match(unknown.data.message, /Unknown task "no_such_task"/);
-      const refusing = await s.ask({ type: 'restore', data: { ...recipe, episode_id: 'x4', breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'NotInTheScript', new_name: 'X' } }, broken_sha256: undefined } });
+      const refusing = await s.ask({
+        type: 'restore',
+        data: {
+          ...recipe,
+          episode_id: 'x4',
+          breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'NotInTheScript', new_name: 'X' } },
+          broken_sha256: undefined,
+        },
+      });
       assert.equal(refusing.data.code, 'EXECUTION_ERROR');
       assert.match(refusing.data.message, /cannot be applied again/);
       const malformed = await s.ask({ type: 'restore', data: { ...recipe, seed: -1, extra: true } });
@@ -206,10 +228,19 @@ describe('cancel and live output', () => {
       const ev = await remote.evaluateRepair(oracle(st), { onOutput: (stream, text) => chunks.push([stream, text]) });
       assert.ok(ev.execution);
       assert.equal(
-        chunks.filter(([s]) => s === 'stdout').map(([, t]) => t).join(''),
+        chunks
+          .filter(([s]) => s === 'stdout')
+          .map(([, t]) => t)
+          .join(''),
         ev.execution.stdout,
       );
-      assert.equal(chunks.filter(([s]) => s === 'stderr').map(([, t]) => t).join(''), ev.execution.stderr);
+      assert.equal(
+        chunks
+          .filter(([s]) => s === 'stderr')
+          .map(([, t]) => t)
+          .join(''),
+        ev.execution.stderr,
+      );
     } finally {
       await remote.dispose();
     }
@@ -266,7 +297,10 @@ describe('cancel and live output', () => {
       await until(() => received.length === 1, 'the request');
       abort.abort();
       await assert.rejects(pending, (e: unknown) => isCancelledRemoteError(e));
-      assert.deepEqual(received.map((m) => JSON.parse(m).type), ['evaluate', 'cancel']);
+      assert.deepEqual(
+        received.map((m) => JSON.parse(m).type),
+        ['evaluate', 'cancel'],
+      );
     } finally {
       await session.dispose();
       await new Promise((r) => wss.close(r));
@@ -280,13 +314,29 @@ describe('RemoteEpisodeSession (the editor on a remote server)', () => {
     const remote = new RemoteEpisodeSession(base, { tasks });
     try {
       const [e, r] = [await startHumanEpisode(embedded, DISTIL), await startHumanEpisode(remote, DISTIL)];
-      for (const k of ['seed', 'task', 'libraryVersions', 'targetCategory', 'breakageSpec', 'inverseSpec', 'driftPrompt', 'driftCompletion', 'repairPrompt', 'originalScript', 'brokenScript', 'errorTrace'] as const) {
+      for (const k of [
+        'seed',
+        'task',
+        'libraryVersions',
+        'targetCategory',
+        'breakageSpec',
+        'inverseSpec',
+        'driftPrompt',
+        'driftCompletion',
+        'repairPrompt',
+        'originalScript',
+        'brokenScript',
+        'errorTrace',
+      ] as const) {
         assert.deepEqual(r[k], e[k], k);
       }
       assert.deepEqual(remote.runsOn, { mode: 'simulated', interpreter: 'python3' });
       const diff = createRepairDiff(e.brokenScript, e.originalScript);
       const [ee, re] = [await embedded.evaluateRepair(diff), await remote.evaluateRepair(diff)];
-      assert.deepEqual([re.reward, re.reward_breakdown, re.held_out_breakdown, re.success], [ee.reward, ee.reward_breakdown, ee.held_out_breakdown, ee.success]);
+      assert.deepEqual(
+        [re.reward, re.reward_breakdown, re.held_out_breakdown, re.success],
+        [ee.reward, ee.reward_breakdown, ee.held_out_breakdown, ee.success],
+      );
       await remote.step({ repair: { unified_diff: diff } });
       assert.equal(remote.state?.phase, 'done');
       assert.equal(remote.state?.final?.reward, ee.reward);
@@ -340,7 +390,14 @@ describe('RemoteEpisodeSession (the editor on a remote server)', () => {
   });
 
   test('server errors become clear messages: busy, at capacity, unreachable, refused', async () => {
-    const tight = await startServer({ port: 0, host: '127.0.0.1', maxSessions: 2, maxRuns: 1, maxQueuedRuns: 0, config: { taskDirs: [taskDir] } });
+    const tight = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      maxSessions: 2,
+      maxRuns: 1,
+      maxQueuedRuns: 0,
+      config: { taskDirs: [taskDir] },
+    });
     const url = `http://127.0.0.1:${tight.port}`;
     const a = new RemoteEpisodeSession(url, { tasks });
     const b = new RemoteEpisodeSession(url, { tasks });
@@ -356,7 +413,10 @@ describe('RemoteEpisodeSession (the editor on a remote server)', () => {
       await assert.rejects(b.evaluateRepair(oracle(b.state!)), (e: unknown) => {
         assert.ok(e instanceof RemoteEnvironmentError);
         assert.equal(e.code, 'CAPACITY_REACHED');
-        assert.match(e.message, /^The ForgeEnv server at http:\/\/127\.0\.0\.1:\d+ is busy \(1\/1 runs running, 0\/0 waiting\)\. Nothing was lost/);
+        assert.match(
+          e.message,
+          /^The ForgeEnv server at http:\/\/127\.0\.0\.1:\d+ is busy \(1\/1 runs running, 0\/0 waiting\)\. Nothing was lost/,
+        );
         return true;
       });
       assert.equal((await long).success, true);
@@ -370,16 +430,27 @@ describe('RemoteEpisodeSession (the editor on a remote server)', () => {
     }
     const nowhere = new RemoteEpisodeSession('http://user:secret@127.0.0.1:1/?token=x');
     await assert.rejects(nowhere.reset(), (e: unknown) => {
-      assert.match((e as Error).message, /^Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:1 \(.+\)\. Is `forgeenv serve` running there\?/);
+      assert.match(
+        (e as Error).message,
+        /^Cannot reach the ForgeEnv server at http:\/\/127\.0\.0\.1:1 \(.+\)\. Is `forgeenv serve` running there\?/,
+      );
       assert.doesNotMatch((e as Error).message, /secret|token/);
       return true;
     });
   });
 
   test('a plain OpenEnv server is named as such', () => {
-    const e = explainRemoteError(new RemoteEnvironmentError('Remote environment: Unknown message type: evaluate (code: UNKNOWN_TYPE)', 'UNKNOWN_TYPE', { message: 'Unknown message type: evaluate' }), 'http://h:7860');
+    const e = explainRemoteError(
+      new RemoteEnvironmentError('Remote environment: Unknown message type: evaluate (code: UNKNOWN_TYPE)', 'UNKNOWN_TYPE', {
+        message: 'Unknown message type: evaluate',
+      }),
+      'http://h:7860',
+    );
     assert.ok(e instanceof RemoteEnvironmentError);
-    assert.match(e.message, /^The server at http:\/\/h:7860 does not understand ForgeEnv's own messages \(Unknown message type: evaluate\): it is a plain OpenEnv server/);
+    assert.match(
+      e.message,
+      /^The server at http:\/\/h:7860 does not understand ForgeEnv's own messages \(Unknown message type: evaluate\): it is a plain OpenEnv server/,
+    );
     const other = new Error('not remote');
     assert.equal(explainRemoteError(other, 'http://h'), other);
   });

@@ -43,8 +43,15 @@ describe('rescore', () => {
     assert.equal(r.total, 3);
     assert.deepEqual(r.counts, { same: 3, differs: 0, task_changed: 0, error: 0 }, JSON.stringify(r.differences));
     assert.deepEqual(seen, [1, 2, 3]);
-    const lines = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.success), [true, true, false], 'oracle and human repairs succeed, the empty one fails');
+    const lines = readFileSync(join(dir, 'demonstrations.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.success),
+      [true, true, false],
+      'oracle and human repairs succeed, the empty one fails',
+    );
   });
 
   test('a record whose stored reward is not what the environment gives is reported', async () => {
@@ -74,14 +81,25 @@ describe('rescore', () => {
     await exportDataset({ format: 'swebench', dir, out: preds, filters: { status: 'all' } });
     await exportDataset({ format: 'swebench-instances', dir, out: inst, filters: { status: 'all' } });
     const printed: string[] = [];
-    const code = await runEvaluateCommand(['--instances', inst, '--predictions', preds, '--json'], (s) => printed.push(s), () => undefined);
+    const code = await runEvaluateCommand(
+      ['--instances', inst, '--predictions', preds, '--json'],
+      (s) => printed.push(s),
+      () => undefined,
+    );
     assert.equal(code, 0, printed.join('\n'));
     const report = JSON.parse(printed.join('\n'));
     assert.equal(report.resolved_instances, 2);
     assert.equal(report.empty_patch_instances, 1);
     writeFileSync(preds, JSON.stringify({ instance_id: 'nope', model_patch: 'x', model_name_or_path: 'm' }) + '\n');
     printed.length = 0;
-    assert.equal(await runEvaluateCommand(['--instances', inst, '--predictions', preds], (s) => printed.push(s), () => undefined), 1);
+    assert.equal(
+      await runEvaluateCommand(
+        ['--instances', inst, '--predictions', preds],
+        (s) => printed.push(s),
+        () => undefined,
+      ),
+      1,
+    );
     assert.match(printed.join('\n'), /not in/);
   });
 });

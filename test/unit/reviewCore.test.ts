@@ -11,16 +11,30 @@ import { DatasetStore } from '../../src/store/datasetStore';
 import { createDemonstrationRecord } from '../../src/store/demonstrationBuilder';
 import { LabelRecordSchema, type DemonstrationRecord } from '../../src/store/records';
 import { summarizeDataset } from '../../src/store/summary';
-import { applyRepairDiffTolerant, brokenScriptFromPrompt, buildReviewItems, firstChangedLine, firstUnreviewed, scoreHeader, scoreMarkdown, scoreTooltip, statusText } from '../../src/editor/review/core/reviewItems';
+import {
+  applyRepairDiffTolerant,
+  brokenScriptFromPrompt,
+  buildReviewItems,
+  firstChangedLine,
+  firstUnreviewed,
+  scoreHeader,
+  scoreMarkdown,
+  scoreTooltip,
+  statusText,
+} from '../../src/editor/review/core/reviewItems';
 import { DEFAULT_LABEL_TAGS, DIFFICULTY_CHOICES, labelInput, tagsFromSetting } from '../../src/editor/review/core/labelForm';
 import { histogramSvg } from '../../src/editor/review/core/summaryCharts';
 import { escapeHtml, renderSummaryHtml, SummaryMessageSchema } from '../../src/editor/review/core/summaryHtml';
 
-const ORIGINAL = 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out", eval_strategy="epoch")\nprint("TRAINING_COMPLETE")\n';
+const ORIGINAL =
+  'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="out", eval_strategy="epoch")\nprint("TRAINING_COMPLETE")\n';
 const BROKEN = ORIGINAL.replace('eval_strategy', 'evaluation_strategy');
 const versions = { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' };
 
-function demo(n: number, opts: { broken?: string; repaired?: string; seed?: number; previous?: DemonstrationRecord } = {}): DemonstrationRecord {
+function demo(
+  n: number,
+  opts: { broken?: string; repaired?: string; seed?: number; previous?: DemonstrationRecord } = {},
+): DemonstrationRecord {
   const broken = opts.broken ?? BROKEN;
   const repaired = opts.repaired ?? ORIGINAL;
   const primitive = { primitive_type: 'RenameApiCall', params: { old_name: 'eval_strategy', new_name: 'evaluation_strategy' } };
@@ -30,7 +44,12 @@ function demo(n: number, opts: { broken?: string; repaired?: string; seed?: numb
       primitive_type: 'RenameApiCall',
       drift_prompt: 'Target category: RenameApiCall\n',
       drift_completion: JSON.stringify(primitive),
-      repair_prompt: renderRepairAgentPrompt({ broken_script: broken, error_trace: 'TypeError: boom', library_versions: versions, target_category: 'RenameApiCall' }),
+      repair_prompt: renderRepairAgentPrompt({
+        broken_script: broken,
+        error_trace: 'TypeError: boom',
+        library_versions: versions,
+        target_category: 'RenameApiCall',
+      }),
       repair_completion: createRepairDiff(broken, repaired),
       visible_reward: 1.8,
       visible_breakdown: { script_executes: 1, loss_decreased: 0.5, checkpoint_appeared: 0.3, diff_size_penalty: 0 },
@@ -68,7 +87,12 @@ function tempDataset(): string {
 
 describe('brokenScriptFromPrompt', () => {
   test('finds the broken script in a rendered repair prompt', () => {
-    const prompt = renderRepairAgentPrompt({ broken_script: BROKEN, error_trace: 'x', library_versions: versions, target_category: 'RenameApiCall' });
+    const prompt = renderRepairAgentPrompt({
+      broken_script: BROKEN,
+      error_trace: 'x',
+      library_versions: versions,
+      target_category: 'RenameApiCall',
+    });
     assert.equal(brokenScriptFromPrompt(prompt), BROKEN);
   });
   test('a script containing ``` is recovered (longer fence)', () => {
@@ -99,7 +123,14 @@ describe('buildReviewItems', () => {
     const c = demo(3, { seed: 1 }); // same task and same diff as a: a record-hash duplicate
     for (const r of [a, b, c]) await store.appendDemonstration(r);
     await store.appendReview({ record_id: a.info.record_id, reviewer: 'rev', verdict: 'approve', comment: '' });
-    await store.appendLabel({ target: { type: 'demonstration', record_id: b.info.record_id }, difficulty: 2, tags: ['rename'], confidence: 4, note: '', labeler: 'rev' });
+    await store.appendLabel({
+      target: { type: 'demonstration', record_id: b.info.record_id },
+      difficulty: 2,
+      tags: ['rename'],
+      confidence: 4,
+      note: '',
+      labeler: 'rev',
+    });
     const items = buildReviewItems(await store.readAll());
     assert.equal(items.length, 3);
     assert.equal(items[0].broken, BROKEN);
@@ -107,7 +138,10 @@ describe('buildReviewItems', () => {
     assert.equal(items[0].review?.verdict, 'approve');
     assert.equal(items[1].label?.difficulty, 2);
     assert.equal(firstUnreviewed(items), 1);
-    assert.ok(items[2].duplicates.some((d) => d.includes(a.info.record_id) && d.includes('record hash')), items[2].duplicates.join(' | '));
+    assert.ok(
+      items[2].duplicates.some((d) => d.includes(a.info.record_id) && d.includes('record hash')),
+      items[2].duplicates.join(' | '),
+    );
     assert.ok(items[0].duplicates.length > 0);
     assert.deepEqual(items[1].duplicates, []);
     assert.match(statusText(items[2], 3), /^Review 3\/3 · success · reward 1\.8 · duplicate$/);
@@ -118,11 +152,18 @@ describe('buildReviewItems', () => {
     const dir = tempDataset();
     const store = new DatasetStore(dir);
     const first = demo(1);
-    const second = demo(4, { previous: first, seed: 1, repaired: ORIGINAL.replace('"out"', '"o"').replace('evaluation_strategy', 'eval_strategy') });
+    const second = demo(4, {
+      previous: first,
+      seed: 1,
+      repaired: ORIGINAL.replace('"out"', '"o"').replace('evaluation_strategy', 'eval_strategy'),
+    });
     await store.appendDemonstration(first);
     await store.appendDemonstration(second);
     const items = buildReviewItems(await store.readAll());
-    assert.deepEqual(items.map((i) => i.record.info.record_id), [second.info.record_id]);
+    assert.deepEqual(
+      items.map((i) => i.record.info.record_id),
+      [second.info.record_id],
+    );
     assert.equal(items[0].record.info.revision, 2);
   });
 
@@ -137,7 +178,19 @@ describe('buildReviewItems', () => {
       seed: 5,
       primitive: rec.info.primitive,
       libraryVersions: versions,
-      provenance: { session_id: 's', annotator_id: 'a', mode: 'simulated', interpreter: 'python3', extension_version: '0', env_version: '0', started_at: rec.info.started_at, submitted_at: rec.info.submitted_at, active_ms: 1, wall_ms: 1, runs: 0 },
+      provenance: {
+        session_id: 's',
+        annotator_id: 'a',
+        mode: 'simulated',
+        interpreter: 'python3',
+        extension_version: '0',
+        env_version: '0',
+        started_at: rec.info.started_at,
+        submitted_at: rec.info.submitted_at,
+        active_ms: 1,
+        wall_ms: 1,
+        runs: 0,
+      },
     });
     await store.appendDemonstration(bad);
     const [item] = buildReviewItems(await store.readAll());
@@ -147,17 +200,36 @@ describe('buildReviewItems', () => {
 });
 
 describe('score header (shown in the review view above the repaired script)', () => {
-  test('outcome, reward and each breakdown come from the record, in the reward\'s order', async () => {
+  test("outcome, reward and each breakdown come from the record, in the reward's order", async () => {
     const store = new DatasetStore(tempDataset());
     const a = demo(1);
     const failed = createDemonstrationRecord({
-      rollout: { ...a, visible_reward: 0.25, visible_breakdown: { script_executes: 0, diff_size_penalty: -0.104 }, held_out_breakdown: {}, success: false, info: {} },
+      rollout: {
+        ...a,
+        visible_reward: 0.25,
+        visible_breakdown: { script_executes: 0, diff_size_penalty: -0.104 },
+        held_out_breakdown: {},
+        success: false,
+        info: {},
+      },
       originalScript: ORIGINAL,
       episodeId: 'ep-9',
       seed: 9,
       primitive: a.info.primitive,
       libraryVersions: versions,
-      provenance: { session_id: 's', annotator_id: 'bob', mode: 'simulated', interpreter: 'python3', extension_version: '0', env_version: '0', started_at: a.info.started_at, submitted_at: a.info.submitted_at, active_ms: 1, wall_ms: 1, runs: 2 },
+      provenance: {
+        session_id: 's',
+        annotator_id: 'bob',
+        mode: 'simulated',
+        interpreter: 'python3',
+        extension_version: '0',
+        env_version: '0',
+        started_at: a.info.started_at,
+        submitted_at: a.info.submitted_at,
+        active_ms: 1,
+        wall_ms: 1,
+        runs: 2,
+      },
       recordId: '00000000-0000-4000-8000-000000000009',
     });
     await store.appendDemonstration(a);
@@ -169,8 +241,15 @@ describe('score header (shown in the review view above the repaired script)', ()
       'visible: script_executes 1 · loss_decreased 0.5 · checkpoint_appeared 0.3 · diff_size_penalty 0',
       'held-out: executed_cleanly 1',
     ]);
-    assert.deepEqual(scoreHeader(bad), ['$(error) failed · reward 0.25', 'visible: script_executes 0 · diff_size_penalty -0.1', 'held-out: —']);
-    assert.match(scoreTooltip(ok), /^task_a · RenameApiCall · revision 1\nannotator alice, active 30 s, 1 run\(s\), simulated mode\nRejected by rev: too broad$/);
+    assert.deepEqual(scoreHeader(bad), [
+      '$(error) failed · reward 0.25',
+      'visible: script_executes 0 · diff_size_penalty -0.1',
+      'held-out: —',
+    ]);
+    assert.match(
+      scoreTooltip(ok),
+      /^task_a · RenameApiCall · revision 1\nannotator alice, active 30 s, 1 run\(s\), simulated mode\nRejected by rev: too broad$/,
+    );
   });
   test('the header goes above the first changed line of the repaired script', () => {
     assert.equal(firstChangedLine(BROKEN, ORIGINAL), 1);
@@ -200,13 +279,29 @@ describe('label form', () => {
     assert.deepEqual(tagsFromSetting([]), [...DEFAULT_LABEL_TAGS]);
   });
   test('difficulty choices have one-key labels 1..3', () => {
-    assert.deepEqual(DIFFICULTY_CHOICES.map((c) => c.label), ['1', '2', '3']);
+    assert.deepEqual(
+      DIFFICULTY_CHOICES.map((c) => c.label),
+      ['1', '2', '3'],
+    );
   });
   test('labelInput validates like the store and the stored record parses', async () => {
-    const input = labelInput({ target: { type: 'task', task_id: 't1' }, difficulty: 3, tags: ['kwarg'], confidence: 5, note: '  tricky  ', labeler: 'rev' });
+    const input = labelInput({
+      target: { type: 'task', task_id: 't1' },
+      difficulty: 3,
+      tags: ['kwarg'],
+      confidence: 5,
+      note: '  tricky  ',
+      labeler: 'rev',
+    });
     assert.equal(input.note, 'tricky');
-    assert.throws(() => labelInput({ target: { type: 'task', task_id: 't1' }, difficulty: 4, tags: [], confidence: 5, note: '', labeler: 'rev' }), /Invalid label: difficulty/);
-    assert.throws(() => labelInput({ target: { type: 'task', task_id: 't1' }, difficulty: 1, tags: [], confidence: 0, note: '', labeler: 'rev' }), /confidence/);
+    assert.throws(
+      () => labelInput({ target: { type: 'task', task_id: 't1' }, difficulty: 4, tags: [], confidence: 5, note: '', labeler: 'rev' }),
+      /Invalid label: difficulty/,
+    );
+    assert.throws(
+      () => labelInput({ target: { type: 'task', task_id: 't1' }, difficulty: 1, tags: [], confidence: 0, note: '', labeler: 'rev' }),
+      /confidence/,
+    );
     const dir = tempDataset();
     await new DatasetStore(dir).appendLabel(input);
     const line = readFileSync(join(dir, 'labels.jsonl'), 'utf8').trim();
@@ -217,8 +312,17 @@ describe('label form', () => {
 describe('summary page', () => {
   test('strict CSP, nonce on the only script, tables behind plots, escaped text', async () => {
     const summary = await summarizeDataset(join(__dirname, '../fixtures/datasets/small'));
-    const html = renderSummaryHtml(summary, { cspSource: 'vscode-resource:', nonce: 'N0nce', scriptUri: 'vscode-resource:/s.js', styleUri: 'vscode-resource:/s.css', labels: { total: 2, byTag: { '<b>x</b>': 1 } } });
-    assert.match(html, /content="default-src 'none'; img-src vscode-resource:; style-src vscode-resource:; font-src vscode-resource:; script-src 'nonce-N0nce'"/);
+    const html = renderSummaryHtml(summary, {
+      cspSource: 'vscode-resource:',
+      nonce: 'N0nce',
+      scriptUri: 'vscode-resource:/s.js',
+      styleUri: 'vscode-resource:/s.css',
+      labels: { total: 2, byTag: { '<b>x</b>': 1 } },
+    });
+    assert.match(
+      html,
+      /content="default-src 'none'; img-src vscode-resource:; style-src vscode-resource:; font-src vscode-resource:; script-src 'nonce-N0nce'"/,
+    );
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
     assert.deepEqual(scripts, ['<script nonce="N0nce" src="vscode-resource:/s.js">']);
     assert.doesNotMatch(html, /\sstyle=|\son\w+=/);
@@ -234,7 +338,11 @@ describe('summary page', () => {
     assert.ok(html.includes(`<dt>Submitted</dt><dd>${summary.counts.submitted}</dd>`));
   });
   test('histogram bars are proportional to counts', () => {
-    const svg = histogramSvg('h', [{ label: 'a', count: 1 }, { label: 'b', count: 2 }, { label: 'c', count: 0 }]);
+    const svg = histogramSvg('h', [
+      { label: 'a', count: 1 },
+      { label: 'b', count: 2 },
+      { label: 'c', count: 0 },
+    ]);
     const heights = [...svg.matchAll(/<rect class="bar-primary" [^>]*height="([\d.]+)"/g)].map((m) => Number(m[1]));
     assert.equal(heights.length, 2);
     assert.equal(heights[1] / heights[0], 2);

@@ -20,17 +20,32 @@ import { makeTask } from '../../src/env/taskmaking/makeTask';
 import { TaskSchema } from '../../src/env/schemas';
 import { loadTaskFolder, taskCandidate, TaskMetadataFileSchema } from '../../src/env/tasks/tasks';
 
-const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 9, in <module>\n    main()\n${last}\n`;
-const noParser = (over: Partial<RuleContext> = {}): RuleContext => ({ script: 'import torch\n', args: [], env: {}, options: undefined, ...over });
+const traceback = (last: string) =>
+  `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 9, in <module>\n    main()\n${last}\n`;
+const noParser = (over: Partial<RuleContext> = {}): RuleContext => ({
+  script: 'import torch\n',
+  args: [],
+  env: {},
+  options: undefined,
+  ...over,
+});
 
 describe('CPU rules: a GPU assumption in the code becomes a recorded runtime shim', () => {
   test('no NVIDIA driver (CUDA build) -> cuda-to-cpu; a second shim is added to the first', () => {
-    const d = diagnose(traceback('RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx'), noParser());
+    const d = diagnose(
+      traceback(
+        'RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx',
+      ),
+      noParser(),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'cpu-device');
     assert.equal(d.outcome.adaptation.kind, 'runtime');
     assert.match(d.outcome.adaptation.change, /^runtime shim cuda-to-cpu: /);
-    const bnb = diagnose(traceback("ModuleNotFoundError: No module named 'bitsandbytes'"), noParser({ runtime: { shims: ['cuda-to-cpu'] } }));
+    const bnb = diagnose(
+      traceback("ModuleNotFoundError: No module named 'bitsandbytes'"),
+      noParser({ runtime: { shims: ['cuda-to-cpu'] } }),
+    );
     assert.ok(bnb && bnb.outcome.kind === 'adapt', 'bitsandbytes missing is a quantization matter, not a module to refuse');
     assert.deepEqual(bnb.outcome.runtime, { shims: ['cuda-to-cpu', 'no-quantization'] });
   });
@@ -42,7 +57,9 @@ describe('CPU rules: a GPU assumption in the code becomes a recorded runtime shi
   });
 
   test('fp16 in the code (no --fp16 option) -> no-mixed-precision; an --fp16 option is still preferred', () => {
-    const err = traceback('ValueError: FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half precision evaluation (`--fp16_full_eval`) can only be used on CUDA or MLU devices or NPU devices or certain XPU devices (with IPEX).');
+    const err = traceback(
+      'ValueError: FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half precision evaluation (`--fp16_full_eval`) can only be used on CUDA or MLU devices or NPU devices or certain XPU devices (with IPEX).',
+    );
     const d = diagnose(err, noParser());
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.deepEqual(d.outcome.runtime, { shims: ['no-mixed-precision'] });
@@ -53,9 +70,14 @@ describe('CPU rules: a GPU assumption in the code becomes a recorded runtime shi
   });
 
   test('with the shim on, a warning about 8-bit loading above another error is no reason to refuse', () => {
-    const out = 'The `load_in_4bit` and `load_in_8bit` arguments are deprecated and will be removed in the future versions.\n' + traceback("KeyError: 'labels'");
+    const out =
+      'The `load_in_4bit` and `load_in_8bit` arguments are deprecated and will be removed in the future versions.\n' +
+      traceback("KeyError: 'labels'");
     const d = diagnose(out, noParser({ runtime: { shims: ['no-quantization'] } }));
-    assert.ok(!d || (d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) !== 'no-quantized-loading', JSON.stringify(d));
+    assert.ok(
+      !d || (d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) !== 'no-quantized-loading',
+      JSON.stringify(d),
+    );
   });
 });
 
@@ -108,27 +130,50 @@ after(async () => {
 async function realRun(snapshot: string, script: string, over: Partial<RunOptions> = {}) {
   const versions = { ...getSnapshot(snapshot).versions };
   const real = await prepareRealRun({ libraryVersions: versions, snapshot });
-  return executeScript({ script, mode: 'real', interpreter: real.interpreter, libraryVersions: versions, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies, extraEnv: real.env, validate: false, timeoutMs: 240_000, parentDir, ...over });
+  return executeScript({
+    script,
+    mode: 'real',
+    interpreter: real.interpreter,
+    libraryVersions: versions,
+    bytecodeCache: real.bytecodeCache,
+    privateCopies: real.privateCopies,
+    extraEnv: real.env,
+    validate: false,
+    timeoutMs: 240_000,
+    parentDir,
+    ...over,
+  });
 }
 
 // 2023-12: transformers 4.36, before transformers.quantizers (quantization read from from_pretrained's keywords).
 for (const snapshot of ['2023-12', '2024-09', '2026-11']) {
-  const skip = isSnapshotVenvReady(snapshot) ? false : `the managed venv of snapshot ${snapshot} is not built (forgeenv snapshots build ${snapshot})`;
+  const skip = isSnapshotVenvReady(snapshot)
+    ? false
+    : `the managed venv of snapshot ${snapshot} is not built (forgeenv snapshots build ${snapshot})`;
   describe(`runtime shims in the real venv of ${snapshot}`, { skip }, () => {
-    test('with the shims the GPU script runs on the CPU, unquantized in float32; without them it fails; FORGEENV_SHIMS from a task env does nothing', { timeout: 600_000 }, async () => {
-      process.env.FORGEENV_WARM = '0';
-      const r = await realRun(snapshot, GPU_SCRIPT, { shims: ALL });
-      assert.equal(r.exit_code, 0, r.stderr.slice(-3000));
-      assert.match(r.stdout, /capability \(0, 0\) memory True/);
-      assert.match(r.stdout, /tensors cpu cpu/);
-      assert.match(r.stdout, /model cpu torch\.float32 False/);
-      assert.match(r.stdout, /optimizer AdamW library sees bitsandbytes False/);
-      assert.match(r.stdout, /fp16 False/);
-      // The control: the same script without the shims, and a task env that names them, fails on the GPU assumption.
-      const bare = await realRun(snapshot, GPU_SCRIPT, { extraEnv: { ...(await prepareRealRun({ libraryVersions: { ...getSnapshot(snapshot).versions }, snapshot })).env, FORGEENV_SHIMS: ALL.join(',') } });
-      assert.notEqual(bare.exit_code, 0);
-      assert.match(bare.stderr, /NVIDIA driver|not compiled with CUDA|bitsandbytes/);
-    });
+    test(
+      'with the shims the GPU script runs on the CPU, unquantized in float32; without them it fails; FORGEENV_SHIMS from a task env does nothing',
+      { timeout: 600_000 },
+      async () => {
+        process.env.FORGEENV_WARM = '0';
+        const r = await realRun(snapshot, GPU_SCRIPT, { shims: ALL });
+        assert.equal(r.exit_code, 0, r.stderr.slice(-3000));
+        assert.match(r.stdout, /capability \(0, 0\) memory True/);
+        assert.match(r.stdout, /tensors cpu cpu/);
+        assert.match(r.stdout, /model cpu torch\.float32 False/);
+        assert.match(r.stdout, /optimizer AdamW library sees bitsandbytes False/);
+        assert.match(r.stdout, /fp16 False/);
+        // The control: the same script without the shims, and a task env that names them, fails on the GPU assumption.
+        const bare = await realRun(snapshot, GPU_SCRIPT, {
+          extraEnv: {
+            ...(await prepareRealRun({ libraryVersions: { ...getSnapshot(snapshot).versions }, snapshot })).env,
+            FORGEENV_SHIMS: ALL.join(','),
+          },
+        });
+        assert.notEqual(bare.exit_code, 0);
+        assert.match(bare.stderr, /NVIDIA driver|not compiled with CUDA|bitsandbytes/);
+      },
+    );
 
     test('the shims mask no library error: a removed keyword or API still fails as it would', { timeout: 600_000 }, async () => {
       process.env.FORGEENV_WARM = '0';
@@ -136,7 +181,11 @@ for (const snapshot of ['2023-12', '2024-09', '2026-11']) {
       const r = await realRun(snapshot, renamed, { shims: ALL });
       assert.notEqual(r.exit_code, 0);
       assert.match(r.stderr, /ImportError: cannot import name 'NoSuchTrainerX'/);
-      const kw = await realRun(snapshot, `from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True, device_map="auto")\nprint("loaded", m.dtype)\n`, { shims: ALL });
+      const kw = await realRun(
+        snapshot,
+        `from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=True, device_map="auto")\nprint("loaded", m.dtype)\n`,
+        { shims: ALL },
+      );
       if (snapshot === '2026-11') {
         // transformers 5 removed from_pretrained(load_in_8bit=...): its own error, shims or not.
         assert.notEqual(kw.exit_code, 0);
@@ -193,13 +242,22 @@ tokenizer.save_pretrained("out")
 `,
       );
       const tasks = join(dir, 'tasks');
-      const r = await makeTask({ scriptPath: join(src, 'qlora_tiny.py'), taskDir: tasks, snapshot: MAKE_SNAPSHOT, mode: 'real', timeoutMs: 240_000 });
+      const r = await makeTask({
+        scriptPath: join(src, 'qlora_tiny.py'),
+        taskDir: tasks,
+        snapshot: MAKE_SNAPSHOT,
+        mode: 'real',
+        timeoutMs: 240_000,
+      });
       assert.equal(r.refusal, undefined, JSON.stringify(r.refusal));
       assert.ok(r.verdict?.verified, JSON.stringify(r.verdict));
       const saved = TaskMetadataFileSchema.parse(JSON.parse(readFileSync(join(tasks, 'tasks.json'), 'utf8')))[0];
       assert.deepEqual(saved.runtime, { shims: ['cuda-to-cpu', 'no-quantization'] });
       const recorded = saved.adaptations!.filter((a) => a.kind === 'runtime');
-      assert.deepEqual(recorded.map((a) => a.rule), ['cpu-device', 'no-quantized-loading']);
+      assert.deepEqual(
+        recorded.map((a) => a.rule),
+        ['cpu-device', 'no-quantized-loading'],
+      );
       // Each with the exception it answered and what the shim replaces.
       assert.match(recorded[0].error, /Error: .*(NVIDIA driver|CUDA)/);
       assert.match(recorded[1].error, /Error: .*(bitsandbytes|quantization)/i);

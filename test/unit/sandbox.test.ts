@@ -3,7 +3,20 @@
 // skip and say why (FORGEENV_REQUIRE_SANDBOX=1 makes that a failure, for CI). The fallback tests
 // (forgeenv.sandbox.mode "off") run everywhere.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,8 +78,18 @@ function needsSandbox(t: TestContext): boolean {
 /** FORGEENV_WARM=force runs the whole suite on the warm runtime: every sandboxed run must then say so. */
 const WARM_FORCED = process.env.FORGEENV_WARM === 'force';
 const run = async (script: string, over: Partial<RunOptions> = {}): Promise<RunResult> => {
-  const r = await executeScript({ script, mode: 'real', libraryVersions: VERSIONS, parentDir, timeoutMs: 30_000, validate: false, sandbox: { mode: 'bubblewrap' }, ...over });
-  if (WARM_FORCED && r.isolation === 'bubblewrap') assert.equal(r.runtime, 'warm', `FORGEENV_WARM=force but the run was cold: ${r.stderr.slice(0, 300)}`);
+  const r = await executeScript({
+    script,
+    mode: 'real',
+    libraryVersions: VERSIONS,
+    parentDir,
+    timeoutMs: 30_000,
+    validate: false,
+    sandbox: { mode: 'bubblewrap' },
+    ...over,
+  });
+  if (WARM_FORCED && r.isolation === 'bubblewrap')
+    assert.equal(r.runtime, 'warm', `FORGEENV_WARM=force but the run was cold: ${r.stderr.slice(0, 300)}`);
   return r;
 };
 const off = (script: string, over: Partial<RunOptions> = {}) => run(script, { ...over, sandbox: { mode: 'off', ...over.sandbox } });
@@ -122,7 +145,13 @@ describe('sandboxed runs (bubblewrap)', () => {
     if (!needsSandbox(t)) return;
     const tag = uniqueMarker('escape');
     const cache = simulatedBytecodeCache();
-    const targets = [join(parentDir, `${tag}.txt`), join(homedir(), `${tag}.txt`), join(resourcesDir(), `${tag}.txt`), join(cache, `${tag}.txt`), `/usr/${tag}.txt`];
+    const targets = [
+      join(parentDir, `${tag}.txt`),
+      join(homedir(), `${tag}.txt`),
+      join(resourcesDir(), `${tag}.txt`),
+      join(cache, `${tag}.txt`),
+      `/usr/${tag}.txt`,
+    ];
     const script = [
       'import sys',
       'for p in sys.argv[1:]:',
@@ -277,7 +306,9 @@ describe('sandboxed runs (bubblewrap)', () => {
     assert.equal(cpu.exit_code, null);
     assert.equal(cpu.timed_out, false);
     assert.match(cpu.stderr, /ended by signal SIG(XCPU|KILL)/);
-    const mem = await run('try:\n    b = bytearray(1 << 30)\n    print("ALLOCATED")\nexcept MemoryError:\n    print("MEMORY ERROR")\n', { sandbox: { mode: 'bubblewrap', limits: { addressSpaceMiB: 512 } } });
+    const mem = await run('try:\n    b = bytearray(1 << 30)\n    print("ALLOCATED")\nexcept MemoryError:\n    print("MEMORY ERROR")\n', {
+      sandbox: { mode: 'bubblewrap', limits: { addressSpaceMiB: 512 } },
+    });
     assert.equal(mem.stdout, 'MEMORY ERROR\n', mem.stderr);
   });
 
@@ -293,7 +324,10 @@ describe('sandboxed runs (bubblewrap)', () => {
       assert.equal(r.stdout.trim(), "['code', 'pytorch_model.bin']");
       assert.equal(existsSync('/opt/forgeenv-mount-test'), false, 'nothing written on the host');
       // The folder lives in the run folder, so checkpoints written there count.
-      assert.ok(r.checkpoints.some((c) => c.path.endsWith('pytorch_model.bin')), JSON.stringify(r.checkpoints));
+      assert.ok(
+        r.checkpoints.some((c) => c.path.endsWith('pytorch_model.bin')),
+        JSON.stringify(r.checkpoints),
+      );
     } finally {
       rmSync(r.run_dir, { recursive: true, force: true });
     }
@@ -309,7 +343,19 @@ describe('sandboxed runs (bubblewrap)', () => {
       assert.equal(start.observation.info.sandbox_warning, undefined);
       const final = await env.evaluateRepair(env.oracleDiff());
       assert.equal(final.execution?.isolation, 'bubblewrap');
-      const provenance = { session_id: 's', annotator_id: 'a', mode: 'simulated' as const, interpreter: 'python3', extension_version: '0', env_version: '0', started_at: new Date().toISOString(), submitted_at: new Date().toISOString(), active_ms: 0, wall_ms: 0, runs: 1 };
+      const provenance = {
+        session_id: 's',
+        annotator_id: 'a',
+        mode: 'simulated' as const,
+        interpreter: 'python3',
+        extension_version: '0',
+        env_version: '0',
+        started_at: new Date().toISOString(),
+        submitted_at: new Date().toISOString(),
+        active_ms: 0,
+        wall_ms: 0,
+        runs: 1,
+      };
       const demo = buildDemonstration({ start, final, provenance });
       assert.equal(demo.info.isolation, 'bubblewrap');
     } finally {
@@ -327,7 +373,10 @@ describe('sandbox holes closed', () => {
     let lib = join(dir, 'evil.so');
     const gcc = findExecutable('gcc');
     if (gcc) {
-      writeFileSync(join(dir, 'evil.c'), `#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("${pwned}", "a"); if (f) { fputs("preloaded\\n", f); fclose(f); } }\n`);
+      writeFileSync(
+        join(dir, 'evil.c'),
+        `#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("${pwned}", "a"); if (f) { fputs("preloaded\\n", f); fclose(f); } }\n`,
+      );
       const cc = spawnSync(gcc, ['-shared', '-fPIC', '-o', lib, join(dir, 'evil.c')], { encoding: 'utf8' });
       if (cc.status !== 0) lib = '/nonexistent/evil.so';
     }
@@ -341,7 +390,11 @@ describe('sandbox holes closed', () => {
     const r = await run('print("ran")\n', { extraEnv: { LD_PRELOAD: lib } });
     assert.equal(r.exit_code, null);
     assert.match(r.stderr, /invalid run options: .*LD_PRELOAD may not be set for a script/);
-    const check = await checkPrimitives([{ name: 'a.py', script: 'print("ran")\n', env: { LD_PRELOAD: lib } }], { mode: 'simulated', primitives: [], sandbox: { mode: 'off' } });
+    const check = await checkPrimitives([{ name: 'a.py', script: 'print("ran")\n', env: { LD_PRELOAD: lib } }], {
+      mode: 'simulated',
+      primitives: [],
+      sandbox: { mode: 'off' },
+    });
     assert.equal(check.scripts[0]?.original_runs, null, JSON.stringify(check.scripts));
     if (gcc && lib.endsWith('evil.so')) {
       // The library works: loaded by an ordinary process it writes its file.
@@ -359,7 +412,12 @@ describe('sandbox holes closed', () => {
     const script = 'import os, sys, time\nprint("SEEN", os.environ.get("FORGEENV_HOLE_MARKER"), flush=True)\ntime.sleep(30)\n';
     const controller = new AbortController();
     let seen = '';
-    const running = run(script, { args: [marker], extraEnv: { FORGEENV_HOLE_MARKER: marker }, signal: controller.signal, onOutput: (_s, c) => (seen += c) });
+    const running = run(script, {
+      args: [marker],
+      extraEnv: { FORGEENV_HOLE_MARKER: marker },
+      signal: controller.signal,
+      onOutput: (_s, c) => (seen += c),
+    });
     try {
       for (let i = 0; i < 200 && !seen.includes('SEEN'); i++) await new Promise((res) => setTimeout(res, 50));
       assert.match(seen, new RegExp(`SEEN ${marker}`), 'the script sees its variable');
@@ -378,7 +436,12 @@ describe('sandbox holes closed', () => {
       const launcher = procs.filter((p) => !p.argv0.endsWith('bwrap') && p.cmdline.includes('forgeenv-launcher'));
       assert.equal(launcher.length, 1);
       assert.ok(!launcher[0].environ.includes(marker), 'the launcher runs without the variables');
-      const script = procs.filter((p) => p.cmdline.includes(WARM_FORCED ? 'forgeenv-zygote' : 'train.py') && !p.argv0.endsWith('bwrap') && !p.cmdline.includes('forgeenv-launcher'));
+      const script = procs.filter(
+        (p) =>
+          p.cmdline.includes(WARM_FORCED ? 'forgeenv-zygote' : 'train.py') &&
+          !p.argv0.endsWith('bwrap') &&
+          !p.cmdline.includes('forgeenv-launcher'),
+      );
       assert.equal(script.length, 1);
       assert.match(script[0].environ, new RegExp(`FORGEENV_HOLE_MARKER=${marker}`));
     } finally {
@@ -405,7 +468,12 @@ describe('sandbox holes closed', () => {
     ].join('\n');
     const controller = new AbortController();
     let seen = '';
-    const a = run(full, { sandbox: { mode: 'bubblewrap', limits }, signal: controller.signal, timeoutMs: 90_000, onOutput: (_s, c) => (seen += c) });
+    const a = run(full, {
+      sandbox: { mode: 'bubblewrap', limits },
+      signal: controller.signal,
+      timeoutMs: 90_000,
+      onOutput: (_s, c) => (seen += c),
+    });
     try {
       // The whole line: print() writes its arguments one by one (python -u), so "FULL" may come alone first.
       for (let i = 0; i < 400 && !/FULL .*\n/.test(seen); i++) await new Promise((res) => setTimeout(res, 50));
@@ -433,7 +501,7 @@ describe('sandbox holes closed', () => {
     }
   });
 
-  test('uid slots: distinct while held, given back on release, a dead owner\'s slot taken over', () => {
+  test("uid slots: distinct while held, given back on release, a dead owner's slot taken over", () => {
     const dir = join(parentDir, 'uid-locks');
     const a = acquireRunUid(dir);
     const b = acquireRunUid(dir);
@@ -504,7 +572,8 @@ describe('sandbox holes closed', () => {
     ].join('\n');
     const r = await run(script, { mode: 'simulated' });
     assert.equal(r.exit_code, 0, r.stderr);
-    for (const what of ['unshare', 'unshare-ns', 'setns', 'mount', 'ptrace', 'bpf', 'clone-newuser']) assert.match(r.stdout, new RegExp(`^${what} EPERM$`, 'm'), r.stdout);
+    for (const what of ['unshare', 'unshare-ns', 'setns', 'mount', 'ptrace', 'bpf', 'clone-newuser'])
+      assert.match(r.stdout, new RegExp(`^${what} EPERM$`, 'm'), r.stdout);
     assert.match(r.stdout, /^unshare-U 1$/m);
     assert.match(r.stdout, /^unshare-Ur 1$/m);
     assert.match(r.stdout, /^work 16 \[1, 2, 3\] 0 3\.0$/m);
@@ -514,7 +583,11 @@ describe('sandbox holes closed', () => {
     if (!needsSandbox(t)) return;
     const original = readFileSync(join(resourcesDir(), 'tasks', 'distilbert_sst2.py'));
     // A line only the original has (not an import the stand-ins share), and the whole file.
-    const lines = original.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 25 && !l.startsWith('from ') && !l.startsWith('import '));
+    const lines = original
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length > 25 && !l.startsWith('from ') && !l.startsWith('import '));
     const needles = [lines[Math.floor(lines.length / 2)], original.toString('utf8')].map((n) => Buffer.from(n).toString('base64'));
     const script = [
       'import base64, os, sys',
@@ -586,7 +659,10 @@ describe('sandbox holes closed', () => {
       // The host's disk lost at most the quota (and whatever else the machine wrote meanwhile), never 3 GiB.
       assert.ok((before.bavail - after.bavail) * before.bsize < 512 * 1024 * 1024, 'the host disk filled');
       // After the script: the host still reads what it wrote (checkpoints verified later).
-      assert.ok(r.checkpoints.some((c) => c.path === 'pytorch_model.bin'), JSON.stringify(r.checkpoints));
+      assert.ok(
+        r.checkpoints.some((c) => c.path === 'pytorch_model.bin'),
+        JSON.stringify(r.checkpoints),
+      );
       assert.equal(readFileSync(join(r.run_dir, 'pytorch_model.bin')).length, 4096);
       assert.ok(!readFileSync('/proc/self/mounts', 'utf8').includes(r.run_dir), 'the quota was unmounted');
     } finally {
@@ -594,19 +670,30 @@ describe('sandbox holes closed', () => {
     }
     const kept = await run('open("model.safetensors", "wb").write(b"m")\n', { sandbox: { mode: 'bubblewrap', limits: { diskMiB: 16 } } });
     assert.equal(kept.exit_code, 0, kept.stderr);
-    assert.deepEqual(kept.checkpoints.map((c) => c.path), ['model.safetensors']);
+    assert.deepEqual(
+      kept.checkpoints.map((c) => c.path),
+      ['model.safetensors'],
+    );
     assert.equal(existsSync(kept.run_dir), false, 'removed after the run');
   });
 
-  test('fallback: a run folder growing past the quota is stopped by the size watch', { skip: process.platform === 'win32' ? 'no fallback quota on Windows' : false }, async () => {
-    const r = await off('import time\nfor i in range(400):\n    open("b%d" % i, "wb").write(b"x" * (1 << 20))\ntime.sleep(30)\n', { sandbox: { mode: 'off', limits: { diskMiB: 32 } } });
-    assert.equal(r.killed, true, r.stderr);
-    assert.match(r.stderr, /grew past its disk quota of 32 MiB/);
-  });
+  test(
+    'fallback: a run folder growing past the quota is stopped by the size watch',
+    { skip: process.platform === 'win32' ? 'no fallback quota on Windows' : false },
+    async () => {
+      const r = await off('import time\nfor i in range(400):\n    open("b%d" % i, "wb").write(b"x" * (1 << 20))\ntime.sleep(30)\n', {
+        sandbox: { mode: 'off', limits: { diskMiB: 32 } },
+      });
+      assert.equal(r.killed, true, r.stderr);
+      assert.match(r.stderr, /grew past its disk quota of 32 MiB/);
+    },
+  );
 
   test('a run allocating past its memory cap fails with a message naming the limit', async (t) => {
     if (!needsSandbox(t)) return;
-    const r = await run('b = bytearray(3 << 30)\nprint("ALLOCATED")\n', { sandbox: { mode: 'bubblewrap', limits: { addressSpaceMiB: 1024 } } });
+    const r = await run('b = bytearray(3 << 30)\nprint("ALLOCATED")\n', {
+      sandbox: { mode: 'bubblewrap', limits: { addressSpaceMiB: 1024 } },
+    });
     assert.notEqual(r.exit_code, 0);
     assert.doesNotMatch(r.stdout, /ALLOCATED/);
     assert.match(r.stderr, /MemoryError/);
@@ -641,34 +728,41 @@ describe('sandbox holes closed', () => {
     assert.equal((await ledger.acquire(0, overhead)).addressSpaceMiB, 0, '0 = no limit, nothing reserved');
   });
 
-  test('both launchers (Perl under prlimit, and the Python fallback): the environment only for the command, its exact status, the rlimits', { skip: process.platform !== 'linux' ? 'Linux only' : false }, async (t) => {
-    const python = findExecutable('python3')!;
-    const perl = findExecutable('perl');
-    const prlimit = findExecutable('prlimit');
-    const limits = { ...DEFAULT_LIMITS, fileSizeMiB: 3 };
-    const launchers: [string, string[]][] = [['python', launcherPrefix(python, limits)]];
-    if (perl && prlimit) launchers.push(['perl', perlLauncherPrefix(perl, prlimit, limits)]);
-    else t.diagnostic('perl or prlimit missing: only the Python launcher is checked');
-    const go = (prefix: string[], code: string) =>
-      new Promise<{ out: string; status: string; rc: number | null }>((resolve) => {
-        const argv = [...prefix, python, '-c', code];
-        const c = spawn(argv[0], argv.slice(1), { env: { LAUNCHER_OWN: 'no' }, stdio: ['ignore', 'pipe', 'inherit', 'pipe', 'pipe'] });
-        (c.stdio[3] as NodeJS.WritableStream).end(encodeEnv({ ONLY_SCRIPT: 'yes', EQ: 'a=b' }));
-        let out = '';
-        let status = '';
-        c.stdout!.on('data', (b: Buffer) => (out += b));
-        (c.stdio[4] as NodeJS.ReadableStream).on('data', (b: Buffer) => (status += b));
-        c.on('close', (rc) => resolve({ out, status, rc }));
-      });
-    for (const [name, prefix] of launchers) {
-      const env = await go(prefix, 'import os, resource\nprint(os.environ.get("ONLY_SCRIPT"), os.environ.get("EQ"), os.environ.get("LAUNCHER_OWN"), resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20, "status fd open:", 4 in [int(f) for f in os.listdir("/proc/self/fd")])\nraise SystemExit(200)');
-      assert.match(env.out, /^yes a=b None 3 status fd open: False$/m, `${name}: ${env.out}`);
-      assert.equal(env.status, 'exit 200', name);
-      assert.equal(env.rc, 200, name);
-      const killed = await go(prefix, 'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)');
-      assert.equal(killed.status, 'signal 9', name);
-    }
-  });
+  test(
+    'both launchers (Perl under prlimit, and the Python fallback): the environment only for the command, its exact status, the rlimits',
+    { skip: process.platform !== 'linux' ? 'Linux only' : false },
+    async (t) => {
+      const python = findExecutable('python3')!;
+      const perl = findExecutable('perl');
+      const prlimit = findExecutable('prlimit');
+      const limits = { ...DEFAULT_LIMITS, fileSizeMiB: 3 };
+      const launchers: [string, string[]][] = [['python', launcherPrefix(python, limits)]];
+      if (perl && prlimit) launchers.push(['perl', perlLauncherPrefix(perl, prlimit, limits)]);
+      else t.diagnostic('perl or prlimit missing: only the Python launcher is checked');
+      const go = (prefix: string[], code: string) =>
+        new Promise<{ out: string; status: string; rc: number | null }>((resolve) => {
+          const argv = [...prefix, python, '-c', code];
+          const c = spawn(argv[0], argv.slice(1), { env: { LAUNCHER_OWN: 'no' }, stdio: ['ignore', 'pipe', 'inherit', 'pipe', 'pipe'] });
+          (c.stdio[3] as NodeJS.WritableStream).end(encodeEnv({ ONLY_SCRIPT: 'yes', EQ: 'a=b' }));
+          let out = '';
+          let status = '';
+          c.stdout!.on('data', (b: Buffer) => (out += b));
+          (c.stdio[4] as NodeJS.ReadableStream).on('data', (b: Buffer) => (status += b));
+          c.on('close', (rc) => resolve({ out, status, rc }));
+        });
+      for (const [name, prefix] of launchers) {
+        const env = await go(
+          prefix,
+          'import os, resource\nprint(os.environ.get("ONLY_SCRIPT"), os.environ.get("EQ"), os.environ.get("LAUNCHER_OWN"), resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20, "status fd open:", 4 in [int(f) for f in os.listdir("/proc/self/fd")])\nraise SystemExit(200)',
+        );
+        assert.match(env.out, /^yes a=b None 3 status fd open: False$/m, `${name}: ${env.out}`);
+        assert.equal(env.status, 'exit 200', name);
+        assert.equal(env.rc, 200, name);
+        const killed = await go(prefix, 'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)');
+        assert.equal(killed.status, 'signal 9', name);
+      }
+    },
+  );
 
   test('the seccomp program: arch check first, clone checked for CLONE_NEW*, every jump in range', () => {
     for (const arch of ['x64', 'arm64']) {
@@ -722,10 +816,13 @@ describe('without bubblewrap', () => {
   test('fallback: the environment is clean too, HOME is the run folder, passEnv passes what it names', async () => {
     process.env.FORGEENV_TEST_PASSED = 'visible';
     try {
-      const r = await off(ENV_DUMP + '\nprint("HOME", os.environ["HOME"] == os.getcwd(), "TMP", os.environ["TMPDIR"].startswith(os.getcwd()))\n', {
-        args: [String(process.pid)],
-        sandbox: { mode: 'off', passEnv: ['FORGEENV_TEST_PASSED'] },
-      });
+      const r = await off(
+        ENV_DUMP + '\nprint("HOME", os.environ["HOME"] == os.getcwd(), "TMP", os.environ["TMPDIR"].startswith(os.getcwd()))\n',
+        {
+          args: [String(process.pid)],
+          sandbox: { mode: 'off', passEnv: ['FORGEENV_TEST_PASSED'] },
+        },
+      );
       assert.equal(r.exit_code, 0, r.stderr);
       const ownEnv = r.stdout.split("'/proc/self/environ'")[0];
       assert.ok(!ownEnv.includes(SECRET), 'the secret reached the script environment');
@@ -737,59 +834,128 @@ describe('without bubblewrap', () => {
     }
   });
 
-  test("fallback: a task with mounts is refused with the reason; mounts of system folders are invalid", async () => {
-    const r = await executeScript({ script: 'print(1)\n', mode: 'real', libraryVersions: VERSIONS, parentDir, validate: false, sandbox: { mode: 'off' }, mounts: ['/opt/ml/model'] });
+  test('fallback: a task with mounts is refused with the reason; mounts of system folders are invalid', async () => {
+    const r = await executeScript({
+      script: 'print(1)\n',
+      mode: 'real',
+      libraryVersions: VERSIONS,
+      parentDir,
+      validate: false,
+      sandbox: { mode: 'off' },
+      mounts: ['/opt/ml/model'],
+    });
     assert.equal(r.exit_code, null);
     assert.match(r.stderr, /writes to \/opt\/ml\/model, outside its run folder, which only the bubblewrap sandbox can map/);
-    const bad = await executeScript({ script: 'print(1)\n', mode: 'real', libraryVersions: VERSIONS, parentDir, validate: false, mounts: ['/usr/lib/x'] });
+    const bad = await executeScript({
+      script: 'print(1)\n',
+      mode: 'real',
+      libraryVersions: VERSIONS,
+      parentDir,
+      validate: false,
+      mounts: ['/usr/lib/x'],
+    });
     assert.equal(bad.exit_code, null);
     assert.match(bad.stderr, /invalid run options: .*mounts.*not \/, nor under \/usr/);
   });
 
   test('fallback: rlimits still apply (file size)', { skip: process.platform === 'win32' ? 'no rlimits on Windows' : false }, async () => {
-    const r = await off('try:\n    open("big.bin", "wb").write(b"x" * (8 << 20))\n    print("WROTE")\nexcept OSError as e:\n    print("STOPPED", e.errno)\n', { sandbox: { mode: 'off', limits: { fileSizeMiB: 1 } } });
+    const r = await off(
+      'try:\n    open("big.bin", "wb").write(b"x" * (8 << 20))\n    print("WROTE")\nexcept OSError as e:\n    print("STOPPED", e.errno)\n',
+      { sandbox: { mode: 'off', limits: { fileSizeMiB: 1 } } },
+    );
     assert.equal(r.stdout, 'STOPPED 27\n', r.stderr);
   });
 
-  test('the Python rlimit wrapper (used where prlimit is missing) sets the limits and runs the command in place', { skip: process.platform === 'win32' ? 'no rlimits on Windows' : false }, () => {
-    const python = findExecutable('python3');
-    assert.ok(python);
-    const dir = mkdtempSync(join(parentDir, 'wrapper-'));
-    const argv = [...pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 1, processes: 0, diskMiB: 0 }), python, '-c', 'import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_FSIZE), sys.argv[1:])\nopen("f", "wb").write(b"x" * (4 << 20))\n', 'a b'];
-    const r = spawnSync(argv[0], argv.slice(1), { cwd: dir, encoding: 'utf8' });
-    assert.match(r.stdout, /^\(1048576, 1048576\) \['a b'\]/);
-    assert.match(r.stderr, /File too large/);
-    assert.ok(statSync(join(dir, 'f')).size <= 1 << 20);
-    assert.deepEqual(pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 0, processes: 0, diskMiB: 0 }), [], 'no limits: no wrapper');
-  });
+  test(
+    'the Python rlimit wrapper (used where prlimit is missing) sets the limits and runs the command in place',
+    { skip: process.platform === 'win32' ? 'no rlimits on Windows' : false },
+    () => {
+      const python = findExecutable('python3');
+      assert.ok(python);
+      const dir = mkdtempSync(join(parentDir, 'wrapper-'));
+      const argv = [
+        ...pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 1, processes: 0, diskMiB: 0 }),
+        python,
+        '-c',
+        'import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_FSIZE), sys.argv[1:])\nopen("f", "wb").write(b"x" * (4 << 20))\n',
+        'a b',
+      ];
+      const r = spawnSync(argv[0], argv.slice(1), { cwd: dir, encoding: 'utf8' });
+      assert.match(r.stdout, /^\(1048576, 1048576\) \['a b'\]/);
+      assert.match(r.stderr, /File too large/);
+      assert.ok(statSync(join(dir, 'f')).size <= 1 << 20);
+      assert.deepEqual(
+        pythonLimitPrefix(python, { cpuSeconds: 0, addressSpaceMiB: 0, fileSizeMiB: 0, processes: 0, diskMiB: 0 }),
+        [],
+        'no limits: no wrapper',
+      );
+    },
+  );
 });
 
 describe('sandbox building blocks', () => {
   test('the clean environment keeps only the allowlist, passEnv and what it sets', () => {
-    const parent = { PATH: '/usr/bin', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', HF_TOKEN: 'x', AWS_SECRET_ACCESS_KEY: 'y', SSH_AUTH_SOCK: '/s', PYTHONPATH: '/p', MINE: 'm', HOME: '/home/u' };
+    const parent = {
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      TZ: 'UTC',
+      HF_TOKEN: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y',
+      SSH_AUTH_SOCK: '/s',
+      PYTHONPATH: '/p',
+      MINE: 'm',
+      HOME: '/home/u',
+    };
     const env = cleanEnvironment(parent, { passEnv: ['MINE'], home: '/run', tmpDir: '/run/tmp', platform: 'linux' });
     assert.deepEqual(env, { PATH: '/usr/bin', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', MINE: 'm', HOME: '/run', TMPDIR: '/run/tmp' });
-    const win = cleanEnvironment({ Path: 'C:\\w', SystemRoot: 'C:\\Windows', Secret: 's', mine: '1' }, { passEnv: ['MINE'], home: 'C:\\r', tmpDir: 'C:\\r\\t', platform: 'win32' });
+    const win = cleanEnvironment(
+      { Path: 'C:\\w', SystemRoot: 'C:\\Windows', Secret: 's', mine: '1' },
+      { passEnv: ['MINE'], home: 'C:\\r', tmpDir: 'C:\\r\\t', platform: 'win32' },
+    );
     assert.deepEqual(Object.keys(win).sort(), ['HOME', 'Path', 'SystemRoot', 'TEMP', 'TMP', 'TMPDIR', 'USERPROFILE', 'mine']);
   });
 
   test('read-only binds never include /, the home folder or its parents, and nest nothing twice', () => {
-    assert.deepEqual(normalizeReadOnly(['/', '/home', '/home/u', '/home/u/.venv', '/home/u/.venv/lib', '/usr/lib/python3', '/opt/x/', 'relative'], '/home/u'), ['/opt/x', '/home/u/.venv']);
+    assert.deepEqual(
+      normalizeReadOnly(
+        ['/', '/home', '/home/u', '/home/u/.venv', '/home/u/.venv/lib', '/usr/lib/python3', '/opt/x/', 'relative'],
+        '/home/u',
+      ),
+      ['/opt/x', '/home/u/.venv'],
+    );
   });
 
   test('the command line: no network unless allowed, the run folder the only writable bind, nobody when root', () => {
-    const plan = { tools: { bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv', asRoot: true }, runDir: '/tmp/r/forgeenv-run-1', readOnly: ['/opt/py'], allowNetwork: false, command: ['/opt/py/bin/python', '-u', 'train.py'] };
+    const plan = {
+      tools: { bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv', asRoot: true },
+      runDir: '/tmp/r/forgeenv-run-1',
+      readOnly: ['/opt/py'],
+      allowNetwork: false,
+      command: ['/opt/py/bin/python', '-u', 'train.py'],
+    };
     const a = bwrapArgs(plan);
     assert.ok(a.includes('--unshare-net') && a.includes('--unshare-pid') && a.includes('--die-with-parent') && a.includes('--new-session'));
     const binds = a.flatMap((x, i) => (x === '--bind' ? [a[i + 1]] : []));
     assert.deepEqual(binds, ['/tmp/r/forgeenv-run-1']);
     assert.ok(!a.includes(homedir()) || homedir() === '/tmp', 'the home folder is not bound');
-    assert.deepEqual(a.slice(a.indexOf('--') + 1, a.indexOf('--') + 6), ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']);
+    assert.deepEqual(a.slice(a.indexOf('--') + 1, a.indexOf('--') + 6), [
+      '/usr/bin/setpriv',
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      '--',
+    ]);
     const own = bwrapArgs({ ...plan, uid: 2_000_000_007, seccompFd: 5 });
     assert.deepEqual(own.slice(own.indexOf('--') + 1, own.indexOf('--') + 3), ['/usr/bin/setpriv', '--reuid=2000000007']);
     assert.deepEqual(own.slice(own.indexOf('--seccomp'), own.indexOf('--seccomp') + 2), ['--seccomp', '5']);
     const user = bwrapArgs({ ...plan, tools: { ...plan.tools, asRoot: false }, allowNetwork: true });
-    assert.ok(!user.includes('--unshare-net') && user.includes('--unshare-user') && user.includes('--disable-userns') && !user.includes('/usr/bin/setpriv'));
+    assert.ok(
+      !user.includes('--unshare-net') &&
+        user.includes('--unshare-user') &&
+        user.includes('--disable-userns') &&
+        !user.includes('/usr/bin/setpriv'),
+    );
   });
 
   test('/etc is one prepared copy: links kept, reused while nothing changes, rebuilt when something does', () => {
@@ -798,7 +964,11 @@ describe('sandbox building blocks', () => {
     writeFileSync(join(fakeEtc, 'shadow'), 'secret');
     symlinkSync('/usr/share/zoneinfo/UTC', join(fakeEtc, 'localtime'));
     const entries = etcEntries(false, fakeEtc);
-    assert.deepEqual(entries.map((e) => e.split('/').pop()), ['localtime', 'passwd'], 'only allowlisted entries');
+    assert.deepEqual(
+      entries.map((e) => e.split('/').pop()),
+      ['localtime', 'passwd'],
+      'only allowlisted entries',
+    );
     const root = join(parentDir, 'etc-copies');
     const first = etcCopy(entries, root)!;
     assert.deepEqual(readdirSync(first).sort(), ['localtime', 'passwd']);
@@ -813,16 +983,28 @@ describe('sandbox building blocks', () => {
   test('a shared bytecode cache that others can write is not used', async () => {
     const open = mkdtempSync(join(parentDir, 'cache-'));
     chmodSync(open, 0o777);
-    const r = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX"), os.environ.get("PYTHONDONTWRITEBYTECODE"))\n', { mode: 'simulated', bytecodeCache: open });
+    const r = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX"), os.environ.get("PYTHONDONTWRITEBYTECODE"))\n', {
+      mode: 'simulated',
+      bytecodeCache: open,
+    });
     assert.equal(r.stdout, 'None 1\n', r.stderr);
     const mine = mkdtempSync(join(parentDir, 'cache-'));
     chmodSync(mine, 0o755);
-    const ok = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX") is not None)\n', { mode: 'simulated', bytecodeCache: mine });
+    const ok = await off('import os\nprint(os.environ.get("PYTHONPYCACHEPREFIX") is not None)\n', {
+      mode: 'simulated',
+      bytecodeCache: mine,
+    });
     assert.equal(ok.stdout, 'True\n', ok.stderr);
   });
 
   test('the sandbox shows no more of /etc than the allowlist', () => {
-    const a = bwrapArgs({ tools: { bwrap: 'bwrap', asRoot: false }, runDir: undefined, readOnly: [], allowNetwork: false, command: ['true'] });
+    const a = bwrapArgs({
+      tools: { bwrap: 'bwrap', asRoot: false },
+      runDir: undefined,
+      readOnly: [],
+      allowNetwork: false,
+      command: ['true'],
+    });
     const etc = a.flatMap((x, i) => (x === '--ro-bind-try' ? [a[i + 1]] : []));
     for (const e of etc) assert.ok(!/shadow|ssh|sudoers|machine-id/.test(e), e);
     assert.ok(readdirSync('/etc').length > etc.length);

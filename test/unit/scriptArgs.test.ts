@@ -46,24 +46,35 @@ describe('deriveScriptArgs on crafted scripts', () => {
     const d = deriveScriptArgs(script);
     assert.equal(d.style, 'dataclass-parser');
     assert.deepEqual(d.args, [
-      '--seed', '1',
-      '--model_name_or_path', 'prajjwal1/bert-tiny',
-      '--dataset_name', 'glue',
-      '--output_dir', 'out',
-      '--lr', '0.1',
-      '--flag', 'false',
-      '--count', '1',
-      '--mode', 'fast',
-      '--tags', 'x',
+      '--seed',
+      '1',
+      '--model_name_or_path',
+      'prajjwal1/bert-tiny',
+      '--dataset_name',
+      'glue',
+      '--output_dir',
+      'out',
+      '--lr',
+      '0.1',
+      '--flag',
+      'false',
+      '--count',
+      '1',
+      '--mode',
+      'fast',
+      '--tags',
+      'x',
     ]);
-    assert.ok(d.required.every((r) => r.option && (r.source === 'Args')));
+    assert.ok(d.required.every((r) => r.option && r.source === 'Args'));
   });
 
   test('library dataclasses contribute what the script cannot start without', () => {
-    const script = 'from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser\nparser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))\n';
+    const script =
+      'from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser\nparser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))\n';
     assert.deepEqual(deriveScriptArgs(script).args, ['--dataset_name', 'imdb', '--output_dir', 'out', '--model_name_or_path', 'gpt2']);
     // A local dataclass of the same name replaces the library's.
-    const local = '@dataclass\nclass ScriptArguments:\n    dataset: str = "imdb"\nparser = HfArgumentParser((ScriptArguments, TrainingArguments))\n';
+    const local =
+      '@dataclass\nclass ScriptArguments:\n    dataset: str = "imdb"\nparser = HfArgumentParser((ScriptArguments, TrainingArguments))\n';
     assert.deepEqual(deriveScriptArgs(local).args, ['--output_dir', 'out']);
   });
 
@@ -88,11 +99,18 @@ describe('deriveScriptArgs on crafted scripts', () => {
   });
 
   test('sys.argv[N] gives N arguments; a script with none gives none', () => {
-    assert.deepEqual(deriveScriptArgs('import sys\nname = sys.argv[1]\n'), { style: 'sys.argv', required: [{ name: 'argv[1]', value: 'x', option: false, source: 'sys.argv' }], args: ['x'] });
+    assert.deepEqual(deriveScriptArgs('import sys\nname = sys.argv[1]\n'), {
+      style: 'sys.argv',
+      required: [{ name: 'argv[1]', value: 'x', option: false, source: 'sys.argv' }],
+      args: ['x'],
+    });
     assert.deepEqual(deriveScriptArgs('import sys\na, b = sys.argv[1], sys.argv[2]\n').args, ['x', 'x']);
     assert.deepEqual(deriveScriptArgs('print(1)\n'), { style: 'none', required: [], args: [] });
     // A dataclass-parser script reading sys.argv[1] for a JSON file is judged by its parser.
-    assert.equal(deriveScriptArgs('import sys\nif sys.argv[1].endswith(".json"): pass\np = HfArgumentParser((TrainingArguments,))\n').style, 'dataclass-parser');
+    assert.equal(
+      deriveScriptArgs('import sys\nif sys.argv[1].endswith(".json"): pass\np = HfArgumentParser((TrainingArguments,))\n').style,
+      'dataclass-parser',
+    );
   });
 });
 

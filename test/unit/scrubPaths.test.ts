@@ -72,7 +72,7 @@ describe('scrubPaths', () => {
       `  File "${sim}/_forgeenv_sim/imaging.py", line 50, in convert`,
       '    raise ValueError("conversion from %s to %s not supported" % (self.mode, mode))',
       '    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
-      "ValueError: bad <_forgeenv_sim.imaging.Image object at 0x1>",
+      'ValueError: bad <_forgeenv_sim.imaging.Image object at 0x1>',
       `${sim}/_forgeenv_sim/synthetic.py:3: UserWarning: from _forgeenv_sim`,
     ].join('\n');
     const out = scrubPaths(trace, ctx);
@@ -98,7 +98,10 @@ describe('scrubPaths', () => {
       '  |     raise KeyError(1)',
       '  | KeyError: 1',
     ].join('\n');
-    assert.equal(scrubPaths(trace, ctx), ['  | Traceback (most recent call last):', '  |   File "train.py", line 2, in <module>', '  |     f()', '  | KeyError: 1'].join('\n'));
+    assert.equal(
+      scrubPaths(trace, ctx),
+      ['  | Traceback (most recent call last):', '  |   File "train.py", line 2, in <module>', '  |     f()', '  | KeyError: 1'].join('\n'),
+    );
   });
 
   test('a longer name that merely starts like the run folder is not cut', () => {
@@ -106,7 +109,7 @@ describe('scrubPaths', () => {
   });
 
   test('text without machine paths is unchanged', () => {
-    const text = 'step=1 loss=2.5 learning_rate=5e-05 epoch=1.0\nTypeError: f() got an unexpected keyword argument \'x\'\n';
+    const text = "step=1 loss=2.5 learning_rate=5e-05 epoch=1.0\nTypeError: f() got an unexpected keyword argument 'x'\n";
     assert.equal(scrubPaths(text, ctx), text);
   });
 });
@@ -119,11 +122,38 @@ const REFERENCE: Array<[RegExp, string]> = [
   [new RegExp(`(?:[A-Za-z]:)?[\\\\/]${P}*?[\\\\/](?:site|dist)-packages[\\\\/]`, 'g'), 'site-packages/'],
   [new RegExp(`(?:[A-Za-z]:)?[\\\\/]${P}*?[\\\\/]lib[\\\\/](python3\\.\\d+)(?![\\w.])`, 'g'), 'lib/$1'],
 ];
-const reference = (text: string) => REFERENCE.reduce((t, [re, by]) => t.replace(re, by), text).replace(/simlibs(?:-fallback)?/g, 'site-packages');
+const reference = (text: string) =>
+  REFERENCE.reduce((t, [re, by]) => t.replace(re, by), text).replace(/simlibs(?:-fallback)?/g, 'site-packages');
 
 describe('scrubPaths is linear in the output', () => {
   test('the token scans give what the former regexes gave (seeded random inputs)', () => {
-    const parts = ['/', '\\', 'C:', 'c', ':', 'simlibs', '-fallback', 'site', 'dist', '-packages', 'lib', 'python3.', '1', '12', '.', 'x', '_', ' ', '"', '(', '\n', 'simlibs/', '/lib/python3.11', '/site-packages/', 'a/'];
+    const parts = [
+      '/',
+      '\\',
+      'C:',
+      'c',
+      ':',
+      'simlibs',
+      '-fallback',
+      'site',
+      'dist',
+      '-packages',
+      'lib',
+      'python3.',
+      '1',
+      '12',
+      '.',
+      'x',
+      '_',
+      ' ',
+      '"',
+      '(',
+      '\n',
+      'simlibs/',
+      '/lib/python3.11',
+      '/site-packages/',
+      'a/',
+    ];
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
     for (let i = 0; i < 20_000; i++) {
@@ -136,7 +166,11 @@ describe('scrubPaths is linear in the output', () => {
   /** Scrubs `text`, checks the work was at most `perChar` steps per character, returns the output. */
   const scrubCounted = (text: string, perChar = 4): string => {
     const work: ScrubWork = { steps: 0 };
-    const out = scrubPaths(text, { runDir: '/tmp/forgeenv-run-1', standInDirs: ['/opt/ext/resources/simlibs'], homeDir: '/home/ann' }, work);
+    const out = scrubPaths(
+      text,
+      { runDir: '/tmp/forgeenv-run-1', standInDirs: ['/opt/ext/resources/simlibs'], homeDir: '/home/ann' },
+      work,
+    );
     assert.ok(work.steps <= perChar * text.length, `${work.steps} steps for ${text.length} characters`);
     return out;
   };
@@ -146,7 +180,9 @@ describe('scrubPaths is linear in the output', () => {
     if (actual === expected) return;
     let i = 0;
     while (actual[i] === expected[i]) i++;
-    assert.fail(`differs at ${i} (lengths ${actual.length} and ${expected.length}): ${JSON.stringify(actual.slice(i, i + 60))} vs ${JSON.stringify(expected.slice(i, i + 60))}`);
+    assert.fail(
+      `differs at ${i} (lengths ${actual.length} and ${expected.length}): ${JSON.stringify(actual.slice(i, i + 60))} vs ${JSON.stringify(expected.slice(i, i + 60))}`,
+    );
   };
 
   test('a 1 MiB token without spaces or slashes', () => {
@@ -226,7 +262,14 @@ describe('the executor scrubs what a run printed', () => {
       '    return load_dataset(name)',
       'load("no_such_dataset_anywhere")',
     ].join('\n');
-    const r = await executeScript({ script, mode: 'simulated', libraryVersions: { datasets: '3.2.0' }, parentDir, keepRunDir: true, validate: false });
+    const r = await executeScript({
+      script,
+      mode: 'simulated',
+      libraryVersions: { datasets: '3.2.0' },
+      parentDir,
+      keepRunDir: true,
+      validate: false,
+    });
     assert.equal(r.exit_code, 1, r.stderr);
     assert.ok(r.run_dir.startsWith(parentDir));
     assertNoMachinePath(r.stdout, r.run_dir);
@@ -239,7 +282,10 @@ describe('the executor scrubs what a run printed', () => {
     const parsed = parseTraceback(r.stderr, 'train.py', script);
     assert.equal(parsed?.exception_type, 'datasets.exceptions.DatasetNotFoundError');
     assert.equal(parsed?.location?.line, 7, 'the innermost frame of train.py');
-    assert.deepEqual(parsed?.frames.filter((f) => f.inScript).map((f) => f.line), [8, 7]);
+    assert.deepEqual(
+      parsed?.frames.filter((f) => f.inScript).map((f) => f.line),
+      [8, 7],
+    );
     rmSync(r.run_dir, { recursive: true, force: true });
   });
 
@@ -264,7 +310,14 @@ describe('the executor scrubs what a run printed', () => {
 
   test('a run printing a 1 MiB token without spaces (the flood that blocked the server) is scrubbed whole', async () => {
     const script = 'import sys\nsys.stdout.write("/x" * (1 << 19))\nsys.stdout.write("\\n" + __file__ + "\\n")\n';
-    const r = await executeScript({ script, mode: 'simulated', libraryVersions: { datasets: '3.2.0' }, parentDir, validate: false, outputCapBytes: 2 << 20 });
+    const r = await executeScript({
+      script,
+      mode: 'simulated',
+      libraryVersions: { datasets: '3.2.0' },
+      parentDir,
+      validate: false,
+      outputCapBytes: 2 << 20,
+    });
     assert.equal(r.exit_code, 0, r.stderr);
     assert.equal(r.stdout, `${'/x'.repeat(1 << 19)}\ntrain.py\n`);
   });
@@ -277,6 +330,9 @@ describe('the executor scrubs what a run printed', () => {
     const parsed = parseTraceback(r.stderr, 'train.py', script);
     assert.equal(parsed?.exception_type, 'ValueError');
     assert.equal(parsed?.location?.line, 3);
-    assert.deepEqual(parsed?.frames.map((f) => f.file), ['train.py']);
+    assert.deepEqual(
+      parsed?.frames.map((f) => f.file),
+      ['train.py'],
+    );
   });
 });

@@ -33,7 +33,14 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 let server: ForgeServer;
 let base: string;
 before(async () => {
-  server = await startServer({ port: 0, host: '127.0.0.1', maxSessions: 8, maxRuns: 4, maxPendingMessages: 4, config: { taskDirs: [taskDir] } });
+  server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    maxSessions: 8,
+    maxRuns: 4,
+    maxPendingMessages: 4,
+    config: { taskDirs: [taskDir] },
+  });
   base = `http://127.0.0.1:${server.port}`;
 });
 after(async () => {
@@ -71,7 +78,10 @@ describe('OpenEnv wire format (HTTP)', () => {
   });
 
   test('reset wraps the observation, keeps reward and done beside it, and ignores unknown keys', async () => {
-    const res = await fetch(`${base}/reset`, { method: 'POST', body: JSON.stringify({ task_id: 'simple_regression', seed: 1, episode_id: 'ep-http', trainer_extra: 3 }) });
+    const res = await fetch(`${base}/reset`, {
+      method: 'POST',
+      body: JSON.stringify({ task_id: 'simple_regression', seed: 1, episode_id: 'ep-http', trainer_extra: 3 }),
+    });
     assert.equal(res.status, 200);
     const r = (await res.json()) as { observation: Record<string, unknown>; reward: unknown; done: unknown; metadata: unknown };
     assert.deepEqual(Object.keys(r).sort(), ['done', 'metadata', 'observation', 'reward']);
@@ -211,7 +221,7 @@ test('an idle session is closed (1001) and frees its slot, when a timeout is set
 });
 
 describe('sessions are isolated', () => {
-  test('disposing one environment never cancels another environment\'s run', async () => {
+  test("disposing one environment never cancels another environment's run", async () => {
     const a = new ForgeEnvironment({ taskDirs: [taskDir] });
     const b = new ForgeEnvironment({ taskDirs: [taskDir] });
     try {
@@ -262,7 +272,10 @@ describe('sessions are isolated', () => {
       await b.ask({ type: 'reset', data: { task_id: 'simple_regression', seed: 1 } });
       a.ws.send(JSON.stringify({ type: 'step', data: RENAME }));
       await until(() => tight.stats().runsRunning === 1, 'the first run to start');
-      const busy = await b.ask({ type: 'step', data: { breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'torch', new_name: 'torchh' } } } });
+      const busy = await b.ask({
+        type: 'step',
+        data: { breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'torch', new_name: 'torchh' } } },
+      });
       assert.equal(busy.type, 'error');
       assert.equal(busy.data.code, 'CAPACITY_REACHED');
       assert.equal(busy.data.busy, true);
@@ -329,7 +342,9 @@ describe('a bad connection costs only itself', () => {
     const remote = new RemoteBackend(base);
     try {
       await remote.reset({ task_id: 'simple_regression', seed: 5 });
-      const broken = await remote.step({ breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'torch', new_name: 'torchh' } } });
+      const broken = await remote.step({
+        breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'torch', new_name: 'torchh' } },
+      });
       assert.equal(broken.current_phase, 'repair');
     } finally {
       await remote.dispose();
@@ -338,7 +353,7 @@ describe('a bad connection costs only itself', () => {
     }
   });
 
-  test('a hostile client\'s server errors surface as RemoteEnvironmentError with the code', async () => {
+  test("a hostile client's server errors surface as RemoteEnvironmentError with the code", async () => {
     const small = await startServer({ port: 0, host: '127.0.0.1', maxSessions: 1 });
     const holder = await openSession(`http://127.0.0.1:${small.port}`);
     const remote = new RemoteBackend(`http://127.0.0.1:${small.port}`);

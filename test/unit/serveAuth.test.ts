@@ -59,7 +59,8 @@ describe('forgeenv serve --token', () => {
       assert.equal(res.status, 401, path);
       assert.equal(res.headers.get('www-authenticate'), 'Bearer');
     }
-    for (const path of ['/reset', '/step', '/mcp']) assert.equal((await fetch(`${base}${path}`, { method: 'POST', body: '{}' })).status, 401, path);
+    for (const path of ['/reset', '/step', '/mcp'])
+      assert.equal((await fetch(`${base}${path}`, { method: 'POST', body: '{}' })).status, 401, path);
     assert.equal(await handshake(ws), 401);
   });
 
@@ -77,7 +78,11 @@ describe('forgeenv serve --token', () => {
   test('the right token opens HTTP and /ws (header or query)', async () => {
     assert.equal((await fetch(`${base}/metadata`, { headers: bearer(TOKEN) })).status, 200);
     assert.equal((await fetch(`${base}/metadata`, { headers: { authorization: `bearer  ${TOKEN}` } })).status, 200);
-    const reset = await fetch(`${base}/reset`, { method: 'POST', headers: bearer(TOKEN), body: JSON.stringify({ task_id: 'simple_regression', seed: 1 }) });
+    const reset = await fetch(`${base}/reset`, {
+      method: 'POST',
+      headers: bearer(TOKEN),
+      body: JSON.stringify({ task_id: 'simple_regression', seed: 1 }),
+    });
     assert.equal(reset.status, 200);
     assert.equal(((await reset.json()) as { observation: { current_phase: string } }).observation.current_phase, 'drift_gen');
     assert.equal(await handshake(ws, bearer(TOKEN)), 101);
@@ -92,9 +97,19 @@ describe('forgeenv serve --token', () => {
     } finally {
       await remote.dispose();
     }
-    for (const [token, said] of [[undefined, /requires a token/], ['wrong-token-0123456789', /not the one/]] as const) {
+    for (const [token, said] of [
+      [undefined, /requires a token/],
+      ['wrong-token-0123456789', /not the one/],
+    ] as const) {
       const r = new RemoteBackend(base, 60_000, 10_000, token);
-      await assert.rejects(r.reset(), (e: unknown) => e instanceof RemoteEnvironmentError && e.code === 'UNAUTHORIZED' && said.test(e.message) && /forgeenv\.remoteToken/.test(e.message));
+      await assert.rejects(
+        r.reset(),
+        (e: unknown) =>
+          e instanceof RemoteEnvironmentError &&
+          e.code === 'UNAUTHORIZED' &&
+          said.test(e.message) &&
+          /forgeenv\.remoteToken/.test(e.message),
+      );
       await r.dispose();
     }
   });
@@ -115,7 +130,10 @@ describe('forgeenv serve: browser origins', () => {
     assert.equal(res.headers.get('access-control-allow-origin'), ALLOWED);
     // Default port and case do not matter; the token is still required.
     assert.equal((await fetch(`${base}/metadata`, { headers: { origin: 'HTTPS://Studio.Example.org:443' } })).status, 401);
-    const pre = await fetch(`${base}/reset`, { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const pre = await fetch(`${base}/reset`, {
+      method: 'OPTIONS',
+      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
     assert.equal(pre.status, 204);
     assert.match(pre.headers.get('access-control-allow-headers') ?? '', /authorization/);
     assert.equal(await handshake(`${ws}?token=${TOKEN}`, { origin: ALLOWED }), 101);
@@ -141,16 +159,34 @@ describe('forgeenv serve: exposure', () => {
       await assert.rejects(startServer({ port: 0, host }), /refusing to serve on .* without a token/, host);
     }
     const lines: string[] = [];
-    const code = await runServeCommand(['--host', '0.0.0.0', '--port', '0'], (s) => lines.push(s), (s) => lines.push(s));
+    const code = await runServeCommand(
+      ['--host', '0.0.0.0', '--port', '0'],
+      (s) => lines.push(s),
+      (s) => lines.push(s),
+    );
     assert.equal(code, 2);
     assert.match(lines.join('\n'), /refusing to serve on 0\.0\.0\.0 without a token: .*FORGEENV_TOKEN/);
   });
 
   test('the CLI refuses a short token and an origin that is not one', async () => {
     const lines: string[] = [];
-    assert.equal(await runServeCommand(['--token', 'short', '--port', '0'], (s) => lines.push(s), (s) => lines.push(s)), 2);
+    assert.equal(
+      await runServeCommand(
+        ['--token', 'short', '--port', '0'],
+        (s) => lines.push(s),
+        (s) => lines.push(s),
+      ),
+      2,
+    );
     assert.match(lines.join('\n'), /--token: the token must have at least 16 characters/);
-    assert.equal(await runServeCommand(['--allow-origin', 'https://a.example/path', '--port', '0'], (s) => lines.push(s), (s) => lines.push(s)), 2);
+    assert.equal(
+      await runServeCommand(
+        ['--allow-origin', 'https://a.example/path', '--port', '0'],
+        (s) => lines.push(s),
+        (s) => lines.push(s),
+      ),
+      2,
+    );
     assert.match(lines.join('\n'), /--allow-origin: an origin such as/);
   });
 
@@ -165,7 +201,11 @@ describe('forgeenv serve: exposure', () => {
     process.env.PORT = String(free);
     try {
       const lines: string[] = [];
-      const done = runServeCommand(['--sandbox', 'off'], (s) => lines.push(s), (s) => lines.push(s));
+      const done = runServeCommand(
+        ['--sandbox', 'off'],
+        (s) => lines.push(s),
+        (s) => lines.push(s),
+      );
       for (let i = 0; i < 200 && !lines.some((l) => l.includes('serving OpenEnv')); i++) await new Promise((r) => setTimeout(r, 25));
       assert.match(lines.join('\n'), new RegExp(`serving OpenEnv on http://127\\.0\\.0\\.1:${free} .*sandbox off`));
       const health = await fetch(`http://127.0.0.1:${free}/health`);
@@ -174,9 +214,23 @@ describe('forgeenv serve: exposure', () => {
       assert.equal(await done, 0);
       const bad: string[] = [];
       process.env.PORT = 'http';
-      assert.equal(await runServeCommand([], (s) => bad.push(s), (s) => bad.push(s)), 2);
+      assert.equal(
+        await runServeCommand(
+          [],
+          (s) => bad.push(s),
+          (s) => bad.push(s),
+        ),
+        2,
+      );
       assert.match(bad.join('\n'), /PORT must be a port number/);
-      assert.equal(await runServeCommand(['--port', '0', '--sandbox', 'maybe'], (s) => bad.push(s), (s) => bad.push(s)), 2);
+      assert.equal(
+        await runServeCommand(
+          ['--port', '0', '--sandbox', 'maybe'],
+          (s) => bad.push(s),
+          (s) => bad.push(s),
+        ),
+        2,
+      );
       assert.match(bad.join('\n'), /--sandbox must be one of auto, bubblewrap, off, not "maybe"/);
     } finally {
       if (saved === undefined) delete process.env.PORT;
@@ -185,11 +239,13 @@ describe('forgeenv serve: exposure', () => {
   });
 
   test('loopback hosts, origins and the constant-time comparison', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) assert.ok(isLoopbackHost(h), h);
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])
+      assert.ok(isLoopbackHost(h), h);
     for (const h of ['0.0.0.0', '::', '10.0.0.1', 'localhost.example.org', '128.0.0.1']) assert.ok(!isLoopbackHost(h), h);
     assert.equal(normalizeOrigin('HTTPS://Studio.Example.org:443/'), 'https://studio.example.org');
     assert.equal(normalizeOrigin('http://localhost:3000'), 'http://localhost:3000');
-    for (const bad of ['https://a.example/x', 'https://a.example?q', 'ftp://a.example', 'a.example', 'https://u:p@a.example']) assert.equal(normalizeOrigin(bad), undefined, bad);
+    for (const bad of ['https://a.example/x', 'https://a.example?q', 'ftp://a.example', 'a.example', 'https://u:p@a.example'])
+      assert.equal(normalizeOrigin(bad), undefined, bad);
     assert.ok(tokensEqual(TOKEN, TOKEN));
     assert.ok(!tokensEqual(TOKEN, ''));
     assert.ok(!tokensEqual(TOKEN, `${TOKEN}${TOKEN}`));

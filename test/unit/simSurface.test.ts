@@ -100,7 +100,9 @@ describe('call binding against the real signature', () => {
     test(`${what}: the sim's message equals CPython's for the real signature`, () => {
       const expected = cpython(def, call);
       assert.match(expected, /^TypeError: /);
-      const simCall = call.replace('TrainingArguments.__init__(None, ', 'TrainingArguments(').replace('TrainingArguments.__init__(None)', 'TrainingArguments()');
+      const simCall = call
+        .replace('TrainingArguments.__init__(None, ', 'TrainingArguments(')
+        .replace('TrainingArguments.__init__(None)', 'TrainingArguments()');
       const imports = 'from transformers import TrainingArguments, set_seed';
       const r = sim(PROBE(`${imports}\n${simCall}`), '2024-09');
       assert.equal(r.status, 0, r.stderr);
@@ -109,8 +111,13 @@ describe('call binding against the real signature', () => {
   }
 
   test('a removed keyword is the real TypeError in the snapshot that lacks it, accepted in the one that has it', () => {
-    const code = PROBE(`from transformers import TrainingArguments\nprint("OK", TrainingArguments(output_dir="o", evaluation_strategy="steps", eval_steps=5).eval_strategy)`);
-    assert.equal(sim(code, 'fx-removed').stdout.trim(), "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'");
+    const code = PROBE(
+      `from transformers import TrainingArguments\nprint("OK", TrainingArguments(output_dir="o", evaluation_strategy="steps", eval_steps=5).eval_strategy)`,
+    );
+    assert.equal(
+      sim(code, 'fx-removed').stdout.trim(),
+      "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'",
+    );
     assert.equal(sim(code, '2024-09').stdout.trim(), 'OK steps');
   });
 
@@ -127,7 +134,7 @@ print("OK", a.do_eval, a.eval_steps, type(a.eval_strategy).__name__, a.split_bat
 });
 
 describe('modules and names follow the data', () => {
-  test('a module the data lacks is CPython\'s ModuleNotFoundError', () => {
+  test("a module the data lacks is CPython's ModuleNotFoundError", () => {
     const r = sim(PROBE('import transformers.no_such_module'), '2024-09');
     assert.equal(r.stdout.trim(), "ModuleNotFoundError: No module named 'transformers.no_such_module'");
   });
@@ -143,13 +150,19 @@ print("OK", LlamaForCausalLM is transformers.LlamaForCausalLM, LlamaForCausalLM.
     );
     assert.equal(r.stdout.trim(), 'OK True LlamaForCausalLM True', r.stderr);
     // fx-removed records no llama module (our stand-in has a transformers/models folder of its own).
-    assert.match(sim(PROBE('import transformers.models.llama.modeling_llama'), 'fx-removed').stdout.trim(), /^ModuleNotFoundError: No module named 'transformers\.models(\.llama)?'$/);
+    assert.match(
+      sim(PROBE('import transformers.models.llama.modeling_llama'), 'fx-removed').stdout.trim(),
+      /^ModuleNotFoundError: No module named 'transformers\.models(\.llama)?'$/,
+    );
   });
 
-  test('a name absent from the snapshot: the real ImportError and the data\'s missing_getattr wording', () => {
+  test("a name absent from the snapshot: the real ImportError and the data's missing_getattr wording", () => {
     const r = sim(PROBE('from transformers import AdamW'), 'fx-removed');
     assert.match(r.stdout.trim(), /^ImportError: cannot import name 'AdamW' from 'transformers' \(.*transformers\/__init__\.py\)$/);
-    assert.equal(sim(PROBE('import transformers\ntransformers.AdamW'), 'fx-removed').stdout.trim(), 'AttributeError: module transformers has no attribute AdamW');
+    assert.equal(
+      sim(PROBE('import transformers\ntransformers.AdamW'), 'fx-removed').stdout.trim(),
+      'AttributeError: module transformers has no attribute AdamW',
+    );
     assert.match(sim(PROBE('from transformers import AdamW\nprint("OK", AdamW.__name__)'), '2024-09').stdout, /^OK AdamW$/m);
   });
 
@@ -158,7 +171,12 @@ print("OK", LlamaForCausalLM is transformers.LlamaForCausalLM, LlamaForCausalLM.
     const versions = JSON.stringify({ transformers: '5.0.0' });
     const code = PROBE('from transformers import AutoModelWithLMHead\nprint("OK", AutoModelWithLMHead.__name__)');
     assert.equal(sim(code, 'fx-removed', { FORGEENV_LIBRARY_VERSIONS: versions }).stdout.trim(), 'OK AutoModelWithLMHead');
-    const off = python(code, { PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: versions, FORGEENV_API_DIR: FIXTURE, FORGEENV_SNAPSHOT: 'no-such-snapshot' });
+    const off = python(code, {
+      PYTHONPATH: simlibsDir(),
+      FORGEENV_LIBRARY_VERSIONS: versions,
+      FORGEENV_API_DIR: FIXTURE,
+      FORGEENV_SNAPSHOT: 'no-such-snapshot',
+    });
     assert.match(off.stdout.trim(), /^ImportError: cannot import name 'AutoModelWithLMHead'/);
   });
 
@@ -204,7 +222,12 @@ T5TokenizerFast.as_target_tokenizer
       "AttributeError: type object 'T5TokenizerFast' has no attribute 'as_target_tokenizer'",
     ]);
     // In 4.45 the method exists (our stand-in gates it away from 4.45: the data wins).
-    const present = sim(PROBE('from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("t5-small")\nwith tok.as_target_tokenizer():\n    print("OK")'), '2024-09');
+    const present = sim(
+      PROBE(
+        'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("t5-small")\nwith tok.as_target_tokenizer():\n    print("OK")',
+      ),
+      '2024-09',
+    );
     assert.equal(present.stdout.trim(), 'OK', present.stderr);
   });
 
@@ -220,11 +243,18 @@ for x in w:
     print(x.category.__name__, x.message)`),
       '2024-09',
     );
-    assert.equal(r.stdout.trim(), 'FutureWarning `evaluation_strategy` is deprecated and will be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead');
+    assert.equal(
+      r.stdout.trim(),
+      'FutureWarning `evaluation_strategy` is deprecated and will be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead',
+    );
   });
 
   test('the layer is off without data: stand-ins behave as before', () => {
-    const r = python(PROBE('import transformers\nprint("OK", type(transformers).__name__)'), { PYTHONPATH: simlibsDir(), FORGEENV_API_DIR: FIXTURE, FORGEENV_SNAPSHOT: 'no-such-snapshot' });
+    const r = python(PROBE('import transformers\nprint("OK", type(transformers).__name__)'), {
+      PYTHONPATH: simlibsDir(),
+      FORGEENV_API_DIR: FIXTURE,
+      FORGEENV_SNAPSHOT: 'no-such-snapshot',
+    });
     assert.equal(r.stdout.trim(), 'OK module');
     assert.equal(sim(PROBE('import transformers\nprint("OK", type(transformers).__name__)'), '2024-09').stdout.trim(), 'OK _SurfaceModule');
   });

@@ -103,7 +103,11 @@ print(len(msgs), msgs[0] if msgs else "")
 `,
       '2025-03',
     );
-    assert.equal(r.stdout, '1 `tokenizer` is deprecated and will be removed in version 5.0.0 for `Trainer.__init__`. Use `processing_class` instead.', r.stderr);
+    assert.equal(
+      r.stdout,
+      '1 `tokenizer` is deprecated and will be removed in version 5.0.0 for `Trainer.__init__`. Use `processing_class` instead.',
+      r.stderr,
+    );
   });
 
   test('huggingface_hub use_auth_token= is accepted (validate_hf_hub_args renames it to token=)', () => {

@@ -35,7 +35,9 @@ const TABLE_GATE = /^\s*"\w+":\s*\((None|"[^"]+"),\s*(None|"[^"]+"),/gm;
 function namedGates(): { file: string; form: 'changed' | 'deprecated'; id: string }[] {
   return SOURCES.flatMap(({ path, text }) => [
     ...[...text.matchAll(NAMED_GATE)].map((m) => ({ file: path, form: m[1] as 'changed' | 'deprecated', id: m[2] })),
-    ...[...text.matchAll(TABLE_GATE)].flatMap((m) => [m[1], m[2]].filter((g) => g !== 'None').map((g) => ({ file: path, form: 'changed' as const, id: g.slice(1, -1) }))),
+    ...[...text.matchAll(TABLE_GATE)].flatMap((m) =>
+      [m[1], m[2]].filter((g) => g !== 'None').map((g) => ({ file: path, form: 'changed' as const, id: g.slice(1, -1) })),
+    ),
   ]);
 }
 
@@ -46,7 +48,13 @@ function python(code: string, versions: Record<string, string>, extra: Record<st
     cwd,
     encoding: 'utf8',
     timeout: 20_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), PYTHONDONTWRITEBYTECODE: '1', ...extra },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      PYTHONPATH: simlibsDir(),
+      FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions),
+      PYTHONDONTWRITEBYTECODE: '1',
+      ...extra,
+    },
   });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
@@ -59,10 +67,13 @@ describe('stand-in version gates name catalog entries', () => {
 
   test('the scan sees the gates (a regression guard for the patterns above)', () => {
     assert.equal([...'_v.at_least("transformers", "4.46")'.matchAll(LITERAL_GATE)].length, 1);
-    assert.equal([...'if not _v.below(\'trl\', \'0.22\'):'.matchAll(LITERAL_GATE)].length, 1);
+    assert.equal([..."if not _v.below('trl', '0.22'):".matchAll(LITERAL_GATE)].length, 1);
     const gates = namedGates();
     assert.ok(gates.length >= 60, `only ${gates.length} named gates found`);
-    assert.ok(gates.some((g) => g.file.startsWith('trl') && g.id === 'trl-online-dpo-moved-to-experimental'), 'trl name table read');
+    assert.ok(
+      gates.some((g) => g.file.startsWith('trl') && g.id === 'trl-online-dpo-moved-to-experimental'),
+      'trl name table read',
+    );
   });
 
   test('every named gate exists in the catalog; deprecated() gates have deprecated_in', () => {
@@ -77,7 +88,8 @@ describe('stand-in version gates name catalog entries', () => {
 
   test('a gate reads its boundary from the catalog entry', () => {
     const e = CATALOG.get('transformers-trainingargs-evaluation-strategy')!;
-    const code = 'from _forgeenv_sim import versions as v\nprint(v.changed("transformers-trainingargs-evaluation-strategy"), v.deprecated("transformers-trainingargs-evaluation-strategy"))';
+    const code =
+      'from _forgeenv_sim import versions as v\nprint(v.changed("transformers-trainingargs-evaluation-strategy"), v.deprecated("transformers-trainingargs-evaluation-strategy"))';
     const before = python(code, { transformers: e.deprecated_in! });
     assert.equal(before.stdout.trim(), 'False True', before.stderr);
     assert.equal(python(code, { transformers: e.changed_in }).stdout.trim(), 'True True');
@@ -91,7 +103,8 @@ describe('stand-in version gates name catalog entries', () => {
     data.entries.find((x) => x.id === 'transformers-trainingargs-evaluation-strategy')!.changed_in = '4.0.0';
     const moved = join(dir, 'catalog.json');
     writeFileSync(moved, JSON.stringify(data));
-    const code = "from transformers import TrainingArguments\nTrainingArguments(output_dir='out', evaluation_strategy='steps', report_to=[])\nprint('ACCEPTED')";
+    const code =
+      "from transformers import TrainingArguments\nTrainingArguments(output_dir='out', evaluation_strategy='steps', report_to=[])\nprint('ACCEPTED')";
     // No recorded API for this snapshot id: the stand-in's own gate decides, not the surface layer.
     const noSurface = { FORGEENV_SNAPSHOT: 'no-such-snapshot' };
     const shipped = python(code, { transformers: '4.50.3' }, noSurface);
@@ -120,7 +133,10 @@ describe('drift facts come from the catalog', () => {
       if (gate && gate !== 'always') assert.equal(gate.atLeast ?? gate.below, d.changedIn, d.id);
     }
     const evalStrategy = DRIFT_TABLE.find((d) => d.id === 'evaluation-strategy:TrainingArguments')!;
-    assert.deepEqual(evalStrategy.rejectedWhen, { library: 'transformers', atLeast: CATALOG.get('transformers-trainingargs-evaluation-strategy')!.changed_in });
+    assert.deepEqual(evalStrategy.rejectedWhen, {
+      library: 'transformers',
+      atLeast: CATALOG.get('transformers-trainingargs-evaluation-strategy')!.changed_in,
+    });
   });
 
   test("the lab's known changes state the catalog's versions", async () => {

@@ -32,7 +32,12 @@ function runPython(args: string[], versions: LibraryVersions, input?: string) {
     input,
     encoding: 'utf8',
     timeout: 20_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: simlibsDir(), FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions), PYTHONDONTWRITEBYTECODE: '1' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      PYTHONPATH: simlibsDir(),
+      FORGEENV_LIBRARY_VERSIONS: JSON.stringify(versions),
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
   });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', cwd };
 }
@@ -68,7 +73,10 @@ describe('corpus scripts under the simulated libraries', () => {
       const [alo, ahi] = task.expected_accuracy_range;
       if (metrics.length === 0) assert.deepEqual([alo, ahi], [0, 1], 'a task that prints no accuracy must not claim a range');
       for (const m of metrics) assert.ok(m >= alo && m <= ahi, `metric ${m} outside [${alo}, ${ahi}]`);
-      assert.ok(files(first.cwd).some((f) => CHECKPOINT_RE.test(f)), 'no checkpoint file written');
+      assert.ok(
+        files(first.cwd).some((f) => CHECKPOINT_RE.test(f)),
+        'no checkpoint file written',
+      );
       const second = runPython(['-c', task.script_content], versions);
       assert.equal(second.stdout, first.stdout);
     });
@@ -127,7 +135,9 @@ const PROBES: Record<string, string> = {
   sft_config_import: `from trl import SFTConfig\nSFTConfig(output_dir="out", max_seq_length=32)`,
   int8_training: `from peft import prepare_model_for_int8_training`,
   use_dora: `from peft import LoraConfig\nLoraConfig(r=4, use_dora=True)`,
-  compute_loss_override: MODEL + `from datasets import Dataset
+  compute_loss_override:
+    MODEL +
+    `from datasets import Dataset
 class MyTrainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False):
         out = model(**inputs)
@@ -135,7 +145,9 @@ class MyTrainer(Trainer):
 ds = Dataset.from_dict({"sentence": ["good film", "bad film"] * 4, "label": [1, 0] * 4}).map(lambda b: tok(b["sentence"]), batched=True)
 from transformers import DataCollatorWithPadding
 MyTrainer(model=model, args=TrainingArguments(output_dir="out", max_steps=2, report_to="none"), train_dataset=ds, data_collator=DataCollatorWithPadding(tok)).train()`,
-  evaluate_prefix: MODEL + `from datasets import Dataset
+  evaluate_prefix:
+    MODEL +
+    `from datasets import Dataset
 import evaluate
 acc = evaluate.load("accuracy")
 ds = Dataset.from_dict({"sentence": ["good film", "bad film"] * 4, "label": [1, 0] * 4}).map(lambda b: tok(b["sentence"]), batched=True)
@@ -167,9 +179,16 @@ describe('version-gated facts raise the real errors', () => {
   test('TrainingArguments(evaluation_strategy=): deprecated in 4.45 and 4.50, TypeError in 4.56', () => {
     for (const s of ['2024-09', '2025-03'] as const) {
       runs(at(s, 'evaluation_strategy'));
-      assert.ok(at(s, 'evaluation_strategy').warnings.some((w) => /FutureWarning: `evaluation_strategy` is deprecated/.test(w)), s);
+      assert.ok(
+        at(s, 'evaluation_strategy').warnings.some((w) => /FutureWarning: `evaluation_strategy` is deprecated/.test(w)),
+        s,
+      );
     }
-    fails(at('2025-09', 'evaluation_strategy'), 'TypeError', "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'");
+    fails(
+      at('2025-09', 'evaluation_strategy'),
+      'TypeError',
+      "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'",
+    );
   });
   test('TrainingArguments(eval_strategy=): TypeError in 4.40, accepted from 4.41', () => {
     fails(at('2024-04', 'eval_strategy'), 'TypeError', "TrainingArguments.__init__() got an unexpected keyword argument 'eval_strategy'");
@@ -183,7 +202,11 @@ describe('version-gated facts raise the real errors', () => {
     runs(at('2024-09', 'tokenizer_kwarg'));
     assert.deepEqual(at('2024-09', 'tokenizer_kwarg').warnings, []);
     runs(at('2025-03', 'tokenizer_kwarg'));
-    assert.ok(at('2025-03', 'tokenizer_kwarg').warnings.includes('FutureWarning: `tokenizer` is deprecated and will be removed in version 5.0.0 for `Trainer.__init__`. Use `processing_class` instead.'));
+    assert.ok(
+      at('2025-03', 'tokenizer_kwarg').warnings.includes(
+        'FutureWarning: `tokenizer` is deprecated and will be removed in version 5.0.0 for `Trainer.__init__`. Use `processing_class` instead.',
+      ),
+    );
   });
   test('from transformers import AdamW: works in 4.45, ImportError in 4.50', () => {
     runs(at('2024-09', 'adamw_import'));
@@ -201,7 +224,11 @@ describe('version-gated facts raise the real errors', () => {
   });
   test('load_dataset(use_auth_token=): FutureWarning in 2.18, ValueError in 3.0', () => {
     runs(at('2024-04', 'load_dataset_auth'));
-    assert.ok(at('2024-04', 'load_dataset_auth').warnings.some((w) => w.startsWith("FutureWarning: 'use_auth_token' was deprecated in favor of 'token'")));
+    assert.ok(
+      at('2024-04', 'load_dataset_auth').warnings.some((w) =>
+        w.startsWith("FutureWarning: 'use_auth_token' was deprecated in favor of 'token'"),
+      ),
+    );
     fails(at('2024-09', 'load_dataset_auth'), 'ValueError', /doesn't have a 'use_auth_token' key\.$/);
   });
   test('load_dataset(trust_remote_code=): unknown in 2.13, accepted from 2.16', () => {
@@ -225,13 +252,20 @@ describe('version-gated facts raise the real errors', () => {
     runs(at('2025-03', 'pad_to_max_length'));
     // 4.52 stopped popping the keyword; 4.x fast tokenizers pass leftovers to _batch_encode_plus, which takes none
     // (measured in the real 4.56.1: the drift catalog's transformers-pad-to-max-length-removed entry).
-    fails(at('2025-09', 'pad_to_max_length'), 'TypeError', "PreTrainedTokenizerFast._batch_encode_plus() got an unexpected keyword argument 'pad_to_max_length'");
+    fails(
+      at('2025-09', 'pad_to_max_length'),
+      'TypeError',
+      "PreTrainedTokenizerFast._batch_encode_plus() got an unexpected keyword argument 'pad_to_max_length'",
+    );
   });
   test('SFTTrainer(dataset_text_field=, max_seq_length=): UserWarning in trl 0.11, TypeError from 0.16', () => {
     runs(at('2024-09', 'sft_trainer_kwargs'));
-    assert.ok(at('2024-09', 'sft_trainer_kwargs').warnings.some((w) => w.includes('You passed a `dataset_text_field` argument to the SFTTrainer')));
+    assert.ok(
+      at('2024-09', 'sft_trainer_kwargs').warnings.some((w) => w.includes('You passed a `dataset_text_field` argument to the SFTTrainer')),
+    );
     // trl 0.12 only deprecated them; no snapshot has 0.12 since 2025-03 takes the trl of March 2025 (0.16).
-    for (const s of ['2025-03', '2025-09'] as const) fails(at(s, 'sft_trainer_kwargs'), 'TypeError', "SFTTrainer.__init__() got an unexpected keyword argument 'dataset_text_field'");
+    for (const s of ['2025-03', '2025-09'] as const)
+      fails(at(s, 'sft_trainer_kwargs'), 'TypeError', "SFTTrainer.__init__() got an unexpected keyword argument 'dataset_text_field'");
   });
   test('trl.SFTConfig: missing in 0.8, present from 0.9', () => {
     fails(at('2024-04', 'sft_config_import'), 'ImportError', /^cannot import name 'SFTConfig' from 'trl'/);
@@ -247,7 +281,11 @@ describe('version-gated facts raise the real errors', () => {
   });
   test('Trainer.compute_loss override without num_items_in_batch: fine in 4.45, TypeError in 4.50', () => {
     runs(at('2024-09', 'compute_loss_override'));
-    fails(at('2025-03', 'compute_loss_override'), 'TypeError', "MyTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'");
+    fails(
+      at('2025-03', 'compute_loss_override'),
+      'TypeError',
+      "MyTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'",
+    );
   });
   test('Trainer.evaluate() prefixes metrics with eval_', () => {
     runs(at('2025-03', 'evaluate_prefix'));
@@ -257,6 +295,9 @@ describe('version-gated facts raise the real errors', () => {
     assert.ok(task);
     const r = runPython(['-c', task.script_content], snapshotVersions('2023-12'));
     assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /Traceback \(most recent call last\):[\s\S]*TypeError: TrainingArguments\.__init__\(\) got an unexpected keyword argument 'eval_strategy'/);
+    assert.match(
+      r.stderr,
+      /Traceback \(most recent call last\):[\s\S]*TypeError: TrainingArguments\.__init__\(\) got an unexpected keyword argument 'eval_strategy'/,
+    );
   });
 });

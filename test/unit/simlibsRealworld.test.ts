@@ -28,14 +28,18 @@ const REPRESENTATIVE = [
 ];
 
 for (const name of REPRESENTATIVE) {
-  test(`real-world ${name} runs unmodified in simulated mode with decreasing losses`, { skip: haveCorpus ? false : `${corpus} is absent` }, async () => {
-    const task = loadRealworldTasks().find((t) => t.file === name);
-    assert.ok(task, `${name} has a fixture entry`);
-    const o = await runRealworldTask(task, corpus);
-    assert.equal(o.exitCode, 0, `exit 0, got ${o.exitCode}: ${lastErrorLine(o.result.stderr)}`);
-    assert.ok(o.losses.length >= 2, `at least two step=N loss=X lines, got ${o.losses.length}`);
-    assert.ok(o.lossesDecrease, `losses decrease: ${o.losses.join(', ')}`);
-  });
+  test(
+    `real-world ${name} runs unmodified in simulated mode with decreasing losses`,
+    { skip: haveCorpus ? false : `${corpus} is absent` },
+    async () => {
+      const task = loadRealworldTasks().find((t) => t.file === name);
+      assert.ok(task, `${name} has a fixture entry`);
+      const o = await runRealworldTask(task, corpus);
+      assert.equal(o.exitCode, 0, `exit 0, got ${o.exitCode}: ${lastErrorLine(o.result.stderr)}`);
+      assert.ok(o.losses.length >= 2, `at least two step=N loss=X lines, got ${o.losses.length}`);
+      assert.ok(o.lossesDecrease, `losses decrease: ${o.losses.join(', ')}`);
+    },
+  );
 }
 
 test('stepLosses/lossesDecrease read the step lines', () => {
@@ -47,7 +51,15 @@ test('stepLosses/lossesDecrease read the step lines', () => {
 });
 
 async function runSim(script: string, snapshot = '2025-03', args: string[] = [], files: Record<string, string> = {}) {
-  return executeScript({ script, mode: 'simulated', libraryVersions: getSnapshot(snapshot).versions, validate: false, args, files, timeoutMs: 60_000 });
+  return executeScript({
+    script,
+    mode: 'simulated',
+    libraryVersions: getSnapshot(snapshot).versions,
+    validate: false,
+    args,
+    files,
+    timeoutMs: 60_000,
+  });
 }
 
 test('HfArgumentParser: dataclass fields, bool flags, required fields, unknown arguments', async () => {
@@ -70,7 +82,18 @@ try:
 except ValueError as e:
     print("UNUSED", e)
 `;
-  const r = await runSim(script, '2025-03', ['--name', 'xyz', '--no_flag', '--maybe', '--n', '5', '--output_dir', 'o', '--per_device_train_batch_size', '2']);
+  const r = await runSim(script, '2025-03', [
+    '--name',
+    'xyz',
+    '--no_flag',
+    '--maybe',
+    '--n',
+    '5',
+    '--output_dir',
+    'o',
+    '--per_device_train_batch_size',
+    '2',
+  ]);
   assert.equal(r.exit_code, 0, r.stderr);
   assert.match(r.stdout, /ARGS xyz False True 5 o 2/);
   assert.match(r.stdout, /UNUSED Some specified arguments are not used by the HfArgumentParser: \['--bogus', '1'\]/);
@@ -85,7 +108,9 @@ from trl import ModelConfig, SFTConfig, TrlParser
 m, t = TrlParser((ModelConfig, SFTConfig)).parse_args_and_config()
 print("CFG", m.model_name_or_path, t.learning_rate, t.max_steps)
 `;
-  const r = await runSim(script, '2025-03', ['--config', 'c.yaml', '--max_steps', '7'], { 'c.yaml': 'model_name_or_path: Qwen/Qwen2-0.5B\nlearning_rate: 0.001\nmax_steps: 3\noutput_dir: out\n' });
+  const r = await runSim(script, '2025-03', ['--config', 'c.yaml', '--max_steps', '7'], {
+    'c.yaml': 'model_name_or_path: Qwen/Qwen2-0.5B\nlearning_rate: 0.001\nmax_steps: 3\noutput_dir: out\n',
+  });
   assert.equal(r.exit_code, 0, r.stderr);
   assert.match(r.stdout, /CFG Qwen\/Qwen2-0\.5B 0\.001 7/);
   const old = await runSim('from trl import KTOTrainer\n', '2023-12');
@@ -183,7 +208,13 @@ print("CUDA", torch.cuda.is_available(), torch.cuda.device_count())
   assert.match(cpu.stdout, /BF16 ok/);
   assert.match(cpu.stdout, /FP16 fp16 mixed precision requires a GPU/);
   assert.match(cpu.stdout, /CUDA False 0/);
-  const gpu = await executeScript({ script, mode: 'simulated', libraryVersions: getSnapshot('2023-06').versions, validate: false, extraEnv: { FORGEENV_SIM_CUDA: '1' } });
+  const gpu = await executeScript({
+    script,
+    mode: 'simulated',
+    libraryVersions: getSnapshot('2023-06').versions,
+    validate: false,
+    extraEnv: { FORGEENV_SIM_CUDA: '1' },
+  });
   assert.match(gpu.stdout, /FP16 ok/);
   assert.match(gpu.stdout, /CUDA True 1/);
 });
@@ -209,7 +240,7 @@ print("ROWS", len(load_dataset("glue", "mrpc", split="train+validation")), len(l
   const losses = stepLosses(r.stderr);
   assert.equal(losses.length, 3);
   assert.ok(lossesDecrease(losses), losses.join(', '));
-  assert.equal(stepLosses(r.stdout).length, 0, 'stdout stays the script\'s own');
+  assert.equal(stepLosses(r.stdout).length, 0, "stdout stays the script's own");
   const m = /ROWS (\d+) (\d+)/.exec(r.stdout);
   assert.ok(m && Number(m[1]) > Number(m[2]), r.stdout);
 });
@@ -240,9 +271,18 @@ print("PUSHED")
 `;
   const off = await runSim(script);
   assert.match(off.stderr, /OSError: forgeenv-sim: there is no network; push_to_hub is not available/);
-  const on = await executeScript({ script, mode: 'simulated', libraryVersions: getSnapshot('2025-03').versions, validate: false, extraEnv: { FORGEENV_SIM_HUB_DIR: 'hub' } });
+  const on = await executeScript({
+    script,
+    mode: 'simulated',
+    libraryVersions: getSnapshot('2025-03').versions,
+    validate: false,
+    extraEnv: { FORGEENV_SIM_HUB_DIR: 'hub' },
+  });
   assert.equal(on.exit_code, 0, on.stderr);
-  assert.ok(on.checkpoints.some((c) => c.path === 'hub/me/tiny/model.safetensors'), JSON.stringify(on.checkpoints));
+  assert.ok(
+    on.checkpoints.some((c) => c.path === 'hub/me/tiny/model.safetensors'),
+    JSON.stringify(on.checkpoints),
+  );
 });
 
 test('wav2vec2 CTC tokenizer built from a vocab.json decodes CTC output', async () => {

@@ -7,7 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { runSnapshotsCommand } from '../../src/cli/snapshots';
 import { checkSnapshotDating, fetchReleaseDates, loadReleaseDates, releaseDatesOf } from '../../src/env/snapshots/dating';
-import { computePins, parseCompiled, pinCompileArgs, pinInputs, TRACKED_LIBRARIES, trackedPins, withPins } from '../../src/env/snapshots/pin';
+import {
+  computePins,
+  parseCompiled,
+  pinCompileArgs,
+  pinInputs,
+  TRACKED_LIBRARIES,
+  trackedPins,
+  withPins,
+} from '../../src/env/snapshots/pin';
 import { allSnapshots, excludeNewerOf, getSnapshot, parseSnapshotsFile, snapshotsFile } from '../../src/env/snapshots/registry';
 
 const dates = loadReleaseDates();
@@ -16,7 +24,11 @@ describe('snapshot dating against PyPI upload dates', () => {
   test('every shipped snapshot: nothing uploaded after its cut-off, nothing more than one minor release stale', () => {
     for (const s of allSnapshots()) {
       const r = checkSnapshotDating(s, dates);
-      assert.deepEqual(r.libraries.flatMap((l) => l.problems), [], s.id);
+      assert.deepEqual(
+        r.libraries.flatMap((l) => l.problems),
+        [],
+        s.id,
+      );
       for (const l of r.libraries) {
         assert.ok(l.uploaded && l.uploaded.slice(0, 10) <= s.cutoff, `${s.id} ${l.library} ${l.pinned} uploaded ${l.uploaded}`);
         assert.ok(l.minorsBehind <= 1, `${s.id} ${l.library}`);
@@ -25,7 +37,8 @@ describe('snapshot dating against PyPI upload dates', () => {
   });
 
   test('the pins measured wrong before cut-off dates existed are caught', () => {
-    const at = (id: string, versions: Record<string, string>) => checkSnapshotDating({ id, cutoff: getSnapshot(id).cutoff, versions }, dates);
+    const at = (id: string, versions: Record<string, string>) =>
+      checkSnapshotDating({ id, cutoff: getSnapshot(id).cutoff, versions }, dates);
     // 2023-06 pinned trl 0.4.7, uploaded in July 2023.
     const june = at('2023-06', { trl: '0.4.7' });
     assert.equal(june.ok, false);
@@ -82,12 +95,17 @@ describe('snapshot dating against PyPI upload dates', () => {
 
 describe('pins computed from the cut-off', () => {
   test('cut-off: an ISO date inside the snapshot month; uv excludes everything after that day (UTC)', () => {
-    const one = (cutoff: unknown) => JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff, versions: { torch: '2.3.0' } }] });
+    const one = (cutoff: unknown) =>
+      JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff, versions: { torch: '2.3.0' } }] });
     assert.equal(parseSnapshotsFile(one('2024-04-30')).snapshots[0].cutoff, '2024-04-30');
     assert.throws(() => parseSnapshotsFile(one('2024-05-31')), /cutoff 2024-05-31 is not in the month 2024-04/);
     assert.throws(() => parseSnapshotsFile(one('2024-04-31')), /not a calendar date/);
     assert.throws(() => parseSnapshotsFile(one('April')), /an ISO date/);
-    assert.throws(() => parseSnapshotsFile(JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', versions: {} }] })), /cutoff/);
+    assert.throws(
+      () =>
+        parseSnapshotsFile(JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', versions: {} }] })),
+      /cutoff/,
+    );
     assert.equal(excludeNewerOf({ cutoff: '2025-03-31' }), '2025-03-31T23:59:59Z');
   });
 
@@ -99,12 +117,24 @@ describe('pins computed from the cut-off', () => {
     assert.equal(args[args.indexOf('--python-version') + 1], '3.11');
     assert.equal(args[args.indexOf('--only-binary') + 1], ':all:');
     const inputs = pinInputs(s);
-    assert.deepEqual(inputs.slice(0, TRACKED_LIBRARIES.length), ['transformers', 'datasets', 'trl', 'peft', 'accelerate', 'evaluate', 'tokenizers', 'huggingface-hub', 'torch']);
+    assert.deepEqual(inputs.slice(0, TRACKED_LIBRARIES.length), [
+      'transformers',
+      'datasets',
+      'trl',
+      'peft',
+      'accelerate',
+      'evaluate',
+      'tokenizers',
+      'huggingface-hub',
+      'torch',
+    ]);
     assert.deepEqual(inputs.slice(TRACKED_LIBRARIES.length), s.extra_requirements);
   });
 
   test('parsing a compile: names normalised, local labels dropped from the pins, a missing library is an error', () => {
-    const lines = TRACKED_LIBRARIES.map((l) => `${l.replace('_', '-')}==1.0.0`).join('\n').replace('torch==1.0.0', 'torch==2.6.0+cpu');
+    const lines = TRACKED_LIBRARIES.map((l) => `${l.replace('_', '-')}==1.0.0`)
+      .join('\n')
+      .replace('torch==1.0.0', 'torch==2.6.0+cpu');
     const compiled = parseCompiled(`${lines}\nHuggingFace_Hub==9.9\nnvidia-cublas-cu12==12.4.5.8 ; sys_platform == 'linux'\n`);
     assert.equal(compiled.get('huggingface-hub'), '9.9');
     assert.equal(compiled.get('nvidia-cublas-cu12'), '12.4.5.8');
@@ -114,44 +144,71 @@ describe('pins computed from the cut-off', () => {
     assert.throws(() => parseCompiled('error: no solution'), /unexpected line/);
   });
 
-  test('withPins replaces only the named snapshots\' versions', () => {
+  test("withPins replaces only the named snapshots' versions", () => {
     const file = snapshotsFile();
     const next = withPins(file, [{ id: '2024-04', pins: { ...getSnapshot('2024-04').versions, torch: '9.9.9' } }]);
     assert.equal(next.snapshots.find((s) => s.id === '2024-04')!.versions.torch, '9.9.9');
-    assert.deepEqual(next.snapshots.filter((s) => s.id !== '2024-04'), file.snapshots.filter((s) => s.id !== '2024-04'));
+    assert.deepEqual(
+      next.snapshots.filter((s) => s.id !== '2024-04'),
+      file.snapshots.filter((s) => s.id !== '2024-04'),
+    );
     assert.equal(getSnapshot('2024-04').versions.torch !== '9.9.9', true); // the loaded file is untouched
   });
 
   const uv = spawnSync(process.env.FORGEENV_UV || 'uv', ['--version']).status === 0;
-  test('live: uv recomputes the shipped pins of 2023-06 and 2025-03 exactly (skips without uv or PyPI)', { skip: !uv && 'uv not installed', timeout: 120_000 }, async (t) => {
-    for (const id of ['2023-06', '2025-03']) {
-      let r;
-      try {
-        r = await computePins(getSnapshot(id), snapshotsFile().python);
-      } catch (e) {
-        if (/failed to fetch|network|dns|connect|timed out/i.test((e as Error).message)) return t.skip(`PyPI unreachable: ${(e as Error).message}`);
-        throw e;
+  test(
+    'live: uv recomputes the shipped pins of 2023-06 and 2025-03 exactly (skips without uv or PyPI)',
+    { skip: !uv && 'uv not installed', timeout: 120_000 },
+    async (t) => {
+      for (const id of ['2023-06', '2025-03']) {
+        let r;
+        try {
+          r = await computePins(getSnapshot(id), snapshotsFile().python);
+        } catch (e) {
+          if (/failed to fetch|network|dns|connect|timed out/i.test((e as Error).message))
+            return t.skip(`PyPI unreachable: ${(e as Error).message}`);
+          throw e;
+        }
+        assert.deepEqual(r.pins, getSnapshot(id).versions, id);
+        assert.ok(Object.keys(r.lock).length > TRACKED_LIBRARIES.length);
       }
-      assert.deepEqual(r.pins, getSnapshot(id).versions, id);
-      assert.ok(Object.keys(r.lock).length > TRACKED_LIBRARIES.length);
-    }
-  });
+    },
+  );
 });
 
 describe('forgeenv snapshots dating / pin (command line)', () => {
   test('dating: one line per snapshot, exit 0 on the shipped file', async () => {
     const out: string[] = [];
-    const code = await runSnapshotsCommand(['dating'], (s) => out.push(s), (s) => out.push(s));
+    const code = await runSnapshotsCommand(
+      ['dating'],
+      (s) => out.push(s),
+      (s) => out.push(s),
+    );
     assert.equal(code, 0, out.join('\n'));
-    for (const s of allSnapshots()) assert.ok(out.some((l) => l.startsWith(`${s.id} (cut-off ${s.cutoff}): ok`)), s.id);
+    for (const s of allSnapshots())
+      assert.ok(
+        out.some((l) => l.startsWith(`${s.id} (cut-off ${s.cutoff}): ok`)),
+        s.id,
+      );
   });
   test('pin: an unknown --id fails with the known ids; matching pins exit 0 (skips without uv)', async (t) => {
     const err: string[] = [];
-    assert.equal(await runSnapshotsCommand(['pin', '--id', '1999-01'], () => undefined, (s) => err.push(s)), 1);
+    assert.equal(
+      await runSnapshotsCommand(
+        ['pin', '--id', '1999-01'],
+        () => undefined,
+        (s) => err.push(s),
+      ),
+      1,
+    );
     assert.match(err.join(), /unknown snapshot "1999-01"/);
     if (spawnSync(process.env.FORGEENV_UV || 'uv', ['--version']).status !== 0) return t.skip('uv not installed');
     const out: string[] = [];
-    const code = await runSnapshotsCommand(['pin', '--id', '2024-04'], (s) => out.push(s), (s) => out.push(s));
+    const code = await runSnapshotsCommand(
+      ['pin', '--id', '2024-04'],
+      (s) => out.push(s),
+      (s) => out.push(s),
+    );
     if (code !== 0 && /failed to fetch|network|dns|connect/i.test(out.join())) return t.skip('PyPI unreachable');
     assert.equal(code, 0, out.join('\n'));
     assert.deepEqual(out.slice(-1), ['every snapshot matches its computed pins']);

@@ -7,20 +7,56 @@ import { runSnapshotsCommand } from '../../src/cli/snapshots';
 import { LibraryVersionsSchema } from '../../src/env/schemas';
 import { hasSnapshotApi, loadPackageApi, snapshotApiFile, type ClassInfo, type PackageApi } from '../../src/env/snapshots/api';
 import { resourcesDir } from '../../src/env/paths';
-import { allSnapshots, getSnapshot, loadSnapshotsFile, parseSnapshotsFile, snapshotIds, snapshotRequirements } from '../../src/env/snapshots/registry';
-import { cacheRoot, failedRequirement, isSnapshotVenvReady, READY_MARKER, snapshotPython, snapshotVenvDir } from '../../src/env/snapshots/venv';
-import { compareVersions, CORPUS_SNAPSHOT, LATEST_SNAPSHOT, LIBRARY_SNAPSHOTS, SNAPSHOT_IDS, snapshotVersions } from '../../src/env/snapshots/versions';
+import {
+  allSnapshots,
+  getSnapshot,
+  loadSnapshotsFile,
+  parseSnapshotsFile,
+  snapshotIds,
+  snapshotRequirements,
+} from '../../src/env/snapshots/registry';
+import {
+  cacheRoot,
+  failedRequirement,
+  isSnapshotVenvReady,
+  READY_MARKER,
+  snapshotPython,
+  snapshotVenvDir,
+} from '../../src/env/snapshots/venv';
+import {
+  compareVersions,
+  CORPUS_SNAPSHOT,
+  LATEST_SNAPSHOT,
+  LIBRARY_SNAPSHOTS,
+  SNAPSHOT_IDS,
+  snapshotVersions,
+} from '../../src/env/snapshots/versions';
 
 const minimal = (over: Record<string, unknown> = {}): string =>
-  JSON.stringify({ format: 1, python: '3.11', snapshots: [{ id: '2024-04', date: '2024-04', cutoff: '2024-04-30', versions: { transformers: '4.40.0' }, ...over }] });
+  JSON.stringify({
+    format: 1,
+    python: '3.11',
+    snapshots: [{ id: '2024-04', date: '2024-04', cutoff: '2024-04-30', versions: { transformers: '4.40.0' }, ...over }],
+  });
 
 describe('snapshot registry', () => {
   test('the shipped file defines the dated snapshots, oldest first, with all nine packages', () => {
     const ids = snapshotIds();
-    for (const id of ['2023-06', '2023-12', '2024-04', '2024-06', '2024-09', '2025-03', '2025-09', '2026-11']) assert.ok(ids.includes(id), id);
+    for (const id of ['2023-06', '2023-12', '2024-04', '2024-06', '2024-09', '2025-03', '2025-09', '2026-11'])
+      assert.ok(ids.includes(id), id);
     assert.deepEqual([...ids].sort(), ids);
     for (const id of ids) {
-      assert.deepEqual(Object.keys(getSnapshot(id).versions).sort(), ['accelerate', 'datasets', 'evaluate', 'huggingface_hub', 'peft', 'tokenizers', 'torch', 'transformers', 'trl']);
+      assert.deepEqual(Object.keys(getSnapshot(id).versions).sort(), [
+        'accelerate',
+        'datasets',
+        'evaluate',
+        'huggingface_hub',
+        'peft',
+        'tokenizers',
+        'torch',
+        'transformers',
+        'trl',
+      ]);
     }
   });
 
@@ -29,7 +65,10 @@ describe('snapshot registry', () => {
     assert.equal(LATEST_SNAPSHOT, newest);
     assert.ok(SNAPSHOT_IDS.includes(CORPUS_SNAPSHOT));
     assert.equal(CORPUS_SNAPSHOT, loadSnapshotsFile().corpus_snapshot ?? newest);
-    assert.throws(() => parseSnapshotsFile(JSON.stringify({ ...JSON.parse(minimal()), corpus_snapshot: '1999-01' })), /corpus_snapshot 1999-01 is not a snapshot id/);
+    assert.throws(
+      () => parseSnapshotsFile(JSON.stringify({ ...JSON.parse(minimal()), corpus_snapshot: '1999-01' })),
+      /corpus_snapshot 1999-01 is not a snapshot id/,
+    );
     const two = JSON.parse(minimal());
     two.snapshots.unshift({ ...two.snapshots[0], id: '2024-06', date: '2024-06', cutoff: '2024-06-30' });
     assert.throws(() => parseSnapshotsFile(JSON.stringify(two)), /oldest first/);
@@ -44,19 +83,26 @@ describe('snapshot registry', () => {
     assert.ok(compareVersions(getSnapshot('2025-03').versions.trl, '0.14.0') >= 0);
   });
 
-  test('the simulated libraries default to the latest snapshot\'s pins', () => {
+  test("the simulated libraries default to the latest snapshot's pins", () => {
     const text = readFileSync(join(resourcesDir(), 'simlibs', '_forgeenv_sim', 'versions.py'), 'utf8');
-    for (const [lib, v] of Object.entries(snapshotVersions(CORPUS_SNAPSHOT))) assert.match(text, new RegExp(`"${lib}": "${v.replace(/\./g, '\\.')}"`), lib);
+    for (const [lib, v] of Object.entries(snapshotVersions(CORPUS_SNAPSHOT)))
+      assert.match(text, new RegExp(`"${lib}": "${v.replace(/\./g, '\\.')}"`), lib);
   });
 
   test('an unknown id lists the known ones', () => {
-    assert.throws(() => getSnapshot('1999-01'), (e: Error) => e.message.includes('1999-01') && snapshotIds().every((id) => e.message.includes(id)));
+    assert.throws(
+      () => getSnapshot('1999-01'),
+      (e: Error) => e.message.includes('1999-01') && snapshotIds().every((id) => e.message.includes(id)),
+    );
     assert.throws(() => snapshotVenvDir('../../etc'), /unknown snapshot/);
   });
 
   test('malformed files give errors that say what is wrong', () => {
     assert.throws(() => parseSnapshotsFile('{"format":1,', 'x.json'), /x\.json: not valid JSON/);
-    assert.throws(() => parseSnapshotsFile(minimal({ versions: { transformers: '4.x' } })), /snapshots\.0\.versions\.transformers: a dotted version/);
+    assert.throws(
+      () => parseSnapshotsFile(minimal({ versions: { transformers: '4.x' } })),
+      /snapshots\.0\.versions\.transformers: a dotted version/,
+    );
     assert.throws(() => parseSnapshotsFile(minimal({ id: 'april' })), /snapshots\.0\.id/);
     const dup = JSON.parse(minimal()) as { snapshots: unknown[] };
     dup.snapshots.push(dup.snapshots[0]);
@@ -65,7 +111,9 @@ describe('snapshot registry', () => {
   });
 
   test('requirements use distribution names and honour torch_runtime', () => {
-    const s = parseSnapshotsFile(minimal({ versions: { huggingface_hub: '0.22.2', torch: '2.2.0' }, torch_runtime: '2.2.2', extra_requirements: ['numpy<2'] })).snapshots[0];
+    const s = parseSnapshotsFile(
+      minimal({ versions: { huggingface_hub: '0.22.2', torch: '2.2.0' }, torch_runtime: '2.2.2', extra_requirements: ['numpy<2'] }),
+    ).snapshots[0];
     assert.deepEqual(snapshotRequirements(s), ['huggingface-hub==0.22.2', 'torch==2.2.2', 'numpy<2']);
   });
 
@@ -90,7 +138,16 @@ describe('snapshot venvs', () => {
       assert.equal(isSnapshotVenvReady('2024-04'), false);
       mkdirSync(join(dir, 'venvs', '2024-04', 'bin'), { recursive: true });
       writeFileSync(snapshotPython('2024-04'), '');
-      const marker = { format: 1, id: '2024-04', requirements: snapshotRequirements(getSnapshot('2024-04')), exclude_newer: '2024-04-30T23:59:59Z', installed: {}, installer: 'uv', created_at: 'x', seconds: 1 };
+      const marker = {
+        format: 1,
+        id: '2024-04',
+        requirements: snapshotRequirements(getSnapshot('2024-04')),
+        exclude_newer: '2024-04-30T23:59:59Z',
+        installed: {},
+        installer: 'uv',
+        created_at: 'x',
+        seconds: 1,
+      };
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify(marker));
       assert.equal(isSnapshotVenvReady('2024-04'), true);
       // Installed by uv without the cut-off (before cut-off dates existed): its dependencies may be of any day.
@@ -99,7 +156,10 @@ describe('snapshot venvs', () => {
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, exclude_newer: '2024-05-31T23:59:59Z' }));
       assert.equal(isSnapshotVenvReady('2024-04'), false, 'another cut-off makes the venv stale');
       // pip has no --exclude-newer: a pip-built venv is judged by its requirements alone.
-      writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, installer: 'pip', exclude_newer: undefined }));
+      writeFileSync(
+        join(snapshotVenvDir('2024-04'), READY_MARKER),
+        JSON.stringify({ ...marker, installer: 'pip', exclude_newer: undefined }),
+      );
       assert.equal(isSnapshotVenvReady('2024-04'), true);
       writeFileSync(join(snapshotVenvDir('2024-04'), READY_MARKER), JSON.stringify({ ...marker, requirements: ['transformers==4.39.0'] }));
       assert.equal(isSnapshotVenvReady('2024-04'), false, 'a changed snapshot definition makes the venv stale');
@@ -112,9 +172,11 @@ describe('snapshot venvs', () => {
 
   test('an installer failure names the requirement it is about', () => {
     const reqs = ['transformers==4.45.0', 'trl==0.10.0', 'huggingface-hub==0.25.0', 'numpy<2'];
-    const uv = '  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of trl==0.10.0 and you require trl==0.10.0, we can conclude that your requirements are unsatisfiable.';
+    const uv =
+      '  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of trl==0.10.0 and you require trl==0.10.0, we can conclude that your requirements are unsatisfiable.';
     assert.equal(failedRequirement(uv, reqs), 'trl==0.10.0');
-    const pip = 'ERROR: Could not find a version that satisfies the requirement huggingface_hub==0.25.0 (from versions: 0.24.0)\nERROR: No matching distribution found for huggingface_hub==0.25.0';
+    const pip =
+      'ERROR: Could not find a version that satisfies the requirement huggingface_hub==0.25.0 (from versions: 0.24.0)\nERROR: No matching distribution found for huggingface_hub==0.25.0';
     assert.equal(failedRequirement(pip, reqs), 'huggingface-hub==0.25.0');
     assert.equal(failedRequirement('error: Failed to download `numpy`', reqs), 'numpy<2');
     assert.equal(failedRequirement('something unrelated', reqs), undefined);
@@ -125,16 +187,33 @@ describe('forgeenv snapshots', () => {
   test('build with an unknown name exits 1 and lists the known ids', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    assert.equal(await runSnapshotsCommand(['build', 'nope'], (s) => out.push(s), (s) => err.push(s)), 1);
+    assert.equal(
+      await runSnapshotsCommand(
+        ['build', 'nope'],
+        (s) => out.push(s),
+        (s) => err.push(s),
+      ),
+      1,
+    );
     assert.match(err.join('\n'), /unknown snapshot nope/);
     for (const id of snapshotIds()) assert.ok(err.join('\n').includes(id), id);
   });
 
   test('list --json reports every snapshot with its readiness', async () => {
     const out: string[] = [];
-    assert.equal(await runSnapshotsCommand(['list', '--json'], (s) => out.push(s), () => undefined), 0);
+    assert.equal(
+      await runSnapshotsCommand(
+        ['list', '--json'],
+        (s) => out.push(s),
+        () => undefined,
+      ),
+      0,
+    );
     const rows = JSON.parse(out.join('\n')) as { id: string; venv_ready: boolean; api: boolean }[];
-    assert.deepEqual(rows.map((r) => r.id), snapshotIds());
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      snapshotIds(),
+    );
     assert.equal(rows.find((r) => r.id === '2024-09')!.api, hasSnapshotApi('2024-09'));
   });
 });
@@ -180,49 +259,65 @@ describe('recorded API data', () => {
     });
   }
 
-  test('TrainingArguments: eval_strategy from 4.41, evaluation_strategy until 4.46', { skip: !(built('2024-09') && built('2026-11')) && 'not built' }, () => {
-    assert.ok(trainingArgs('2024-09').includes('eval_strategy'));
-    assert.ok(trainingArgs('2024-09').includes('evaluation_strategy'), '4.45 still accepts the deprecated name');
-    assert.ok(trainingArgs('2026-11').includes('eval_strategy'));
-    assert.ok(!trainingArgs('2026-11').includes('evaluation_strategy'));
-    if (built('2023-12')) {
-      assert.ok(trainingArgs('2023-12').includes('evaluation_strategy'));
-      assert.ok(!trainingArgs('2023-12').includes('eval_strategy'));
-    }
-  });
+  test(
+    'TrainingArguments: eval_strategy from 4.41, evaluation_strategy until 4.46',
+    { skip: !(built('2024-09') && built('2026-11')) && 'not built' },
+    () => {
+      assert.ok(trainingArgs('2024-09').includes('eval_strategy'));
+      assert.ok(trainingArgs('2024-09').includes('evaluation_strategy'), '4.45 still accepts the deprecated name');
+      assert.ok(trainingArgs('2026-11').includes('eval_strategy'));
+      assert.ok(!trainingArgs('2026-11').includes('evaluation_strategy'));
+      if (built('2023-12')) {
+        assert.ok(trainingArgs('2023-12').includes('evaluation_strategy'));
+        assert.ok(!trainingArgs('2023-12').includes('eval_strategy'));
+      }
+    },
+  );
 
-  test('transformers.AdamW exists in 2023-12 and is gone in 2026-11', { skip: !(built('2023-12') && built('2026-11')) && 'not built' }, () => {
-    const ref = api('2023-12', 'transformers').modules.transformers.names.AdamW;
-    assert.equal(ref, 'transformers.optimization.AdamW');
-    assert.equal(api('2023-12', 'transformers').objects[ref].kind, 'class');
-    assert.equal(api('2026-11', 'transformers').modules.transformers.names.AdamW, undefined);
-  });
+  test(
+    'transformers.AdamW exists in 2023-12 and is gone in 2026-11',
+    { skip: !(built('2023-12') && built('2026-11')) && 'not built' },
+    () => {
+      const ref = api('2023-12', 'transformers').modules.transformers.names.AdamW;
+      assert.equal(ref, 'transformers.optimization.AdamW');
+      assert.equal(api('2023-12', 'transformers').objects[ref].kind, 'class');
+      assert.equal(api('2026-11', 'transformers').modules.transformers.names.AdamW, undefined);
+    },
+  );
 
-  test('decorated functions and module __getattr__ shims are recorded, clock-made defaults are not', { skip: !(built('2024-04') && built('2024-09') && built('2025-09')) && 'not built' }, () => {
-    // accelerate's is_*_available are functools.lru_cache wrappers: functions all the same.
-    const acc = api('2024-09', 'accelerate');
-    const xla = acc.modules['accelerate.utils'].names.is_torch_xla_available;
-    assert.ok(xla && acc.objects[xla]?.kind === 'function', `is_torch_xla_available: ${xla}`);
-    // peft 0.17 serves PEFT_TYPE_TO_MODEL_MAPPING from a module __getattr__, with a DeprecationWarning.
-    const peft = api('2025-09', 'peft');
-    assert.equal(peft.modules['peft.peft_model'].names.PEFT_TYPE_TO_MODEL_MAPPING, 'value:dict');
-    assert.equal(peft.deprecations['peft.peft_model.PEFT_TYPE_TO_MODEL_MAPPING']?.category, 'DeprecationWarning');
-    // transformers 4.40's BenchmarkArguments builds CSV names from time(): recorded as {time}, so rebuilds agree.
-    const bench = api('2024-04', 'transformers').objects['transformers.benchmark.benchmark_args_utils.BenchmarkArguments'] as ClassInfo;
-    const csv = (bench.init ?? []).find((p) => p[0] === 'inference_time_csv_file');
-    assert.equal(csv?.[2], 'inference_time_{time}.csv');
-  });
+  test(
+    'decorated functions and module __getattr__ shims are recorded, clock-made defaults are not',
+    { skip: !(built('2024-04') && built('2024-09') && built('2025-09')) && 'not built' },
+    () => {
+      // accelerate's is_*_available are functools.lru_cache wrappers: functions all the same.
+      const acc = api('2024-09', 'accelerate');
+      const xla = acc.modules['accelerate.utils'].names.is_torch_xla_available;
+      assert.ok(xla && acc.objects[xla]?.kind === 'function', `is_torch_xla_available: ${xla}`);
+      // peft 0.17 serves PEFT_TYPE_TO_MODEL_MAPPING from a module __getattr__, with a DeprecationWarning.
+      const peft = api('2025-09', 'peft');
+      assert.equal(peft.modules['peft.peft_model'].names.PEFT_TYPE_TO_MODEL_MAPPING, 'value:dict');
+      assert.equal(peft.deprecations['peft.peft_model.PEFT_TYPE_TO_MODEL_MAPPING']?.category, 'DeprecationWarning');
+      // transformers 4.40's BenchmarkArguments builds CSV names from time(): recorded as {time}, so rebuilds agree.
+      const bench = api('2024-04', 'transformers').objects['transformers.benchmark.benchmark_args_utils.BenchmarkArguments'] as ClassInfo;
+      const csv = (bench.init ?? []).find((p) => p[0] === 'inference_time_csv_file');
+      assert.equal(csv?.[2], 'inference_time_{time}.csv');
+    },
+  );
 
-  test('trl.SFTTrainer takes tokenizer= up to trl 0.11 and processing_class= from 0.12', { skip: !(built('2024-09') && built('2025-03')) && 'not built' }, () => {
-    const sft = (id: string): string[] => {
-      const a = api(id, 'trl');
-      return initParams(a, a.modules.trl.names.SFTTrainer);
-    };
-    assert.ok(sft('2024-09').includes('tokenizer'));
-    assert.ok(!sft('2024-09').includes('processing_class'));
-    assert.ok(sft('2025-03').includes('processing_class'));
-    assert.ok(!sft('2025-03').includes('tokenizer'));
-  });
+  test(
+    'trl.SFTTrainer takes tokenizer= up to trl 0.11 and processing_class= from 0.12',
+    { skip: !(built('2024-09') && built('2025-03')) && 'not built' },
+    () => {
+      const sft = (id: string): string[] => {
+        const a = api(id, 'trl');
+        return initParams(a, a.modules.trl.names.SFTTrainer);
+      };
+      assert.ok(sft('2024-09').includes('tokenizer'));
+      assert.ok(!sft('2024-09').includes('processing_class'));
+      assert.ok(sft('2025-03').includes('processing_class'));
+      assert.ok(!sft('2025-03').includes('tokenizer'));
+    },
+  );
 
   test('lazy modules and their missing-attribute error', { skip: !built('2024-09') && 'not built' }, () => {
     const t = api('2024-09', 'transformers').modules.transformers;

@@ -16,28 +16,65 @@ const Row = z.object({ i: z.number().int(), pad: z.string() });
 describe('jsonl append and read', () => {
   test('round trip keeps order and values', async () => {
     const file = join(tempDir(), 'rows.jsonl');
-    await appendJsonl(file, Row, [{ i: 1, pad: 'a' }, { i: 2, pad: 'é\n"x"' }], 'row');
+    await appendJsonl(
+      file,
+      Row,
+      [
+        { i: 1, pad: 'a' },
+        { i: 2, pad: 'é\n"x"' },
+      ],
+      'row',
+    );
     await appendJsonl(file, Row, [{ i: 3, pad: '' }], 'row');
     const { records, problems } = await readJsonlFile(file, Row);
     assert.deepEqual(problems, []);
-    assert.deepEqual(records.map((r) => [r.line, r.value.i, r.value.pad]), [[1, 1, 'a'], [2, 2, 'é\n"x"'], [3, 3, '']]);
+    assert.deepEqual(
+      records.map((r) => [r.line, r.value.i, r.value.pad]),
+      [
+        [1, 1, 'a'],
+        [2, 2, 'é\n"x"'],
+        [3, 3, ''],
+      ],
+    );
     assert.equal(readFileSync(file, 'utf8').split('\n').length, 4, 'one physical line per record plus the final newline');
   });
 
   test('invalid records are refused before anything is written', async () => {
     const file = join(tempDir(), 'rows.jsonl');
-    await assert.rejects(appendJsonl(file, Row, [{ i: 1, pad: 'ok' }, { i: 'two', pad: 'x' }], 'row'), (e: unknown) => e instanceof RecordValidationError && /i:/.test(e.message));
+    await assert.rejects(
+      appendJsonl(
+        file,
+        Row,
+        [
+          { i: 1, pad: 'ok' },
+          { i: 'two', pad: 'x' },
+        ],
+        'row',
+      ),
+      (e: unknown) => e instanceof RecordValidationError && /i:/.test(e.message),
+    );
     assert.equal(existsSync(file), false);
   });
 
   test('a torn last line is reported, the next append starts on a fresh line, earlier lines intact', async () => {
     const file = join(tempDir(), 'rows.jsonl');
-    await appendJsonl(file, Row, [{ i: 1, pad: 'a' }, { i: 2, pad: 'b' }], 'row');
+    await appendJsonl(
+      file,
+      Row,
+      [
+        { i: 1, pad: 'a' },
+        { i: 2, pad: 'b' },
+      ],
+      'row',
+    );
     const before = readFileSync(file, 'utf8');
     const half = JSON.stringify({ i: 3, pad: 'ccccccc' }).slice(0, 9);
     appendFileSync(file, half);
     let read = await readJsonlFile(file, Row);
-    assert.deepEqual(read.records.map((r) => r.value.i), [1, 2]);
+    assert.deepEqual(
+      read.records.map((r) => r.value.i),
+      [1, 2],
+    );
     assert.equal(read.problems.length, 1);
     assert.equal(read.problems[0].line, 3);
     assert.equal(read.problems[0].kind, 'truncated');
@@ -47,16 +84,39 @@ describe('jsonl append and read', () => {
     assert.ok(after.startsWith(before), 'earlier bytes untouched');
     assert.equal(after, `${before}${half}\n${JSON.stringify({ i: 4, pad: 'd' })}\n`);
     read = await readJsonlFile(file, Row);
-    assert.deepEqual(read.records.map((r) => [r.line, r.value.i]), [[1, 1], [2, 2], [4, 4]]);
-    assert.deepEqual(read.problems.map((p) => [p.line, p.kind]), [[3, 'invalid_json']]);
+    assert.deepEqual(
+      read.records.map((r) => [r.line, r.value.i]),
+      [
+        [1, 1],
+        [2, 2],
+        [4, 4],
+      ],
+    );
+    assert.deepEqual(
+      read.problems.map((p) => [p.line, p.kind]),
+      [[3, 'invalid_json']],
+    );
   });
 
   test('corrupt and foreign lines are reported with file and line, blank lines ignored', async () => {
     const file = join(tempDir(), 'rows.jsonl');
-    writeFileSync(file, ['{"i":1,"pad":"a"}', '{not json', '', '{"kind":"skip","schema":"x"}', '[1,2]', '{"i":5,"pad":"e"}', ''].join('\n'));
+    writeFileSync(
+      file,
+      ['{"i":1,"pad":"a"}', '{not json', '', '{"kind":"skip","schema":"x"}', '[1,2]', '{"i":5,"pad":"e"}', ''].join('\n'),
+    );
     const { records, problems } = await readJsonlFile(file, Row, { what: 'row' });
-    assert.deepEqual(records.map((r) => r.line), [1, 6]);
-    assert.deepEqual(problems.map((p) => [p.file, p.line, p.kind]), [[file, 2, 'invalid_json'], [file, 4, 'schema'], [file, 5, 'schema']]);
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [1, 6],
+    );
+    assert.deepEqual(
+      problems.map((p) => [p.file, p.line, p.kind]),
+      [
+        [file, 2, 'invalid_json'],
+        [file, 4, 'schema'],
+        [file, 5, 'schema'],
+      ],
+    );
     assert.match(problems[1].error, /not a valid row/);
   });
 
@@ -66,15 +126,24 @@ describe('jsonl append and read', () => {
     await appendJsonl(file, Row, rows, 'row');
     const { records, problems } = await readJsonlFile(file, Row, { chunkBytes: 7 });
     assert.deepEqual(problems, []);
-    assert.deepEqual(records.map((r) => r.value), rows);
+    assert.deepEqual(
+      records.map((r) => r.value),
+      rows,
+    );
   });
 
   test('over-long lines are skipped without buffering them', async () => {
     const file = join(tempDir(), 'rows.jsonl');
     writeFileSync(file, `{"i":1,"pad":"a"}\n{"i":2,"pad":"${'x'.repeat(5000)}"}\n{"i":3,"pad":"c"}\n`);
     const { records, problems } = await readJsonlFile(file, Row, { chunkBytes: 64, maxLineBytes: 1000 });
-    assert.deepEqual(records.map((r) => r.value.i), [1, 3]);
-    assert.deepEqual(problems.map((p) => [p.line, p.kind]), [[2, 'too_long']]);
+    assert.deepEqual(
+      records.map((r) => r.value.i),
+      [1, 3],
+    );
+    assert.deepEqual(
+      problems.map((p) => [p.line, p.kind]),
+      [[2, 'too_long']],
+    );
   });
 
   test('concurrent appends from one process never interleave', async () => {
@@ -83,7 +152,10 @@ describe('jsonl append and read', () => {
     await Promise.all(Array.from({ length: 40 }, (_, i) => appendJsonl(file, Row, [{ i, pad }], 'row')));
     const { records, problems } = await readJsonlFile(file, Row);
     assert.deepEqual(problems, []);
-    assert.deepEqual(records.map((r) => r.value.i).sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i));
+    assert.deepEqual(
+      records.map((r) => r.value.i).sort((a, b) => a - b),
+      Array.from({ length: 40 }, (_, i) => i),
+    );
   });
 
   test('an unwritable folder gives a clear error that carries the record', async () => {
@@ -164,7 +236,12 @@ describe('atomic writes', () => {
 });
 
 describe('hashing', () => {
-  const base = { script: 'print(1)\n', primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'a', new_name: 'b' } }, seed: 3, library_versions: { transformers: '4.50.0', trl: '0.12.0' } };
+  const base = {
+    script: 'print(1)\n',
+    primitive: { primitive_type: 'RenameApiCall', params: { old_name: 'a', new_name: 'b' } },
+    seed: 3,
+    library_versions: { transformers: '4.50.0', trl: '0.12.0' },
+  };
 
   test('canonical JSON sorts keys at every level', () => {
     assert.equal(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}');
@@ -174,7 +251,14 @@ describe('hashing', () => {
   test('task hash ignores key order but not content', () => {
     const h = taskHash(base);
     assert.match(h, /^[0-9a-f]{64}$/);
-    assert.equal(taskHash({ ...base, primitive: { primitive_type: 'RenameApiCall', params: { new_name: 'b', old_name: 'a' } }, library_versions: { trl: '0.12.0', transformers: '4.50.0' } }), h);
+    assert.equal(
+      taskHash({
+        ...base,
+        primitive: { primitive_type: 'RenameApiCall', params: { new_name: 'b', old_name: 'a' } },
+        library_versions: { trl: '0.12.0', transformers: '4.50.0' },
+      }),
+      h,
+    );
     assert.notEqual(taskHash({ ...base, seed: 4 }), h);
     assert.notEqual(taskHash({ ...base, script: 'print(2)\n' }), h);
     assert.notEqual(taskHash({ ...base, library_versions: { transformers: '4.45.0', trl: '0.12.0' } }), h);
@@ -200,8 +284,14 @@ describe('DatasetStore', () => {
     assert.equal(r1b.info.revision, 2);
     assert.equal(r1b.info.supersedes, r1.info.record_id);
     assert.equal(r1b.info.episode_id, r1.info.episode_id);
-    assert.deepEqual(snap.demonstrations.all.map((r) => r.info.record_id), [uuidFor(1), uuidFor(2), uuidFor(3)]);
-    assert.deepEqual(snap.demonstrations.current.map((r) => r.info.record_id), [uuidFor(2), uuidFor(3)]);
+    assert.deepEqual(
+      snap.demonstrations.all.map((r) => r.info.record_id),
+      [uuidFor(1), uuidFor(2), uuidFor(3)],
+    );
+    assert.deepEqual(
+      snap.demonstrations.current.map((r) => r.info.record_id),
+      [uuidFor(2), uuidFor(3)],
+    );
     assert.ok(snap.demonstrations.superseded.has(uuidFor(1)));
     assert.deepEqual(snap.problems, []);
     assert.deepEqual(snap.duplicates.taskHashes, [], 'revisions of one episode are not duplicates');
@@ -220,8 +310,22 @@ describe('DatasetStore', () => {
     // carol's 12:00+01:00 is 11:00Z, so dan (11:30Z) is latest, though comparing strings would pick carol.
     await store.appendReview({ record_id: rid, reviewer: 'dan', verdict: 'approve', at: '2025-03-02T11:30:00Z' });
     await store.appendReview({ record_id: uuidFor(2), reviewer: 'bob', verdict: 'reject', at: '2025-03-02T10:00:00Z' });
-    await store.appendLabel({ target: { type: 'task', task_id: 'task_a' }, difficulty: 1, tags: ['easy'], confidence: 3, labeler: 'bob', at: '2025-03-02T10:00:00Z' });
-    await store.appendLabel({ target: { type: 'task', task_id: 'task_a' }, difficulty: 3, tags: [], confidence: 5, labeler: 'bob', at: '2025-03-03T10:00:00Z' });
+    await store.appendLabel({
+      target: { type: 'task', task_id: 'task_a' },
+      difficulty: 1,
+      tags: ['easy'],
+      confidence: 3,
+      labeler: 'bob',
+      at: '2025-03-02T10:00:00Z',
+    });
+    await store.appendLabel({
+      target: { type: 'task', task_id: 'task_a' },
+      difficulty: 3,
+      tags: [],
+      confidence: 5,
+      labeler: 'bob',
+      at: '2025-03-03T10:00:00Z',
+    });
     await store.appendLabel({ target: { type: 'demonstration', record_id: rid }, difficulty: 2, confidence: 4, labeler: 'eve' });
     const snap = await store.readAll();
     assert.equal(snap.reviews.all.length, 4);
@@ -264,11 +368,17 @@ describe('DatasetStore', () => {
     appendFileSync(join(dir, DATASET_FILES.demonstrations), JSON.stringify(tampered) + '\n');
     appendFileSync(join(dir, DATASET_FILES.demonstrations), JSON.stringify({ kind: 'review', schema: 'forgeenv.review/v1' }) + '\n');
     const snap = await store.readAll();
-    assert.deepEqual(snap.demonstrations.all.map((r) => r.info.record_id), [uuidFor(1)]);
-    assert.deepEqual(snap.problems.map((p) => [p.file, p.line, p.kind]), [
-      [join(dir, DATASET_FILES.demonstrations), 2, 'inconsistent'],
-      [join(dir, DATASET_FILES.demonstrations), 3, 'schema'],
-    ]);
+    assert.deepEqual(
+      snap.demonstrations.all.map((r) => r.info.record_id),
+      [uuidFor(1)],
+    );
+    assert.deepEqual(
+      snap.problems.map((p) => [p.file, p.line, p.kind]),
+      [
+        [join(dir, DATASET_FILES.demonstrations), 2, 'inconsistent'],
+        [join(dir, DATASET_FILES.demonstrations), 3, 'schema'],
+      ],
+    );
     assert.match(snap.problems[1].error, /foreign line: a "review" record, not a demonstration/);
   });
 
@@ -287,15 +397,38 @@ describe('DatasetStore', () => {
   test('skips and timelines round trip; bad episode ids are refused', async () => {
     const dir = tempDir();
     const store = new DatasetStore(dir);
-    await store.appendSkip({ episode_id: 'ep-9', task_id: 'task_a', primitive: { primitive_type: 'DeprecateImport', params: {} }, reason: 'too_hard', annotator_id: 'alice' });
-    await assert.rejects(store.appendSkip({ episode_id: 'ep-9', task_id: 'task_a', primitive: { primitive_type: 'X', params: {} }, reason: 'bored' as never, annotator_id: 'alice' }), /reason/);
+    await store.appendSkip({
+      episode_id: 'ep-9',
+      task_id: 'task_a',
+      primitive: { primitive_type: 'DeprecateImport', params: {} },
+      reason: 'too_hard',
+      annotator_id: 'alice',
+    });
+    await assert.rejects(
+      store.appendSkip({
+        episode_id: 'ep-9',
+        task_id: 'task_a',
+        primitive: { primitive_type: 'X', params: {} },
+        reason: 'bored' as never,
+        annotator_id: 'alice',
+      }),
+      /reason/,
+    );
     await store.appendTimelineEvents('ep-9', [
       { t_ms: 0, kind: 'focus' },
-      { t_ms: 150, kind: 'change', changes: [{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 4 } }, text: 'eval' }], file: 'train.py' },
+      {
+        t_ms: 150,
+        kind: 'change',
+        changes: [{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 4 } }, text: 'eval' }],
+        file: 'train.py',
+      },
     ]);
     await store.appendTimelineEvents('ep-9', [{ t_ms: 900, kind: 'run' }]);
     const tl = await store.readTimeline('ep-9');
-    assert.deepEqual(tl.events.map((e) => e.kind), ['focus', 'change', 'run']);
+    assert.deepEqual(
+      tl.events.map((e) => e.kind),
+      ['focus', 'change', 'run'],
+    );
     assert.equal(tl.events[1].file, 'train.py');
     assert.ok(existsSync(join(dir, 'timelines', 'ep-9.jsonl')));
     await assert.rejects(store.appendTimelineEvents('../../etc/passwd', [{ t_ms: 0, kind: 'run' }]), /Invalid episode id/);

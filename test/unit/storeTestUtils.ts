@@ -14,7 +14,8 @@ after(() => {
     // The summary index of a temp folder would outlive it in the cache.
     rmSync(summaryIndexPath(realpathSync(d)), { force: true });
     // So would the export index of every file exported into it.
-    for (const f of readdirSync(d, { recursive: true, encoding: 'utf8' })) rmSync(exportIndexPath(join(realpathSync(d), f)), { force: true });
+    for (const f of readdirSync(d, { recursive: true, encoding: 'utf8' }))
+      rmSync(exportIndexPath(join(realpathSync(d), f)), { force: true });
     rmSync(d, { recursive: true, force: true });
   }
 });
@@ -100,7 +101,9 @@ export function makeDemo(s: DemoSpec): DemonstrationRecord {
         target_category: primitive,
         ...(s.breakageFailed === undefined ? {} : { breakage_failed: s.breakageFailed }),
         // The verifier's verdict, as the environment records it: exports take only verified successes.
-        ...(s.verified === false ? {} : { verification: { verified: success, loaded: success, trained: success, in_range: success, findings: [] } }),
+        ...(s.verified === false
+          ? {}
+          : { verification: { verified: success, loaded: success, trained: success, in_range: success, findings: [] } }),
       },
     },
     originalScript: s.script ?? `# script of ${taskId}\nprint("hello")\n`,

@@ -23,22 +23,70 @@ async function craftedFolder(): Promise<string> {
   const store = new DatasetStore(dir);
   const d1 = makeDemo({ n: 1, annotator: 'alice', reward: 1.8, activeMs: 60_000, diff: diffOf(1, 1) });
   await store.appendDemonstration(d1);
-  await store.appendDemonstration(makeDemo({ n: 2, taskId: 'task_b', annotator: 'bob', success: false, reward: 0.1, activeMs: 120_000, diff: diffOf(3, 0) }));
-  await store.appendDemonstration(makeDemo({ n: 3, taskId: 'task_b', primitive: 'DeprecateImport', params: { old_module: 'a', new_module: 'b' }, annotator: 'alice', reward: 1.5, activeMs: 30_000, diff: diffOf(2, 2) }));
+  await store.appendDemonstration(
+    makeDemo({ n: 2, taskId: 'task_b', annotator: 'bob', success: false, reward: 0.1, activeMs: 120_000, diff: diffOf(3, 0) }),
+  );
+  await store.appendDemonstration(
+    makeDemo({
+      n: 3,
+      taskId: 'task_b',
+      primitive: 'DeprecateImport',
+      params: { old_module: 'a', new_module: 'b' },
+      annotator: 'alice',
+      reward: 1.5,
+      activeMs: 30_000,
+      diff: diffOf(2, 2),
+    }),
+  );
   appendFileSync(join(dir, DATASET_FILES.demonstrations), '{"task_id": "broken\n');
-  await store.appendDemonstration(makeDemo({ n: 4, taskId: 'task_c', primitive: 'DeprecateImport', params: { old_module: 'a', new_module: 'b' }, annotator: 'bob', reward: -0.5, activeMs: 600_000, diff: diffOf(0, 1) }));
+  await store.appendDemonstration(
+    makeDemo({
+      n: 4,
+      taskId: 'task_c',
+      primitive: 'DeprecateImport',
+      params: { old_module: 'a', new_module: 'b' },
+      annotator: 'bob',
+      reward: -0.5,
+      activeMs: 600_000,
+      diff: diffOf(0, 1),
+    }),
+  );
   await store.appendDemonstration(makeDemo({ n: 5, previous: d1, annotator: 'alice', reward: 1.0, activeMs: 90_000, diff: diffOf(1, 2) }));
   await store.appendReview({ record_id: uuidFor(3), reviewer: 'rev', verdict: 'reject' });
   await store.appendReview({ record_id: uuidFor(4), reviewer: 'rev', verdict: 'approve' });
   await store.appendReview({ record_id: uuidFor(99), reviewer: 'rev', verdict: 'approve' });
-  await store.appendSkip({ episode_id: 'ep-s1', task_id: 'task_c', primitive: { primitive_type: 'DeprecateImport', params: {} }, reason: 'too_hard', annotator_id: 'alice' });
-  await store.appendSkip({ episode_id: 'ep-s2', task_id: 'task_a', primitive: { primitive_type: 'RenameApiCall', params: {} }, reason: 'other', note: 'lunch', annotator_id: 'carol' });
+  await store.appendSkip({
+    episode_id: 'ep-s1',
+    task_id: 'task_c',
+    primitive: { primitive_type: 'DeprecateImport', params: {} },
+    reason: 'too_hard',
+    annotator_id: 'alice',
+  });
+  await store.appendSkip({
+    episode_id: 'ep-s2',
+    task_id: 'task_a',
+    primitive: { primitive_type: 'RenameApiCall', params: {} },
+    reason: 'other',
+    note: 'lunch',
+    annotator_id: 'carol',
+  });
   return dir;
 }
 
 describe('countDiffLines', () => {
   test('counts hunk lines only, even removed lines that look like headers', () => {
-    const diff = ['--- a/x.py', '+++ b/x.py', '@@ -1,3 +1,3 @@', ' keep', '--- not a header, a removed "-- " line', '-gone', '+++ added line starting with ++', '+new', '\\ No newline at end of file', ''].join('\n');
+    const diff = [
+      '--- a/x.py',
+      '+++ b/x.py',
+      '@@ -1,3 +1,3 @@',
+      ' keep',
+      '--- not a header, a removed "-- " line',
+      '-gone',
+      '+++ added line starting with ++',
+      '+new',
+      '\\ No newline at end of file',
+      '',
+    ].join('\n');
     assert.deepEqual(countDiffLines(diff), { added: 2, removed: 2 });
     assert.deepEqual(countDiffLines(diffOf(4, 3)), { added: 4, removed: 3 });
     assert.deepEqual(countDiffLines(''), { added: 0, removed: 0 });
@@ -76,7 +124,10 @@ describe('summarizeDataset', () => {
     assert.equal(s.reward.histogram[1].count, 1); // 0.1
     assert.equal(s.reward.histogram[6].count, 1); // 1.0 in [1.0, 1.2)
     assert.equal(s.reward.histogram[8].count, 1); // 1.5 in [1.4, 1.6)
-    assert.equal(s.reward.histogram.reduce((a, b) => a + b.count, 0), 4);
+    assert.equal(
+      s.reward.histogram.reduce((a, b) => a + b.count, 0),
+      4,
+    );
 
     assert.equal(s.active_ms.median, 105_000);
     assert.equal(s.active_ms.total, 840_000);

@@ -23,10 +23,18 @@ describe('summary index', () => {
   test('after N appends only N lines are parsed, and the summary equals a cold one at every step', async () => {
     const dir = tempDir();
     const store = new DatasetStore(dir);
-    const first = Array.from({ length: 6 }, (_, i) => makeDemo({ n: i + 1, taskId: `t${i % 3}`, success: i % 2 === 0, annotator: i % 2 ? 'bob' : 'alice' }));
+    const first = Array.from({ length: 6 }, (_, i) =>
+      makeDemo({ n: i + 1, taskId: `t${i % 3}`, success: i % 2 === 0, annotator: i % 2 ? 'bob' : 'alice' }),
+    );
     for (const r of first) await store.appendDemonstration(r);
     await store.appendReview({ record_id: uuidFor(1), reviewer: 'r', verdict: 'approve' });
-    await store.appendSkip({ episode_id: 'sk-1', task_id: 't0', primitive: { primitive_type: 'RenameApiCall', params: {} }, reason: 'too_hard', annotator_id: 'alice' });
+    await store.appendSkip({
+      episode_id: 'sk-1',
+      task_id: 't0',
+      primitive: { primitive_type: 'RenameApiCall', params: {} },
+      reason: 'too_hard',
+      annotator_id: 'alice',
+    });
 
     const cold = await readSummaryInput(dir);
     assert.equal(cold.parsedLines, 8, 'the first summary reads everything');
@@ -120,7 +128,10 @@ describe('summary index', () => {
     appendFileSync(join(dir, DATASET_FILES.skips), '{"kind":"skip","schema":"forgeenv.skip/v1"}\n');
     const legacy = await new DatasetStore(dir).readAll();
     const key = (p: { file: string; line: number; kind: string; error: string }) => `${p.file}:${p.line}:${p.kind}:${p.error}`;
-    const legacyProblems = legacy.problems.filter((p) => !p.file.endsWith(DATASET_FILES.labels)).map(key).sort();
+    const legacyProblems = legacy.problems
+      .filter((p) => !p.file.endsWith(DATASET_FILES.labels))
+      .map(key)
+      .sort();
     for (const opts of [{ index: false }, {}, {}]) {
       const s = await summarizeDataset(dir, opts);
       assert.equal(s.counts.demonstration_lines, legacy.demonstrations.all.length);

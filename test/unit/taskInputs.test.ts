@@ -116,7 +116,12 @@ describe('task args and files', () => {
     const start = await startHumanEpisode(env, { taskId: 'args_task', primitive: RENAME, seed: 3 });
     assert.match(start.brokenExecution.stderr, /cannot import name 'AutoTokeniser'/);
     assert.doesNotMatch(start.repairPrompt, /forgeenv-run-|simlibs/);
-    const r = await rolloutOneEpisode(env, { taskId: 'args_task', seed: 3, driftGenerate: () => JSON.stringify(RENAME), repairGenerate: oracleRepairGenerate(env) });
+    const r = await rolloutOneEpisode(env, {
+      taskId: 'args_task',
+      seed: 3,
+      driftGenerate: () => JSON.stringify(RENAME),
+      repairGenerate: oracleRepairGenerate(env),
+    });
     assert.equal(r.held_out_breakdown.executed_cleanly, 1, r.error_trace);
   });
 });
@@ -145,7 +150,10 @@ describe('task args and files are validated with the field named', () => {
   });
 
   test('file sizes are limited', () => {
-    assert.match(problemsOf([{ task_id: 'a', files: { 'big.txt': 'x'.repeat(1_048_577) } }]), /0\.files\.big\.txt: larger than 1048576 bytes/);
+    assert.match(
+      problemsOf([{ task_id: 'a', files: { 'big.txt': 'x'.repeat(1_048_577) } }]),
+      /0\.files\.big\.txt: larger than 1048576 bytes/,
+    );
     const many = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}.txt`, 'x'.repeat(1_000_000)]));
     assert.match(problemsOf([{ task_id: 'a', files: many }]), /bytes in all \(at most 4194304\)/);
   });
@@ -158,7 +166,10 @@ describe('task args and files are validated with the field named', () => {
     const { tasks, problems } = loadTaskFolder(bad);
     assert.equal(problems.length, 1);
     assert.match(problems[0], /tasks\.json: invalid task metadata \(0\.args\.0: .*; 0\.files\.\.\.\/escape\.txt: invalid path/);
-    assert.deepEqual(tasks.map((t) => [t.task_id, t.args]), [['x', ['x']]]);
+    assert.deepEqual(
+      tasks.map((t) => [t.task_id, t.args]),
+      [['x', ['x']]],
+    );
   });
 
   test('the executor refuses bad args and files before writing anything', async () => {
@@ -171,7 +182,13 @@ describe('task args and files are validated with the field named', () => {
     assert.match(overwrite.stderr, /files\.train\.py: would overwrite the script/);
     const notStrings = await executeScript({ ...base, args: [1 as unknown as string] });
     assert.match(notStrings.stderr, /invalid run options: args\.0: /);
-    const fine = await executeScript({ ...base, args: ['a b', '--c'], files: { 'd/e.txt': 'hi' }, script: 'import sys\nprint(sys.argv[1:], open("d/e.txt").read())\n', validate: false });
+    const fine = await executeScript({
+      ...base,
+      args: ['a b', '--c'],
+      files: { 'd/e.txt': 'hi' },
+      script: 'import sys\nprint(sys.argv[1:], open("d/e.txt").read())\n',
+      validate: false,
+    });
     assert.equal(fine.stdout, "['a b', '--c'] hi\n");
   });
 });

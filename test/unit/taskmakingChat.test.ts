@@ -13,8 +13,16 @@ import { placeholderDataset, placeholderModels } from '../../src/env/taskmaking/
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
 import { deriveScriptArgs } from '../../src/env/tasks/scriptArgs';
 
-const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 30, in <module>\n    trainer = Trainer(...)\n${last}\n`;
-const ctx = (over: Partial<RuleContext>): RuleContext => ({ script: '', args: [], env: {}, options: undefined, hub: { needs: { models: [], datasets: [] }, refusals: [] }, ...over });
+const traceback = (last: string) =>
+  `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 30, in <module>\n    trainer = Trainer(...)\n${last}\n`;
+const ctx = (over: Partial<RuleContext>): RuleContext => ({
+  script: '',
+  args: [],
+  env: {},
+  options: undefined,
+  hub: { needs: { models: [], datasets: [] }, refusals: [] },
+  ...over,
+});
 
 // A preference script that applies the chat template to the columns itself (the TRL examples of 2024).
 const SELF_TEMPLATED = [
@@ -50,7 +58,7 @@ describe('column kinds: what the script hands to a chat template holds messages'
     assert.equal(d?.columns?.prompt, 'string');
   });
 
-  test('a column used as a message\'s content (a string the script wraps itself) stays a string', () => {
+  test("a column used as a message's content (a string the script wraps itself) stays a string", () => {
     const script = [
       'from datasets import load_dataset',
       'from trl import DPOTrainer',
@@ -64,7 +72,7 @@ describe('column kinds: what the script hands to a chat template holds messages'
     assert.deepEqual([d.columns?.prompt, d.columns?.chosen, d.columns?.rejected], ['string', 'string', 'string']);
   });
 
-  test('the table of real schemas has TRL\'s trl-style HH dataset with conversational chosen/rejected', () => {
+  test("the table of real schemas has TRL's trl-style HH dataset with conversational chosen/rejected", () => {
     const script = 'from datasets import load_dataset\nds = load_dataset("trl-internal-testing/hh-rlhf-helpful-base-trl-style")\n';
     const d = deriveHubNeeds(script).datasets[0];
     assert.deepEqual(d.columns, { chosen: 'messages', rejected: 'messages', prompt: 'string' });
@@ -74,7 +82,9 @@ describe('column kinds: what the script hands to a chat template holds messages'
 
 describe('placeholder dataset: a fixed schema the derivation chose, swapped for a synthetic one', () => {
   // trl 1.x KTOTrainer on a dataset without `prompt`: extract_prompt reads `chosen` (recorded).
-  const KTO_ERROR = traceback('  File "/venv/lib/python3.12/site-packages/trl/data_utils.py", line 541, in extract_prompt\n    for idx in range(min(len(example["chosen"]), len(example["rejected"]))):\n                             ~~~~~~~^^^^^^^^^^\nKeyError: \'chosen\'');
+  const KTO_ERROR = traceback(
+    '  File "/venv/lib/python3.12/site-packages/trl/data_utils.py", line 541, in extract_prompt\n    for idx in range(min(len(example["chosen"]), len(example["rejected"]))):\n                             ~~~~~~~^^^^^^^^^^\nKeyError: \'chosen\'',
+  );
 
   test('the derivation gives the script no dataset of its own: a placeholder', () => {
     const args = deriveScriptArgs(KTO_SCRIPT).args;
@@ -84,7 +94,7 @@ describe('placeholder dataset: a fixed schema the derivation chose, swapped for 
     assert.equal(p.replacement, SYNTHETIC_DATASET_ID);
   });
 
-  test('KeyError of a TRL format key on a placeholder: the synthetic dataset, whose derived schema is the trainer\'s format', () => {
+  test("KeyError of a TRL format key on a placeholder: the synthetic dataset, whose derived schema is the trainer's format", () => {
     const args = deriveScriptArgs(KTO_SCRIPT).args;
     const d = diagnose(KTO_ERROR, ctx({ script: KTO_SCRIPT, args }));
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
@@ -96,19 +106,19 @@ describe('placeholder dataset: a fixed schema the derivation chose, swapped for 
     assert.deepEqual(synthetic?.columns, { prompt: 'string', completion: 'string', label: 'bool' });
   });
 
-  test('a dataset the script names itself is not a placeholder: the column stays the script\'s problem', () => {
+  test("a dataset the script names itself is not a placeholder: the column stays the script's problem", () => {
     const script = KTO_SCRIPT.replace('load_dataset(script_args.dataset_name)', 'load_dataset("imdb")');
     assert.equal(placeholderDataset(script, ['--dataset_name', 'imdb']), undefined);
     const d = diagnose(KTO_ERROR, ctx({ script, args: ['--dataset_name', 'imdb'] }));
     assert.notEqual(d?.outcome.kind === 'adapt' ? d.outcome.adaptation.rule : undefined, 'placeholder-dataset');
   });
 
-  test('a KeyError of a key that is neither the script\'s nor a TRL format key is not a dataset column', () => {
+  test("a KeyError of a key that is neither the script's nor a TRL format key is not a dataset column", () => {
     const d = diagnose(traceback("KeyError: 'weird_internal'"), ctx({ script: KTO_SCRIPT, args: ['--dataset_name', 'imdb'] }));
     assert.equal(d, undefined);
   });
 
-  test('a column the script reads, on the derived placeholder of a required dataclass field, swaps; a user\'s own dataset does not', () => {
+  test("a column the script reads, on the derived placeholder of a required dataclass field, swaps; a user's own dataset does not", () => {
     const script = [
       'from dataclasses import dataclass',
       'from datasets import load_dataset',
@@ -132,8 +142,10 @@ describe('placeholder dataset: a fixed schema the derivation chose, swapped for 
   });
 });
 
-describe('chat templates: a placeholder model gets a chat model; the script\'s own model is the real behaviour', () => {
-  const NO_TEMPLATE = traceback('ValueError: Cannot use chat template functions because tokenizer.chat_template is not set and no template argument was passed! For information about writing templates and setting the tokenizer.chat_template attribute, please see the documentation at https://huggingface.co/docs/transformers/main/en/chat_templating');
+describe("chat templates: a placeholder model gets a chat model; the script's own model is the real behaviour", () => {
+  const NO_TEMPLATE = traceback(
+    'ValueError: Cannot use chat template functions because tokenizer.chat_template is not set and no template argument was passed! For information about writing templates and setting the tokenizer.chat_template attribute, please see the documentation at https://huggingface.co/docs/transformers/main/en/chat_templating',
+  );
 
   test('a derived model id (gpt2, the script names none) becomes a chat model, valid in every era', () => {
     const script = KTO_SCRIPT;
@@ -149,7 +161,7 @@ describe('chat templates: a placeholder model gets a chat model; the script\'s o
     assert.deepEqual(placeholderModels(script, d.outcome.args!), [], 'no second swap');
   });
 
-  test('the script\'s own model without a template is refused as the real behaviour', () => {
+  test("the script's own model without a template is refused as the real behaviour", () => {
     const script = KTO_SCRIPT.replace('model_args.model_name_or_path', '"gpt2"');
     const d = diagnose(NO_TEMPLATE, ctx({ script, args: ['--model_name_or_path', 'gpt2'] }));
     assert.ok(d && d.outcome.kind === 'refuse');
@@ -166,7 +178,7 @@ describe('chat templates: a placeholder model gets a chat model; the script\'s o
     assert.equal(resolveModel('mistralai/Mistral-7B-v0.1').chat_template, null);
   });
 
-  test('Zephyr and TinyLlama chat models get Zephyr\'s template (system turns allowed), not their base family\'s', () => {
+  test("Zephyr and TinyLlama chat models get Zephyr's template (system turns allowed), not their base family's", () => {
     assert.equal(resolveModel('TinyLlama/TinyLlama-1.1B-Chat-v1.0').chat_template, 'zephyr');
     assert.equal(resolveModel('HuggingFaceH4/zephyr-7b-beta').chat_template, 'zephyr');
     assert.equal(resolveModel('mistralai/Mistral-7B-Instruct-v0.1').chat_template, 'mistral');
@@ -176,7 +188,8 @@ describe('chat templates: a placeholder model gets a chat model; the script\'s o
 
 describe('the table of real schemas is a floor', () => {
   test('a column the script reads that a table dataset lacks is added, and the adaptation says why', () => {
-    const script = 'from datasets import load_dataset\nds = load_dataset("trl-lib/ultrafeedback_binarized", split="train")\nds = ds.map(lambda s: {"x": s["system_prompt"]})\n';
+    const script =
+      'from datasets import load_dataset\nds = load_dataset("trl-lib/ultrafeedback_binarized", split="train")\nds = ds.map(lambda s: {"x": s["system_prompt"]})\n';
     const needs = candidateHubNeeds(script, [], {});
     const d = diagnose(traceback("KeyError: 'system_prompt'"), ctx({ script, hub: { needs, refusals: [] } }));
     assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
@@ -190,8 +203,13 @@ describe('the table of real schemas is a floor', () => {
 });
 
 describe('an optional package a library asks for', () => {
-  test('trl\'s reward function without math_verify is refused naming the package', () => {
-    const d = diagnose(traceback('  File "/venv/lib/python3.12/site-packages/trl/rewards/accuracy_rewards.py", line 65, in accuracy_reward\n    raise ImportError("Please install the `math_verify` package to use accuracy_reward")\nImportError: Please install the `math_verify` package to use accuracy_reward'), ctx({}));
+  test("trl's reward function without math_verify is refused naming the package", () => {
+    const d = diagnose(
+      traceback(
+        '  File "/venv/lib/python3.12/site-packages/trl/rewards/accuracy_rewards.py", line 65, in accuracy_reward\n    raise ImportError("Please install the `math_verify` package to use accuracy_reward")\nImportError: Please install the `math_verify` package to use accuracy_reward',
+      ),
+      ctx({}),
+    );
     assert.ok(d && d.outcome.kind === 'refuse');
     assert.equal(d.outcome.rule, 'module-not-installed');
     assert.match(d.outcome.reason, /math_verify/);

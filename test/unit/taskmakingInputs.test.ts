@@ -35,7 +35,13 @@ describe('repo-local imports', () => {
       'unused.py': 'raise SystemExit(1)\n',
     });
     const r = collectLocalImports(join(dir, 'train.py'), readFileSync(join(dir, 'train.py'), 'utf8'));
-    assert.deepEqual(Object.keys(r.files).sort(), ['data_utils.py', 'mypkg/__init__.py', 'mypkg/layers.py', 'mypkg/models.py', 'text_cleaning.py']);
+    assert.deepEqual(Object.keys(r.files).sort(), [
+      'data_utils.py',
+      'mypkg/__init__.py',
+      'mypkg/layers.py',
+      'mypkg/models.py',
+      'text_cleaning.py',
+    ]);
     assert.deepEqual(r.missing, []);
     assert.deepEqual(r.rewrites, []);
   });
@@ -84,14 +90,20 @@ describe('snapshot inference on the recorded API data', () => {
     assert.ok(have.length >= 1, 'some snapshot has GRPOConfig');
     assert.ok(have.includes(choice.id));
     for (const f of choice.fits) assert.equal(f.missing.length === 0, have.includes(f.id), f.id);
-    assert.ok(choice.fits.some((f) => f.missing.length > 0), `trl ${getSnapshot('2024-09').versions.trl} lacks GRPOConfig`);
+    assert.ok(
+      choice.fits.some((f) => f.missing.length > 0),
+      `trl ${getSnapshot('2024-09').versions.trl} lacks GRPOConfig`,
+    );
   });
 
   test('a public submodule the data did not walk is absent (trl.experimental), from the data itself', () => {
     const walked = (id: string) => 'trl.experimental' in loadPackageApi(id, 'trl').modules;
     const c = inferSnapshot('from trl.experimental.ppo import PPOTrainer\n', { ids: ['2025-03', '2026-11'] });
     for (const f of c.fits) if (!walked(f.id)) assert.match(f.missing.join(' '), /trl\.experimental\.ppo/, f.id);
-    assert.ok(c.fits.some((f) => !walked(f.id)), 'some snapshot predates trl.experimental');
+    assert.ok(
+      c.fits.some((f) => !walked(f.id)),
+      'some snapshot predates trl.experimental',
+    );
   });
 
   test('the script date picks the nearest complete snapshot and the reason says so', () => {
@@ -127,9 +139,23 @@ describe('saving a made task', () => {
     writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'old', description: 'kept' }]));
     const id = uniqueTaskId('old.py', dir, readEntries(dir));
     assert.equal(id, 'old_2');
-    await writeTask(dir, { task_id: id, args: ['--x', '1'], env: { SM_MODEL_DIR: 'out/m' }, adaptations: [{ round: 1, rule: 'missing-required-option', kind: 'args', error: 'the following arguments are required: --x', change: '--x 1' }] }, 'print(2)\n');
+    await writeTask(
+      dir,
+      {
+        task_id: id,
+        args: ['--x', '1'],
+        env: { SM_MODEL_DIR: 'out/m' },
+        adaptations: [
+          { round: 1, rule: 'missing-required-option', kind: 'args', error: 'the following arguments are required: --x', change: '--x 1' },
+        ],
+      },
+      'print(2)\n',
+    );
     const entries = readEntries(dir);
-    assert.deepEqual(entries.map((e) => e.task_id), ['old', 'old_2']);
+    assert.deepEqual(
+      entries.map((e) => e.task_id),
+      ['old', 'old_2'],
+    );
     assert.equal(entries[0].description, 'kept');
     const loaded = loadTaskFolder(dir);
     assert.deepEqual(loaded.problems, []);
@@ -156,24 +182,39 @@ describe('saving a made task', () => {
 
   test('an adaptation with an unknown field is refused by the strict schema', async () => {
     const dir = join(root, 'strict');
-    await assert.rejects(writeTask(dir, { task_id: 'n', adaptations: [{ round: 0, rule: 'r', kind: 'args', error: '', change: 'c', extra: 1 } as never] }, 'x\n'), /invalid/);
+    await assert.rejects(
+      writeTask(
+        dir,
+        { task_id: 'n', adaptations: [{ round: 0, rule: 'r', kind: 'args', error: '', change: 'c', extra: 1 } as never] },
+        'x\n',
+      ),
+      /invalid/,
+    );
   });
 });
 
 describe('tasks.json env reaches the runs of an episode', () => {
-  test('the broken script sees the task\'s variables (simulated mode)', async () => {
+  test("the broken script sees the task's variables (simulated mode)", async () => {
     const dir = join(root, 'envtask');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'env_task.py'),
-      ['import os, sys', 'assert os.environ["SM_MODEL_DIR"] == "out/model", "env was %r" % os.environ.get("SM_MODEL_DIR")', 'from transformers import AutoTokenizer', 'print("ok")', ''].join('\n'),
+      [
+        'import os, sys',
+        'assert os.environ["SM_MODEL_DIR"] == "out/model", "env was %r" % os.environ.get("SM_MODEL_DIR")',
+        'from transformers import AutoTokenizer',
+        'print("ok")',
+        '',
+      ].join('\n'),
     );
     writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'env_task', env: { SM_MODEL_DIR: 'out/model' } }]));
     const { ForgeEnvironment } = await import('../../src/env/episode/environment');
     const env = new ForgeEnvironment({ taskDirs: [dir], timeoutMs: 30_000 });
     try {
       await env.reset({ taskId: 'env_task', seed: 1 });
-      const broken = await env.step({ breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokeniser' } } });
+      const broken = await env.step({
+        breakage: { primitive_type: 'RenameApiCall', params: { old_name: 'AutoTokenizer', new_name: 'AutoTokeniser' } },
+      });
       assert.equal(broken.info.error, undefined, String(broken.info.error));
       // Past the environment assertion, to the renamed import.
       assert.match(env.state!.broken_execution!.stderr, /AutoTokeniser/);
@@ -189,7 +230,10 @@ describe('tasks.json env reaches the runs of an episode', () => {
     writeFileSync(join(dir, 't.py'), 'print(1)\n');
     writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 't', env: { LD_PRELOAD: '/x.so' } }]));
     const loaded = loadTaskFolder(dir);
-    assert.ok(loaded.problems.some((p) => /LD_PRELOAD/.test(p)), loaded.problems.join('\n'));
+    assert.ok(
+      loaded.problems.some((p) => /LD_PRELOAD/.test(p)),
+      loaded.problems.join('\n'),
+    );
   });
 });
 
@@ -199,7 +243,11 @@ describe('forgeenv make-task: usage and exit codes', () => {
     const run = async (argv: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+      const code = await main(
+        argv,
+        (s) => out.push(s),
+        (s) => err.push(s),
+      );
       return { code, out: out.join('\n'), err: err.join('\n') };
     };
     const help = await run(['make-task', '--help']);
@@ -223,7 +271,11 @@ describe('forgeenv make-task: usage and exit codes', () => {
     writeFileSync(script, 'def f(:\n');
     const dir = join(root, 'refused-tasks');
     const out: string[] = [];
-    const code = await main(['make-task', script, '--task-dir', dir, '--json'], (s) => out.push(s), () => undefined);
+    const code = await main(
+      ['make-task', script, '--task-dir', dir, '--json'],
+      (s) => out.push(s),
+      () => undefined,
+    );
     assert.equal(code, 1);
     const result = JSON.parse(out.join('\n')) as { refusal?: { rule: string } };
     assert.equal(result.refusal?.rule, 'syntax-error');

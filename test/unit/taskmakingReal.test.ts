@@ -14,7 +14,9 @@ import { loadTaskFolder } from '../../src/env/tasks/tasks';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 
 const SNAPSHOT = '2026-11';
-const skip = isSnapshotVenvReady(SNAPSHOT) ? false : `the managed venv of snapshot ${SNAPSHOT} is not built (forgeenv snapshots build ${SNAPSHOT})`;
+const skip = isSnapshotVenvReady(SNAPSHOT)
+  ? false
+  : `the managed venv of snapshot ${SNAPSHOT} is not built (forgeenv snapshots build ${SNAPSHOT})`;
 const ERA = '2024-09';
 const skipDrift = skip || (isSnapshotVenvReady(ERA) ? false : `the managed venv of snapshot ${ERA} is not built`);
 
@@ -72,17 +74,24 @@ describe('make-task end to end in real mode', { skip }, () => {
     writeFileSync(join(src, 'helpers.py'), HELPERS);
     const tasks = join(root, 'tasks');
     const progress: string[] = [];
-    const r = await makeTask({ scriptPath: join(src, 'tiny_clm.py'), taskDir: tasks, snapshot: SNAPSHOT, mode: 'real', timeoutMs: 240_000, maxBreakages: 3 }, { onProgress: (m) => progress.push(m) });
+    const r = await makeTask(
+      { scriptPath: join(src, 'tiny_clm.py'), taskDir: tasks, snapshot: SNAPSHOT, mode: 'real', timeoutMs: 240_000, maxBreakages: 3 },
+      { onProgress: (m) => progress.push(m) },
+    );
     assert.equal(r.refusal, undefined, JSON.stringify(r.refusal));
     const rules = r.adaptations.map((a) => a.rule);
     // `--text_column` is derived as `text` (an option naming a column), so no invalid-choice round is needed
     // any more (that rule: taskmakingRules.test.ts).
-    for (const rule of ['repo-local-imports', 'missing-one-of-options', 'cpu-bf16-off', 'missing-environment-variable']) assert.ok(rules.includes(rule), `${rule} in ${rules.join(', ')}`);
+    for (const rule of ['repo-local-imports', 'missing-one-of-options', 'cpu-bf16-off', 'missing-environment-variable'])
+      assert.ok(rules.includes(rule), `${rule} in ${rules.join(', ')}`);
     assert.deepEqual(r.entry.env, { SM_MODEL_DIR: 'out/sm_model_dir' });
     assert.ok(r.entry.args?.includes('--text_column') && r.entry.args.includes('text'));
     assert.ok(r.verdict, 'verified in real mode');
     assert.deepEqual(r.verdict.original_runs, { verified: 3, of: 3 });
-    assert.ok(r.verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length >= 2, JSON.stringify(r.verdict.breakages));
+    assert.ok(
+      r.verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length >= 2,
+      JSON.stringify(r.verdict.breakages),
+    );
     assert.equal(r.verdict.verified, true);
     // Written, and the task folder loads with the adaptations recorded.
     const loaded = loadTaskFolder(tasks);
@@ -95,49 +104,65 @@ describe('make-task end to end in real mode', { skip }, () => {
   });
 
   // transformers.AdamW exists in 4.x (2024-09) and is gone in 5.x (2026-11): a real migration.
-  test('--upgrade-to: the script running at its era fails at the later snapshot with the real error', { skip: skipDrift, timeout: 900_000 }, async () => {
-    const src = join(root, 'drift');
-    mkdirSync(src);
-    writeFileSync(
-      join(src, 'adamw_clm.py'),
-      [
-        'import torch',
-        'from datasets import load_dataset',
-        'from transformers import AdamW, AutoModelForCausalLM, AutoTokenizer',
-        'tokenizer = AutoTokenizer.from_pretrained("gpt2")',
-        'tokenizer.pad_token = tokenizer.eos_token',
-        'model = AutoModelForCausalLM.from_pretrained("gpt2")',
-        'data = load_dataset("imdb", split="train")',
-        'optimizer = AdamW(model.parameters(), lr=1e-3)',
-        'for step in range(4):',
-        '    batch = tokenizer([data[step]["text"]], return_tensors="pt", truncation=True, max_length=32)',
-        '    loss = model(**batch, labels=batch["input_ids"]).loss',
-        '    loss.backward()',
-        '    optimizer.step()',
-        '    optimizer.zero_grad()',
-        'model.save_pretrained("out")',
-        '',
-      ].join('\n'),
-    );
-    const tasks = join(root, 'drift-tasks');
-    const r = await makeTask({ scriptPath: join(src, 'adamw_clm.py'), taskDir: tasks, snapshot: ERA, upgradeTo: SNAPSHOT, mode: 'real', timeoutMs: 240_000, noVerify: true });
-    assert.equal(r.refusal, undefined, JSON.stringify(r.refusal));
-    assert.ok(r.naturalDrift);
-    assert.equal(r.naturalDrift.verified, true);
-    assert.match(r.naturalDrift.error, /AdamW/);
-    const task = loadTaskFolder(tasks).tasks.find((t) => t.task_id === r.taskId);
-    assert.ok(task);
-    assert.equal(task.library_versions?.transformers, getSnapshot(SNAPSHOT).versions.transformers, 'the task runs at the later snapshot');
-  });
+  test(
+    '--upgrade-to: the script running at its era fails at the later snapshot with the real error',
+    { skip: skipDrift, timeout: 900_000 },
+    async () => {
+      const src = join(root, 'drift');
+      mkdirSync(src);
+      writeFileSync(
+        join(src, 'adamw_clm.py'),
+        [
+          'import torch',
+          'from datasets import load_dataset',
+          'from transformers import AdamW, AutoModelForCausalLM, AutoTokenizer',
+          'tokenizer = AutoTokenizer.from_pretrained("gpt2")',
+          'tokenizer.pad_token = tokenizer.eos_token',
+          'model = AutoModelForCausalLM.from_pretrained("gpt2")',
+          'data = load_dataset("imdb", split="train")',
+          'optimizer = AdamW(model.parameters(), lr=1e-3)',
+          'for step in range(4):',
+          '    batch = tokenizer([data[step]["text"]], return_tensors="pt", truncation=True, max_length=32)',
+          '    loss = model(**batch, labels=batch["input_ids"]).loss',
+          '    loss.backward()',
+          '    optimizer.step()',
+          '    optimizer.zero_grad()',
+          'model.save_pretrained("out")',
+          '',
+        ].join('\n'),
+      );
+      const tasks = join(root, 'drift-tasks');
+      const r = await makeTask({
+        scriptPath: join(src, 'adamw_clm.py'),
+        taskDir: tasks,
+        snapshot: ERA,
+        upgradeTo: SNAPSHOT,
+        mode: 'real',
+        timeoutMs: 240_000,
+        noVerify: true,
+      });
+      assert.equal(r.refusal, undefined, JSON.stringify(r.refusal));
+      assert.ok(r.naturalDrift);
+      assert.equal(r.naturalDrift.verified, true);
+      assert.match(r.naturalDrift.error, /AdamW/);
+      const task = loadTaskFolder(tasks).tasks.find((t) => t.task_id === r.taskId);
+      assert.ok(task);
+      assert.equal(task.library_versions?.transformers, getSnapshot(SNAPSHOT).versions.transformers, 'the task runs at the later snapshot');
+    },
+  );
 });
 
 // check-primitives --mode real without --python used python3 on PATH (no transformers there), so
 // every original failed with ModuleNotFoundError; it now runs in the snapshot's managed venv.
 describe('check-primitives in real mode without an interpreter', { skip }, () => {
-  test('the original runs in the snapshot\'s managed venv', { timeout: 600_000 }, async () => {
+  test("the original runs in the snapshot's managed venv", { timeout: 600_000 }, async () => {
     const { checkPrimitives } = await import('../../src/env/primitives/checkPrimitives');
     const script = 'import transformers\nfrom transformers import AutoTokenizer\nprint("version", transformers.__version__)\n';
-    const report = await checkPrimitives([{ name: 'probe.py', script, versions: { ...getSnapshot(SNAPSHOT).versions } }], { mode: 'real', primitives: ['RenameApiCall'], timeoutMs: 240_000 });
+    const report = await checkPrimitives([{ name: 'probe.py', script, versions: { ...getSnapshot(SNAPSHOT).versions } }], {
+      mode: 'real',
+      primitives: ['RenameApiCall'],
+      timeoutMs: 240_000,
+    });
     assert.equal(report.scripts[0].original_runs, true, report.scripts[0].reason);
   });
 });

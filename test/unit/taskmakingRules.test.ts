@@ -26,11 +26,15 @@ const ctx = (over: Partial<RuleContext> = {}): RuleContext => ({
   ...over,
 });
 
-const traceback = (last: string) => `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 12, in <module>\n    main()\n${last}\n`;
+const traceback = (last: string) =>
+  `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 12, in <module>\n    main()\n${last}\n`;
 
 describe('diagnose: recorded errors map to rules', () => {
   test('argparse: the following arguments are required (options and positionals)', () => {
-    const d = diagnose('usage: train.py [-h] --task_name TASK_NAME data_dir\ntrain.py: error: the following arguments are required: --task_name, --base_model, data_dir', ctx({ args: [] }));
+    const d = diagnose(
+      'usage: train.py [-h] --task_name TASK_NAME data_dir\ntrain.py: error: the following arguments are required: --task_name, --base_model, data_dir',
+      ctx({ args: [] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'missing-required-option');
     const args = d.outcome.args!;
@@ -41,7 +45,10 @@ describe('diagnose: recorded errors map to rules', () => {
   });
 
   test('HfArgumentParser: unused arguments are removed', () => {
-    const d = diagnose(traceback("ValueError: Some specified arguments are not used by the HfArgumentParser: ['--max_steps', '8']"), ctx({ args: ['--output_dir', 'out', '--max_steps', '8'] }));
+    const d = diagnose(
+      traceback("ValueError: Some specified arguments are not used by the HfArgumentParser: ['--max_steps', '8']"),
+      ctx({ args: ['--output_dir', 'out', '--max_steps', '8'] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.deepEqual(d.outcome.args, ['--output_dir', 'out']);
   });
@@ -52,8 +59,11 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.deepEqual(d.outcome.args, ['--lr', '0.1']);
   });
 
-  test('argparse: an invalid choice takes the parser\'s first choice', () => {
-    const d = diagnose("train.py: error: argument --task: invalid choice: 'x' (choose from 'sst2', 'mrpc')", ctx({ args: ['--task', 'x'] }));
+  test("argparse: an invalid choice takes the parser's first choice", () => {
+    const d = diagnose(
+      "train.py: error: argument --task: invalid choice: 'x' (choose from 'sst2', 'mrpc')",
+      ctx({ args: ['--task', 'x'] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'task'), 'sst2');
   });
@@ -73,7 +83,7 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.ok(d.outcome.kind === 'refuse' && d.outcome.rule === 'dataset-column-missing');
   });
 
-  test('CPU: bf16, fp16, tf32 go off through the parser\'s own options', () => {
+  test("CPU: bf16, fp16, tf32 go off through the parser's own options", () => {
     const cases: Array<[string, string]> = [
       ["ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want to train the model on CPU.", 'bf16'],
       ["ValueError: fp16 mixed precision requires a GPU (not 'mps').", 'fp16'],
@@ -98,13 +108,20 @@ describe('diagnose: recorded errors map to rules', () => {
   });
 
   test('flash-attention: attn_implementation eager', () => {
-    const d = diagnose(traceback('ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.'), ctx());
+    const d = diagnose(
+      traceback(
+        'ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.',
+      ),
+      ctx(),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'attn_implementation'), 'eager');
   });
 
   test('8-/4-bit: an option turns it off, else the no-quantization shim, else a refusal with the reason', () => {
-    const err = traceback('ImportError: Using `bitsandbytes` 4-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`');
+    const err = traceback(
+      'ImportError: Using `bitsandbytes` 4-bit quantization requires the latest version of bitsandbytes: `pip install -U bitsandbytes`',
+    );
     const d = diagnose(err, ctx());
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'load_in_4bit'), 'false');
@@ -138,22 +155,33 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.ok(r && r.outcome.kind === 'refuse');
   });
 
-  test('a placeholder model id is replaced through the parser\'s model option', () => {
-    const d = diagnose(traceback("OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': 'path/to/model'. Use `repo_type` argument if needed."), ctx({ options: parseHelpOptions('usage: x.py [--model_name_or_path MODEL_NAME_OR_PATH]') }));
+  test("a placeholder model id is replaced through the parser's model option", () => {
+    const d = diagnose(
+      traceback(
+        "OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': 'path/to/model'. Use `repo_type` argument if needed.",
+      ),
+      ctx({ options: parseHelpOptions('usage: x.py [--model_name_or_path MODEL_NAME_OR_PATH]') }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'gpt2');
     assert.match(d.outcome.adaptation.change, /path\/to\/model is not a model id/);
   });
 
-  test('two options made inconsistent by the bounded run: the divisor takes the dividend\'s value', () => {
-    const d = diagnose(traceback('ValueError: generation_batch_size (2) must be divisible by num_generations (8).'), ctx({ options: parseHelpOptions('usage: x.py [--num_generations NUM_GENERATIONS]') }));
+  test("two options made inconsistent by the bounded run: the divisor takes the dividend's value", () => {
+    const d = diagnose(
+      traceback('ValueError: generation_batch_size (2) must be divisible by num_generations (8).'),
+      ctx({ options: parseHelpOptions('usage: x.py [--num_generations NUM_GENERATIONS]') }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'num_generations'), '2');
   });
 
   test('a multiple of a product of options: the divisor options shrink to 1, else the dividend takes the product', () => {
-    const err = traceback('ValueError: `batch_size` must be a multiple of `mini_batch_size * gradient_accumulation_steps`, inexact division: 2 / 16 = 0.125');
-    const help = 'usage: x.py [--batch_size BATCH_SIZE] [--mini_batch_size MINI_BATCH_SIZE] [--gradient_accumulation_steps GRADIENT_ACCUMULATION_STEPS]';
+    const err = traceback(
+      'ValueError: `batch_size` must be a multiple of `mini_batch_size * gradient_accumulation_steps`, inexact division: 2 / 16 = 0.125',
+    );
+    const help =
+      'usage: x.py [--batch_size BATCH_SIZE] [--mini_batch_size MINI_BATCH_SIZE] [--gradient_accumulation_steps GRADIENT_ACCUMULATION_STEPS]';
     const d = diagnose(err, ctx({ args: ['--batch_size', '2', '--gradient_accumulation_steps', '1'], options: parseHelpOptions(help) }));
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'multiple-of-options');
@@ -165,7 +193,7 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(d2.outcome.args!, 'batch_size'), '16');
   });
 
-  test('a placeholder used as a key of the script\'s dict: a model type the offline hub has, and the model option follows', () => {
+  test("a placeholder used as a key of the script's dict: a model type the offline hub has, and the model option follows", () => {
     const script = [
       'import argparse',
       'from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel',
@@ -184,7 +212,10 @@ describe('diagnose: recorded errors map to rules', () => {
       'n = TASKS[args.task]',
     ].join('\n');
     const options = parseHelpOptions('usage: t.py --arch ARCH --task TASK --model_name_or_path M');
-    const d = diagnose(traceback("KeyError: 'x'"), ctx({ script, options, args: ['--arch', 'x', '--task', 'y', '--model_name_or_path', 'gpt2'] }));
+    const d = diagnose(
+      traceback("KeyError: 'x'"),
+      ctx({ script, options, args: ['--arch', 'x', '--task', 'y', '--model_name_or_path', 'gpt2'] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'placeholder-key');
     assert.equal(optionValue(d.outcome.args!, 'arch'), 'bert');
@@ -223,27 +254,41 @@ describe('diagnose: recorded errors map to rules', () => {
 
   test('an online trainer without a reward: the reward model option gets the policy model', () => {
     const options = parseHelpOptions('usage: t.py [--model_name_or_path M] [--reward_model_path REWARD_MODEL_PATH] [--judge JUDGE]');
-    const d = diagnose(traceback('ValueError: `reward_funcs` must be provided.'), ctx({ options, args: ['--model_name_or_path', 'Qwen/Qwen2-0.5B-Instruct'] }));
+    const d = diagnose(
+      traceback('ValueError: `reward_funcs` must be provided.'),
+      ctx({ options, args: ['--model_name_or_path', 'Qwen/Qwen2-0.5B-Instruct'] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'reward-model-option');
     assert.equal(optionValue(d.outcome.args!, 'reward_model_path'), 'Qwen/Qwen2-0.5B-Instruct');
     // No such option in the parser: no answer from this rule.
-    const none = diagnose(traceback('ValueError: `reward_funcs` must be provided.'), ctx({ options: parseHelpOptions('usage: t.py [--model_name_or_path M]'), args: [] }));
+    const none = diagnose(
+      traceback('ValueError: `reward_funcs` must be provided.'),
+      ctx({ options: parseHelpOptions('usage: t.py [--model_name_or_path M]'), args: [] }),
+    );
     assert.ok(!none || none.outcome.kind !== 'adapt' || none.outcome.adaptation.rule !== 'reward-model-option');
   });
 
   test('a PEFT adapter the script loads: the option names an adapter of the model the script otherwise names', () => {
     const options = parseHelpOptions('usage: t.py [--model_name_or_path M]');
     const hub = { needs: { models: [{ id: 'meta-llama/Llama-2-7b-hf' }], datasets: [] }, refusals: [] };
-    const d = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'], hub }));
+    const d = diagnose(
+      traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"),
+      ctx({ options, args: ['--model_name_or_path', 'gpt2'], hub }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'peft-adapter');
     const id = optionValue(d.outcome.args!, 'model_name_or_path')!;
-    assert.deepEqual(d.outcome.hub!.models, [{ id, adapter_of: 'meta-llama/Llama-2-7b-hf', from: 'a PEFT adapter the script loads (model_name_or_path)' }]);
+    assert.deepEqual(d.outcome.hub!.models, [
+      { id, adapter_of: 'meta-llama/Llama-2-7b-hf', from: 'a PEFT adapter the script loads (model_name_or_path)' },
+    ]);
     // A repo id huggingface_hub accepts: no '--' or '..'.
     assert.ok(!/--|\.\./.test(id), id);
     // No other model named: an adapter of the plain model the args gave.
-    const own = diagnose(traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"), ctx({ options, args: ['--model_name_or_path', 'gpt2'] }));
+    const own = diagnose(
+      traceback("ValueError: Can't find 'adapter_config.json' at 'gpt2'"),
+      ctx({ options, args: ['--model_name_or_path', 'gpt2'] }),
+    );
     assert.ok(own && own.outcome.kind === 'adapt');
     assert.equal(own.outcome.hub!.models[0].adapter_of, 'gpt2');
   });
@@ -263,20 +308,36 @@ describe('diagnose: recorded errors map to rules', () => {
       '        ds = load_dataset(ext, data_files=files)',
     ].join('\n');
     const options = parseHelpOptions('usage: t.py [--dataset D] [--train_file TRAIN_FILE] [--validation_file VALIDATION_FILE]');
-    const d = diagnose(traceback("UnboundLocalError: cannot access local variable 'ext' where it is not associated with a value"), ctx({ script, options, args: [] }));
+    const d = diagnose(
+      traceback("UnboundLocalError: cannot access local variable 'ext' where it is not associated with a value"),
+      ctx({ script, options, args: [] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'unset-input-option');
     assert.equal(optionValue(d.outcome.args!, 'train_file'), 'train.json');
     // Python < 3.11 words it differently; the train file given, the validation file is next.
-    const older = diagnose(traceback("UnboundLocalError: local variable 'ext' referenced before assignment"), ctx({ script, options, args: ['--train_file', 'train.json'] }));
+    const older = diagnose(
+      traceback("UnboundLocalError: local variable 'ext' referenced before assignment"),
+      ctx({ script, options, args: ['--train_file', 'train.json'] }),
+    );
     assert.ok(older && older.outcome.kind === 'adapt');
     assert.equal(optionValue(older.outcome.args!, 'validation_file'), 'validation.json');
   });
 
   test('a value the library no longer accepts: the option whose default it is takes the first valid one', () => {
-    const script = ['from dataclasses import dataclass, field', '@dataclass', 'class S:', '    optim: str = field(', '        default="adamw_hf",', '        metadata={"help": "x"},', '    )'].join('\n');
+    const script = [
+      'from dataclasses import dataclass, field',
+      '@dataclass',
+      'class S:',
+      '    optim: str = field(',
+      '        default="adamw_hf",',
+      '        metadata={"help": "x"},',
+      '    )',
+    ].join('\n');
     const options = parseHelpOptions('usage: t.py [--optim OPTIM]');
-    const err = traceback("ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'sgd']");
+    const err = traceback(
+      "ValueError: adamw_hf is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'sgd']",
+    );
     const d = diagnose(err, ctx({ script, options, args: [] }));
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'invalid-enum-value');
@@ -288,25 +349,38 @@ describe('diagnose: recorded errors map to rules', () => {
   });
 
   test('a tracker value this release does not know ("none"): the bounded run\'s option is dropped', () => {
-    const d = diagnose(traceback("ValueError: Unsupported logging capability: none. Choose between ['all', 'aim', 'tensorboard', 'wandb']"), ctx({ args: ['--log_with', 'none', '--batch_size', '2'] }));
+    const d = diagnose(
+      traceback("ValueError: Unsupported logging capability: none. Choose between ['all', 'aim', 'tensorboard', 'wandb']"),
+      ctx({ args: ['--log_with', 'none', '--batch_size', '2'] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.deepEqual(d.outcome.args, ['--batch_size', '2']);
   });
 
   test('a script that asks for a hub token (token=True) gets a placeholder one in its env (runs are offline)', () => {
-    const err = traceback('huggingface_hub.errors.LocalTokenNotFoundError: Token is required (`token=True`), but no token found. You need to provide a token or be logged in to Hugging Face with `huggingface-cli login` or `huggingface_hub.login`.');
+    const err = traceback(
+      'huggingface_hub.errors.LocalTokenNotFoundError: Token is required (`token=True`), but no token found. You need to provide a token or be logged in to Hugging Face with `huggingface-cli login` or `huggingface_hub.login`.',
+    );
     const d = diagnose(err, ctx());
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(d.outcome.adaptation.rule, 'hub-token-required');
     assert.ok(d.outcome.env!.HF_TOKEN);
     // huggingface_hub < 0.18 reads HUGGING_FACE_HUB_TOKEN only: HF_TOKEN alone is answered with both.
     assert.equal(diagnose(err, ctx({ env: { HF_TOKEN: 'set' } }))?.outcome.kind, 'adapt');
-    assert.equal(diagnose(err, ctx({ env: { HF_TOKEN: 'set', HUGGING_FACE_HUB_TOKEN: 'set' } }))?.outcome.kind === 'adapt' ? 'adapted again' : 'no', 'no');
+    assert.equal(
+      diagnose(err, ctx({ env: { HF_TOKEN: 'set', HUGGING_FACE_HUB_TOKEN: 'set' } }))?.outcome.kind === 'adapt' ? 'adapted again' : 'no',
+      'no',
+    );
   });
 
   test('an option naming the text column gets the conventional column, not a placeholder', () => {
     const options = parseHelpOptions('usage: t.py [--dataset_text_field DATASET_TEXT_FIELD]');
-    const d = diagnose(traceback('ValueError: You need to provide either `dataset_text_field` or `formatting_func` argument. Alternatively, you can skip the dataset preparation by using `SFTConfig(dataset_kwargs={\'skip_prepare_dataset\': True})`.'), ctx({ options, args: [] }));
+    const d = diagnose(
+      traceback(
+        "ValueError: You need to provide either `dataset_text_field` or `formatting_func` argument. Alternatively, you can skip the dataset preparation by using `SFTConfig(dataset_kwargs={'skip_prepare_dataset': True})`.",
+      ),
+      ctx({ options, args: [] }),
+    );
     assert.ok(d && d.outcome.kind === 'adapt');
     assert.equal(optionValue(d.outcome.args!, 'dataset_text_field'), 'text');
   });
@@ -321,23 +395,33 @@ describe('diagnose: recorded errors map to rules', () => {
   });
 
   test('a model id of the wrong architecture is a hub refusal when no model option can change it (else model-of-wrong-kind, test/unit/hubMedia.test.ts)', () => {
-    const d = diagnose(traceback("ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText."), ctx({ options: undefined }));
+    const d = diagnose(
+      traceback(
+        "ValueError: Unrecognized configuration class <class 'transformers.models.gpt2.configuration_gpt2.GPT2Config'> for this kind of AutoModel: AutoModelForImageTextToText.",
+      ),
+      ctx({ options: undefined }),
+    );
     assert.ok(d && d.outcome.kind === 'refuse');
     assert.equal(d.outcome.rule, 'hub-item-unavailable');
   });
 
-  test('a hub message in a traceback\'s source line is not the error: the exception line decides', () => {
+  test("a hub message in a traceback's source line is not the error: the exception line decides", () => {
     const out = [
       'Traceback (most recent call last):',
       '  File "site-packages/datasets/load.py", line 1, in f',
-      '    raise ConnectionError(f"Couldn\'t reach \'{path}\' on the Hub ({e.__class__.__name__})") from e',
+      "    raise ConnectionError(f\"Couldn't reach '{path}' on the Hub ({e.__class__.__name__})\") from e",
       "AttributeError: 'ModelConfig' object has no attribute 'trust_remote_code'",
     ].join('\n');
     assert.equal(diagnose(out, ctx()), undefined);
   });
 
   test('a model missing offline is refused, naming the seam', () => {
-    const d = diagnose(traceback("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json."), ctx());
+    const d = diagnose(
+      traceback(
+        "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json.",
+      ),
+      ctx(),
+    );
     assert.ok(d && d.outcome.kind === 'refuse');
     assert.equal(d.outcome.rule, 'hub-item-unavailable');
     assert.match(d.outcome.reason, /Llama-2-7b-hf/);
@@ -365,7 +449,7 @@ describe('diagnose: recorded errors map to rules', () => {
 });
 
 describe('bounded run and argv edits', () => {
-  test('the parser\'s run-length options are set small, user-given ones kept', () => {
+  test("the parser's run-length options are set small, user-given ones kept", () => {
     const { args, adaptations } = boundRun(['--output_dir', 'out', '--max_steps', '3'], parseHelpOptions(HF_HELP));
     assert.equal(optionValue(args, 'max_steps'), '3');
     assert.equal(optionValue(args, 'max_seq_length'), '64');
@@ -374,7 +458,7 @@ describe('bounded run and argv edits', () => {
     assert.ok(!adaptations.some((a) => a.change.startsWith('--max_steps')));
   });
 
-  test('help options keep the parser\'s own spelling (argparse does not accept --model_name for --model-name)', () => {
+  test("help options keep the parser's own spelling (argparse does not accept --model_name for --model-name)", () => {
     const o = parseHelpOptions(ARGPARSE_HELP);
     assert.equal(o.get('model_name'), 'model-name');
     assert.equal(o.get('epochs'), 'epochs');
@@ -392,10 +476,14 @@ describe('bounded run and argv edits', () => {
   });
 });
 
-describe('verify-spec rules answer the verifier\'s findings', () => {
-  test('base_model and head from the task\'s args and the script\'s Auto class', () => {
-    const finding = 'neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)';
-    const r = verifySpecFor(finding, 'from transformers import AutoModelForSequenceClassification\n', ['--model_name_or_path', 'distilbert-base-uncased']);
+describe("verify-spec rules answer the verifier's findings", () => {
+  test("base_model and head from the task's args and the script's Auto class", () => {
+    const finding =
+      'neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)';
+    const r = verifySpecFor(finding, 'from transformers import AutoModelForSequenceClassification\n', [
+      '--model_name_or_path',
+      'distilbert-base-uncased',
+    ]);
     assert.ok(r);
     assert.equal(r.spec.base_model, 'distilbert-base-uncased');
     assert.equal(r.spec.head, 'seqcls');

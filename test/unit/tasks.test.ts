@@ -71,7 +71,10 @@ describe('deriveCategory', () => {
 
 describe('describeScript', () => {
   test('module docstring, first paragraph, whitespace collapsed', () => {
-    assert.equal(describeScript('#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"""Train a\n  model.\n\nMore text."""\nimport torch\n'), 'Train a model.');
+    assert.equal(
+      describeScript('#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"""Train a\n  model.\n\nMore text."""\nimport torch\n'),
+      'Train a model.',
+    );
     assert.equal(describeScript("'single line doc'\nx = 1\n"), 'single line doc');
   });
   test('first comment when there is no docstring', () => {
@@ -85,7 +88,9 @@ describe('loadTaskFolder', () => {
     const d = folder({
       'my_regression.py': '"""Fit a line."""\nimport torch\nprint("TRAINING_COMPLETE")\n',
       'notes.txt': 'ignored',
-      'tasks.json': JSON.stringify([{ task_id: 'my_regression', expected_loss_range: [0, 1], tags: ['custom'], library_versions: { transformers: '4.40.0' } }]),
+      'tasks.json': JSON.stringify([
+        { task_id: 'my_regression', expected_loss_range: [0, 1], tags: ['custom'], library_versions: { transformers: '4.40.0' } },
+      ]),
     });
     const { tasks, problems } = loadTaskFolder(d, { source: 'user' });
     assert.deepEqual(problems, []);
@@ -119,20 +124,32 @@ describe('loadTaskFolder', () => {
     });
     mkdirSync(join(d, 'folder.py'));
     const r1 = loadTaskFolder(d);
-    assert.deepEqual(r1.tasks.map((t) => t.task_id), ['good']);
+    assert.deepEqual(
+      r1.tasks.map((t) => t.task_id),
+      ['good'],
+    );
     assert.equal(r1.tasks[0].description, 'good training script');
-    assert.ok(r1.problems.some((p) => /tasks\.json: invalid task metadata .*expected_accuracy_range/.test(p)), r1.problems.join('\n'));
+    assert.ok(
+      r1.problems.some((p) => /tasks\.json: invalid task metadata .*expected_accuracy_range/.test(p)),
+      r1.problems.join('\n'),
+    );
     assert.ok(r1.problems.some((p) => p.includes('bad name.py') && /not a valid task id/.test(p)));
     assert.ok(r1.problems.some((p) => p.includes('folder.py') && /not a regular file/.test(p)));
     // Category is always derived: an entry that sets it is refused (difficulty may be set, see below).
     const d2 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'two' }, { task_id: 'one', category: 'ner' }]) });
     const r2 = loadTaskFolder(d2);
     assert.equal(r2.tasks.length, 1);
-    assert.ok(r2.problems.some((p) => /Unrecognized key/.test(p) && p.includes('category')), r2.problems.join('\n'));
+    assert.ok(
+      r2.problems.some((p) => /Unrecognized key/.test(p) && p.includes('category')),
+      r2.problems.join('\n'),
+    );
     const d4 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'one', difficulty: 'hard' }]) });
     assert.equal(loadTaskFolder(d4).tasks[0]?.difficulty, 'hard', "an entry's difficulty overrides the line-count rule");
     const d5 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'one', difficulty: 'extreme' }]) });
-    assert.ok(loadTaskFolder(d5).problems.some((p) => p.includes('difficulty')), 'an invalid difficulty names the field');
+    assert.ok(
+      loadTaskFolder(d5).problems.some((p) => p.includes('difficulty')),
+      'an invalid difficulty names the field',
+    );
     const d3 = folder({ 'one.py': 'print(1)\n', 'tasks.json': JSON.stringify([{ task_id: 'two' }]) });
     assert.deepEqual(loadTaskFolder(d3).problems, [`${join(d3, 'tasks.json')}: entry "two" has no loaded script two.py`]);
   });
@@ -149,7 +166,18 @@ describe('loadCorpus', () => {
     const { tasks, problems } = loadCorpus();
     assert.deepEqual(problems, []);
     const ids = tasks.map((t) => t.task_id);
-    for (const id of ['distilbert_sst2', 'bert_ner', 'gpt2_textgen', 't5_summarization', 'vit_cifar10', 'roberta_sentiment', 'albert_qa', 'electra_classification', 'tiny_mlp_mnist', 'simple_regression']) {
+    for (const id of [
+      'distilbert_sst2',
+      'bert_ner',
+      'gpt2_textgen',
+      't5_summarization',
+      'vit_cifar10',
+      'roberta_sentiment',
+      'albert_qa',
+      'electra_classification',
+      'tiny_mlp_mnist',
+      'simple_regression',
+    ]) {
       assert.ok(ids.includes(id), id);
     }
     for (const level of ['easy', 'medium', 'hard'] as const) assert.ok(tasks.filter((t) => t.difficulty === level).length >= 2, level);
@@ -178,18 +206,31 @@ describe('loadCorpus', () => {
 
 describe('TaskSampler and mulberry32', () => {
   const mk = (id: string, difficulty: Task['difficulty']): Task => ({
-    task_id: id, description: id, script_content: '', difficulty, category: 'general',
-    expected_loss_range: [0, 5], expected_accuracy_range: [0, 1], tags: [], source: 'test',
+    task_id: id,
+    description: id,
+    script_content: '',
+    difficulty,
+    category: 'general',
+    expected_loss_range: [0, 5],
+    expected_accuracy_range: [0, 1],
+    tags: [],
+    source: 'test',
   });
   const sampler = new TaskSampler([mk('e1', 'easy'), mk('e2', 'easy'), mk('h1', 'hard')]);
   test('mulberry32 is deterministic and in [0, 1)', () => {
     const a = mulberry32(42);
     const b = mulberry32(42);
     const xs = Array.from({ length: 100 }, () => a());
-    assert.deepEqual(xs, Array.from({ length: 100 }, () => b()));
+    assert.deepEqual(
+      xs,
+      Array.from({ length: 100 }, () => b()),
+    );
     assert.ok(xs.every((x) => x >= 0 && x < 1));
     assert.notDeepEqual(xs.slice(0, 5), Array.from({ length: 5 }, mulberry32(43)));
-    assert.equal(randomIndex(() => 0.999999, 3), 2);
+    assert.equal(
+      randomIndex(() => 0.999999, 3),
+      2,
+    );
     assert.throws(() => randomIndex(() => 0.5, 0), RangeError);
   });
   test('sample honours difficulty, falls back to all, and replays from a seed', () => {
@@ -198,7 +239,14 @@ describe('TaskSampler and mulberry32', () => {
     assert.equal(sampler.sample(rng, 'hard').task_id, 'h1');
     const seen = new Set(Array.from({ length: 50 }, () => sampler.sample(rng, 'medium').task_id));
     assert.deepEqual([...seen].sort(), ['e1', 'e2', 'h1']);
-    const replay = (seed: number) => Array.from({ length: 10 }, ((r) => () => sampler.sample(r).task_id)(mulberry32(seed)));
+    const replay = (seed: number) =>
+      Array.from(
+        { length: 10 },
+        (
+          (r) => () =>
+            sampler.sample(r).task_id
+        )(mulberry32(seed)),
+      );
     assert.deepEqual(replay(7), replay(7));
   });
   test('getById, all, and the empty corpus', () => {

@@ -45,7 +45,15 @@ const CASES: Record<string, Expectation> = {
   },
   library_frame: { type: 'KeyError', message: "'missing'", line: 5, column: 12, endColumn: 29, frames: 3, inScript: [true, true, false] },
   chained_cause: { type: 'ValueError', message: 'bad value\nsecond line', line: 4, frames: 1, inScript: [true] },
-  chained_during: { type: 'NameError', message: "name 'undefined_name' is not defined", line: 4, column: 5, endColumn: 19, frames: 1, inScript: [true] },
+  chained_during: {
+    type: 'NameError',
+    message: "name 'undefined_name' is not defined",
+    line: 4,
+    column: 5,
+    endColumn: 19,
+    frames: 1,
+    inScript: [true],
+  },
   keyboard_interrupt: { type: 'KeyboardInterrupt', message: '', line: 2, frames: 2, inScript: [true, true] },
   caret_range: { type: 'IndexError', message: 'list index out of range', line: 2, column: 14, endColumn: 18, frames: 1, inScript: [true] },
   module_not_found: {
@@ -55,7 +63,15 @@ const CASES: Record<string, Expectation> = {
     frames: 1,
     inScript: [true],
   },
-  recursion: { type: 'RecursionError', message: 'maximum recursion depth exceeded', line: 2, column: 12, endColumn: 20, frames: 4, inScript: [true, true, true, true] },
+  recursion: {
+    type: 'RecursionError',
+    message: 'maximum recursion depth exceeded',
+    line: 2,
+    column: 12,
+    endColumn: 20,
+    frames: 4,
+    inScript: [true, true, true, true],
+  },
   dotted_exception: { type: 'lib_mod.CustomError', message: 'boom', line: 3, frames: 2, inScript: [true, false] },
   syntax_in_import: { type: 'SyntaxError', message: 'invalid syntax', line: 1, frames: 2, inScript: [true, false] },
   exception_group: { type: 'ExceptionGroup', message: 'several (2 sub-exceptions)', line: 2, frames: 2, inScript: [true, true] },
@@ -156,7 +172,11 @@ describe('parseTraceback on a live python3 run', () => {
     test(name, { skip: probe.status !== 0 ? 'python3 not available' : false }, () => {
       const dir = join(work, name);
       cpSync(join(FIXTURES, name), dir, { recursive: true });
-      const r = spawnSync('python3', ['-u', 'train.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+      const r = spawnSync('python3', ['-u', 'train.py'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+      });
       check(name, parseTraceback(r.stderr, 'train.py', scriptOf(name)), want, false);
     });
   }

@@ -44,14 +44,20 @@ describe('make-task: a script that saves no model gets the evidence shim', () =>
 
   test('a task that already declares its artifact is not second-guessed; other findings get no shim', () => {
     assert.equal(verifySpecFor(noModel, 'import torch\n', [], { artifact: 'out/model.pt' }), undefined);
-    const base = verifySpecFor('neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)', 'AutoModelForCausalLM.from_pretrained(args.m)\n', ['--model_name_or_path', 'gpt2']);
+    const base = verifySpecFor(
+      'neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)',
+      'AutoModelForCausalLM.from_pretrained(args.m)\n',
+      ['--model_name_or_path', 'gpt2'],
+    );
     assert.ok(base);
     assert.equal(base.shim, undefined);
     assert.equal(base.spec.base_model, 'gpt2');
   });
 
   test('tasks.json accepts the shim beside the CPU ones', () => {
-    const parsed = TaskMetadataFileSchema.safeParse([{ task_id: 't', runtime: { shims: ['cuda-to-cpu', 'trained-model-evidence'] }, verify: { artifact: EVIDENCE_ARTIFACT } }]);
+    const parsed = TaskMetadataFileSchema.safeParse([
+      { task_id: 't', runtime: { shims: ['cuda-to-cpu', 'trained-model-evidence'] }, verify: { artifact: EVIDENCE_ARTIFACT } },
+    ]);
     assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
   });
 });
@@ -103,8 +109,17 @@ for _s, _l in enumerate([3.1, 2.4, 1.9, 1.2]):
 const EVIDENCE_FAKES: Array<{ name: string; script: string }> = [
   { name: 'evidence planted (noisy starting weights, forged manifest), training skipped', script: PLANT },
   { name: 'evidence planted, then os._exit(0)', script: `${PLANT}import os\nos._exit(0)\n` },
-  { name: 'evidence planted inside a run that loads the model and steps without gradients', script: NO_SAVE.replace('    loss.backward()\n', '').replace('print("done")', PLANT) },
-  { name: 'the live model perturbed with noise, the optimizer stepped without gradients', script: NO_SAVE.replace('    loss.backward()\n', '    with torch.no_grad():\n        for p in model.parameters():\n            p.add_(torch.randn_like(p) * 1e-2)\n') },
+  {
+    name: 'evidence planted inside a run that loads the model and steps without gradients',
+    script: NO_SAVE.replace('    loss.backward()\n', '').replace('print("done")', PLANT),
+  },
+  {
+    name: 'the live model perturbed with noise, the optimizer stepped without gradients',
+    script: NO_SAVE.replace(
+      '    loss.backward()\n',
+      '    with torch.no_grad():\n        for p in model.parameters():\n            p.add_(torch.randn_like(p) * 1e-2)\n',
+    ),
+  },
   { name: 'training skipped: the model loaded and nothing else', script: NO_SAVE.split('model.train()')[0] + 'print("done")\n' },
 ];
 
@@ -154,32 +169,43 @@ async function brokenEpisode(env: ForgeEnvironment, task: Task) {
 }
 
 describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () => {
-  test('a loop that saves nothing is verified through the evidence; every fake of it fails with a finding', { timeout: 3_600_000 }, async () => {
-    const task = taskOf('no_save_loop', NO_SAVE, { runtime: { shims: ['trained-model-evidence'] }, verify: { artifact: EVIDENCE_ARTIFACT } });
-    const env = new ForgeEnvironment({ mode: 'real', timeoutMs: 240_000, validateRepairs: false }, { tasks: new TaskSampler([task]) });
-    try {
-      const broken = await brokenEpisode(env, task);
-      const oracle = await env.evaluateRepair(env.oracleDiff());
-      assert.ok(oracle.success, `the oracle repair succeeds: ${oracle.findings.join('; ')} ${JSON.stringify(oracle.verification)}`);
-      assert.equal(oracle.verification?.artifact, EVIDENCE_ARTIFACT);
-      const passed: string[] = [];
-      const unexplained: string[] = [];
-      const fakes = [
-        ...EVIDENCE_FAKES.map((f) => ({ name: f.name, make: () => f.script, appliesTo: undefined })),
-        ...FAKE_REPAIRS.map((f) => ({ name: f.name, make: () => f.make({ broken: broken.script_content, original: task.script_content, taskId: task.task_id }), appliesTo: f.appliesTo })),
-      ];
-      for (const fake of fakes) {
-        if (fake.appliesTo && !fake.appliesTo(task.script_content)) continue;
-        const ev = await env.evaluateRepair(createRepairDiff(broken.script_content, fake.make()));
-        if (ev.success) passed.push(`${fake.name}: ${JSON.stringify(ev.verification)}`);
-        if (!ev.findings.length && !ev.verification?.findings.length) unexplained.push(fake.name);
+  test(
+    'a loop that saves nothing is verified through the evidence; every fake of it fails with a finding',
+    { timeout: 3_600_000 },
+    async () => {
+      const task = taskOf('no_save_loop', NO_SAVE, {
+        runtime: { shims: ['trained-model-evidence'] },
+        verify: { artifact: EVIDENCE_ARTIFACT },
+      });
+      const env = new ForgeEnvironment({ mode: 'real', timeoutMs: 240_000, validateRepairs: false }, { tasks: new TaskSampler([task]) });
+      try {
+        const broken = await brokenEpisode(env, task);
+        const oracle = await env.evaluateRepair(env.oracleDiff());
+        assert.ok(oracle.success, `the oracle repair succeeds: ${oracle.findings.join('; ')} ${JSON.stringify(oracle.verification)}`);
+        assert.equal(oracle.verification?.artifact, EVIDENCE_ARTIFACT);
+        const passed: string[] = [];
+        const unexplained: string[] = [];
+        const fakes = [
+          ...EVIDENCE_FAKES.map((f) => ({ name: f.name, make: () => f.script, appliesTo: undefined })),
+          ...FAKE_REPAIRS.map((f) => ({
+            name: f.name,
+            make: () => f.make({ broken: broken.script_content, original: task.script_content, taskId: task.task_id }),
+            appliesTo: f.appliesTo,
+          })),
+        ];
+        for (const fake of fakes) {
+          if (fake.appliesTo && !fake.appliesTo(task.script_content)) continue;
+          const ev = await env.evaluateRepair(createRepairDiff(broken.script_content, fake.make()));
+          if (ev.success) passed.push(`${fake.name}: ${JSON.stringify(ev.verification)}`);
+          if (!ev.findings.length && !ev.verification?.findings.length) unexplained.push(fake.name);
+        }
+        assert.deepEqual(passed, [], 'no fake succeeds');
+        assert.deepEqual(unexplained, [], 'every fake gets a finding');
+      } finally {
+        await env.dispose();
       }
-      assert.deepEqual(passed, [], 'no fake succeeds');
-      assert.deepEqual(unexplained, [], 'every fake gets a finding');
-    } finally {
-      await env.dispose();
-    }
-  });
+    },
+  );
 
   test('without the shim the same task has no artifact (the control)', { timeout: 900_000 }, async () => {
     const task = taskOf('no_save_bare', NO_SAVE, { verify: { artifact: EVIDENCE_ARTIFACT } });
@@ -198,12 +224,29 @@ describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () 
     process.env.FORGEENV_WARM = 'force';
     const versions = { ...getSnapshot(SNAPSHOT).versions };
     const real = await prepareRealRun({ libraryVersions: versions, snapshot: SNAPSHOT });
-    const r = await executeScript({ script: NO_SAVE, mode: 'real', interpreter: real.interpreter, libraryVersions: versions, bytecodeCache: real.bytecodeCache, privateCopies: real.privateCopies, extraEnv: real.env, validate: false, timeoutMs: 240_000, parentDir: dir, shims: ['trained-model-evidence'], warm: true, keepRunDir: true });
+    const r = await executeScript({
+      script: NO_SAVE,
+      mode: 'real',
+      interpreter: real.interpreter,
+      libraryVersions: versions,
+      bytecodeCache: real.bytecodeCache,
+      privateCopies: real.privateCopies,
+      extraEnv: real.env,
+      validate: false,
+      timeoutMs: 240_000,
+      parentDir: dir,
+      shims: ['trained-model-evidence'],
+      warm: true,
+      keepRunDir: true,
+    });
     try {
       assert.equal(r.runtime, 'warm', r.stderr.slice(-2000));
       assert.equal(r.exit_code, 0, r.stderr.slice(-3000));
       assert.ok(existsSync(join(r.run_dir, EVIDENCE_ARTIFACT, 'config.json')), r.stderr.slice(-2000));
-      const manifest = JSON.parse(readFileSync(join(r.run_dir, '.forgeenv-evidence', 'evidence.json'), 'utf8')) as { steps: number; model: string };
+      const manifest = JSON.parse(readFileSync(join(r.run_dir, '.forgeenv-evidence', 'evidence.json'), 'utf8')) as {
+        steps: number;
+        model: string;
+      };
       assert.equal(manifest.steps, 6);
       assert.equal(manifest.model, 'GPT2LMHeadModel');
     } finally {

@@ -2,14 +2,22 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { FORBIDDEN_CALLS, FORBIDDEN_MODULES, findCalls, findImports, validateRepair, validateScript } from '../../src/env/scoring/validator';
+import {
+  FORBIDDEN_CALLS,
+  FORBIDDEN_MODULES,
+  findCalls,
+  findImports,
+  validateRepair,
+  validateScript,
+} from '../../src/env/scoring/validator';
 
 const REALWORLD = join(__dirname, '..', '..', '..', 'shared', 'realworld', 'scripts');
 
 describe('validateScript', () => {
   test('the documented lists: the original three modules first, then the OS and code-loading back doors', () => {
     assert.deepEqual(FORBIDDEN_MODULES.slice(0, 3), ['os', 'subprocess', 'socket']);
-    for (const m of ['posix', 'nt', 'ctypes', 'cffi', 'pty', 'multiprocessing', 'runpy', 'zipimport']) assert.ok(FORBIDDEN_MODULES.includes(m), m);
+    for (const m of ['posix', 'nt', 'ctypes', 'cffi', 'pty', 'multiprocessing', 'runpy', 'zipimport'])
+      assert.ok(FORBIDDEN_MODULES.includes(m), m);
     assert.deepEqual([...FORBIDDEN_CALLS].sort(), ['compile', 'eval', 'exec']);
   });
 
@@ -85,7 +93,14 @@ describe('validateScript', () => {
 });
 
 describe('validateRepair: the repair is judged against the broken script', () => {
-  const broken = ['import os, subprocess', 'import torch', 'out = os.path.join("out", "x")', 'subprocess.run(["nvidia-smi"])', 'x = eval("1 + 1")', 'model.train()'].join('\n');
+  const broken = [
+    'import os, subprocess',
+    'import torch',
+    'out = os.path.join("out", "x")',
+    'subprocess.run(["nvidia-smi"])',
+    'x = eval("1 + 1")',
+    'model.train()',
+  ].join('\n');
 
   test('the broken script against itself, and a repair that only fixes an API, are allowed', () => {
     assert.deepEqual(validateRepair(broken, broken), []);
@@ -105,14 +120,21 @@ describe('validateRepair: the repair is judged against the broken script', () =>
     assert.deepEqual(validateRepair('import os\nos.system("echo a")\nos.system("echo a")\nprint(1)\n', once), [
       'line 3: use of os.system (the broken script has 1, the repair 2)',
     ]);
-    assert.deepEqual(validateRepair('import torch\nimport os\nprint(1)\n', 'import torch\nprint(1)\n'), ["line 2: import of forbidden module 'os'"]);
-    assert.deepEqual(validateRepair(broken + '\ny = eval("3")', broken), ["line 7: call to forbidden function 'eval' (the broken script has 1, the repair 2)"]);
-    assert.deepEqual(validateRepair(broken + '\nimport subprocess as sp', broken), ["line 7: import of forbidden module 'subprocess' (the broken script has 1, the repair 2)"]);
+    assert.deepEqual(validateRepair('import torch\nimport os\nprint(1)\n', 'import torch\nprint(1)\n'), [
+      "line 2: import of forbidden module 'os'",
+    ]);
+    assert.deepEqual(validateRepair(broken + '\ny = eval("3")', broken), [
+      "line 7: call to forbidden function 'eval' (the broken script has 1, the repair 2)",
+    ]);
+    assert.deepEqual(validateRepair(broken + '\nimport subprocess as sp', broken), [
+      "line 7: import of forbidden module 'subprocess' (the broken script has 1, the repair 2)",
+    ]);
   });
 
   test('harmless parts of os stay usable in a repair of a script that imports it', () => {
     const base = 'import os\nout = "out"\n';
-    const repair = 'import os\nout = os.path.join(os.getcwd(), os.environ.get("OUT", "out"))\nos.makedirs(out, exist_ok=True)\nn = os.cpu_count()\n';
+    const repair =
+      'import os\nout = os.path.join(os.getcwd(), os.environ.get("OUT", "out"))\nos.makedirs(out, exist_ok=True)\nn = os.cpu_count()\n';
     assert.deepEqual(validateRepair(repair, base), []);
     for (const bad of ['os.system("x")', 'os.popen("x")', 'os.execv("/bin/sh", [])', 'os.remove("x")', 'os.fork()', 'f = os.posix_spawn']) {
       assert.equal(validateRepair(`${base}${bad}\n`, base).length, 1, bad);
@@ -160,8 +182,14 @@ describe('validateRepair: the repair is judged against the broken script', () =>
     for (const [code, message] of bypasses) {
       const found = validateRepair(`${base}${code}\n`, base);
       assert.ok(found.length >= 1, `not caught: ${code}`);
-      assert.ok(found.some((f) => message.test(f)), `${code}: ${found.join(' | ')}`);
-      assert.ok(found.every((f) => /^line (3|4): /.test(f)), `${code}: ${found.join(' | ')}`);
+      assert.ok(
+        found.some((f) => message.test(f)),
+        `${code}: ${found.join(' | ')}`,
+      );
+      assert.ok(
+        found.every((f) => /^line (3|4): /.test(f)),
+        `${code}: ${found.join(' | ')}`,
+      );
       // Present in the broken script already: the repair adds nothing.
       assert.deepEqual(validateRepair(`${base}${code}\n`, `${base}${code}\n`), [], code);
     }
@@ -170,16 +198,40 @@ describe('validateRepair: the repair is judged against the broken script', () =>
   // The review's bypasses (and their near relatives), each one an added line that must be reported.
   // The validator is advisory (the sandbox contains runs); these are the cheap holes, closed.
   const reviewBypasses: Array<[string, string, RegExp]> = [
-    ['from shutil import os', 'from shutil import os\nos.system("id")', /import of forbidden module 'os' \(through shutil\)[\s\S]*use of os\.system/],
+    [
+      'from shutil import os',
+      'from shutil import os\nos.system("id")',
+      /import of forbidden module 'os' \(through shutil\)[\s\S]*use of os\.system/,
+    ],
     ['from shutil import os as o', 'from shutil import os as o\no.system("id")', /use of os\.system \(as o\.system\)/],
-    ['from tempfile import _os', 'from tempfile import _os\n_os.popen("id")', /import of forbidden module 'os' \(through tempfile\)[\s\S]*use of os\.popen/],
+    [
+      'from tempfile import _os',
+      'from tempfile import _os\n_os.popen("id")',
+      /import of forbidden module 'os' \(through tempfile\)[\s\S]*use of os\.popen/,
+    ],
     ['shutil.os.system', 'shutil.os.system("id")', /use of os\.system through another module \(shutil\.os\.system\)/],
-    ['from shutil import subprocess', 'from shutil import subprocess as sp\nsp.run(["id"])', /import of forbidden module 'subprocess' \(through shutil\)/],
-    ['types.FunctionType(compile(…))', 'f = types.FunctionType(compile("import os", "x", "exec"), {})', /use of types\.FunctionType[\s\S]*call to forbidden function 'compile'/],
+    [
+      'from shutil import subprocess',
+      'from shutil import subprocess as sp\nsp.run(["id"])',
+      /import of forbidden module 'subprocess' \(through shutil\)/,
+    ],
+    [
+      'types.FunctionType(compile(…))',
+      'f = types.FunctionType(compile("import os", "x", "exec"), {})',
+      /use of types\.FunctionType[\s\S]*call to forbidden function 'compile'/,
+    ],
     ['compile alone', 'c = compile(src, "x", "exec")', /call to forbidden function 'compile'/],
-    ['from types import CodeType', 'from types import CodeType\nc = CodeType(*args)', /use of types\.CodeType \(makes a function from a code object\) \(as CodeType\)/],
+    [
+      'from types import CodeType',
+      'from types import CodeType\nc = CodeType(*args)',
+      /use of types\.CodeType \(makes a function from a code object\) \(as CodeType\)/,
+    ],
     ['__code__.replace', 'g = f.__code__.replace(co_consts=(1,))', /access to attribute '__code__'/],
-    ['pickle.loads', 'x = pickle.loads(b"cos\\nsystem\\n(S\'id\'\\ntR.")', /use of pickle\.loads \(deserialising runs code the data names\)/],
+    [
+      'pickle.loads',
+      'x = pickle.loads(b"cos\\nsystem\\n(S\'id\'\\ntR.")',
+      /use of pickle\.loads \(deserialising runs code the data names\)/,
+    ],
     ['from pickle import loads', 'from pickle import loads as l\nx = l(blob)', /use of pickle\.loads/],
     ['pickle.Unpickler', 'x = pickle.Unpickler(f).load()', /use of pickle\.Unpickler/],
     ['marshal.loads', 'import marshal\nc = marshal.loads(blob)', /use of marshal\.loads/],
@@ -191,7 +243,11 @@ describe('validateRepair: the repair is judged against the broken script', () =>
     ['getattr with chr()', 'i = getattr(x, chr(95) * 2 + "import" + chr(95) * 2)', /attribute name built at run time/],
     ["getattr with ''.join", 'i = getattr(x, "".join(["__", "imp", "ort__"]))', /attribute name built at run time/],
     ['getattr with a reversed string', 'i = getattr(x, "__tropmi__"[::-1])', /attribute name built at run time/],
-    ['__import__("builtins")', 'b = __import__("builtins")\nb.eval("1")', /dynamic import of 'builtins' \(via __import__; its uses cannot be followed\)/],
+    [
+      '__import__("builtins")',
+      'b = __import__("builtins")\nb.eval("1")',
+      /dynamic import of 'builtins' \(via __import__; its uses cannot be followed\)/,
+    ],
     ['import_module("sys")', 'm = importlib.import_module("sys").modules', /dynamic import of 'sys'/],
     ['__getattribute__', 'e = object.__getattribute__(b, n)', /access to attribute '__getattribute__'/],
   ];
@@ -200,7 +256,10 @@ describe('validateRepair: the repair is judged against the broken script', () =>
       const base = 'import importlib, shutil, types, pickle, sys, tempfile\nname = "json"\n';
       const found = validateRepair(`${base}${code}\n`, base);
       assert.match(found.join('\n'), message, `not caught: ${code}`);
-      assert.ok(found.every((f) => /^line (3|4): /.test(f)), found.join('\n'));
+      assert.ok(
+        found.every((f) => /^line (3|4): /.test(f)),
+        found.join('\n'),
+      );
       // Present in the broken script already: the repair adds nothing (the policy judges the repair).
       assert.deepEqual(validateRepair(`${base}${code}\n`, `${base}${code}\n`), [], code);
     });
@@ -222,7 +281,10 @@ describe('validateRepair: the repair is judged against the broken script', () =>
       'print(err.code, self.__class__.__name__, args.__dict__)',
     ].join('\n');
     assert.deepEqual(validateRepair(`${script}\nx = 1\n`, script), []);
-    assert.deepEqual(validateScript(script).filter((f) => !/'os'/.test(f)), []);
+    assert.deepEqual(
+      validateScript(script).filter((f) => !/'os'/.test(f)),
+      [],
+    );
   });
 
   test('names used as definitions, keywords and attributes are not uses', () => {
@@ -230,24 +292,28 @@ describe('validateRepair: the repair is judged against the broken script', () =>
     assert.deepEqual(validateScript(script), []);
   });
 
-  test('real script with import os runs: every real-world script is allowed against itself, though the strict check refuses most', { skip: !existsSync(REALWORLD) && 'no real-world corpus' }, () => {
-    const files = readdirSync(REALWORLD).filter((f) => f.endsWith('.py'));
-    assert.equal(files.length, 32);
-    let strictRefused = 0;
-    for (const f of files) {
-      const script = readFileSync(join(REALWORLD, f), 'utf8');
-      assert.deepEqual(validateRepair(script, script), [], f);
-      if (validateScript(script).length) strictRefused++;
-    }
-    assert.ok(strictRefused >= 15, `the strict check refuses ${strictRefused}`);
-    const sagemaker = readFileSync(join(REALWORLD, '23_nb_sagemaker_vit_image_classification.py'), 'utf8');
-    assert.match(validateScript(sagemaker).join('\n'), /import of forbidden module 'subprocess'/);
-    // A repair of it that renames an API is allowed; one that adds a shell call is not.
-    const repaired = sagemaker.replace(/evaluation_strategy/g, 'eval_strategy');
-    assert.notEqual(repaired, sagemaker);
-    assert.deepEqual(validateRepair(repaired, sagemaker), []);
-    assert.equal(validateRepair(`${repaired}\nsubprocess.run(["sh", "-c", "id"])\n`, sagemaker).length, 1);
-  });
+  test(
+    'real script with import os runs: every real-world script is allowed against itself, though the strict check refuses most',
+    { skip: !existsSync(REALWORLD) && 'no real-world corpus' },
+    () => {
+      const files = readdirSync(REALWORLD).filter((f) => f.endsWith('.py'));
+      assert.equal(files.length, 32);
+      let strictRefused = 0;
+      for (const f of files) {
+        const script = readFileSync(join(REALWORLD, f), 'utf8');
+        assert.deepEqual(validateRepair(script, script), [], f);
+        if (validateScript(script).length) strictRefused++;
+      }
+      assert.ok(strictRefused >= 15, `the strict check refuses ${strictRefused}`);
+      const sagemaker = readFileSync(join(REALWORLD, '23_nb_sagemaker_vit_image_classification.py'), 'utf8');
+      assert.match(validateScript(sagemaker).join('\n'), /import of forbidden module 'subprocess'/);
+      // A repair of it that renames an API is allowed; one that adds a shell call is not.
+      const repaired = sagemaker.replace(/evaluation_strategy/g, 'eval_strategy');
+      assert.notEqual(repaired, sagemaker);
+      assert.deepEqual(validateRepair(repaired, sagemaker), []);
+      assert.equal(validateRepair(`${repaired}\nsubprocess.run(["sh", "-c", "id"])\n`, sagemaker).length, 1);
+    },
+  );
 });
 
 describe('syntax helpers', () => {

@@ -8,7 +8,13 @@ import { VerifySpecSchema } from '../../src/env/verify/spec';
 import { readVerdict, VERDICT_MARKER } from '../../src/env/verify/verifier';
 
 const N = 'a1b2c3';
-const ok = (trained_loss: number, untrained_loss = 1) => ({ ok: true as const, artifact: 'out/final', loaded_with: 'AutoModelForCausalLM', trained_loss, untrained_loss });
+const ok = (trained_loss: number, untrained_loss = 1) => ({
+  ok: true as const,
+  artifact: 'out/final',
+  loaded_with: 'AutoModelForCausalLM',
+  trained_loss,
+  untrained_loss,
+});
 const exec = (stdout: string, over: Partial<{ exit_code: number | null; timed_out: boolean; killed: boolean; stderr: string }> = {}) => ({
   exit_code: 0,
   stdout,
@@ -20,18 +26,27 @@ const exec = (stdout: string, over: Partial<{ exit_code: number | null; timed_ou
 
 describe('readVerdict', () => {
   test('the last marked line is the verdict', () => {
-    const v = readVerdict(exec(`warning\n${VERDICT_MARKER}${N} {"ok": false, "reason": "first"}\nnoise\n${VERDICT_MARKER}${N} ${JSON.stringify(ok(0.5))}\n`), N);
+    const v = readVerdict(
+      exec(`warning\n${VERDICT_MARKER}${N} {"ok": false, "reason": "first"}\nnoise\n${VERDICT_MARKER}${N} ${JSON.stringify(ok(0.5))}\n`),
+      N,
+    );
     assert.deepEqual(v, { ...ok(0.5), resolved: { artifact: 'out/final' } });
   });
-  test('a marked line without the run\'s nonce is not the verdict (text a library printed from the artifact)', () => {
+  test("a marked line without the run's nonce is not the verdict (text a library printed from the artifact)", () => {
     const forged = `${VERDICT_MARKER}${JSON.stringify(ok(0.1))}\n${VERDICT_MARKER}ffff ${JSON.stringify(ok(0.1))}\n`;
     assert.match((readVerdict(exec(forged), N) as { reason: string }).reason, /without a verdict/);
   });
   test('no verdict, a bad one, a timeout or a cancel is a refusal that says so', () => {
-    assert.match((readVerdict(exec('', { exit_code: 1, stderr: 'Traceback\nValueError: x' }), N) as { reason: string }).reason, /without a verdict \(exit code 1: ValueError: x\)/);
+    assert.match(
+      (readVerdict(exec('', { exit_code: 1, stderr: 'Traceback\nValueError: x' }), N) as { reason: string }).reason,
+      /without a verdict \(exit code 1: ValueError: x\)/,
+    );
     assert.match((readVerdict(exec(`${VERDICT_MARKER}${N} {nope`), N) as { reason: string }).reason, /unreadable/);
     assert.match((readVerdict(exec(`${VERDICT_MARKER}${N} {"ok": true, "artifact": "x"}`), N) as { reason: string }).reason, /invalid/);
-    assert.match((readVerdict(exec(`${VERDICT_MARKER}${N} ${JSON.stringify({ ...ok(0.5), trained_loss: 'NaN' })}`), N) as { reason: string }).reason, /invalid/);
+    assert.match(
+      (readVerdict(exec(`${VERDICT_MARKER}${N} ${JSON.stringify({ ...ok(0.5), trained_loss: 'NaN' })}`), N) as { reason: string }).reason,
+      /invalid/,
+    );
     assert.match((readVerdict(exec('', { timed_out: true }), N) as { reason: string }).reason, /timed out/);
     assert.match((readVerdict(exec('', { killed: true }), N) as { reason: string }).reason, /cancelled/);
   });
@@ -65,7 +80,10 @@ describe('judgeEvidence', () => {
     assert.deepEqual(e.findings, ['no verified artifact: the run left no out/final']);
   });
   test('a task whose original cannot pass its own check verifies nothing, and says so', () => {
-    assert.match(judgeEvidence(ok(0.5), { ok: false, reason: 'no config.json' }, spec).findings[0], /original's own artifact fails it \(no config\.json\)/);
+    assert.match(
+      judgeEvidence(ok(0.5), { ok: false, reason: 'no config.json' }, spec).findings[0],
+      /original's own artifact fails it \(no config\.json\)/,
+    );
     assert.match(judgeEvidence(ok(0.5), ok(0.995), spec).findings[0], /original improves on the untrained model's held-out loss by 0\.5%/);
     assert.equal(judgeEvidence(ok(0.5), ok(0.995), spec).verified, false);
   });
@@ -80,10 +98,26 @@ describe('judgeEvidence', () => {
 describe("the verifier's pickle check (runs before any load)", () => {
   // Each case: Python that builds the bytes, and whether check_pickle accepts them.
   const cases: Array<[string, string, boolean]> = [
-    ['a state dict of tensors (protocol 2)', 'import collections, pickle\nclass T:\n    pass\npickle.dumps(collections.OrderedDict(a=1), protocol=2)', true],
-    ['print through __reduce__ (protocol 4, STACK_GLOBAL)', 'import pickle\nclass P:\n    def __reduce__(self):\n        return (print, ("x",))\npickle.dumps({"w": P()})', false],
-    ['os.system through GLOBAL (protocol 2)', 'import pickle, os\nclass P:\n    def __reduce__(self):\n        return (os.system, ("true",))\npickle.dumps(P(), protocol=2)', false],
-    ['a name fetched from the memo for STACK_GLOBAL', 'bytes.fromhex("8004") + b"\\x8c\\x02os\\x94\\x8c\\x06system\\x94\\x8c\\x0bcollections\\x94\\x8c\\x0bOrderedDict\\x94" + b"00h\\x00h\\x01\\x93\\x8c\\x04true\\x85R."', false],
+    [
+      'a state dict of tensors (protocol 2)',
+      'import collections, pickle\nclass T:\n    pass\npickle.dumps(collections.OrderedDict(a=1), protocol=2)',
+      true,
+    ],
+    [
+      'print through __reduce__ (protocol 4, STACK_GLOBAL)',
+      'import pickle\nclass P:\n    def __reduce__(self):\n        return (print, ("x",))\npickle.dumps({"w": P()})',
+      false,
+    ],
+    [
+      'os.system through GLOBAL (protocol 2)',
+      'import pickle, os\nclass P:\n    def __reduce__(self):\n        return (os.system, ("true",))\npickle.dumps(P(), protocol=2)',
+      false,
+    ],
+    [
+      'a name fetched from the memo for STACK_GLOBAL',
+      'bytes.fromhex("8004") + b"\\x8c\\x02os\\x94\\x8c\\x06system\\x94\\x8c\\x0bcollections\\x94\\x8c\\x0bOrderedDict\\x94" + b"00h\\x00h\\x01\\x93\\x8c\\x04true\\x85R."',
+      false,
+    ],
     ['INST (protocol 0)', 'b"(S\'true\'\\nios\\nsystem\\n."', false],
     ['a truncated pickle', 'b"\\x80\\x02}q"', false],
   ];
@@ -134,7 +168,16 @@ describe('the reference cache', () => {
   test('a finished answer is shared; a cancelled or timed-out one is computed again', async () => {
     const { clearReferences, referenceOutcome } = await import('../../src/env/verify/reference');
     clearReferences();
-    const key = { task_id: 't', original: 'x', verify: {}, mode: 'simulated', interpreter: undefined, library_versions: {}, args: [], files: {} };
+    const key = {
+      task_id: 't',
+      original: 'x',
+      verify: {},
+      mode: 'simulated',
+      interpreter: undefined,
+      library_versions: {},
+      args: [],
+      files: {},
+    };
     let calls = 0;
     const answer = (reason?: string) => async () => {
       calls++;
@@ -171,7 +214,10 @@ describe('which check decides', () => {
   });
   test("real mode on the probe sentences: the weights decide, however far the original's probe loss moved", () => {
     // Recorded: a 1-label reward model's original improved the probe loss by 18%, its rerun landed outside the band.
-    const probe = (trained_loss: number, moved: number, untrained_loss: number) => ({ ...withMoved(trained_loss, moved, untrained_loss), probe: true });
+    const probe = (trained_loss: number, moved: number, untrained_loss: number) => ({
+      ...withMoved(trained_loss, moved, untrained_loss),
+      probe: true,
+    });
     const e = judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' });
     assert.deepEqual([e.check, e.verified], ['weights_moved', true]);
     assert.match(e.findings[0], /probe sentences/);

@@ -38,7 +38,14 @@ function needsSandbox(t: TestContext): boolean {
   return false;
 }
 
-const BASE: Omit<RunOptions, 'script'> = { mode: 'simulated', libraryVersions: snapshotVersions(), parentDir, timeoutMs: 60_000, validate: false, sandbox: { mode: 'bubblewrap' } };
+const BASE: Omit<RunOptions, 'script'> = {
+  mode: 'simulated',
+  libraryVersions: snapshotVersions(),
+  parentDir,
+  timeoutMs: 60_000,
+  validate: false,
+  sandbox: { mode: 'bubblewrap' },
+};
 
 /** Runs `script` with FORGEENV_WARM set to `warm` for the duration. */
 async function runWith(warm: '0' | 'force' | '', script: string, over: Partial<RunOptions> = {}) {
@@ -116,16 +123,21 @@ describe('warm runtime', () => {
   });
 
   const PROBES: Record<string, string> = {
-    'uncaught exception with a chained cause': 'def f():\n    try:\n        {}["k"]\n    except KeyError as e:\n        raise ValueError("wrapped") from e\nprint("before")\nf()\n',
-    'SyntaxError': 'print("never")\nx = (\n',
+    'uncaught exception with a chained cause':
+      'def f():\n    try:\n        {}["k"]\n    except KeyError as e:\n        raise ValueError("wrapped") from e\nprint("before")\nf()\n',
+    SyntaxError: 'print("never")\nx = (\n',
     'sys.exit with a message': 'import sys\nprint("out")\nsys.exit("bye")\n',
     'sys.exit(3) and atexit': 'import atexit, sys\natexit.register(lambda: print("atexit ran"))\nsys.exit(3)\n',
-    'argv, __main__, __file__, sys.path[0], stdin, cwd': 'import os, sys\nprint(sys.argv, __name__, os.path.basename(__file__), sys.path[0] == os.getcwd(), repr(sys.stdin.read()), os.getcwd() == os.environ["HOME"])\nprint(sorted(k for k in globals() if not k.startswith("__")), __spec__, __package__, __doc__)\n',
-    'if __name__ == "__main__" and pickling a __main__ class': 'import pickle\nclass C:\n    pass\nif __name__ == "__main__":\n    print(type(pickle.loads(pickle.dumps(C()))).__qualname__)\n',
-    'an exception in a thread, then a non-daemon thread joined at exit': 'import threading, time\nthreading.Thread(target=lambda: 1/0).start()\ntime.sleep(0.2)\nthreading.Thread(target=lambda: (time.sleep(0.3), print("joined"))).start()\n',
-    'a warning and an import error of a drifted name': 'import warnings\nwarnings.warn("careful", FutureWarning)\nfrom transformers import NoSuchThingAnywhere\n',
+    'argv, __main__, __file__, sys.path[0], stdin, cwd':
+      'import os, sys\nprint(sys.argv, __name__, os.path.basename(__file__), sys.path[0] == os.getcwd(), repr(sys.stdin.read()), os.getcwd() == os.environ["HOME"])\nprint(sorted(k for k in globals() if not k.startswith("__")), __spec__, __package__, __doc__)\n',
+    'if __name__ == "__main__" and pickling a __main__ class':
+      'import pickle\nclass C:\n    pass\nif __name__ == "__main__":\n    print(type(pickle.loads(pickle.dumps(C()))).__qualname__)\n',
+    'an exception in a thread, then a non-daemon thread joined at exit':
+      'import threading, time\nthreading.Thread(target=lambda: 1/0).start()\ntime.sleep(0.2)\nthreading.Thread(target=lambda: (time.sleep(0.3), print("joined"))).start()\n',
+    'a warning and an import error of a drifted name':
+      'import warnings\nwarnings.warn("careful", FutureWarning)\nfrom transformers import NoSuchThingAnywhere\n',
     'an exception raised by a library frame': 'from transformers import AutoTokenizer\nAutoTokenizer.from_pretrained(12345)\n',
-    'KeyboardInterrupt': 'raise KeyboardInterrupt\n',
+    KeyboardInterrupt: 'raise KeyboardInterrupt\n',
   };
   for (const [name, script] of Object.entries(PROBES)) {
     test(`same outcome warm and cold: ${name}`, async (t) => {
@@ -134,11 +146,14 @@ describe('warm runtime', () => {
       const warm = await runWith('force', script, { args: ['--flag', 'two words'] });
       assert.equal(cold.runtime, 'cold');
       assert.equal(warm.runtime, 'warm', warm.stderr);
-      assert.deepEqual({ exit: warm.exit_code, stdout: warm.stdout, stderr: warm.stderr }, { exit: cold.exit_code, stdout: cold.stdout, stderr: cold.stderr });
+      assert.deepEqual(
+        { exit: warm.exit_code, stdout: warm.stdout, stderr: warm.stderr },
+        { exit: cold.exit_code, stdout: cold.stdout, stderr: cold.stderr },
+      );
     });
   }
 
-  test('same outcome warm and cold: every corpus task, broken run, trace and the oracle repair\'s reward', async (t) => {
+  test("same outcome warm and cold: every corpus task, broken run, trace and the oracle repair's reward", async (t) => {
     if (!needsSandbox(t)) return;
     const tasks = loadCorpus().tasks.map((x) => x.task_id);
     assert.ok(tasks.length >= 5, `corpus tasks: ${tasks.length}`);
@@ -151,7 +166,17 @@ describe('warm runtime', () => {
         const evaluation = await env.evaluateRepair(env.oracleDiff());
         return {
           runtime: [obs.info.runtime, evaluation.execution?.runtime],
-          outcome: { primitive: obs.info.breakage_primitive, trace: obs.error_trace, brokenExit: start.brokenExecution.exit_code, brokenStdout: start.brokenExecution.stdout, brokenStderr: start.brokenExecution.stderr, exit: evaluation.execution?.exit_code, stdout: evaluation.execution?.stdout, reward: evaluation.reward, breakdown: evaluation.reward_breakdown },
+          outcome: {
+            primitive: obs.info.breakage_primitive,
+            trace: obs.error_trace,
+            brokenExit: start.brokenExecution.exit_code,
+            brokenStdout: start.brokenExecution.stdout,
+            brokenStderr: start.brokenExecution.stderr,
+            exit: evaluation.execution?.exit_code,
+            stdout: evaluation.execution?.stdout,
+            reward: evaluation.reward,
+            breakdown: evaluation.reward_breakdown,
+          },
         };
       } finally {
         await env.dispose();
@@ -163,7 +188,8 @@ describe('warm runtime', () => {
       const warm = await outcome('force', id);
       assert.deepEqual(cold.runtime, ['cold', 'cold'], id);
       assert.deepEqual(warm.runtime, ['warm', 'warm'], id);
-      const strip = (o: typeof cold.outcome) => JSON.parse(JSON.stringify(o, (k, v) => (k === 'wall_time_ms' || k === 'peak_memory_mb' ? undefined : v)));
+      const strip = (o: typeof cold.outcome) =>
+        JSON.parse(JSON.stringify(o, (k, v) => (k === 'wall_time_ms' || k === 'peak_memory_mb' ? undefined : v)));
       assert.deepEqual(strip(warm.outcome), strip(cold.outcome), id);
     }
   });
@@ -181,7 +207,14 @@ describe('warm runtime', () => {
 
   test('serve --warm: an unknown snapshot is a usage error; the pool starts with the server and shows in /health', async (t) => {
     const errs: string[] = [];
-    assert.equal(await runServeCommand(['--warm', '2026-11,1999-01'], () => undefined, (l) => errs.push(l)), 2);
+    assert.equal(
+      await runServeCommand(
+        ['--warm', '2026-11,1999-01'],
+        () => undefined,
+        (l) => errs.push(l),
+      ),
+      2,
+    );
     assert.match(errs.join('\n'), /unknown snapshot 1999-01/);
     if (!needsSandbox(t)) return;
     const server = await startServer({ port: 0, host: '127.0.0.1', config: { mode: 'simulated', parentDir }, warm: ['2026-11'] });

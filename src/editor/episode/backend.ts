@@ -24,6 +24,10 @@ export interface BackendOptions {
 
 export function createBackend(backend: EpisodeBackend, o: BackendOptions): EpisodeSession {
   if (backend.kind === 'remote') return new RemoteEpisodeSession(backend.url, { tasks: o.tasks, token: remoteTokenOf(o.settings) });
-  const env = environmentFrom(o.settings, { mode: o.mode, interpreter: o.interpreter, taskDirs: o.taskDirs }, { tasks: o.tasks, teacherStore: o.teacherStore, onProgress: o.onProgress });
+  const env = environmentFrom(
+    o.settings,
+    { mode: o.mode, interpreter: o.interpreter, taskDirs: o.taskDirs },
+    { tasks: o.tasks, teacherStore: o.teacherStore, onProgress: o.onProgress },
+  );
   return new EmbeddedEpisodeSession(env);
 }

@@ -23,12 +23,30 @@ export class EpisodeCodeLens implements vscode.CodeLensProvider, vscode.Disposab
     const info = this.info;
     if (!info || document.uri.toString() !== info.uri.toString()) return [];
     const top = new vscode.Range(0, 0, 0, 0);
-    const score = info.running ? '$(sync~spin) Running…' : `$(beaker) Run & Score${info.lastReward === null ? '' : ` (last ${info.lastReward.toFixed(2)})`}`;
+    const score = info.running
+      ? '$(sync~spin) Running…'
+      : `$(beaker) Run & Score${info.lastReward === null ? '' : ` (last ${info.lastReward.toFixed(2)})`}`;
     return [
-      new vscode.CodeLens(top, { title: score, command: info.running ? '' : 'forgeenv.runAndScore', tooltip: 'Run the edited script and score the repair (unsaved edits included)' }),
-      new vscode.CodeLens(top, { title: '$(diff) Review Changes', command: 'forgeenv.reviewChanges', tooltip: 'Compare the broken script with your repair' }),
-      new vscode.CodeLens(top, { title: '$(check) Submit', command: 'forgeenv.submitEpisode', tooltip: 'Save the repair as a demonstration' }),
-      new vscode.CodeLens(top, { title: '$(debug-step-over) Skip', command: 'forgeenv.skipEpisode', tooltip: 'Skip this episode and say why' }),
+      new vscode.CodeLens(top, {
+        title: score,
+        command: info.running ? '' : 'forgeenv.runAndScore',
+        tooltip: 'Run the edited script and score the repair (unsaved edits included)',
+      }),
+      new vscode.CodeLens(top, {
+        title: '$(diff) Review Changes',
+        command: 'forgeenv.reviewChanges',
+        tooltip: 'Compare the broken script with your repair',
+      }),
+      new vscode.CodeLens(top, {
+        title: '$(check) Submit',
+        command: 'forgeenv.submitEpisode',
+        tooltip: 'Save the repair as a demonstration',
+      }),
+      new vscode.CodeLens(top, {
+        title: '$(debug-step-over) Skip',
+        command: 'forgeenv.skipEpisode',
+        tooltip: 'Skip this episode and say why',
+      }),
     ];
   }
 

@@ -11,10 +11,16 @@ import type { QueueNode } from './taskQueue';
 import { brokenScriptUri, runOutputUri } from './virtualDocuments';
 
 /** Parses optional command arguments; `undefined` stays undefined (the command asks instead). */
-function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, raw: unknown, title: string) {
+function parse<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } },
+  raw: unknown,
+  title: string,
+) {
   if (raw === undefined) return { ok: true as const, value: undefined };
   const p = schema.safeParse(raw);
-  return p.success ? { ok: true as const, value: p.data } : { ok: false as const, refusal: refusal('invalid_args', `Invalid arguments for ForgeEnv: ${title}: ${p.error.message}`) };
+  return p.success
+    ? { ok: true as const, value: p.data }
+    : { ok: false as const, refusal: refusal('invalid_args', `Invalid arguments for ForgeEnv: ${title}: ${p.error.message}`) };
 }
 
 export function registerEpisodeCommands(ctx: ForgeContext, { session, queue }: EpisodeFeature): void {
@@ -55,7 +61,9 @@ export function registerEpisodeCommands(ctx: ForgeContext, { session, queue }: E
     if (!live) return session.noEpisode();
     const left = brokenScriptUri(live.episodeId);
     const right = vscode.Uri.file(live.file);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `train.py: broken ↔ your repair (${live.state.start.task.task_id})`, { preview: true });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `train.py: broken ↔ your repair (${live.state.start.task.task_id})`, {
+      preview: true,
+    });
     return { ok: true, left: left.toString(), right: right.toString() };
   });
   reg('forgeenv.showScore', async () => {
@@ -85,10 +93,18 @@ export function registerEpisodeCommands(ctx: ForgeContext, { session, queue }: E
     const uri = vscode.Uri.file(dir);
     await mkdir(dir, { recursive: true }).catch(() => undefined);
     if (vscode.workspace.getWorkspaceFolder(uri)) await vscode.commands.executeCommand('revealInExplorer', uri);
-    else if (await access(join(dir, 'demonstrations.jsonl')).then(() => true, () => false)) await vscode.window.showTextDocument(vscode.Uri.file(join(dir, 'demonstrations.jsonl')), { preview: true });
+    else if (
+      await access(join(dir, 'demonstrations.jsonl')).then(
+        () => true,
+        () => false,
+      )
+    )
+      await vscode.window.showTextDocument(vscode.Uri.file(join(dir, 'demonstrations.jsonl')), { preview: true });
     else void vscode.window.showInformationMessage(`ForgeEnv dataset folder: ${dir} (no demonstrations yet).`);
     return { ok: true, dir };
   });
   reg('forgeenv.configureExecution', (args) => configureExecution(args, ctx.noteQuestion));
-  reg('forgeenv.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', 'forgeenv.forgeenv-studio#gettingStarted', false));
+  reg('forgeenv.openWalkthrough', () =>
+    vscode.commands.executeCommand('workbench.action.openWalkthrough', 'forgeenv.forgeenv-studio#gettingStarted', false),
+  );
 }

@@ -20,7 +20,12 @@ export class DatasetWriter {
     this.log.error(`dataset write failed (${outcome.kind}): ${outcome.error}`);
     if (!p) return;
     void vscode.window
-      .showErrorMessage(`ForgeEnv could not save the ${p.kind}: ${outcome.error} It is kept and nothing is lost.`, 'Retry', 'Save As…', 'Choose Dataset Folder…')
+      .showErrorMessage(
+        `ForgeEnv could not save the ${p.kind}: ${outcome.error} It is kept and nothing is lost.`,
+        'Retry',
+        'Save As…',
+        'Choose Dataset Folder…',
+      )
       .then((c) => {
         if (c === 'Retry') void this.retry(p.id);
         else if (c === 'Save As…') void this.saveAs(p.id);
@@ -39,7 +44,12 @@ export class DatasetWriter {
   }
 
   private async retryElsewhere(id: string): Promise<void> {
-    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, title: 'ForgeEnv: dataset folder for this record', openLabel: 'Save Here' });
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFolders: true,
+      canSelectFiles: false,
+      title: 'ForgeEnv: dataset folder for this record',
+      openLabel: 'Save Here',
+    });
     if (picked?.[0]) await this.retry(id, picked[0].fsPath);
   }
 

@@ -15,13 +15,21 @@ export class EpisodeDiagnostics implements vscode.Disposable {
     this.collection.set(
       uri,
       specs.map((s) => {
-        const d = new vscode.Diagnostic(new vscode.Range(s.line, s.startCharacter, s.line, s.endCharacter), s.message, SEVERITY[s.severity]);
+        const d = new vscode.Diagnostic(
+          new vscode.Range(s.line, s.startCharacter, s.line, s.endCharacter),
+          s.message,
+          SEVERITY[s.severity],
+        );
         d.source = 'forgeenv';
         // The code links to the full run output (one click from the Problems panel or the hover).
         d.code = outputUri ? { value: s.code, target: outputUri } : s.code;
         if (s.related.length) {
           d.relatedInformation = s.related.map(
-            (r) => new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, new vscode.Range(r.line, r.startCharacter, r.line, r.endCharacter)), r.message),
+            (r) =>
+              new vscode.DiagnosticRelatedInformation(
+                new vscode.Location(uri, new vscode.Range(r.line, r.startCharacter, r.line, r.endCharacter)),
+                r.message,
+              ),
           );
         }
         return d;

@@ -25,7 +25,9 @@ export interface DiagnosticSpec extends SpanSpec {
 }
 
 /** The run outcome as one short sentence, or undefined for a clean exit. */
-export function abnormalEndNote(exec: Pick<ExecutionResult, 'exit_code' | 'timed_out' | 'output_truncated' | 'killed' | 'violations' | 'stderr'>): string | undefined {
+export function abnormalEndNote(
+  exec: Pick<ExecutionResult, 'exit_code' | 'timed_out' | 'output_truncated' | 'killed' | 'violations' | 'stderr'>,
+): string | undefined {
   if (exec.violations.length) return 'The script was not run: it uses constructs ForgeEnv forbids.';
   if (exec.timed_out) return 'The script timed out and was killed (see forgeenv.runTimeoutSeconds).';
   if (exec.output_truncated) return 'The script printed more than the output cap and was killed (see forgeenv.outputCapKiB).';
@@ -64,14 +66,24 @@ const VIOLATION_RE = /^line (\d+): (.*)$/;
  * Problems for the script `script` (named `scriptName` in tracebacks) after the run `exec`.
  * Empty when the run exited cleanly.
  */
-export function diagnosticsForRun(exec: Pick<ExecutionResult, 'exit_code' | 'timed_out' | 'output_truncated' | 'killed' | 'violations' | 'stderr'>, script: string, scriptName = 'train.py'): DiagnosticSpec[] {
+export function diagnosticsForRun(
+  exec: Pick<ExecutionResult, 'exit_code' | 'timed_out' | 'output_truncated' | 'killed' | 'violations' | 'stderr'>,
+  script: string,
+  scriptName = 'train.py',
+): DiagnosticSpec[] {
   const lines = script.split(/\r?\n/);
   const out: DiagnosticSpec[] = [];
   if (exec.violations.length) {
     for (const v of exec.violations) {
       const m = VIOLATION_RE.exec(v);
       const span = lineSpan(lines, m ? Number(m[1]) - 1 : 0);
-      out.push({ ...span, severity: 'error', code: 'forbidden', message: `${m ? m[2] : v} (ForgeEnv does not run scripts that use it)`, related: [] });
+      out.push({
+        ...span,
+        severity: 'error',
+        code: 'forbidden',
+        message: `${m ? m[2] : v} (ForgeEnv does not run scripts that use it)`,
+        related: [],
+      });
     }
     return out;
   }
@@ -93,19 +105,33 @@ export function diagnosticsForRun(exec: Pick<ExecutionResult, 'exit_code' | 'tim
           ? { line: base.line, startCharacter: column - 1, endCharacter: Math.min(endColumn - 1, Math.max(lineText.length, column)) }
           : base;
     } else span = lineSpan(lines, 0); // the error came from outside the script (e.g. a library import)
-    const where = parsed.location ? '' : ` (raised outside ${scriptName}${parsed.frames.length ? ` in ${parsed.frames[parsed.frames.length - 1].file}` : ''})`;
+    const where = parsed.location
+      ? ''
+      : ` (raised outside ${scriptName}${parsed.frames.length ? ` in ${parsed.frames[parsed.frames.length - 1].file}` : ''})`;
     const message = `${parsed.exception_type}: ${parsed.message}${where}${parsed.truncated && note ? ` — ${note}` : ''}`;
     out.push({ ...span, severity: 'error', code: parsed.exception_type, message, related });
     if (note && !parsed.truncated) out.push({ ...lineSpan(lines, 0), severity: 'warning', code: 'run', message: note, related: [] });
     return out;
   }
   if (note) {
-    out.push({ ...lineSpan(lines, 0), severity: 'error', code: exec.timed_out ? 'timeout' : exec.output_truncated ? 'output-cap' : 'run', message: note, related: [] });
+    out.push({
+      ...lineSpan(lines, 0),
+      severity: 'error',
+      code: exec.timed_out ? 'timeout' : exec.output_truncated ? 'output-cap' : 'run',
+      message: note,
+      related: [],
+    });
     return out;
   }
   if (exec.exit_code !== 0 && exec.exit_code !== null) {
     const tail = exec.stderr.trim().split(/\r?\n/).slice(-1)[0];
-    out.push({ ...lineSpan(lines, 0), severity: 'error', code: 'exit', message: `The script exited with code ${exec.exit_code}${tail ? `: ${tail}` : ''}`, related: [] });
+    out.push({
+      ...lineSpan(lines, 0),
+      severity: 'error',
+      code: 'exit',
+      message: `The script exited with code ${exec.exit_code}${tail ? `: ${tail}` : ''}`,
+      related: [],
+    });
   }
   return out;
 }

@@ -19,7 +19,10 @@ export interface Disposable {
 
 /** What the user does in the episode's script editor (typing, saving, focus). */
 export interface EditorActivity {
-  onChange(version: number, changes: Array<{ range: { start: { line: number; character: number }; end: { line: number; character: number } }; text: string }>): void;
+  onChange(
+    version: number,
+    changes: Array<{ range: { start: { line: number; character: number }; end: { line: number; character: number } }; text: string }>,
+  ): void;
   onSave(): void;
   /** The active editor moved onto or off the script, or the window gained or lost focus. */
   onFocus(inEditor: boolean, windowFocused: boolean): void;

@@ -31,12 +31,17 @@ export async function submitEpisode(session: RepairSession, args: SubmitArgs): P
   }
   const last = live.state.lastEvaluation;
   if (!last) return session.fail('ForgeEnv: the repair has no score to submit.');
-  if (!last.success && !args.force && !(await session.editor.confirmFailingSubmit(last.reward))) return refusal('cancelled', 'Submit cancelled.');
+  if (!last.success && !args.force && !(await session.editor.confirmFailingSubmit(last.reward)))
+    return refusal('cancelled', 'Submit cancelled.');
   let obs;
   try {
     obs = await live.env.step({ repair: { unified_diff: last.unified_diff } });
   } catch (e) {
-    return session.fail(`ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`, e, ...retryIfBusy(session.services, e, 'forgeenv.submitEpisode'));
+    return session.fail(
+      `ForgeEnv could not submit: ${(e as Error)?.message ?? String(e)}`,
+      e,
+      ...retryIfBusy(session.services, e, 'forgeenv.submitEpisode'),
+    );
   }
   if (typeof obs.info.error === 'string') return session.fail(`ForgeEnv could not submit: ${obs.info.error}`);
   const final = live.env.state?.final;
@@ -54,19 +59,36 @@ export async function submitEpisode(session: RepairSession, args: SubmitArgs): P
   if (!rev) await recordNaturalDriftSolved(live.start.task, final, session.services.log);
   const stored = await session.finish(live, 'demonstration', record, 'submitted');
   if (stored.stored) announceSaved(session.editor, s, record, final);
-  return { ok: true, ...stored, ...(rev && { revision: record.info.revision, supersedes: record.info.supersedes ?? undefined }), recordId: record.info.record_id, reward: final.reward, success: final.success };
+  return {
+    ok: true,
+    ...stored,
+    ...(rev && { revision: record.info.revision, supersedes: record.info.supersedes ?? undefined }),
+    recordId: record.info.record_id,
+    reward: final.reward,
+    success: final.success,
+  };
 }
 
 export async function skipEpisode(session: RepairSession, args: SkipArgs | undefined): Promise<CommandResult<SkippedResult>> {
   const live = session.current;
   if (!live) return session.noEpisode();
   if (live.running) return refusal('busy', 'A run is in progress; skip when it has finished.');
-  if (live.state.revision) return refusal('invalid_args', 'A revision is not skipped: discard it (ForgeEnv: Discard Revision) and the old record stays current.');
+  if (live.state.revision)
+    return refusal('invalid_args', 'A revision is not skipped: discard it (ForgeEnv: Discard Revision) and the old record stays current.');
   const start = live.state.start;
   const chosen = args ?? (await session.editor.chooseSkip(start.task.task_id));
   if (!chosen) return refusal('cancelled', 'Skip cancelled.');
   const s = session.services;
-  const skip = { episode_id: start.episodeId, task_id: start.task.task_id, primitive: start.breakageSpec, reason: chosen.reason, note: chosen.note ?? '', annotator_id: annotatorId(s.settings()), session_id: s.sessionId, seed: start.seed };
+  const skip = {
+    episode_id: start.episodeId,
+    task_id: start.task.task_id,
+    primitive: start.breakageSpec,
+    reason: chosen.reason,
+    note: chosen.note ?? '',
+    annotator_id: annotatorId(s.settings()),
+    session_id: s.sessionId,
+    seed: start.seed,
+  };
   live.timeline.record({ kind: 'save', event: 'skip', reason: chosen.reason });
   const stored = await session.finish(live, 'skip', skip, 'skipped');
   if (stored.stored) session.editor.info(`ForgeEnv: skipped ${start.task.task_id} (${SKIP_LABELS[chosen.reason].replace(/…$/, '')}).`);

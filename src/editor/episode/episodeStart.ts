@@ -38,8 +38,16 @@ export async function openEpisode(
   // A remote server runs the scripts with its own Python: none is needed here.
   const probe = interpreter === undefined || remote ? { ok: true as const } : await s.probeInterpreter(interpreter);
   if (!probe.ok) {
-    const from = resolved.source === 'setting' ? 'forgeenv.pythonPath' : resolved.source === 'python-extension' ? "the Python extension's interpreter" : 'default';
-    return fail(`ForgeEnv cannot run Python with "${interpreter}" (${from}): ${probe.error}`, undefined, { title: 'Choose Interpreter', run: () => s.command('forgeenv.configureExecution') });
+    const from =
+      resolved.source === 'setting'
+        ? 'forgeenv.pythonPath'
+        : resolved.source === 'python-extension'
+          ? "the Python extension's interpreter"
+          : 'default';
+    return fail(`ForgeEnv cannot run Python with "${interpreter}" (${from}): ${probe.error}`, undefined, {
+      title: 'Choose Interpreter',
+      run: () => s.command('forgeenv.configureExecution'),
+    });
   }
   let report: ((m: string) => void) | undefined;
   const env = createBackend(remote ? { kind: 'remote', url: settings.remoteUrl } : { kind: 'embedded' }, {
@@ -52,7 +60,9 @@ export async function openEpisode(
     teacherStore: s.teacherStore(),
     onProgress: (m) => report?.(m),
   });
-  const where = remote ? `on the ForgeEnv server at ${settings.remoteUrl}` : `${settings.executionMode}, ${interpreter ?? 'the snapshot venv'}`;
+  const where = remote
+    ? `on the ForgeEnv server at ${settings.remoteUrl}`
+    : `${settings.executionMode}, ${interpreter ?? 'the snapshot venv'}`;
   const out = editor.runOutput(`breaking ${what.task?.task_id ?? 'a sampled task'} and running it once (${where})`);
   let start: HumanEpisodeStart;
   try {

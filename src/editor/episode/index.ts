@@ -41,13 +41,22 @@ export function registerEpisode(ctx: ForgeContext): EpisodeFeature {
         const snap = await new DatasetStore(ctx.datasetDir()).readAll();
         const problems = snap.problems.map(formatProblem);
         for (const p of problems) ctx.log.warn(`dataset: ${p}`);
-        return { demonstrations: snap.demonstrations.current.map((d) => ({ task_id: d.task_id, visible_reward: d.visible_reward })), skips: snap.skips.map((s) => ({ task_id: s.task_id })), problems };
+        return {
+          demonstrations: snap.demonstrations.current.map((d) => ({ task_id: d.task_id, visible_reward: d.visible_reward })),
+          skips: snap.skips.map((s) => ({ task_id: s.task_id })),
+          problems,
+        };
       },
       inProgressTaskId: () => session?.current?.state.start.task.task_id,
     }),
   );
   const pending = new PendingWrites(ext.globalState);
-  const writer = new DatasetWriter(pending, ctx.log, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? homedir(), () => queue.refresh());
+  const writer = new DatasetWriter(
+    pending,
+    ctx.log,
+    () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? homedir(),
+    () => queue.refresh(),
+  );
   const editor = new VsCodeEpisodeEditor(ctx, views, queue);
   ctx.lifecycle.add(editor.picker);
   session = new RepairSession(editor, {
@@ -62,13 +71,18 @@ export function registerEpisode(ctx: ForgeContext): EpisodeFeature {
     queue,
     resolveInterpreter: (s) => resolveInterpreter(s),
     probeInterpreter,
-    teacherStore: () => new JsonFileTeacherStore(join(ext.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => ctx.log.warn(`Teacher: ${m}`)),
+    teacherStore: () =>
+      new JsonFileTeacherStore(join(ext.globalStorageUri.fsPath, 'teacher-history.json'), (m: string) => ctx.log.warn(`Teacher: ${m}`)),
     command: (id, ...args) => void vscode.commands.executeCommand(id, ...args),
     sandboxWarning: (text) => showSandboxWarningOnce(text, (l) => ctx.runs.appendLine(l)),
     log: ctx.log,
     sessionId: randomUUID(),
     extensionVersion: ctx.extensionVersion,
-    client: { app: vscode.env.appName, vscode_version: vscode.version, ui_kind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop' },
+    client: {
+      app: vscode.env.appName,
+      vscode_version: vscode.version,
+      ui_kind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop',
+    },
   });
   const live = session;
   // The episode is suspended (not ended) with the window: it resumes after a reload.

@@ -128,7 +128,12 @@ export class LiveEpisode {
     this.persisting = this.persisting.then(async () => {
       if (this.disposed) return;
       await this.timeline.flush();
-      this.data = { ...this.data, activeMs: Math.round(this.tracker.activeMs), timelineEvents: this.timeline.written, env: this.env.state ?? this.data.env };
+      this.data = {
+        ...this.data,
+        activeMs: Math.round(this.tracker.activeMs),
+        timelineEvents: this.timeline.written,
+        env: this.env.state ?? this.data.env,
+      };
       const checked = PersistedEpisodeSchema.safeParse(this.data);
       if (!checked.success) {
         this.opts.warn(`episode state failed its own schema (not saved): ${checked.error.message}`);

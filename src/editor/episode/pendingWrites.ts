@@ -82,7 +82,8 @@ export class PendingWrites {
     const found = this.list().find((p) => p.id === id);
     if (!found) return { ok: false, error: `No pending ForgeEnv record ${id}.`, kind: 'other' };
     let entry = found;
-    if (datasetDir && datasetDir !== entry.datasetDir) entry = await this.patch(id, { datasetDir, timelineWritten: entry.timeline.length === 0 });
+    if (datasetDir && datasetDir !== entry.datasetDir)
+      entry = await this.patch(id, { datasetDir, timelineWritten: entry.timeline.length === 0 });
     try {
       const { record: stored } = await storeEpisode(entry.datasetDir, entry, async () => {
         entry = await this.patch(id, { timelineWritten: true });

@@ -31,13 +31,28 @@ export class EpisodePicker implements vscode.Disposable {
 
   /** A task id, `'next'`, or undefined when cancelled; tasks in the queue's order (its groups, easiest first). */
   async task(queue: Record<QueueGroup, QueueEntry[]>): Promise<string | 'next' | undefined> {
-    const items: Item[] = [{ value: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true }];
+    const items: Item[] = [
+      { value: 'next', label: '$(arrow-right) Next task', description: 'the easiest task without a demonstration', alwaysShow: true },
+    ];
     for (const group of QUEUE_GROUPS) {
       if (queue[group].length === 0) continue;
       items.push({ label: GROUP_LABELS[group], kind: vscode.QuickPickItemKind.Separator });
-      for (const { task } of queue[group]) items.push({ value: task.task_id, label: task.task_id, description: `${task.difficulty} · ${task.category.replace(/_/g, ' ')}`, detail: task.description });
+      for (const { task } of queue[group])
+        items.push({
+          value: task.task_id,
+          label: task.task_id,
+          description: `${task.difficulty} · ${task.category.replace(/_/g, ' ')}`,
+          detail: task.description,
+        });
     }
-    const pick = await this.ask({ title: 'ForgeEnv: Start Repair Episode: task', step: 1, totalSteps: 2, placeholder: 'Pick a task, or Next task', items, matchOnDetail: true });
+    const pick = await this.ask({
+      title: 'ForgeEnv: Start Repair Episode: task',
+      step: 1,
+      totalSteps: 2,
+      placeholder: 'Pick a task, or Next task',
+      items,
+      matchOnDetail: true,
+    });
     return pick?.value as string | undefined;
   }
 
@@ -52,7 +67,12 @@ export class EpisodePicker implements vscode.Disposable {
         log.warn(`applicablePrimitives(${task.task_id}) failed: ${(e as Error).message}`);
       }
       const items: Item[] = [
-        { value: null, label: '$(sparkle) Let the Teacher choose', description: 'a category the Teacher picks, a breakage the drift generator proposes', alwaysShow: true },
+        {
+          value: null,
+          label: '$(sparkle) Let the Teacher choose',
+          description: 'a category the Teacher picks, a breakage the drift generator proposes',
+          alwaysShow: true,
+        },
         { label: 'Breakage primitives that apply to this task', kind: vscode.QuickPickItemKind.Separator },
         ...applicable.map(({ primitive, candidates }) => ({
           value: primitive.name,
@@ -61,14 +81,22 @@ export class EpisodePicker implements vscode.Disposable {
           detail: `${primitive.description} — e.g. ${candidates[0]?.label ?? ''}`,
         })),
       ];
-      const asking = this.ask({ title: `ForgeEnv: Start Repair Episode: breakage for ${task.task_id}`, step: 2, totalSteps: 2, placeholder: 'How should the script break?', items, matchOnDetail: true });
+      const asking = this.ask({
+        title: `ForgeEnv: Start Repair Episode: breakage for ${task.task_id}`,
+        step: 2,
+        totalSteps: 2,
+        placeholder: 'How should the script break?',
+        items,
+        matchOnDetail: true,
+      });
       last = this.asked;
       const pick = await asking;
       if (!pick) return undefined;
       if (pick.value === null) return null;
       const name = pick.value as string;
       const entry = applicable.find((a) => a.primitive.name === name);
-      if (!entry || entry.candidates.length <= 1) return entry?.candidates[0] ? { primitive_type: name, params: entry.candidates[0].params } : { primitive_type: name };
+      if (!entry || entry.candidates.length <= 1)
+        return entry?.candidates[0] ? { primitive_type: name, params: entry.candidates[0].params } : { primitive_type: name };
       const askingWhere = this.ask({
         title: `ForgeEnv: Start Repair Episode: where should ${name} act?`,
         step: 3,
@@ -114,7 +142,17 @@ export class EpisodePicker implements vscode.Disposable {
       this.qp = qp;
     }
     const qp = this.qp;
-    Object.assign(qp, { title: s.title, step: s.step, totalSteps: s.totalSteps, placeholder: s.placeholder, matchOnDetail: !!s.matchOnDetail, value: '', items: s.items, busy: false, enabled: true });
+    Object.assign(qp, {
+      title: s.title,
+      step: s.step,
+      totalSteps: s.totalSteps,
+      placeholder: s.placeholder,
+      matchOnDetail: !!s.matchOnDetail,
+      value: '',
+      items: s.items,
+      busy: false,
+      enabled: true,
+    });
     this.pending?.();
     this.asked++;
     return new Promise((resolve) => {

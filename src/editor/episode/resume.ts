@@ -31,21 +31,34 @@ export async function resumeEpisode(session: RepairSession): Promise<RestoreResu
   const p = parsed.data;
   let env: EpisodeSession;
   try {
-    env = createBackend(p.backend, { settings: s.settings(), tasks: s.tasks(), taskDirs: s.taskDirs(), mode: p.mode, interpreter: p.backend.kind === 'remote' ? p.interpreter : interpreterFromLabel(p.interpreter) });
+    env = createBackend(p.backend, {
+      settings: s.settings(),
+      tasks: s.tasks(),
+      taskDirs: s.taskDirs(),
+      mode: p.mode,
+      interpreter: p.backend.kind === 'remote' ? p.interpreter : interpreterFromLabel(p.interpreter),
+    });
     await env.restore(p.env);
   } catch (e) {
     return keepAside((e as Error).message, p.filePath);
   }
-  const exists = await access(p.filePath).then(() => true, () => false);
+  const exists = await access(p.filePath).then(
+    () => true,
+    () => false,
+  );
   if (!exists) {
     await mkdir(dirname(p.filePath), { recursive: true });
     await writeFile(p.filePath, p.lastScoredText ?? p.start.brokenScript, 'utf8');
-    editor.warn(`ForgeEnv: the episode's train.py was missing; it was recreated from the ${p.lastScoredText !== null ? 'last scored version' : 'broken script'}.`);
+    editor.warn(
+      `ForgeEnv: the episode's train.py was missing; it was recreated from the ${p.lastScoredText !== null ? 'last scored version' : 'broken script'}.`,
+    );
   }
   const live = session.attach(env, p);
   await editor.openScript(live.file, { focus: false, onlyIfClosed: true });
   showRun(editor, live, p.lastEvaluation ? p.runs : 'start');
   const restoreMs = Date.now() - t0;
-  s.log.info(`episode ${live.episodeId} resumed in ${restoreMs} ms (task ${p.start.task.task_id}, ${p.runs} runs, ${Math.round(p.activeMs / 1000)} s active)`);
+  s.log.info(
+    `episode ${live.episodeId} resumed in ${restoreMs} ms (task ${p.start.task.task_id}, ${p.runs} runs, ${Math.round(p.activeMs / 1000)} s active)`,
+  );
   return { ok: true, episodeId: live.episodeId, restoreMs };
 }

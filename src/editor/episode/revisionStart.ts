@@ -36,7 +36,12 @@ export function revisionFile(episodesDir: string, previous: DemonstrationRecord)
   return join(episodesDir, 'revisions', `${previous.info.episode_id}-r${previous.info.revision + 1}`, 'train.py');
 }
 
-export async function openRevision(editor: EpisodeEditor, s: SessionServices, fail: Fail, what: RevisionArgs): Promise<OpenedEpisode | Refusal> {
+export async function openRevision(
+  editor: EpisodeEditor,
+  s: SessionServices,
+  fail: Fail,
+  what: RevisionArgs,
+): Promise<OpenedEpisode | Refusal> {
   const { previous } = what;
   const settings = s.settings();
   let tasks;
@@ -45,7 +50,8 @@ export async function openRevision(editor: EpisodeEditor, s: SessionServices, fa
   } catch (e) {
     return fail(`ForgeEnv could not load the task corpus: ${(e as Error).message}`, e);
   }
-  if (!tasks.getById(previous.task_id)) return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
+  if (!tasks.getById(previous.task_id))
+    return refusal('error', `Task ${previous.task_id} is not in the corpus or the task folders, so the repair cannot be scored again.`);
   // A revision runs where and how its record did: embedded, in the record's mode.
   const mode = previous.info.mode;
   const interpreter = interpreterForMode(mode, await s.resolveInterpreter(settings));
@@ -60,10 +66,18 @@ export async function openRevision(editor: EpisodeEditor, s: SessionServices, fa
     await env.dispose();
     return refusal('error', `Could not rebuild the episode: ${(e as Error)?.message ?? String(e)}`);
   }
-  const th = taskHash({ script: start.originalScript, primitive: start.breakageSpec, seed: start.seed, library_versions: start.libraryVersions });
+  const th = taskHash({
+    script: start.originalScript,
+    primitive: start.breakageSpec,
+    seed: start.seed,
+    library_versions: start.libraryVersions,
+  });
   if (th !== previous.info.task_hash || !env.state) {
     await env.dispose();
-    return refusal('error', `Task ${previous.task_id} changed since this demonstration was recorded (task hash differs), so a revision would not be of the same task.`);
+    return refusal(
+      'error',
+      `Task ${previous.task_id} changed since this demonstration was recorded (task hash differs), so a revision would not be of the same task.`,
+    );
   }
   s.sandboxWarning(env.sandboxWarning);
   const repaired = applyRepairDiffTolerant(start.brokenScript, previous.repair_completion);
@@ -106,7 +120,8 @@ export function unchangedRevision(start: HumanEpisodeStart, previous: Demonstrat
 
 /** Why another episode or revision cannot start while `state`'s is open. */
 export function openEpisodeMessage(state: Pick<PersistedEpisode, 'start' | 'revision'>): string {
-  if (state.revision) return `A revision of ${state.revision.previous.task_id} is open: submit it (ForgeEnv: Submit Revision) or discard it first.`;
+  if (state.revision)
+    return `A revision of ${state.revision.previous.task_id} is open: submit it (ForgeEnv: Submit Revision) or discard it first.`;
   return `An episode is open (task ${state.start.task.task_id}): submit or skip it before starting another.`;
 }
 
@@ -115,7 +130,11 @@ export function revisionDiscardedMessage(p: DemonstrationRecord): string {
 }
 
 /** Reopens a submitted demonstration as revision N+1 of the session: its episode rebuilt, train.py holding its repair. */
-export function startRevision(session: RepairSession, args: RevisionArgs, opts: { open: boolean }): Promise<CommandResult<{ file: string; recordId: string; revision: number }>> {
+export function startRevision(
+  session: RepairSession,
+  args: RevisionArgs,
+  opts: { open: boolean },
+): Promise<CommandResult<{ file: string; recordId: string; revision: number }>> {
   if (session.current) return Promise.resolve(refusal('episode_open', openEpisodeMessage(session.current.state)));
   const p = args.previous;
   return session.opening(
@@ -144,6 +163,9 @@ export function refuseUnchangedRevision(session: RepairSession, live: LiveEpisod
   const rev = live.state.revision;
   const why = rev && unchangedRevision(live.start, rev.previous, text);
   if (!why) return undefined;
-  session.editor.warn(`ForgeEnv: ${why}`, { title: 'Discard Revision', run: () => session.services.command('forgeenv.review.discardRevision') });
+  session.editor.warn(`ForgeEnv: ${why}`, {
+    title: 'Discard Revision',
+    run: () => session.services.command('forgeenv.review.discardRevision'),
+  });
   return refusal('unchanged', why);
 }

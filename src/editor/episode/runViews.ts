@@ -13,7 +13,16 @@ export function showRun(editor: EpisodeEditor, live: LiveEpisode, run: RunKey): 
   const exec = ev ? ev.execution : live.state.start.brokenExecution;
   let specs: DiagnosticSpec[];
   if (exec) specs = diagnosticsForRun(exec, ev ? ev.repaired_script : live.state.start.brokenScript);
-  else specs = [{ ...lineSpan((live.state.lastScoredText ?? '').split(/\r?\n/), 0), severity: 'error', code: 'diff', message: ev?.error_trace || 'The repair diff did not apply.', related: [] }];
+  else
+    specs = [
+      {
+        ...lineSpan((live.state.lastScoredText ?? '').split(/\r?\n/), 0),
+        severity: 'error',
+        code: 'diff',
+        message: ev?.error_trace || 'The repair diff did not apply.',
+        related: [],
+      },
+    ];
   if (run === 'start') {
     // Also after a resume: the note lasts as long as the broken script's run is what is shown.
     const { start } = live.state;
@@ -27,5 +36,19 @@ export function showRun(editor: EpisodeEditor, live: LiveEpisode, run: RunKey): 
 export function storeRunOutput(editor: EpisodeEditor, live: LiveEpisode, ev: RepairEvaluation, n: number): void {
   const exec = ev.execution;
   const title = `run ${n} of train.py (${live.state.start.task.task_id}) · reward ${ev.reward.toFixed(2)}`;
-  editor.setRunOutput(live.episodeId, n, exec ? formatRunOutput({ title, exitCode: exec.exit_code, wallTimeMs: exec.wall_time_ms, mode: live.state.mode, interpreter: live.state.interpreter, stdout: exec.stdout, stderr: exec.stderr }) : `# run ${n}: not run\n\n${ev.error_trace}\n`);
+  editor.setRunOutput(
+    live.episodeId,
+    n,
+    exec
+      ? formatRunOutput({
+          title,
+          exitCode: exec.exit_code,
+          wallTimeMs: exec.wall_time_ms,
+          mode: live.state.mode,
+          interpreter: live.state.interpreter,
+          stdout: exec.stdout,
+          stderr: exec.stderr,
+        })
+      : `# run ${n}: not run\n\n${ev.error_trace}\n`,
+  );
 }

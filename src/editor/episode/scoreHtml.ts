@@ -19,7 +19,6 @@ export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 
 export type ScorePageResources = WebviewPageResources;
 
-
 const fmt = (n: number): string => (Object.is(n, -0) ? 0 : n).toFixed(2);
 
 function meter(row: ScoreRow, penalty: boolean): string {
@@ -62,7 +61,10 @@ function history(model: ScoreModel): string {
   if (model.history.length < 2) return '';
   const rows = model.history
     .slice(-10)
-    .map((h) => `<tr><th scope="row">${h.n}</th><td class="num">${fmt(h.reward)}</td><td>${h.exit_code ?? '—'}</td><td>${h.success ? 'yes' : 'no'}</td><td class="num">${(h.wall_time_ms / 1000).toFixed(1)} s</td></tr>`)
+    .map(
+      (h) =>
+        `<tr><th scope="row">${h.n}</th><td class="num">${fmt(h.reward)}</td><td>${h.exit_code ?? '—'}</td><td>${h.success ? 'yes' : 'no'}</td><td class="num">${(h.wall_time_ms / 1000).toFixed(1)} s</td></tr>`,
+    )
     .join('');
   return `<table id="history" class="history"><caption>Runs of this episode</caption>
 <thead><tr><th scope="col">Run</th><th scope="col" class="num">Reward</th><th scope="col">Exit</th><th scope="col">Clean</th><th scope="col" class="num">Time</th></tr></thead>
@@ -77,7 +79,8 @@ export function renderScoreBody(model: ScoreModel): string {
   let status: string;
   if (busy) status = `<p class="status running" role="status">Running train.py…</p>`;
   else if (!run && ended) status = `<p class="status" role="status">Episode ${model.state} without a score.</p>`;
-  else if (!run) status = `<p class="status" role="status">Not scored yet. Edit <code>train.py</code>, then press <strong>Run &amp; Score</strong>.</p>`;
+  else if (!run)
+    status = `<p class="status" role="status">Not scored yet. Edit <code>train.py</code>, then press <strong>Run &amp; Score</strong>.</p>`;
   else {
     const verdict = run.success ? 'runs cleanly' : run.exitCode === 0 ? 'exits 0 but fails held-out checks' : 'does not run cleanly yet';
     status = `<p class="status ${run.success ? 'ok' : 'fail'}" role="status">Run ${run.n}: the repaired script ${verdict}${ended ? ` — episode ${model.state}` : ''}.</p>`;
@@ -123,7 +126,13 @@ ${details}`;
  * frame is never reloaded mid-update and keyboard focus stays where it was.
  */
 export function renderScoreHtml(model: ScoreModel, res: ScorePageResources): string {
-  const csp = [`default-src 'none'`, `style-src ${res.cspSource}`, `script-src 'nonce-${res.nonce}'`, `img-src ${res.cspSource}`, `font-src ${res.cspSource}`].join('; ');
+  const csp = [
+    `default-src 'none'`,
+    `style-src ${res.cspSource}`,
+    `script-src 'nonce-${res.nonce}'`,
+    `img-src ${res.cspSource}`,
+    `font-src ${res.cspSource}`,
+  ].join('; ');
   return `${pageHead(res, csp, 'ForgeEnv Score')}
 <body>
 <main id="root" aria-busy="${model.state === 'running'}">

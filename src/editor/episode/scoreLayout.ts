@@ -27,8 +27,12 @@ export async function widenScriptColumn(): Promise<void> {
 async function widenFirstColumn(): Promise<void> {
   const layout = LayoutSchema.safeParse(await vscode.commands.executeCommand('vscode.getEditorLayout'));
   // orientation 0: groups side by side (horizontal); nested groups mean a layout the user made.
-  if (!layout.success || layout.data.orientation !== 0 || layout.data.groups.length !== 2 || layout.data.groups.some((g) => g.groups)) return;
-  await vscode.commands.executeCommand('vscode.setEditorLayout', { orientation: 0, groups: [{ size: SCRIPT_SHARE }, { size: 1 - SCRIPT_SHARE }] });
+  if (!layout.success || layout.data.orientation !== 0 || layout.data.groups.length !== 2 || layout.data.groups.some((g) => g.groups))
+    return;
+  await vscode.commands.executeCommand('vscode.setEditorLayout', {
+    orientation: 0,
+    groups: [{ size: SCRIPT_SHARE }, { size: 1 - SCRIPT_SHARE }],
+  });
 }
 
 function firstViewState(panel: vscode.WebviewPanel): Promise<void> {

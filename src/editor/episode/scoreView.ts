@@ -45,7 +45,12 @@ export class ScoreView implements vscode.Disposable {
   show(model: ScoreModel, reveal: boolean): void {
     this.model = model;
     if (!this.panel && reveal) {
-      const panel = vscode.window.createWebviewPanel(SCORE_VIEW_TYPE, 'ForgeEnv Score', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {});
+      const panel = vscode.window.createWebviewPanel(
+        SCORE_VIEW_TYPE,
+        'ForgeEnv Score',
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        {},
+      );
       this.adopt(panel);
       void widenScriptBeside(panel).catch((e: unknown) => this.log.warn(`score view: layout unchanged (${String(e)})`));
     } else if (this.panel && reveal && !this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);

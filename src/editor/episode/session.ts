@@ -43,14 +43,23 @@ export class RepairSession {
     const s = this.services;
     if (this.live) {
       const msg = openEpisodeMessage(this.live.state);
-      if (!args) this.editor.warn(msg, { title: 'Open It', run: () => s.command('forgeenv.openEpisodeFile') }, { title: 'Skip It…', run: () => s.command('forgeenv.skipEpisode') });
+      if (!args)
+        this.editor.warn(
+          msg,
+          { title: 'Open It', run: () => s.command('forgeenv.openEpisodeFile') },
+          { title: 'Skip It…', run: () => s.command('forgeenv.skipEpisode') },
+        );
       return refusal('episode_open', msg);
     }
     if (this.starting) return refusal('busy', 'An episode is already being started.');
     const settings = s.settings();
     if (settings.backend === 'remote' && !settings.remoteUrl) {
-      const msg = 'ForgeEnv: forgeenv.backend is "remote" but no server is configured: set forgeenv.remoteUrl, or set forgeenv.backend to "embedded".';
-      return this.fail(msg, undefined, { title: 'Open Settings', run: () => s.command('workbench.action.openSettings', 'forgeenv.backend') });
+      const msg =
+        'ForgeEnv: forgeenv.backend is "remote" but no server is configured: set forgeenv.remoteUrl, or set forgeenv.backend to "embedded".';
+      return this.fail(msg, undefined, {
+        title: 'Open Settings',
+        run: () => s.command('workbench.action.openSettings', 'forgeenv.backend'),
+      });
     }
     let tasks;
     try {
@@ -72,23 +81,44 @@ export class RepairSession {
       if (choice === undefined) return this.cancelled(`No episode started: no breakage was chosen for ${task.task_id}.`);
       primitive = choice ?? undefined;
     }
-    return this.opening(() => openEpisode(this.editor, s, this.fail, { task, primitive, args }), async (live, { start }) => {
-      live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
-      const specs = showRun(this.editor, live, 'start'); // opened at the failing line, below
-      await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
-      const broke = start.brokenExecution.exit_code !== 0;
-      if (!broke) this.editor.warn(`ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot (a warning on the changed line says so until the first run). Repair it anyway: the diff is scored against the intended API.`);
-      const openMs = Date.now() - t0;
-      s.log.info(`episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`);
-      return { ok: true, episodeId: start.episodeId, taskId: start.task.task_id, seed: start.seed, primitive: start.breakageSpec, filePath: live.file, broke, diagnostics: specs.length, openMs };
-    });
+    return this.opening(
+      () => openEpisode(this.editor, s, this.fail, { task, primitive, args }),
+      async (live, { start }) => {
+        live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
+        const specs = showRun(this.editor, live, 'start'); // opened at the failing line, below
+        await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
+        const broke = start.brokenExecution.exit_code !== 0;
+        if (!broke)
+          this.editor.warn(
+            `ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot (a warning on the changed line says so until the first run). Repair it anyway: the diff is scored against the intended API.`,
+          );
+        const openMs = Date.now() - t0;
+        s.log.info(
+          `episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`,
+        );
+        return {
+          ok: true,
+          episodeId: start.episodeId,
+          taskId: start.task.task_id,
+          seed: start.seed,
+          primitive: start.breakageSpec,
+          filePath: live.file,
+          broke,
+          diagnostics: specs.length,
+          openMs,
+        };
+      },
+    );
   }
 
   /**
    * Makes what `open` opens (an episode, or a revision: see revisionStart.ts) the live episode, then
    * `opened` shows it; one at a time, the views saying "starting" meanwhile.
    */
-  async opening<T extends object>(open: () => Promise<OpenedEpisode | Refusal>, opened: (live: LiveEpisode, o: OpenedEpisode) => Promise<CommandResult<T>>): Promise<CommandResult<T>> {
+  async opening<T extends object>(
+    open: () => Promise<OpenedEpisode | Refusal>,
+    opened: (live: LiveEpisode, o: OpenedEpisode) => Promise<CommandResult<T>>,
+  ): Promise<CommandResult<T>> {
     if (this.starting) return refusal('busy', 'An episode is already being started.');
     this.starting = true;
     this.editor.render('starting');
@@ -120,10 +150,22 @@ export class RepairSession {
     try {
       const out = this.editor.runOutput(`run ${n} of train.py (${live.state.start.task.task_id}, ${live.state.mode})`);
       const result = await this.editor
-        .withProgress(`ForgeEnv: running train.py (run ${n})…`, (signal) => live.env.evaluateRepair(diff, { signal, onOutput: out.write }).finally(out.flush))
-        .then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
-      const cancelled = result.ok ? !!result.v.execution?.killed && /\bcancelled\b/.test(result.v.execution.stderr) : isCancelledRemoteError(result.e);
-      if (!result.ok && !cancelled) return this.fail(`ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`, result.e, ...retryIfBusy(this.services, result.e, 'forgeenv.runAndScore'));
+        .withProgress(`ForgeEnv: running train.py (run ${n})…`, (signal) =>
+          live.env.evaluateRepair(diff, { signal, onOutput: out.write }).finally(out.flush),
+        )
+        .then(
+          (v) => ({ ok: true as const, v }),
+          (e: unknown) => ({ ok: false as const, e }),
+        );
+      const cancelled = result.ok
+        ? !!result.v.execution?.killed && /\bcancelled\b/.test(result.v.execution.stderr)
+        : isCancelledRemoteError(result.e);
+      if (!result.ok && !cancelled)
+        return this.fail(
+          `ForgeEnv could not score the repair: ${(result.e as Error)?.message ?? String(result.e)}`,
+          result.e,
+          ...retryIfBusy(this.services, result.e, 'forgeenv.runAndScore'),
+        );
       if (!result.ok || cancelled) {
         // A cancelled run is not a score (no environment keeps one in its cache of scored diffs).
         live.timeline.record({ kind: 'run', n, cancelled: true });
@@ -136,15 +178,49 @@ export class RepairSession {
       this.render(live.state.lastEvaluation ? 'scored' : 'idle', false);
     }
     const exit_code = evaluation.execution?.exit_code ?? null;
-    live.timeline.record({ kind: 'run', n, reward: evaluation.reward, exit_code, success: evaluation.success, diff_lines: diff.split('\n').length });
-    const summary = { n, at: new Date().toISOString(), reward: evaluation.reward, exit_code, success: evaluation.success, wall_time_ms: evaluation.execution?.wall_time_ms ?? 0 };
-    await live.update({ runs: n, runHistory: [...live.state.runHistory, summary].slice(-50), lastEvaluation: evaluation, lastScoredText: text, ...live.verifiedFixAfter(n, evaluation.success) });
+    live.timeline.record({
+      kind: 'run',
+      n,
+      reward: evaluation.reward,
+      exit_code,
+      success: evaluation.success,
+      diff_lines: diff.split('\n').length,
+    });
+    const summary = {
+      n,
+      at: new Date().toISOString(),
+      reward: evaluation.reward,
+      exit_code,
+      success: evaluation.success,
+      wall_time_ms: evaluation.execution?.wall_time_ms ?? 0,
+    };
+    await live.update({
+      runs: n,
+      runHistory: [...live.state.runHistory, summary].slice(-50),
+      lastEvaluation: evaluation,
+      lastScoredText: text,
+      ...live.verifiedFixAfter(n, evaluation.success),
+    });
     const diagnostics = showRun(this.editor, live, n).length;
     this.render('scored', true);
     const scoreMs = Date.now() - t0;
-    this.services.log.info(`run ${n}: reward ${evaluation.reward.toFixed(2)}, success ${evaluation.success}, ${scoreMs} ms${cached ? ' (cached score)' : ''}`);
+    this.services.log.info(
+      `run ${n}: reward ${evaluation.reward.toFixed(2)}, success ${evaluation.success}, ${scoreMs} ms${cached ? ' (cached score)' : ''}`,
+    );
     const { reward, reward_breakdown, held_out_breakdown, findings, success } = evaluation;
-    return { ok: true, run: n, reward, reward_breakdown, held_out_breakdown, findings, success, exitCode: exit_code, diagnostics, scoreMs, cached };
+    return {
+      ok: true,
+      run: n,
+      reward,
+      reward_breakdown,
+      held_out_breakdown,
+      findings,
+      success,
+      exitCode: exit_code,
+      diagnostics,
+      scoreMs,
+      cached,
+    };
   }
 
   submit(args: SubmitArgs = {}): Promise<CommandResult<SubmittedResult>> {
@@ -190,12 +266,31 @@ export class RepairSession {
   /** Makes `persisted` the live episode: its documents, listeners and views. */
   attach(env: EnvSession, persisted: PersistedEpisode): LiveEpisode {
     const s = this.services;
-    const live = new LiveEpisode({ env, persisted, state: s.state, editor: this.editor, idleMs: s.settings().idleThresholdSeconds * 1000, warn: (m) => s.log.warn(m), onTick: () => this.render() });
+    const live = new LiveEpisode({
+      env,
+      persisted,
+      state: s.state,
+      editor: this.editor,
+      idleMs: s.settings().idleThresholdSeconds * 1000,
+      warn: (m) => s.log.warn(m),
+      onTick: () => this.render(),
+    });
     this.live = live;
     this.editor.setBrokenScript(live.episodeId, persisted.start.brokenScript);
     const b = persisted.start.brokenExecution;
     const run = { mode: persisted.mode, interpreter: persisted.interpreter };
-    this.editor.setRunOutput(live.episodeId, 'start', formatRunOutput({ title: `broken train.py of ${persisted.start.task.task_id} (before your repair)`, exitCode: b.exit_code, wallTimeMs: b.wall_time_ms, ...run, stdout: b.stdout, stderr: b.stderr }));
+    this.editor.setRunOutput(
+      live.episodeId,
+      'start',
+      formatRunOutput({
+        title: `broken train.py of ${persisted.start.task.task_id} (before your repair)`,
+        exitCode: b.exit_code,
+        wallTimeMs: b.wall_time_ms,
+        ...run,
+        stdout: b.stdout,
+        stderr: b.stderr,
+      }),
+    );
     if (persisted.lastEvaluation) storeRunOutput(this.editor, live, persisted.lastEvaluation, persisted.runs);
     this.render(persisted.lastEvaluation ? 'scored' : 'idle', false);
     this.services.queue.refresh();
@@ -207,7 +302,14 @@ export class RepairSession {
     const live = this.live;
     if (!live) return this.editor.render(undefined);
     const state = score ?? (reveal ? (live.running ? 'running' : live.state.lastEvaluation ? 'scored' : 'idle') : undefined);
-    this.editor.render({ state: live.state, running: live.running, activeMs: live.tracker.activeMs, counting: live.tracker.isCounting, score: state, revealScore: reveal });
+    this.editor.render({
+      state: live.state,
+      running: live.running,
+      activeMs: live.tracker.activeMs,
+      counting: live.tracker.isCounting,
+      score: state,
+      revealScore: reveal,
+    });
   }
 
   /** Resumes the episode left open by an earlier window, once (later calls get the same answer). */
@@ -227,7 +329,8 @@ export class RepairSession {
   }
 
   readonly fail = (message: string, detail?: unknown, ...actions: Action[]): Refusal => {
-    if (detail !== undefined) this.services.log.error(`${message} ${detail instanceof Error ? (detail.stack ?? detail.message) : infoText(detail)}`);
+    if (detail !== undefined)
+      this.services.log.error(`${message} ${detail instanceof Error ? (detail.stack ?? detail.message) : infoText(detail)}`);
     this.editor.error(message, ...actions);
     return refusal('error', message);
   };

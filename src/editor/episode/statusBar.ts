@@ -52,7 +52,9 @@ export class EpisodeStatusBar implements vscode.Disposable {
         md.isTrusted = { enabledCommands: ['forgeenv.runAndScore', 'forgeenv.submitEpisode', 'forgeenv.skipEpisode'] };
         item.tooltip = md;
         item.command = { command: 'forgeenv.runAndScore', title: 'Run & Score' };
-        item.accessibilityInformation = { label: `ForgeEnv episode ${s.taskId}, active ${formatElapsed(s.activeMs)}, last reward ${reward}; activate to run and score` };
+        item.accessibilityInformation = {
+          label: `ForgeEnv episode ${s.taskId}, active ${formatElapsed(s.activeMs)}, last reward ${reward}; activate to run and score`,
+        };
         return;
       }
     }

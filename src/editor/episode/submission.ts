@@ -32,7 +32,8 @@ export function demonstrationOf(live: LiveEpisode, s: SessionServices, final: Re
 
 export function announceSaved(editor: EpisodeEditor, s: SessionServices, record: DemonstrationRecord, final: RepairEvaluation): void {
   const reward = final.reward.toFixed(2);
-  if (record.info.supersedes) return editor.info(`ForgeEnv: revision ${record.info.revision} saved (reward ${reward}); it supersedes ${record.info.supersedes}.`);
+  if (record.info.supersedes)
+    return editor.info(`ForgeEnv: revision ${record.info.revision} saved (reward ${reward}); it supersedes ${record.info.supersedes}.`);
   editor.info(
     `ForgeEnv: demonstration saved (reward ${reward}${final.success ? '' : ', not successful'}).`,
     { title: 'Next Task', run: () => s.command('forgeenv.nextTask') },

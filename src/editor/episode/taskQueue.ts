@@ -8,11 +8,20 @@ export type QueueNode = { kind: 'group'; group: QueueGroup; count: number } | { 
 export interface QueueSource {
   tasks(): QueueTaskInfo[];
   /** Current demonstrations and skips of the dataset folder (an unreadable folder: empty, with a problem). */
-  dataset(): Promise<{ demonstrations: Array<{ task_id: string; visible_reward: number }>; skips: Array<{ task_id: string }>; problems: string[] }>;
+  dataset(): Promise<{
+    demonstrations: Array<{ task_id: string; visible_reward: number }>;
+    skips: Array<{ task_id: string }>;
+    problems: string[];
+  }>;
   inProgressTaskId(): string | undefined;
 }
 
-const GROUP_ICONS: Record<QueueGroup, string> = { inProgress: 'debug-start', todo: 'circle-large-outline', submitted: 'pass', skipped: 'debug-step-over' };
+const GROUP_ICONS: Record<QueueGroup, string> = {
+  inProgress: 'debug-start',
+  todo: 'circle-large-outline',
+  submitted: 'pass',
+  skipped: 'debug-step-over',
+};
 
 export class TaskQueueProvider implements vscode.TreeDataProvider<QueueNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<QueueNode | undefined>();
@@ -39,7 +48,11 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<QueueNode>, vs
     this.loading ??= (async () => {
       const data = await this.source.dataset();
       this.problems = data.problems;
-      const q = buildQueue(this.source.tasks(), { demonstrations: data.demonstrations, skips: data.skips, inProgressTaskId: this.source.inProgressTaskId() });
+      const q = buildQueue(this.source.tasks(), {
+        demonstrations: data.demonstrations,
+        skips: data.skips,
+        inProgressTaskId: this.source.inProgressTaskId(),
+      });
       this.queue = q;
       this.updateMessage();
       return q;
@@ -60,7 +73,12 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<QueueNode>, vs
       this.updateMessage();
       return [];
     }
-    if (!node) return QUEUE_GROUPS.filter((g) => g !== 'inProgress' || q.inProgress.length > 0).map((group) => ({ kind: 'group', group, count: q[group].length }));
+    if (!node)
+      return QUEUE_GROUPS.filter((g) => g !== 'inProgress' || q.inProgress.length > 0).map((group) => ({
+        kind: 'group',
+        group,
+        count: q[group].length,
+      }));
     if (node.kind === 'group') return q[node.group].map((entry) => ({ kind: 'task', entry }));
     return [];
   }
@@ -69,7 +87,9 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<QueueNode>, vs
     if (node.kind === 'group') {
       const item = new vscode.TreeItem(
         `${GROUP_LABELS[node.group]} (${node.count})`,
-        node.group === 'todo' || node.group === 'inProgress' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+        node.group === 'todo' || node.group === 'inProgress'
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed,
       );
       item.id = `group:${node.group}`;
       item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
@@ -98,7 +118,10 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<QueueNode>, vs
   private updateMessage(): void {
     const parts: string[] = [];
     if (!vscode.workspace.isTrusted) parts.push('Restricted Mode: episodes need a trusted workspace.');
-    if (this.problems.length) parts.push(this.problems.length === 1 ? this.problems[0] : `${this.problems.length} problems reading the dataset (see the ForgeEnv log).`);
+    if (this.problems.length)
+      parts.push(
+        this.problems.length === 1 ? this.problems[0] : `${this.problems.length} problems reading the dataset (see the ForgeEnv log).`,
+      );
     this.view.message = parts.length ? parts.join(' ') : undefined;
   }
 

@@ -48,8 +48,7 @@ export function buildQueue(tasks: readonly QueueTaskInfo[], facts: DatasetFacts)
   for (const task of tasks) {
     const d = demos.get(task.task_id);
     const s = skips.get(task.task_id) ?? 0;
-    const group: QueueGroup =
-      task.task_id === facts.inProgressTaskId ? 'inProgress' : d ? 'submitted' : s > 0 ? 'skipped' : 'todo';
+    const group: QueueGroup = task.task_id === facts.inProgressTaskId ? 'inProgress' : d ? 'submitted' : s > 0 ? 'skipped' : 'todo';
     groups[group].push({ task, group, demonstrations: d?.n ?? 0, skips: s, ...(d ? { bestReward: d.best } : {}) });
   }
   for (const g of QUEUE_GROUPS) groups[g].sort(byDifficultyThenId);

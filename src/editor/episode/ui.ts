@@ -12,7 +12,13 @@ import { ScoreView } from './scoreView';
 import { EpisodeStatusBar } from './statusBar';
 import { brokenScriptUri, runOutputUri, VirtualDocuments } from './virtualDocuments';
 
-const SCORE_BUTTONS = { runAndScore: 'forgeenv.runAndScore', submit: 'forgeenv.submitEpisode', skip: 'forgeenv.skipEpisode', reviewChanges: 'forgeenv.reviewChanges', showOutput: 'forgeenv.showRunOutput' } as const;
+const SCORE_BUTTONS = {
+  runAndScore: 'forgeenv.runAndScore',
+  submit: 'forgeenv.submitEpisode',
+  skip: 'forgeenv.skipEpisode',
+  reviewChanges: 'forgeenv.reviewChanges',
+  showOutput: 'forgeenv.showRunOutput',
+} as const;
 
 export class EpisodeViews {
   readonly docs: VirtualDocuments;
@@ -28,9 +34,13 @@ export class EpisodeViews {
     this.status = owner.add(new EpisodeStatusBar());
     this.lens = owner.add(new EpisodeCodeLens());
     this.score = owner.add(
-      new ScoreView(extensionUri, (m) => {
-        if (m.type !== 'ready') void vscode.commands.executeCommand(SCORE_BUTTONS[m.type]);
-      }, log),
+      new ScoreView(
+        extensionUri,
+        (m) => {
+          if (m.type !== 'ready') void vscode.commands.executeCommand(SCORE_BUTTONS[m.type]);
+        },
+        log,
+      ),
     );
     for (const key of ['episodeActive', 'revisionActive', 'running', 'hasScore', 'inEpisodeEditor']) this.setContext(key, false);
   }
@@ -55,10 +65,28 @@ export class EpisodeViews {
     this.setContext('inEpisodeEditor', vscode.window.activeTextEditor?.document.uri.toString() === uri.toString());
     this.lens.update({ uri, lastReward, running: view.running });
     if (view.running) this.status.update({ kind: 'running', taskId, activeMs: view.activeMs, what: 'running' });
-    else this.status.update({ kind: 'active', taskId, activeMs: view.activeMs, lastReward, runs: s.runs, primitive: s.start.breakageSpec.primitive_type, counting: view.counting });
+    else
+      this.status.update({
+        kind: 'active',
+        taskId,
+        activeMs: view.activeMs,
+        lastReward,
+        runs: s.runs,
+        primitive: s.start.breakageSpec.primitive_type,
+        counting: view.counting,
+      });
     // The once-a-second tick carries no score: the score view changes only with the score.
     if (view.score === undefined) return;
-    const model = scoreModel({ state: view.score, taskId, taskDescription: s.start.task.description, primitive: s.start.breakageSpec.primitive_type, mode: s.mode, evaluation: s.lastEvaluation, runNumber: s.runs, history: s.runHistory });
+    const model = scoreModel({
+      state: view.score,
+      taskId,
+      taskDescription: s.start.task.description,
+      primitive: s.start.breakageSpec.primitive_type,
+      mode: s.mode,
+      evaluation: s.lastEvaluation,
+      runNumber: s.runs,
+      history: s.runHistory,
+    });
     this.score.show(model, view.revealScore || this.score.visible);
   }
 

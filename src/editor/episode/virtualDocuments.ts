@@ -14,7 +14,10 @@ export class VirtualDocuments implements vscode.Disposable {
 
   constructor() {
     this.registrations = [...this.changed].map(([scheme, emitter]) =>
-      vscode.workspace.registerTextDocumentContentProvider(scheme, { onDidChange: emitter.event, provideTextDocumentContent: (uri) => this.provideTextDocumentContent(uri) }),
+      vscode.workspace.registerTextDocumentContentProvider(scheme, {
+        onDidChange: emitter.event,
+        provideTextDocumentContent: (uri) => this.provideTextDocumentContent(uri),
+      }),
     );
   }
 

@@ -38,7 +38,10 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   async confirmFailingSubmit(reward: number): Promise<boolean> {
     const choice = await vscode.window.showWarningMessage(
       `train.py does not run cleanly yet (reward ${reward.toFixed(2)}). Submit it as a demonstration anyway?`,
-      { modal: true, detail: 'Failed repairs are recorded too (success: false), which is useful data, but usually you want to keep editing.' },
+      {
+        modal: true,
+        detail: 'Failed repairs are recorded too (success: false), which is useful data, but usually you want to keep editing.',
+      },
       // The first button is the default: going back to editing, never submitting a failed repair by Enter.
       'Keep Editing',
       'Submit Anyway',
@@ -102,7 +105,13 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
     const script = vscode.Uri.file(file).toString();
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === script);
     // Discarded edits are reverted to the file (a reopened revision rewrites it; a saved stale buffer would conflict).
-    const onDisk = doc?.isDirty && opts.discard ? await vscode.workspace.fs.readFile(doc.uri).then((b) => new TextDecoder().decode(b), () => undefined) : undefined;
+    const onDisk =
+      doc?.isDirty && opts.discard
+        ? await vscode.workspace.fs.readFile(doc.uri).then(
+            (b) => new TextDecoder().decode(b),
+            () => undefined,
+          )
+        : undefined;
     if (doc && onDisk !== undefined) {
       const edit = new vscode.WorkspaceEdit();
       edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), onDisk);
@@ -121,12 +130,19 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   watchScript(file: string, l: EditorActivity): Disposable {
     const uri = vscode.Uri.file(file).toString();
     const isMine = (doc: vscode.TextDocument | undefined) => !!doc && doc.uri.toString() === uri;
-    const refocus = () => l.onFocus(isMine(vscode.window.activeTextEditor?.document), vscode.window.state.focused && isMine(vscode.window.activeTextEditor?.document));
+    const refocus = () =>
+      l.onFocus(
+        isMine(vscode.window.activeTextEditor?.document),
+        vscode.window.state.focused && isMine(vscode.window.activeTextEditor?.document),
+      );
     const subs = [
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (!isMine(e.document) || e.contentChanges.length === 0) return;
         const at = (p: vscode.Position) => ({ line: p.line, character: p.character });
-        l.onChange(e.document.version, e.contentChanges.map((c) => ({ range: { start: at(c.range.start), end: at(c.range.end) }, text: c.text })));
+        l.onChange(
+          e.document.version,
+          e.contentChanges.map((c) => ({ range: { start: at(c.range.start), end: at(c.range.end) }, text: c.text })),
+        );
       }),
       vscode.workspace.onDidSaveTextDocument((d) => isMine(d) && l.onSave()),
       vscode.window.onDidChangeWindowState(refocus),
@@ -169,12 +185,14 @@ export class VsCodeEpisodeEditor implements EpisodeEditor {
   }
 
   private tabsOf(match: (uri: vscode.Uri) => boolean): vscode.Tab[] {
-    return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => {
-      const input = t.input;
-      if (input instanceof vscode.TabInputText) return match(input.uri);
-      if (input instanceof vscode.TabInputTextDiff) return match(input.original) || match(input.modified);
-      return false;
-    });
+    return vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => {
+        const input = t.input;
+        if (input instanceof vscode.TabInputText) return match(input.uri);
+        if (input instanceof vscode.TabInputTextDiff) return match(input.original) || match(input.modified);
+        return false;
+      });
   }
 
   private async closeTabs(match: (uri: vscode.Uri) => boolean): Promise<void> {

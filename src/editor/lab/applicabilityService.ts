@@ -5,7 +5,10 @@ import { computeApplicable, type ApplicablePrimitive } from './core/applicabilit
 import { CancelledError, VersionedComputeCache } from './core/computeCache';
 
 export class ApplicabilityService implements vscode.Disposable {
-  private readonly cache = new VersionedComputeCache<ApplicablePrimitive[]>((text, signal) => computeApplicable(text, undefined, signal), 16);
+  private readonly cache = new VersionedComputeCache<ApplicablePrimitive[]>(
+    (text, signal) => computeApplicable(text, undefined, signal),
+    16,
+  );
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor() {

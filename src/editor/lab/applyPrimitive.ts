@@ -56,7 +56,9 @@ export function isPythonDocument(d: vscode.TextDocument): boolean {
 
 export async function openLabDiff(docs: LabDocuments, session: LabSession, opts: { preview?: boolean } = {}): Promise<void> {
   const title = `${session.fileName}: original ↔ ${session.spec.primitive_type} (ForgeEnv lab)`;
-  await vscode.commands.executeCommand('vscode.diff', docs.uriFor(session, 'original'), docs.uriFor(session, 'broken'), title, { preview: opts.preview ?? false });
+  await vscode.commands.executeCommand('vscode.diff', docs.uriFor(session, 'original'), docs.uriFor(session, 'broken'), title, {
+    preview: opts.preview ?? false,
+  });
 }
 
 async function pickPrimitive(items: PrimitivePickItem[]): Promise<string | undefined> {
@@ -70,7 +72,11 @@ async function pickPrimitive(items: PrimitivePickItem[]): Promise<string | undef
   return picked?.primitive;
 }
 
-async function pickParams(applicable: ApplicablePrimitive, script: string, prefill?: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+async function pickParams(
+  applicable: ApplicablePrimitive,
+  script: string,
+  prefill?: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
   const { primitive, candidates } = applicable;
   let start = prefill;
   if (!start) {
@@ -107,8 +113,12 @@ export async function applyPrimitiveCommand(
   ctx: { docs: LabDocuments; applicability: ApplicabilityService; followUp: (s: LabSession) => void },
   rawArgs: unknown,
 ): Promise<CommandResult<ApplyOutcome> | CommandResult<{ items: PrimitivePickItem[] }>> {
-  const parsed = ApplyArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs } : rawArgs ?? {});
-  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Apply a Drift Primitive: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const parsed = ApplyArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs } : (rawArgs ?? {}));
+  if (!parsed.success)
+    return refusal(
+      'invalid_args',
+      `Invalid arguments for ForgeEnv: Apply a Drift Primitive: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   const args = parsed.data;
   let document: vscode.TextDocument | undefined;
   try {
@@ -189,7 +199,12 @@ export class BreakWithPrimitiveActions implements vscode.CodeActionProvider {
 
   constructor(private readonly applicability: ApplicabilityService) {}
 
-  async provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, _ctx: vscode.CodeActionContext, token: vscode.CancellationToken): Promise<vscode.CodeAction[]> {
+  async provideCodeActions(
+    document: vscode.TextDocument,
+    range: vscode.Range | vscode.Selection,
+    _ctx: vscode.CodeActionContext,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.CodeAction[]> {
     const applicable = await this.applicability.tryGet(document, token);
     if (!applicable || token.isCancellationRequested) return [];
     const from = document.offsetAt(range.start);

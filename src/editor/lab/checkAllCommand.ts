@@ -18,7 +18,11 @@ async function chooseSource(taskDirs: readonly string[]): Promise<{ corpus: true
   const items: SourceChoice[] = [
     { label: '$(library) Built-in task corpus', description: 'every task shipped with ForgeEnv', pick: { corpus: true } },
     ...taskDirs.map((f): SourceChoice => ({ label: `$(folder) ${basename(f)}`, description: f, pick: { folder: f } })),
-    ...(vscode.workspace.workspaceFolders ?? []).map((w): SourceChoice => ({ label: `$(root-folder) ${w.name}`, description: `.py files in ${w.uri.fsPath}`, pick: { folder: w.uri.fsPath } })),
+    ...(vscode.workspace.workspaceFolders ?? []).map((w): SourceChoice => ({
+      label: `$(root-folder) ${w.name}`,
+      description: `.py files in ${w.uri.fsPath}`,
+      pick: { folder: w.uri.fsPath },
+    })),
     { label: '$(folder-opened) Choose a folder…', pick: { browse: true } },
   ];
   const picked = await vscode.window.showQuickPick(items, { ignoreFocusOut: true, title: 'ForgeEnv: check every primitive on…' });
@@ -36,19 +40,30 @@ interface LoadedScript extends CheckScript {
 
 function loadScripts(forge: ForgeContext, source: { corpus: true } | { folder: string }): { label: string; scripts: LoadedScript[] } {
   if ('corpus' in source) {
-    return { label: 'corpus', scripts: forge.builtinTasks().map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions })) };
+    return {
+      label: 'corpus',
+      scripts: forge.builtinTasks().map((t) => ({ name: t.task_id, script: t.script_content, versions: t.library_versions })),
+    };
   }
-  return { label: basename(source.folder), scripts: scriptsInFolder(source.folder).map((s) => ({ ...s, path: join(source.folder, s.name) })) };
+  return {
+    label: basename(source.folder),
+    scripts: scriptsInFolder(source.folder).map((s) => ({ ...s, path: join(source.folder, s.name) })),
+  };
 }
 
-export async function checkAllCommand(ctx: { forge: ForgeContext; view: PrimitiveChecksView }, rawArgs: unknown): Promise<CommandResult<{ source: string; summary: CheckSummary; results: CheckRow[]; cancelled: boolean; noRun: boolean }>> {
+export async function checkAllCommand(
+  ctx: { forge: ForgeContext; view: PrimitiveChecksView },
+  rawArgs: unknown,
+): Promise<CommandResult<{ source: string; summary: CheckSummary; results: CheckRow[]; cancelled: boolean; noRun: boolean }>> {
   const parsed = CheckAllArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Check All Primitives: ${parsed.error.message}`);
   const args = parsed.data;
   const noRun = args.noRun ?? false;
   const trusted = ctx.forge.trusted;
   if (!noRun && !trusted) {
-    void vscode.window.showWarningMessage('ForgeEnv: scripts are never run in an untrusted workspace; checking without running them (apply / restore / diff only).');
+    void vscode.window.showWarningMessage(
+      'ForgeEnv: scripts are never run in an untrusted workspace; checking without running them (apply / restore / diff only).',
+    );
   }
   const effectiveNoRun = noRun || !trusted;
   const source = args.corpus ? { corpus: true as const } : args.folder ? { folder: args.folder } : await chooseSource(ctx.forge.taskDirs());
@@ -68,7 +83,14 @@ export async function checkAllCommand(ctx: { forge: ForgeContext; view: Primitiv
   }
   const interpreter = await ctx.forge.interpreter();
   const mode = args.mode ?? 'simulated';
-  const state: CheckRunState = { source: loaded.label, mode, noRun: effectiveNoRun, scripts: new Map(loaded.scripts.map((s) => [s.name, s])), rows: [], running: true };
+  const state: CheckRunState = {
+    source: loaded.label,
+    mode,
+    noRun: effectiveNoRun,
+    scripts: new Map(loaded.scripts.map((s) => [s.name, s])),
+    rows: [],
+    running: true,
+  };
   ctx.view.setState(state);
   void vscode.commands.executeCommand(`${CHECKS_VIEW_ID}.focus`).then(undefined, () => undefined);
   let cancelled = false;
@@ -117,9 +139,16 @@ export async function checkAllCommand(ctx: { forge: ForgeContext; view: Primitiv
   return { ok: true, source: loaded.label, summary: out.summary, results: out.results, cancelled, noRun: effectiveNoRun };
 }
 
-export async function exportChecksCommand(view: PrimitiveChecksView, rawArgs: unknown): Promise<CommandResult<{ out: string; rows: number }>> {
-  const args = z.object({ out: z.string().min(1).optional() }).strict().safeParse(rawArgs ?? {});
-  if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Primitive Check Results: ${args.error.message}`);
+export async function exportChecksCommand(
+  view: PrimitiveChecksView,
+  rawArgs: unknown,
+): Promise<CommandResult<{ out: string; rows: number }>> {
+  const args = z
+    .object({ out: z.string().min(1).optional() })
+    .strict()
+    .safeParse(rawArgs ?? {});
+  if (!args.success)
+    return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Primitive Check Results: ${args.error.message}`);
   const state = view.state;
   if (!state || state.running || !state.summary) {
     const msg = state?.running ? 'The check is still running.' : 'Run "Check All Primitives" first.';

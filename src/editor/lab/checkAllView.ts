@@ -84,7 +84,9 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
     if (!node) {
       const groups = groupByScript(this.state.rows).map((group): Node => ({ kind: 'group', group }));
       const c = this.state.summary ?? countRows(this.state.rows);
-      const head = this.state.running ? `Checking ${this.state.source}… ${c.rows} rows` : `${this.state.source}: ${c.applied} applied, ${c.broke} broke, ${c.restored} restored of ${c.rows}`;
+      const head = this.state.running
+        ? `Checking ${this.state.source}… ${c.rows} rows`
+        : `${this.state.source}: ${c.applied} applied, ${c.broke} broke, ${c.restored} restored of ${c.rows}`;
       return [{ kind: 'status', text: head }, ...groups];
     }
     if (node.kind === 'group') return node.group.rows.map((row): Node => ({ kind: 'row', row, group: node.group }));
@@ -115,7 +117,9 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
     const reason = rowReason(r);
     const tip = new vscode.MarkdownString();
     tip.appendMarkdown(`**${r.primitive}** on \`${basename(r.script)}\`\n\n`);
-    tip.appendMarkdown(`applied: ${r.applied} · original runs: ${r.original_runs ?? '—'} · broke: ${r.broke ?? '—'} · restored: ${r.restored ?? '—'} · passes after repair: ${r.passes_after_repair ?? '—'} · diff lines: ${r.diff_lines ?? '—'}\n\n`);
+    tip.appendMarkdown(
+      `applied: ${r.applied} · original runs: ${r.original_runs ?? '—'} · broke: ${r.broke ?? '—'} · restored: ${r.restored ?? '—'} · passes after repair: ${r.passes_after_repair ?? '—'} · diff lines: ${r.diff_lines ?? '—'}\n\n`,
+    );
     if (r.params) tip.appendCodeblock(JSON.stringify(r.params), 'json');
     if (reason) tip.appendMarkdown(`\n\nreason: ${reason.replace(/[\\`*_{}[\]()#+\-.!|]/g, '\\$&')}`);
     item.tooltip = tip;
@@ -129,7 +133,7 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
   /** Opens the row's original ↔ broken diff (re-applying its spec, which is deterministic). */
   async openRow(args: unknown): Promise<CommandResult<{ session: string; brokenUri: string; script: string }>> {
     // The row's inline button passes the tree node itself.
-    const fromNode = args && typeof args === 'object' && 'row' in args ? (args).row : args;
+    const fromNode = args && typeof args === 'object' && 'row' in args ? args.row : args;
     const a = z.object({ script: z.string(), primitive: z.string() }).safeParse(fromNode);
     if (!a.success) return refusal('invalid_args', 'Expected {script, primitive} of a check row.');
     const row = this.state?.rows.find((r) => r.script === a.data.script && r.primitive === a.data.primitive);
@@ -155,7 +159,10 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
   }
 
   /** What the tree shows, flattened (tests compare it with checkPrimitives' own summary). */
-  snapshot(): { status: string; groups: Array<{ label: string; description: string; rows: Array<{ label: string; description: string; status: string }> }> } {
+  snapshot(): {
+    status: string;
+    groups: Array<{ label: string; description: string; rows: Array<{ label: string; description: string; status: string }> }>;
+  } {
     const top = this.getChildren();
     const status = top[0]?.kind === 'status' ? top[0].text : '';
     return {
@@ -167,7 +174,11 @@ export class PrimitiveChecksView implements vscode.TreeDataProvider<Node>, vscod
           description: String(this.getTreeItem(g).description ?? ''),
           rows: this.getChildren(g).map((r) => {
             const item = this.getTreeItem(r);
-            return { label: treeLabel(item.label), description: String(item.description ?? ''), status: r.kind === 'row' ? rowStatus(r.row) : '' };
+            return {
+              label: treeLabel(item.label),
+              description: String(item.description ?? ''),
+              status: r.kind === 'row' ? rowStatus(r.row) : '',
+            };
           }),
         })),
     };

@@ -27,7 +27,12 @@ export function registerLab(ctx: ForgeContext): void {
 
   const followUp = (session: LabSession) => {
     void vscode.window
-      .showInformationMessage(`ForgeEnv: ${session.spec.primitive_type} applied in the diff (your file is unchanged).`, 'Run broken version', 'Check inverse', 'Save as task')
+      .showInformationMessage(
+        `ForgeEnv: ${session.spec.primitive_type} applied in the diff (your file is unchanged).`,
+        'Run broken version',
+        'Check inverse',
+        'Save as task',
+      )
       .then((choice) => {
         const id = { session: session.id };
         if (choice === 'Run broken version') void vscode.commands.executeCommand('forgeenv.lab.runBroken', id);
@@ -43,7 +48,9 @@ export function registerLab(ctx: ForgeContext): void {
   ];
   disposables.push(
     vscode.workspace.registerTextDocumentContentProvider(LAB_SCHEME, docs),
-    vscode.languages.registerCodeActionsProvider(pythonSelector, new BreakWithPrimitiveActions(applicability), { providedCodeActionKinds: [BreakWithPrimitiveActions.kind] }),
+    vscode.languages.registerCodeActionsProvider(pythonSelector, new BreakWithPrimitiveActions(applicability), {
+      providedCodeActionKinds: [BreakWithPrimitiveActions.kind],
+    }),
     vscode.workspace.onDidCloseTextDocument((d) => {
       if (d.uri.scheme === LAB_SCHEME) brokenDiagnostics.delete(d.uri);
     }),

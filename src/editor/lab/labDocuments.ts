@@ -33,7 +33,9 @@ export class LabDocuments implements vscode.TextDocumentContentProvider, vscode.
   constructor(private readonly maxSessions = 50) {}
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? `# This ForgeEnv lab document is no longer available (${uri.path}).\n# Apply the primitive again.\n`;
+    return (
+      this.texts.get(uri.toString()) ?? `# This ForgeEnv lab document is no longer available (${uri.path}).\n# Apply the primitive again.\n`
+    );
   }
 
   uriFor(session: LabSession, side: LabSide): vscode.Uri {

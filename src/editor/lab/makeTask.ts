@@ -44,14 +44,25 @@ export const MakeTaskArgsSchema = z
   })
   .strict();
 
-export type MadeTask = SavedScriptTask & { started: boolean; episodeId?: string; verdict: TaskProposal['verdict']; adaptations: TaskProposal['adaptations'] };
+export type MadeTask = SavedScriptTask & {
+  started: boolean;
+  episodeId?: string;
+  verdict: TaskProposal['verdict'];
+  adaptations: TaskProposal['adaptations'];
+};
 
 export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Promise<CommandResult<MadeTask>> {
   const parsed = MakeTaskArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs.toString() } : (rawArgs ?? {}));
-  if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Make Task from This Script: ${parsed.error.message}`);
+  if (!parsed.success)
+    return refusal('invalid_args', `Invalid arguments for ForgeEnv: Make Task from This Script: ${parsed.error.message}`);
   const a = parsed.data;
   const uri = a.uri ? vscode.Uri.parse(a.uri) : vscode.window.activeTextEditor?.document.uri;
-  const doc = uri ? await vscode.workspace.openTextDocument(uri).then((d) => d, () => undefined) : undefined;
+  const doc = uri
+    ? await vscode.workspace.openTextDocument(uri).then(
+        (d) => d,
+        () => undefined,
+      )
+    : undefined;
   if (!doc || doc.languageId !== 'python') {
     const msg = 'Open a Python training script first: the task is made from the file in the editor.';
     void vscode.window.showWarningMessage(`ForgeEnv: ${msg}`);
@@ -62,7 +73,14 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const fileName = basename(doc.uri.path) || 'script.py';
 
   const configured = ctx.taskDirs();
-  const dir = a.folder ?? (await chooseTaskFolder({ configured, memory: ctx.extension.workspaceState, onQuestion: ctx.noteQuestion, title: 'Make task: save it in…' }));
+  const dir =
+    a.folder ??
+    (await chooseTaskFolder({
+      configured,
+      memory: ctx.extension.workspaceState,
+      onQuestion: ctx.noteQuestion,
+      title: 'Make task: save it in…',
+    }));
   if (!dir) return refusal('cancelled', 'No folder chosen; no task was made.');
   const taken = ctx.takenTaskIds(dir);
 
@@ -125,14 +143,22 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
     files[rel] = read.text;
   }
   const filesOk = RunFilesSchema.safeParse(files);
-  if (!filesOk.success) return refusal('invalid_args', `Extra files: ${filesOk.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!filesOk.success)
+    return refusal('invalid_args', `Extra files: ${filesOk.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 
   let difficulty: Difficulty | undefined = a.difficulty;
   if (!difficulty) {
     const derivedDifficulty = deriveDifficulty(script);
-    const items = DifficultySchema.options.map((d) => ({ label: d, description: d === derivedDifficulty ? 'from the line count' : undefined }));
+    const items = DifficultySchema.options.map((d) => ({
+      label: d,
+      description: d === derivedDifficulty ? 'from the line count' : undefined,
+    }));
     // The derived difficulty is highlighted, so Enter keeps it.
-    const picked = await pickWithDefault(items, items.find((i) => i.label === derivedDifficulty), { title: 'Make task (4/5): difficulty', placeholder: `proposed: ${derivedDifficulty}`, onQuestion: ctx.noteQuestion });
+    const picked = await pickWithDefault(
+      items,
+      items.find((i) => i.label === derivedDifficulty),
+      { title: 'Make task (4/5): difficulty', placeholder: `proposed: ${derivedDifficulty}`, onQuestion: ctx.noteQuestion },
+    );
     if (!picked) return refusal('cancelled', 'No difficulty chosen; no task was made.');
     difficulty = picked.label;
   }
@@ -146,7 +172,11 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
       description: `${s.id === proposed.id ? `proposed (${proposed.why}) · ` : ''}transformers ${s.versions.transformers ?? '?'}, datasets ${s.versions.datasets ?? '?'}, trl ${s.versions.trl ?? '?'}`,
       detail: s.note,
     }));
-    const picked = await pickWithDefault(items, items.find((i) => i.label === proposed.id), { title: 'Make task (5/5): the library snapshot the script works with', onQuestion: ctx.noteQuestion });
+    const picked = await pickWithDefault(
+      items,
+      items.find((i) => i.label === proposed.id),
+      { title: 'Make task (5/5): the library snapshot the script works with', onQuestion: ctx.noteQuestion },
+    );
     if (!picked) return refusal('cancelled', 'No snapshot chosen; no task was made.');
     snapshotId = picked.label;
   }
@@ -198,7 +228,8 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const preview = proposalPreview(taskId, proposal, joinArgsLine);
   ctx.log.info(`make task ${taskId}: ${preview.message}\n${preview.detail}`);
   if (proposal.refusal) {
-    if (!a.quiet) void vscode.window.showErrorMessage(`ForgeEnv: ${preview.message}: ${proposal.refusal}`, { modal: true, detail: preview.detail });
+    if (!a.quiet)
+      void vscode.window.showErrorMessage(`ForgeEnv: ${preview.message}: ${proposal.refusal}`, { modal: true, detail: preview.detail });
     return refusal('error', `${taskId} cannot be made a task: ${proposal.refusal}`);
   }
   if (!a.confirm && !a.quiet) {
@@ -235,11 +266,17 @@ export async function makeTaskCommand(ctx: ForgeContext, rawArgs: unknown): Prom
   const made = { ...saved, verdict: proposal.verdict, adaptations: proposal.adaptations };
   let start = a.start;
   if (start === undefined && !a.quiet) {
-    const choice = await vscode.window.showInformationMessage(`ForgeEnv: task ${saved.taskId} saved in ${dir}.`, 'Start Episode', 'Open Task Script');
+    const choice = await vscode.window.showInformationMessage(
+      `ForgeEnv: task ${saved.taskId} saved in ${dir}.`,
+      'Start Episode',
+      'Open Task Script',
+    );
     if (choice === 'Open Task Script') await vscode.window.showTextDocument(vscode.Uri.file(saved.scriptPath));
     start = choice === 'Start Episode';
   }
   if (!start) return { ok: true, ...made, started: false };
-  const episode = await vscode.commands.executeCommand<CommandResult<{ episodeId: string; taskId: string }>>('forgeenv.startEpisode', { taskId: saved.taskId });
+  const episode = await vscode.commands.executeCommand<CommandResult<{ episodeId: string; taskId: string }>>('forgeenv.startEpisode', {
+    taskId: saved.taskId,
+  });
   return { ok: true, ...made, started: Boolean(episode?.ok), ...(episode?.ok ? { episodeId: episode.episodeId } : {}) };
 }

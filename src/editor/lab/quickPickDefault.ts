@@ -31,6 +31,10 @@ export function pickWithDefault<T extends vscode.QuickPickItem>(
     qp.show();
     // Again once shown: showing may reset the active item to the first one.
     if (active) qp.activeItems = [active];
-    o.onQuestion?.({ title: o.title, active: active?.label, items: items.map((i) => ({ label: i.label, ...(i.detail ? { detail: i.detail } : {}) })) });
+    o.onQuestion?.({
+      title: o.title,
+      active: active?.label,
+      items: items.map((i) => ({ label: i.label, ...(i.detail ? { detail: i.detail } : {}) })),
+    });
   });
 }

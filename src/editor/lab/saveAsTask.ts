@@ -21,7 +21,11 @@ export const SaveTaskArgsSchema = z
   })
   .strict();
 
-export async function saveAsTaskCommand(forge: ForgeContext, session: LabSession | undefined, rawArgs: unknown): Promise<CommandResult<SavedTask> | undefined> {
+export async function saveAsTaskCommand(
+  forge: ForgeContext,
+  session: LabSession | undefined,
+  rawArgs: unknown,
+): Promise<CommandResult<SavedTask> | undefined> {
   const parsed = SaveTaskArgsSchema.safeParse(rawArgs instanceof vscode.Uri || rawArgs === undefined ? {} : rawArgs);
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Save as Task: ${parsed.error.message}`);
   const args = parsed.data;
@@ -48,9 +52,18 @@ export async function saveAsTaskCommand(forge: ForgeContext, session: LabSession
     taskId = taskId.trim();
   }
   const description =
-    args.description ?? `${session.fileName} broken with ${session.spec.primitive_type} ${JSON.stringify(session.spec.params)} (saved from the ForgeEnv lab).`;
+    args.description ??
+    `${session.fileName} broken with ${session.spec.primitive_type} ${JSON.stringify(session.spec.params)} (saved from the ForgeEnv lab).`;
   try {
-    const saved = await saveLabTask({ dir, taskId, script: session.original, spec: session.spec, description, versions: session.versions, taken });
+    const saved = await saveLabTask({
+      dir,
+      taskId,
+      script: session.original,
+      spec: session.spec,
+      description,
+      versions: session.versions,
+      taken,
+    });
     // So episodes find it (the folder may be the proposed forgeenv-tasks/, not configured yet).
     await ensureTaskFolderSetting(dir, configured);
     if (!args.quiet) {

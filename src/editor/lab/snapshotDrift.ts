@@ -36,8 +36,11 @@ function versionsText(id: SnapshotId): string {
     .join(', ');
 }
 
-export async function snapshotDriftCommand(ctx: { forge: ForgeContext; diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel }, rawArgs: unknown): Promise<CommandResult<SnapshotDriftResult>> {
-  const parsed = SnapshotDriftArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs.toString() } : rawArgs ?? {});
+export async function snapshotDriftCommand(
+  ctx: { forge: ForgeContext; diagnostics: vscode.DiagnosticCollection; log: vscode.OutputChannel },
+  rawArgs: unknown,
+): Promise<CommandResult<SnapshotDriftResult>> {
+  const parsed = SnapshotDriftArgsSchema.safeParse(rawArgs instanceof vscode.Uri ? { uri: rawArgs.toString() } : (rawArgs ?? {}));
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Snapshot Drift: ${parsed.error.message}`);
   const args = parsed.data;
   const document = await documentFor(args.uri);
@@ -50,7 +53,12 @@ export async function snapshotDriftCommand(ctx: { forge: ForgeContext; diagnosti
   let snapshot = args.snapshot;
   if (!snapshot) {
     const picked = await vscode.window.showQuickPick(
-      SNAPSHOT_IDS.map((id) => ({ label: id, description: id === CORPUS_SNAPSHOT ? 'latest (what the corpus targets)' : undefined, detail: versionsText(id), id })),
+      SNAPSHOT_IDS.map((id) => ({
+        label: id,
+        description: id === CORPUS_SNAPSHOT ? 'latest (what the corpus targets)' : undefined,
+        detail: versionsText(id),
+        id,
+      })),
       { ignoreFocusOut: true, title: 'ForgeEnv: run this script under the simulated libraries of…' },
     );
     if (!picked) return refusal('cancelled', 'No snapshot chosen.');
@@ -63,20 +71,42 @@ export async function snapshotDriftCommand(ctx: { forge: ForgeContext; diagnosti
     (_p, token): Promise<RunResult> => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
-      return executeScript({ script, mode: 'simulated', libraryVersions: snapshotVersions(snapshot), interpreter, ...ctx.forge.runOptions(), signal: ac.signal, validate: false }).finally(() => {
+      return executeScript({
+        script,
+        mode: 'simulated',
+        libraryVersions: snapshotVersions(snapshot),
+        interpreter,
+        ...ctx.forge.runOptions(),
+        signal: ac.signal,
+        validate: false,
+      }).finally(() => {
         sub.dispose();
       });
     },
   );
   const outcome = runOutcome(exec, script);
   const explanation = outcome.parsed ? explainError(outcome.parsed, driftTableHints()) : undefined;
-  const diags = toDiagnostics(outcome.problems, `ForgeEnv snapshot ${snapshot}`, () => (explanation ? `Real-world change: ${explanationText(explanation)}` : undefined));
+  const diags = toDiagnostics(outcome.problems, `ForgeEnv snapshot ${snapshot}`, () =>
+    explanation ? `Real-world change: ${explanationText(explanation)}` : undefined,
+  );
   ctx.diagnostics.set(document.uri, diags);
   ctx.log.appendLine(`--- ${document.uri.fsPath} under ${snapshot} (${versionsText(snapshot)}): exit ${exec.exit_code}`);
   if (exec.stderr.trim()) ctx.log.appendLine(exec.stderr.trimEnd());
   if (!args.quiet) {
-    if (outcome.ok) void vscode.window.showInformationMessage(`ForgeEnv: the script runs cleanly under ${snapshot} (${versionsText(snapshot)}).`);
-    else void vscode.window.showWarningMessage(`ForgeEnv: under ${snapshot}: ${outcome.headline}${explanation ? ` — ${explanationText(explanation)}` : ''}`);
+    if (outcome.ok)
+      void vscode.window.showInformationMessage(`ForgeEnv: the script runs cleanly under ${snapshot} (${versionsText(snapshot)}).`);
+    else
+      void vscode.window.showWarningMessage(
+        `ForgeEnv: under ${snapshot}: ${outcome.headline}${explanation ? ` — ${explanationText(explanation)}` : ''}`,
+      );
   }
-  return { ok: true, snapshot, runsCleanly: outcome.ok, headline: outcome.headline, explanation, diagnostics: diags.length, uri: document.uri.toString() };
+  return {
+    ok: true,
+    snapshot,
+    runsCleanly: outcome.ok,
+    headline: outcome.headline,
+    explanation,
+    diagnostics: diags.length,
+    uri: document.uri.toString(),
+  };
 }

@@ -39,12 +39,22 @@ export async function chooseTaskFolder(q: FolderQuestion): Promise<string | unde
   items.push({ label: '$(folder-opened) Choose a folder…' });
   const withDir = (d: string | undefined) => (d ? items.find((i) => i.dir === d) : undefined);
   const active = withDir(last) ?? withDir(dedicated) ?? items[0];
-  const picked = await pickWithDefault(items, active, { title: q.title, placeholder: 'Every .py file in a task folder is a task', onQuestion: q.onQuestion });
+  const picked = await pickWithDefault(items, active, {
+    title: q.title,
+    placeholder: 'Every .py file in a task folder is a task',
+    onQuestion: q.onQuestion,
+  });
   if (!picked) return undefined;
   let dir: string;
   if (picked.dir) dir = picked.dir;
   else {
-    const chosen = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Save task here', defaultUri: dedicated ? vscode.Uri.file(dedicated) : undefined });
+    const chosen = await vscode.window.showOpenDialog({
+      canSelectFolders: true,
+      canSelectFiles: false,
+      canSelectMany: false,
+      openLabel: 'Save task here',
+      defaultUri: dedicated ? vscode.Uri.file(dedicated) : undefined,
+    });
     const fsPath = chosen?.[0]?.fsPath;
     if (!fsPath) return undefined;
     dir = fsPath;
@@ -57,7 +67,10 @@ export async function chooseTaskFolder(q: FolderQuestion): Promise<string | unde
     const useDedicated = dedicated && resolve(dedicated) !== resolve(dir) ? `Use ${DEDICATED_TASK_FOLDER}/ Instead` : undefined;
     const choice = await vscode.window.showWarningMessage(
       `${dir} holds ${stray.length} other Python script${stray.length === 1 ? '' : 's'}.`,
-      { modal: true, detail: `Every .py file in a task folder becomes a task, so ${shown} would become tasks too. A folder for tasks only keeps them apart.` },
+      {
+        modal: true,
+        detail: `Every .py file in a task folder becomes a task, so ${shown} would become tasks too. A folder for tasks only keeps them apart.`,
+      },
       ...(useDedicated ? [useDedicated] : []),
       'Save Here Anyway',
     );

@@ -9,7 +9,10 @@ import type { CompletionForm, PromptStyle } from '../../store/export/formats';
 import type { ForgeContext } from '../context';
 import { environmentFrom, interpreterForMode } from '../environmentFactory';
 
-export async function exportDpoInEditor(forge: ForgeContext, a: { dir: string; out: string; style?: PromptStyle; completion?: CompletionForm }): Promise<DpoResult> {
+export async function exportDpoInEditor(
+  forge: ForgeContext,
+  a: { dir: string; out: string; style?: PromptStyle; completion?: CompletionForm },
+): Promise<DpoResult> {
   const settings = forge.settings();
   const resolved = await forge.resolvedInterpreter();
   const taskDirs = forge.taskDirs();
@@ -24,11 +27,20 @@ export async function exportDpoInEditor(forge: ForgeContext, a: { dir: string; o
   };
   try {
     return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: exporting trl-dpo (re-executing both sides of each pair)', cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'ForgeEnv: exporting trl-dpo (re-executing both sides of each pair)',
+        cancellable: true,
+      },
       (progress, token) => {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
-        return exportDpo({ ...a, envFor, signal: controller.signal, onProgress: (m) => (forge.log.info(`trl-dpo: ${m}`), progress.report({ message: m.slice(0, 120) })) });
+        return exportDpo({
+          ...a,
+          envFor,
+          signal: controller.signal,
+          onProgress: (m) => (forge.log.info(`trl-dpo: ${m}`), progress.report({ message: m.slice(0, 120) })),
+        });
       },
     );
   } finally {

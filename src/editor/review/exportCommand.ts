@@ -36,7 +36,11 @@ async function pickFilters(format: ExportFormat): Promise<SelectionFilters | und
   const how = await vscode.window.showQuickPick(
     [
       { label: 'Default filters', detail: describeFilters(defaults), custom: false },
-      { label: 'Choose filters…', detail: 'outcome, review verdict, breakage, primitives (as forgeenv export --status/--review/--breakage/--primitive)', custom: true },
+      {
+        label: 'Choose filters…',
+        detail: 'outcome, review verdict, breakage, primitives (as forgeenv export --status/--review/--breakage/--primitive)',
+        custom: true,
+      },
     ],
     { title: 'ForgeEnv: which demonstrations to export', ignoreFocusOut: true },
   );
@@ -45,7 +49,11 @@ async function pickFilters(format: ExportFormat): Promise<SelectionFilters | und
   const chosen: Record<string, unknown> = {};
   for (const key of Object.keys(FILTER_CHOICES) as ChoiceKey[]) {
     const c = FILTER_CHOICES[key];
-    const items = Object.entries(c.values).map(([value, detail]) => ({ label: value, description: value === defaults[key] ? 'default' : undefined, detail: detail }));
+    const items = Object.entries(c.values).map(([value, detail]) => ({
+      label: value,
+      description: value === defaults[key] ? 'default' : undefined,
+      detail: detail,
+    }));
     const picked = await vscode.window.showQuickPick(items, { title: `ForgeEnv export: ${c.title} (${c.flag})`, ignoreFocusOut: true });
     if (!picked) return undefined;
     chosen[key] = picked.label;
@@ -59,7 +67,10 @@ async function pickFilters(format: ExportFormat): Promise<SelectionFilters | und
   return SelectionFiltersSchema.parse(chosen);
 }
 
-export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Promise<CommandResult<Pick<ExportResult, 'out' | 'rows' | 'deduplicated'> & Partial<Pick<ExportResult, 'card' | 'filters'>>>> {
+export async function exportCommand(
+  forge: ForgeContext,
+  rawArgs: unknown,
+): Promise<CommandResult<Pick<ExportResult, 'out' | 'rows' | 'deduplicated'> & Partial<Pick<ExportResult, 'card' | 'filters'>>>> {
   const parsed = ExportArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Export Dataset: ${parsed.error.message}`);
   const args = parsed.data;
@@ -68,8 +79,17 @@ export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Prom
   if (!format) {
     const picked = await vscode.window.showQuickPick(
       [
-        ...EXPORT_FORMATS.map((f): { label: string; detail: string; format: ExportFormat | 'trl-dpo' } => ({ label: f, detail: FORMATS[f].description('standard'), format: f })),
-        { label: 'trl-dpo', detail: 'TRL DPO pairs {prompt, chosen, rejected}: a passing and a failing attempt at the same broken script, both re-executed now', format: 'trl-dpo' as const },
+        ...EXPORT_FORMATS.map((f): { label: string; detail: string; format: ExportFormat | 'trl-dpo' } => ({
+          label: f,
+          detail: FORMATS[f].description('standard'),
+          format: f,
+        })),
+        {
+          label: 'trl-dpo',
+          detail:
+            'TRL DPO pairs {prompt, chosen, rejected}: a passing and a failing attempt at the same broken script, both re-executed now',
+          format: 'trl-dpo' as const,
+        },
       ],
       { ignoreFocusOut: true, title: 'ForgeEnv: export the dataset as…' },
     );
@@ -77,7 +97,11 @@ export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Prom
   }
   if (!format) return refusal('cancelled', 'No format chosen.');
   if (format === 'trl-dpo') return exportDpoCommand(forge, dir, args);
-  const filters = args.filters ? SelectionFiltersSchema.parse({ ...FORMATS[format].defaultFilters, ...args.filters }) : args.out ? SelectionFiltersSchema.parse({ ...DEFAULT_FILTERS, ...FORMATS[format].defaultFilters }) : await pickFilters(format);
+  const filters = args.filters
+    ? SelectionFiltersSchema.parse({ ...FORMATS[format].defaultFilters, ...args.filters })
+    : args.out
+      ? SelectionFiltersSchema.parse({ ...DEFAULT_FILTERS, ...FORMATS[format].defaultFilters })
+      : await pickFilters(format);
   if (!filters) return refusal('cancelled', 'No filters chosen.');
   let out = args.out;
   if (!out) {
@@ -98,9 +122,11 @@ export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Prom
       () => exportDataset({ format: chosen, dir, out: target, filters, style: args.style, completion: args.completion }),
     );
     if (!args.out) {
-      void vscode.window.showInformationMessage(`ForgeEnv: exported ${result.rows} rows (${result.deduplicated} deduplicated) to ${result.out}.`, 'Open').then((c) => {
-        if (c === 'Open') void vscode.window.showTextDocument(vscode.Uri.file(result.out));
-      });
+      void vscode.window
+        .showInformationMessage(`ForgeEnv: exported ${result.rows} rows (${result.deduplicated} deduplicated) to ${result.out}.`, 'Open')
+        .then((c) => {
+          if (c === 'Open') void vscode.window.showTextDocument(vscode.Uri.file(result.out));
+        });
     }
     return { ok: true, out: result.out, card: result.card, rows: result.rows, deduplicated: result.deduplicated, filters: result.filters };
   } catch (e) {
@@ -111,13 +137,22 @@ export async function exportCommand(forge: ForgeContext, rawArgs: unknown): Prom
 }
 
 /** trl-dpo: no filters (every attempt is a candidate); both sides run, so only in a trusted workspace. */
-async function exportDpoCommand(forge: ForgeContext, dir: string, args: z.infer<typeof ExportArgsSchema>): Promise<CommandResult<{ out: string; rows: number; deduplicated: number }>> {
-  if (args.filters) return refusal('invalid_args', 'trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed.');
+async function exportDpoCommand(
+  forge: ForgeContext,
+  dir: string,
+  args: z.infer<typeof ExportArgsSchema>,
+): Promise<CommandResult<{ out: string; rows: number; deduplicated: number }>> {
+  if (args.filters)
+    return refusal('invalid_args', 'trl-dpo takes no filters: every attempt is a candidate, and both sides are re-executed.');
   const untrusted = forge.refuseUntrusted();
   if (untrusted) return untrusted;
   let out = args.out;
   if (!out) {
-    const target = await vscode.window.showSaveDialog({ title: 'Export trl-dpo', filters: { JSONL: ['jsonl'] }, defaultUri: vscode.Uri.file(join(dirname(dir), 'exports', 'trl-dpo', 'trl-dpo.jsonl')) });
+    const target = await vscode.window.showSaveDialog({
+      title: 'Export trl-dpo',
+      filters: { JSONL: ['jsonl'] },
+      defaultUri: vscode.Uri.file(join(dirname(dir), 'exports', 'trl-dpo', 'trl-dpo.jsonl')),
+    });
     out = target?.fsPath;
   }
   if (!out) return refusal('cancelled', 'No file chosen.');

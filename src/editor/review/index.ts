@@ -21,7 +21,8 @@ export function registerReview(ctx: ForgeContext, session: RepairSession): void 
   // Reviews, labels and revisions change the numbers: keep an open summary current.
   disposables.push(review.onDidChangeItem(() => void (summary.isOpen ? summary.render() : undefined)));
   // Editor-title buttons pass the editor's URI as the first argument; these commands take options objects only.
-  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) => ctx.commands.register(id, (args) => fn(args), { dropUriArgument: true });
+  const cmd = (id: string, fn: (args: unknown) => Promise<unknown>) =>
+    ctx.commands.register(id, (args) => fn(args), { dropUriArgument: true });
   disposables.push(
     vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review.docs),
     vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, lens),

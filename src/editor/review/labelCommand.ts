@@ -10,7 +10,13 @@ import { refusal, type CommandResult } from '../commandArgs';
 import type { ReviewController } from './reviewMode';
 
 /** A single-choice quick pick where typing an item's key (its label) selects it immediately. */
-function pickWithAccelerators<T>(title: string, choices: ReadonlyArray<Choice<T>>, step: number, total: number, current?: T): Promise<T | undefined> {
+function pickWithAccelerators<T>(
+  title: string,
+  choices: ReadonlyArray<Choice<T>>,
+  step: number,
+  total: number,
+  current?: T,
+): Promise<T | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value: T }>();
     qp.ignoreFocusOut = true;
@@ -66,13 +72,21 @@ async function chooseTarget(forge: ForgeContext, dir: string): Promise<{ target:
   }
   const snap = await new DatasetStore(dir).readAll();
   const d = await vscode.window.showQuickPick(
-    snap.demonstrations.current.map((r) => ({ label: `${r.task_id} · ${r.primitive_type}`, description: `${r.success ? 'success' : 'failed'} · ${r.info.annotator_id} · ${r.info.submitted_at}`, id: r.info.record_id })),
+    snap.demonstrations.current.map((r) => ({
+      label: `${r.task_id} · ${r.primitive_type}`,
+      description: `${r.success ? 'success' : 'failed'} · ${r.info.annotator_id} · ${r.info.submitted_at}`,
+      id: r.info.record_id,
+    })),
     { ignoreFocusOut: true, title: 'Label a demonstration', matchOnDescription: true },
   );
   return d ? { target: { type: 'demonstration', record_id: d.id }, title: d.label } : undefined;
 }
 
-export async function labelCommand(forge: ForgeContext, review: ReviewController, rawArgs: unknown): Promise<CommandResult<{ label: LabelRecord; dir: string }>> {
+export async function labelCommand(
+  forge: ForgeContext,
+  review: ReviewController,
+  rawArgs: unknown,
+): Promise<CommandResult<{ label: LabelRecord; dir: string }>> {
   const parsed = LabelArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Label: ${parsed.error.message}`);
   const args = parsed.data;
@@ -95,15 +109,23 @@ export async function labelCommand(forge: ForgeContext, review: ReviewController
   const previous = (await store.readAll()).labels.latest.get(labelTargetKey(target));
   const interactive = args.difficulty === undefined || args.tags === undefined || args.confidence === undefined;
   const total = 4;
-  const difficulty = args.difficulty ?? (await pickWithAccelerators(`Label ${title}: difficulty`, DIFFICULTY_CHOICES, 1, total, previous?.difficulty));
+  const difficulty =
+    args.difficulty ?? (await pickWithAccelerators(`Label ${title}: difficulty`, DIFFICULTY_CHOICES, 1, total, previous?.difficulty));
   if (difficulty === undefined) return refusal('cancelled', 'Label cancelled.');
   const tags = args.tags ?? (await pickTags(forge.labelTags(), previous?.tags ?? []));
   if (tags === undefined) return refusal('cancelled', 'Label cancelled.');
-  const confidence = args.confidence ?? (await pickWithAccelerators(`Label ${title}: confidence`, CONFIDENCE_CHOICES, 3, total, previous?.confidence));
+  const confidence =
+    args.confidence ?? (await pickWithAccelerators(`Label ${title}: confidence`, CONFIDENCE_CHOICES, 3, total, previous?.confidence));
   if (confidence === undefined) return refusal('cancelled', 'Label cancelled.');
   let note = args.note;
   if (note === undefined) {
-    note = interactive ? await vscode.window.showInputBox({ title: `Label ${title}: note (optional, Enter to save)`, value: previous?.note ?? '', ignoreFocusOut: true }) : '';
+    note = interactive
+      ? await vscode.window.showInputBox({
+          title: `Label ${title}: note (optional, Enter to save)`,
+          value: previous?.note ?? '',
+          ignoreFocusOut: true,
+        })
+      : '';
     if (note === undefined) return refusal('cancelled', 'Label cancelled.');
   }
   let input;
@@ -114,6 +136,7 @@ export async function labelCommand(forge: ForgeContext, review: ReviewController
   }
   const rec = await store.appendLabel(input);
   if (review.state?.dir === dir) await review.reload();
-  if (interactive) void vscode.window.setStatusBarMessage(`ForgeEnv: labeled ${title} (difficulty ${rec.difficulty}, confidence ${rec.confidence})`, 4000);
+  if (interactive)
+    void vscode.window.setStatusBarMessage(`ForgeEnv: labeled ${title} (difficulty ${rec.difficulty}, confidence ${rec.confidence})`, 4000);
   return { ok: true, label: rec, dir };
 }

@@ -31,7 +31,12 @@ async function findRecord(review: ReviewController, dir: string, recordId: strin
 
 type Stored = { recordId: string; revision: number; supersedes: string };
 
-export async function reopenCommand(forge: ForgeContext, review: ReviewController, session: RepairSession, rawArgs: unknown): Promise<CommandResult<{ file: string; recordId: string; revision: number; stored?: Stored }>> {
+export async function reopenCommand(
+  forge: ForgeContext,
+  review: ReviewController,
+  session: RepairSession,
+  rawArgs: unknown,
+): Promise<CommandResult<{ file: string; recordId: string; revision: number; stored?: Stored }>> {
   const parsed = ReopenArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Reopen Demonstration: ${parsed.error.message}`);
   const args = parsed.data;
@@ -40,7 +45,9 @@ export async function reopenCommand(forge: ForgeContext, review: ReviewControlle
   const dir = args.dataset ?? review.state?.dir ?? forge.datasetDir();
   const previous = await findRecord(review, dir, args.recordId);
   if (!previous) {
-    const msg = args.recordId ? `Demonstration ${args.recordId} is not a current record in ${dir} (a superseded one cannot be reopened; reopen its latest revision).` : 'Open a demonstration in review mode first, or pass its record id.';
+    const msg = args.recordId
+      ? `Demonstration ${args.recordId} is not a current record in ${dir} (a superseded one cannot be reopened; reopen its latest revision).`
+      : 'Open a demonstration in review mode first, or pass its record id.';
     void vscode.window.showWarningMessage(`ForgeEnv: ${msg}`);
     return refusal('invalid_args', msg);
   }
@@ -51,15 +58,28 @@ export async function reopenCommand(forge: ForgeContext, review: ReviewControlle
     if (!stored.ok) return stored;
     return { ...started, stored: { recordId: stored.recordId, revision: stored.revision, supersedes: stored.supersedes } };
   }
-  void vscode.window.showInformationMessage(`ForgeEnv: revision ${started.revision} of ${previous.task_id} · ${previous.primitive_type}: edit the repair, then submit it. The old record stays, superseded.`, 'Submit Revision', 'Discard').then((c) => {
-    if (c === 'Submit Revision') void vscode.commands.executeCommand('forgeenv.review.submitRevision');
-    else if (c === 'Discard') void vscode.commands.executeCommand('forgeenv.review.discardRevision');
-  });
+  void vscode.window
+    .showInformationMessage(
+      `ForgeEnv: revision ${started.revision} of ${previous.task_id} · ${previous.primitive_type}: edit the repair, then submit it. The old record stays, superseded.`,
+      'Submit Revision',
+      'Discard',
+    )
+    .then((c) => {
+      if (c === 'Submit Revision') void vscode.commands.executeCommand('forgeenv.review.submitRevision');
+      else if (c === 'Discard') void vscode.commands.executeCommand('forgeenv.review.discardRevision');
+    });
   return started;
 }
 
-export async function submitRevisionCommand(review: ReviewController, session: RepairSession, rawArgs: unknown): Promise<CommandResult<Stored & { reward: number; success: boolean }>> {
-  const args = z.object({ force: z.boolean().optional() }).strict().safeParse(rawArgs ?? {});
+export async function submitRevisionCommand(
+  review: ReviewController,
+  session: RepairSession,
+  rawArgs: unknown,
+): Promise<CommandResult<Stored & { reward: number; success: boolean }>> {
+  const args = z
+    .object({ force: z.boolean().optional() })
+    .strict()
+    .safeParse(rawArgs ?? {});
   if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Submit Revision: ${args.error.message}`);
   const rev = session.current?.state.revision;
   if (!rev) {
@@ -72,7 +92,10 @@ export async function submitRevisionCommand(review: ReviewController, session: R
   const r = await session.submit({ force: true });
   if (!r.ok) return r;
   if (!r.stored || r.revision === undefined || !r.supersedes) {
-    return refusal('error', `The revision could not be saved: ${r.error ?? 'no revision record'} It is kept and retried when ForgeEnv starts again.`);
+    return refusal(
+      'error',
+      `The revision could not be saved: ${r.error ?? 'no revision record'} It is kept and retried when ForgeEnv starts again.`,
+    );
   }
   if (review.state?.dir === rev.datasetDir) await review.reload();
   return { ok: true, recordId: r.recordId, revision: r.revision, supersedes: r.supersedes, reward: r.reward, success: r.success };
@@ -81,7 +104,8 @@ export async function submitRevisionCommand(review: ReviewController, session: R
 export async function discardRevisionCommand(session: RepairSession): Promise<CommandResult<{ message: string }>> {
   const r = await discardRevision(session);
   if (!r.ok) {
-    if (r.reason === 'no_episode') void vscode.window.showInformationMessage('ForgeEnv: No revision is open, so there is nothing to discard.');
+    if (r.reason === 'no_episode')
+      void vscode.window.showInformationMessage('ForgeEnv: No revision is open, so there is nothing to discard.');
     return r;
   }
   void vscode.window.showInformationMessage(`ForgeEnv: ${r.message}`);

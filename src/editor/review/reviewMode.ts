@@ -83,7 +83,9 @@ export class ReviewController implements vscode.Disposable {
     return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${item.record.info.record_id}/${side}/train.py` });
   }
 
-  async start(rawArgs: unknown): Promise<CommandResult<{ dir: string; total: number; index: number; recordId?: string; problems: number }>> {
+  async start(
+    rawArgs: unknown,
+  ): Promise<CommandResult<{ dir: string; total: number; index: number; recordId?: string; problems: number }>> {
     const parsed = StartArgsSchema.safeParse(rawArgs ?? {});
     if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Start Review: ${parsed.error.message}`);
     const args = parsed.data;
@@ -91,7 +93,9 @@ export class ReviewController implements vscode.Disposable {
     const snapshot = await new DatasetStore(dir).readAll();
     const items = buildReviewItems(snapshot);
     if (snapshot.problems.length) {
-      void vscode.window.showWarningMessage(`ForgeEnv: ${snapshot.problems.length} unusable line(s) in ${dir} were skipped (see the dataset summary).`);
+      void vscode.window.showWarningMessage(
+        `ForgeEnv: ${snapshot.problems.length} unusable line(s) in ${dir} were skipped (see the dataset summary).`,
+      );
     }
     if (items.length === 0) {
       void vscode.window.showInformationMessage(`ForgeEnv: no submitted demonstrations in ${dir}.`);
@@ -113,7 +117,9 @@ export class ReviewController implements vscode.Disposable {
     if (!this.state) return this.notReviewing();
     const next = this.state.index + delta;
     if (next < 0 || next >= this.state.items.length) {
-      void vscode.window.showInformationMessage(delta > 0 ? 'ForgeEnv: this is the last demonstration.' : 'ForgeEnv: this is the first demonstration.');
+      void vscode.window.showInformationMessage(
+        delta > 0 ? 'ForgeEnv: this is the last demonstration.' : 'ForgeEnv: this is the first demonstration.',
+      );
       return { ok: true, index: this.state.index, recordId: this.current()!.record.info.record_id, moved: false };
     }
     this.state.index = next;
@@ -134,7 +140,8 @@ export class ReviewController implements vscode.Disposable {
     const parsed = VerdictArgsSchema.safeParse(rawArgs ?? {});
     if (!parsed.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Review ${verdict}: ${parsed.error.message}`);
     const args = parsed.data;
-    if (verdict === 'reject' && args.comment !== undefined && !args.comment.trim()) return refusal('invalid_args', 'A rejection needs a comment saying why.');
+    if (verdict === 'reject' && args.comment !== undefined && !args.comment.trim())
+      return refusal('invalid_args', 'A rejection needs a comment saying why.');
     let comment = args.comment;
     if (comment === undefined) {
       comment = await vscode.window.showInputBox({
@@ -146,7 +153,12 @@ export class ReviewController implements vscode.Disposable {
       if (comment === undefined) return refusal('cancelled', 'Review cancelled.');
     }
     // The walk may have moved or stopped while the comment box was open: the verdict is for `item` regardless.
-    const rec = await new DatasetStore(state.dir).appendReview({ record_id: item.record.info.record_id, reviewer: this.forge.annotatorId(), verdict, comment: comment.trim() });
+    const rec = await new DatasetStore(state.dir).appendReview({
+      record_id: item.record.info.record_id,
+      reviewer: this.forge.annotatorId(),
+      verdict,
+      comment: comment.trim(),
+    });
     item.review = rec;
     if (this.state !== state || this.current() !== item) return { ok: true, review: rec, index: item.index };
     if (args.advance !== false && state.index < state.items.length - 1) {
@@ -155,7 +167,10 @@ export class ReviewController implements vscode.Disposable {
     } else {
       this.render();
       this.changed.fire(item);
-      if (args.advance !== false) void vscode.window.showInformationMessage(`ForgeEnv: ${verdict === 'approve' ? 'approved' : 'rejected'}; that was the last demonstration.`);
+      if (args.advance !== false)
+        void vscode.window.showInformationMessage(
+          `ForgeEnv: ${verdict === 'approve' ? 'approved' : 'rejected'}; that was the last demonstration.`,
+        );
     }
     return { ok: true, review: rec, index: state.index };
   }
@@ -184,8 +199,13 @@ export class ReviewController implements vscode.Disposable {
     if (!item || !this.state) return;
     const broken = this.uriFor(item, 'broken');
     const repaired = this.uriFor(item, 'repaired');
-    this.docs.set(broken, item.broken ?? '# The broken script could not be recovered from this record\'s repair_prompt.\n');
-    this.docs.set(repaired, item.repaired.ok ? item.repaired.script : `# The recorded diff does not apply to the broken script:\n# ${item.repaired.error.replace(/\n/g, '\n# ')}\n\n${item.record.repair_completion}`);
+    this.docs.set(broken, item.broken ?? "# The broken script could not be recovered from this record's repair_prompt.\n");
+    this.docs.set(
+      repaired,
+      item.repaired.ok
+        ? item.repaired.script
+        : `# The recorded diff does not apply to the broken script:\n# ${item.repaired.error.replace(/\n/g, '\n# ')}\n\n${item.record.repair_completion}`,
+    );
     const r = item.record;
     const title = `Review ${item.index + 1}/${this.state.items.length}: ${r.task_id} · ${r.primitive_type} · ${r.success ? '✓' : '✗'} ${Math.round(r.visible_reward * 100) / 100}${item.duplicates.length ? ' · ⚠ duplicate' : ''}`;
     // The language is set before the diff opens, so its first layout already wraps and shows the header.
@@ -195,7 +215,8 @@ export class ReviewController implements vscode.Disposable {
     }
     await vscode.commands.executeCommand('vscode.diff', broken, repaired, title, { preview: true });
     this.render();
-    if (item.duplicates.length && opts.announce !== false) void vscode.window.showWarningMessage(`ForgeEnv: ${r.task_id} · ${r.primitive_type}: ${item.duplicates.join('; ')}`);
+    if (item.duplicates.length && opts.announce !== false)
+      void vscode.window.showWarningMessage(`ForgeEnv: ${r.task_id} · ${r.primitive_type}: ${item.duplicates.join('; ')}`);
     this.changed.fire(item);
   }
 

@@ -23,7 +23,10 @@ export class SummaryPanel implements vscode.Disposable {
   }
 
   async open(rawArgs: unknown): Promise<CommandResult<{ dir: string; submitted: number }>> {
-    const args = z.object({ dataset: z.string().min(1).optional() }).strict().safeParse(rawArgs ?? {});
+    const args = z
+      .object({ dataset: z.string().min(1).optional() })
+      .strict()
+      .safeParse(rawArgs ?? {});
     if (!args.success) return refusal('invalid_args', `Invalid arguments for ForgeEnv: Show Dataset Summary: ${args.error.message}`);
     const dir = args.data.dataset ?? this.forge.datasetDir();
     this.dir = dir;
@@ -83,8 +86,10 @@ export class SummaryPanel implements vscode.Disposable {
       return;
     }
     if (m.data.type === 'refresh') await this.render();
-    else if (m.data.type === 'startReview') await vscode.commands.executeCommand('forgeenv.review.start', this.dir ? { dataset: this.dir } : undefined);
-    else if (m.data.type === 'export') await vscode.commands.executeCommand('forgeenv.review.export', { format: m.data.format, dataset: this.dir });
+    else if (m.data.type === 'startReview')
+      await vscode.commands.executeCommand('forgeenv.review.start', this.dir ? { dataset: this.dir } : undefined);
+    else if (m.data.type === 'export')
+      await vscode.commands.executeCommand('forgeenv.review.export', { format: m.data.format, dataset: this.dir });
   }
 
   dispose(): void {

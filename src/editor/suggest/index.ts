@@ -51,7 +51,9 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
   };
   ctx.lifecycle.add(ctx.onWillStartEpisode(forget));
   const closeDiff = async (uri: vscode.Uri) => {
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString());
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString());
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true).then(undefined, () => false);
   };
   /** Rewrites suggestion `n` of the episode's persisted list. */
@@ -75,7 +77,11 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
     let outcome;
     try {
       outcome = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `ForgeEnv: asking ${choice.choice.model} for a repair…`, cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `ForgeEnv: asking ${choice.choice.model} for a repair…`,
+          cancellable: true,
+        },
         (_p, token) => {
           const abort = new AbortController();
           const sub = token.onCancellationRequested(() => abort.abort());
@@ -95,7 +101,9 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
     }
     if (!outcome.ok) {
       // The episode and its script are untouched: nothing to lose, the human goes on or asks again.
-      ctx.log.warn(`Suggest Repair (${outcome.stage}): ${outcome.message}${outcome.completion ? `\n--- completion ---\n${outcome.completion.slice(0, 4000)}` : ''}`);
+      ctx.log.warn(
+        `Suggest Repair (${outcome.stage}): ${outcome.message}${outcome.completion ? `\n--- completion ---\n${outcome.completion.slice(0, 4000)}` : ''}`,
+      );
       if (/\bcancelled\b/.test(outcome.message)) return refusal('cancelled', 'Suggest Repair cancelled.');
       void vscode.window.showErrorMessage(`${outcome.message} Your script is unchanged.`, 'Retry', 'Open Settings').then((c) => {
         if (c === 'Retry') void vscode.commands.executeCommand('forgeenv.suggestRepair');
@@ -118,7 +126,9 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
       decision: 'pending',
     };
     // A pending proposal replaced by a new one counts as discarded.
-    const earlier = (live.state.suggestions ?? []).map((s) => (s.decision === 'pending' ? { ...s, decision: 'discarded' as const, decided_at: askedAt.toISOString() } : s));
+    const earlier = (live.state.suggestions ?? []).map((s) =>
+      s.decision === 'pending' ? { ...s, decision: 'discarded' as const, decided_at: askedAt.toISOString() } : s,
+    );
     await live.update({ suggestions: [...earlier, record].slice(-50) });
     if (shown) {
       docs.forget(shown.uri);
@@ -127,13 +137,28 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
     const uri = suggestionUri(live.episodeId, n);
     docs.set(uri, p.script);
     setShown({ episodeId: live.episodeId, n, script: p.script, uri });
-    ctx.log.info(`Suggest Repair: suggestion ${n} from ${p.agent.model} (${p.answerKind}, ${p.diff.split('\n').length} diff lines, ${p.stats.latency_ms} ms)`);
-    await vscode.commands.executeCommand('vscode.diff', brokenScriptUri(live.episodeId), uri, `train.py: broken ↔ suggested by ${p.agent.model}`, { preview: true });
-    void vscode.window.showInformationMessage(`ForgeEnv: ${p.agent.model} suggests a repair (shown as a diff). Accept it into train.py to edit it further, score it as it stands, or discard it.`, 'Accept', 'Score Suggestion', 'Discard').then((c) => {
-      if (c === 'Accept') void vscode.commands.executeCommand('forgeenv.acceptSuggestion');
-      else if (c === 'Score Suggestion') void vscode.commands.executeCommand('forgeenv.scoreSuggestion');
-      else if (c === 'Discard') void vscode.commands.executeCommand('forgeenv.discardSuggestion');
-    });
+    ctx.log.info(
+      `Suggest Repair: suggestion ${n} from ${p.agent.model} (${p.answerKind}, ${p.diff.split('\n').length} diff lines, ${p.stats.latency_ms} ms)`,
+    );
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      brokenScriptUri(live.episodeId),
+      uri,
+      `train.py: broken ↔ suggested by ${p.agent.model}`,
+      { preview: true },
+    );
+    void vscode.window
+      .showInformationMessage(
+        `ForgeEnv: ${p.agent.model} suggests a repair (shown as a diff). Accept it into train.py to edit it further, score it as it stands, or discard it.`,
+        'Accept',
+        'Score Suggestion',
+        'Discard',
+      )
+      .then((c) => {
+        if (c === 'Accept') void vscode.commands.executeCommand('forgeenv.acceptSuggestion');
+        else if (c === 'Score Suggestion') void vscode.commands.executeCommand('forgeenv.scoreSuggestion');
+        else if (c === 'Discard') void vscode.commands.executeCommand('forgeenv.discardSuggestion');
+      });
     return { ok: true, n, diff: p.diff, answerKind: p.answerKind, uri: uri.toString(), latencyMs: p.stats.latency_ms };
   };
 
@@ -146,7 +171,8 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(live.file));
     const edit = new vscode.WorkspaceEdit();
     edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), s.script);
-    if (!(await vscode.workspace.applyEdit(edit))) return session.fail('ForgeEnv: the suggestion could not be applied to train.py (the editor refused the edit).');
+    if (!(await vscode.workspace.applyEdit(edit)))
+      return session.fail('ForgeEnv: the suggestion could not be applied to train.py (the editor refused the edit).');
     await updateSuggestion(live, s.n, { accepted: true, decision: 'accepted', decided_at: new Date().toISOString() });
     docs.forget(s.uri);
     setShown(undefined);
@@ -176,8 +202,12 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
     session.render('running', false);
     let evaluation;
     try {
-      const out = session.editor.runOutput(`suggestion ${s.n} of train.py (${live.state.start.task.task_id}, ${live.state.mode}, not submitted)`);
-      evaluation = await session.editor.withProgress(`ForgeEnv: running the suggested repair…`, (signal) => live.env.evaluateRepair(diff, { signal, onOutput: out.write }).finally(out.flush));
+      const out = session.editor.runOutput(
+        `suggestion ${s.n} of train.py (${live.state.start.task.task_id}, ${live.state.mode}, not submitted)`,
+      );
+      evaluation = await session.editor.withProgress(`ForgeEnv: running the suggested repair…`, (signal) =>
+        live.env.evaluateRepair(diff, { signal, onOutput: out.write }).finally(out.flush),
+      );
     } finally {
       live.running = false;
       session.render(live.state.lastEvaluation ? 'scored' : 'idle', false);
@@ -192,11 +222,19 @@ export function registerSuggest(ctx: ForgeContext, { session }: EpisodeFeature):
       scored_at: new Date().toISOString(),
     };
     if (session.current === live) await updateSuggestion(live, s.n, { score: result });
-    const verdict = evaluation.success ? 'it repairs the script' : `it does not repair the script${evaluation.error_trace ? ` (${evaluation.error_trace.split('\n').filter(Boolean).at(-1)?.slice(0, 160)})` : ''}`;
-    void vscode.window.showInformationMessage(`ForgeEnv: the suggestion scores ${evaluation.reward.toFixed(2)}: ${verdict}. Not submitted.`, 'Accept', 'Discard').then((choice) => {
-      if (choice === 'Accept') void vscode.commands.executeCommand('forgeenv.acceptSuggestion');
-      else if (choice === 'Discard') void vscode.commands.executeCommand('forgeenv.discardSuggestion');
-    });
+    const verdict = evaluation.success
+      ? 'it repairs the script'
+      : `it does not repair the script${evaluation.error_trace ? ` (${evaluation.error_trace.split('\n').filter(Boolean).at(-1)?.slice(0, 160)})` : ''}`;
+    void vscode.window
+      .showInformationMessage(
+        `ForgeEnv: the suggestion scores ${evaluation.reward.toFixed(2)}: ${verdict}. Not submitted.`,
+        'Accept',
+        'Discard',
+      )
+      .then((choice) => {
+        if (choice === 'Accept') void vscode.commands.executeCommand('forgeenv.acceptSuggestion');
+        else if (choice === 'Discard') void vscode.commands.executeCommand('forgeenv.discardSuggestion');
+      });
     const { scored_at: _at, ...rest } = result;
     return { ok: true, n: s.n, ...rest };
   };

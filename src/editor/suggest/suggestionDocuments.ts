@@ -17,7 +17,8 @@ export class SuggestionDocuments implements vscode.Disposable {
   constructor() {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(SUGGESTION_SCHEME, {
       onDidChange: this.changed.event,
-      provideTextDocumentContent: (uri) => this.contents.get(uri.toString()) ?? 'ForgeEnv: this suggestion was accepted, discarded or belongs to an episode that has ended.',
+      provideTextDocumentContent: (uri) =>
+        this.contents.get(uri.toString()) ?? 'ForgeEnv: this suggestion was accepted, discarded or belongs to an episode that has ended.',
     });
   }
 

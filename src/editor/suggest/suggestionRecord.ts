@@ -100,7 +100,12 @@ export function suggestionInfo(state: SuggestionState): Record<string, unknown> 
 }
 
 /** The verified-fix mark a scored run sets (only the first successful run counts). */
-export function verifiedFixAfterRun(state: SuggestionState & { startedAt: string }, run: number, success: boolean, now = Date.now()): VerifiedFix | undefined {
+export function verifiedFixAfterRun(
+  state: SuggestionState & { startedAt: string },
+  run: number,
+  success: boolean,
+  now = Date.now(),
+): VerifiedFix | undefined {
   if (!success || state.verifiedFix) return undefined;
   return { ms: Math.max(0, now - Date.parse(state.startedAt)), run, with_suggestion: (state.suggestions ?? []).some((s) => s.accepted) };
 }

@@ -51,7 +51,13 @@ export interface RequestStats {
 }
 
 export type ChatOutcome =
-  | { ok: true; text: string; finish_reason: string | null; usage?: { prompt_tokens?: number; completion_tokens?: number }; stats: RequestStats }
+  | {
+      ok: true;
+      text: string;
+      finish_reason: string | null;
+      usage?: { prompt_tokens?: number; completion_tokens?: number };
+      stats: RequestStats;
+    }
   | { ok: false; error: string; stats: RequestStats };
 
 /** The chat completions URL of an endpoint, or an error message for a URL we will not call. */
@@ -118,7 +124,11 @@ export async function chatComplete(opts: EndpointOptions, system: string, user: 
   return { ok: false, error: `${lastError} (${tries})`, stats: { ...stats, latency_ms: Date.now() - started } };
 }
 
-async function requestOnce(url: string, body: string, opts: EndpointOptions): Promise<{ text: string; finish_reason: string | null; usage?: { prompt_tokens?: number; completion_tokens?: number } }> {
+async function requestOnce(
+  url: string,
+  body: string,
+  opts: EndpointOptions,
+): Promise<{ text: string; finish_reason: string | null; usage?: { prompt_tokens?: number; completion_tokens?: number } }> {
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   let res: Response;
@@ -148,9 +158,14 @@ async function requestOnce(url: string, body: string, opts: EndpointOptions): Pr
     throw new AttemptError(`the endpoint's answer is not JSON: ${text.slice(0, 120)}`, false);
   }
   const parsed = ChatResponseSchema.safeParse(json);
-  if (!parsed.success) throw new AttemptError(`the endpoint's answer is not an OpenAI chat completion: ${formatZodError(parsed.error)}`, false);
+  if (!parsed.success)
+    throw new AttemptError(`the endpoint's answer is not an OpenAI chat completion: ${formatZodError(parsed.error)}`, false);
   const choice = parsed.data.choices[0];
-  return { text: choice.message.content ?? '', finish_reason: choice.finish_reason ?? null, ...(parsed.data.usage ? { usage: parsed.data.usage } : {}) };
+  return {
+    text: choice.message.content ?? '',
+    finish_reason: choice.finish_reason ?? null,
+    ...(parsed.data.usage ? { usage: parsed.data.usage } : {}),
+  };
 }
 
 /** The body as text, refusing more than MAX_RESPONSE_BYTES (a runaway server cannot fill memory). */

@@ -39,7 +39,13 @@ export function problemOf(exampleId: string): Problem | undefined {
 
 /** A model's answer to one repair prompt, or why there is none. */
 export type Answer =
-  | { ok: true; text: string; finish_reason?: string | null; usage?: { prompt_tokens?: number; completion_tokens?: number }; stats?: RequestStats }
+  | {
+      ok: true;
+      text: string;
+      finish_reason?: string | null;
+      usage?: { prompt_tokens?: number; completion_tokens?: number };
+      stats?: RequestStats;
+    }
   | { ok: false; error: string; stats?: RequestStats };
 
 /** Asks for attempt `index` (0-based) of a problem; `sampling` is what this attempt is sampled with. */
@@ -53,7 +59,6 @@ export interface AgentIdentity {
   sampling: Sampling;
   source: 'endpoint' | 'answers-file';
 }
-
 
 export interface Attempt {
   example_id: string;
@@ -124,7 +129,13 @@ export interface EvaluateModelOptions {
 
 /** The evaluation of an attempt that submitted nothing runnable: a failure that says why, nothing run. */
 export function unscoredFailure(brokenScript: string, reason: string): RepairEvaluation {
-  return unrunEvaluation({ unifiedDiff: '', brokenScript, error: reason, trace: `No repair was scored: ${reason}`, finding: `no repair: ${reason}` });
+  return unrunEvaluation({
+    unifiedDiff: '',
+    brokenScript,
+    error: reason,
+    trace: `No repair was scored: ${reason}`,
+    finding: `no repair: ${reason}`,
+  });
 }
 
 /** The visible check: the script exits 0 and leaves a verified artifact (script_executes > 0). */
@@ -156,11 +167,27 @@ export async function evaluateModel(env: ForgeEnvironment, opts: EvaluateModelOp
   for (const problem of opts.problems) {
     if (opts.signal?.aborted) break;
     const example_id = exampleIdOf(problem);
-    const outcome: ProblemOutcome = { example_id, task_id: problem.task_id, seed: problem.seed, primitive_type: null, snapshot: null, n: 0, visible_passes: 0, held_out_passes: 0, visible: {}, held_out: {} };
+    const outcome: ProblemOutcome = {
+      example_id,
+      task_id: problem.task_id,
+      seed: problem.seed,
+      primitive_type: null,
+      snapshot: null,
+      n: 0,
+      visible_passes: 0,
+      held_out_passes: 0,
+      visible: {},
+      held_out: {},
+    };
     report.problems.push(outcome);
     let phase;
     try {
-      phase = await prepareRepairPhase(env, { taskId: problem.task_id, seed: problem.seed, migrationHints: opts.migrationHints, signal: opts.signal });
+      phase = await prepareRepairPhase(env, {
+        taskId: problem.task_id,
+        seed: problem.seed,
+        migrationHints: opts.migrationHints,
+        signal: opts.signal,
+      });
     } catch (e) {
       outcome.refused = (e as Error).message;
       opts.onProgress?.(`${example_id}: no episode (${outcome.refused})`);
@@ -183,7 +210,11 @@ export async function evaluateModel(env: ForgeEnvironment, opts: EvaluateModelOp
       targetCategory: state.target_category,
       breakageSpec: state.breakage_spec!,
       originalScript: state.original_script,
-      brokenExecution: { exit_code: state.broken_execution!.exit_code, timed_out: state.broken_execution!.timed_out, ...(state.broken_execution!.isolation ? { isolation: state.broken_execution!.isolation } : {}) },
+      brokenExecution: {
+        exit_code: state.broken_execution!.exit_code,
+        timed_out: state.broken_execution!.timed_out,
+        ...(state.broken_execution!.isolation ? { isolation: state.broken_execution!.isolation } : {}),
+      },
       driftPrompt: phase.driftPrompt,
       driftCompletion: phase.driftCompletion,
       repairPrompt: phase.repairPrompt,
@@ -219,7 +250,8 @@ export async function evaluateModel(env: ForgeEnvironment, opts: EvaluateModelOp
         }
       }
       if (opts.signal?.aborted && evaluation.execution?.killed) break; // a cancelled run is no outcome
-      const sampling = opts.agent.sampling.seed === undefined ? opts.agent.sampling : { ...opts.agent.sampling, seed: opts.agent.sampling.seed + i };
+      const sampling =
+        opts.agent.sampling.seed === undefined ? opts.agent.sampling : { ...opts.agent.sampling, seed: opts.agent.sampling.seed + i };
       const agent: Record<string, unknown> = {
         kind: 'model',
         source: opts.agent.source,
@@ -232,10 +264,19 @@ export async function evaluateModel(env: ForgeEnvironment, opts: EvaluateModelOp
         parse,
         // What the model said, as it said it (the record's completion is the submission that was scored).
         completion: answer.ok ? answer.text : '',
-        ...(answer.ok ? { finish_reason: answer.finish_reason ?? null, ...(answer.usage ? { usage: answer.usage } : {}) } : { error: answer.error }),
+        ...(answer.ok
+          ? { finish_reason: answer.finish_reason ?? null, ...(answer.usage ? { usage: answer.usage } : {}) }
+          : { error: answer.error }),
         ...(answer.stats ? { request: answer.stats } : {}),
       };
-      const attempt: Attempt = { example_id, attempt: i + 1, facts: facts(i + 1), evaluation, agent, completion: answer.ok ? answer.text : '' };
+      const attempt: Attempt = {
+        example_id,
+        attempt: i + 1,
+        facts: facts(i + 1),
+        evaluation,
+        agent,
+        completion: answer.ok ? answer.text : '',
+      };
       report.attempts++;
       outcome.n++;
       if (visiblePass(evaluation)) outcome.visible_passes++;

@@ -24,10 +24,7 @@ import { applyHunks, WorkBudget, WorkBudgetExceeded, type Hunk } from './diffApp
 import { DEFAULT_MAX_DIFF_BYTES } from '../limits';
 
 export type ApplyMode = 'empty' | 'strict' | 'lenient' | 'whole_script';
-export type ApplyResult =
-  | { ok: true; script: string; mode: ApplyMode; warnings: string[] }
-  | { ok: false; error: string };
-
+export type ApplyResult = { ok: true; script: string; mode: ApplyMode; warnings: string[] } | { ok: false; error: string };
 
 /**
  * A git-style unified diff from `original` to `modified` with 3 lines of context, or '' when
@@ -81,7 +78,6 @@ export function lineChangeRatio(original: string, repaired: string): number {
   return (added + removed) / Math.max(1, countLines(original));
 }
 
-
 export { DEFAULT_MAX_DIFF_BYTES };
 /**
  * Steps one placement stage (exact, then tolerant) may spend. A normal repair needs a few hundred
@@ -113,7 +109,11 @@ function clip(s: string, max = QUOTE_CHARS): string {
 const quote = (s: string) => JSON.stringify(clip(s));
 
 function formatSize(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
+  return bytes >= 1024 * 1024
+    ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${bytes} bytes`;
 }
 
 /** Keeps the first LISTED messages and counts the rest: 50,000 bad hunks cost no more than five messages. */
@@ -163,7 +163,10 @@ export function stripFence(text: string): { text: string; fenced: boolean } {
 
 function normaliseName(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
-  let n = name.trim().replace(/^"(.*)"$/, '$1').split('\t')[0];
+  let n = name
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .split('\t')[0];
   if (n === '/dev/null') return n;
   n = n.replace(/^[ab]\//, '').replace(/^\.\//, '');
   return n;
@@ -204,19 +207,31 @@ function checkFileOperations(lines: readonly string[], fileName: string): { erro
     const l = lines[i].replace(/\r$/, '');
     if (l.startsWith('@@')) hunks = true;
     else if (l.startsWith('--- /dev/null') && /^\+\+\+ /.test(lines[i + 1] ?? '')) {
-      return { error: `the diff creates a new file (--- /dev/null); a repair edits ${fileName} in place: send a diff against it, or the whole script`, warnings, hunks };
+      return {
+        error: `the diff creates a new file (--- /dev/null); a repair edits ${fileName} in place: send a diff against it, or the whole script`,
+        warnings,
+        hunks,
+      };
     } else if (git) {
       const mode = /^(new file mode|deleted file mode|old mode|new mode) (\d+)/.exec(l);
-      if (mode && mode[2] === '120000') return { error: `the diff makes a symbolic link (${mode[1]} 120000); a repair must edit ${fileName}'s text`, warnings, hunks };
-      if (mode?.[1] === 'new file mode') return { error: `the diff creates a new file (new file mode ${mode[2]}); a repair edits ${fileName} in place`, warnings, hunks };
+      if (mode && mode[2] === '120000')
+        return { error: `the diff makes a symbolic link (${mode[1]} 120000); a repair must edit ${fileName}'s text`, warnings, hunks };
+      if (mode?.[1] === 'new file mode')
+        return { error: `the diff creates a new file (new file mode ${mode[2]}); a repair edits ${fileName} in place`, warnings, hunks };
       if (mode?.[1] === 'deleted file mode') return { error: `the diff deletes ${fileName}; a repair must edit it`, warnings, hunks };
       if (mode) modeChange = modeChange ? `${modeChange} → ${mode[2]}` : mode[2];
       if (/^copy (from|to) /.test(l)) return { error: `the diff copies a file; a repair edits ${fileName} in place`, warnings, hunks };
-      if (/^(Binary files |GIT binary patch)/.test(l)) return { error: `the diff is a binary patch; a repair must change ${fileName}'s text`, warnings, hunks };
+      if (/^(Binary files |GIT binary patch)/.test(l))
+        return { error: `the diff is a binary patch; a repair must change ${fileName}'s text`, warnings, hunks };
     }
   }
   if (modeChange !== undefined) {
-    if (!hunks) return { error: `the diff only changes a file mode (${modeChange}) and has no hunks; a repair must change ${fileName}'s text`, warnings, hunks };
+    if (!hunks)
+      return {
+        error: `the diff only changes a file mode (${modeChange}) and has no hunks; a repair must change ${fileName}'s text`,
+        warnings,
+        hunks,
+      };
     warnings.push(`the diff also changes the file mode (${modeChange}); that part was ignored`);
   }
   return { warnings, hunks };
@@ -228,7 +243,8 @@ function checkFiles(patches: StructuredPatch[], fileName: string): { error?: str
   const names = new Set<string>();
   for (const p of patches) {
     for (const n of [normaliseName(p.oldFileName), normaliseName(p.newFileName)]) if (n !== undefined) names.add(n);
-    if (p.isDelete || normaliseName(p.newFileName) === '/dev/null') return { error: `the diff deletes ${fileName}; a repair must edit it`, warnings };
+    if (p.isDelete || normaliseName(p.newFileName) === '/dev/null')
+      return { error: `the diff deletes ${fileName}; a repair must edit it`, warnings };
     if (p.isRename) return { error: `the diff renames ${fileName}; a repair must edit it in place`, warnings };
   }
   names.delete('/dev/null');
@@ -329,7 +345,8 @@ function cannotFit(have: ReadonlySet<string>, h: LooseHunk): string | undefined 
     const l = h.lines[i];
     if ((l[0] === ' ' || l[0] === '-') && !have.has(l.slice(1).trimEnd())) {
       if (firstMissing < 0) firstMissing = i;
-      if (l[0] === '-' || ++missingContext > LENIENT_FUZZ) return `line ${firstMissing + 1} of the hunk (${quote(h.lines[firstMissing])}) is not in the script`;
+      if (l[0] === '-' || ++missingContext > LENIENT_FUZZ)
+        return `line ${firstMissing + 1} of the hunk (${quote(h.lines[firstMissing])}) is not in the script`;
     }
   }
   return undefined;
@@ -342,7 +359,13 @@ function applyLenient(
   hunks: LooseHunk[],
   budget: WorkBudget,
 ): { text: string; applied: number; failures: string[]; notes: string[]; exhausted: boolean } {
-  const done = (exhausted: boolean, notTried?: string) => ({ text, applied, failures: [...failures.items(), ...(notTried ? [notTried] : [])], notes: notes.items(), exhausted });
+  const done = (exhausted: boolean, notTried?: string) => ({
+    text,
+    applied,
+    failures: [...failures.items(), ...(notTried ? [notTried] : [])],
+    notes: notes.items(),
+    exhausted,
+  });
   let text = script;
   let have: Set<string> | undefined;
   let applied = 0;
@@ -361,7 +384,10 @@ function applyLenient(
       const newLines = h.lines.filter((l) => l[0] === ' ' || l[0] === '+').length;
       const claimed = h.claimed;
       if (claimed && (claimed.old !== hunk.oldLines || claimed.new !== newLines)) {
-        notes.add(() => `${label()}: the header counts ${claimed.old},${claimed.new} lines but the hunk has ${hunk.oldLines},${newLines}; the counts were recomputed`);
+        notes.add(
+          () =>
+            `${label()}: the header counts ${claimed.old},${claimed.new} lines but the hunk has ${hunk.oldLines},${newLines}; the counts were recomputed`,
+        );
       }
       if (!have) {
         budget.spend(text.length >> 6);
@@ -406,7 +432,10 @@ export function refuseOversized(submission: string, maxBytes = DEFAULT_MAX_DIFF_
   const plainlyOver = submission.length > maxBytes;
   const size = plainlyOver ? submission.length : Buffer.byteLength(submission, 'utf8');
   if (size <= maxBytes) return undefined;
-  return { ok: false, error: `the submission is ${plainlyOver ? 'at least ' : ''}${formatSize(size)}, over the ${formatSize(maxBytes)} limit; nothing was applied` };
+  return {
+    ok: false,
+    error: `the submission is ${plainlyOver ? 'at least ' : ''}${formatSize(size)}, over the ${formatSize(maxBytes)} limit; nothing was applied`,
+  };
 }
 
 /**
@@ -440,7 +469,12 @@ function applyCounted(script: string, submission: string, options: ApplyOptions,
     warnings.push(...operations.warnings);
     if (!operations.hunks) {
       if (looksLikePython(text)) {
-        return { ok: true, script: fenced ? text : submission, mode: 'whole_script', warnings: [...warnings, 'the submission is a whole script; it replaces the file'] };
+        return {
+          ok: true,
+          script: fenced ? text : submission,
+          mode: 'whole_script',
+          warnings: [...warnings, 'the submission is a whole script; it replaces the file'],
+        };
       }
       const bodyLines = lines.filter((l) => /^[+-]/.test(l)).length;
       return {
@@ -477,7 +511,13 @@ function applyCounted(script: string, submission: string, options: ApplyOptions,
       const names = [...text.matchAll(/^(?:---|\+\+\+) (\S+)/gm)].map((m) => normaliseName(m[1]) as string);
       const others = [...new Set(names)].filter((n) => n !== '/dev/null' && n !== fileName && !n.endsWith(`/${fileName}`));
       if (others.length && new Set(names.filter((n) => n !== '/dev/null')).size > 1) {
-        return { ok: false, error: `the diff touches other files (${listSome(others.map((n) => clip(n, 60)), ', ')}); only ${fileName} may be changed` };
+        return {
+          ok: false,
+          error: `the diff touches other files (${listSome(
+            others.map((n) => clip(n, 60)),
+            ', ',
+          )}); only ${fileName} may be changed`,
+        };
       }
     }
 
@@ -488,7 +528,8 @@ function applyCounted(script: string, submission: string, options: ApplyOptions,
     cost.steps += budget.spent;
     if (exhausted) cost.budgetHit = true;
     if (applied === 0) return { ok: false, error: `the diff does not apply to ${fileName}: ${failures.join('; ')}` };
-    const note = 'the diff did not apply exactly; its hunks were applied one by one, tolerating shifted lines and small context differences';
+    const note =
+      'the diff did not apply exactly; its hunks were applied one by one, tolerating shifted lines and small context differences';
     return { ok: true, script: out, mode: 'lenient', warnings: [...warnings, note, ...notes, ...failures] };
   } catch (e) {
     return { ok: false, error: `the diff could not be applied: ${clip((e as Error).message, 200)}` };

@@ -55,8 +55,12 @@ const hunkIsWin = (hunks: readonly Hunk[]) =>
   hunks.some((h) => h.lines.some((l) => l.endsWith('\r'))) &&
   hunks.every((h) => h.lines.every((l, i) => l.startsWith('\\') || l.endsWith('\r') || h.lines[i + 1]?.startsWith('\\')));
 const toWin = (hunks: readonly Hunk[]): Hunk[] =>
-  hunks.map((h) => ({ ...h, lines: h.lines.map((l, i) => (l.startsWith('\\') || l.endsWith('\r') || h.lines[i + 1]?.startsWith('\\') ? l : l + '\r')) }));
-const toUnix = (hunks: readonly Hunk[]): Hunk[] => hunks.map((h) => ({ ...h, lines: h.lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)) }));
+  hunks.map((h) => ({
+    ...h,
+    lines: h.lines.map((l, i) => (l.startsWith('\\') || l.endsWith('\r') || h.lines[i + 1]?.startsWith('\\') ? l : l + '\r')),
+  }));
+const toUnix = (hunks: readonly Hunk[]): Hunk[] =>
+  hunks.map((h) => ({ ...h, lines: h.lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)) }));
 
 /** A hunk split once into operations, texts (without the prefix) and comparison keys. */
 interface Prepared {
@@ -179,7 +183,8 @@ export function applyHunks(source: string, hunksIn: readonly Hunk[], opts: Apply
           // (A blank script line is never taken as substituted or extra, as in jsdiff.)
           return (
             (lines[toPos]
-              ? fit(h, toPos + 1, maxErrors - 1, i + 1, false, patched, patchedLen + 1) || fit(h, toPos + 1, maxErrors - 1, i, false, patched, patchedLen + 1)
+              ? fit(h, toPos + 1, maxErrors - 1, i + 1, false, patched, patchedLen + 1) ||
+                fit(h, toPos + 1, maxErrors - 1, i, false, patched, patchedLen + 1)
               : null) || fit(h, toPos, maxErrors - 1, i + 1, false, patched, patchedLen)
           );
         }

@@ -28,7 +28,12 @@ export interface AsyncApplyInfo {
 }
 
 /** applyRepairDiff without blocking the event loop for more than about a millisecond. Never rejects. */
-export async function applyRepairDiffAsync(script: string, submission: string, options: AsyncApplyOptions = {}, info?: AsyncApplyInfo): Promise<ApplyResult> {
+export async function applyRepairDiffAsync(
+  script: string,
+  submission: string,
+  options: AsyncApplyOptions = {},
+  info?: AsyncApplyInfo,
+): Promise<ApplyResult> {
   const { signal, ...opts } = options;
   const note = (where: AsyncApplyInfo['where']) => info && (info.where = where);
   if (typeof submission !== 'string' || typeof script !== 'string') return { ok: false, error: 'the submission is not text' };
@@ -39,7 +44,12 @@ export async function applyRepairDiffAsync(script: string, submission: string, o
   }
   const full = opts.workBudget ?? DIFF_WORK_BUDGET;
   if (submission.length <= INLINE_CHARS) {
-    const { result, cost } = applyRepairDiffCounted(script, submission, { ...opts, workBudget: Math.min(full, INLINE_STEPS) }, { stopAtBudget: full > INLINE_STEPS });
+    const { result, cost } = applyRepairDiffCounted(
+      script,
+      submission,
+      { ...opts, workBudget: Math.min(full, INLINE_STEPS) },
+      { stopAtBudget: full > INLINE_STEPS },
+    );
     if (!cost.budgetHit || full <= INLINE_STEPS) {
       note('inline');
       return result;

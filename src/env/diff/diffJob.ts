@@ -13,6 +13,11 @@ export const DiffJobSchema = z.object({
 export type DiffJob = z.infer<typeof DiffJobSchema>;
 
 export const ApplyResultSchema = z.union([
-  z.object({ ok: z.literal(true), script: z.string(), mode: z.enum(['empty', 'strict', 'lenient', 'whole_script']), warnings: z.array(z.string()) }),
+  z.object({
+    ok: z.literal(true),
+    script: z.string(),
+    mode: z.enum(['empty', 'strict', 'lenient', 'whole_script']),
+    warnings: z.array(z.string()),
+  }),
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);

@@ -6,5 +6,7 @@ import { DiffJobSchema } from './diffJob';
 
 parentPort?.on('message', (raw: unknown) => {
   const job = DiffJobSchema.safeParse(raw);
-  parentPort?.postMessage(job.success ? applyRepairDiff(job.data.script, job.data.submission, job.data.options) : { ok: false, error: 'invalid diff job' });
+  parentPort?.postMessage(
+    job.success ? applyRepairDiff(job.data.script, job.data.submission, job.data.options) : { ok: false, error: 'invalid diff job' },
+  );
 });

@@ -60,7 +60,10 @@ export function catalogWhen(...ids: string[]): string {
     .map((id) => {
       const e = driftCatalog().get(id);
       if (!e) throw new Error(`no drift ${id} in ${catalogPath()}`);
-      const parts = [e.deprecated_in ? `${e.deprecated_in} deprecated` : '', `${e.changed_in} ${e.expect_after === 'warning' ? 'warns' : e.kind === 'added' ? 'added' : 'removed'}`].filter(Boolean);
+      const parts = [
+        e.deprecated_in ? `${e.deprecated_in} deprecated` : '',
+        `${e.changed_in} ${e.expect_after === 'warning' ? 'warns' : e.kind === 'added' ? 'added' : 'removed'}`,
+      ].filter(Boolean);
       return `${ids.length > 1 ? `${e.library} ` : ''}${parts.join('; ')}`;
     })
     .join(' / ');

@@ -50,7 +50,12 @@ function perArgumentsClass(
   rest: Omit<RawEntry, 'id' | 'primitive' | 'params'>,
   classes: readonly string[] = TRAINING_ARGUMENT_CLASSES,
 ): RawEntry[] {
-  return classes.map((config_class) => ({ id: `${id}:${config_class}`, primitive: 'ModifyConfigField', params: { config_class, ...fields }, ...rest }));
+  return classes.map((config_class) => ({
+    id: `${id}:${config_class}`,
+    primitive: 'ModifyConfigField',
+    params: { config_class, ...fields },
+    ...rest,
+  }));
 }
 
 const ENTRIES: readonly RawEntry[] = [
@@ -63,16 +68,14 @@ const ENTRIES: readonly RawEntry[] = [
     description: 'peft replaced prepare_model_for_int8_training with prepare_model_for_kbit_training and removed the old name',
     failure: 'ImportError',
   },
-  ...['AutoModelForCausalLM', 'AutoModelForSeq2SeqLM', 'AutoModelForMaskedLM'].map(
-    (current): RawEntry => ({
-      id: `auto-model-with-lm-head:${current}`,
-      primitive: 'RenameApiCall',
-      params: { old_name: current, new_name: 'AutoModelWithLMHead' },
-      library: 'transformers',
-      description: `AutoModelWithLMHead (deprecated since transformers 4.0) was split into task classes such as ${current} and later removed`,
-      failure: 'ImportError',
-    }),
-  ),
+  ...['AutoModelForCausalLM', 'AutoModelForSeq2SeqLM', 'AutoModelForMaskedLM'].map((current): RawEntry => ({
+    id: `auto-model-with-lm-head:${current}`,
+    primitive: 'RenameApiCall',
+    params: { old_name: current, new_name: 'AutoModelWithLMHead' },
+    library: 'transformers',
+    description: `AutoModelWithLMHead (deprecated since transformers 4.0) was split into task classes such as ${current} and later removed`,
+    failure: 'ImportError',
+  })),
   // DeprecateImport
   {
     id: 'transformers-adamw',
@@ -114,18 +117,16 @@ const ENTRIES: readonly RawEntry[] = [
     description: 'datasets.load_metric was deprecated in favour of the evaluate library (2.x) and removed in datasets 3.0',
     failure: 'ImportError',
   },
-  ...['rename_column', 'remove_columns'].map(
-    (method): RawEntry => ({
-      id: `datasets-inplace-${method}`,
-      primitive: 'RemoveDeprecatedMethod',
-      params: { current_call: `.${method}`, deprecated_call: `.${method}_` },
-      library: 'datasets',
-      changedIn: '2.0.0',
-      description: `the in-place Dataset.${method}_() was deprecated in datasets 1.4 in favour of ${method}() and removed in 2.0`,
-      rejectedWhen: { library: 'datasets', atLeast: '2.0' },
-      failure: 'AttributeError',
-    }),
-  ),
+  ...['rename_column', 'remove_columns'].map((method): RawEntry => ({
+    id: `datasets-inplace-${method}`,
+    primitive: 'RemoveDeprecatedMethod',
+    params: { current_call: `.${method}`, deprecated_call: `.${method}_` },
+    library: 'datasets',
+    changedIn: '2.0.0',
+    description: `the in-place Dataset.${method}_() was deprecated in datasets 1.4 in favour of ${method}() and removed in 2.0`,
+    rejectedWhen: { library: 'datasets', atLeast: '2.0' },
+    failure: 'AttributeError',
+  })),
   {
     id: 'trainer-is-world-master',
     primitive: 'RemoveDeprecatedMethod',
@@ -137,33 +138,29 @@ const ENTRIES: readonly RawEntry[] = [
     failure: 'AttributeError',
   },
   // ChangeArgumentSignature
-  ...['dataset_text_field', 'max_seq_length'].map(
-    (keyword): RawEntry => ({
-      id: `trl-sft-${keyword}`,
-      primitive: 'ChangeArgumentSignature',
-      params: { function: 'SFTConfig', old_keyword: keyword, move_to: 'SFTTrainer' },
-      library: 'trl',
-      description: `SFTTrainer(${keyword}=...) moved into SFTConfig (deprecated in trl 0.9); the SFTTrainer keyword was then removed`,
-      failure: 'TypeError',
-    }),
-  ),
+  ...['dataset_text_field', 'max_seq_length'].map((keyword): RawEntry => ({
+    id: `trl-sft-${keyword}`,
+    primitive: 'ChangeArgumentSignature',
+    params: { function: 'SFTConfig', old_keyword: keyword, move_to: 'SFTTrainer' },
+    library: 'trl',
+    description: `SFTTrainer(${keyword}=...) moved into SFTConfig (deprecated in trl 0.9); the SFTTrainer keyword was then removed`,
+    failure: 'TypeError',
+  })),
   {
     id: 'load-dataset-use-auth-token',
     primitive: 'ChangeArgumentSignature',
     params: { function: 'load_dataset', old_keyword: 'token', new_keyword: 'use_auth_token' },
     library: 'datasets',
-    description: "load_dataset(use_auth_token=) was deprecated for token= in datasets 2.14 and removed in 3.0",
+    description: 'load_dataset(use_auth_token=) was deprecated for token= in datasets 2.14 and removed in 3.0',
     failure: 'ValueError / TypeError',
   },
-  ...['Trainer', 'Seq2SeqTrainer', 'SFTTrainer'].map(
-    (cls): RawEntry => ({
-      id: `processing-class:${cls}`,
-      primitive: 'ChangeArgumentSignature',
-      params: { function: cls, old_keyword: 'processing_class', new_keyword: 'tokenizer' },
-      library: cls === 'SFTTrainer' ? 'trl' : 'transformers',
-      description: `${cls}(tokenizer=) was renamed processing_class=; the old keyword still works with a FutureWarning`,
-    }),
-  ),
+  ...['Trainer', 'Seq2SeqTrainer', 'SFTTrainer'].map((cls): RawEntry => ({
+    id: `processing-class:${cls}`,
+    primitive: 'ChangeArgumentSignature',
+    params: { function: cls, old_keyword: 'processing_class', new_keyword: 'tokenizer' },
+    library: cls === 'SFTTrainer' ? 'trl' : 'transformers',
+    description: `${cls}(tokenizer=) was renamed processing_class=; the old keyword still works with a FutureWarning`,
+  })),
   {
     id: 'from-pretrained-use-auth-token',
     primitive: 'ChangeArgumentSignature',
@@ -177,14 +174,18 @@ const ENTRIES: readonly RawEntry[] = [
     { old_field: 'eval_strategy', new_field: 'evaluation_strategy' },
     {
       library: 'transformers',
-      description: 'TrainingArguments.evaluation_strategy was renamed eval_strategy in transformers 4.41 (deprecated) and the old name later removed',
+      description:
+        'TrainingArguments.evaluation_strategy was renamed eval_strategy in transformers 4.41 (deprecated) and the old name later removed',
       failure: 'TypeError',
     },
   ),
   ...perArgumentsClass(
     'per-gpu-batch-size',
     { old_field: 'per_device_train_batch_size', new_field: 'per_gpu_train_batch_size' },
-    { library: 'transformers', description: 'per_gpu_train_batch_size was deprecated for per_device_train_batch_size; still accepted with a warning' },
+    {
+      library: 'transformers',
+      description: 'per_gpu_train_batch_size was deprecated for per_device_train_batch_size; still accepted with a warning',
+    },
   ),
   ...perArgumentsClass(
     'no-cuda',
@@ -197,7 +198,8 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeTokenizerBehavior',
     params: { behavior: 'as_target_tokenizer' },
     library: 'transformers',
-    description: 'labels used to be tokenized inside `with tokenizer.as_target_tokenizer():`; text_target= replaced it (deprecated 4.21, then removed)',
+    description:
+      'labels used to be tokenized inside `with tokenizer.as_target_tokenizer():`; text_target= replaced it (deprecated 4.21, then removed)',
     failure: 'AttributeError',
   },
   {
@@ -213,7 +215,8 @@ const ENTRIES: readonly RawEntry[] = [
     params: { behavior: 'is_pretokenized' },
     library: 'transformers',
     changedIn: '4.0.0',
-    description: 'is_pretokenized=True was renamed is_split_into_words=True in transformers 3.x; the old keyword is ignored, so word lists are not split',
+    description:
+      'is_pretokenized=True was renamed is_split_into_words=True in transformers 3.x; the old keyword is ignored, so word lists are not split',
   },
   // RestructureDatasetSchema
   ...(
@@ -228,20 +231,18 @@ const ENTRIES: readonly RawEntry[] = [
       ['article', 'document', 'CNN/DailyMail calls the source "article"; XSum calls it "document"'],
       ['ner_tags', 'tags', 'CoNLL-2003 calls the labels "ner_tags"; other token-classification datasets use "tags"'],
     ] as const
-  ).map(
-    ([old_column, new_column, description]): RawEntry => ({
-      id: `column:${old_column}->${new_column}`,
-      primitive: 'RestructureDatasetSchema',
-      params: { old_column, new_column },
-      library: 'datasets',
-      changedIn: 'dataset revision',
-      description,
-      rejectedWhen: 'always',
-      failure: 'KeyError',
-      // Sibling datasets name columns differently, but no release changed them.
-      provenance: 'synthetic',
-    }),
-  ),
+  ).map(([old_column, new_column, description]): RawEntry => ({
+    id: `column:${old_column}->${new_column}`,
+    primitive: 'RestructureDatasetSchema',
+    params: { old_column, new_column },
+    library: 'datasets',
+    changedIn: 'dataset revision',
+    description,
+    rejectedWhen: 'always',
+    failure: 'KeyError',
+    // Sibling datasets name columns differently, but no release changed them.
+    provenance: 'synthetic',
+  })),
   {
     id: 'transformers-generation-utils',
     primitive: 'DeprecateImport',
@@ -265,7 +266,8 @@ const ENTRIES: readonly RawEntry[] = [
     params: { change: 'metric_prefix', prefix: 'eval_' },
     library: 'transformers',
     changedIn: '4.0.0',
-    description: 'Trainer.evaluate() returns metrics prefixed with metric_key_prefix="eval" (eval_accuracy, eval_loss); scripts written against plain metric names fail',
+    description:
+      'Trainer.evaluate() returns metrics prefixed with metric_key_prefix="eval" (eval_accuracy, eval_loss); scripts written against plain metric names fail',
     rejectedWhen: 'always',
     failure: 'KeyError',
   },
@@ -275,7 +277,8 @@ const ENTRIES: readonly RawEntry[] = [
     params: { change: 'output_index' },
     library: 'transformers',
     changedIn: '4.0.0',
-    description: 'models returned tuples before transformers 4 (return_dict=True became the default); tuple indexing still works on ModelOutput',
+    description:
+      'models returned tuples before transformers 4 (return_dict=True became the default); tuple indexing still works on ModelOutput',
   },
   // The other direction: a script written for a newer release, run under an older snapshot.
   ...perArgumentsClass(
@@ -298,16 +301,14 @@ const ENTRIES: readonly RawEntry[] = [
     },
     ['SFTConfig'],
   ),
-  ...['Trainer', 'Seq2SeqTrainer'].map(
-    (cls): RawEntry => ({
-      id: `processing-class-added:${cls}`,
-      primitive: 'ChangeArgumentSignature',
-      params: { function: cls, old_keyword: 'tokenizer', new_keyword: 'processing_class' },
-      library: 'transformers',
-      description: `${cls}(processing_class=) only exists from transformers 4.46; older releases take tokenizer=`,
-      failure: 'TypeError',
-    }),
-  ),
+  ...['Trainer', 'Seq2SeqTrainer'].map((cls): RawEntry => ({
+    id: `processing-class-added:${cls}`,
+    primitive: 'ChangeArgumentSignature',
+    params: { function: cls, old_keyword: 'tokenizer', new_keyword: 'processing_class' },
+    library: 'transformers',
+    description: `${cls}(processing_class=) only exists from transformers 4.46; older releases take tokenizer=`,
+    failure: 'TypeError',
+  })),
   {
     id: 'from-pretrained-torch-dtype',
     primitive: 'ChangeArgumentSignature',
@@ -320,7 +321,8 @@ const ENTRIES: readonly RawEntry[] = [
     primitive: 'ChangeArgumentSignature',
     params: { function: 'from_pretrained', old_keyword: 'torch_dtype', new_keyword: 'dtype' },
     library: 'transformers',
-    description: 'from_pretrained(dtype=) only exists from transformers 4.56; older releases pass the unknown keyword on to the model constructor',
+    description:
+      'from_pretrained(dtype=) only exists from transformers 4.56; older releases pass the unknown keyword on to the model constructor',
     failure: 'TypeError',
   },
   {
@@ -342,16 +344,14 @@ const ENTRIES: readonly RawEntry[] = [
       ['trl.experimental.cpo', ['CPOConfig', 'CPOTrainer']],
       ['trl.experimental.gkd', ['GKDConfig', 'GKDTrainer']],
     ] as const
-  ).map(
-    ([module, names]): RawEntry => ({
-      id: `trl-experimental-moved:${module}`,
-      primitive: 'DeprecateImport',
-      params: { old_module: module, new_module: 'trl' },
-      library: 'trl',
-      description: `${names.join(' and ')} moved to ${module} in the TRL v1 refactor (0.26, with deprecation stubs at the old place) and the top-level import was removed in 0.29`,
-      failure: 'ImportError',
-    }),
-  ),
+  ).map(([module, names]): RawEntry => ({
+    id: `trl-experimental-moved:${module}`,
+    primitive: 'DeprecateImport',
+    params: { old_module: module, new_module: 'trl' },
+    library: 'trl',
+    description: `${names.join(' and ')} moved to ${module} in the TRL v1 refactor (0.26, with deprecation stubs at the old place) and the top-level import was removed in 0.29`,
+    failure: 'ImportError',
+  })),
   ...(
     [
       ['trl', 'trl.experimental.ppo', ['PPOConfig', 'PPOTrainer']],
@@ -360,23 +360,22 @@ const ENTRIES: readonly RawEntry[] = [
       ['trl', 'trl.experimental.cpo', ['CPOConfig', 'CPOTrainer']],
       ['trl', 'trl.experimental.gkd', ['GKDConfig', 'GKDTrainer']],
     ] as const
-  ).map(
-    ([from, to, names]): RawEntry => ({
-      id: `trl-experimental-added:${to}`,
-      primitive: 'DeprecateImport',
-      params: { old_module: from, new_module: to, names: [...names] },
-      library: 'trl',
-      description: `${to} only exists from trl 0.26 (the TRL v1 refactor); older releases have ${names.join(' and ')} at the top level`,
-      failure: 'ModuleNotFoundError',
-    }),
-  ),
+  ).map(([from, to, names]): RawEntry => ({
+    id: `trl-experimental-added:${to}`,
+    primitive: 'DeprecateImport',
+    params: { old_module: from, new_module: to, names: [...names] },
+    library: 'trl',
+    description: `${to} only exists from trl 0.26 (the TRL v1 refactor); older releases have ${names.join(' and ')} at the top level`,
+    failure: 'ModuleNotFoundError',
+  })),
   {
     id: 'model-return-dict-default',
     primitive: 'ChangeReturnType',
     params: { change: 'return_dict' },
     library: 'transformers',
     changedIn: '4.0.0',
-    description: 'transformers 4.0 changed return_dict\'s default from False to True; 3.x-style code gets tuples (return_dict=False), so outputs.loss raises AttributeError',
+    description:
+      "transformers 4.0 changed return_dict's default from False to True; 3.x-style code gets tuples (return_dict=False), so outputs.loss raises AttributeError",
     rejectedWhen: 'always',
     failure: 'AttributeError',
   },
@@ -387,7 +386,8 @@ const ENTRIES: readonly RawEntry[] = [
     params: { function: 'DataCollatorForLanguageModeling', keyword: 'mlm', value: 'False' },
     library: 'transformers',
     changedIn: '2.9',
-    description: 'DataCollatorForLanguageModeling defaults to mlm=True (masked LM); causal-LM code must pass mlm=False, and a causal tokenizer has no mask token',
+    description:
+      'DataCollatorForLanguageModeling defaults to mlm=True (masked LM); causal-LM code must pass mlm=False, and a causal tokenizer has no mask token',
     rejectedWhen: 'always',
     failure: 'ValueError',
   },
@@ -397,7 +397,8 @@ const ENTRIES: readonly RawEntry[] = [
     params: { function: 'TrainingArguments', keyword: 'remove_unused_columns', value: 'False' },
     library: 'transformers',
     changedIn: '4.0.0',
-    description: 'TrainingArguments.remove_unused_columns defaults to True: the Trainer drops the columns the model forward does not name, which custom collators and transforms still read',
+    description:
+      'TrainingArguments.remove_unused_columns defaults to True: the Trainer drops the columns the model forward does not name, which custom collators and transforms still read',
     rejectedWhen: 'always',
     failure: 'KeyError / ValueError',
   },
@@ -407,7 +408,8 @@ const ENTRIES: readonly RawEntry[] = [
     params: { function: 'torch.load', keyword: 'weights_only', value: 'False' },
     library: 'torch',
     changedIn: '2.6',
-    description: 'torch.load(weights_only=) defaults to True from torch 2.6 (False before), so loading pickled Python objects fails unless weights_only=False is passed',
+    description:
+      'torch.load(weights_only=) defaults to True from torch 2.6 (False before), so loading pickled Python objects fails unless weights_only=False is passed',
     rejectedWhen: { library: 'torch', atLeast: '2.6' },
     failure: 'UnpicklingError',
   },
@@ -417,21 +419,20 @@ const ENTRIES: readonly RawEntry[] = [
     params: { function: 'TrainingArguments', keyword: 'report_to', value: '"none"' },
     library: 'transformers',
     changedIn: '5.0',
-    description: 'TrainingArguments.report_to defaulted to "all" (every installed integration) before transformers 5.0 and to "none" since; dropping report_to="none" turns integrations back on under 4.x',
+    description:
+      'TrainingArguments.report_to defaulted to "all" (every installed integration) before transformers 5.0 and to "none" since; dropping report_to="none" turns integrations back on under 4.x',
   },
   // PassArgumentPositionally: keyword-only parameters passed by position
-  ...['compute', 'add_batch'].map(
-    (method): RawEntry => ({
-      id: `metric-${method}-keyword-only`,
-      primitive: 'PassArgumentPositionally',
-      params: { function: method, keywords: ['predictions', 'references'] },
-      library: 'evaluate',
-      changedIn: '0.1.0',
-      description: `EvaluationModule.${method}(*, predictions=, references=) is keyword-only (as datasets.Metric.${method} was); the nlp-era positional call fails`,
-      rejectedWhen: 'always',
-      failure: 'TypeError',
-    }),
-  ),
+  ...['compute', 'add_batch'].map((method): RawEntry => ({
+    id: `metric-${method}-keyword-only`,
+    primitive: 'PassArgumentPositionally',
+    params: { function: method, keywords: ['predictions', 'references'] },
+    library: 'evaluate',
+    changedIn: '0.1.0',
+    description: `EvaluationModule.${method}(*, predictions=, references=) is keyword-only (as datasets.Metric.${method} was); the nlp-era positional call fails`,
+    rejectedWhen: 'always',
+    failure: 'TypeError',
+  })),
 ];
 
 /**
@@ -521,7 +522,9 @@ export function breaksUnder(entry: DriftEntry, versions: LibraryVersions): boole
  * `transformers.modeling_bert` (etc.) of 3.x is gone. One entry per module a script imports.
  */
 export function flatModelModuleDrift(module: string): DriftEntry | undefined {
-  const m = /^transformers\.models\.\w+\.((?:modeling|modeling_tf|modeling_flax|tokenization|configuration|feature_extraction)_\w+)$/.exec(module);
+  const m = /^transformers\.models\.\w+\.((?:modeling|modeling_tf|modeling_flax|tokenization|configuration|feature_extraction)_\w+)$/.exec(
+    module,
+  );
   if (!m) return undefined;
   return {
     id: `transformers-flat-model-module:${m[1]}`,

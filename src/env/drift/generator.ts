@@ -62,19 +62,31 @@ export class BaselineDriftGenerator {
     const real = (x: { c: PrimitiveCandidate[] }) => x.c.some(breaksReally);
     const breaks = (x: { c: PrimitiveCandidate[] }) => x.c.some((c) => c.breaks !== false);
     const choice =
-      targets.find(real) ?? rest.find(real) ?? targets.find(breaks) ?? rest.find(breaks) ?? targets.find((x) => x.c.length) ?? rest.find((x) => x.c.length);
+      targets.find(real) ??
+      rest.find(real) ??
+      targets.find(breaks) ??
+      rest.find(breaks) ??
+      targets.find((x) => x.c.length) ??
+      rest.find((x) => x.c.length);
     if (choice) return this.specOf(choice.p, choice.c);
     const problem = parsePython(script).problem;
     throw new PrimitiveRefusal(
       'BaselineDriftGenerator',
-      problem ? `no breakage primitive applies: the script does not parse (${describeProblem(problem)})` : 'no breakage primitive applies to this script',
+      problem
+        ? `no breakage primitive applies: the script does not parse (${describeProblem(problem)})`
+        : 'no breakage primitive applies to this script',
     );
   }
 
   private specOf(p: Primitive, candidates: readonly PrimitiveCandidate[]): PrimitiveSpec {
     const pool = preferredCandidates(candidates);
     const chosen = pool[randomIndex(this.rng, pool.length)];
-    const spec: PrimitiveSpec = { primitive_type: p.name, category: p.category, params: structuredClone(chosen.params), provenance: chosen.provenance };
+    const spec: PrimitiveSpec = {
+      primitive_type: p.name,
+      category: p.category,
+      params: structuredClone(chosen.params),
+      provenance: chosen.provenance,
+    };
     if (chosen.drift_id) spec.drift_id = chosen.drift_id;
     return spec;
   }
@@ -108,7 +120,7 @@ function specFrom(text: string): PrimitiveSpec | null {
   } catch {
     return null;
   }
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'breakage' in value) value = (value).breakage;
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'breakage' in value) value = value.breakage;
   const parsed = PrimitiveSpecSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }
@@ -144,7 +156,11 @@ function matchingBrace(text: string, start: number): number {
  * primitive's candidates on the script: `real` with the catalog id when it is a real drift's
  * params, `synthetic` otherwise. For recording which drift an episode reproduced.
  */
-export function specProvenance(script: string, spec: { primitive_type: string; params?: Record<string, unknown> }, versions?: LibraryVersions): Pick<PrimitiveSpec, 'provenance' | 'drift_id'> {
+export function specProvenance(
+  script: string,
+  spec: { primitive_type: string; params?: Record<string, unknown> },
+  versions?: LibraryVersions,
+): Pick<PrimitiveSpec, 'provenance' | 'drift_id'> {
   const p = getPrimitive(spec.primitive_type);
   const key = JSON.stringify(sortedKeys(spec.params ?? {}));
   const match = p?.candidates(script, versions).find((c) => JSON.stringify(sortedKeys(c.params)) === key);
@@ -154,6 +170,11 @@ export function specProvenance(script: string, spec: { primitive_type: string; p
 
 function sortedKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sortedKeys(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, x]) => [k, sortedKeys(x)]),
+    );
   return v;
 }

@@ -195,7 +195,11 @@ export class ForgeEnvironment implements EnvironmentBackend {
     }
     const a = parsed.data;
     if ('breakage' in a) {
-      if (ep.phase !== 'drift_gen') return this.errorObservation(`A breakage action is only valid in phase drift_gen; the episode is in phase ${ep.phase}.`, 'wrong_phase');
+      if (ep.phase !== 'drift_gen')
+        return this.errorObservation(
+          `A breakage action is only valid in phase drift_gen; the episode is in phase ${ep.phase}.`,
+          'wrong_phase',
+        );
       const broken = this.applyBreakage(ep, a.breakage);
       if (!broken.ok) return this.errorObservation(broken.message, broken.kind);
       // The broken script runs as it is (it may use anything the original used): only repairs are judged.
@@ -204,7 +208,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
       this.episode = broken.commit(exec);
       return this.observe({ breakage_edits: broken.edits });
     }
-    if (ep.phase !== 'repair') return this.errorObservation(`A repair action is only valid in phase repair; the episode is in phase ${ep.phase}.`, 'wrong_phase');
+    if (ep.phase !== 'repair')
+      return this.errorObservation(`A repair action is only valid in phase repair; the episode is in phase ${ep.phase}.`, 'wrong_phase');
     const evaluation = await this.evaluateRepair(a.repair.unified_diff, options);
     this.episode = { ...ep, phase: 'done', episode_step: 2, final: evaluation };
     return this.observe();
@@ -214,7 +219,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
   private applyBreakage(
     ep: EpisodeState,
     breakage: BreakageAction,
-  ): { ok: true; script: string; edits: number; commit: (exec: ExecutionResult) => EpisodeState } | { ok: false; message: string; kind: string } {
+  ):
+    | { ok: true; script: string; edits: number; commit: (exec: ExecutionResult) => EpisodeState }
+    | { ok: false; message: string; kind: string } {
     // A natural-drift task: the breakage is the real one (NaturalDrift), nothing applied; the broken
     // script is the original, which fails at the task's snapshot. No inverse: no oracle unless recorded.
     const task = this.requireTask(ep);
@@ -238,12 +245,17 @@ export class ForgeEnvironment implements EnvironmentBackend {
       };
     }
     const primitive = getPrimitive(breakage.primitive_type);
-    if (primitive && primitive.kind !== 'breakage') return { ok: false, message: `${primitive.name} is a repair (inverse) primitive, not a breakage primitive.`, kind: 'invalid_action' };
+    if (primitive && primitive.kind !== 'breakage')
+      return { ok: false, message: `${primitive.name} is a repair (inverse) primitive, not a breakage primitive.`, kind: 'invalid_action' };
     let result;
     try {
       result = applySpec(ep.original_script, breakage);
     } catch (e) {
-      return { ok: false, message: e instanceof PrimitiveRefusal ? e.message : `Primitive failed: ${String(e)}`, kind: 'primitive_refused' };
+      return {
+        ok: false,
+        message: e instanceof PrimitiveRefusal ? e.message : `Primitive failed: ${String(e)}`,
+        kind: 'primitive_refused',
+      };
     }
     const { script, inverse } = result;
     return {
@@ -286,7 +298,13 @@ export class ForgeEnvironment implements EnvironmentBackend {
       for (const [k, v] of before.evaluations) this.evaluations.set(k, v);
     };
     try {
-      await this.reset({ task_id: r.task_id, seed: r.seed, episode_id: r.episode_id, library_versions: r.library_versions, target_category: r.target_category });
+      await this.reset({
+        task_id: r.task_id,
+        seed: r.seed,
+        episode_id: r.episode_id,
+        library_versions: r.library_versions,
+        target_category: r.target_category,
+      });
       const ep = this.episode;
       if (!ep) throw new EnvironmentError('reset() did not start an episode');
       if (r.started_at) ep.started_at = r.started_at;
@@ -297,7 +315,9 @@ export class ForgeEnvironment implements EnvironmentBackend {
       const broken = this.applyBreakage(ep, r.breakage);
       if (!broken.ok) throw new EnvironmentError(`The episode's breakage cannot be applied again: ${broken.message}`);
       if (r.broken_sha256 && scriptDigest(broken.script) !== r.broken_sha256) {
-        throw new EnvironmentError(`The ${r.breakage.primitive_type} breakage of task "${r.task_id}" gives another broken script here than the episode's (another version of the task or the primitive).`);
+        throw new EnvironmentError(
+          `The ${r.breakage.primitive_type} breakage of task "${r.task_id}" gives another broken script here than the episode's (another version of the task or the primitive).`,
+        );
       }
       const { exec } = await this.run(broken.script, options, false);
       this.episode = broken.commit(exec);
@@ -318,10 +338,19 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (cached) return structuredClone(cached);
     const task = this.requireTask(ep);
     // Off the event loop when large: the server and the extension host keep answering meanwhile.
-    const applied = await applyRepairDiffAsync(ep.broken_script, unifiedDiff, { maxBytes: this.config.maxDiffBytes, signal: options.signal });
+    const applied = await applyRepairDiffAsync(ep.broken_script, unifiedDiff, {
+      maxBytes: this.config.maxDiffBytes,
+      signal: options.signal,
+    });
     let evaluation: RepairEvaluation;
     if (!applied.ok) {
-      evaluation = unrunEvaluation({ unifiedDiff, brokenScript: ep.broken_script, error: applied.error, trace: `The repair diff did not apply: ${applied.error}`, finding: `diff did not apply: ${applied.error}` });
+      evaluation = unrunEvaluation({
+        unifiedDiff,
+        brokenScript: ep.broken_script,
+        error: applied.error,
+        trace: `The repair diff did not apply: ${applied.error}`,
+        finding: `diff did not apply: ${applied.error}`,
+      });
     } else {
       const validate = this.config.validateRepairs ? { baseline: ep.broken_script } : false;
       const { exec, runDir } = await this.run(applied.script, options, validate, { keepRunDir: true });
@@ -361,11 +390,15 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (ep && ep.broken_script !== null && drift) {
       // A natural-drift task has no inverse: its oracle is the reference repair recorded once it was solved.
       if (drift.reference_repair) return drift.reference_repair;
-      throw new EnvironmentError(`Natural-drift task "${ep.task_id}" has no oracle: no repair has solved it yet (natural_drift.reference_repair).`);
+      throw new EnvironmentError(
+        `Natural-drift task "${ep.task_id}" has no oracle: no repair has solved it yet (natural_drift.reference_repair).`,
+      );
     }
-    if (!ep || ep.broken_script === null || !ep.inverse_spec) throw new EnvironmentError('oracleDiff needs an episode past the drift phase.');
+    if (!ep || ep.broken_script === null || !ep.inverse_spec)
+      throw new EnvironmentError('oracleDiff needs an episode past the drift phase.');
     const restored = applySpec(ep.broken_script, ep.inverse_spec).script;
-    if (restored !== ep.original_script) throw new EnvironmentError(`The inverse of ${ep.breakage_spec?.primitive_type} did not restore the original exactly.`);
+    if (restored !== ep.original_script)
+      throw new EnvironmentError(`The inverse of ${ep.breakage_spec?.primitive_type} did not restore the original exactly.`);
     return createRepairDiff(ep.broken_script, restored);
   }
 
@@ -380,7 +413,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
   restore(state: EpisodeState): void {
     const parsed = EpisodeStateSchema.safeParse(state);
     if (!parsed.success) throw new EnvironmentError(`Saved episode is invalid: ${formatZodError(parsed.error)}`);
-    if (!this.tasks.getById(parsed.data.task_id)) throw new EnvironmentError(`Saved episode refers to unknown task "${parsed.data.task_id}".`);
+    if (!this.tasks.getById(parsed.data.task_id))
+      throw new EnvironmentError(`Saved episode refers to unknown task "${parsed.data.task_id}".`);
     this.episode = parsed.data;
     this.evaluations.clear();
     if (parsed.data.final) this.evaluations.set(parsed.data.final.unified_diff, parsed.data.final);
@@ -413,8 +447,20 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (!hit) {
       const needs = task.hub ?? deriveHubNeeds(script, task.args ?? [], task.files ?? {});
       const base = task.verify?.base_model;
-      const models = base && looksLikeModelId(base) && !needs.models.some((m) => m.id === base) ? [...needs.models, { id: base, from: 'verify.base_model' }] : needs.models;
-      hit = { needs: { models: models.filter((m) => !isBaseHubModel(m.id)), datasets: needs.datasets, ...(needs.metrics ? { metrics: needs.metrics } : {}) }, files: task.files, modelArchitectures: this.config.modelArchitectures, strict: task.hub !== undefined };
+      const models =
+        base && looksLikeModelId(base) && !needs.models.some((m) => m.id === base)
+          ? [...needs.models, { id: base, from: 'verify.base_model' }]
+          : needs.models;
+      hit = {
+        needs: {
+          models: models.filter((m) => !isBaseHubModel(m.id)),
+          datasets: needs.datasets,
+          ...(needs.metrics ? { metrics: needs.metrics } : {}),
+        },
+        files: task.files,
+        modelArchitectures: this.config.modelArchitectures,
+        strict: task.hub !== undefined,
+      };
       if (this.hubNeedsCache.size > 256) this.hubNeedsCache.clear();
       this.hubNeedsCache.set(key, hit);
     }
@@ -426,7 +472,12 @@ export class ForgeEnvironment implements EnvironmentBackend {
    * RunOptions. `extra` replaces the task's run (the verifier's script, files and binds) or keeps
    * the run folder for the verifier; `runDir` is then the caller's to remove.
    */
-  private run(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras = {}): Promise<{ exec: ExecutionResult; runDir: string }> {
+  private run(
+    script: string,
+    options: StepOptions,
+    validate: false | { baseline: string },
+    extra: RunExtras = {},
+  ): Promise<{ exec: ExecutionResult; runDir: string }> {
     const p = this.runOwned(script, options, validate, extra);
     this.inflight.add(p);
     const forget = () => this.inflight.delete(p);
@@ -435,7 +486,12 @@ export class ForgeEnvironment implements EnvironmentBackend {
   }
 
   /** What decides a run's warm pool (executor.ts `runShape`): shared by runs and `prewarm`, so their keys agree. */
-  private runShapeOptions(libraryVersions: LibraryVersions, real: RealRunSetup | undefined, taskEnv?: Record<string, string>, runtime?: TaskRuntime) {
+  private runShapeOptions(
+    libraryVersions: LibraryVersions,
+    real: RealRunSetup | undefined,
+    taskEnv?: Record<string, string>,
+    runtime?: TaskRuntime,
+  ) {
     return {
       mode: this.config.mode,
       // The task's runtime shims (runtimeShims.ts): every run of it, the verifier's included.
@@ -463,7 +519,10 @@ export class ForgeEnvironment implements EnvironmentBackend {
       return { error: (e as Error).message };
     }
     try {
-      const real = this.config.mode === 'real' ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress }) : undefined;
+      const real =
+        this.config.mode === 'real'
+          ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress })
+          : undefined;
       const r = await prewarmRuntime({ ...this.runShapeOptions(versions, real), warm: true, onProgress });
       return 'error' in r ? r : { label: r.label };
     } catch (e) {
@@ -471,7 +530,12 @@ export class ForgeEnvironment implements EnvironmentBackend {
     }
   }
 
-  private async runOwned(script: string, options: StepOptions, validate: false | { baseline: string }, extra: RunExtras): Promise<{ exec: ExecutionResult; runDir: string }> {
+  private async runOwned(
+    script: string,
+    options: StepOptions,
+    validate: false | { baseline: string },
+    extra: RunExtras,
+  ): Promise<{ exec: ExecutionResult; runDir: string }> {
     const ep = this.episode;
     const task = ep ? this.tasks.getById(ep.task_id) : undefined;
     const controller = new AbortController();
@@ -488,7 +552,13 @@ export class ForgeEnvironment implements EnvironmentBackend {
       // RealModeError from here reaches the caller (step turns it into an error observation).
       const real =
         this.config.mode === 'real'
-          ? await prepareRealRun({ libraryVersions: ep?.library_versions ?? snapshotVersions(), interpreter: this.config.interpreter, hub: task ? this.hubNeedsOf(task, ep?.original_script) : undefined, onProgress: options.onProgress ?? this.onProgress, signal: controller.signal })
+          ? await prepareRealRun({
+              libraryVersions: ep?.library_versions ?? snapshotVersions(),
+              interpreter: this.config.interpreter,
+              hub: task ? this.hubNeedsOf(task, ep?.original_script) : undefined,
+              onProgress: options.onProgress ?? this.onProgress,
+              signal: controller.signal,
+            })
           : undefined;
       // Local data files the task reads but does not ship (`--train_file train.jsonl`): synthesized.
       const dataFiles = real && task ? missingDataFiles(this.hubNeedsOf(task, ep?.original_script).needs.datasets, task.files ?? {}) : {};
@@ -524,23 +594,42 @@ export class ForgeEnvironment implements EnvironmentBackend {
    * not exit 0 has no evidence to check.
    */
   private async verify(exec: ExecutionResult, runDir: string, task: Task, ep: EpisodeState, options: StepOptions): Promise<Evidence> {
-    if (exec.exit_code !== 0 || exec.killed || !runDir) return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
+    if (exec.exit_code !== 0 || exec.killed || !runDir)
+      return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
     const spec = VerifySpecSchema.parse(task.verify ?? {});
     const verifyDir = async (dir: string, pinned: Partial<VerifySpec> = {}): Promise<VerifierOutcome> => {
       await openForReading(dir);
-      const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, { ...spec, ...pinned, ...(task.mounts?.length ? { mounts: task.mounts } : {}) });
+      const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, {
+        ...spec,
+        ...pinned,
+        ...(task.mounts?.length ? { mounts: task.mounts } : {}),
+      });
       const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
       return readVerdict(v, nonce);
     };
     // The original fails here: no band to compare with, "runs and trains" decides (naturalDriftEpisode.ts).
     if (task.natural_drift) return judgeRunsAndTrains(await verifyDir(runDir), spec);
     const reference = await referenceOutcome(
-      { task_id: task.task_id, original: ep.original_script, verify: spec, mode: this.config.mode, interpreter: this.config.interpreter, library_versions: ep.library_versions, args: task.args, files: task.files },
+      {
+        task_id: task.task_id,
+        original: ep.original_script,
+        verify: spec,
+        mode: this.config.mode,
+        interpreter: this.config.interpreter,
+        library_versions: ep.library_versions,
+        args: task.args,
+        files: task.files,
+      },
       async () => {
         const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, { keepRunDir: true, quiet: true });
         try {
-          if (o.killed || o.timed_out) return { ok: false, reason: `the unbroken original's run was ${o.timed_out ? 'timed out' : 'cancelled'}` };
-          if (o.exit_code !== 0 || !dir) return { ok: false, reason: `the unbroken original did not run cleanly here (${o.exit_code === null ? 'no exit code' : `exit code ${o.exit_code}`})` };
+          if (o.killed || o.timed_out)
+            return { ok: false, reason: `the unbroken original's run was ${o.timed_out ? 'timed out' : 'cancelled'}` };
+          if (o.exit_code !== 0 || !dir)
+            return {
+              ok: false,
+              reason: `the unbroken original did not run cleanly here (${o.exit_code === null ? 'no exit code' : `exit code ${o.exit_code}`})`,
+            };
           return await verifyDir(dir);
         } finally {
           if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);

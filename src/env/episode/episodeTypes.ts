@@ -29,7 +29,12 @@ export const EnvironmentConfigSchema = z.object({
    */
   interpreter: z.string().min(1).optional(),
   timeoutMs: z.number().int().min(1000).max(3_600_000).default(60_000),
-  outputCapBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+  outputCapBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Parent folder for per-run temporary directories (default: the OS temp folder). */
   parentDir: z.string().optional(),
   /** Extra folders of user task scripts (`.py` + optional `tasks.json`). */
@@ -164,14 +169,28 @@ export interface EpisodeFacts {
 }
 
 /** A repair that never ran (its diff did not apply, or nothing runnable was submitted): zero everywhere, saying why. */
-export function unrunEvaluation(o: { unifiedDiff: string; brokenScript: string; error: string; trace: string; finding: string }): RepairEvaluation {
+export function unrunEvaluation(o: {
+  unifiedDiff: string;
+  brokenScript: string;
+  error: string;
+  trace: string;
+  finding: string;
+}): RepairEvaluation {
   return {
     unified_diff: o.unifiedDiff,
     apply: { ok: false, error: o.error, warnings: [] },
     repaired_script: o.brokenScript,
     reward: 0,
     reward_breakdown: { script_executes: 0, loss_decreased: 0, checkpoint_appeared: 0, diff_size_penalty: 0 },
-    held_out_breakdown: { executed_cleanly: 0, checkpoint_valid: 0, loss_decreased: 0, metrics_in_range: 0, no_forbidden_workarounds: 0, intent_preserved: 0, hidden_tests_passed: 0 },
+    held_out_breakdown: {
+      executed_cleanly: 0,
+      checkpoint_valid: 0,
+      loss_decreased: 0,
+      metrics_in_range: 0,
+      no_forbidden_workarounds: 0,
+      intent_preserved: 0,
+      hidden_tests_passed: 0,
+    },
     success: false,
     error_trace: o.trace,
     findings: [o.finding],

@@ -9,14 +9,7 @@ import { migrationHint, type MigrationHint } from './migrationHint';
 import { NATURAL_DRIFT_CATEGORY, NATURAL_DRIFT_PRIMITIVE } from './naturalDriftEpisode';
 import { primitiveCatalog, getPrimitive } from '../primitives/registry';
 import { renderDriftGeneratorPrompt, renderRepairAgentPrompt } from './prompts';
-import {
-  type Difficulty,
-  type ExecutionResult,
-  type LibraryVersions,
-  type Observation,
-  type PrimitiveSpec,
-  type Task,
-} from '../schemas';
+import { type Difficulty, type ExecutionResult, type LibraryVersions, type Observation, type PrimitiveSpec, type Task } from '../schemas';
 
 export interface HumanEpisodeStart {
   episodeId: string;
@@ -81,7 +74,10 @@ export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisode
     }
   }
   const driftCompletion = JSON.stringify({ primitive_type: spec.primitive_type, params: spec.params });
-  const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params } }, { signal: opts.signal, onOutput: opts.onOutput });
+  const obs2 = await env.step(
+    { breakage: { primitive_type: spec.primitive_type, params: spec.params } },
+    { signal: opts.signal, onOutput: opts.onOutput },
+  );
   if (typeof obs2.info.error === 'string') throw new EnvironmentError(obs2.info.error);
   const after = env.state;
   const natural = after?.breakage_spec?.primitive_type === NATURAL_DRIFT_PRIMITIVE;

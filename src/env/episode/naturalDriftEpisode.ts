@@ -27,8 +27,12 @@ export const MIN_MOVED_SHARE = 0.5;
 /** Why the action cannot start this task's episode, or undefined when it can. */
 export function naturalDriftProblem(task: Task, breakage: BreakageAction, episodeVersions: Record<string, string>): string | undefined {
   const isDrift = breakage.primitive_type === NATURAL_DRIFT_PRIMITIVE;
-  if (!task.natural_drift) return isDrift ? `${NATURAL_DRIFT_PRIMITIVE} applies only to a natural-drift task (made by make-task --upgrade-to); "${task.task_id}" is not one.` : undefined;
-  if (!isDrift) return `"${task.task_id}" is a natural-drift task: its breakage is the real one between ${task.natural_drift.from_snapshot} and ${task.natural_drift.to_snapshot} (${NATURAL_DRIFT_PRIMITIVE}), not ${breakage.primitive_type}.`;
+  if (!task.natural_drift)
+    return isDrift
+      ? `${NATURAL_DRIFT_PRIMITIVE} applies only to a natural-drift task (made by make-task --upgrade-to); "${task.task_id}" is not one.`
+      : undefined;
+  if (!isDrift)
+    return `"${task.task_id}" is a natural-drift task: its breakage is the real one between ${task.natural_drift.from_snapshot} and ${task.natural_drift.to_snapshot} (${NATURAL_DRIFT_PRIMITIVE}), not ${breakage.primitive_type}.`;
   if (Object.keys(breakage.params).length) return `${NATURAL_DRIFT_PRIMITIVE} takes no params.`;
   if (task.library_versions && JSON.stringify(sorted(task.library_versions)) !== JSON.stringify(sorted(episodeVersions))) {
     return `a natural-drift episode runs at the task's own snapshot ${task.natural_drift.to_snapshot}; this episode was reset with other library versions.`;
@@ -40,19 +44,34 @@ const sorted = (v: Record<string, string>) => Object.fromEntries(Object.entries(
 
 /** "Runs and trains": the evidence of a natural-drift repair, without the original's band (see above). */
 export function judgeRunsAndTrains(repair: VerifierOutcome, spec: Pick<VerifySpec, 'margin'>): Evidence {
-  const none = 'natural-drift task: no band from the original (it fails at this snapshot), so the repair is judged on running and training only';
-  if (!repair.ok) return { loaded: false, trained: false, in_range: false, verified: false, improvement_share: 0, range_score: 0, findings: [`no verified artifact: ${repair.reason}`, none] };
+  const none =
+    'natural-drift task: no band from the original (it fails at this snapshot), so the repair is judged on running and training only';
+  if (!repair.ok)
+    return {
+      loaded: false,
+      trained: false,
+      in_range: false,
+      verified: false,
+      improvement_share: 0,
+      range_score: 0,
+      findings: [`no verified artifact: ${repair.reason}`, none],
+    };
   const U = repair.untrained_loss;
   const T = repair.trained_loss;
   const r = (U - T) / Math.max(1e-9, Math.abs(U));
   const byLoss = r >= spec.margin;
   const byWeights = repair.moved !== undefined && repair.moved >= MIN_MOVED_SHARE;
   const trained = byLoss || byWeights;
-  const findings = [none, `${repair.artifact} (loaded with ${repair.loaded_with}): held-out loss ${T.toFixed(4)}, untrained ${U.toFixed(4)}`];
+  const findings = [
+    none,
+    `${repair.artifact} (loaded with ${repair.loaded_with}): held-out loss ${T.toFixed(4)}, untrained ${U.toFixed(4)}`,
+  ];
   if (!trained) {
     findings.push(
       `${repair.artifact} is not a trained model: its held-out loss ${T.toFixed(4)} improves on the untrained model's ${U.toFixed(4)} by ${pct(r)} (margin ${pct(spec.margin)})` +
-        (repair.moved !== undefined ? `, and training changed ${pct(repair.moved)} of its starting weights (needs ${pct(MIN_MOVED_SHARE)})` : ''),
+        (repair.moved !== undefined
+          ? `, and training changed ${pct(repair.moved)} of its starting weights (needs ${pct(MIN_MOVED_SHARE)})`
+          : ''),
     );
   }
   return {

@@ -84,7 +84,9 @@ export function renderRepairAgentPrompt(input: {
   migration_hint?: string;
 }): string {
   const trace = input.error_trace.trim() === '' ? '(the script produced no error output)' : input.error_trace;
-  const hint = input.migration_hint?.trim() ? ['Migration note from the library release:', fence(input.migration_hint.trim(), 'text'), ''] : [];
+  const hint = input.migration_hint?.trim()
+    ? ['Migration note from the library release:', fence(input.migration_hint.trim(), 'text'), '']
+    : [];
   return (
     [
       `Target category: ${input.target_category}`,

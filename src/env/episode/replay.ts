@@ -23,7 +23,12 @@ export interface Replayed {
 
 export async function replayRepair(env: ForgeEnvironment, spec: ReplaySpec, diff: string, options: StepOptions = {}): Promise<Replayed> {
   // The target category is pinned so the Teacher's state neither matters nor changes.
-  await env.reset({ taskId: spec.taskId, seed: spec.seed, library_versions: spec.libraryVersions, target_category: spec.primitive.primitive_type });
+  await env.reset({
+    taskId: spec.taskId,
+    seed: spec.seed,
+    library_versions: spec.libraryVersions,
+    target_category: spec.primitive.primitive_type,
+  });
   const obs = await env.step({ breakage: { primitive_type: spec.primitive.primitive_type, params: spec.primitive.params } }, options);
   if (typeof obs.info.error === 'string') throw new EnvironmentError(`the breakage could not be replayed: ${obs.info.error}`);
   const state = env.state;

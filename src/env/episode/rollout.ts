@@ -97,7 +97,9 @@ export async function prepareRepairPhase(env: ForgeEnvironment, opts: Omit<Rollo
     primitives: primitiveCatalog().filter((p) => p.kind === 'breakage'),
   });
   // A natural-drift task's breakage is the real one: the drift phase has nothing to generate.
-  const driftRaw = env.task?.natural_drift ? JSON.stringify({ primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} }) : await driftGenerate(DRIFT_GENERATOR_SYSTEM_PROMPT, driftPrompt);
+  const driftRaw = env.task?.natural_drift
+    ? JSON.stringify({ primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} })
+    : await driftGenerate(DRIFT_GENERATOR_SYSTEM_PROMPT, driftPrompt);
   const spec = parseDriftOutput(driftRaw) ?? { primitive_type: 'RenameApiCall', params: {} };
   const obs2 = await env.step({ breakage: { primitive_type: spec.primitive_type, params: spec.params ?? {} } }, { signal: opts.signal });
   const driftError = typeof obs2.info.error === 'string' ? obs2.info.error : undefined;

@@ -103,7 +103,13 @@ export class Teacher {
     const real = applicable.filter((a) => a.candidates.some(breaksReally)).map((a) => a.primitive.name);
     const breaking = applicable.filter((a) => a.candidates.some((c) => c.breaks !== false)).map((a) => a.primitive.name);
     // Nothing applies: name the default category anyway; the drift generator then says why it cannot act.
-    const pool = real.length ? real : breaking.length ? breaking : applicable.length ? applicable.map((a) => a.primitive.name) : [DEFAULT_TARGET];
+    const pool = real.length
+      ? real
+      : breaking.length
+        ? breaking
+        : applicable.length
+          ? applicable.map((a) => a.primitive.name)
+          : [DEFAULT_TARGET];
     const least = Math.min(...pool.map((n) => this.asked.get(n) ?? 0));
     const fewest = pool.filter((n) => (this.asked.get(n) ?? 0) === least);
     const pick = fewest[randomIndex(() => this.draw(), fewest.length)];

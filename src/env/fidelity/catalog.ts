@@ -95,18 +95,20 @@ export function compareDotted(a: string, b: string): number {
   return 0;
 }
 
-export const DriftCatalogSchema = z
-  .object({ format: z.literal(1), entries: z.array(DriftEntrySchema).min(1) })
-  .superRefine((c, ctx) => {
-    const seen = new Set<string>();
-    for (const [i, e] of c.entries.entries()) {
-      if (seen.has(e.id)) ctx.addIssue({ code: 'custom', path: ['entries', i, 'id'], message: `duplicate id ${e.id}` });
-      seen.add(e.id);
-      if (e.deprecated_in && compareDotted(e.deprecated_in, e.changed_in) > 0)
-        ctx.addIssue({ code: 'custom', path: ['entries', i, 'deprecated_in'], message: `deprecated_in ${e.deprecated_in} is after changed_in ${e.changed_in}` });
-      if (e.old === e.new) ctx.addIssue({ code: 'custom', path: ['entries', i, 'new'], message: 'old and new probes are identical' });
-    }
-  });
+export const DriftCatalogSchema = z.object({ format: z.literal(1), entries: z.array(DriftEntrySchema).min(1) }).superRefine((c, ctx) => {
+  const seen = new Set<string>();
+  for (const [i, e] of c.entries.entries()) {
+    if (seen.has(e.id)) ctx.addIssue({ code: 'custom', path: ['entries', i, 'id'], message: `duplicate id ${e.id}` });
+    seen.add(e.id);
+    if (e.deprecated_in && compareDotted(e.deprecated_in, e.changed_in) > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['entries', i, 'deprecated_in'],
+        message: `deprecated_in ${e.deprecated_in} is after changed_in ${e.changed_in}`,
+      });
+    if (e.old === e.new) ctx.addIssue({ code: 'custom', path: ['entries', i, 'new'], message: 'old and new probes are identical' });
+  }
+});
 export type DriftCatalog = z.infer<typeof DriftCatalogSchema>;
 
 export const driftCatalogPath = (): string => join(resourcesDir(), 'drifts', 'catalog.json');
@@ -122,7 +124,10 @@ export function parseDriftCatalog(text: string, source = 'catalog.json'): DriftC
   }
   const r = DriftCatalogSchema.safeParse(raw);
   if (!r.success) {
-    const issues = r.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    const issues = r.error.issues
+      .slice(0, 10)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
     throw new Error(`${source}: invalid drift catalog: ${issues}`);
   }
   return r.data;

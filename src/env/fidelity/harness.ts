@@ -7,7 +7,15 @@ import { z } from 'zod';
 import { allSnapshots, type Snapshot } from '../snapshots/registry';
 import { cacheRoot, isSnapshotVenvReady, readReadyMarker, snapshotPython } from '../snapshots/venv';
 import { catalogHash, driftCatalogPath, parseDriftCatalog, probeRunnerPath, type DriftEntry } from './catalog';
-import { compareOutcomes, normaliseMessage, outcomeShape, ProbeOutcomeSchema, type Mismatch, type ProbeForm, type ProbeOutcome } from './outcomes';
+import {
+  compareOutcomes,
+  normaliseMessage,
+  outcomeShape,
+  ProbeOutcomeSchema,
+  type Mismatch,
+  type ProbeForm,
+  type ProbeOutcome,
+} from './outcomes';
 import { snapshotPairFor } from './pairs';
 import { runProbes, type ProbeRunner } from './probeRun';
 
@@ -93,12 +101,19 @@ export interface FidelityOptions {
  * The real-mode check of an entry: old works before, new works after, old breaks (or warns) after.
  * `unchecked` when outcomes are missing or a snapshot's environment fails both forms alike.
  */
-export function realValidity(entry: Pick<DriftEntry, 'expect_after'> & { kind?: string }, runs: Partial<Record<RunSlot, ProbeOutcome>>): { validity: Validity; problems: string[] } {
+export function realValidity(
+  entry: Pick<DriftEntry, 'expect_after'> & { kind?: string },
+  runs: Partial<Record<RunSlot, ProbeOutcome>>,
+): { validity: Validity; problems: string[] } {
   if (entry.kind === 'added') return addedValidity(runs);
   const bo = runs['before.old'];
   const ao = runs['after.old'];
   const an = runs['after.new'];
-  if (!bo || !ao || !an) return { validity: 'unchecked', problems: [`real outcomes missing: ${(['before.old', 'after.old', 'after.new'] as const).filter((s) => !runs[s]).join(', ')}`] };
+  if (!bo || !ao || !an)
+    return {
+      validity: 'unchecked',
+      problems: [`real outcomes missing: ${(['before.old', 'after.old', 'after.new'] as const).filter((s) => !runs[s]).join(', ')}`],
+    };
   // Both forms failing the same way in one snapshot says more about the venv (a missing or
   // incompatible dependency) than about the entry: that side cannot be checked.
   const env = (['before', 'after'] as const).flatMap((when) => {
@@ -112,7 +127,8 @@ export function realValidity(entry: Pick<DriftEntry, 'expect_after'> & { kind?: 
   else if (entry.expect_after === 'warning' && bo.status !== 'ok') problems.push('old form already warns before the change');
   if (an.status === 'raised') problems.push(`new form fails after the change (${an.exc_type}: ${an.message})`);
   if (entry.expect_after === 'error' && ao.status !== 'raised') problems.push(`old form still ${ao.status} after the change`);
-  if (entry.expect_after === 'warning' && ao.status !== 'warned') problems.push(`old form ${ao.status === 'raised' ? 'raises' : 'does not warn'} after the change`);
+  if (entry.expect_after === 'warning' && ao.status !== 'warned')
+    problems.push(`old form ${ao.status === 'raised' ? 'raises' : 'does not warn'} after the change`);
   return { validity: problems.length ? 'invalid' : 'valid', problems };
 }
 
@@ -121,8 +137,13 @@ function addedValidity(runs: Partial<Record<RunSlot, ProbeOutcome>>): { validity
   const bo = runs['before.old'];
   const bn = runs['before.new'];
   const an = runs['after.new'];
-  if (!bo || !bn || !an) return { validity: 'unchecked', problems: [`real outcomes missing: ${(['before.old', 'before.new', 'after.new'] as const).filter((s) => !runs[s]).join(', ')}`] };
-  if (bo.status === 'raised') return { validity: 'unchecked', problems: [`environment: the old form fails before the change (${bo.exc_type}: ${bo.message})`] };
+  if (!bo || !bn || !an)
+    return {
+      validity: 'unchecked',
+      problems: [`real outcomes missing: ${(['before.old', 'before.new', 'after.new'] as const).filter((s) => !runs[s]).join(', ')}`],
+    };
+  if (bo.status === 'raised')
+    return { validity: 'unchecked', problems: [`environment: the old form fails before the change (${bo.exc_type}: ${bo.message})`] };
   const problems: string[] = [];
   if (bn.status !== 'raised') problems.push(`new form already ${bn.status} before the change`);
   if (an.status === 'raised') problems.push(`new form fails after the change (${an.exc_type}: ${an.message})`);
@@ -130,10 +151,24 @@ function addedValidity(runs: Partial<Record<RunSlot, ProbeOutcome>>): { validity
 }
 
 function sameFailure(a: ProbeOutcome, b: ProbeOutcome): boolean {
-  return a.status === 'raised' && b.status === 'raised' && a.exc_type === b.exc_type && normaliseMessage(a.message ?? '') === normaliseMessage(b.message ?? '');
+  return (
+    a.status === 'raised' &&
+    b.status === 'raised' &&
+    a.exc_type === b.exc_type &&
+    normaliseMessage(a.message ?? '') === normaliseMessage(b.message ?? '')
+  );
 }
 
-const emptyTally = (): Tally => ({ entries: 0, valid: 0, invalid: 0, unchecked: 0, runs_compared: 0, runs_agree: 0, entries_compared: 0, entries_agree: 0 });
+const emptyTally = (): Tally => ({
+  entries: 0,
+  valid: 0,
+  invalid: 0,
+  unchecked: 0,
+  runs_compared: 0,
+  runs_agree: 0,
+  entries_compared: 0,
+  entries_agree: 0,
+});
 
 function addToTally(t: Tally, e: EntryResult): void {
   t.entries++;
@@ -272,7 +307,11 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
       // Outcomes recorded from exactly this snapshot's releases stay valid once its venv is deleted.
       const kept = readCacheOfVersions(cachePath, snap, hash);
       const complete = kept && ids.every((id) => kept.outcomes[outcomeKey(id, 'old')] && kept.outcomes[outcomeKey(id, 'new')]);
-      realStates.push(complete ? { id: snap.id, state: 'cached', detail: 'no venv; outcomes recorded from the same releases' } : { id: snap.id, state: 'no-venv' });
+      realStates.push(
+        complete
+          ? { id: snap.id, state: 'cached', detail: 'no venv; outcomes recorded from the same releases' }
+          : { id: snap.id, state: 'no-venv' },
+      );
       if (complete) for (const [k, o] of Object.entries(kept.outcomes)) real.set(`${snap.id}|${k}`, o);
     } else {
       const cache = readCache(cachePath, snap.id, hash, venvStamp(snap.id));
@@ -303,7 +342,14 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
     }
     progress(`sim ${snap.id}: running ${ids.length} entries`);
     try {
-      const file = await runner({ python: opts.systemPython ?? 'python3', runnerPath, catalogPath, ids, mode: 'simulated', snapshot: snap });
+      const file = await runner({
+        python: opts.systemPython ?? 'python3',
+        runnerPath,
+        catalogPath,
+        ids,
+        mode: 'simulated',
+        snapshot: snap,
+      });
       for (const o of file.results) sim.set(`${snap.id}|${outcomeKey(o.id, o.form)}`, o);
       simStates.push({ id: snap.id, state: 'ran' });
     } catch (e) {

@@ -24,7 +24,10 @@ export type ProbeRunner = (req: ProbeRunRequest) => Promise<ProbeRunFile>;
 /** The catalog file with only the entries `ids` names, in their order in the file. */
 function catalogOf(path: string, ids: readonly string[]): string {
   const wanted = new Set(ids);
-  const file = z.object({ entries: z.array(z.looseObject({ id: z.string() })) }).loose().parse(JSON.parse(readFileSync(path, 'utf8')));
+  const file = z
+    .object({ entries: z.array(z.looseObject({ id: z.string() })) })
+    .loose()
+    .parse(JSON.parse(readFileSync(path, 'utf8')));
   return JSON.stringify({ ...file, entries: file.entries.filter((e) => wanted.has(e.id)) });
 }
 
@@ -54,7 +57,8 @@ export const runProbes: ProbeRunner = async (req) => {
     });
     const where = `probe runner (${req.python}, ${req.mode}${exec.sandbox_warning ? ', unsandboxed' : ''})`;
     if (exec.timed_out) throw new Error(`${where} did not finish within ${Math.round(timeoutMs / 1000)} s`);
-    if (exec.exit_code !== 0) throw new Error(`${where} exited with ${exec.exit_code}: ${exec.stderr.trim().split('\n').slice(-5).join('\n')}`);
+    if (exec.exit_code !== 0)
+      throw new Error(`${where} exited with ${exec.exit_code}: ${exec.stderr.trim().split('\n').slice(-5).join('\n')}`);
     return ProbeRunFileSchema.parse(JSON.parse(readFileSync(join(exec.run_dir, 'results.json'), 'utf8')));
   } finally {
     rmSync(parent, { recursive: true, force: true });

@@ -7,7 +7,28 @@ export class DataFileError extends Error {
   override readonly name = 'DataFileError';
 }
 
-const WORDS = ['the', 'film', 'story', 'city', 'council', 'market', 'river', 'school', 'report', 'team', 'great', 'dull', 'announced', 'opened', 'research', 'music', 'with', 'and', 'a', 'of'];
+const WORDS = [
+  'the',
+  'film',
+  'story',
+  'city',
+  'council',
+  'market',
+  'river',
+  'school',
+  'report',
+  'team',
+  'great',
+  'dull',
+  'announced',
+  'opened',
+  'research',
+  'music',
+  'with',
+  'and',
+  'a',
+  'of',
+];
 
 function rng(seed: string): () => number {
   let h = 2166136261;
@@ -57,7 +78,9 @@ function value(kind: ColumnKind, r: () => number, labels: string[] | undefined):
 export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
   const r = rng(need.path);
   const columns = need.columns && Object.keys(need.columns).length ? need.columns : { text: 'string' as const, label: 'label' as const };
-  const records = Array.from({ length: rows }, () => Object.fromEntries(Object.entries(columns).map(([c, k]) => [c, value(k, r, need.labels?.[c])])));
+  const records = Array.from({ length: rows }, () =>
+    Object.fromEntries(Object.entries(columns).map(([c, k]) => [c, value(k, r, need.labels?.[c])])),
+  );
   switch (need.format) {
     case 'json':
       return JSON.stringify(records, null, 1) + '\n';
@@ -65,14 +88,17 @@ export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
       return records.map((x) => JSON.stringify(x)).join('\n') + '\n';
     case 'csv': {
       const cols = Object.keys(columns);
-      if (cols.some((c) => !['string', 'int', 'float', 'bool', 'label'].includes(columns[c]))) throw new DataFileError(`${need.path}: a csv file holds only scalar columns (asked: ${JSON.stringify(columns)})`);
+      if (cols.some((c) => !['string', 'int', 'float', 'bool', 'label'].includes(columns[c])))
+        throw new DataFileError(`${need.path}: a csv file holds only scalar columns (asked: ${JSON.stringify(columns)})`);
       const esc = (v: unknown) => (typeof v === 'string' ? `"${v.replace(/"/g, '""')}"` : String(v));
       return [cols.join(','), ...records.map((x) => cols.map((c) => esc(x[c])).join(','))].join('\n') + '\n';
     }
     case 'text':
       return records.map(() => sentence(r)).join('\n') + '\n';
     case 'parquet':
-      throw new DataFileError(`${need.path}: parquet is binary; a task's files are text, so ForgeEnv cannot write it (use a json or csv file)`);
+      throw new DataFileError(
+        `${need.path}: parquet is binary; a task's files are text, so ForgeEnv cannot write it (use a json or csv file)`,
+      );
     default:
       throw new DataFileError(`${need.path} is a hub dataset, not a local data file`);
   }

@@ -22,9 +22,18 @@ const GLUE: KnownDataset = {
     stsb: { columns: { sentence1: 'string', sentence2: 'string', label: 'float', idx: 'int' } },
     cola: { columns: { sentence: 'string', label: 'label', idx: 'int' }, labels: { label: ['unacceptable', 'acceptable'] } },
     sst2: { columns: { sentence: 'string', label: 'label', idx: 'int' }, labels: { label: ['negative', 'positive'] } },
-    qnli: { columns: { question: 'string', sentence: 'string', label: 'label', idx: 'int' }, labels: { label: ['entailment', 'not_entailment'] } },
-    qqp: { columns: { question1: 'string', question2: 'string', label: 'label', idx: 'int' }, labels: { label: ['not_duplicate', 'duplicate'] } },
-    mnli: { columns: { premise: 'string', hypothesis: 'string', label: 'label', idx: 'int' }, labels: { label: ['entailment', 'neutral', 'contradiction'] } },
+    qnli: {
+      columns: { question: 'string', sentence: 'string', label: 'label', idx: 'int' },
+      labels: { label: ['entailment', 'not_entailment'] },
+    },
+    qqp: {
+      columns: { question1: 'string', question2: 'string', label: 'label', idx: 'int' },
+      labels: { label: ['not_duplicate', 'duplicate'] },
+    },
+    mnli: {
+      columns: { premise: 'string', hypothesis: 'string', label: 'label', idx: 'int' },
+      labels: { label: ['entailment', 'neutral', 'contradiction'] },
+    },
   },
 };
 
@@ -33,14 +42,24 @@ export const KNOWN_DATASETS: Readonly<Record<string, KnownDataset>> = {
   glue: GLUE,
   'nyu-mll/glue': GLUE,
   // https://huggingface.co/datasets/stanfordnlp/imdb
-  'stanfordnlp/imdb': { columns: { text: 'string', label: 'label' }, labels: { label: ['neg', 'pos'] }, splits: ['train', 'test', 'unsupervised'] },
+  'stanfordnlp/imdb': {
+    columns: { text: 'string', label: 'label' },
+    labels: { label: ['neg', 'pos'] },
+    splits: ['train', 'test', 'unsupervised'],
+  },
   // https://huggingface.co/datasets/Samsung/samsum
   samsum: { columns: { id: 'string', dialogue: 'string', summary: 'string' }, splits: ['train', 'validation', 'test'] },
   'Samsung/samsum': { columns: { id: 'string', dialogue: 'string', summary: 'string' }, splits: ['train', 'validation', 'test'] },
   // https://huggingface.co/datasets/knkarthick/dialogsum
-  'knkarthick/dialogsum': { columns: { id: 'string', dialogue: 'string', summary: 'string', topic: 'string' }, splits: ['train', 'validation', 'test'] },
+  'knkarthick/dialogsum': {
+    columns: { id: 'string', dialogue: 'string', summary: 'string', topic: 'string' },
+    splits: ['train', 'validation', 'test'],
+  },
   // https://huggingface.co/datasets/lvwerra/stack-exchange-paired
-  'lvwerra/stack-exchange-paired': { columns: { qid: 'int', question: 'string', date: 'string', metadata: 'strings', response_j: 'string', response_k: 'string' }, splits: ['train', 'test'] },
+  'lvwerra/stack-exchange-paired': {
+    columns: { qid: 'int', question: 'string', date: 'string', metadata: 'strings', response_j: 'string', response_k: 'string' },
+    splits: ['train', 'test'],
+  },
   // https://huggingface.co/datasets/Anthropic/hh-rlhf
   'Anthropic/hh-rlhf': { columns: { chosen: 'string', rejected: 'string' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/openai/gsm8k (config main)
@@ -52,33 +71,64 @@ export const KNOWN_DATASETS: Readonly<Record<string, KnownDataset>> = {
   'trl-lib/tldr': { columns: { prompt: 'string', completion: 'string' }, splits: ['train', 'validation', 'test'] },
   // https://huggingface.co/datasets/trl-internal-testing/hh-rlhf-helpful-base-trl-style (README dataset_info: chosen and
   // rejected are lists of {content, role}, prompt a string; the TRL ORPO/DPO examples of 2024 apply the chat template themselves)
-  'trl-internal-testing/hh-rlhf-helpful-base-trl-style': { columns: { chosen: 'messages', rejected: 'messages', prompt: 'string' }, splits: ['train', 'test'] },
+  'trl-internal-testing/hh-rlhf-helpful-base-trl-style': {
+    columns: { chosen: 'messages', rejected: 'messages', prompt: 'string' },
+    splits: ['train', 'test'],
+  },
   // https://huggingface.co/datasets/trl-lib/Capybara
   'trl-lib/Capybara': { columns: { messages: 'messages' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/HuggingFaceH4/ultrachat_200k
-  'HuggingFaceH4/ultrachat_200k': { columns: { prompt: 'string', prompt_id: 'string', messages: 'messages' }, splits: ['train_sft', 'test_sft'] },
+  'HuggingFaceH4/ultrachat_200k': {
+    columns: { prompt: 'string', prompt_id: 'string', messages: 'messages' },
+    splits: ['train_sft', 'test_sft'],
+  },
   // https://huggingface.co/datasets/trl-lib/ultrafeedback_binarized
-  'trl-lib/ultrafeedback_binarized': { columns: { chosen: 'messages', rejected: 'messages', score_chosen: 'float', score_rejected: 'float' }, splits: ['train', 'test'] },
+  'trl-lib/ultrafeedback_binarized': {
+    columns: { chosen: 'messages', rejected: 'messages', score_chosen: 'float', score_rejected: 'float' },
+    splits: ['train', 'test'],
+  },
   // https://huggingface.co/datasets/trl-lib/ultrafeedback-prompt
   'trl-lib/ultrafeedback-prompt': { columns: { prompt: 'messages' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/trl-lib/kto-mix-14k
   'trl-lib/kto-mix-14k': { columns: { prompt: 'messages', completion: 'messages', label: 'bool' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/openbmb/UltraFeedback
-  'openbmb/UltraFeedback': { columns: { source: 'string', instruction: 'string', models: 'strings', correct_answers: 'strings', incorrect_answers: 'strings' }, splits: ['train'] },
+  'openbmb/UltraFeedback': {
+    columns: { source: 'string', instruction: 'string', models: 'strings', correct_answers: 'strings', incorrect_answers: 'strings' },
+    splits: ['train'],
+  },
   // https://huggingface.co/datasets/tatsu-lab/alpaca
   'tatsu-lab/alpaca': { columns: { instruction: 'string', input: 'string', output: 'string', text: 'string' }, splits: ['train'] },
   // https://huggingface.co/datasets/databricks/databricks-dolly-15k
-  'databricks/databricks-dolly-15k': { columns: { instruction: 'string', context: 'string', response: 'string', category: 'string' }, splits: ['train'] },
+  'databricks/databricks-dolly-15k': {
+    columns: { instruction: 'string', context: 'string', response: 'string', category: 'string' },
+    splits: ['train'],
+  },
   // https://huggingface.co/datasets/Abirate/english_quotes
   'Abirate/english_quotes': { columns: { quote: 'string', author: 'string', tags: 'strings' }, splits: ['train'] },
   // https://huggingface.co/datasets/fancyzhx/ag_news
-  ag_news: { columns: { text: 'string', label: 'label' }, labels: { label: ['World', 'Sports', 'Business', 'Sci/Tech'] }, splits: ['train', 'test'] },
+  ag_news: {
+    columns: { text: 'string', label: 'label' },
+    labels: { label: ['World', 'Sports', 'Business', 'Sci/Tech'] },
+    splits: ['train', 'test'],
+  },
   // https://huggingface.co/datasets/Yelp/yelp_review_full
-  yelp_review_full: { columns: { label: 'label', text: 'string' }, labels: { label: ['1 star', '2 star', '3 stars', '4 stars', '5 stars'] }, splits: ['train', 'test'] },
+  yelp_review_full: {
+    columns: { label: 'label', text: 'string' },
+    labels: { label: ['1 star', '2 star', '3 stars', '4 stars', '5 stars'] },
+    splits: ['train', 'test'],
+  },
   // https://huggingface.co/datasets/AI-Lab-Makerere/beans
-  beans: { columns: { image_file_path: 'string', image: 'image', labels: 'label' }, labels: { labels: ['angular_leaf_spot', 'bean_rust', 'healthy'] }, splits: ['train', 'validation', 'test'] },
+  beans: {
+    columns: { image_file_path: 'string', image: 'image', labels: 'label' },
+    labels: { labels: ['angular_leaf_spot', 'bean_rust', 'healthy'] },
+    splits: ['train', 'validation', 'test'],
+  },
   // https://huggingface.co/datasets/ethz/food101
-  food101: { columns: { image: 'image', label: 'label' }, labels: { label: ['apple_pie', 'baby_back_ribs', 'baklava'] }, splits: ['train', 'validation'] },
+  food101: {
+    columns: { image: 'image', label: 'label' },
+    labels: { label: ['apple_pie', 'baby_back_ribs', 'baklava'] },
+    splits: ['train', 'validation'],
+  },
   // https://huggingface.co/datasets/naver-clova-ix/cord-v2
   'naver-clova-ix/cord-v2': { columns: { image: 'image', ground_truth: 'string' }, splits: ['train', 'validation', 'test'] },
   // https://huggingface.co/datasets/ybelkada/football-dataset
@@ -96,8 +146,16 @@ export const SYNTHETIC_DATASET_ID = 'forgeenv/synthetic-dataset';
 
 /** The corpus datasets of the base hub (resources/localhub/make_hub.py DATASETS): served as they are. */
 const BASE_HUB: ReadonlyArray<[string, string | undefined]> = [
-  ['glue', 'sst2'], ['conll2003', undefined], ['wikitext', 'wikitext-2-raw-v1'], ['cnn_dailymail', '3.0.0'], ['cifar10', undefined],
-  ['imdb', undefined], ['squad', undefined], ['rotten_tomatoes', undefined], ['mnist', undefined], ['timdettmers/openassistant-guanaco', undefined],
+  ['glue', 'sst2'],
+  ['conll2003', undefined],
+  ['wikitext', 'wikitext-2-raw-v1'],
+  ['cnn_dailymail', '3.0.0'],
+  ['cifar10', undefined],
+  ['imdb', undefined],
+  ['squad', undefined],
+  ['rotten_tomatoes', undefined],
+  ['mnist', undefined],
+  ['timdettmers/openassistant-guanaco', undefined],
 ];
 
 export function isBaseHubDataset(path: string, config: string | undefined): boolean {

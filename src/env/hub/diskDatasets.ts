@@ -11,7 +11,8 @@ import type { ColumnKind, DatasetNeed } from './needs';
 export const DISK_DATASET_DIR = 'disk';
 
 const SPLITS = /^(train|test|validation|valid|dev|eval|evaluation)$/;
-const IMAGE_MODEL = /ForImageClassification|VisionEncoderDecoder|ImageProcessor|FeatureExtractor|pixel_values|\bViT\w*|Donut\w*|AutoImageProcessor/;
+const IMAGE_MODEL =
+  /ForImageClassification|VisionEncoderDecoder|ImageProcessor|FeatureExtractor|pixel_values|\bViT\w*|Donut\w*|AutoImageProcessor/;
 const GENERATIVE = /ForCausalLM|ForSeq2SeqLM|ForConditionalGeneration|VisionEncoderDecoder|Seq2SeqTrainer|DataCollatorForLanguageModeling/;
 const CLASSIFIER = /For(?:Sequence|Image|Audio|Token)Classification|num_labels|num_classes/;
 
@@ -86,7 +87,14 @@ export function isRunRelativeFolder(path: string): boolean {
 /** The need of a saved dataset at `path`, with the schema the script reads. */
 export function diskDatasetNeed(script: string, path: string, from: string): DatasetNeed {
   const s = diskDatasetSchema(script);
-  return { path: path.replace(/^\.\//, '').replace(/\/+$/, ''), format: 'disk', columns: s.columns, ...(s.labels ? { labels: s.labels } : {}), ...(s.splits ? { splits: s.splits } : {}), from };
+  return {
+    path: path.replace(/^\.\//, '').replace(/\/+$/, ''),
+    format: 'disk',
+    columns: s.columns,
+    ...(s.labels ? { labels: s.labels } : {}),
+    ...(s.splits ? { splits: s.splits } : {}),
+    from,
+  };
 }
 
 /** The folder of the run's hub that holds binary data files (parquet) by their relative path. */

@@ -77,8 +77,19 @@ export interface EnsureHubItemsOptions {
 }
 
 const ITEM_MARKER = '.forgeenv-item.json';
-const ItemMarkerSchema = z.object({ ok: z.boolean(), reason: z.string().optional(), note: z.string().optional(), id: z.string(), seconds: z.number() });
-const ItemLineSchema = z.object({ index: z.number().int().nonnegative(), ok: z.boolean(), reason: z.string().optional(), note: z.string().optional() });
+const ItemMarkerSchema = z.object({
+  ok: z.boolean(),
+  reason: z.string().optional(),
+  note: z.string().optional(),
+  id: z.string(),
+  seconds: z.number(),
+});
+const ItemLineSchema = z.object({
+  index: z.number().int().nonnegative(),
+  ok: z.boolean(),
+  reason: z.string().optional(),
+  note: z.string().optional(),
+});
 
 export const makeHubItemsScript = (): string => join(resourcesDir(), 'localhub', 'make_hub_items.py');
 
@@ -86,25 +97,64 @@ let itemsDigest: string | undefined;
 /** The base generator's digest plus the item generator's. */
 export function hubItemsGeneratorDigest(): string {
   if (itemsDigest) return itemsDigest;
-  return (itemsDigest = createHash('sha256').update(hubGeneratorDigest()).update(readFileSync(makeHubItemsScript())).update(readFileSync(makeHubScript())).digest('hex').slice(0, 16));
+  return (itemsDigest = createHash('sha256')
+    .update(hubGeneratorDigest())
+    .update(readFileSync(makeHubItemsScript()))
+    .update(readFileSync(makeHubScript()))
+    .digest('hex')
+    .slice(0, 16));
 }
 
 type Planned = { kind: HubItemKind; id: string; spec: Record<string, unknown>; detail: string; dir: string };
 
 const slug = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '--').slice(0, 60);
-const hash = (v: unknown): string => createHash('sha256').update(hubItemsGeneratorDigest()).update(JSON.stringify(v)).digest('hex').slice(0, 16);
+const hash = (v: unknown): string =>
+  createHash('sha256').update(hubItemsGeneratorDigest()).update(JSON.stringify(v)).digest('hex').slice(0, 16);
 
 function modelSpec(r: ModelRecipe): Record<string, unknown> {
-  return { kind: 'model', id: r.id, model_type: r.model_type, head: r.head, tokenizer: r.tokenizer, chat_template: r.chat_template, config: r.config };
+  return {
+    kind: 'model',
+    id: r.id,
+    model_type: r.model_type,
+    head: r.head,
+    tokenizer: r.tokenizer,
+    chat_template: r.chat_template,
+    config: r.config,
+  };
 }
 
 function datasetSpec(d: DatasetNeed): Record<string, unknown> {
-  return { kind: 'dataset', path: d.path, config: d.config ?? null, ...(d.data_dir ? { data_dir: d.data_dir } : {}), ...(d.config_kwargs ? { config_kwargs: d.config_kwargs } : {}), splits: d.splits ?? ['train', 'test'], columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  return {
+    kind: 'dataset',
+    path: d.path,
+    config: d.config ?? null,
+    ...(d.data_dir ? { data_dir: d.data_dir } : {}),
+    ...(d.config_kwargs ? { config_kwargs: d.config_kwargs } : {}),
+    splits: d.splits ?? ['train', 'test'],
+    columns: d.columns ?? {},
+    labels: d.labels ?? {},
+    ...(d.rows ? { rows: d.rows } : {}),
+  };
 }
 
 function diskDatasetSpec(d: DatasetNeed): Record<string, unknown> {
-  if (d.format === 'parquet') return { kind: 'data_file', path: d.path, format: 'parquet', columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
-  return { kind: 'disk_dataset', path: d.path, splits: d.splits ?? null, columns: d.columns ?? {}, labels: d.labels ?? {}, ...(d.rows ? { rows: d.rows } : {}) };
+  if (d.format === 'parquet')
+    return {
+      kind: 'data_file',
+      path: d.path,
+      format: 'parquet',
+      columns: d.columns ?? {},
+      labels: d.labels ?? {},
+      ...(d.rows ? { rows: d.rows } : {}),
+    };
+  return {
+    kind: 'disk_dataset',
+    path: d.path,
+    splits: d.splits ?? null,
+    columns: d.columns ?? {},
+    labels: d.labels ?? {},
+    ...(d.rows ? { rows: d.rows } : {}),
+  };
 }
 
 /** Builds what is missing and returns the run's HF_HOME. */
@@ -118,7 +168,9 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
     let recipe: ModelRecipe;
     try {
       // An adapter has its base's recipe (same shapes as the base the hub serves), under its own id.
-      recipe = m.adapter_of ? { ...resolveModel(m.adapter_of, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures }), id: m.id } : resolveModel(m.id, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures });
+      recipe = m.adapter_of
+        ? { ...resolveModel(m.adapter_of, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures }), id: m.id }
+        : resolveModel(m.id, { architecture: m.architecture, files: opts.files, mapping: opts.modelArchitectures });
     } catch (e) {
       if (e instanceof UnknownModelError) {
         refusals.push({ kind: 'model', id: m.id, reason: e.message });
@@ -127,7 +179,13 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
       throw e;
     }
     const spec = m.adapter_of ? { ...modelSpec(recipe), adapter_of: m.adapter_of } : modelSpec(recipe);
-    planned.push({ kind: 'model', id: m.id, spec, detail: `${m.adapter_of ? `LoRA adapter of ${m.adapter_of}, ` : ''}${recipe.model_type} (${recipe.resolvedBy})`, dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`) });
+    planned.push({
+      kind: 'model',
+      id: m.id,
+      spec,
+      detail: `${m.adapter_of ? `LoRA adapter of ${m.adapter_of}, ` : ''}${recipe.model_type} (${recipe.resolvedBy})`,
+      dir: join(itemsDir, `model-${slug(m.id)}-${hash(spec)}`),
+    });
   }
   for (const d of opts.needs.datasets) {
     // Local data files go into the run folder (dataFiles.ts), not the hub; saved (`disk`) datasets are
@@ -135,16 +193,32 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
     // Parquet files are binary: built by the hub too (files/<path>) and linked into the run folder.
     if (d.format && d.format !== 'disk' && d.format !== 'parquet') continue;
     const spec = d.format === 'disk' || d.format === 'parquet' ? diskDatasetSpec(d) : datasetSpec(d);
-    planned.push({ kind: 'dataset', id: [d.path, d.config, d.data_dir].filter(Boolean).join('/'), spec, detail: Object.keys(d.columns ?? {}).join(','), dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`) });
+    planned.push({
+      kind: 'dataset',
+      id: [d.path, d.config, d.data_dir].filter(Boolean).join('/'),
+      spec,
+      detail: Object.keys(d.columns ?? {}).join(','),
+      dir: join(itemsDir, `dataset-${slug(d.path)}-${hash(spec)}`),
+    });
   }
   for (const name of opts.needs.metrics ?? []) {
     if (!offlineMetrics().includes(name)) {
-      refusals.push({ kind: 'metric', id: name, reason: `ForgeEnv has no offline script of the metric "${name}" (it serves ${offlineMetrics().join(', ')}; resources/localhub/metrics)` });
+      refusals.push({
+        kind: 'metric',
+        id: name,
+        reason: `ForgeEnv has no offline script of the metric "${name}" (it serves ${offlineMetrics().join(', ')}; resources/localhub/metrics)`,
+      });
       continue;
     }
     // The script's digest is part of the recipe: an edited metric script is a new item.
     const spec = { kind: 'metric', name, script: metricDigest(name) };
-    planned.push({ kind: 'metric', id: name, spec, detail: 'ForgeEnv offline metric script', dir: join(itemsDir, `metric-${slug(name)}-${hash(spec)}`) });
+    planned.push({
+      kind: 'metric',
+      id: name,
+      spec,
+      detail: 'ForgeEnv offline metric script',
+      dir: join(itemsDir, `metric-${slug(name)}-${hash(spec)}`),
+    });
   }
   if (opts.strict && refusals.length) throw refusalError(refusals);
   let built = 0;
@@ -184,7 +258,11 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
 
 function refusalError(refusals: HubRefusal[]): HubItemsError {
   const unknown = refusals.every((r) => r.reason.includes('forgeenv.real.modelArchitectures'));
-  return new HubItemsError(`ForgeEnv cannot provide ${refusals.map((r) => `${r.kind} ${r.id}: ${r.reason}`).join('; ')}`, unknown ? 'unknown_model' : 'refused', refusals);
+  return new HubItemsError(
+    `ForgeEnv cannot provide ${refusals.map((r) => `${r.kind} ${r.id}: ${r.reason}`).join('; ')}`,
+    unknown ? 'unknown_model' : 'refused',
+    refusals,
+  );
 }
 
 function readItemMarker(dir: string): z.infer<typeof ItemMarkerSchema> | undefined {
@@ -209,11 +287,19 @@ async function buildItems(items: Planned[], opts: EnsureHubItemsOptions): Promis
       const line = lines.get(i);
       const tmp = tmps[i];
       mkdirSync(tmp, { recursive: true });
-      const marker = { ok: line?.ok === true, ...(line?.ok ? {} : { reason: line?.reason ?? 'the generator stopped before this item' }), ...(line?.note ? { note: line.note } : {}), id: p.id, seconds };
+      const marker = {
+        ok: line?.ok === true,
+        ...(line?.ok ? {} : { reason: line?.reason ?? 'the generator stopped before this item' }),
+        ...(line?.note ? { note: line.note } : {}),
+        id: p.id,
+        seconds,
+      };
       writeFileSync(join(tmp, ITEM_MARKER), JSON.stringify(marker, null, 2) + '\n');
       rmSync(p.dir, { recursive: true, force: true });
       renameSync(tmp, p.dir);
-      opts.onProgress?.(`${opts.hubKey}: ${p.kind} ${p.id} ${marker.ok ? `ready${marker.note ? ` (${marker.note})` : ''}` : `refused: ${marker.reason}`}`);
+      opts.onProgress?.(
+        `${opts.hubKey}: ${p.kind} ${p.id} ${marker.ok ? `ready${marker.note ? ` (${marker.note})` : ''}` : `refused: ${marker.reason}`}`,
+      );
     });
   } finally {
     rmSync(specPath, { force: true });
@@ -227,7 +313,11 @@ function runItemsGenerator(opts: EnsureHubItemsOptions, specPath: string): Promi
     // An empty working folder of its own: a relative path a script names (a dataset "resources/…")
     // must not resolve into, or leave lock files in, ForgeEnv's install folder.
     const cwd = mkdtempSync(join(tmpdir(), 'forgeenv-items-cwd-'));
-    const child = spawn(opts.python, ['-u', makeHubItemsScript(), '--spec', specPath, '--simlibs', simlibsDir()], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: generatorEnv() });
+    const child = spawn(opts.python, ['-u', makeHubItemsScript(), '--spec', specPath, '--simlibs', simlibsDir()], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: generatorEnv(),
+    });
     child.once('close', () => rmSync(cwd, { recursive: true, force: true }));
     const results = new Map<number, z.infer<typeof ItemLineSchema>>();
     let partial = '';
@@ -258,7 +348,13 @@ function runItemsGenerator(opts: EnsureHubItemsOptions, specPath: string): Promi
     child.on('close', (code) => {
       opts.signal?.removeEventListener('abort', onAbort);
       if (opts.signal?.aborted) return reject(new HubItemsError('hub items: aborted', 'aborted'));
-      if (code !== 0 && results.size === 0) return reject(new HubItemsError(`make_hub_items.py failed (exit ${code}) with ${opts.python}:\n${errTail.trim().split('\n').slice(-6).join('\n')}`, 'generator_failed'));
+      if (code !== 0 && results.size === 0)
+        return reject(
+          new HubItemsError(
+            `make_hub_items.py failed (exit ${code}) with ${opts.python}:\n${errTail.trim().split('\n').slice(-6).join('\n')}`,
+            'generator_failed',
+          ),
+        );
       resolve(results);
     });
   });
@@ -267,18 +363,32 @@ function runItemsGenerator(opts: EnsureHubItemsOptions, specPath: string): Promi
 /** <cache>/hub-runs/<hubKey>/<key>: the base hub with the items copied over it, made once. */
 async function composeHub(opts: EnsureHubItemsOptions, root: string, items: Planned[]): Promise<string> {
   const base = readMarkerText(opts.baseHubDir);
-  const key = createHash('sha256').update(base).update(items.map((p) => p.dir).sort().join('\n')).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(base)
+    .update(
+      items
+        .map((p) => p.dir)
+        .sort()
+        .join('\n'),
+    )
+    .digest('hex')
+    .slice(0, 16);
   const runsDir = join(root, 'hub-runs', opts.hubKey);
   const dir = join(runsDir, key);
   if (existsSync(join(dir, HUB_READY_MARKER))) return dir;
   mkdirSync(runsDir, { recursive: true });
-  const release = await acquireDirLock(`${dir}.lock`, { signal: opts.signal, abortError: () => new HubItemsError('hub items: aborted', 'aborted') });
+  const release = await acquireDirLock(`${dir}.lock`, {
+    signal: opts.signal,
+    abortError: () => new HubItemsError('hub items: aborted', 'aborted'),
+  });
   try {
     if (existsSync(join(dir, HUB_READY_MARKER))) return dir;
     const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       cpSync(opts.baseHubDir, tmp, { recursive: true, filter: (src) => !src.endsWith(HUB_READY_MARKER) });
-      for (const p of items) for (const entry of readdirSync(p.dir)) if (entry !== ITEM_MARKER) cpSync(join(p.dir, entry), join(tmp, entry), { recursive: true });
+      for (const p of items)
+        for (const entry of readdirSync(p.dir))
+          if (entry !== ITEM_MARKER) cpSync(join(p.dir, entry), join(tmp, entry), { recursive: true });
       writeFileSync(join(tmp, HUB_READY_MARKER), base);
       rmSync(dir, { recursive: true, force: true });
       renameSync(tmp, dir);

@@ -50,7 +50,12 @@ let digestCache: string | undefined;
 export function hubGeneratorDigest(): string {
   if (digestCache) return digestCache;
   const h = createHash('sha256');
-  for (const f of [makeHubScript(), join(simlibsDir(), '_forgeenv_sim', 'synthetic.py'), join(simlibsDir(), '_forgeenv_sim', 'hashing.py'), join(simlibsDir(), '_forgeenv_sim', 'imaging.py')]) {
+  for (const f of [
+    makeHubScript(),
+    join(simlibsDir(), '_forgeenv_sim', 'synthetic.py'),
+    join(simlibsDir(), '_forgeenv_sim', 'hashing.py'),
+    join(simlibsDir(), '_forgeenv_sim', 'imaging.py'),
+  ]) {
     h.update(f.split('/').slice(-2).join('/'));
     h.update(readFileSync(f));
   }
@@ -175,7 +180,6 @@ function acquireLock(key: string, opts: HubOptions): Promise<() => void> {
     abortError: () => new LocalHubError(`local hub ${key}: aborted`, ''),
   });
 }
-
 
 /** Whether the hub directory exists at all (ready or not), for messages. */
 export function localHubExists(key: string): boolean {

@@ -24,7 +24,10 @@ export function offlineMetrics(): readonly string[] {
 
 /** A metric script's digest (its item is rebuilt when the script changes). */
 export function metricDigest(name: string): string {
-  return createHash('sha256').update(readFileSync(join(metricsDir(), `${name}.py`))).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(readFileSync(join(metricsDir(), `${name}.py`)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**

@@ -4,7 +4,8 @@
 // `config.json` in the task's files, the table of well-known ids, name patterns of families.
 import { z } from 'zod';
 
-export type ModelHead = 'causal_lm' | 'seq2seq_lm' | 'masked_lm' | 'image_classification' | 'speech_seq2seq' | 'ctc' | 'vision2seq' | 'base';
+export type ModelHead =
+  'causal_lm' | 'seq2seq_lm' | 'masked_lm' | 'image_classification' | 'speech_seq2seq' | 'ctc' | 'vision2seq' | 'base';
 export type ChatTemplate = 'llama3' | 'llama2' | 'chatml' | 'chatml-smollm' | 'mistral' | 'gemma' | 'phi3' | 'zephyr' | 'qwen2_5' | 'qwen3';
 
 export interface ModelRecipe {
@@ -33,7 +34,13 @@ export class UnknownModelError extends Error {
 
 const INSTRUCT = /instruct|chat|-it\b|-it-|zephyr|-sft\b|-dpo\b/i;
 
-type Family = { model_type: string; head: ModelHead; tokenizer: string | null; template?: ChatTemplate | ((id: string) => ChatTemplate | null); instructTokenizer?: string };
+type Family = {
+  model_type: string;
+  head: ModelHead;
+  tokenizer: string | null;
+  template?: ChatTemplate | ((id: string) => ChatTemplate | null);
+  instructTokenizer?: string;
+};
 
 const tpl = (t: ChatTemplate) => (id: string) => (INSTRUCT.test(id) ? t : null);
 
@@ -44,7 +51,12 @@ const FAMILIES: Record<string, Omit<Family, 'model_type'>> = {
   mixtral: { head: 'causal_lm', tokenizer: 'mistral', template: tpl('mistral') },
   // Qwen base repos ship their chat template too (Qwen/Qwen2-0.5B, Qwen/Qwen2.5-0.5B, Qwen/Qwen3-0.6B-Base
   // tokenizer_config.json): Qwen2's ChatML, Qwen2.5's (tools, default system text), Qwen3's (thinking).
-  qwen2: { head: 'causal_lm', tokenizer: 'qwen', template: (id) => (/qwen2\.5|qwen2_5/i.test(id) ? 'qwen2_5' : 'chatml'), instructTokenizer: 'qwen-instruct' },
+  qwen2: {
+    head: 'causal_lm',
+    tokenizer: 'qwen',
+    template: (id) => (/qwen2\.5|qwen2_5/i.test(id) ? 'qwen2_5' : 'chatml'),
+    instructTokenizer: 'qwen-instruct',
+  },
   qwen3: { head: 'causal_lm', tokenizer: 'qwen', template: () => 'qwen3', instructTokenizer: 'qwen-instruct' },
   gemma: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
   gemma2: { head: 'causal_lm', tokenizer: 'gemma', template: tpl('gemma') },
@@ -204,14 +216,17 @@ function userConfig(id: string, files: Readonly<Record<string, string>>): Record
 }
 
 /** The recipe of the tiny model for `id`; throws UnknownModelError when nothing tells the architecture. */
-export function resolveModel(id: string, opts: { architecture?: string; files?: Readonly<Record<string, string>>; mapping?: ModelArchitectures } = {}): ModelRecipe {
+export function resolveModel(
+  id: string,
+  opts: { architecture?: string; files?: Readonly<Record<string, string>>; mapping?: ModelArchitectures } = {},
+): ModelRecipe {
   let modelType: string | undefined;
   let by: ModelRecipe['resolvedBy'] = 'table';
   let config: Record<string, unknown> | null = null;
   const mapped = opts.architecture ?? opts.mapping?.[id];
   if (mapped) {
     // A model_type, or a well-known id whose family to take.
-    modelType = FAMILIES[mapped] ? mapped : familyOf(mapped)?.model_type ?? mapped;
+    modelType = FAMILIES[mapped] ? mapped : (familyOf(mapped)?.model_type ?? mapped);
     by = 'setting';
   } else {
     const cfg = userConfig(id, opts.files ?? {});
@@ -245,7 +260,8 @@ export function resolveModel(id: string, opts: { architecture?: string; files?: 
   }
   // Zephyr and TinyLlama's chat models ship Zephyr's template (<|user|>/<|system|>/<|assistant|>), not their base family's.
   if (/zephyr|tinyllama.*chat/.test(id.toLowerCase())) template = 'zephyr';
-  if (modelType === 'bert' && /uncased|chinese|nomic/.test(id.toLowerCase())) tokenizer = /uncased|nomic/.test(id.toLowerCase()) ? 'bert-uncased' : 'bert-cased';
+  if (modelType === 'bert' && /uncased|chinese|nomic/.test(id.toLowerCase()))
+    tokenizer = /uncased|nomic/.test(id.toLowerCase()) ? 'bert-uncased' : 'bert-cased';
   if (modelType === 'distilbert' && /-cased/.test(id.toLowerCase())) tokenizer = 'bert-cased';
   return { id, model_type: modelType, head: fam.head, tokenizer, chat_template: template, config, resolvedBy: by };
 }
@@ -258,7 +274,16 @@ export function resolveModel(id: string, opts: { architecture?: string; files?: 
 export const CHAT_PLACEHOLDER_MODEL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 
 /** The corpus models of the base hub (resources/localhub/make_hub.py MODELS): served as they are. */
-const BASE_HUB_MODELS = new Set(['distilbert-base-uncased', 'bert-base-cased', 'google/electra-small-discriminator', 'roberta-base', 'albert-base-v2', 'gpt2', 't5-small', 'google/vit-base-patch16-224-in21k']);
+const BASE_HUB_MODELS = new Set([
+  'distilbert-base-uncased',
+  'bert-base-cased',
+  'google/electra-small-discriminator',
+  'roberta-base',
+  'albert-base-v2',
+  'gpt2',
+  't5-small',
+  'google/vit-base-patch16-224-in21k',
+]);
 
 export function isBaseHubModel(id: string): boolean {
   return BASE_HUB_MODELS.has(id);

@@ -12,7 +12,22 @@ import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
 import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
 
-export const COLUMN_KINDS = ['string', 'int', 'float', 'bool', 'label', 'strings', 'tokens', 'ints', 'floats', 'messages', 'image', 'audio', 'token_ids', 'pixels'] as const;
+export const COLUMN_KINDS = [
+  'string',
+  'int',
+  'float',
+  'bool',
+  'label',
+  'strings',
+  'tokens',
+  'ints',
+  'floats',
+  'messages',
+  'image',
+  'audio',
+  'token_ids',
+  'pixels',
+] as const;
 export const ColumnKindSchema = z.enum(COLUMN_KINDS);
 export type ColumnKind = z.infer<typeof ColumnKindSchema>;
 
@@ -25,7 +40,10 @@ const HubIdSchema = z
   .string()
   .min(1)
   .max(200)
-  .refine((v) => v.split('/').every((seg) => /^[\w.+-]+$/.test(seg) && seg !== '..'), 'a hub id or relative data path: segments of letters, digits, _ . + - separated by /, no ".."');
+  .refine(
+    (v) => v.split('/').every((seg) => /^[\w.+-]+$/.test(seg) && seg !== '..'),
+    'a hub id or relative data path: segments of letters, digits, _ . + - separated by /, no ".."',
+  );
 
 /** The most rows a synthetic split gets (a script's `.select(range(N))` above it is served this many). */
 export const MAX_SYNTHETIC_ROWS = 20_000;
@@ -56,7 +74,11 @@ export const DatasetNeedSchema = z
      * load_dataset does not take become builder config kwargs, part of the cached config id.
      */
     config_kwargs: z.record(z.string().regex(/^[A-Za-z_]\w{0,60}$/), z.union([z.string().max(200), z.number(), z.boolean()])).optional(),
-    splits: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/)).min(1).max(8).optional(),
+    splits: z
+      .array(z.string().regex(/^[A-Za-z0-9_.-]+$/))
+      .min(1)
+      .max(8)
+      .optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
     /** Label names of `label` columns. */
     labels: z.record(z.string(), z.array(z.string()).min(1).max(1000)).optional(),
@@ -80,13 +102,15 @@ export const HubNeedsSchema = z
 export type HubNeeds = z.infer<typeof HubNeedsSchema>;
 
 const SPLIT_NAMES = new Set(['train', 'test', 'validation', 'valid', 'dev', 'eval', 'evaluation']);
-const MODEL_KEY = /^(pretrained_)?(base_|teacher_|student_|ref_|reward_|sft_|policy_|value_)?(model|tokenizer|checkpoint)(_name)?(_or_path|_id|_path|_checkpoint)?$|^model_(name_or_path|id)$/;
+const MODEL_KEY =
+  /^(pretrained_)?(base_|teacher_|student_|ref_|reward_|sft_|policy_|value_)?(model|tokenizer|checkpoint)(_name)?(_or_path|_id|_path|_checkpoint)?$|^model_(name_or_path|id)$/;
 const DATASET_KEY = /^(train_)?dataset(_name|_id|_path)?(_or_path)?$|^dataset_id_or_path$/;
 const CONFIG_KEY = /^dataset_config(_name)?$/;
 const FILE_KEY = /^(train|validation|valid|eval|test)_file$|^data_files?$|^(train|eval|test)_data(_path)?$/;
 const COLUMN_KEY = /^(\w+)_column(_name)?$/;
 const FILE_BUILDERS: Record<string, DatasetNeed['format']> = { json: 'json', csv: 'csv', text: 'text', parquet: 'parquet' };
-const EXAMPLE_NAMES = /^(examples?|batch|samples?|rows?|items?|ex|e|x|elem|element|record|data_point|datapoint|features|feature|instance|conversation|d)$/;
+const EXAMPLE_NAMES =
+  /^(examples?|batch|samples?|rows?|items?|ex|e|x|elem|element|record|data_point|datapoint|features|feature|instance|conversation|d)$/;
 
 /** TRL trainers and the columns their datasets must have (TRL docs, "Dataset formats and types"). */
 const TRAINER_FORMATS: ReadonlyArray<[RegExp, Record<string, ColumnKind>]> = [
@@ -129,16 +153,28 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
   };
 
   // `loading_method = load_dataset` (then `loading_method(args.dataset_name, ...)`): calls of the alias load datasets too.
-  const loadAliases = new Set(idx.assignments.filter((a) => /^[A-Za-z_]\w*$/.test(a.target) && /^(?:datasets\.)?load_dataset$/.test(script.slice(a.valueNode.from, a.valueNode.to).trim())).map((a) => a.target));
+  const loadAliases = new Set(
+    idx.assignments
+      .filter(
+        (a) =>
+          /^[A-Za-z_]\w*$/.test(a.target) && /^(?:datasets\.)?load_dataset$/.test(script.slice(a.valueNode.from, a.valueNode.to).trim()),
+      )
+      .map((a) => a.target),
+  );
   const metrics = new Set<string>();
-  const loadFromEvaluate = idx.imports.some((i) => i.kind === 'from' && i.module === 'evaluate' && i.names.some((n) => n.name === 'load' && !n.alias));
+  const loadFromEvaluate = idx.imports.some(
+    (i) => i.kind === 'from' && i.module === 'evaluate' && i.names.some((n) => n.name === 'load' && !n.alias),
+  );
   for (const call of idx.calls) {
     const name = call.method?.name ?? call.callee?.split('.').pop() ?? '';
     if (isMetricLoad(call.callee, name, loadFromEvaluate) || call.callee === 'evaluate.combine') {
       // `evaluate.combine(["accuracy", "f1"])`: every literal of the list; a load: its path.
       const arg = positional(call, 0) ?? keyword(call, 'path') ?? keyword(call, 'evaluations');
       const text = arg ? script.slice(arg.valueFrom, arg.valueTo) : '';
-      const values = call.callee === 'evaluate.combine' ? [...text.matchAll(/(["'])([\w/-]+)\1/g)].map((m) => m[2]) : [arg && resolveValue(scope, arg.valueFrom, arg.valueTo)?.value];
+      const values =
+        call.callee === 'evaluate.combine'
+          ? [...text.matchAll(/(["'])([\w/-]+)\1/g)].map((m) => m[2])
+          : [arg && resolveValue(scope, arg.valueFrom, arg.valueTo)?.value];
       for (const v of values) {
         const metric = v ? metricNameOf(v) : undefined;
         if (metric) metrics.add(metric);
@@ -177,7 +213,8 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
     if (scope.given.has(key)) continue;
     if (MODEL_KEY.test(key)) addModel(value, from);
     // `dataset_path` defaults are often load_from_disk folders: only a load_dataset call makes them hub ids.
-    else if (DATASET_KEY.test(key) && !key.endsWith('_path') && !isDataFile(value) && looksLikeDatasetId(value)) addDataset({ path: value, ...configFor(scope), from });
+    else if (DATASET_KEY.test(key) && !key.endsWith('_path') && !isDataFile(value) && looksLikeDatasetId(value))
+      addDataset({ path: value, ...configFor(scope), from });
   }
 
   const columns = scriptColumns(scope);
@@ -203,7 +240,11 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
   return HubNeedsSchema.parse({
     models: [...models.values()].filter((m) => usable(m.id) && !isBaseHubModel(m.id)),
     // A base-hub dataset is served as it is, unless the script takes more rows than it has.
-    datasets: [...datasets.values()].filter((d) => usable(d.path)).filter((d) => d.format || d.rows || !isBaseHubDataset(d.path, d.config)).map((d) => (!d.format && d.rows ? { ...d, config: d.config ?? baseHubConfig(d.path) } : d)).map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
+    datasets: [...datasets.values()]
+      .filter((d) => usable(d.path))
+      .filter((d) => d.format || d.rows || !isBaseHubDataset(d.path, d.config))
+      .map((d) => (!d.format && d.rows ? { ...d, config: d.config ?? baseHubConfig(d.path) } : d))
+      .map((d) => ({ ...d, splits: d.splits?.slice(0, 8) })),
     ...(metrics.size ? { metrics: [...metrics].slice(0, 32) } : {}),
   });
 }
@@ -215,7 +256,8 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
  */
 export function selectedRows(source: string): number | undefined {
   let most = 0;
-  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g)) most = Math.max(most, Number(m[1].replace(/_/g, '')));
+  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g))
+    most = Math.max(most, Number(m[1].replace(/_/g, '')));
   return most > DEFAULT_SYNTHETIC_ROWS ? Math.min(most, MAX_SYNTHETIC_ROWS) : undefined;
 }
 
@@ -285,7 +327,10 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   if (splitArg && !splits?.length) {
     // A local assigned in branches (`train_split = "train[:100]"` if debug else `"train+validation"`): every value.
     const name = scope.source.slice(splitArg.valueFrom, splitArg.valueTo).trim();
-    const values = scope.idx.assignments.filter((a) => a.target === name).map((a) => literalAt(scope.source, a.valueNode.from, a.valueNode.to)).filter((x): x is string => x !== undefined);
+    const values = scope.idx.assignments
+      .filter((a) => a.target === name)
+      .map((a) => literalAt(scope.source, a.valueNode.from, a.valueNode.to))
+      .filter((x): x is string => x !== undefined);
     const v = values.length ? undefined : resolveValue(scope, splitArg.valueFrom, splitArg.valueTo);
     splits = [...new Set([...values, ...(v ? [v.value] : [])].flatMap((x) => splitNames(JSON.stringify(x))))];
   }
@@ -296,7 +341,11 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     // `data_files=data_files`: the values the script assigns that name (each branch: `if args.data_dir:` local
     // paths, else hub URLs), read where they are written.
     const argText = scope.source.slice(filesArg.valueFrom, filesArg.valueTo).trim();
-    const assigned = /^[A-Za-z_]\w*$/.test(argText) ? scope.idx.assignments.filter((a) => a.target === argText && !literalAt(scope.source, a.valueNode.from, a.valueNode.to)).map((a) => ({ from: a.valueNode.from, to: a.valueNode.to })) : [];
+    const assigned = /^[A-Za-z_]\w*$/.test(argText)
+      ? scope.idx.assignments
+          .filter((a) => a.target === argText && !literalAt(scope.source, a.valueNode.from, a.valueNode.to))
+          .map((a) => ({ from: a.valueNode.from, to: a.valueNode.to }))
+      : [];
     for (const span of assigned.length ? assigned : [{ from: filesArg.valueFrom, to: filesArg.valueTo }]) {
       let text = scope.source.slice(span.from, span.to);
       // `os.path.join(base_path, "train.jsonl")`: the joined path, its parts resolved (a folder the script names).
@@ -312,8 +361,12 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
       }
       if (joined.length) text = text.replace(/\b(?:os\.)?path\.join\(([^()]*)\)/g, '');
       const literals = [...joined, ...[...text.matchAll(/(["'])([^"'\n]+)\1/g)].map((m) => m[2])];
-      const resolved = literals.length ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, span.from)}` })) : [resolveValue(scope, span.from, span.to)].filter((v) => v !== undefined);
-      for (const v of resolved) if (isDataFile(v.value)) add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
+      const resolved = literals.length
+        ? literals.map((value) => ({ value, from: `data_files literal line ${lineOf(scope.source, span.from)}` }))
+        : [resolveValue(scope, span.from, span.to)].filter((v) => v !== undefined);
+      for (const v of resolved)
+        if (isDataFile(v.value))
+          add({ path: v.value, format: formatOf(v.value) ?? format, splits: ['train'], from: `load_dataset("${path.value}") ${v.from}` });
     }
     return;
   }
@@ -323,12 +376,43 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   }
   if (!looksLikeDatasetId(path.value)) return;
   const kwargs = literalKeywords(scope, call);
-  const dir = dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success ? dataDir.value.replace(/^\.\/|\/+$/g, '') : undefined;
-  add({ path: path.value, ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}), ...(dir ? { data_dir: dir } : {}), ...(kwargs ? { config_kwargs: kwargs } : {}), ...(splits?.length ? { splits } : {}), from: `load_dataset ${path.from}` });
+  const dir =
+    dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success
+      ? dataDir.value.replace(/^\.\/|\/+$/g, '')
+      : undefined;
+  add({
+    path: path.value,
+    ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}),
+    ...(dir ? { data_dir: dir } : {}),
+    ...(kwargs ? { config_kwargs: kwargs } : {}),
+    ...(splits?.length ? { splits } : {}),
+    from: `load_dataset ${path.from}`,
+  });
 }
 
 /** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */
-const LOAD_DATASET_OWN = new Set(['path', 'name', 'data_dir', 'data_files', 'split', 'cache_dir', 'features', 'download_config', 'download_mode', 'verification_mode', 'ignore_verifications', 'keep_in_memory', 'save_infos', 'revision', 'token', 'streaming', 'num_proc', 'storage_options', 'trust_remote_code', 'task']);
+const LOAD_DATASET_OWN = new Set([
+  'path',
+  'name',
+  'data_dir',
+  'data_files',
+  'split',
+  'cache_dir',
+  'features',
+  'download_config',
+  'download_mode',
+  'verification_mode',
+  'ignore_verifications',
+  'keep_in_memory',
+  'save_infos',
+  'revision',
+  'token',
+  'streaming',
+  'num_proc',
+  'storage_options',
+  'trust_remote_code',
+  'task',
+]);
 
 /** The call's other keywords whose values are literals (`use_auth_token=True`, `lang="en"`). */
 function literalKeywords(scope: Scope, call: CallSite): Record<string, string | number | boolean> | undefined {
@@ -348,7 +432,19 @@ function literalKeywords(scope: Scope, call: CallSite): Record<string, string | 
 
 /** `"train[:5%]"`, `["train", "test"]`, `"train+validation"` -> split names. */
 function splitNames(text: string): string[] {
-  return [...new Set([...text.matchAll(/(["'])([A-Za-z_]+)(\[[^\]]*\])?(\+[^"']*)?\1/g)].flatMap((m) => [m[2], ...(m[4] ? m[4].split('+').filter(Boolean).map((s) => s.replace(/\[.*$/, '')) : [])]))];
+  return [
+    ...new Set(
+      [...text.matchAll(/(["'])([A-Za-z_]+)(\[[^\]]*\])?(\+[^"']*)?\1/g)].flatMap((m) => [
+        m[2],
+        ...(m[4]
+          ? m[4]
+              .split('+')
+              .filter(Boolean)
+              .map((s) => s.replace(/\[.*$/, ''))
+          : []),
+      ]),
+    ),
+  ];
 }
 
 function union(a: string[] | undefined, b: string[] | undefined): string[] {
@@ -386,11 +482,15 @@ function fieldDefaults(idx: ScriptIndex, source: string): Scope['defaults'] {
   const out: Scope['defaults'] = new Map();
   for (const call of idx.calls) {
     if (call.method?.name !== 'add_argument') continue;
-    const names = call.args.filter((a) => a.kind === 'positional').map((a) => literalAt(source, a.valueFrom, a.valueTo)).filter((n): n is string => !!n);
+    const names = call.args
+      .filter((a) => a.kind === 'positional')
+      .map((a) => literalAt(source, a.valueFrom, a.valueTo))
+      .filter((n): n is string => !!n);
     const long = names.find((n) => n.startsWith('--')) ?? names[0];
     const dflt = keyword(call, 'default');
     const value = dflt && literalAt(source, dflt.valueFrom, dflt.valueTo);
-    if (long && value) out.set(long.replace(/^-+/, '').replace(/-/g, '_'), { value, from: `argparse default of ${long} line ${lineOf(source, call.from)}` });
+    if (long && value)
+      out.set(long.replace(/^-+/, '').replace(/-/g, '_'), { value, from: `argparse default of ${long} line ${lineOf(source, call.from)}` });
   }
   // `name: str = "x"` and `name: str = field(default="x", …)`, the field call possibly over several lines.
   const re = /^[ \t]+([A-Za-z_]\w*)\s*:\s*[^=\n]+=\s*(?:field\([^)]*?\bdefault\s*=\s*)?(["'])([^"'\n]+)\2/gm;
@@ -417,7 +517,8 @@ function givenValues(args: readonly string[], files: Readonly<Record<string, str
     if ((key === 'config' || /_config$|^config_file$/.test(key)) && files[value] !== undefined) configFiles.add(value);
     out.set(key, { value, from: `args --${key}` });
   }
-  for (const f of configFiles) for (const [k, v] of Object.entries(readConfigFile(f, files[f]))) if (!out.has(k)) out.set(k, { value: v, from: `${f}: ${k}` });
+  for (const f of configFiles)
+    for (const [k, v] of Object.entries(readConfigFile(f, files[f]))) if (!out.has(k)) out.set(k, { value: v, from: `${f}: ${k}` });
   return out;
 }
 
@@ -427,7 +528,8 @@ export function readConfigFile(name: string, text: string): Record<string, strin
   if (/\.json$/i.test(name)) {
     try {
       const parsed = z.record(z.string(), z.unknown()).safeParse(JSON.parse(text));
-      if (parsed.success) for (const [k, v] of Object.entries(parsed.data)) if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
+      if (parsed.success)
+        for (const [k, v] of Object.entries(parsed.data)) if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
     } catch {
       // not JSON: nothing given
     }
@@ -472,7 +574,9 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
       // `examples[text_column]` where `text_column = "sentence"`: the column the name holds.
       const inner = source.slice(s.openBracket + 1, s.closeBracket);
       const name = /^\s*([A-Za-z_][\w.]*)\s*$/.exec(inner);
-      const v = name ? resolveValue(scope, s.openBracket + 1 + inner.indexOf(name[1]), s.openBracket + 1 + inner.indexOf(name[1]) + name[1].length) : undefined;
+      const v = name
+        ? resolveValue(scope, s.openBracket + 1 + inner.indexOf(name[1]), s.openBracket + 1 + inner.indexOf(name[1]) + name[1].length)
+        : undefined;
       if (v && /^[A-Za-z_][\w ]*$/.test(v.value)) add(v.value);
       continue;
     }
@@ -506,7 +610,8 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     if (m === 'rename_column' || m === 'remove_columns' || m === 'select_columns' || m === 'class_encode_column') {
       const pos = call.args.filter((x) => x.kind === 'positional');
       // rename_column(old, new): only the old name is a column of the dataset as loaded.
-      for (const a of m === 'rename_column' ? pos.slice(0, 1) : pos) for (const mm of source.slice(a.valueFrom, a.valueTo).matchAll(/(["'])([^"'\n]+)\1/g)) add(mm[2]);
+      for (const a of m === 'rename_column' ? pos.slice(0, 1) : pos)
+        for (const mm of source.slice(a.valueFrom, a.valueTo).matchAll(/(["'])([^"'\n]+)\1/g)) add(mm[2]);
     }
   }
   // A column the script hands to a chat template as the conversation (`apply_chat_template(row["chosen"])`)
@@ -555,7 +660,7 @@ export function tokenizerInputColumns(scope: Scope, exampleParams: ReadonlySet<s
     const at = source.indexOf(m[4]);
     // `examples[text_column]`: the value the name holds.
     for (const a of idx.assignments) if (a.target === m[4]) return literalAt(source, a.valueNode.from, a.valueNode.to);
-    return at >= 0 ? scope.given.get(m[4].split('.').pop()!)?.value ?? scope.defaults.get(m[4].split('.').pop()!)?.value : undefined;
+    return at >= 0 ? (scope.given.get(m[4].split('.').pop()!)?.value ?? scope.defaults.get(m[4].split('.').pop()!)?.value) : undefined;
   };
   const locals = new Map<string, string>();
   for (const a of idx.assignments) {
@@ -575,7 +680,19 @@ export function tokenizerInputColumns(scope: Scope, exampleParams: ReadonlySet<s
 }
 
 /** Keys of model outputs and tokenizer encodings, read off dicts that are not examples. */
-const MODEL_OUTPUT_KEYS = new Set(['input_ids', 'attention_mask', 'token_type_ids', 'logits', 'loss', 'pixel_values', 'decoder_input_ids', 'offset_mapping', 'overflow_to_sample_mapping', 'special_tokens_mask', 'labels_mask']);
+const MODEL_OUTPUT_KEYS = new Set([
+  'input_ids',
+  'attention_mask',
+  'token_type_ids',
+  'logits',
+  'loss',
+  'pixel_values',
+  'decoder_input_ids',
+  'offset_mapping',
+  'overflow_to_sample_mapping',
+  'special_tokens_mask',
+  'labels_mask',
+]);
 
 /** A column's kind from its name (the conventions of Hub datasets). */
 export function kindOf(name: string): ColumnKind {

@@ -31,7 +31,11 @@ export async function handleHttp(ctx: ServerContext, req: IncomingMessage, res: 
     res.setHeader('vary', 'Origin');
     if (req.method === 'OPTIONS') {
       // A CORS preflight carries no credentials: it is answered, and says what the real request may send.
-      res.writeHead(204, { 'access-control-allow-methods': 'GET, HEAD, POST', 'access-control-allow-headers': 'authorization, content-type', 'access-control-max-age': '600' });
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, HEAD, POST',
+        'access-control-allow-headers': 'authorization, content-type',
+        'access-control-max-age': '600',
+      });
       res.end();
       return;
     }
@@ -39,7 +43,8 @@ export async function handleHttp(ctx: ServerContext, req: IncomingMessage, res: 
   if (path !== '/health' && !gate.authorized(req, false)) return sendUnauthorized(res);
   const method = routes[path];
   if (!method) return sendJson(res, 404, { detail: 'Not Found' });
-  if ((method === 'GET' && !get) || (method === 'POST' && req.method !== 'POST')) return sendJson(res, 405, { detail: 'Method Not Allowed' });
+  if ((method === 'GET' && !get) || (method === 'POST' && req.method !== 'POST'))
+    return sendJson(res, 405, { detail: 'Method Not Allowed' });
   // The warm pool by label (snapshot and mode): zygotes parked and ready, claims, misses, memory.
   if (path === '/health') return sendJson(res, 200, warm ? { status: 'healthy', warm: warmPool.stats() } : { status: 'healthy' });
   if (path === '/metadata') return sendRaw(res, 200, ctx.documents.metadata);
@@ -65,12 +70,16 @@ export async function handleHttp(ctx: ServerContext, req: IncomingMessage, res: 
     }
   }
   // /step: openenv's StepRequest is {action, timeout_s?, request_id?, ...}; the action is checked first (422).
-  const step = z.object({ action: z.record(z.string(), z.unknown()) }).passthrough().safeParse(body.value);
+  const step = z
+    .object({ action: z.record(z.string(), z.unknown()) })
+    .passthrough()
+    .safeParse(body.value);
   if (!step.success) return sendJson(res, 422, { detail: bodyIssues(zodIssues(step.error)) });
   const action = parseWireAction(step.data.action);
   if (!action.ok) return sendJson(res, 422, { detail: bodyIssues(action.issues.map((i) => ({ ...i, loc: ['action', ...i.loc] }))) });
   return sendJson(res, 409, {
-    detail: 'No episode: plain HTTP /step runs on a fresh environment. ForgeEnv episodes have two steps; hold them in a WebSocket session at /ws (reset, then step).',
+    detail:
+      'No episode: plain HTTP /step runs on a fresh environment. ForgeEnv episodes have two steps; hold them in a WebSocket session at /ws (reset, then step).',
   });
 }
 
@@ -132,7 +141,9 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, max: numb
   try {
     return { value: JSON.parse(text) };
   } catch (e) {
-    sendJson(res, 422, { detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', ctx: { error: (e as Error).message } }] });
+    sendJson(res, 422, {
+      detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', ctx: { error: (e as Error).message } }],
+    });
     return undefined;
   }
 }

@@ -11,7 +11,13 @@
 // `restore` -> `observation` re-creates a saved episode from its recipe; `cancel` (no answer) ends
 // the run in progress; a request asking for `stream_output` gets `output` messages before its answer.
 import { z } from 'zod';
-import { EpisodeRecipeSchema, EpisodeStateSchema, RepairEvaluationSchema, type EpisodeRecipe, type EpisodeState } from '../episode/episodeTypes';
+import {
+  EpisodeRecipeSchema,
+  EpisodeStateSchema,
+  RepairEvaluationSchema,
+  type EpisodeRecipe,
+  type EpisodeState,
+} from '../episode/episodeTypes';
 import type { RawData } from 'ws';
 import {
   BreakageActionSchema,
@@ -27,7 +33,15 @@ import {
 } from '../schemas';
 
 /** openenv-core's WSErrorCode. */
-export const WS_ERROR_CODES = ['INVALID_JSON', 'UNKNOWN_TYPE', 'VALIDATION_ERROR', 'EXECUTION_ERROR', 'CAPACITY_REACHED', 'FACTORY_ERROR', 'SESSION_ERROR'] as const;
+export const WS_ERROR_CODES = [
+  'INVALID_JSON',
+  'UNKNOWN_TYPE',
+  'VALIDATION_ERROR',
+  'EXECUTION_ERROR',
+  'CAPACITY_REACHED',
+  'FACTORY_ERROR',
+  'SESSION_ERROR',
+] as const;
 export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
 
 /** One validation problem, shaped like a pydantic error (what openenv puts in `errors` / HTTP 422 `detail`). */
@@ -83,7 +97,11 @@ export type ClientMessage =
   | { type: 'close' };
 
 export function zodIssues(error: z.ZodError, prefix: Array<string | number> = []): WireValidationIssue[] {
-  return error.issues.map((i) => ({ type: i.code, loc: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: i.message }));
+  return error.issues.map((i) => ({
+    type: i.code,
+    loc: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    msg: i.message,
+  }));
 }
 
 function issuesText(issues: WireValidationIssue[]): string {
@@ -98,7 +116,9 @@ export const WireActionSchema = z.union([
   z.object({ repair: RepairActionSchema, metadata: z.record(z.string(), z.unknown()).optional() }).strict(),
 ]);
 
-export function parseWireAction(data: unknown): { ok: true; action: ForgeAction; metadata: Record<string, unknown> } | { ok: false; issues: WireValidationIssue[] } {
+export function parseWireAction(
+  data: unknown,
+): { ok: true; action: ForgeAction; metadata: Record<string, unknown> } | { ok: false; issues: WireValidationIssue[] } {
   const r = WireActionSchema.safeParse(data);
   if (!r.success) return { ok: false, issues: zodIssues(r.error) };
   const { metadata, ...action } = r.data;
@@ -151,12 +171,24 @@ export function resetToWire(options: ResetOptions): Record<string, unknown> {
 
 const ResetMsg = z.object({ type: z.literal('reset'), data: z.record(z.string(), z.unknown()).default({}) }).strict();
 const StepMsg = z.object({ type: z.literal('step'), data: z.record(z.string(), z.unknown()) }).strict();
-const EvaluateMsg = z.object({ type: z.literal('evaluate'), data: z.object({ unified_diff: z.string(), stream_output: z.boolean().optional() }).strict() }).strict();
-const RestoreMsg = z.object({ type: z.literal('restore'), data: EpisodeRecipeSchema.extend({ stream_output: z.boolean().optional() }).strict() }).strict();
+const EvaluateMsg = z
+  .object({ type: z.literal('evaluate'), data: z.object({ unified_diff: z.string(), stream_output: z.boolean().optional() }).strict() })
+  .strict();
+const RestoreMsg = z
+  .object({ type: z.literal('restore'), data: EpisodeRecipeSchema.extend({ stream_output: z.boolean().optional() }).strict() })
+  .strict();
 const CancelMsg = z.object({ type: z.literal('cancel'), data: z.object({}).strict().optional() }).strict();
 const StateMsg = z.object({ type: z.literal('state') }).strict();
 const CloseMsg = z.object({ type: z.literal('close') }).strict();
-const CLIENT_SCHEMAS = { reset: ResetMsg, step: StepMsg, evaluate: EvaluateMsg, restore: RestoreMsg, cancel: CancelMsg, state: StateMsg, close: CloseMsg } as const;
+const CLIENT_SCHEMAS = {
+  reset: ResetMsg,
+  step: StepMsg,
+  evaluate: EvaluateMsg,
+  restore: RestoreMsg,
+  cancel: CancelMsg,
+  state: StateMsg,
+  close: CloseMsg,
+} as const;
 
 /** Whether a step's action asks for its run's output as it comes (`metadata.stream_output: true`). */
 export function wantsOutput(action: Record<string, unknown>): boolean {
@@ -178,9 +210,19 @@ export function parseClientMessage(text: string): { ok: true; message: ClientMes
   const type = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { type?: unknown }).type : undefined;
   if (typeof type !== 'string' || !Object.hasOwn(CLIENT_SCHEMAS, type)) {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      return { ok: false, error: { message: 'Invalid message: expected a JSON object {type, data}', code: 'VALIDATION_ERROR', errors: [{ type: 'object_type', loc: [], msg: 'Input should be an object' }] } };
+      return {
+        ok: false,
+        error: {
+          message: 'Invalid message: expected a JSON object {type, data}',
+          code: 'VALIDATION_ERROR',
+          errors: [{ type: 'object_type', loc: [], msg: 'Input should be an object' }],
+        },
+      };
     }
-    return { ok: false, error: { message: `Unknown message type: ${typeof type === 'string' ? type : JSON.stringify(type ?? '')}`, code: 'UNKNOWN_TYPE' } };
+    return {
+      ok: false,
+      error: { message: `Unknown message type: ${typeof type === 'string' ? type : JSON.stringify(type ?? '')}`, code: 'UNKNOWN_TYPE' },
+    };
   }
   const r = CLIENT_SCHEMAS[type as keyof typeof CLIENT_SCHEMAS].safeParse(raw);
   if (!r.success) {
@@ -246,16 +288,27 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
     }),
   }),
   z.object({ type: z.literal('evaluation'), data: RepairEvaluationSchema }),
-  z.object({ type: z.literal('state'), data: z.object({ episode_id: z.string().nullable().default(null), step_count: z.number().int().nonnegative().default(0) }).passthrough() }),
+  z.object({
+    type: z.literal('state'),
+    data: z
+      .object({ episode_id: z.string().nullable().default(null), step_count: z.number().int().nonnegative().default(0) })
+      .passthrough(),
+  }),
   z.object({ type: z.literal('output'), data: z.object({ stream: z.enum(['stdout', 'stderr']), text: z.string() }) }),
   z.object({ type: z.literal('error'), data: WireErrorDataSchema }),
 ]);
 export type ParsedServerMessage = z.infer<typeof ServerMessageSchema>;
 
 /** Joins `{observation, reward, done}` back into one ForgeEnv observation, validated. */
-export function fromWireResult(data: { observation: Record<string, unknown>; reward: number | null; done: boolean; metadata?: Record<string, unknown> }): { ok: true; observation: Observation } | { ok: false; error: string } {
+export function fromWireResult(data: {
+  observation: Record<string, unknown>;
+  reward: number | null;
+  done: boolean;
+  metadata?: Record<string, unknown>;
+}): { ok: true; observation: Observation } | { ok: false; error: string } {
   // Servers that keep metadata only beside the observation (none known today) still fill it in.
-  const inner = data.observation.metadata === undefined && data.metadata ? { ...data.observation, metadata: data.metadata } : data.observation;
+  const inner =
+    data.observation.metadata === undefined && data.metadata ? { ...data.observation, metadata: data.metadata } : data.observation;
   const r = WireObservationSchema.safeParse(inner);
   if (!r.success) return { ok: false, error: issuesText(zodIssues(r.error, ['observation'])) };
   const obs = ObservationSchema.safeParse({ ...r.data, reward: data.reward, done: data.done });

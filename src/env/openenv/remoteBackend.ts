@@ -44,7 +44,8 @@ interface RequestOptions {
 export class RemoteBackend implements EnvironmentBackend {
   readonly kind = 'remote' as const;
   private socket: WebSocket | undefined;
-  private pending: Array<{ resolve: (m: ParsedServerMessage) => void; reject: (e: Error) => void; onOutput?: RequestOptions['onOutput'] }> = [];
+  private pending: Array<{ resolve: (m: ParsedServerMessage) => void; reject: (e: Error) => void; onOutput?: RequestOptions['onOutput'] }> =
+    [];
   private queue: Promise<unknown> = Promise.resolve();
   /** The last observation of the current remote session's episode; a dropped connection loses the episode. */
   private lastObservation: Observation | undefined;
@@ -63,7 +64,8 @@ export class RemoteBackend implements EnvironmentBackend {
     const u = new URL(url);
     if (u.protocol === 'http:') u.protocol = 'ws:';
     else if (u.protocol === 'https:') u.protocol = 'wss:';
-    else if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new RemoteEnvironmentError(`Remote URL must be http(s):// or ws(s)://, not ${u.protocol}`);
+    else if (u.protocol !== 'ws:' && u.protocol !== 'wss:')
+      throw new RemoteEnvironmentError(`Remote URL must be http(s):// or ws(s)://, not ${u.protocol}`);
     if (!u.pathname.endsWith('/ws')) u.pathname = u.pathname.replace(/\/$/, '') + '/ws';
     return u.toString();
   }
@@ -88,12 +90,19 @@ export class RemoteBackend implements EnvironmentBackend {
     }
     let data = action as Record<string, unknown>;
     if (options.onOutput) {
-      const meta = data.metadata !== null && typeof data.metadata === 'object' && !Array.isArray(data.metadata) ? (data.metadata as Record<string, unknown>) : {};
+      const meta =
+        data.metadata !== null && typeof data.metadata === 'object' && !Array.isArray(data.metadata)
+          ? (data.metadata as Record<string, unknown>)
+          : {};
       data = { ...data, metadata: { ...meta, stream_output: true } };
     }
     const m = await this.request({ type: 'step', data }, options);
     if (m.type === 'error' && m.data.code === 'VALIDATION_ERROR') {
-      return withError(before, `Invalid action (expected exactly one of {breakage: {primitive_type, params}} or {repair: {unified_diff}}): ${m.data.message}`, 'invalid_action');
+      return withError(
+        before,
+        `Invalid action (expected exactly one of {breakage: {primitive_type, params}} or {repair: {unified_diff}}): ${m.data.message}`,
+        'invalid_action',
+      );
     }
     this.lastObservation = this.observationOf(m);
     return structuredClone(this.lastObservation);
@@ -130,7 +139,10 @@ export class RemoteBackend implements EnvironmentBackend {
     const s = await this.state();
     if (s.episode_id === null) return null;
     const full = episodeStateOf(s);
-    if (!full) throw new RemoteEnvironmentError('The remote environment keeps no ForgeEnv episode state (a plain OpenEnv server sends only episode_id and step_count).');
+    if (!full)
+      throw new RemoteEnvironmentError(
+        'The remote environment keeps no ForgeEnv episode state (a plain OpenEnv server sends only episode_id and step_count).',
+      );
     return full;
   }
 
@@ -148,14 +160,17 @@ export class RemoteBackend implements EnvironmentBackend {
   private observationOf(m: ParsedServerMessage): Observation {
     const data = this.expect(m, 'observation') as { observation: Record<string, unknown>; reward: number | null; done: boolean };
     const r = fromWireResult(data);
-    if (!r.ok) throw new RemoteEnvironmentError(`Remote environment sent an observation that is not ForgeEnv's: ${r.error}`, 'BAD_RESPONSE');
+    if (!r.ok)
+      throw new RemoteEnvironmentError(`Remote environment sent an observation that is not ForgeEnv's: ${r.error}`, 'BAD_RESPONSE');
     return r.observation;
   }
 
   /** The payload of an answer of the expected type; an `error` answer or another type throws. */
   private expect(m: ParsedServerMessage, type: ParsedServerMessage['type']): unknown {
-    if (m.type === 'error') throw new RemoteEnvironmentError(`Remote environment: ${m.data.message} (code: ${m.data.code})`, m.data.code, m.data);
-    if (m.type !== type) throw new RemoteEnvironmentError(`Remote environment answered "${m.type}" where "${type}" was expected`, 'BAD_RESPONSE');
+    if (m.type === 'error')
+      throw new RemoteEnvironmentError(`Remote environment: ${m.data.message} (code: ${m.data.code})`, m.data.code, m.data);
+    if (m.type !== type)
+      throw new RemoteEnvironmentError(`Remote environment answered "${m.type}" where "${type}" was expected`, 'BAD_RESPONSE');
     return m.data;
   }
 
@@ -222,28 +237,50 @@ export class RemoteBackend implements EnvironmentBackend {
             ),
           );
         } else if (status === 403) {
-          reject(new RemoteEnvironmentError(`The remote environment at ${url} refused the connection (403): the request's Origin is not allowed there.`, 'FORBIDDEN', { status }));
+          reject(
+            new RemoteEnvironmentError(
+              `The remote environment at ${url} refused the connection (403): the request's Origin is not allowed there.`,
+              'FORBIDDEN',
+              { status },
+            ),
+          );
         } else {
-          reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: it answered HTTP ${status} instead of opening a WebSocket`, 'UNREACHABLE', { cause: `HTTP ${status}` }));
+          reject(
+            new RemoteEnvironmentError(
+              `Cannot reach the remote environment at ${url}: it answered HTTP ${status} instead of opening a WebSocket`,
+              'UNREACHABLE',
+              { cause: `HTTP ${status}` },
+            ),
+          );
         }
       });
       s.once('open', () => {
         this.socket = s;
         resolve(s);
       });
-      s.on('error', (e) => reject(new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: ${e.message}`, 'UNREACHABLE', { cause: e.message })));
+      s.on('error', (e) =>
+        reject(
+          new RemoteEnvironmentError(`Cannot reach the remote environment at ${url}: ${e.message}`, 'UNREACHABLE', { cause: e.message }),
+        ),
+      );
       s.on('message', (raw) => {
         let parsed;
         try {
           parsed = ServerMessageSchema.safeParse(JSON.parse(rawText(raw)));
         } catch {
-          return this.pending.shift()?.reject(new RemoteEnvironmentError('Remote environment sent a message that is not JSON', 'BAD_RESPONSE'));
+          return this.pending
+            .shift()
+            ?.reject(new RemoteEnvironmentError('Remote environment sent a message that is not JSON', 'BAD_RESPONSE'));
         }
         // Output belongs to the request in progress and does not answer it.
-        if (parsed.success && parsed.data.type === 'output') return this.pending[0]?.onOutput?.(parsed.data.data.stream, parsed.data.data.text);
+        if (parsed.success && parsed.data.type === 'output')
+          return this.pending[0]?.onOutput?.(parsed.data.data.stream, parsed.data.data.text);
         const next = this.pending.shift();
         if (!next) return;
-        if (!parsed.success) next.reject(new RemoteEnvironmentError(`Remote environment sent an invalid message: ${formatZodError(parsed.error)}`, 'BAD_RESPONSE'));
+        if (!parsed.success)
+          next.reject(
+            new RemoteEnvironmentError(`Remote environment sent an invalid message: ${formatZodError(parsed.error)}`, 'BAD_RESPONSE'),
+          );
         else next.resolve(parsed.data);
       });
       s.on('close', (code, reason) => {
@@ -251,7 +288,13 @@ export class RemoteBackend implements EnvironmentBackend {
           this.socket = undefined;
           this.lastObservation = undefined; // the server's session, and its episode, are gone
         }
-        this.failPending(new RemoteEnvironmentError(`Remote environment closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ''})`, 'CONNECTION_CLOSED', { close_code: code, reason: reason.toString() }));
+        this.failPending(
+          new RemoteEnvironmentError(
+            `Remote environment closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ''})`,
+            'CONNECTION_CLOSED',
+            { close_code: code, reason: reason.toString() },
+          ),
+        );
       });
     });
   }
@@ -268,4 +311,5 @@ function withError(obs: Observation, message: string, kind: string): Observation
 }
 
 /** What the embedded environment answers to a step before reset. */
-const noEpisodeObservation = (): Observation => emptyObservation({ error: 'No episode: call reset() before step().', error_kind: 'no_episode' });
+const noEpisodeObservation = (): Observation =>
+  emptyObservation({ error: 'No episode: call reset() before step().', error_kind: 'no_episode' });

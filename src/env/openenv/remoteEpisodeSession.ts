@@ -125,7 +125,10 @@ export class RemoteEpisodeSession implements EpisodeSession {
     const mode = ExecutionModeSchema.safeParse(obs.info.mode);
     const interpreter = obs.info.interpreter;
     if (!mode.success || typeof interpreter !== 'string' || interpreter === '') {
-      throw new RemoteEnvironmentError('The server does not say how it runs scripts (info.mode, info.interpreter): it is not a ForgeEnv server.', 'BAD_RESPONSE');
+      throw new RemoteEnvironmentError(
+        'The server does not say how it runs scripts (info.mode, info.interpreter): it is not a ForgeEnv server.',
+        'BAD_RESPONSE',
+      );
     }
     this.execution = { mode: mode.data, interpreter };
   }
@@ -146,7 +149,11 @@ export class RemoteEpisodeSession implements EpisodeSession {
       library_versions: state.library_versions,
       source: 'remote',
     });
-    if (!task.success) throw new RemoteEnvironmentError(`The server's task "${state.task_id}" cannot be used here: ${formatZodError(task.error)}`, 'BAD_RESPONSE');
+    if (!task.success)
+      throw new RemoteEnvironmentError(
+        `The server's task "${state.task_id}" cannot be used here: ${formatZodError(task.error)}`,
+        'BAD_RESPONSE',
+      );
     return task.data;
   }
 
@@ -155,7 +162,10 @@ export class RemoteEpisodeSession implements EpisodeSession {
       return await fn();
     } catch (e) {
       if (signal?.aborted && e instanceof RemoteEnvironmentError && (e.code === 'CONNECTION_CLOSED' || e.code === 'TIMEOUT')) {
-        throw new RemoteEnvironmentError('Cancelled: the server did not confirm in time, so the connection was closed (which ends its run).', 'CANCELLED');
+        throw new RemoteEnvironmentError(
+          'Cancelled: the server did not confirm in time, so the connection was closed (which ends its run).',
+          'CANCELLED',
+        );
       }
       throw explainRemoteError(e, this.url);
     }
@@ -183,7 +193,7 @@ export function explainRemoteError(e: unknown, url: string): unknown {
   const at = `the ForgeEnv server at ${shown(url)}`;
   const d = e.data;
   const said = typeof d.message === 'string' ? d.message : e.message;
-  const num = (k: string) => (typeof d[k] === 'number' ? (d[k]) : '?');
+  const num = (k: string) => (typeof d[k] === 'number' ? d[k] : '?');
   let message: string;
   switch (e.code) {
     case 'CAPACITY_REACHED':

@@ -33,13 +33,26 @@ export const ServerOptionsSchema = z.object({
   /** Runs waiting for a slot; past it a step is answered "busy" (default: maxSessions, so only a smaller bound can refuse). */
   maxQueuedRuns: z.number().int().min(0).max(100_000).optional(),
   /** Largest WebSocket message or HTTP body accepted. */
-  maxMessageBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(8 * 1024 * 1024),
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
   /** Messages a session may have waiting behind the one being handled (the protocol is request/response). */
   maxPendingMessages: z.number().int().min(1).max(1024).default(16),
   /** Close a session idle this long (no message, nothing running), freeing its slot; 0: never (openenv-core's default). */
-  sessionIdleSeconds: z.number().min(0).max(7 * 24 * 3600).default(0),
+  sessionIdleSeconds: z
+    .number()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(0),
   /** Answers a client may leave unread before the server drops it as too slow. */
-  maxBufferedBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+  maxBufferedBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** Required as `Authorization: Bearer` (or `?token=` on /ws) by every request but /health (serveAuth.ts). */
   token: ServeTokenSchema.optional(),
   /** Browser origins allowed to connect; a request with any other Origin header gets 403. */
@@ -66,7 +79,8 @@ export interface ForgeServer {
 
 export async function startServer(options: ServerOptions): Promise<ForgeServer> {
   const parsed = ServerOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new Error(`Invalid server options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`Invalid server options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const opts = parsed.data;
   const exposed = exposureProblem(opts.host, opts.token);
   if (exposed) throw new Error(exposed);
@@ -91,7 +105,12 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return {
     port,
-    stats: () => ({ sessions: ctx.counters.sessions, runsRunning: ctx.limiter.running, runsQueued: ctx.limiter.queued, connectionsDropped: ctx.counters.dropped }),
+    stats: () => ({
+      sessions: ctx.counters.sessions,
+      runsRunning: ctx.limiter.running,
+      runsQueued: ctx.limiter.queued,
+      connectionsDropped: ctx.counters.dropped,
+    }),
     async close() {
       for (const c of wss.clients) c.terminate();
       await Promise.all([...ctx.envs].map((e) => e.dispose()));
@@ -106,7 +125,11 @@ export async function startServer(options: ServerOptions): Promise<ForgeServer> 
 }
 
 /** What every request and session of one server shares. */
-function serverContext(opts: ServerContext['opts'], baseConfig: EnvironmentConfigInput | undefined, log: (line: string) => void): ServerContext {
+function serverContext(
+  opts: ServerContext['opts'],
+  baseConfig: EnvironmentConfigInput | undefined,
+  log: (line: string) => void,
+): ServerContext {
   const { tasks } = loadCorpus({ extraDirs: baseConfig?.taskDirs ?? [] });
   const sampler = new TaskSampler(tasks);
   const limiter = new RunLimiter(opts.maxRuns ?? availableParallelism(), opts.maxQueuedRuns ?? opts.maxSessions);
@@ -123,7 +146,11 @@ function serverContext(opts: ServerContext['opts'], baseConfig: EnvironmentConfi
     envs: new Set(),
     counters: { sessions: 0, dropped: 0 },
     // Schemas never change: computed once, not per request.
-    documents: { schema: JSON.stringify(environmentSchemas()), metadata: JSON.stringify(environmentMetadata()), openApi: JSON.stringify(openApiDocument()) },
+    documents: {
+      schema: JSON.stringify(environmentSchemas()),
+      metadata: JSON.stringify(environmentMetadata()),
+      openApi: JSON.stringify(openApiDocument()),
+    },
   };
 }
 
@@ -159,9 +186,12 @@ function acceptSessions(ctx: ServerContext, http: ReturnType<typeof createServer
 function prewarmSnapshots(ctx: ServerContext): void {
   for (const id of ctx.opts.warm) {
     const env = ctx.newEnv();
-    void env.prewarm(id, (m) => ctx.log(`[warm] ${id}: ${m}`)).then(
-      (r) => ctx.log('error' in r ? `[warm] ${id}: not warmed: ${r.error}` : `[warm] ${r.label}: zygotes starting`),
-      (e: unknown) => ctx.log(`[warm] ${id}: not warmed: ${(e as Error).message}`),
-    ).finally(() => void env.dispose());
+    void env
+      .prewarm(id, (m) => ctx.log(`[warm] ${id}: ${m}`))
+      .then(
+        (r) => ctx.log('error' in r ? `[warm] ${id}: not warmed: ${r.error}` : `[warm] ${r.label}: zygotes starting`),
+        (e: unknown) => ctx.log(`[warm] ${id}: not warmed: ${(e as Error).message}`),
+      )
+      .finally(() => void env.dispose());
   }
 }

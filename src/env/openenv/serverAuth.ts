@@ -21,7 +21,10 @@ export { ServeTokenSchema };
 export const OriginSchema = z
   .string()
   .transform((s) => s.trim())
-  .refine((s) => s === 'null' || normalizeOrigin(s) !== undefined, 'an origin such as https://example.org or http://localhost:3000 (scheme, host and port only)')
+  .refine(
+    (s) => s === 'null' || normalizeOrigin(s) !== undefined,
+    'an origin such as https://example.org or http://localhost:3000 (scheme, host and port only)',
+  )
   .transform((s) => (s === 'null' ? s : normalizeOrigin(s)!));
 
 /** `scheme://host[:port]` lowercased with the default port dropped, or undefined if `s` is not exactly an origin. */
@@ -41,7 +44,10 @@ export function normalizeOrigin(s: string): string | undefined {
 
 /** 127.0.0.0/8, ::1 and `localhost`: only this machine can connect. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) === 6) return h === '::1' || /^::ffff:127\./.test(h) || /^(0{1,4}:){7}0{0,3}1$/.test(h);

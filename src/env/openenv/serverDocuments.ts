@@ -42,7 +42,9 @@ export function openApiDocument(): Record<string, unknown> {
 
 /** OpenEnv's /schema: JSON schemas of the action, the observation and the state. */
 export function environmentSchemas(): Record<string, unknown> {
-  const state = z.object({ episode_id: z.string().nullable(), step_count: z.number().int().nonnegative() }).extend(EpisodeStateSchema.partial().omit({ episode_id: true }).shape);
+  const state = z
+    .object({ episode_id: z.string().nullable(), step_count: z.number().int().nonnegative() })
+    .extend(EpisodeStateSchema.partial().omit({ episode_id: true }).shape);
   return {
     action: z.toJSONSchema(WireActionSchema, { unrepresentable: 'any' }),
     observation: z.toJSONSchema(ObservationSchema, { unrepresentable: 'any' }),
@@ -55,7 +57,10 @@ export function environmentSchemas(): Record<string, unknown> {
  * `tools/list` is empty and every other method is unknown; malformed requests get JSON-RPC errors.
  */
 export function mcpAnswer(request: unknown): Record<string, unknown> {
-  const r = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number(), z.null()]).optional() }).passthrough().safeParse(request);
+  const r = z
+    .object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number(), z.null()]).optional() })
+    .passthrough()
+    .safeParse(request);
   if (!r.success) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } };
   const id = r.data.id ?? null;
   if (r.data.method === 'tools/list') return { jsonrpc: '2.0', id, result: { tools: [] } };

@@ -6,11 +6,23 @@ import type { RawData, WebSocket } from 'ws';
 import { EnvironmentError } from '../episode/environment';
 import type { StepOptions } from '../episode/episodeTypes';
 import { RunQueueFullError } from '../run/runLimiter';
-import { parseClientMessage, parseWireAction, parseWireReset, toWireResult, toWireState, validationError, wantsOutput, rawText, type ServerMessage, type WireError, type WireOutput } from './protocol';
+import {
+  parseClientMessage,
+  parseWireAction,
+  parseWireReset,
+  toWireResult,
+  toWireState,
+  validationError,
+  wantsOutput,
+  rawText,
+  type ServerMessage,
+  type WireError,
+  type WireOutput,
+} from './protocol';
 import type { ServerContext } from './serverContext';
 
 export function startSession(ctx: ServerContext, ws: WebSocket): void {
-const { opts, log } = ctx;
+  const { opts, log } = ctx;
   // Errors (invalid UTF-8, RSV1, unmasked or oversized frames, resets) close this connection with
   // the code ws chose (1002/1007/1009); without this listener one would crash the whole server.
   ws.on('error', (e) => {
@@ -20,7 +32,12 @@ const { opts, log } = ctx;
   if (ctx.counters.sessions >= opts.maxSessions) {
     send(ws, {
       type: 'error',
-      data: { message: `Server at capacity: ${ctx.counters.sessions}/${opts.maxSessions} sessions active. Cannot accept new connections.`, code: 'CAPACITY_REACHED', active_sessions: ctx.counters.sessions, max_sessions: opts.maxSessions },
+      data: {
+        message: `Server at capacity: ${ctx.counters.sessions}/${opts.maxSessions} sessions active. Cannot accept new connections.`,
+        code: 'CAPACITY_REACHED',
+        active_sessions: ctx.counters.sessions,
+        max_sessions: opts.maxSessions,
+      },
     });
     ws.close(1013, 'at capacity');
     return;
@@ -83,7 +100,11 @@ const { opts, log } = ctx;
   };
 
   const handle = async (data: RawData, isBinary: boolean): Promise<void> => {
-    if (isBinary) return reply({ type: 'error', data: { message: 'Binary frames are not supported: send each message as JSON in a text frame.', code: 'INVALID_JSON' } });
+    if (isBinary)
+      return reply({
+        type: 'error',
+        data: { message: 'Binary frames are not supported: send each message as JSON in a text frame.', code: 'INVALID_JSON' },
+      });
     const parsed = parseClientMessage(rawText(data));
     if (!parsed.ok) return reply({ type: 'error', data: parsed.error });
     const m = parsed.message;
@@ -91,13 +112,21 @@ const { opts, log } = ctx;
       switch (m.type) {
         case 'reset': {
           const r = parseWireReset(m.data);
-          if (!r.ok) return reply({ type: 'error', data: validationError(r.issues.map((i) => ({ ...i, loc: ['data', ...i.loc] })), 'reset parameters') });
+          if (!r.ok)
+            return reply({
+              type: 'error',
+              data: validationError(
+                r.issues.map((i) => ({ ...i, loc: ['data', ...i.loc] })),
+                'reset parameters',
+              ),
+            });
           return reply({ type: 'observation', data: toWireResult(await env.reset(r.options)) });
         }
         case 'step': {
           const a = parseWireAction(m.data);
           if (!a.ok) return reply({ type: 'error', data: validationError(a.issues) });
-          if (!env.state) return reply({ type: 'error', data: { message: 'No episode: send reset before step.', code: 'EXECUTION_ERROR' } });
+          if (!env.state)
+            return reply({ type: 'error', data: { message: 'No episode: send reset before step.', code: 'EXECUTION_ERROR' } });
           return reply({ type: 'observation', data: toWireResult(await env.step(a.action, runOptions(wantsOutput(m.data)))) });
         }
         case 'evaluate':
@@ -177,10 +206,17 @@ function isCancel(data: RawData): boolean {
   return parsed.ok && parsed.message.type === 'cancel';
 }
 
-
 function errorData(e: unknown): WireError {
   if (e instanceof RunQueueFullError) {
-    return { message: e.message, code: 'CAPACITY_REACHED', busy: true, runs_running: e.running, runs_queued: e.queued, max_runs: e.maxRunning, max_queued_runs: e.maxQueued };
+    return {
+      message: e.message,
+      code: 'CAPACITY_REACHED',
+      busy: true,
+      runs_running: e.running,
+      runs_queued: e.queued,
+      max_runs: e.maxRunning,
+      max_queued_runs: e.maxQueued,
+    };
   }
   return { message: e instanceof Error ? e.message : String(e), code: 'EXECUTION_ERROR' };
 }

@@ -48,7 +48,11 @@ export function insertArgument(source: string, call: CallSite, text: string, tai
   if (isVertical(source, call)) {
     if (p < n) {
       const at = call.args[p];
-      return { from: lineStartAt(source, at.from), to: lineStartAt(source, at.from), insert: `${indentationAt(source, at.from)}${text},${tail}\n` };
+      return {
+        from: lineStartAt(source, at.from),
+        to: lineStartAt(source, at.from),
+        insert: `${indentationAt(source, at.from)}${text},${tail}\n`,
+      };
     }
     const last = call.args[n - 1];
     const indent = indentationAt(source, last.from);

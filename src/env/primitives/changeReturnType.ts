@@ -21,7 +21,9 @@ const Prefix = z.string().regex(/^[A-Za-z][A-Za-z0-9]*_$/, 'a prefix such as eva
 
 export const ReturnTypeParamsSchema = z
   .object({
-    change: Change.describe('metric_prefix: Trainer.evaluate() keys lose their prefix (metrics["eval_accuracy"] → metrics["accuracy"]); output_index: outputs.loss / .logits → outputs[0] / [1]; return_dict: the model returns 3.x tuples (return_dict=False) while outputs.loss is still read.'),
+    change: Change.describe(
+      'metric_prefix: Trainer.evaluate() keys lose their prefix (metrics["eval_accuracy"] → metrics["accuracy"]); output_index: outputs.loss / .logits → outputs[0] / [1]; return_dict: the model returns 3.x tuples (return_dict=False) while outputs.loss is still read.',
+    ),
     prefix: Prefix.optional().describe('metric_prefix: the prefix to strip (default eval_; Trainer.predict uses test_).'),
   })
   .strict();
@@ -31,8 +33,17 @@ export const RestoreReturnTypeParamsSchema = z
   .object({
     change: Change.describe('The change ChangeReturnType made.'),
     prefix: Prefix.optional().describe('metric_prefix: the prefix to put back (default eval_).'),
-    keys: z.array(z.string().min(1)).min(1).optional().describe('metric_prefix: the keys (without prefix) to prefix again; required for metric_prefix.'),
-    inserted: z.boolean().optional().describe('return_dict: true when return_dict=False was added to the model calls (remove it), false when return_dict=True was flipped (flip it back).'),
+    keys: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('metric_prefix: the keys (without prefix) to prefix again; required for metric_prefix.'),
+    inserted: z
+      .boolean()
+      .optional()
+      .describe(
+        'return_dict: true when return_dict=False was added to the model calls (remove it), false when return_dict=True was flipped (flip it back).',
+      ),
   })
   .strict()
   .refine((p) => p.change !== 'metric_prefix' || p.keys !== undefined, { message: 'metric_prefix needs keys', path: ['keys'] });
@@ -49,16 +60,24 @@ interface KeySite {
 
 /** String keys read from Trainer.evaluate()/predict() results: `m["k"]`, `m.get("k")`, `trainer.evaluate()["k"]`. */
 function metricKeySites(index: ScriptIndex): KeySite[] {
-  const trainers = new Set(index.assignments.filter((a) => a.call?.callee && /Trainer$/.test(lastSegment(a.call.callee))).map((a) => a.target));
+  const trainers = new Set(
+    index.assignments.filter((a) => a.call?.callee && /Trainer$/.test(lastSegment(a.call.callee))).map((a) => a.target),
+  );
   const isEval = (c: CallSite) => (c.method?.name === 'evaluate' || c.method?.name === 'predict') && trainers.has(receiverOf(c) ?? '');
   const evalCalls = new Set(index.calls.filter(isEval).map((c) => c.from));
-  const metricVars = new Set(index.assignments.filter((a) => a.call && evalCalls.has(a.call.from) && a.call.method?.name === 'evaluate').map((a) => a.target));
+  const metricVars = new Set(
+    index.assignments.filter((a) => a.call && evalCalls.has(a.call.from) && a.call.method?.name === 'evaluate').map((a) => a.target),
+  );
   // predict() returns a PredictionOutput; its metrics live in `.metrics`.
-  for (const a of index.assignments) if (a.call && evalCalls.has(a.call.from) && a.call.method?.name === 'predict') metricVars.add(`${a.target}.metrics`);
+  for (const a of index.assignments)
+    if (a.call && evalCalls.has(a.call.from) && a.call.method?.name === 'predict') metricVars.add(`${a.target}.metrics`);
   const sites: KeySite[] = [];
   for (const s of index.subscripts) {
     if (!s.key?.plain) continue;
-    const direct = s.objectNode.name === 'CallExpression' && evalCalls.has(s.objectNode.from) && index.callsByFrom.get(s.objectNode.from)?.method?.name === 'evaluate';
+    const direct =
+      s.objectNode.name === 'CallExpression' &&
+      evalCalls.has(s.objectNode.from) &&
+      index.callsByFrom.get(s.objectNode.from)?.method?.name === 'evaluate';
     if (direct || (s.object !== null && metricVars.has(s.object))) sites.push({ lit: s.key });
   }
   for (const c of index.calls) {
@@ -79,7 +98,10 @@ function planPrefixForward(ctx: ScriptContext, prefix: string): Plan {
   if (clash) refuse(NAME, `the script already reads the unprefixed key "${clash.lit.raw}", so the change could not be undone exactly`);
   return {
     edits: hits.map((s) => ({ from: s.lit.contentFrom, to: s.lit.contentFrom + prefix.length, insert: '' })),
-    inverse: { primitive_type: RESTORE, params: prefix === 'eval_' ? { change: 'metric_prefix', keys } : { change: 'metric_prefix', prefix, keys } },
+    inverse: {
+      primitive_type: RESTORE,
+      params: prefix === 'eval_' ? { change: 'metric_prefix', keys } : { change: 'metric_prefix', prefix, keys },
+    },
   };
 }
 
@@ -156,7 +178,8 @@ function planIndexRestore(ctx: ScriptContext): Plan {
   for (const s of index.subscripts) {
     if (s.integer === undefined) continue;
     const field = layoutOf(outputs, s.object, s.objectNode)?.[s.integer];
-    if (field && script.slice(s.openBracket, s.closeBracket + 1) === `[${s.integer}]`) edits.push({ from: s.openBracket, to: s.closeBracket + 1, insert: `.${field}` });
+    if (field && script.slice(s.openBracket, s.closeBracket + 1) === `[${s.integer}]`)
+      edits.push({ from: s.openBracket, to: s.closeBracket + 1, insert: `.${field}` });
   }
   if (edits.length === 0) refuse(RESTORE, 'no model output is indexed as [0] or [1]');
   return { edits, inverse: { primitive_type: NAME, params: { change: 'output_index' } } };
@@ -174,7 +197,9 @@ function isModelCall(c: CallSite): boolean {
 /** Reads of `.loss` / `.logits` on model outputs: what a tuple return breaks. */
 function readsOutputFields(index: ScriptIndex): boolean {
   const outputs = modelOutputs(index);
-  return index.attributes.some((a) => (FIELDS as readonly string[]).includes(a.property) && layoutOf(outputs, a.object, a.objectNode) !== undefined);
+  return index.attributes.some(
+    (a) => (FIELDS as readonly string[]).includes(a.property) && layoutOf(outputs, a.object, a.objectNode) !== undefined,
+  );
 }
 
 /** Offsets of the model calls whose outputs are read as `.loss` / `.logits` (directly or through a variable). */
@@ -203,10 +228,14 @@ function returnDictArgs(ctx: ScriptContext, value: 'True' | 'False'): Array<{ ca
 
 function planReturnDictForward(ctx: ScriptContext): Plan {
   if (!readsOutputFields(ctx.index)) refuse(NAME, 'no model output is read as .loss or .logits, so tuple outputs would change nothing');
-  if (returnDictArgs(ctx, 'False').length) refuse(NAME, 'the script already passes return_dict=False, so the change could not be undone exactly');
+  if (returnDictArgs(ctx, 'False').length)
+    refuse(NAME, 'the script already passes return_dict=False, so the change could not be undone exactly');
   const explicit = returnDictArgs(ctx, 'True');
   if (explicit.length) {
-    return { edits: explicit.map(({ arg }) => ({ from: arg.valueFrom, to: arg.valueTo, insert: 'False' })), inverse: { primitive_type: RESTORE, params: { change: 'return_dict', inserted: false } } };
+    return {
+      edits: explicit.map(({ arg }) => ({ from: arg.valueFrom, to: arg.valueTo, insert: 'False' })),
+      inverse: { primitive_type: RESTORE, params: { change: 'return_dict', inserted: false } },
+    };
   }
   // The forward calls whose outputs are read: `model(**batch)` → `model(**batch, return_dict=False)`.
   const read = readCalls(ctx.index);
@@ -240,8 +269,10 @@ export const ChangeReturnType = definePrimitive<ReturnTypeParams>({
   name: NAME,
   category: 'return_type_drift',
   kind: 'breakage',
-  description: 'Reads a return value in the shape another version returned: unprefixed Trainer.evaluate() keys, tuple-indexed model outputs, or tuple outputs read as objects.',
-  models: 'Trainer.evaluate() metric keys carry the eval_ prefix (metric_key_prefix); model outputs became ModelOutput objects in transformers 4.0 (outputs.loss vs outputs[0]; return_dict default False → True)',
+  description:
+    'Reads a return value in the shape another version returned: unprefixed Trainer.evaluate() keys, tuple-indexed model outputs, or tuple outputs read as objects.',
+  models:
+    'Trainer.evaluate() metric keys carry the eval_ prefix (metric_key_prefix); model outputs became ModelOutput objects in transformers 4.0 (outputs.loss vs outputs[0]; return_dict default False → True)',
   paramsSchema: ReturnTypeParamsSchema,
   label: (p) =>
     p.change === 'metric_prefix'
@@ -249,7 +280,12 @@ export const ChangeReturnType = definePrimitive<ReturnTypeParams>({
       : p.change === 'return_dict'
         ? 'ask the model for 3.x tuples (return_dict=False) while reading outputs.loss'
         : 'index model outputs as tuples (outputs[0] for outputs.loss)',
-  plan: (ctx, p) => (p.change === 'metric_prefix' ? planPrefixForward(ctx, p.prefix ?? 'eval_') : p.change === 'return_dict' ? planReturnDictForward(ctx) : planIndexForward(ctx)),
+  plan: (ctx, p) =>
+    p.change === 'metric_prefix'
+      ? planPrefixForward(ctx, p.prefix ?? 'eval_')
+      : p.change === 'return_dict'
+        ? planReturnDictForward(ctx)
+        : planIndexForward(ctx),
   propose: (_ctx, versions) => driftProposals(NAME, versions),
 });
 
@@ -260,7 +296,10 @@ export const RestoreReturnType = definePrimitive<RestoreReturnTypeParams>({
   description: 'Undoes ChangeReturnType: prefixed metric keys again, or .loss / .logits instead of tuple indexes.',
   models: 'the repair of an outdated return shape, e.g. metrics["accuracy"] → metrics["eval_accuracy"]',
   paramsSchema: RestoreReturnTypeParamsSchema,
-  label: (p) => (p.change === 'metric_prefix' ? `prefix ${p.keys?.join(', ')} with ${p.prefix ?? 'eval_'} again` : 'read model outputs as .loss / .logits again'),
+  label: (p) =>
+    p.change === 'metric_prefix'
+      ? `prefix ${p.keys?.join(', ')} with ${p.prefix ?? 'eval_'} again`
+      : 'read model outputs as .loss / .logits again',
   plan: (ctx, p) =>
     p.change === 'metric_prefix'
       ? planPrefixRestore(ctx, p.prefix ?? 'eval_', p.keys ?? [])

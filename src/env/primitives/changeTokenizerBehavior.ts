@@ -43,7 +43,8 @@ function tokenizerChains(ctx: ScriptContext): Set<string> {
   return out;
 }
 
-const looksLikeTokenizer = (chain: string, known: Set<string>) => known.has(chain) || /^(tokenizer|tok)$|_tokenizer$/i.test(lastSegment(chain));
+const looksLikeTokenizer = (chain: string, known: Set<string>) =>
+  known.has(chain) || /^(tokenizer|tok)$|_tokenizer$/i.test(lastSegment(chain));
 
 export function tokenizerCalls(ctx: ScriptContext): CallSite[] {
   const known = tokenizerChains(ctx);
@@ -62,7 +63,8 @@ function planPadForward(ctx: ScriptContext): Plan {
   const edits: TextEdit[] = [];
   const quotes = new Set<string>();
   for (const c of calls) {
-    if (keywordArg(c, 'pad_to_max_length')) refuse(NAME, `the tokenizer call on line ${lineOf(ctx.script, c.from)} already passes pad_to_max_length=`);
+    if (keywordArg(c, 'pad_to_max_length'))
+      refuse(NAME, `the tokenizer call on line ${lineOf(ctx.script, c.from)} already passes pad_to_max_length=`);
     const a = keywordArg(c, 'padding');
     const lit = a && readStringLiteral(ctx.script, a.valueFrom, a.valueTo);
     if (!a || !lit || !lit.plain || lit.prefix || lit.quote.length !== 1 || lit.raw !== 'max_length') continue;
@@ -72,7 +74,13 @@ function planPadForward(ctx: ScriptContext): Plan {
   if (edits.length === 0) refuse(NAME, 'no tokenizer call passes padding="max_length"');
   if (quotes.size > 1) refuse(NAME, 'the padding="max_length" arguments mix quote styles, so they could not be restored exactly');
   const quote = [...quotes][0];
-  return { edits, inverse: { primitive_type: RESTORE, params: quote === '"' ? { behavior: 'pad_to_max_length' } : { behavior: 'pad_to_max_length', quote } } };
+  return {
+    edits,
+    inverse: {
+      primitive_type: RESTORE,
+      params: quote === '"' ? { behavior: 'pad_to_max_length' } : { behavior: 'pad_to_max_length', quote },
+    },
+  };
 }
 
 function planPadRestore(ctx: ScriptContext, quote: string): Plan {
@@ -80,7 +88,8 @@ function planPadRestore(ctx: ScriptContext, quote: string): Plan {
   for (const c of tokenizerCalls(ctx)) {
     const a = keywordArg(c, 'pad_to_max_length');
     if (!a || ctx.script.slice(a.valueFrom, a.valueTo) !== 'True') continue;
-    if (keywordArg(c, 'padding')) refuse(RESTORE, `the tokenizer call on line ${lineOf(ctx.script, c.from)} passes both padding= and pad_to_max_length=`);
+    if (keywordArg(c, 'padding'))
+      refuse(RESTORE, `the tokenizer call on line ${lineOf(ctx.script, c.from)} passes both padding= and pad_to_max_length=`);
     edits.push({ from: a.from, to: a.to, insert: `padding=${quote}max_length${quote}` });
   }
   if (edits.length === 0) refuse(RESTORE, 'no tokenizer call passes pad_to_max_length=True');
@@ -143,7 +152,8 @@ function hasMultilineString(ctx: ScriptContext, stmt: { from: number; to: number
 
 function planTargetForward(ctx: ScriptContext): Plan {
   const { script, index } = ctx;
-  if (index.namesByText.has('as_target_tokenizer')) refuse(NAME, 'the script already uses as_target_tokenizer(), so the change could not be undone exactly');
+  if (index.namesByText.has('as_target_tokenizer'))
+    refuse(NAME, 'the script already uses as_target_tokenizer(), so the change could not be undone exactly');
   const sites = index.calls.filter((c) => keywordArg(c, 'text_target'));
   if (sites.length === 0) refuse(NAME, 'no call passes text_target=');
   const unit = indentUnit(ctx);
@@ -155,8 +165,10 @@ function planTargetForward(ctx: ScriptContext): Plan {
     const arg = keywordArg(c, 'text_target')!;
     const stmt = enclosingStatement(c.node);
     if (!c.callee || c.method) reason ||= `line ${line}: the tokenizer is not called directly (tokenizer(text_target=...))`;
-    else if (c.args[0] !== arg || c.args.some((a) => a.kind === 'positional' || a.kind === 'star')) reason ||= `line ${line}: text_target= is combined with input texts; only a call whose text is text_target alone can move into as_target_tokenizer()`;
-    else if (!stmt || !SIMPLE_STATEMENTS.has(stmt.name) || !['Script', 'Body'].includes(stmt.parent?.name ?? '')) reason ||= `line ${line}: the call is not a statement of its own`;
+    else if (c.args[0] !== arg || c.args.some((a) => a.kind === 'positional' || a.kind === 'star'))
+      reason ||= `line ${line}: text_target= is combined with input texts; only a call whose text is text_target alone can move into as_target_tokenizer()`;
+    else if (!stmt || !SIMPLE_STATEMENTS.has(stmt.name) || !['Script', 'Body'].includes(stmt.parent?.name ?? ''))
+      reason ||= `line ${line}: the call is not a statement of its own`;
     else if (!startsLine(script, stmt.from) || !endsLine(script, stmt.to)) reason ||= `line ${line}: the statement shares its line`;
     else if (used.has(stmt.from)) reason ||= `line ${line}: two text_target= calls in one statement`;
     else if (hasMultilineString(ctx, stmt)) reason ||= `line ${line}: the statement contains a multi-line string`;
@@ -174,7 +186,9 @@ function planTargetForward(ctx: ScriptContext): Plan {
 
 function planTargetRestore(ctx: ScriptContext): Plan {
   const { script, index } = ctx;
-  const opens = index.calls.filter((c) => c.method?.name === 'as_target_tokenizer' && c.args.length === 0 && c.node.parent?.name === 'WithStatement');
+  const opens = index.calls.filter(
+    (c) => c.method?.name === 'as_target_tokenizer' && c.args.length === 0 && c.node.parent?.name === 'WithStatement',
+  );
   if (opens.length === 0) refuse(RESTORE, 'there is no `with <tokenizer>.as_target_tokenizer():` block');
   const edits: TextEdit[] = [];
   for (const open of opens) {
@@ -182,27 +196,37 @@ function planTargetRestore(ctx: ScriptContext): Plan {
     const line = lineOf(script, withNode.from);
     const body = withNode.lastChild;
     const items = [];
-    for (let c = withNode.firstChild; c; c = c.nextSibling) if (c.name !== 'with' && c.name !== 'Body' && c.name !== 'Comment') items.push(c);
+    for (let c = withNode.firstChild; c; c = c.nextSibling)
+      if (c.name !== 'with' && c.name !== 'Body' && c.name !== 'Comment') items.push(c);
     const stmts: SyntaxNode[] = [];
     for (let c = body?.firstChild ?? null; c; c = c.nextSibling) if (c.type.is('Statement')) stmts.push(c);
     const stmt = stmts[0];
     const receiver = receiverOf(open);
-    if (!body || body.name !== 'Body' || items.length !== 1 || stmts.length !== 1 || !stmt || !receiver) refuse(RESTORE, `line ${line}: the with block must hold exactly one statement`);
-    if (!startsLine(script, withNode.from) || !/^:[ \t]*\n[ \t]*$/.test(script.slice(open.to, stmt.from))) refuse(RESTORE, `line ${line}: the with block is not laid out as \`with ...:\` + one indented line`);
+    if (!body || body.name !== 'Body' || items.length !== 1 || stmts.length !== 1 || !stmt || !receiver)
+      refuse(RESTORE, `line ${line}: the with block must hold exactly one statement`);
+    if (!startsLine(script, withNode.from) || !/^:[ \t]*\n[ \t]*$/.test(script.slice(open.to, stmt.from)))
+      refuse(RESTORE, `line ${line}: the with block is not laid out as \`with ...:\` + one indented line`);
     const indent = indentationAt(script, withNode.from);
     const inner = indentationAt(script, stmt.from);
     if (!inner.startsWith(indent) || inner.length <= indent.length) refuse(RESTORE, `line ${line}: the with block's body is not indented`);
     const unit = inner.slice(indent.length);
     const targets = index.calls.filter((c) => c.from >= stmt.from && c.to <= stmt.to && c.callee === receiver);
-    if (targets.length !== 1) refuse(RESTORE, `line ${line}: expected one call of ${receiver}(...) inside the with block, found ${targets.length}`);
+    if (targets.length !== 1)
+      refuse(RESTORE, `line ${line}: expected one call of ${receiver}(...) inside the with block, found ${targets.length}`);
     const target = targets[0];
     const first = target.args[0];
-    if (!first || first.kind !== 'positional' || target.args.filter((a) => a.kind === 'positional').length !== 1 || keywordArg(target, 'text_target')) {
+    if (
+      !first ||
+      first.kind !== 'positional' ||
+      target.args.filter((a) => a.kind === 'positional').length !== 1 ||
+      keywordArg(target, 'text_target')
+    ) {
       refuse(RESTORE, `line ${line}: ${receiver}(...) inside the with block must take exactly one positional text`);
     }
     edits.push({ from: withNode.from, to: stmt.from, insert: '' });
     for (const ls of continuationLineStarts(script, stmt)) {
-      if (!script.startsWith(unit, ls)) refuse(RESTORE, `line ${lineOf(script, ls)}: a continuation line is not indented by the block's step`);
+      if (!script.startsWith(unit, ls))
+        refuse(RESTORE, `line ${lineOf(script, ls)}: a continuation line is not indented by the block's step`);
       edits.push({ from: ls, to: ls + unit.length, insert: '' });
     }
     edits.push({ from: first.from, to: first.from, insert: 'text_target=' });
@@ -217,8 +241,10 @@ export const ChangeTokenizerBehavior = definePrimitive<TokenizerBehaviorParams>(
   name: NAME,
   category: 'tokenizer_drift',
   kind: 'breakage',
-  description: 'Makes tokenizer calls use a convention of another transformers version (as_target_tokenizer, pad_to_max_length, is_pretokenized).',
-  models: 'tokenizer.as_target_tokenizer() → text_target= (removed ≥ 4.45); pad_to_max_length=True → padding="max_length"; is_pretokenized → is_split_into_words',
+  description:
+    'Makes tokenizer calls use a convention of another transformers version (as_target_tokenizer, pad_to_max_length, is_pretokenized).',
+  models:
+    'tokenizer.as_target_tokenizer() → text_target= (removed ≥ 4.45); pad_to_max_length=True → padding="max_length"; is_pretokenized → is_split_into_words',
   paramsSchema: TokenizerBehaviorParamsSchema,
   label: (p) =>
     ({

@@ -17,7 +17,14 @@ import { ScriptEnvSchema, type SandboxOptionsInput } from '../sandbox/options';
 import { applySpec, breakagePrimitives, getPrimitive } from './registry';
 import { PrimitiveRefusal, type PrimitiveResult } from './types';
 import { prepareRealRun } from '../run/realMode';
-import { formatZodError, LibraryVersionsSchema, RunMountsSchema, type ExecutionMode, type ExecutionResult, type LibraryVersions } from '../schemas';
+import {
+  formatZodError,
+  LibraryVersionsSchema,
+  RunMountsSchema,
+  type ExecutionMode,
+  type ExecutionResult,
+  type LibraryVersions,
+} from '../schemas';
 import { getSnapshot } from '../snapshots/registry';
 import { parseTraceback } from '../scoring/traceback';
 import { snapshotVersions } from '../snapshots/versions';
@@ -106,7 +113,9 @@ export interface CheckOptions {
  */
 export function scriptsInFolder(dir: string, onProblem: (problem: string) => void = () => undefined): CheckScript[] {
   const out: CheckScript[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.py')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.py'))
+    .sort()) {
     const read = readFolderFile(dir, f, MAX_TASK_FILE_BYTES);
     if (read.ok) out.push({ name: f, script: read.text });
     else onProblem(`${read.problem}; skipped`);
@@ -143,12 +152,24 @@ export function scriptsWithManifest(dir: string, manifestPath: string, onProblem
     const e = byFile.get(s.name);
     if (!e) return s;
     const versions = e.versions ?? (e.snapshot ? getSnapshot(e.snapshot).versions : undefined);
-    return { ...s, ...(versions ? { versions } : {}), ...(e.args ? { args: e.args } : {}), ...(e.files ? { files: e.files } : {}), ...(e.env ? { env: e.env } : {}), ...(e.mounts ? { mounts: e.mounts } : {}) };
+    return {
+      ...s,
+      ...(versions ? { versions } : {}),
+      ...(e.args ? { args: e.args } : {}),
+      ...(e.files ? { files: e.files } : {}),
+      ...(e.env ? { env: e.env } : {}),
+      ...(e.mounts ? { mounts: e.mounts } : {}),
+    };
   });
 }
 
 /** Run inputs a task entry may carry (`args`, `files`), read defensively. */
-const TaskRunInputsSchema = z.object({ args: z.array(z.string()).optional(), files: z.record(z.string(), z.string()).optional(), mounts: RunMountsSchema.optional(), runtime: TaskRuntimeSchema.optional() });
+const TaskRunInputsSchema = z.object({
+  args: z.array(z.string()).optional(),
+  files: z.record(z.string(), z.string()).optional(),
+  mounts: RunMountsSchema.optional(),
+  runtime: TaskRuntimeSchema.optional(),
+});
 
 /** A corpus task as a check script, with its snapshot and its run inputs when the entry has them. */
 export function checkScriptOfTask(task: { task_id: string; script_content: string; library_versions?: LibraryVersions }): CheckScript {
@@ -177,7 +198,8 @@ interface RunVerdict {
  */
 function verdictOf(exec: ExecutionResult, mode: ExecutionMode, original: boolean): RunVerdict {
   if (exec.violations.length) return { ok: null, reason: `not run: ${exec.violations.join('; ')}`, exec };
-  if (exec.exit_code === null && !exec.timed_out && !exec.output_truncated) return { ok: null, reason: exec.stderr.trim() || 'could not start the interpreter', exec };
+  if (exec.exit_code === null && !exec.timed_out && !exec.output_truncated)
+    return { ok: null, reason: exec.stderr.trim() || 'could not start the interpreter', exec };
   if (original && exec.exit_code !== 0 && mode === 'simulated') {
     const tb = parseTraceback(exec.stderr);
     if (tb && tb.exception_type === 'ModuleNotFoundError') {
@@ -197,7 +219,10 @@ export interface ScriptStatus {
   reason?: string;
 }
 
-export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions): Promise<{ results: CheckRow[]; summary: CheckSummary; scripts: ScriptStatus[] }> {
+export async function checkPrimitives(
+  scripts: CheckScript[],
+  opts: CheckOptions,
+): Promise<{ results: CheckRow[]; summary: CheckSummary; scripts: ScriptStatus[] }> {
   const t0 = performance.now();
   const prims = breakagePrimitives().filter((p) => !opts.primitives || opts.primitives.includes(p.name));
   const run: Runner = async (s, script, versions, original = false, repairOf) => {
@@ -205,7 +230,10 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
     try {
       // Real mode without --python: the snapshot's managed venv and offline hub, as episodes get
       // (python3 on PATH has no transformers, so every original used to fail with ModuleNotFoundError).
-      const real = opts.mode === 'real' && opts.interpreter === undefined ? await prepareRealRun({ libraryVersions: versions, signal: opts.signal }) : undefined;
+      const real =
+        opts.mode === 'real' && opts.interpreter === undefined
+          ? await prepareRealRun({ libraryVersions: versions, signal: opts.signal })
+          : undefined;
       const exec = await executeScript({
         script,
         mode: opts.mode,
@@ -255,7 +283,7 @@ export async function checkPrimitives(scripts: CheckScript[], opts: CheckOptions
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, worker));
   const order = new Map(scripts.map((s, i) => [s.name, i]));
   const pOrder = new Map(prims.map((p, i) => [p.name, i]));
-  results.sort((a, b) => (order.get(a.script)! - order.get(b.script)!) || (pOrder.get(a.primitive)! - pOrder.get(b.primitive)!));
+  results.sort((a, b) => order.get(a.script)! - order.get(b.script)! || pOrder.get(a.primitive)! - pOrder.get(b.primitive)!);
   const count = (f: (r: CheckRow) => boolean) => results.filter(f).length;
   const perScript = (f: (rows: CheckRow[]) => boolean) => scripts.filter((s) => f(results.filter((r) => r.script === s.name))).length;
   const statuses = scripts.map((x): ScriptStatus => {
@@ -292,14 +320,32 @@ function specFor(
   primitive: string,
   script: string,
   versions: LibraryVersions,
-): { primitive_type: string; params: Record<string, unknown>; provenance: 'real' | 'synthetic'; drift_id: string | null; breaks: boolean | null } {
+): {
+  primitive_type: string;
+  params: Record<string, unknown>;
+  provenance: 'real' | 'synthetic';
+  drift_id: string | null;
+  breaks: boolean | null;
+} {
   const p = getPrimitive(primitive)!;
   const chosen = preferredCandidates(p.candidates(script, versions))[0];
   if (!chosen) throw new PrimitiveRefusal(primitive, `${primitive} does not apply: no candidate in this script`);
-  return { primitive_type: primitive, params: chosen.params, provenance: chosen.provenance, drift_id: chosen.drift_id ?? null, breaks: chosen.breaks ?? null };
+  return {
+    primitive_type: primitive,
+    params: chosen.params,
+    provenance: chosen.provenance,
+    drift_id: chosen.drift_id ?? null,
+    breaks: chosen.breaks ?? null,
+  };
 }
 
-async function checkOne(s: CheckScript, primitive: string, versions: LibraryVersions, original: RunVerdict, run: Runner): Promise<CheckRow> {
+async function checkOne(
+  s: CheckScript,
+  primitive: string,
+  versions: LibraryVersions,
+  original: RunVerdict,
+  run: Runner,
+): Promise<CheckRow> {
   const row: CheckRow = {
     script: s.name,
     primitive,
@@ -351,7 +397,8 @@ async function checkOne(s: CheckScript, primitive: string, versions: LibraryVers
     } else {
       row.passes_after_repair = (await run(s, applied.script, versions, false, result.script)).ok;
     }
-    row.verified = row.applied && row.broke === true && row.names_changed_api === true && row.restored === true && row.passes_after_repair === true;
+    row.verified =
+      row.applied && row.broke === true && row.names_changed_api === true && row.restored === true && row.passes_after_repair === true;
     return row;
   } catch (e) {
     if (e instanceof PrimitiveRefusal) return { ...row, error: e.reason };
@@ -360,7 +407,28 @@ async function checkOne(s: CheckScript, primitive: string, versions: LibraryVers
 }
 
 /** Words too common in code and error text to count as naming the changed API. */
-const NOT_API_NAMES = new Set(['self', 'None', 'True', 'False', 'import', 'from', 'and', 'not', 'for', 'with', 'def', 'return', 'the', 'args', 'kwargs', 'model', 'dataset', 'data', 'train', 'eval']);
+const NOT_API_NAMES = new Set([
+  'self',
+  'None',
+  'True',
+  'False',
+  'import',
+  'from',
+  'and',
+  'not',
+  'for',
+  'with',
+  'def',
+  'return',
+  'the',
+  'args',
+  'kwargs',
+  'model',
+  'dataset',
+  'data',
+  'train',
+  'eval',
+]);
 
 /**
  * The names the primitive changed: the whole words its edits touch, in the script before and
@@ -451,9 +519,20 @@ export function renderCheckTable(results: CheckRow[], summary: CheckSummary, scr
     (r.error ?? r.broken_error ?? '').replace(/\s+/g, ' ').slice(0, 80),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   const originals = scripts?.length
-    ? ['original scripts:', ...scripts.map((x) => `  ${basename(x.script)}: ${x.original_runs === true ? 'runs' : x.original_runs === false ? 'fails' : 'not run'}${x.reason ? ` (${x.reason.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`), '']
+    ? [
+        'original scripts:',
+        ...scripts.map(
+          (x) =>
+            `  ${basename(x.script)}: ${x.original_runs === true ? 'runs' : x.original_runs === false ? 'fails' : 'not run'}${x.reason ? ` (${x.reason.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`,
+        ),
+        '',
+      ]
     : [];
   return [...originals, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', checkSummaryLine(summary)].join('\n');
 }

@@ -20,7 +20,9 @@ const base = {
     .array(z.string().refine(isIdentifier, 'an identifier'))
     .min(1)
     .optional()
-    .describe('Only these names (also moves qualified uses such as torch.optim.AdamW). Omitted: every `from old_module import ...` statement.'),
+    .describe(
+      'Only these names (also moves qualified uses such as torch.optim.AdamW). Omitted: every `from old_module import ...` statement.',
+    ),
 };
 
 export const DeprecateImportParamsSchema = z
@@ -60,7 +62,10 @@ function planMove(primitive: string, ctx: ScriptContext, p: DeprecateImportParam
       if (hit.length === 0) continue;
       if (hit.length < imp.names.length) {
         const others = imp.names.filter((n) => !wanted.has(n.name)).map((n) => n.name);
-        refuse(primitive, `line ${lineOf(script, imp.from)} also imports ${others.join(', ')} from ${p.old_module}; moving only ${hit.map((n) => n.name).join(', ')} would split the statement`);
+        refuse(
+          primitive,
+          `line ${lineOf(script, imp.from)} also imports ${others.join(', ')} from ${p.old_module}; moving only ${hit.map((n) => n.name).join(', ')} would split the statement`,
+        );
       }
     }
     if (imp.star && !wanted) moved.add('*');
@@ -77,8 +82,10 @@ function planMove(primitive: string, ctx: ScriptContext, p: DeprecateImportParam
       }
       if (!importsModule(index, p.new_module)) {
         const root = p.new_module.split('.')[0];
-        if (!allowInsert) refuse(primitive, `${p.new_module} is not imported, so ${p.new_module}.${qualified[0].property} could not be restored`);
-        if (usedAsName(index, root)) refuse(primitive, `"${root}" is already a name in the script, so \`import ${p.new_module}\` cannot be added`);
+        if (!allowInsert)
+          refuse(primitive, `${p.new_module} is not imported, so ${p.new_module}.${qualified[0].property} could not be restored`);
+        if (usedAsName(index, root))
+          refuse(primitive, `"${root}" is already a name in the script, so \`import ${p.new_module}\` cannot be added`);
         const line = insertLineAfter(index, `import ${p.new_module}`, importBinding(index, p.old_module.split('.')[0]));
         if (!line) refuse(primitive, `no place for \`import ${p.new_module}\` (the script has no top-level import line to put it after)`);
         edits.push(line);
@@ -96,9 +103,11 @@ function planMove(primitive: string, ctx: ScriptContext, p: DeprecateImportParam
   }
   // The inverse moves these names back; any the script already imports from new_module would move too.
   const clash = index.imports.find((i) => i.kind === 'from' && i.module === p.new_module && i.names.some((n) => moved.has(n.name)));
-  if (clash) refuse(primitive, `line ${lineOf(script, clash.from)} already imports from ${p.new_module}, so the move could not be undone exactly`);
+  if (clash)
+    refuse(primitive, `line ${lineOf(script, clash.from)} already imports from ${p.new_module}, so the move could not be undone exactly`);
   const qualifiedClash = index.attributes.find((a) => a.object === p.new_module && moved.has(a.property));
-  if (qualifiedClash) refuse(primitive, `${p.new_module}.${qualifiedClash.property} already occurs, so the move could not be undone exactly`);
+  if (qualifiedClash)
+    refuse(primitive, `${p.new_module}.${qualifiedClash.property} already occurs, so the move could not be undone exactly`);
   return { edits, moved: [...moved].filter((n) => n !== '*').sort(), added };
 }
 
@@ -107,7 +116,8 @@ export const DeprecateImport = definePrimitive<DeprecateImportParams>({
   category: 'import_drift',
   kind: 'breakage',
   description: 'Imports names from the module where another library version had them.',
-  models: 'from transformers import AdamW (removed; now torch.optim.AdamW); pytorch_transformers → transformers (2.0); nlp → datasets (1.0)',
+  models:
+    'from transformers import AdamW (removed; now torch.optim.AdamW); pytorch_transformers → transformers (2.0); nlp → datasets (1.0)',
   paramsSchema: DeprecateImportParamsSchema,
   label: (p) => `import ${p.names ? p.names.join(', ') + ' ' : ''}from ${p.new_module} instead of ${p.old_module}`,
   plan(ctx, p): Plan {

@@ -74,7 +74,11 @@ export function definePrimitive<P extends Record<string, unknown>>(def: Primitiv
   };
 }
 
-function candidatesOf<P extends Record<string, unknown>>(def: PrimitiveDefinition<P>, script: string, versions?: LibraryVersions): PrimitiveCandidate<P>[] {
+function candidatesOf<P extends Record<string, unknown>>(
+  def: PrimitiveDefinition<P>,
+  script: string,
+  versions?: LibraryVersions,
+): PrimitiveCandidate<P>[] {
   try {
     const ctx = contextOf(script);
     if (ctx.parsed.problem) return [];
@@ -124,7 +128,11 @@ function applyChecked<P extends Record<string, unknown>>(def: PrimitiveDefinitio
     const valid = def.paramsSchema.safeParse(params);
     if (!valid.success) throw new PrimitiveRefusal(def.name, `invalid params: ${formatZodError(valid.error)}`);
     const ctx = contextOf(script);
-    if (ctx.parsed.problem) throw new PrimitiveRefusal(def.name, `the script does not parse (${describeProblem(ctx.parsed.problem)}); fix the syntax error first`);
+    if (ctx.parsed.problem)
+      throw new PrimitiveRefusal(
+        def.name,
+        `the script does not parse (${describeProblem(ctx.parsed.problem)}); fix the syntax error first`,
+      );
     const plan = def.plan(ctx, valid.data);
     if (plan.edits.length === 0) throw new PrimitiveRefusal(def.name, 'nothing to change in this script');
     const edits = sortEdits(plan.edits);
@@ -132,7 +140,11 @@ function applyChecked<P extends Record<string, unknown>>(def: PrimitiveDefinitio
     if (result === script) throw new PrimitiveRefusal(def.name, 'the edit would not change the script');
     verifyInverse(def.name, script, result, plan);
     const inverseDef = DEFINITIONS.get(plan.inverse.primitive_type)!;
-    return { script: result, inverse: { primitive_type: inverseDef.name, category: inverseDef.category, params: plan.inverse.params }, edits };
+    return {
+      script: result,
+      inverse: { primitive_type: inverseDef.name, category: inverseDef.category, params: plan.inverse.params },
+      edits,
+    };
   } catch (e) {
     if (e instanceof PrimitiveRefusal) throw e;
     throw new PrimitiveRefusal(def.name, `internal error: ${e instanceof Error ? e.message : String(e)}`);
@@ -146,7 +158,8 @@ function verifyInverse(name: string, script: string, result: string, plan: Plan)
   const params = inverseDef.paramsSchema.safeParse(plan.inverse.params);
   if (!params.success) throw new Error(`inverse params for ${inverseDef.name} are invalid: ${formatZodError(params.error)}`);
   const after = contextOf(result);
-  if (after.parsed.problem) throw new PrimitiveRefusal(name, `the edit would leave a syntax error (${describeProblem(after.parsed.problem)}), so it is refused`);
+  if (after.parsed.problem)
+    throw new PrimitiveRefusal(name, `the edit would leave a syntax error (${describeProblem(after.parsed.problem)}), so it is refused`);
   let restored: string;
   try {
     restored = applyEdits(result, inverseDef.plan(after, params.data).edits);
@@ -155,7 +168,10 @@ function verifyInverse(name: string, script: string, result: string, plan: Plan)
     throw new PrimitiveRefusal(name, `refused because the inverse (${inverseDef.name}) could not undo it exactly: ${why}`);
   }
   if (restored !== script) {
-    throw new PrimitiveRefusal(name, `refused because the inverse (${inverseDef.name}) would not restore the script byte for byte (${firstDifference(script, restored)})`);
+    throw new PrimitiveRefusal(
+      name,
+      `refused because the inverse (${inverseDef.name}) would not restore the script byte for byte (${firstDifference(script, restored)})`,
+    );
   }
 }
 

@@ -17,7 +17,10 @@ const Identifier = z.string().refine(isIdentifier, 'a Python identifier');
 
 export const ConfigFieldParamsSchema = z
   .object({
-    config_class: z.string().regex(/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/).describe('The config class, e.g. TrainingArguments, Seq2SeqTrainingArguments, SFTConfig, LoraConfig.'),
+    config_class: z
+      .string()
+      .regex(/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/)
+      .describe('The config class, e.g. TrainingArguments, Seq2SeqTrainingArguments, SFTConfig, LoraConfig.'),
     old_field: Identifier.describe('The field as the script names it now, e.g. eval_strategy.'),
     new_field: Identifier.describe('The name another version had, e.g. evaluation_strategy.'),
   })
@@ -89,10 +92,15 @@ function plan(ctx: ScriptContext, p: ConfigFieldParams): Plan {
   if (calls.length === 0) refuse(NAME, `${p.config_class}(...) is not constructed in the script`);
   const sites = fieldSites(ctx, calls);
   const hits = sites.filter((s) => s.field === p.old_field);
-  if (hits.length === 0) refuse(NAME, `${p.config_class} is never given ${p.old_field} (as a keyword, an attribute of its variable, or a **dict key)`);
-  if (sites.some((s) => s.field === p.new_field)) refuse(NAME, `${p.config_class} already uses ${p.new_field}, so the rename could not be undone exactly`);
+  if (hits.length === 0)
+    refuse(NAME, `${p.config_class} is never given ${p.old_field} (as a keyword, an attribute of its variable, or a **dict key)`);
+  if (sites.some((s) => s.field === p.new_field))
+    refuse(NAME, `${p.config_class} already uses ${p.new_field}, so the rename could not be undone exactly`);
   const edits: TextEdit[] = hits.map((s) => ({ from: s.from, to: s.to, insert: p.new_field }));
-  return { edits, inverse: { primitive_type: NAME, params: { config_class: p.config_class, old_field: p.new_field, new_field: p.old_field } } };
+  return {
+    edits,
+    inverse: { primitive_type: NAME, params: { config_class: p.config_class, old_field: p.new_field, new_field: p.old_field } },
+  };
 }
 
 function genericProposals(ctx: ScriptContext): Array<Proposal<ConfigFieldParams>> {

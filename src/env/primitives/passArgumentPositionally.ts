@@ -55,11 +55,16 @@ function plan(ctx: ScriptContext, p: PositionalParams): Plan {
     if (run.length !== p.keywords.length) continue;
     // `name=value` exactly, so that adding `name=` back restores the text.
     if (run.some((a) => ctx.script.slice(a.nameFrom, a.valueFrom) !== `${a.name}=`)) continue;
-    if (first !== undefined && first !== n) refuse(NAME, `calls of ${p.function} pass ${p.keywords[0]}= after different numbers of positional arguments (line ${lineOf(ctx.script, c.from)})`);
+    if (first !== undefined && first !== n)
+      refuse(
+        NAME,
+        `calls of ${p.function} pass ${p.keywords[0]}= after different numbers of positional arguments (line ${lineOf(ctx.script, c.from)})`,
+      );
     first = n;
     for (const a of run) edits.push({ from: a.nameFrom!, to: a.valueFrom, insert: '' });
   }
-  if (first === undefined) refuse(NAME, `no call of ${p.function} passes ${p.keywords.map((k) => `${k}=`).join(', ')} right after its positional arguments`);
+  if (first === undefined)
+    refuse(NAME, `no call of ${p.function} passes ${p.keywords.map((k) => `${k}=`).join(', ')} right after its positional arguments`);
   return { edits, inverse: { primitive_type: RESTORE, params: { function: p.function, keywords: p.keywords, first } } };
 }
 
@@ -82,7 +87,8 @@ export const PassArgumentPositionally = definePrimitive<PositionalParams>({
   category: 'positional_drift',
   kind: 'breakage',
   description: 'Passes keyword-only arguments by position, as code written before they became keyword-only did.',
-  models: 'evaluate EvaluationModule.compute(*, predictions=, references=) / add_batch are keyword-only (evaluate 0.1, like datasets.Metric): metric.compute(preds, refs) raises TypeError',
+  models:
+    'evaluate EvaluationModule.compute(*, predictions=, references=) / add_batch are keyword-only (evaluate 0.1, like datasets.Metric): metric.compute(preds, refs) raises TypeError',
   paramsSchema: PositionalParamsSchema,
   label: (p) => `pass ${p.keywords.join(', ')} to ${p.function}(...) by position`,
   plan,

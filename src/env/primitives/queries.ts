@@ -72,7 +72,9 @@ export function insertLineAfter(index: ScriptIndex, line: string, anchor?: Impor
     const end = lineEndAt(source, after.to);
     return end < source.length ? { from: end + 1, to: end + 1, insert: `${line}\n` } : { from: end, to: end, insert: `\n${line}` };
   }
-  return source.length === 0 || source.startsWith('#!') || /^\s*("""|''')/.test(source) ? undefined : { from: 0, to: 0, insert: `${line}\n` };
+  return source.length === 0 || source.startsWith('#!') || /^\s*("""|''')/.test(source)
+    ? undefined
+    : { from: 0, to: 0, insert: `${line}\n` };
 }
 
 /** An edit removing the first top-level import statement whose whole line reads `line`. */
@@ -83,7 +85,11 @@ export function removeLineEdit(index: ScriptIndex, line: string): TextEdit | und
     const start = lineStartAt(source, i.from);
     const end = lineEndAt(source, i.to);
     if (start !== i.from || source.slice(start, end) !== line) continue;
-    return end < source.length ? { from: start, to: end + 1, insert: '' } : start > 0 ? { from: start - 1, to: end, insert: '' } : { from: start, to: end, insert: '' };
+    return end < source.length
+      ? { from: start, to: end + 1, insert: '' }
+      : start > 0
+        ? { from: start - 1, to: end, insert: '' }
+        : { from: start, to: end, insert: '' };
   }
   return undefined;
 }

@@ -52,7 +52,8 @@ export function breakagePrimitives(): Primitive[] {
  */
 export function applySpec(script: string, spec: { primitive_type: string; params?: Record<string, unknown> }): PrimitiveResult {
   const prim = byName.get(spec.primitive_type);
-  if (!prim) throw new PrimitiveRefusal(String(spec.primitive_type), `unknown primitive; known: ${PRIMITIVES.map((p) => p.name).join(', ')}`);
+  if (!prim)
+    throw new PrimitiveRefusal(String(spec.primitive_type), `unknown primitive; known: ${PRIMITIVES.map((p) => p.name).join(', ')}`);
   try {
     const parsed = prim.paramsSchema.safeParse(spec.params ?? {});
     if (!parsed.success) throw new PrimitiveRefusal(prim.name, `invalid params: ${formatZodError(parsed.error)}`);
@@ -67,7 +68,10 @@ export function applySpec(script: string, spec: { primitive_type: string; params
  * Breakage primitives with at least one candidate on `script`, in registry order (what the
  * editor's picker offers). The script is parsed once: candidates share a parse cache.
  */
-export function applicablePrimitives(script: string, versions?: LibraryVersions): Array<{ primitive: Primitive; candidates: PrimitiveCandidate[] }> {
+export function applicablePrimitives(
+  script: string,
+  versions?: LibraryVersions,
+): Array<{ primitive: Primitive; candidates: PrimitiveCandidate[] }> {
   const out: Array<{ primitive: Primitive; candidates: PrimitiveCandidate[] }> = [];
   for (const primitive of breakagePrimitives()) {
     const candidates = primitive.candidates(script, versions);

@@ -21,12 +21,23 @@ const isMethod = (s: string) => s.startsWith('.');
 
 export const RemoveMethodParamsSchema = z
   .object({
-    current_call: CallPathSchema.describe('What the script calls now: a dotted callee (evaluate.load) or a method on any object (.rename_column).'),
-    deprecated_call: CallPathSchema.describe('The removed API the broken script calls instead: dotted (datasets.load_metric), a bare name with import_from (load_metric), or a method (.rename_column_).'),
-    import_from: z.string().regex(/^[A-Za-z_][\w.]*$/).optional().describe('For a bare deprecated_call: the module it used to be imported from (adds `from <module> import <name>`).'),
+    current_call: CallPathSchema.describe(
+      'What the script calls now: a dotted callee (evaluate.load) or a method on any object (.rename_column).',
+    ),
+    deprecated_call: CallPathSchema.describe(
+      'The removed API the broken script calls instead: dotted (datasets.load_metric), a bare name with import_from (load_metric), or a method (.rename_column_).',
+    ),
+    import_from: z
+      .string()
+      .regex(/^[A-Za-z_][\w.]*$/)
+      .optional()
+      .describe('For a bare deprecated_call: the module it used to be imported from (adds `from <module> import <name>`).'),
   })
   .strict()
-  .refine((p) => isMethod(p.current_call) === isMethod(p.deprecated_call), { message: 'both calls must be methods (.name) or both functions', path: ['deprecated_call'] })
+  .refine((p) => isMethod(p.current_call) === isMethod(p.deprecated_call), {
+    message: 'both calls must be methods (.name) or both functions',
+    path: ['deprecated_call'],
+  })
   .refine((p) => p.current_call !== p.deprecated_call, { message: 'the calls must differ', path: ['deprecated_call'] });
 export type RemoveMethodParams = z.infer<typeof RemoveMethodParamsSchema>;
 
@@ -34,10 +45,17 @@ export const RestoreMethodParamsSchema = z
   .object({
     current_call: CallPathSchema.describe('The removed API as the broken script calls it, e.g. load_metric or .rename_column_.'),
     restored_call: CallPathSchema.describe('The call to restore, e.g. evaluate.load or .rename_column.'),
-    remove_import: z.string().regex(/^(import [\w.]+|from [\w.]+ import \w+)$/).optional().describe('The import line RemoveDeprecatedMethod added, to drop.'),
+    remove_import: z
+      .string()
+      .regex(/^(import [\w.]+|from [\w.]+ import \w+)$/)
+      .optional()
+      .describe('The import line RemoveDeprecatedMethod added, to drop.'),
   })
   .strict()
-  .refine((p) => isMethod(p.current_call) === isMethod(p.restored_call), { message: 'both calls must be methods (.name) or both functions', path: ['restored_call'] });
+  .refine((p) => isMethod(p.current_call) === isMethod(p.restored_call), {
+    message: 'both calls must be methods (.name) or both functions',
+    path: ['restored_call'],
+  });
 export type RestoreMethodParams = z.infer<typeof RestoreMethodParamsSchema>;
 
 interface Rewrite {
@@ -71,13 +89,15 @@ function rewriteCalls(primitive: string, ctx: ScriptContext, from: string, to: s
     }
     const module = to.slice(0, to.lastIndexOf('.'));
     if (!importsModule(index, module)) {
-      if (usedAsName(index, module.split('.')[0])) refuse(primitive, `"${module.split('.')[0]}" is already a name in the script, so \`import ${module}\` cannot be added`);
+      if (usedAsName(index, module.split('.')[0]))
+        refuse(primitive, `"${module.split('.')[0]}" is already a name in the script, so \`import ${module}\` cannot be added`);
       line = `import ${module}`;
     }
   } else {
     if (!importFrom) refuse(primitive, `a bare deprecated_call ("${to}") needs import_from, the module it was imported from`);
     if (!isIdentifier(to)) refuse(primitive, `"${to}" is not an identifier`);
-    if (usedAsName(index, to)) refuse(primitive, `"${to}" already occurs as a name in the script, so the change could not be undone exactly`);
+    if (usedAsName(index, to))
+      refuse(primitive, `"${to}" already occurs as a name in the script, so the change could not be undone exactly`);
     line = `from ${importFrom} import ${to}`;
   }
   if (line) {
@@ -93,9 +113,11 @@ export const RemoveDeprecatedMethod = definePrimitive<RemoveMethodParams>({
   category: 'method_drift',
   kind: 'breakage',
   description: 'Makes the script call a function or method that a library removed, instead of its replacement.',
-  models: 'datasets.load_metric (removed in datasets 3.0; now evaluate.load); Dataset.rename_column_ / remove_columns_ (removed in datasets 2.0)',
+  models:
+    'datasets.load_metric (removed in datasets 3.0; now evaluate.load); Dataset.rename_column_ / remove_columns_ (removed in datasets 2.0)',
   paramsSchema: RemoveMethodParamsSchema,
-  label: (p) => `call ${p.import_from && !p.deprecated_call.includes('.') && !isMethod(p.deprecated_call) ? `${p.import_from}.` : ''}${p.deprecated_call}() instead of ${p.current_call}()`,
+  label: (p) =>
+    `call ${p.import_from && !p.deprecated_call.includes('.') && !isMethod(p.deprecated_call) ? `${p.import_from}.` : ''}${p.deprecated_call}() instead of ${p.current_call}()`,
   plan(ctx, p): Plan {
     const r = rewriteCalls('RemoveDeprecatedMethod', ctx, p.current_call, p.deprecated_call, true, p.import_from);
     const inverse: Record<string, unknown> = { current_call: p.deprecated_call, restored_call: p.current_call };

@@ -10,12 +10,18 @@ import type { NameOccurrence } from '../python/scriptIndex';
 import { definePrimitive, driftProposals, refuse, type Plan, type Proposal, type ScriptContext } from './engine';
 import { lastSegment } from './queries';
 
-const NameSchema = z.string().refine(isDottedName, 'a Python name or dotted name such as prepare_model_for_kbit_training or trainer.evaluate');
+const NameSchema = z
+  .string()
+  .refine(isDottedName, 'a Python name or dotted name such as prepare_model_for_kbit_training or trainer.evaluate');
 
 export const RenameParamsSchema = z
   .object({
-    old_name: NameSchema.describe('The name as the script uses it now: an identifier (every code occurrence) or a dotted attribute chain such as trainer.evaluate (only that chain).'),
-    new_name: NameSchema.describe('The replacement, e.g. the name an older release had. For a dotted old_name: an identifier, or a chain with the same prefix.'),
+    old_name: NameSchema.describe(
+      'The name as the script uses it now: an identifier (every code occurrence) or a dotted attribute chain such as trainer.evaluate (only that chain).',
+    ),
+    new_name: NameSchema.describe(
+      'The replacement, e.g. the name an older release had. For a dotted old_name: an identifier, or a chain with the same prefix.',
+    ),
   })
   .strict()
   .refine((p) => p.old_name !== p.new_name, { message: 'old_name and new_name must differ', path: ['new_name'] });
@@ -31,7 +37,9 @@ export function legacyNameFor(name: string): string {
 
 function renameSites(ctx: ScriptContext, name: string): Array<{ from: number; to: number }> {
   if (!name.includes('.')) return (ctx.index.namesByText.get(name) ?? []).filter((o: NameOccurrence) => o.role !== 'keyword');
-  return ctx.index.attributes.filter((a) => a.object !== null && `${a.object}.${a.property}` === name).map((a) => ({ from: a.propertyFrom, to: a.propertyTo }));
+  return ctx.index.attributes
+    .filter((a) => a.object !== null && `${a.object}.${a.property}` === name)
+    .map((a) => ({ from: a.propertyFrom, to: a.propertyTo }));
 }
 
 function planRename(primitive: string, inverse: string, ctx: ScriptContext, p: RenameParams): Plan {
@@ -85,7 +93,8 @@ export const RenameApiCall = definePrimitive<RenameParams>({
   category: 'api_drift',
   kind: 'breakage',
   description: 'Renames an API name (class, function, attribute) everywhere it occurs in code.',
-  models: 'peft prepare_model_for_kbit_training → prepare_model_for_int8_training (removed in 0.10); transformers AutoModelForCausalLM → AutoModelWithLMHead',
+  models:
+    'peft prepare_model_for_kbit_training → prepare_model_for_int8_training (removed in 0.10); transformers AutoModelForCausalLM → AutoModelWithLMHead',
   paramsSchema: RenameParamsSchema,
   label: (p) => `rename ${p.old_name} → ${p.new_name}`,
   plan: (ctx, p) => planRename('RenameApiCall', 'RestoreApiCall', ctx, p),
@@ -103,5 +112,8 @@ export const RestoreApiCall = definePrimitive<RenameParams>({
   plan: (ctx, p) => planRename('RestoreApiCall', 'RenameApiCall', ctx, p),
   // Repair hints: the drift table read backwards.
   propose: (_ctx, versions) =>
-    driftProposals<RenameParams>('RenameApiCall', versions).map((d) => ({ ...d, params: { old_name: d.params.new_name, new_name: d.params.old_name } })),
+    driftProposals<RenameParams>('RenameApiCall', versions).map((d) => ({
+      ...d,
+      params: { old_name: d.params.new_name, new_name: d.params.old_name },
+    })),
 });

@@ -28,11 +28,30 @@ export type ColumnParams = z.infer<typeof ColumnParamsSchema>;
 
 /** Keywords whose value names columns. */
 const COLUMN_KEYWORDS = new Set([
-  'remove_columns', 'input_columns', 'columns', 'column_names', 'dataset_text_field', 'text_column', 'label_column', 'text_column_name',
-  'label_column_name', 'question_column', 'context_column', 'answer_column', 'column',
+  'remove_columns',
+  'input_columns',
+  'columns',
+  'column_names',
+  'dataset_text_field',
+  'text_column',
+  'label_column',
+  'text_column_name',
+  'label_column_name',
+  'question_column',
+  'context_column',
+  'answer_column',
+  'column',
 ]);
 /** Dataset methods whose positional arguments name columns. */
-const COLUMN_METHODS = new Set(['rename_column', 'remove_columns', 'select_columns', 'class_encode_column', 'cast_column', 'unique', 'sort']);
+const COLUMN_METHODS = new Set([
+  'rename_column',
+  'remove_columns',
+  'select_columns',
+  'class_encode_column',
+  'cast_column',
+  'unique',
+  'sort',
+]);
 /** Names scripts give to a dataset row or batch, for candidate columns. */
 const ROW_NAMES = /^(examples?|batch|ex|samples?|rows?|items?|records?|features)$/;
 
@@ -90,7 +109,12 @@ function rowVariables(ctx: ScriptContext): Set<string> {
 
 /** A subscript object that is a row, a subscript of a row (`examples["answers"][i]`), or `<ds>.features`. */
 function isRowRead(source: string, node: SyntaxNode, rows: Set<string>): boolean {
-  if (node.name === 'MemberExpression' && node.lastChild?.name === 'PropertyName' && source.slice(node.lastChild.from, node.lastChild.to) === 'features') return true;
+  if (
+    node.name === 'MemberExpression' &&
+    node.lastChild?.name === 'PropertyName' &&
+    source.slice(node.lastChild.from, node.lastChild.to) === 'features'
+  )
+    return true;
   let n: SyntaxNode | null = node;
   while (n && n.name === 'MemberExpression' && n.firstChild?.nextSibling?.name === '[') n = n.firstChild;
   return n !== null && n.name === 'VariableName' && rows.has(source.slice(n.from, n.to));
@@ -99,8 +123,10 @@ function isRowRead(source: string, node: SyntaxNode, rows: Set<string>): boolean
 function plan(primitive: string, inverse: string, ctx: ScriptContext, p: ColumnParams): Plan {
   const sites = columnSites(ctx);
   const hits = sites.filter((s) => s.lit.raw === p.old_column);
-  if (hits.length === 0) refuse(primitive, `no dataset column "${p.old_column}" is read in the script (as a subscript key or a column argument)`);
-  if (sites.some((s) => s.lit.raw === p.new_column)) refuse(primitive, `the script already uses the column name "${p.new_column}", so the rename could not be undone exactly`);
+  if (hits.length === 0)
+    refuse(primitive, `no dataset column "${p.old_column}" is read in the script (as a subscript key or a column argument)`);
+  if (sites.some((s) => s.lit.raw === p.new_column))
+    refuse(primitive, `the script already uses the column name "${p.new_column}", so the rename could not be undone exactly`);
   const edits: TextEdit[] = hits.map((s) => ({ from: s.lit.contentFrom, to: s.lit.contentTo, insert: p.new_column }));
   return { edits, inverse: { primitive_type: inverse, params: { old_column: p.new_column, new_column: p.old_column } } };
 }
@@ -124,7 +150,8 @@ export const RestructureDatasetSchema = definePrimitive<ColumnParams>({
   category: 'schema_drift',
   kind: 'breakage',
   description: 'Reads a dataset column under the name another dataset revision used (subscript keys and column arguments).',
-  models: 'dataset columns renamed between revisions and sibling datasets: sentence ↔ text (GLUE SST-2), label ↔ labels, img ↔ image (CIFAR-10), highlights ↔ summary',
+  models:
+    'dataset columns renamed between revisions and sibling datasets: sentence ↔ text (GLUE SST-2), label ↔ labels, img ↔ image (CIFAR-10), highlights ↔ summary',
   paramsSchema: ColumnParamsSchema,
   label: (p) => `read column "${p.new_column}" instead of "${p.old_column}"`,
   plan: (ctx, p) => plan('RestructureDatasetSchema', 'RestoreColumn', ctx, p),
@@ -141,5 +168,8 @@ export const RestoreColumn = definePrimitive<ColumnParams>({
   label: (p) => `restore column "${p.new_column}" (was read as "${p.old_column}")`,
   plan: (ctx, p) => plan('RestoreColumn', 'RestructureDatasetSchema', ctx, p),
   propose: (_ctx, versions) =>
-    driftProposals<ColumnParams>('RestructureDatasetSchema', versions).map((d) => ({ ...d, params: { old_column: d.params.new_column, new_column: d.params.old_column } })),
+    driftProposals<ColumnParams>('RestructureDatasetSchema', versions).map((d) => ({
+      ...d,
+      params: { old_column: d.params.new_column, new_column: d.params.old_column },
+    })),
 });

@@ -318,11 +318,24 @@ function readMember(source: string, node: SyntaxNode, idx: ScriptIndex): void {
   const object = node.firstChild;
   const second = object?.nextSibling;
   if (!object || !second) return;
-  const base = { from: node.from, to: node.to, objectFrom: object.from, objectTo: object.to, object: chainText(source, object), objectNode: object };
+  const base = {
+    from: node.from,
+    to: node.to,
+    objectFrom: object.from,
+    objectTo: object.to,
+    object: chainText(source, object),
+    objectNode: object,
+  };
   if (second.name === '.') {
     const prop = second.nextSibling;
     if (!prop || prop.name !== 'PropertyName') return;
-    idx.attributes.push({ ...base, dotFrom: second.from, property: source.slice(prop.from, prop.to), propertyFrom: prop.from, propertyTo: prop.to });
+    idx.attributes.push({
+      ...base,
+      dotFrom: second.from,
+      property: source.slice(prop.from, prop.to),
+      propertyFrom: prop.from,
+      propertyTo: prop.to,
+    });
     return;
   }
   if (second.name !== '[') return;
@@ -336,7 +349,8 @@ function readMember(source: string, node: SyntaxNode, idx: ScriptIndex): void {
   const site: SubscriptSite = { ...base, openBracket: second.from, closeBracket: close };
   const only = inner.length === 1 ? inner[0] : undefined;
   if (only && only.name === 'String') site.key = readStringLiteral(source, only.from, only.to);
-  if (only && only.name === 'Number' && /^\d+$/.test(source.slice(only.from, only.to))) site.integer = Number(source.slice(only.from, only.to));
+  if (only && only.name === 'Number' && /^\d+$/.test(source.slice(only.from, only.to)))
+    site.integer = Number(source.slice(only.from, only.to));
   idx.subscripts.push(site);
 }
 
@@ -347,7 +361,15 @@ function readImport(source: string, node: SyntaxNode): ImportInfo | undefined {
   if (!head) return undefined;
   const kind = head.name === 'from' ? 'from' : 'import';
   let i = 1;
-  const info: ImportInfo = { from: node.from, to: node.to, kind, level: 0, names: [], star: false, topLevel: node.parent?.name === 'Script' };
+  const info: ImportInfo = {
+    from: node.from,
+    to: node.to,
+    kind,
+    level: 0,
+    names: [],
+    star: false,
+    topLevel: node.parent?.name === 'Script',
+  };
   if (kind === 'from') {
     while (i < kids.length && (kids[i].name === '.' || kids[i].name === 'Ellipsis')) {
       info.level += kids[i].to - kids[i].from;
@@ -384,7 +406,10 @@ function readImport(source: string, node: SyntaxNode): ImportInfo | undefined {
   return info;
 }
 
-function readAssignment(source: string, node: SyntaxNode): { target: string; targetFrom: number; targetTo: number; valueNode: SyntaxNode } | undefined {
+function readAssignment(
+  source: string,
+  node: SyntaxNode,
+): { target: string; targetFrom: number; targetTo: number; valueNode: SyntaxNode } | undefined {
   const target = node.firstChild;
   const op = target?.nextSibling;
   const value = op?.nextSibling;

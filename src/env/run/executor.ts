@@ -37,7 +37,16 @@ import { interpreterLayout, type InterpreterLayout } from '../sandbox/layout';
 import { encodeEnv, ENV_FD, parseLaunchStatus, STATUS_FD } from '../sandbox/launcher';
 import { SandboxOptionsSchema, ScriptEnvSchema, type SandboxOptionsInput } from '../sandbox/options';
 import { sandboxedPid, signalFromSandboxExit, signalName } from '../sandbox/pids';
-import { chooseIsolation, existingPaths, handOver, runCommand, runsAsOwnUid, trustedCacheDir, uidLockDir, type RunnablePlan } from '../sandbox/plan';
+import {
+  chooseIsolation,
+  existingPaths,
+  handOver,
+  runCommand,
+  runsAsOwnUid,
+  trustedCacheDir,
+  uidLockDir,
+  type RunnablePlan,
+} from '../sandbox/plan';
 import { SANDBOX_TMPFS_MIB } from '../sandbox/bwrap';
 import { runMemory, type MemoryGrant } from '../sandbox/memory';
 import { canMountQuota, mountQuota, quotaFull, releaseQuota } from '../sandbox/quota';
@@ -167,36 +176,48 @@ export interface RunResult extends ExecutionResult {
   sandbox_warning?: string;
 }
 
-const OptionsSchema = z.object({
-  script: z.string(),
-  mode: ExecutionModeSchema,
-  libraryVersions: LibraryVersionsSchema,
-  interpreter: z.string().min(1, 'interpreter must not be empty').default('python3'),
-  timeoutMs: z.number().int().positive().default(60_000),
-  outputCapBytes: z.number().int().positive().default(1_048_576),
-  parentDir: z.string().min(1).optional(),
-  keepRunDir: z.boolean().default(false),
-  scriptName: z
-    .string()
-    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$/, 'a plain file name ending in .py')
-    .default('train.py'),
-  extraEnv: ScriptEnvSchema.default({}),
-  validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
-  args: RunArgsSchema.default([]),
-  files: RunFilesSchema.default({}),
-  inputDir: z.string().min(1).optional(),
-  links: z.record(RunFilePathSchema, z.string().min(1).refine((t) => isAbsolute(t), 'an absolute link target')).default({}),
-  sandbox: SandboxOptionsSchema.prefault({}),
-  readOnlyPaths: z.array(z.string().min(1)).default([]),
-  privateCopies: z.array(z.string().min(1)).default([]),
-  mounts: RunMountsSchema.default([]),
-  bytecodeCache: z.string().min(1).optional(),
-  warm: z.boolean().default(false),
-  shims: z.array(RuntimeShimSchema).max(RUNTIME_SHIMS.length).default([]),
-}).superRefine((o, ctx) => {
-  if (Object.hasOwn(o.files, o.scriptName)) ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
-  if (o.inputDir !== undefined && Object.keys(o.files).some((f) => f === INPUT_DIR || f.startsWith(`${INPUT_DIR}/`))) ctx.addIssue({ code: 'custom', path: ['files'], message: `would overwrite the ${INPUT_DIR}/ folder` });
-});
+const OptionsSchema = z
+  .object({
+    script: z.string(),
+    mode: ExecutionModeSchema,
+    libraryVersions: LibraryVersionsSchema,
+    interpreter: z.string().min(1, 'interpreter must not be empty').default('python3'),
+    timeoutMs: z.number().int().positive().default(60_000),
+    outputCapBytes: z.number().int().positive().default(1_048_576),
+    parentDir: z.string().min(1).optional(),
+    keepRunDir: z.boolean().default(false),
+    scriptName: z
+      .string()
+      .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$/, 'a plain file name ending in .py')
+      .default('train.py'),
+    extraEnv: ScriptEnvSchema.default({}),
+    validate: z.union([z.boolean(), z.object({ baseline: z.string() })]).default(true),
+    args: RunArgsSchema.default([]),
+    files: RunFilesSchema.default({}),
+    inputDir: z.string().min(1).optional(),
+    links: z
+      .record(
+        RunFilePathSchema,
+        z
+          .string()
+          .min(1)
+          .refine((t) => isAbsolute(t), 'an absolute link target'),
+      )
+      .default({}),
+    sandbox: SandboxOptionsSchema.prefault({}),
+    readOnlyPaths: z.array(z.string().min(1)).default([]),
+    privateCopies: z.array(z.string().min(1)).default([]),
+    mounts: RunMountsSchema.default([]),
+    bytecodeCache: z.string().min(1).optional(),
+    warm: z.boolean().default(false),
+    shims: z.array(RuntimeShimSchema).max(RUNTIME_SHIMS.length).default([]),
+  })
+  .superRefine((o, ctx) => {
+    if (Object.hasOwn(o.files, o.scriptName))
+      ctx.addIssue({ code: 'custom', path: ['files', o.scriptName], message: 'would overwrite the script' });
+    if (o.inputDir !== undefined && Object.keys(o.files).some((f) => f === INPUT_DIR || f.startsWith(`${INPUT_DIR}/`)))
+      ctx.addIssue({ code: 'custom', path: ['files'], message: `would overwrite the ${INPUT_DIR}/ folder` });
+  });
 
 const KILL_GRACE_MS = 500;
 /** bwrap's fd of the seccomp filter (after the launcher's ENV_FD and STATUS_FD). */
@@ -248,14 +269,34 @@ const RUN_COPIES = '.forgeenv-copies';
 /** Where the folders of `mounts` live inside the run folder. */
 const RUN_MOUNTS = '.forgeenv-mounts';
 /** Variables only the executor sets: a caller's or the user's value never reaches the script. */
-const OWNED = ['HOME', 'TMPDIR', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONPYCACHEPREFIX', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUSERBASE', 'PYTHONNOUSERSITE', 'FORGEENV_LIBRARY_VERSIONS', 'FORGEENV_SNAPSHOT', 'FORGEENV_API_DIR', 'FORGEENV_DRIFT_CATALOG', SHIMS_ENV];
+const OWNED = [
+  'HOME',
+  'TMPDIR',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'PYTHONPYCACHEPREFIX',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONUSERBASE',
+  'PYTHONNOUSERSITE',
+  'FORGEENV_LIBRARY_VERSIONS',
+  'FORGEENV_SNAPSHOT',
+  'FORGEENV_API_DIR',
+  'FORGEENV_DRIFT_CATALOG',
+  SHIMS_ENV,
+];
 
 /** The default shared bytecode cache of simulated mode. */
 export function simulatedBytecodeCache(): string {
   return join(tmpdir(), `forgeenv-pycache-${process.getuid?.() ?? 'user'}`);
 }
 
-function childEnv(o: Options, runDir: string, simlibs: string | undefined, cacheDir: string | undefined, layout: InterpreterLayout): NodeJS.ProcessEnv {
+function childEnv(
+  o: Options,
+  runDir: string,
+  simlibs: string | undefined,
+  cacheDir: string | undefined,
+  layout: InterpreterLayout,
+): NodeJS.ProcessEnv {
   const env = cleanEnvironment(process.env, { passEnv: o.sandbox.passEnv, home: runDir, tmpDir: join(runDir, RUN_TMP) });
   Object.assign(env, o.extraEnv);
   for (const k of OWNED) delete env[k];
@@ -304,7 +345,12 @@ function driftGatesFor(simlibs: string): string {
   }
   if (gates && gates.source === source && gates.mtimeMs === mtimeMs && existsSync(gates.file)) return gates.file;
   const text = readFileSync(source, 'utf8');
-  const entries = (JSON.parse(text) as { entries: Array<Record<string, unknown>> }).entries.map((e) => ({ id: e.id, library: e.library, deprecated_in: e.deprecated_in ?? null, changed_in: e.changed_in ?? null }));
+  const entries = (JSON.parse(text) as { entries: Array<Record<string, unknown>> }).entries.map((e) => ({
+    id: e.id,
+    library: e.library,
+    deprecated_in: e.deprecated_in ?? null,
+    changed_in: e.changed_in ?? null,
+  }));
   const file = join(cacheRoot(), 'sim-gates', `${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
@@ -374,7 +420,10 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
       simlibs = simlibsDir();
       if (!existsSync(simlibs)) throw new Error(`${simlibs} does not exist`);
     } catch (e) {
-      return notRun(base, `ForgeEnv could not run in simulated mode: the simulated libraries folder is missing (${(e as Error).message}).\n`);
+      return notRun(
+        base,
+        `ForgeEnv could not run in simulated mode: the simulated libraries folder is missing (${(e as Error).message}).\n`,
+      );
     }
   }
 
@@ -391,7 +440,10 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
   const sandboxed = plan.isolation === 'bubblewrap';
   if (o.mounts.length > 0 && !sandboxed) {
-    return notRun(base, `ForgeEnv did not run ${o.scriptName}: it writes to ${o.mounts.join(', ')}, outside its run folder, which only the bubblewrap sandbox can map into the run folder (isolation here: ${plan.isolation}).\n`);
+    return notRun(
+      base,
+      `ForgeEnv did not run ${o.scriptName}: it writes to ${o.mounts.join(', ')}, outside its run folder, which only the bubblewrap sandbox can map into the run folder (isolation here: ${plan.isolation}).\n`,
+    );
   }
   if (cacheDir && sandboxed) {
     await fillBytecodeCache(o, layout, simlibs, cacheDir, opts.onProgress);
@@ -409,8 +461,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     // Fail closed: a zygote that could not be made ready leaves a cold run.
     parked = r && !('error' in r) && r.alive ? r : undefined;
     if (r && !('error' in r) && !parked) r.retire();
-  }
-  else if (shape) {
+  } else if (shape) {
     parked = claimParked(shape.key);
     // Runs that bind a per-run folder have a key of their own each time: worth no zygote (the
     // verifier copies the finished run in instead, `inputDir`, so its runs share the pool).
@@ -428,14 +479,31 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     // the rest. Disk: as root, the run folder is a tmpfs of the quota (sandbox/quota.ts), part of the
     // run's memory footprint; elsewhere the folder's size is watched while it runs.
     const wantQuota = sandboxed && limits.diskMiB > 0 && canMountQuota();
-    const memory = process.platform === 'win32' ? { addressSpaceMiB: limits.addressSpaceMiB, release: () => undefined } : await runMemory.acquire(limits.addressSpaceMiB, (wantQuota ? limits.diskMiB : 0) + (sandboxed ? SANDBOX_TMPFS_MIB : 0), opts.signal);
+    const memory =
+      process.platform === 'win32'
+        ? { addressSpaceMiB: limits.addressSpaceMiB, release: () => undefined }
+        : await runMemory.acquire(
+            limits.addressSpaceMiB,
+            (wantQuota ? limits.diskMiB : 0) + (sandboxed ? SANDBOX_TMPFS_MIB : 0),
+            opts.signal,
+          );
     if (opts.signal?.aborted) {
       memory.release();
       return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
     }
     const r = await prepareRun(o, { plan, layout, simlibs, cacheDir }, memory, wantQuota, true);
     if ('error' in r) return notRun(base, r.error);
-    prepared = { ...r, launch: () => spawnRun(o, r.runDir, r.env, r.command([layout.executable, '-u', o.scriptName, ...o.args]), sandboxed ? { seccomp: r.seccomp } : undefined) };
+    prepared = {
+      ...r,
+      launch: () =>
+        spawnRun(
+          o,
+          r.runDir,
+          r.env,
+          r.command([layout.executable, '-u', o.scriptName, ...o.args]),
+          sandboxed ? { seccomp: r.seccomp } : undefined,
+        ),
+    };
   }
   const { runDir, quota, runUid, memory } = prepared;
   let outcome: Outcome;
@@ -448,10 +516,18 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   }
   const notes: string[] = [];
   if (quota && (await quotaFull(runDir))) {
-    notes.push(`[forgeenv] the run folder reached its disk quota of ${limits.diskMiB} MiB (forgeenv.sandbox.diskMiB): writes past it failed with "No space left on device"`);
+    notes.push(
+      `[forgeenv] the run folder reached its disk quota of ${limits.diskMiB} MiB (forgeenv.sandbox.diskMiB): writes past it failed with "No space left on device"`,
+    );
   }
-  if (outcome.exit_code !== 0 && memory.addressSpaceMiB > 0 && /MemoryError|Cannot allocate memory|std::bad_alloc|out of memory/i.test(outcome.stderr)) {
-    notes.push(`[forgeenv] the run hit its memory limit: ${memory.addressSpaceMiB} MiB of address space per process (forgeenv.sandbox.addressSpaceMiB${memory.addressSpaceMiB < limits.addressSpaceMiB ? ` ${limits.addressSpaceMiB} MiB, less to share this machine's memory with concurrent runs` : ''})`);
+  if (
+    outcome.exit_code !== 0 &&
+    memory.addressSpaceMiB > 0 &&
+    /MemoryError|Cannot allocate memory|std::bad_alloc|out of memory/i.test(outcome.stderr)
+  ) {
+    notes.push(
+      `[forgeenv] the run hit its memory limit: ${memory.addressSpaceMiB} MiB of address space per process (forgeenv.sandbox.addressSpaceMiB${memory.addressSpaceMiB < limits.addressSpaceMiB ? ` ${limits.addressSpaceMiB} MiB, less to share this machine's memory with concurrent runs` : ''})`,
+    );
   }
   if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
@@ -474,7 +550,13 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
 }
 
 /** The trusted step that fills the shared bytecode cache before sandboxed runs read it (sandbox/bytecodeCache.ts). */
-function fillBytecodeCache(o: Options, layout: InterpreterLayout, simlibs: string | undefined, cacheDir: string, onProgress: ((m: string) => void) | undefined): Promise<boolean> {
+function fillBytecodeCache(
+  o: Options,
+  layout: InterpreterLayout,
+  simlibs: string | undefined,
+  cacheDir: string,
+  onProgress: ((m: string) => void) | undefined,
+): Promise<boolean> {
   return warmBytecodeCache({
     python: layout.executable,
     cacheDir,
@@ -516,7 +598,15 @@ interface PreparedRun extends PreparedFolder {
  */
 function readOnlyOf(o: Options, c: RunContext): string[] {
   const shims = o.mode === 'real' && o.shims.length ? [shimsDir()] : [];
-  return c.plan.isolation === 'bubblewrap' ? existingPaths([...c.layout.roots, ...(c.simlibs ? simulatedReadOnly(c.simlibs) : []), ...shims, ...(c.cacheDir ? [c.cacheDir] : []), ...o.readOnlyPaths]) : [];
+  return c.plan.isolation === 'bubblewrap'
+    ? existingPaths([
+        ...c.layout.roots,
+        ...(c.simlibs ? simulatedReadOnly(c.simlibs) : []),
+        ...shims,
+        ...(c.cacheDir ? [c.cacheDir] : []),
+        ...o.readOnlyPaths,
+      ])
+    : [];
 }
 
 /** Writes the script and its files into the run folder. */
@@ -544,7 +634,13 @@ async function writeRunFiles(o: Options, runDir: string): Promise<void> {
 }
 
 /** Makes the run folder (quota, private copies, mounts, the run's uid); on failure gives everything back, `memory` included. */
-async function prepareRun(o: Options, c: RunContext, memory: MemoryGrant, wantQuota: boolean, withScript: boolean): Promise<PreparedFolder | { error: string }> {
+async function prepareRun(
+  o: Options,
+  c: RunContext,
+  memory: MemoryGrant,
+  wantQuota: boolean,
+  withScript: boolean,
+): Promise<PreparedFolder | { error: string }> {
   const { plan, layout, simlibs, cacheDir } = c;
   const sandboxed = plan.isolation === 'bubblewrap';
   let runDir: string | undefined;
@@ -591,7 +687,16 @@ async function prepareRun(o: Options, c: RunContext, memory: MemoryGrant, wantQu
   if (runUid) env.USER = env.LOGNAME = 'forgeenv';
   const uid = runUid?.uid;
   const command = (python: string[]) =>
-    runCommand({ plan, sandbox, python, runDir: realRunDir, readOnly, copies: realCopies, ...(uid !== undefined ? { uid } : {}), ...(seccomp ? { seccompFd: SECCOMP_FD } : {}) });
+    runCommand({
+      plan,
+      sandbox,
+      python,
+      runDir: realRunDir,
+      readOnly,
+      copies: realCopies,
+      ...(uid !== undefined ? { uid } : {}),
+      ...(seccomp ? { seccompFd: SECCOMP_FD } : {}),
+    });
   return { runDir, quota, runUid, memory, env, seccomp, command };
 }
 
@@ -611,7 +716,13 @@ export interface RunShape {
   c: RunContext;
 }
 
-function runShape(o: Options, plan: RunnablePlan, layout: InterpreterLayout, simlibs: string | undefined, cacheDir: string | undefined): RunShape {
+function runShape(
+  o: Options,
+  plan: RunnablePlan,
+  layout: InterpreterLayout,
+  simlibs: string | undefined,
+  cacheDir: string | undefined,
+): RunShape {
   const c = { plan, layout, simlibs, cacheDir };
   const general = { ...o, script: '', files: {}, args: [], scriptName: 'train.py', validate: false as const, keepRunDir: false };
   // The environment with a stand-in run folder: equal keys mean equal environments, run folder aside.
@@ -653,16 +764,31 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
   const limits = o.sandbox.limits;
   const wantQuota = limits.diskMiB > 0 && canMountQuota();
   const overhead = (wantQuota ? limits.diskMiB : 0) + SANDBOX_TMPFS_MIB;
-  const memory = blocking ? await runMemory.acquire(limits.addressSpaceMiB, overhead, signal) : runMemory.tryAcquire(limits.addressSpaceMiB, overhead);
+  const memory = blocking
+    ? await runMemory.acquire(limits.addressSpaceMiB, overhead, signal)
+    : runMemory.tryAcquire(limits.addressSpaceMiB, overhead);
   if (!memory) return undefined;
   const r = await prepareRun(o, c, memory, wantQuota, false);
   if ('error' in r) return r;
-  const launched = spawnRun(o, r.runDir, r.env, r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode])), { seccomp: r.seccomp }, 'pipe');
+  const launched = spawnRun(
+    o,
+    r.runDir,
+    r.env,
+    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode])),
+    { seccomp: r.seccomp },
+    'pipe',
+  );
   if ('error' in launched) {
     await releaseRun(r, false);
     return launched;
   }
-  const parked = new Parked(shape.key, launched, () => releaseRun(r, false), () => memory.release(), blocking);
+  const parked = new Parked(
+    shape.key,
+    launched,
+    () => releaseRun(r, false),
+    () => memory.release(),
+    blocking,
+  );
   prepared.set(parked, r);
   if (blocking) await parked.settled;
   return parked;
@@ -690,7 +816,8 @@ export async function prewarmRuntime(opts: Omit<RunOptions, 'script'>): Promise<
   const o = parsed.data;
   const simlibs = o.mode === 'simulated' ? simlibsDir() : undefined;
   const plan = await chooseIsolation(o.sandbox);
-  if ('refused' in plan || plan.isolation !== 'bubblewrap') return { error: 'runs are not sandboxed with bubblewrap here: the warm runtime needs it' };
+  if ('refused' in plan || plan.isolation !== 'bubblewrap')
+    return { error: 'runs are not sandboxed with bubblewrap here: the warm runtime needs it' };
   const lay = await interpreterLayout(o.interpreter);
   if (!lay.ok) return { error: layoutError(o.interpreter, lay).trim() };
   const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
@@ -723,7 +850,13 @@ async function claimRun(parked: Parked, o: Options): Promise<PreparedRun | { err
     parked.retire();
     return { error: `ForgeEnv could not prepare the run directory: ${(e as Error).message}\n` };
   }
-  return { ...p, launch: () => (parked.alive ? parked.adopt({ argv: [o.scriptName, ...o.args] }) : { error: `ForgeEnv could not run ${o.scriptName}: the warm runtime failed (${parked.failure ?? 'gone'})\n` }) };
+  return {
+    ...p,
+    launch: () =>
+      parked.alive
+        ? parked.adopt({ argv: [o.scriptName, ...o.args] })
+        : { error: `ForgeEnv could not run ${o.scriptName}: the warm runtime failed (${parked.failure ?? 'gone'})\n` },
+  };
 }
 
 /**
@@ -796,7 +929,7 @@ export function spawnRun(
   }
   if (sandboxed) {
     const feed = (fd: number, data: Buffer) => {
-      const s = child.stdio[fd] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null | undefined;
+      const s = child.stdio[fd] as (NodeJS.WritableStream & { on(e: 'error', f: () => void): void }) | null | undefined;
       // EPIPE when bwrap failed before reading: its own error message says why.
       s?.on('error', () => undefined);
       s?.end(data);
@@ -811,7 +944,13 @@ export function spawnRun(
 }
 
 /** Watches a launched run (spawnRun, or a claimed zygote): output, limits, timeout, cancel, memory, exit status. */
-function runProcess(o: Options, runDir: string, opts: RunOptions, launch: () => Launched | { error: string }, watchDiskMiB: number | undefined): Promise<Outcome> {
+function runProcess(
+  o: Options,
+  runDir: string,
+  opts: RunOptions,
+  launch: () => Launched | { error: string },
+  watchDiskMiB: number | undefined,
+): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
     const notes: string[] = [];
     const streams: Record<'stdout' | 'stderr', StreamState> = {
@@ -839,7 +978,10 @@ function runProcess(o: Options, runDir: string, opts: RunOptions, launch: () => 
       if (reason === 'timeout') notes.push(`[forgeenv] timed out after ${o.timeoutMs} ms: the process group was killed`);
       else if (reason === 'cancel') notes.push('[forgeenv] cancelled: the process group was killed');
       else if (reason === 'deactivate') notes.push('[forgeenv] stopped because ForgeEnv is shutting down: the process group was killed');
-      else if (reason === 'disk') notes.push(`[forgeenv] the run folder grew past its disk quota of ${watchDiskMiB} MiB (forgeenv.sandbox.diskMiB): the run was killed`);
+      else if (reason === 'disk')
+        notes.push(
+          `[forgeenv] the run folder grew past its disk quota of ${watchDiskMiB} MiB (forgeenv.sandbox.diskMiB): the run was killed`,
+        );
       if (child.pid !== undefined) void killProcessTree(child.pid, KILL_GRACE_MS);
     };
 
@@ -871,14 +1013,17 @@ function runProcess(o: Options, runDir: string, opts: RunOptions, launch: () => 
     // Without a tmpfs quota (not root): the folder's size, every DISK_SAMPLE_MS. Best effort: a
     // run can write past the quota between two looks (each file is bounded by RLIMIT_FSIZE).
     let measuring = false;
-    const diskWatch = watchDiskMiB === undefined ? undefined : setInterval(() => {
-      if (measuring || stopReason || exited) return;
-      measuring = true;
-      void folderBytes(runDir, DISK_WALK_ENTRIES).then((bytes) => {
-        measuring = false;
-        if (bytes === undefined || bytes > watchDiskMiB * 1024 * 1024) stop('disk');
-      });
-    }, DISK_SAMPLE_MS);
+    const diskWatch =
+      watchDiskMiB === undefined
+        ? undefined
+        : setInterval(() => {
+            if (measuring || stopReason || exited) return;
+            measuring = true;
+            void folderBytes(runDir, DISK_WALK_ENTRIES).then((bytes) => {
+              measuring = false;
+              if (bytes === undefined || bytes > watchDiskMiB * 1024 * 1024) stop('disk');
+            });
+          }, DISK_SAMPLE_MS);
 
     const onData = (name: 'stdout' | 'stderr') => (buf: Buffer) => {
       const s = streams[name];
@@ -1066,7 +1211,8 @@ export function probeInterpreter(interpreter: string): Promise<{ ok: true; versi
       clearTimeout(timer);
       resolve({
         ok: false,
-        error: e.code === 'ENOENT' ? `${interpreter} not found: set forgeenv.pythonPath` : `${interpreter} could not be started: ${e.message}`,
+        error:
+          e.code === 'ENOENT' ? `${interpreter} not found: set forgeenv.pythonPath` : `${interpreter} could not be started: ${e.message}`,
       });
     });
     child.on('close', (code) => {

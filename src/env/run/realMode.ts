@@ -44,7 +44,11 @@ export const OPTIONAL_MODULES = ['trl', 'peft', 'accelerate', 'PIL'] as const;
 export function snapshotIdForVersions(versions: LibraryVersions): string {
   const tf = versions.transformers;
   const known = snapshotIds().join(', ');
-  if (!tf) throw new RealModeError(`The episode's library versions name no transformers release, so no snapshot can be chosen; known snapshots: ${known}`, 'unknown_snapshot');
+  if (!tf)
+    throw new RealModeError(
+      `The episode's library versions name no transformers release, so no snapshot can be chosen; known snapshots: ${known}`,
+      'unknown_snapshot',
+    );
   // Exact transformers release first; else the same minor series, so that records made before the pins
   // were computed from cut-off dates (2025-03 had transformers 4.50.0, now 4.50.3) still find their snapshot.
   const series = (v: string | undefined): string => (v ?? '').split('.').slice(0, 2).join('.');
@@ -56,8 +60,15 @@ export function snapshotIdForVersions(versions: LibraryVersions): string {
     if (!best || score > best.score) best = { s, score };
   }
   if (!best) {
-    const wanted = Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ');
-    throw new RealModeError(`No library snapshot holds transformers ${tf} (the episode asks for ${wanted}); known snapshots: ${snapshotIds().map((id) => `${id} (transformers ${getSnapshot(id).versions.transformers})`).join(', ')}`, 'unknown_snapshot');
+    const wanted = Object.entries(versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    throw new RealModeError(
+      `No library snapshot holds transformers ${tf} (the episode asks for ${wanted}); known snapshots: ${snapshotIds()
+        .map((id) => `${id} (transformers ${getSnapshot(id).versions.transformers})`)
+        .join(', ')}`,
+      'unknown_snapshot',
+    );
   }
   return best.s.id;
 }
@@ -179,12 +190,30 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
   } catch (e) {
     if (opts.signal?.aborted) throw new RealModeError(`Building the local hub for ${snapshot} was cancelled.`, 'aborted');
     const detail = e instanceof LocalHubError ? e.message : String(e);
-    throw new RealModeError(`ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
+    throw new RealModeError(
+      `ForgeEnv could not build the local hub (offline models and datasets) for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`,
+      'hub_failed',
+    );
   }
   let hubRefusals: HubRefusal[] = [];
-  if (opts.hub && (opts.hub.needs.models.length || opts.hub.needs.datasets.some((d) => !d.format || d.format === 'disk' || d.format === 'parquet') || opts.hub.needs.metrics?.length)) {
+  if (
+    opts.hub &&
+    (opts.hub.needs.models.length ||
+      opts.hub.needs.datasets.some((d) => !d.format || d.format === 'disk' || d.format === 'parquet') ||
+      opts.hub.needs.metrics?.length)
+  ) {
     try {
-      const r = await ensureHubItems({ hubKey, python: interpreter, baseHubDir: hubDir, needs: opts.hub.needs, files: opts.hub.files, modelArchitectures: opts.hub.modelArchitectures, strict: opts.hub.strict, onProgress: progress, signal: opts.signal });
+      const r = await ensureHubItems({
+        hubKey,
+        python: interpreter,
+        baseHubDir: hubDir,
+        needs: opts.hub.needs,
+        files: opts.hub.files,
+        modelArchitectures: opts.hub.modelArchitectures,
+        strict: opts.hub.strict,
+        onProgress: progress,
+        signal: opts.signal,
+      });
       hubDir = r.hubDir;
       hubRefusals = r.refusals;
       for (const x of r.refusals) {
@@ -197,18 +226,36 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
     } catch (e) {
       if (opts.signal?.aborted) throw new RealModeError(`Building the hub items for ${snapshot} was cancelled.`, 'aborted');
       const detail = e instanceof HubItemsError ? e.message : String(e);
-      throw new RealModeError(`ForgeEnv could not provide the task's models and datasets for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`, 'hub_failed');
+      throw new RealModeError(
+        `ForgeEnv could not provide the task's models and datasets for snapshot ${snapshot}: ${detail}\n${SIMULATED_HINT}`,
+        'hub_failed',
+      );
     }
   }
-  return { interpreter, env: realModeEnv(hubDir), bytecodeCache: realModeBytecodeCache(), privateCopies: [hubDir], snapshot, hubDir, source, hubRefusals };
+  return {
+    interpreter,
+    env: realModeEnv(hubDir),
+    bytecodeCache: realModeBytecodeCache(),
+    privateCopies: [hubDir],
+    snapshot,
+    hubDir,
+    source,
+    hubRefusals,
+  };
 }
 
 function venvError(snapshot: string, e: unknown): RealModeError {
   if (e instanceof SnapshotInstallError) {
     const what = e.requirement ? `installing ${e.requirement} failed` : 'the installer failed';
-    return new RealModeError(`ForgeEnv could not build the Python environment of snapshot ${snapshot}: ${what}.\n${e.message}\n${SIMULATED_HINT}`, 'venv_failed');
+    return new RealModeError(
+      `ForgeEnv could not build the Python environment of snapshot ${snapshot}: ${what}.\n${e.message}\n${SIMULATED_HINT}`,
+      'venv_failed',
+    );
   }
-  return new RealModeError(`ForgeEnv could not build the Python environment of snapshot ${snapshot}: ${(e as Error)?.message ?? String(e)}\n${SIMULATED_HINT}`, 'venv_failed');
+  return new RealModeError(
+    `ForgeEnv could not build the Python environment of snapshot ${snapshot}: ${(e as Error)?.message ?? String(e)}\n${SIMULATED_HINT}`,
+    'venv_failed',
+  );
 }
 
 function resolved(path: string): string {
@@ -220,7 +267,8 @@ function resolved(path: string): string {
 }
 
 const ProbeSchema = z.object({ python: z.string(), versions: z.record(z.string(), z.string().nullable()) });
-export type LibraryProbe = { ok: true; missing: string[]; versions: Record<string, string | null>; python: string } | { ok: false; error: string };
+export type LibraryProbe =
+  { ok: true; missing: string[]; versions: Record<string, string | null>; python: string } | { ok: false; error: string };
 
 const probeCache = new Map<string, Promise<LibraryProbe>>();
 
@@ -281,7 +329,13 @@ function runProbe(interpreter: string): Promise<LibraryProbe> {
     child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({ ok: false, error: e.code === 'ENOENT' ? `${interpreter} not found: set forgeenv.pythonPath (or --python), or leave it unset to use the managed environment` : `${interpreter} could not be started: ${e.message}` });
+      resolve({
+        ok: false,
+        error:
+          e.code === 'ENOENT'
+            ? `${interpreter} not found: set forgeenv.pythonPath (or --python), or leave it unset to use the managed environment`
+            : `${interpreter} could not be started: ${e.message}`,
+      });
     });
     child.on('close', (code) => {
       clearTimeout(timer);

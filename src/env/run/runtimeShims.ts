@@ -12,10 +12,14 @@ export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
 
 /** What a shim replaces, in words (adaptation records, docs). */
 export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
-  'cuda-to-cpu': '.cuda()/.to(<CUDA device>) keep tensors and modules on the CPU, from_pretrained(device_map=<CUDA device or "auto">) loads onto the CPU, torch.cuda queries (get_device_capability, mem_get_info, set_device, …) answer for the CPU',
-  'no-quantization': 'bitsandbytes 8-/4-bit quantization on load is dropped (the model loads in float32), and the script\'s own `import bitsandbytes` gets a CPU stand-in (torch optimizers for bnb.optim.*8bit, torch.nn.Linear for bnb.nn.Linear8bitLt/Linear4bit)',
-  'no-mixed-precision': 'fp16/bf16/tf32 set in the script\'s code (TrainingArguments, Accelerator(mixed_precision="fp16")) train in float32',
-  'trained-model-evidence': 'the script saves no model: the model whose parameters its optimizer trained is saved at exit into the run folder\'s .forgeenv-evidence/model (save_pretrained) for the verifier',
+  'cuda-to-cpu':
+    '.cuda()/.to(<CUDA device>) keep tensors and modules on the CPU, from_pretrained(device_map=<CUDA device or "auto">) loads onto the CPU, torch.cuda queries (get_device_capability, mem_get_info, set_device, …) answer for the CPU',
+  'no-quantization':
+    "bitsandbytes 8-/4-bit quantization on load is dropped (the model loads in float32), and the script's own `import bitsandbytes` gets a CPU stand-in (torch optimizers for bnb.optim.*8bit, torch.nn.Linear for bnb.nn.Linear8bitLt/Linear4bit)",
+  'no-mixed-precision':
+    'fp16/bf16/tf32 set in the script\'s code (TrainingArguments, Accelerator(mixed_precision="fp16")) train in float32',
+  'trained-model-evidence':
+    "the script saves no model: the model whose parameters its optimizer trained is saved at exit into the run folder's .forgeenv-evidence/model (save_pretrained) for the verifier",
 };
 
 /** Where the trained-model-evidence shim saves the trained model, relative to the run folder (resources/shims/_forgeenv_evidence.py). */
@@ -24,7 +28,11 @@ export const EVIDENCE_ARTIFACT = '.forgeenv-evidence/model';
 export const TaskRuntimeSchema = z
   .object({
     /** Loaded into every real-mode run of the task, in this order. */
-    shims: z.array(RuntimeShimSchema).min(1).max(RUNTIME_SHIMS.length).refine((s) => new Set(s).size === s.length, 'each shim once'),
+    shims: z
+      .array(RuntimeShimSchema)
+      .min(1)
+      .max(RUNTIME_SHIMS.length)
+      .refine((s) => new Set(s).size === s.length, 'each shim once'),
   })
   .strict();
 export type TaskRuntime = z.infer<typeof TaskRuntimeSchema>;

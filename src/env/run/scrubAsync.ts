@@ -35,7 +35,10 @@ export async function scrubPathsAsync(text: string, passes: readonly ScrubContex
   const note = (where: ScrubAsyncInfo['where']) => info && (info.where = where);
   const e = text.length > INLINE_SCRUB_CHARS ? entry() : undefined;
   if (e) {
-    const scrubbed = await host.run(e, { text, passes: passes.map((p) => ({ ...p, standInDirs: p.standInDirs ? [...p.standInDirs] : undefined })) });
+    const scrubbed = await host.run(e, {
+      text,
+      passes: passes.map((p) => ({ ...p, standInDirs: p.standInDirs ? [...p.standInDirs] : undefined })),
+    });
     if (scrubbed !== undefined) {
       note('worker');
       return scrubbed;

@@ -11,5 +11,8 @@ export const ScrubContextSchema = z.object({
 export const ScrubJobSchema = z.object({ text: z.string(), passes: z.array(ScrubContextSchema) });
 export type ScrubJob = z.infer<typeof ScrubJobSchema>;
 
-export const ScrubAnswerSchema = z.union([z.object({ ok: z.literal(true), text: z.string() }), z.object({ ok: z.literal(false), error: z.string() })]);
+export const ScrubAnswerSchema = z.union([
+  z.object({ ok: z.literal(true), text: z.string() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
 export type ScrubAnswer = z.infer<typeof ScrubAnswerSchema>;

@@ -6,6 +6,8 @@ import { scrubPathsInPasses } from './scrubPaths';
 
 parentPort?.on('message', (raw: unknown) => {
   const job = ScrubJobSchema.safeParse(raw);
-  const answer: ScrubAnswer = job.success ? { ok: true, text: scrubPathsInPasses(job.data.text, job.data.passes) } : { ok: false, error: 'invalid scrub job' };
+  const answer: ScrubAnswer = job.success
+    ? { ok: true, text: scrubPathsInPasses(job.data.text, job.data.passes) }
+    : { ok: false, error: 'invalid scrub job' };
   parentPort?.postMessage(answer);
 });

@@ -64,8 +64,12 @@ const under = (p: string, root: string) => p === root || p.startsWith(root.endsW
 /** Read-only binds worth making: absolute, not `/`, not the home folder or above it, not inside another. */
 export function normalizeReadOnly(paths: string[], home = homedir()): string[] {
   const clean = [...new Set(paths.filter((p) => p.startsWith('/')).map((p) => posix.normalize(p).replace(/\/+$/, '') || '/'))];
-  const allowed = clean.filter((p) => p !== '/' && !under(home, p) && !under(p, '/usr') && !under(p, '/proc') && !under(p, '/dev') && !under(p, '/sys'));
-  return allowed.filter((p) => !allowed.some((q) => q !== p && under(p, q))).sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  const allowed = clean.filter(
+    (p) => p !== '/' && !under(home, p) && !under(p, '/usr') && !under(p, '/proc') && !under(p, '/dev') && !under(p, '/sys'),
+  );
+  return allowed
+    .filter((p) => !allowed.some((q) => q !== p && under(p, q)))
+    .sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
 }
 
 /** The bwrap argument list (after the bwrap path itself). */
@@ -98,7 +102,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
       dirs.add(d);
     }
   }
-  for (const d of [...dirs].sort((x, y) => x.split('/').length - y.split('/').length || x.localeCompare(y))) a.push('--perms', '0755', '--dir', d);
+  for (const d of [...dirs].sort((x, y) => x.split('/').length - y.split('/').length || x.localeCompare(y)))
+    a.push('--perms', '0755', '--dir', d);
   if (plan.etcDir) a.push('--ro-bind', plan.etcDir, '/etc');
   for (const e of etc) a.push('--ro-bind-try', e, e);
   for (const p of readOnly) a.push('--ro-bind', p, p);

@@ -66,7 +66,11 @@ function stamp(path: string): string {
   }
 }
 
-const hashOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify([WARM_FORMAT, ...parts])).digest('hex').slice(0, 32);
+const hashOf = (parts: unknown[]) =>
+  createHash('sha256')
+    .update(JSON.stringify([WARM_FORMAT, ...parts]))
+    .digest('hex')
+    .slice(0, 32);
 
 /**
  * Fills the cache unless markers say it was done; resolves false when the step failed (runs still
@@ -84,7 +88,11 @@ export function warmBytecodeCache(req: WarmRequest): Promise<boolean> {
   let p = inFlight.get(key);
   if (!p) {
     const markers = [...(compile ? [marker(compileKey)] : []), ...(surface ? [marker(surfaceKey)] : [])];
-    p = run({ ...req, stdlib: compile ? req.stdlib : [], libraries: compile ? req.libraries : [], surface: surface ? req.surface : undefined }, markers, compile).finally(() => inFlight.delete(key));
+    p = run(
+      { ...req, stdlib: compile ? req.stdlib : [], libraries: compile ? req.libraries : [], surface: surface ? req.surface : undefined },
+      markers,
+      compile,
+    ).finally(() => inFlight.delete(key));
     inFlight.set(key, p);
   }
   return p;
@@ -92,7 +100,9 @@ export function warmBytecodeCache(req: WarmRequest): Promise<boolean> {
 
 function run(req: WarmRequest, markers: string[], compiling: boolean): Promise<boolean> {
   if (compiling) {
-    const what = req.surface ? 'the standard library and the simulated libraries' : `the standard library and ${req.libraries.length ? req.libraries.join(', ') : 'nothing else'}`;
+    const what = req.surface
+      ? 'the standard library and the simulated libraries'
+      : `the standard library and ${req.libraries.length ? req.libraries.join(', ') : 'nothing else'}`;
     req.onProgress?.(`compiling ${what} into the bytecode cache (once)`);
   }
   const started = Date.now();
@@ -107,7 +117,11 @@ function run(req: WarmRequest, markers: string[], compiling: boolean): Promise<b
     let child;
     try {
       // -I: nothing from the environment configures the interpreter; the cache folder is given explicitly.
-      child = spawn(req.python, ['-I', '-X', `pycache_prefix=${req.cacheDir}`, '-c', PY, spec], { env: req.env, stdio: ['ignore', 'ignore', 'pipe'], windowsHide: true });
+      child = spawn(req.python, ['-I', '-X', `pycache_prefix=${req.cacheDir}`, '-c', PY, spec], {
+        env: req.env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        windowsHide: true,
+      });
     } catch {
       resolve(false);
       return;
@@ -122,11 +136,15 @@ function run(req: WarmRequest, markers: string[], compiling: boolean): Promise<b
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) {
-        req.onProgress?.(`filling the bytecode cache failed (exit ${code}); runs compile what they import: ${err.trim().split('\n').pop() ?? ''}`);
+        req.onProgress?.(
+          `filling the bytecode cache failed (exit ${code}); runs compile what they import: ${err.trim().split('\n').pop() ?? ''}`,
+        );
         resolve(false);
         return;
       }
-      const note = JSON.stringify({ format: WARM_FORMAT, python: req.python, seconds: (Date.now() - started) / 1000, at: new Date().toISOString() }) + '\n';
+      const note =
+        JSON.stringify({ format: WARM_FORMAT, python: req.python, seconds: (Date.now() - started) / 1000, at: new Date().toISOString() }) +
+        '\n';
       for (const m of markers) {
         try {
           writeFileSync(m, note);

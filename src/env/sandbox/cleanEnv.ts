@@ -5,7 +5,15 @@
 const ALLOWED = new Set(['PATH', 'LANG', 'LANGUAGE', 'TZ']);
 const ALLOWED_PREFIXES = ['LC_'];
 /** What Python itself needs on Windows (names compared case-insensitively there). */
-const WINDOWS_ALLOWED = new Set(['PATHEXT', 'SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE']);
+const WINDOWS_ALLOWED = new Set([
+  'PATHEXT',
+  'SYSTEMROOT',
+  'SYSTEMDRIVE',
+  'WINDIR',
+  'COMSPEC',
+  'NUMBER_OF_PROCESSORS',
+  'PROCESSOR_ARCHITECTURE',
+]);
 
 export interface CleanEnvOptions {
   /** Names the user allows on top of the allowlist (forgeenv.sandbox.passEnv). */

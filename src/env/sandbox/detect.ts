@@ -14,7 +14,9 @@ const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
 /** The absolute path of an executable on PATH (or the usual system folders), or undefined. */
 export function findExecutable(name: string): string | undefined {
-  const candidates = isAbsolute(name) ? [name] : [...(process.env.PATH ?? '').split(delimiter).filter(isAbsolute), ...SYSTEM_DIRS].map((d) => join(d, name));
+  const candidates = isAbsolute(name)
+    ? [name]
+    : [...(process.env.PATH ?? '').split(delimiter).filter(isAbsolute), ...SYSTEM_DIRS].map((d) => join(d, name));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -58,13 +60,20 @@ async function runProbe(name: string): Promise<SandboxProbe> {
   // With the seccomp filter and (as a user) --disable-userns, as every run has them: a bubblewrap
   // that cannot load them fails here, not in the first run.
   const seccomp = hostSeccompProgram();
-  const args = bwrapArgs({ tools, runDir: undefined, readOnly: [], allowNetwork: false, command: [truePath], ...(seccomp ? { seccompFd: 3 } : {}) });
+  const args = bwrapArgs({
+    tools,
+    runDir: undefined,
+    readOnly: [],
+    allowNetwork: false,
+    command: [truePath],
+    ...(seccomp ? { seccompFd: 3 } : {}),
+  });
   const failure = await new Promise<string | undefined>((resolve) => {
     let err = '';
     let child;
     try {
       child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe', seccomp ? 'pipe' : 'ignore'], env: {} });
-      const fd3 = child.stdio[3] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void } | null;
+      const fd3 = child.stdio[3] as (NodeJS.WritableStream & { on(e: 'error', f: () => void): void }) | null;
       fd3?.on('error', () => undefined);
       if (seccomp) fd3?.end(seccomp);
     } catch (e) {

@@ -11,7 +11,17 @@ import { join } from 'node:path';
 /** Entries without secrets (no shadow, ssh, pip or apt configuration, machine-id). */
 export const ETC_FILES = ['alternatives', 'group', 'hosts', 'ld.so.cache', 'localtime', 'nsswitch.conf', 'passwd'];
 /** Name service and TLS: only with the network. */
-export const ETC_NETWORK_FILES = ['ca-certificates', 'ca-certificates.conf', 'gai.conf', 'host.conf', 'pki', 'protocols', 'resolv.conf', 'services', 'ssl'];
+export const ETC_NETWORK_FILES = [
+  'ca-certificates',
+  'ca-certificates.conf',
+  'gai.conf',
+  'host.conf',
+  'pki',
+  'protocols',
+  'resolv.conf',
+  'services',
+  'ssl',
+];
 
 /** The /etc entries a run sees (absolute host paths that exist). */
 export function etcEntries(network: boolean, etc = '/etc'): string[] {
@@ -23,7 +33,10 @@ export function etcEntries(network: boolean, etc = '/etc'): string[] {
   }
   // Debian's Python reads /etc/python3.X/sitecustomize.py through a link in the standard library.
   const wanted = (n: string) => ETC_FILES.includes(n) || (network && ETC_NETWORK_FILES.includes(n)) || /^python3(\.\d+)?$/.test(n);
-  return names.filter(wanted).sort().map((n) => join(etc, n));
+  return names
+    .filter(wanted)
+    .sort()
+    .map((n) => join(etc, n));
 }
 
 /**

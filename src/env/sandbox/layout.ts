@@ -92,7 +92,11 @@ function probe(interpreter: string): Promise<LayoutResult> {
         const d = LayoutSchema.parse(JSON.parse(out.trim().split('\n').pop() ?? ''));
         resolve({ ok: true, layout: { executable: d.executable, roots: d.roots, stdlib: d.stdlib, site: d.site, userBase: d.userBase } });
       } catch {
-        resolve({ ok: false, code: undefined, error: `${interpreter} is not a working Python (exit ${code}): ${(err || out).trim().slice(0, 300)}` });
+        resolve({
+          ok: false,
+          code: undefined,
+          error: `${interpreter} is not a working Python (exit ${code}): ${(err || out).trim().slice(0, 300)}`,
+        });
       }
     });
   });

@@ -27,23 +27,30 @@ export type SandboxMode = z.infer<typeof SandboxModeSchema>;
  * Within the sandbox these could only hurt the script itself, but the same names reach the fallback's
  * processes and any tool a run starts, so they are refused at every boundary with the reason.
  */
-export const DANGEROUS_ENV = /^(LD_|DYLD_|PYTHON|MALLOC_|BASH_FUNC_)|^(GLIBC_TUNABLES|GCONV_PATH|LOCPATH|NLSPATH|HOSTALIASES|RES_OPTIONS|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|IFS|PROMPT_COMMAND|PATH)$/i;
+export const DANGEROUS_ENV =
+  /^(LD_|DYLD_|PYTHON|MALLOC_|BASH_FUNC_)|^(GLIBC_TUNABLES|GCONV_PATH|LOCPATH|NLSPATH|HOSTALIASES|RES_OPTIONS|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|IFS|PROMPT_COMMAND|PATH)$/i;
 
 export const EnvNameSchema = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits, _)')
   .refine((n) => !DANGEROUS_ENV.test(n), {
-    error: (i) => `${String(i.input)} may not be set for a script: LD_*, PYTHON*, shell start-up and loader variables and PATH are refused (docs/sandbox.md)`,
+    error: (i) =>
+      `${String(i.input)} may not be set for a script: LD_*, PYTHON*, shell start-up and loader variables and PATH are refused (docs/sandbox.md)`,
   });
 
 /** Extra environment variables for a script (validated names; see DANGEROUS_ENV). */
-export const ScriptEnvSchema = z.record(z.string(), z.string().refine((v) => !v.includes('\0'), 'no NUL character')).superRefine((env, ctx) => {
-  // Checked here rather than as the record's key schema, whose failure zod reports only as "Invalid key in record".
-  for (const name of Object.keys(env)) {
-    const r = EnvNameSchema.safeParse(name);
-    if (!r.success) ctx.addIssue({ code: 'custom', path: [name], message: r.error.issues[0]?.message ?? 'an invalid name' });
-  }
-});
+export const ScriptEnvSchema = z
+  .record(
+    z.string(),
+    z.string().refine((v) => !v.includes('\0'), 'no NUL character'),
+  )
+  .superRefine((env, ctx) => {
+    // Checked here rather than as the record's key schema, whose failure zod reports only as "Invalid key in record".
+    for (const name of Object.keys(env)) {
+      const r = EnvNameSchema.safeParse(name);
+      if (!r.success) ctx.addIssue({ code: 'custom', path: [name], message: r.error.issues[0]?.message ?? 'an invalid name' });
+    }
+  });
 
 /** The defaults, in one place for the schema, package.json (checked by a test) and the docs. */
 export const DEFAULT_LIMITS = {

@@ -14,9 +14,7 @@ import { prlimitPrefix, pythonLimitPrefix } from './limits';
 import type { SandboxOptions } from './options';
 
 export type IsolationPlan =
-  | { isolation: 'bubblewrap'; tools: SandboxTools }
-  | { isolation: 'process-group' | 'none'; warning?: string }
-  | { refused: string };
+  { isolation: 'bubblewrap'; tools: SandboxTools } | { isolation: 'process-group' | 'none'; warning?: string } | { refused: string };
 export type RunnablePlan = Exclude<IsolationPlan, { refused: string }>;
 
 export async function chooseIsolation(s: SandboxOptions): Promise<IsolationPlan> {
@@ -36,7 +34,8 @@ function fallbackWarning(reason: string): string {
 }
 
 /** True when the sandboxed script runs as a uid of its own (root drops to one, uids.ts), so the run folder must be handed over. */
-export const runsAsOwnUid = (plan: RunnablePlan): boolean => plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv !== undefined;
+export const runsAsOwnUid = (plan: RunnablePlan): boolean =>
+  plan.isolation === 'bubblewrap' && plan.tools.asRoot && plan.tools.setpriv !== undefined;
 
 /** Where the uid slots of concurrent runs are claimed (uids.ts). */
 export const uidLockDir = (): string => join(cacheRoot(), 'sandbox-uids');
@@ -104,13 +103,26 @@ export interface CommandInput {
 
 export function runCommand(c: CommandInput): { file: string; args: string[] } {
   const { plan, sandbox, python } = c;
-  const limited = (prlimit: string | undefined) => [...(prlimit ? prlimitPrefix(prlimit, sandbox.limits) : pythonLimitPrefix(python[0], sandbox.limits)), ...python];
+  const limited = (prlimit: string | undefined) => [
+    ...(prlimit ? prlimitPrefix(prlimit, sandbox.limits) : pythonLimitPrefix(python[0], sandbox.limits)),
+    ...python,
+  ];
   if (plan.isolation === 'bubblewrap') {
     // Without the network, /etc is one prepared copy (one mount instead of one per file).
     const etcDir = sandbox.allowNetwork ? undefined : etcCopy(etcEntries(false), join(cacheRoot(), 'sandbox-etc'));
     // Inside, rlimits and the launcher (launcher.ts), which gives the script its environment and reports its exit status.
     const command = [...sandboxLauncher(plan.tools, python[0], sandbox.limits), ...python];
-    const args = bwrapArgs({ tools: plan.tools, runDir: c.runDir, readOnly: c.readOnly, copies: c.copies, etcDir, allowNetwork: sandbox.allowNetwork, command, ...(c.uid !== undefined ? { uid: c.uid } : {}), ...(c.seccompFd !== undefined ? { seccompFd: c.seccompFd } : {}) });
+    const args = bwrapArgs({
+      tools: plan.tools,
+      runDir: c.runDir,
+      readOnly: c.readOnly,
+      copies: c.copies,
+      etcDir,
+      allowNetwork: sandbox.allowNetwork,
+      command,
+      ...(c.uid !== undefined ? { uid: c.uid } : {}),
+      ...(c.seccompFd !== undefined ? { seccompFd: c.seccompFd } : {}),
+    });
     return { file: plan.tools.bwrap, args };
   }
   const argv = plan.isolation === 'none' ? python : limited(hostPrlimit());

@@ -31,7 +31,8 @@ function run(file: string, args: string[]): Promise<string | undefined> {
 }
 
 /** Whether this process can give run folders a tmpfs quota (root on Linux with util-linux mount). */
-export const canMountQuota = (): boolean => process.platform === 'linux' && process.getuid?.() === 0 && findExecutable('mount') !== undefined;
+export const canMountQuota = (): boolean =>
+  process.platform === 'linux' && process.getuid?.() === 0 && findExecutable('mount') !== undefined;
 
 /** Where mounted quotas are registered with their owner: one file per mount. */
 export function quotaRegistryDir(): string {

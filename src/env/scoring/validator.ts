@@ -93,8 +93,27 @@ const FORBIDDEN_SUBMODULES: readonly string[] = ['importlib.machinery'];
 export const FORBIDDEN_CALLS: readonly string[] = ['eval', 'exec', 'compile'];
 /** Members of `os` that neither run programs nor change the process: allowed in repairs. */
 export const OS_SAFE_MEMBERS: readonly string[] = [
-  'path', 'environ', 'getenv', 'getcwd', 'makedirs', 'mkdir', 'listdir', 'scandir', 'walk', 'sep', 'linesep',
-  'pathsep', 'extsep', 'curdir', 'pardir', 'devnull', 'cpu_count', 'fspath', 'PathLike', 'name', 'getpid',
+  'path',
+  'environ',
+  'getenv',
+  'getcwd',
+  'makedirs',
+  'mkdir',
+  'listdir',
+  'scandir',
+  'walk',
+  'sep',
+  'linesep',
+  'pathsep',
+  'extsep',
+  'curdir',
+  'pardir',
+  'devnull',
+  'cpu_count',
+  'fspath',
+  'PathLike',
+  'name',
+  'getpid',
 ];
 /** Members of forbidden modules that are harmless (importing the module is still an added construct). */
 const SAFE_MEMBERS: Readonly<Record<string, readonly string[]>> = { os: OS_SAFE_MEMBERS, multiprocessing: ['cpu_count'] };
@@ -102,7 +121,16 @@ const IMPORTERS = new Set(['builtins.__import__', 'importlib.import_module', 'im
 const REFLECTORS = new Set(['getattr', 'setattr', 'delattr', 'vars']);
 /** Modules whose bare name is only a problem as the object of reflection (`getattr(sys, n)`). */
 const REFLECTION_GUARDED = new Set(['builtins', 'sys', 'importlib', 'asyncio']);
-const ESCAPE_ATTRIBUTES = new Set(['__globals__', '__subclasses__', '__builtins__', 'f_globals', 'f_builtins', 'f_locals', '__code__', '__getattribute__']);
+const ESCAPE_ATTRIBUTES = new Set([
+  '__globals__',
+  '__subclasses__',
+  '__builtins__',
+  'f_globals',
+  'f_builtins',
+  'f_locals',
+  '__code__',
+  '__getattribute__',
+]);
 /** Constructors of functions from code objects: with `compile` (or `__code__.replace`) they are `exec` by another name. */
 const CODE_TYPES = new Set(['types.FunctionType', 'types.CodeType', 'types.LambdaType']);
 /** Deserialisers whose input chooses what to call (`pickle.loads(b"cos\nsystem\n…")` runs a shell command). */
@@ -113,7 +141,22 @@ const DYNAMIC_IMPORT_GUARDED = new Set([...REFLECTION_GUARDED, 'types', ...DESER
 /** Reflection calls whose second argument is an attribute name. */
 const NAME_REFLECTORS = new Set(['getattr', 'setattr', 'delattr', 'hasattr']);
 /** What a string assembled from pieces may not spell: it is written that way only to hide it. */
-const ASSEMBLED_FORBIDDEN = new Set([...FORBIDDEN_MODULES, ...FORBIDDEN_CALLS, '__import__', '__builtins__', '__globals__', '__subclasses__', '__code__', '__dict__', '__getattribute__', 'builtins', 'system', 'popen', 'modules', 'import_module']);
+const ASSEMBLED_FORBIDDEN = new Set([
+  ...FORBIDDEN_MODULES,
+  ...FORBIDDEN_CALLS,
+  '__import__',
+  '__builtins__',
+  '__globals__',
+  '__subclasses__',
+  '__code__',
+  '__dict__',
+  '__getattribute__',
+  'builtins',
+  'system',
+  'popen',
+  'modules',
+  'import_module',
+]);
 /** How an attribute name is built at run time so that no literal shows it. */
 const OBFUSCATED_NAME = /\bchr\s*\(|\.join\s*\(|\.decode\s*\(|\[\s*::\s*-1\s*\]|fromhex|b64decode|b32decode|codecs\./;
 
@@ -127,8 +170,14 @@ const moduleNamed = (name: string, asAttribute = false): string | undefined => {
 };
 const ESCAPE_STRINGS = new Set(['__builtins__', '__import__', '__globals__', '__subclasses__']);
 const LOADER_NAMES = new Set([
-  'spec_from_file_location', 'spec_from_loader', 'module_from_spec', 'exec_module', 'load_module',
-  'SourceFileLoader', 'SourcelessFileLoader', 'ExtensionFileLoader',
+  'spec_from_file_location',
+  'spec_from_loader',
+  'module_from_spec',
+  'exec_module',
+  'load_module',
+  'SourceFileLoader',
+  'SourcelessFileLoader',
+  'ExtensionFileLoader',
 ]);
 const ASYNC_SPAWNERS = new Set(['create_subprocess_exec', 'create_subprocess_shell']);
 
@@ -199,7 +248,10 @@ export function findImports(source: string, root = parseScript(source)): ImportF
       if (importAt < 0) return;
       const modParts = parts.slice(1, importAt);
       const relative = modParts[0]?.name === '.';
-      const module = modParts.filter((p) => p.name === 'VariableName').map(text).join('.');
+      const module = modParts
+        .filter((p) => p.name === 'VariableName')
+        .map(text)
+        .join('.');
       const names: string[] = [];
       const rest = parts.slice(importAt + 1);
       for (let i = 0; i < rest.length; i++) {
@@ -296,7 +348,11 @@ function importBindings(source: string, root: SyntaxNode): Map<string, string> {
     if (parts[0]?.name === 'from') {
       const importAt = parts.findIndex((p) => p.name === 'import');
       if (importAt < 0 || parts[1]?.name === '.') return; // relative: the script's own modules
-      const module = parts.slice(1, importAt).filter((p) => p.name === 'VariableName').map(text).join('.');
+      const module = parts
+        .slice(1, importAt)
+        .filter((p) => p.name === 'VariableName')
+        .map(text)
+        .join('.');
       const rest = parts.slice(importAt + 1);
       for (let i = 0; i < rest.length; i++) {
         if (rest[i].name !== 'VariableName') continue;
@@ -337,7 +393,8 @@ function isDefinitionOrKeyword(node: SyntaxNode): boolean {
   const parent = node.parent;
   if (!parent) return false;
   if (parent.name === 'ImportStatement') return true;
-  if ((parent.name === 'FunctionDefinition' || parent.name === 'ClassDefinition') && parent.getChild('VariableName')?.from === node.from) return true;
+  if ((parent.name === 'FunctionDefinition' || parent.name === 'ClassDefinition') && parent.getChild('VariableName')?.from === node.from)
+    return true;
   if (parent.name === 'ParamList') return true;
   if (parent.name === 'ArgList' && node.nextSibling?.name === 'AssignOp') return true;
   return false;
@@ -347,7 +404,11 @@ function isDefinitionOrKeyword(node: SyntaxNode): boolean {
 function memberChain(source: string, node: SyntaxNode): { chain: string[]; outer: SyntaxNode } {
   const chain: string[] = [];
   let outer = node;
-  for (let p = node.parent; p && p.name === 'MemberExpression' && p.firstChild?.from === outer.from && p.firstChild.to === outer.to; p = p.parent) {
+  for (
+    let p = node.parent;
+    p && p.name === 'MemberExpression' && p.firstChild?.from === outer.from && p.firstChild.to === outer.to;
+    p = p.parent
+  ) {
     const prop = p.lastChild;
     if (!prop || prop.name !== 'PropertyName') break;
     chain.push(source.slice(prop.from, prop.to));
@@ -440,18 +501,31 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
     const dotted = [imp.module, ...imp.names.filter((n) => n !== '*').map((n) => `${imp.module}.${n}`)].find(isForbiddenModule);
     if (dotted !== undefined) {
       const mod = forbiddenModuleOf(dotted);
-      found.push({ key: `import:${mod}`, text: `import of forbidden module '${mod}'`, line: imp.line, lineText: (lines[imp.line - 1] ?? '').trim() });
+      found.push({
+        key: `import:${mod}`,
+        text: `import of forbidden module '${mod}'`,
+        line: imp.line,
+        lineText: (lines[imp.line - 1] ?? '').trim(),
+      });
       continue;
     }
     const through = imp.names.map((n) => moduleNamed(n)).find((m) => m !== undefined);
     if (through !== undefined) {
-      found.push({ key: `import:${through}`, text: `import of forbidden module '${through}' (through ${imp.module})`, line: imp.line, lineText: (lines[imp.line - 1] ?? '').trim() });
+      found.push({
+        key: `import:${through}`,
+        text: `import of forbidden module '${through}' (through ${imp.module})`,
+        line: imp.line,
+        lineText: (lines[imp.line - 1] ?? '').trim(),
+      });
     }
   }
 
   const bindings = importBindings(script, root);
   walkTree(root, (node) => {
-    if (node.name === 'ContinuedString' || (node.name === 'BinaryExpression' && isConcatenation(script, node) && !isConcatenation(script, node.parent))) {
+    if (
+      node.name === 'ContinuedString' ||
+      (node.name === 'BinaryExpression' && isConcatenation(script, node) && !isConcatenation(script, node.parent))
+    ) {
       const value = foldString(script, node);
       if (value !== undefined && (ASSEMBLED_FORBIDDEN.has(value) || ESCAPE_STRINGS.has(value))) {
         add(node, `assembled:${value}`, `name '${value}' assembled from pieces (${script.slice(node.from, node.to).slice(0, 60)})`);
@@ -488,7 +562,13 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
       add(node, `loader:${name}`, `module loading through '${name}'`);
       return;
     }
-    const base = bindings.get(name) ?? (name === 'builtins' || name === '__builtins__' || name === 'importlib' ? name : FORBIDDEN_CALLS.includes(name) || name === '__import__' ? `builtins.${name}` : undefined);
+    const base =
+      bindings.get(name) ??
+      (name === 'builtins' || name === '__builtins__' || name === 'importlib'
+        ? name
+        : FORBIDDEN_CALLS.includes(name) || name === '__import__'
+          ? `builtins.${name}`
+          : undefined);
     if (base === undefined) return;
     const { chain, outer } = memberChain(script, node);
     const dotted = [base, ...chain].join('.');
@@ -496,7 +576,8 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
     const call = callOf(outer);
     const spelled = [name, ...chain].join('.');
 
-    if (parts[0] === '__builtins__') return add(node, 'escape:__builtins__', `access to '__builtins__'${chain.length ? ` (${spelled})` : ''}`);
+    if (parts[0] === '__builtins__')
+      return add(node, 'escape:__builtins__', `access to '__builtins__'${chain.length ? ` (${spelled})` : ''}`);
     if (parts[0] === 'builtins' && FORBIDDEN_CALLS.includes(parts[1] ?? '')) {
       return add(node, `call:${parts[1]}`, `${call ? 'call to' : 'reference to'} forbidden function '${parts[1]}'`);
     }
@@ -504,7 +585,8 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
     if (importer) {
       const arg = call && firstArgument(call);
       const literal = arg && stringLiteralValue(script, arg);
-      if (literal === undefined) return add(node, 'import:computed', `${call ? 'import with a computed module name' : 'reference to an importer'} (via ${spelled})`);
+      if (literal === undefined)
+        return add(node, 'import:computed', `${call ? 'import with a computed module name' : 'reference to an importer'} (via ${spelled})`);
       if (isForbiddenModule(literal)) {
         const mod = forbiddenModuleOf(literal);
         add(node, `import:${mod}`, `import of forbidden module '${mod}' (via ${spelled})`);
@@ -514,18 +596,35 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
       return;
     }
     if (REFLECTION_GUARDED.has(parts[0]) && parts[1] === '__dict__') {
-      return add(node, `escape:${parts[0]}.__dict__`, parts[0] === 'builtins' ? `access to the builtins' namespace (${spelled})` : `access to the namespace of module '${parts[0]}' (${spelled})`);
+      return add(
+        node,
+        `escape:${parts[0]}.__dict__`,
+        parts[0] === 'builtins'
+          ? `access to the builtins' namespace (${spelled})`
+          : `access to the namespace of module '${parts[0]}' (${spelled})`,
+      );
     }
     if (parts.length === 1 && REFLECTION_GUARDED.has(parts[0])) {
-      if (isReflected(script, node)) add(node, `reflect:${parts[0]}`, `reflection on module '${parts[0]}' (${script.slice(node.parent!.parent!.from, node.parent!.parent!.to).slice(0, 60)})`);
+      if (isReflected(script, node))
+        add(
+          node,
+          `reflect:${parts[0]}`,
+          `reflection on module '${parts[0]}' (${script.slice(node.parent!.parent!.from, node.parent!.parent!.to).slice(0, 60)})`,
+        );
       return;
     }
     if (parts[0] === 'sys' && parts[1] === 'modules') return add(node, 'use:sys.modules', `use of sys.modules`);
-    if (parts[0] === 'asyncio' && ASYNC_SPAWNERS.has(parts[1] ?? '')) return add(node, `use:asyncio.${parts[1]}`, `use of asyncio.${parts[1]}`);
+    if (parts[0] === 'asyncio' && ASYNC_SPAWNERS.has(parts[1] ?? ''))
+      return add(node, `use:asyncio.${parts[1]}`, `use of asyncio.${parts[1]}`);
     const pair = parts.slice(0, 2).join('.');
-    if (CODE_TYPES.has(pair)) return add(node, `use:${pair}`, `use of ${pair} (makes a function from a code object)${spelled !== pair ? ` (as ${spelled})` : ''}`);
+    if (CODE_TYPES.has(pair))
+      return add(node, `use:${pair}`, `use of ${pair} (makes a function from a code object)${spelled !== pair ? ` (as ${spelled})` : ''}`);
     if (DESERIALIZER_MODULES.has(parts[0]) && DESERIALIZER_MEMBERS.has(parts[1] ?? '')) {
-      return add(node, `use:${pair}`, `use of ${pair} (deserialising runs code the data names)${spelled !== pair ? ` (as ${spelled})` : ''}`);
+      return add(
+        node,
+        `use:${pair}`,
+        `use of ${pair} (deserialising runs code the data names)${spelled !== pair ? ` (as ${spelled})` : ''}`,
+      );
     }
     if (!isForbiddenModule(dotted)) {
       // `shutil.os.system`, `tempfile._os`: a forbidden module kept as an attribute of an imported one.
@@ -540,7 +639,13 @@ export function forbiddenConstructs(script: string): ForbiddenConstruct[] {
     const mod = forbiddenModuleOf(dotted);
     if ((SAFE_MEMBERS[mod] ?? []).includes(parts[1] ?? '')) return;
     const member = parts.length > mod.split('.').length ? parts.slice(0, mod.split('.').length + 1).join('.') : mod;
-    add(node, `use:${member}`, member === mod ? `reference to forbidden module '${mod}'${name !== mod ? ` (as ${name})` : ''}` : `use of ${member}${spelled !== member ? ` (as ${spelled})` : ''}`);
+    add(
+      node,
+      `use:${member}`,
+      member === mod
+        ? `reference to forbidden module '${mod}'${name !== mod ? ` (as ${name})` : ''}`
+        : `use of ${member}${spelled !== member ? ` (as ${spelled})` : ''}`,
+    );
   });
   return found.sort((a, b) => a.line - b.line);
 }

@@ -79,7 +79,10 @@ export function snapshotApiPackages(id: string): string[] {
 export function parsePackageApi(text: string, source: string): PackageApi {
   const r = PackageApiSchema.safeParse(JSON.parse(text));
   if (!r.success) {
-    const first = r.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const first = r.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.')}: ${i.message}`)
+      .join('; ');
     throw new Error(`${source}: invalid API data: ${first}`);
   }
   return r.data;

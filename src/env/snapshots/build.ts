@@ -63,7 +63,17 @@ export async function buildSnapshotApi(id: string, opts: BuildOptions = {}): Pro
       const t = Date.now();
       progress(`${id}: running the drift catalog's old-form probes for deprecations`);
       depsFile = join(work, 'deprecations.json');
-      const args = [probeRunner(), '--catalog', driftCatalog(), '--forms', 'old', '--out', join(work, 'probes.json'), '--deprecations', depsFile];
+      const args = [
+        probeRunner(),
+        '--catalog',
+        driftCatalog(),
+        '--forms',
+        'old',
+        '--out',
+        join(work, 'probes.json'),
+        '--deprecations',
+        depsFile,
+      ];
       try {
         await runPython(python, args, work, PROBES_TIMEOUT_MS, opts.signal);
       } catch (e) {

@@ -22,7 +22,13 @@ export const releaseDatesPath = (): string => join(resourcesDir(), 'snapshots', 
 
 export function loadReleaseDates(path = releaseDatesPath()): ReleaseDates {
   const r = ReleaseDatesSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-  if (!r.success) throw new Error(`${path}: invalid release dates: ${r.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new Error(
+      `${path}: invalid release dates: ${r.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
   return r.data;
 }
 
@@ -101,15 +107,28 @@ export function checkSnapshotDating(s: Pick<Snapshot, 'id' | 'cutoff' | 'version
   const libraries = Object.entries(s.versions).map(([library, pinned]): LibraryDating => {
     const problems: string[] = [];
     const releases = dates.packages[distName(library)];
-    if (!releases) return { library, pinned, uploaded: undefined, latest: undefined, minorsBehind: 0, problems: [`no release dates for ${distName(library)}`] };
+    if (!releases)
+      return {
+        library,
+        pinned,
+        uploaded: undefined,
+        latest: undefined,
+        minorsBehind: 0,
+        problems: [`no release dates for ${distName(library)}`],
+      };
     const uploaded = releases[pinned];
     if (!uploaded) problems.push(`${library} ${pinned} is not a final release on PyPI`);
-    else if (Date.parse(uploaded) > end) problems.push(`${library} ${pinned} was uploaded ${uploaded.slice(0, 10)}, after the cut-off ${s.cutoff}`);
-    const available = Object.entries(releases).filter(([, at]) => Date.parse(at) <= end).map(([v]) => v);
+    else if (Date.parse(uploaded) > end)
+      problems.push(`${library} ${pinned} was uploaded ${uploaded.slice(0, 10)}, after the cut-off ${s.cutoff}`);
+    const available = Object.entries(releases)
+      .filter(([, at]) => Date.parse(at) <= end)
+      .map(([v]) => v);
     const latest = available.sort(compareDotted).at(-1);
     const newerSeries = new Set(available.filter((v) => compareDotted(series(v), series(pinned)) > 0).map(series));
     if (newerSeries.size > MAX_MINORS_BEHIND) {
-      problems.push(`${library} ${pinned} is ${newerSeries.size} minor releases behind ${latest} (current at ${s.cutoff}): ${[...newerSeries].sort(compareDotted).join(', ')}`);
+      problems.push(
+        `${library} ${pinned} is ${newerSeries.size} minor releases behind ${latest} (current at ${s.cutoff}): ${[...newerSeries].sort(compareDotted).join(', ')}`,
+      );
     }
     return { library, pinned, uploaded, latest, minorsBehind: newerSeries.size, problems };
   });

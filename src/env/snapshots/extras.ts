@@ -18,7 +18,20 @@ import { excludeNewerOf, getSnapshot } from './registry';
  * Import names where they differ: sklearn, google.protobuf, PIL. Each is installed on its own, so one
  * that cannot be had before the cut-off (a torchvision for that torch) costs only itself.
  */
-export const TRAINING_EXTRAS: readonly string[] = ['tensorboard', 'scipy', 'scikit-learn', 'sentencepiece', 'protobuf', 'pillow', 'torchvision', 'wandb', 'tensorboardX', 'nltk', 'math-verify', 'soundfile'];
+export const TRAINING_EXTRAS: readonly string[] = [
+  'tensorboard',
+  'scipy',
+  'scikit-learn',
+  'sentencepiece',
+  'protobuf',
+  'pillow',
+  'torchvision',
+  'wandb',
+  'tensorboardX',
+  'nltk',
+  'math-verify',
+  'soundfile',
+];
 
 const EXTRAS_MARKER = '.forgeenv-extras.json';
 
@@ -41,7 +54,10 @@ export function parseFreeze(text: string): Map<string, string> {
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
-    const name = line.split(/\s*(?:==|@)\s*/)[0].toLowerCase().replace(/_/g, '-');
+    const name = line
+      .split(/\s*(?:==|@)\s*/)[0]
+      .toLowerCase()
+      .replace(/_/g, '-');
     out.set(name, line);
   }
   return out;
@@ -66,19 +82,32 @@ export interface ExtrasOptions {
 }
 
 /** Installs the training extras into a built venv unless its marker says it was tried; never throws. */
-export async function ensureTrainingExtras(id: string, venvDir: string, python: string, opts: ExtrasOptions = {}): Promise<ExtrasMarker | undefined> {
+export async function ensureTrainingExtras(
+  id: string,
+  venvDir: string,
+  python: string,
+  opts: ExtrasOptions = {},
+): Promise<ExtrasMarker | undefined> {
   if (process.env.FORGEENV_NO_TRAINING_EXTRAS === '1') return undefined;
   const done = readExtrasMarker(venvDir);
   if (done && sameList(done.extras, TRAINING_EXTRAS)) return done;
   let release: (() => void) | undefined;
   try {
-    release = await acquireDirLock(join(venvDir, '.extras.lock'), { signal: opts.signal, abortError: () => new Error(`snapshot ${id}: aborted`), onWait: () => opts.onProgress?.(`${id}: another process is installing the training extras; waiting`) });
+    release = await acquireDirLock(join(venvDir, '.extras.lock'), {
+      signal: opts.signal,
+      abortError: () => new Error(`snapshot ${id}: aborted`),
+      onWait: () => opts.onProgress?.(`${id}: another process is installing the training extras; waiting`),
+    });
     const again = readExtrasMarker(venvDir);
     if (again && sameList(again.extras, TRAINING_EXTRAS)) return again;
     const marker = await install(id, python, opts);
     writeFileSync(join(venvDir, EXTRAS_MARKER), JSON.stringify(marker, null, 2) + '\n');
     const missing = marker.failed?.length ? `; not installable: ${marker.failed.map((f) => f.name).join(', ')}` : '';
-    opts.onProgress?.(marker.ok ? `${id}: training extras ready (${(marker.added ?? []).length} packages added${missing})` : `${id}: training extras not installed: ${marker.reason}`);
+    opts.onProgress?.(
+      marker.ok
+        ? `${id}: training extras ready (${(marker.added ?? []).length} packages added${missing})`
+        : `${id}: training extras not installed: ${marker.reason}`,
+    );
     return marker;
   } catch (e) {
     opts.onProgress?.(`${id}: training extras skipped: ${(e as Error).message}`);
@@ -92,7 +121,12 @@ async function install(id: string, python: string, opts: ExtrasOptions): Promise
   const base = { format: 1 as const, extras: [...TRAINING_EXTRAS], created_at: new Date().toISOString() };
   const tmp = mkdtempSync(join(tmpdir(), 'forgeenv-extras-'));
   try {
-    const freeze = async () => parseFreeze(opts.uv ? await exec(opts.uv, ['pip', 'freeze', '--python', python], opts.signal) : await exec(python, ['-m', 'pip', 'freeze'], opts.signal));
+    const freeze = async () =>
+      parseFreeze(
+        opts.uv
+          ? await exec(opts.uv, ['pip', 'freeze', '--python', python], opts.signal)
+          : await exec(python, ['-m', 'pip', 'freeze'], opts.signal),
+      );
     const before = await freeze();
     // Everything installed stays at its version: the pins cannot move, nor their dependencies.
     const constraints = join(tmp, 'constraints.txt');
@@ -103,7 +137,12 @@ async function install(id: string, python: string, opts: ExtrasOptions): Promise
     const failed: { name: string; reason: string }[] = [];
     for (const name of TRAINING_EXTRAS) {
       try {
-        if (opts.uv) await exec(opts.uv, ['pip', 'install', '--python', python, '--exclude-newer', excludeNewer, '-c', constraints, name], opts.signal);
+        if (opts.uv)
+          await exec(
+            opts.uv,
+            ['pip', 'install', '--python', python, '--exclude-newer', excludeNewer, '-c', constraints, name],
+            opts.signal,
+          );
         else await exec(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-c', constraints, name], opts.signal);
       } catch (e) {
         if (opts.signal?.aborted) throw e;
@@ -112,9 +151,20 @@ async function install(id: string, python: string, opts: ExtrasOptions): Promise
     }
     const after = await freeze();
     const moved = [...before].filter(([name, line]) => after.get(name) !== line).map(([, line]) => line);
-    if (moved.length) return { ...base, ok: false, reason: `installing the extras changed ${moved.join(', ')}`, exclude_newer: excludeNewer };
+    if (moved.length)
+      return { ...base, ok: false, reason: `installing the extras changed ${moved.join(', ')}`, exclude_newer: excludeNewer };
     const added = [...after.keys()].filter((n) => !before.has(n));
-    if (failed.length === TRAINING_EXTRAS.length) return { ...base, ok: false, reason: failed.map((f) => `${f.name}: ${f.reason}`).join('; ').slice(0, 600), exclude_newer: excludeNewer, failed };
+    if (failed.length === TRAINING_EXTRAS.length)
+      return {
+        ...base,
+        ok: false,
+        reason: failed
+          .map((f) => `${f.name}: ${f.reason}`)
+          .join('; ')
+          .slice(0, 600),
+        exclude_newer: excludeNewer,
+        failed,
+      };
     return { ...base, ok: true, exclude_newer: excludeNewer, added, ...(failed.length ? { failed } : {}) };
   } catch (e) {
     return { ...base, ok: false, reason: lastLines((e as Error).message) };
@@ -127,10 +177,15 @@ const lastLines = (msg: string): string => msg.split('\n').filter(Boolean).slice
 
 function exec(cmd: string, args: string[], signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { signal, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' }, timeout: 900_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${cmd} ${args.slice(0, 2).join(' ')} failed: ${String(stderr || err.message).trim()}`));
-      resolve(stdout);
-    });
+    execFile(
+      cmd,
+      args,
+      { signal, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' }, timeout: 900_000 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${cmd} ${args.slice(0, 2).join(' ')} failed: ${String(stderr || err.message).trim()}`));
+        resolve(stdout);
+      },
+    );
   });
 }
 

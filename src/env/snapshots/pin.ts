@@ -7,7 +7,17 @@ import { z } from 'zod';
 import { distName, excludeNewerOf, parseSnapshotsFile, snapshotsFilePath, type Snapshot, type SnapshotsFile } from './registry';
 
 /** The libraries every snapshot pins (import names), in the file's order. */
-export const TRACKED_LIBRARIES = ['transformers', 'datasets', 'trl', 'peft', 'accelerate', 'evaluate', 'tokenizers', 'huggingface_hub', 'torch'] as const;
+export const TRACKED_LIBRARIES = [
+  'transformers',
+  'datasets',
+  'trl',
+  'peft',
+  'accelerate',
+  'evaluate',
+  'tokenizers',
+  'huggingface_hub',
+  'torch',
+] as const;
 
 /** The platform the pins are resolved for: the managed venvs are Linux x86-64 (torch's PyPI wheels). */
 export const PIN_PLATFORM = 'x86_64-manylinux_2_28';
@@ -20,13 +30,21 @@ export function pinInputs(s: Pick<Snapshot, 'extra_requirements'>): string[] {
 /** The uv argv (after the executable) that computes the pins of `s`. */
 export function pinCompileArgs(s: Pick<Snapshot, 'cutoff'>, python: string): string[] {
   return [
-    'pip', 'compile', '-',
-    '--exclude-newer', excludeNewerOf(s),
-    '--python-version', python,
-    '--python-platform', PIN_PLATFORM,
+    'pip',
+    'compile',
+    '-',
+    '--exclude-newer',
+    excludeNewerOf(s),
+    '--python-version',
+    python,
+    '--python-platform',
+    PIN_PLATFORM,
     // Wheels only: a version whose wheels came later than its sdist would otherwise need a compiler.
-    '--only-binary', ':all:',
-    '--no-header', '--no-annotate', '--quiet',
+    '--only-binary',
+    ':all:',
+    '--no-header',
+    '--no-annotate',
+    '--quiet',
   ];
 }
 
@@ -71,7 +89,13 @@ export interface PinResult {
 export async function computePins(s: Snapshot, python: string, uv = process.env.FORGEENV_UV || 'uv'): Promise<PinResult> {
   const stdout = await runWithStdin(uv, pinCompileArgs(s, python), pinInputs(s).join('\n') + '\n', s.id);
   const compiled = parseCompiled(stdout);
-  return { id: s.id, cutoff: s.cutoff, old: { ...s.versions }, pins: trackedPins(compiled), lock: Object.fromEntries([...compiled].sort()) };
+  return {
+    id: s.id,
+    cutoff: s.cutoff,
+    old: { ...s.versions },
+    pins: trackedPins(compiled),
+    lock: Object.fromEntries([...compiled].sort()),
+  };
 }
 
 /** The file with `pins` applied to their snapshots (other fields untouched). */

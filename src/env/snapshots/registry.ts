@@ -10,7 +10,10 @@ const DottedVersion = z.string().regex(/^\d+(\.\d+)*$/, 'a dotted version such a
 const IsoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'an ISO date such as 2025-03-31')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    'not a calendar date',
+  );
 
 export const SnapshotSchema = z.object({
   id: z.string().regex(/^\d{4}-\d{2}$/, 'a YYYY-MM date'),
@@ -41,10 +44,17 @@ export const SnapshotsFileSchema = z
     for (const [i, s] of f.snapshots.entries()) {
       if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'id'], message: `duplicate snapshot id ${s.id}` });
       seen.add(s.id);
-      if (i > 0 && s.date <= f.snapshots[i - 1].date) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'date'], message: `snapshots must be listed oldest first (${s.id} after ${f.snapshots[i - 1].id})` });
-      if (!s.cutoff.startsWith(s.id)) ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'cutoff'], message: `cutoff ${s.cutoff} is not in the month ${s.id}` });
+      if (i > 0 && s.date <= f.snapshots[i - 1].date)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['snapshots', i, 'date'],
+          message: `snapshots must be listed oldest first (${s.id} after ${f.snapshots[i - 1].id})`,
+        });
+      if (!s.cutoff.startsWith(s.id))
+        ctx.addIssue({ code: 'custom', path: ['snapshots', i, 'cutoff'], message: `cutoff ${s.cutoff} is not in the month ${s.id}` });
     }
-    if (f.corpus_snapshot !== undefined && !seen.has(f.corpus_snapshot)) ctx.addIssue({ code: 'custom', path: ['corpus_snapshot'], message: `corpus_snapshot ${f.corpus_snapshot} is not a snapshot id` });
+    if (f.corpus_snapshot !== undefined && !seen.has(f.corpus_snapshot))
+      ctx.addIssue({ code: 'custom', path: ['corpus_snapshot'], message: `corpus_snapshot ${f.corpus_snapshot} is not a snapshot id` });
   });
 export type SnapshotsFile = z.infer<typeof SnapshotsFileSchema>;
 

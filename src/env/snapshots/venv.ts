@@ -165,12 +165,7 @@ function removeLeftovers(venvs: string, id: string): void {
   }
 }
 
-async function installedVersions(
-  python: string,
-  names: string[],
-  id: string,
-  opts: EnsureOptions,
-): Promise<Record<string, string | null>> {
+async function installedVersions(python: string, names: string[], id: string, opts: EnsureOptions): Promise<Record<string, string | null>> {
   const code = [
     'import json, sys, importlib.metadata as m',
     'out = {}',
@@ -250,16 +245,21 @@ export function failedRequirement(output: string, requirements: readonly string[
   const mentioned = [...output.matchAll(/([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!-]*[0-9A-Za-z])/g)].map(
     (m) => `${norm(m[1])}==${m[2]}`,
   );
-  const ours = requirements.filter((r) => r.includes('==')).map((r) => {
-    const [n, v] = r.split('==');
-    return `${norm(n)}==${v}`;
-  });
+  const ours = requirements
+    .filter((r) => r.includes('=='))
+    .map((r) => {
+      const [n, v] = r.split('==');
+      return `${norm(n)}==${v}`;
+    });
   const hit = mentioned.find((m) => ours.includes(m));
   if (hit) return requirements[ours.indexOf(hit)];
   // A bare package name of ours in a "Failed to …" / "no version of" line, without its version.
   for (const r of requirements) {
     const name = r.split(/[=<>!~ ;[]/)[0];
-    const re = new RegExp(`(no (matching )?(version|distribution)[^\\n]*\\b|Failed to \\w+ [\`']?)${name.replace(/[-_]/g, '[-_]')}\\b`, 'i');
+    const re = new RegExp(
+      `(no (matching )?(version|distribution)[^\\n]*\\b|Failed to \\w+ [\`']?)${name.replace(/[-_]/g, '[-_]')}\\b`,
+      'i',
+    );
     if (re.test(output)) return r;
   }
   return mentioned[0];
@@ -284,4 +284,3 @@ function acquireLock(id: string, opts: EnsureOptions): Promise<() => void> {
     pollMs: 2000,
   });
 }
-

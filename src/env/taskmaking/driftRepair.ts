@@ -39,7 +39,13 @@ export function driftRepairStep(script: string, error: string, catalog: DriftCat
   const parsed = parsePython(script);
   if (parsed.problem) return undefined;
   const index = indexScript(parsed);
-  return importRepair(index, error, catalog) ?? keywordRepair(index, error, catalog) ?? overrideRepair(index, error, catalog) ?? enumRepair(index, error) ?? sideEffectRemoval(index, error);
+  return (
+    importRepair(index, error, catalog) ??
+    keywordRepair(index, error, catalog) ??
+    overrideRepair(index, error, catalog) ??
+    enumRepair(index, error) ??
+    sideEffectRemoval(index, error)
+  );
 }
 
 function applyEdits(source: string, edits: Edit[]): string {
@@ -75,7 +81,9 @@ function importRepair(index: ScriptIndex, error: string, catalog: DriftCatalog):
     const oldIdx = indexOf(entry.old);
     const newIdx = indexOf(entry.new);
     if (!oldIdx || !newIdx) continue;
-    const oldImport = oldIdx.imports.find((i) => i.kind === 'from' && i.module && topModule(i.module) === topModule(module) && i.names.some((n) => n.name === name));
+    const oldImport = oldIdx.imports.find(
+      (i) => i.kind === 'from' && i.module && topModule(i.module) === topModule(module) && i.names.some((n) => n.name === name),
+    );
     if (!oldImport) continue;
     const replacement = newBinding(newIdx, name, oldImport);
     if (!replacement) continue;
@@ -87,7 +95,11 @@ function importRepair(index: ScriptIndex, error: string, catalog: DriftCatalog):
       const lines = [...(rest.length ? [`from ${imp.module} import ${rest.map(importedText).join(', ')}`] : []), ...replacement(bound)];
       return { from: imp.from, to: imp.to, insert: lines.join(`\n${indent}`) };
     });
-    return { script: applyEdits(index.source, edits), drift_id: entry.id, change: `${name} (gone from ${module}): ${replacement(name).join('; ')} (${entry.id})` };
+    return {
+      script: applyEdits(index.source, edits),
+      drift_id: entry.id,
+      change: `${name} (gone from ${module}): ${replacement(name).join('; ')} (${entry.id})`,
+    };
   }
   return undefined;
 }
@@ -108,7 +120,11 @@ function newBinding(newIdx: ScriptIndex, name: string, oldImport: ImportInfo): (
   // Bound to an expression: `import evaluate` then `load = evaluate.load`.
   const assignment = /^([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*$/m.exec(src);
   const plain = newIdx.imports.filter((i) => i.kind === 'import');
-  if (assignment && plain.length && plain.some((i) => i.names.some((n) => assignment[2].startsWith(`${n.alias ?? n.name}.`) || assignment[2] === (n.alias ?? n.name)))) {
+  if (
+    assignment &&
+    plain.length &&
+    plain.some((i) => i.names.some((n) => assignment[2].startsWith(`${n.alias ?? n.name}.`) || assignment[2] === (n.alias ?? n.name)))
+  ) {
     const imports = plain.map((i) => src.slice(i.from, i.to));
     return (bound) => [...imports, `${bound} = ${assignment[2]}`];
   }
@@ -136,7 +152,11 @@ function keywordRepair(index: ScriptIndex, error: string, catalog: DriftCatalog)
       if (renamed !== null && !clash) return [{ from: arg.nameFrom!, to: arg.nameTo!, insert: renamed }];
       return [removal(index.source, c, arg)];
     });
-    return { script: applyEdits(index.source, edits), drift_id: entry.id, change: `${callee}(${keyword}=) ${renamed ? `renamed ${renamed}=` : 'removed'} (${entry.id})` };
+    return {
+      script: applyEdits(index.source, edits),
+      drift_id: entry.id,
+      change: `${callee}(${keyword}=) ${renamed ? `renamed ${renamed}=` : 'removed'} (${entry.id})`,
+    };
   }
   return undefined;
 }
@@ -166,7 +186,13 @@ function overrideRepair(index: ScriptIndex, error: string, catalog: DriftCatalog
       if (close < 0) return [];
       let before = close - 1;
       while (/\s/.test(index.source[before])) before--;
-      return [{ from: before + 1, to: before + 1, insert: `${index.source[before] === ',' || index.source[before] === '(' ? ' ' : ', '}${keyword}=${param[1].trim()}` }];
+      return [
+        {
+          from: before + 1,
+          to: before + 1,
+          insert: `${index.source[before] === ',' || index.source[before] === '(' ? ' ' : ', '}${keyword}=${param[1].trim()}`,
+        },
+      ];
     });
     if (!edits.length) return undefined;
     return { script: applyEdits(index.source, edits), drift_id: entry.id, change: `def ${method}(...) accepts ${keyword}= (${entry.id})` };
@@ -236,7 +262,10 @@ function enumRepair(index: ScriptIndex, error: string): DriftRepairStep | undefi
   const literals = index.strings.filter((s) => s.plain && s.raw === bad);
   if (!literals.length) return undefined;
   const edits = literals.map((s): Edit => ({ from: s.contentFrom, to: s.contentTo, insert: first }));
-  return { script: applyEdits(index.source, edits), change: `${m[2]} value "${bad}" (no longer valid) -> "${first}", the first value the error lists` };
+  return {
+    script: applyEdits(index.source, edits),
+    change: `${m[2]} value "${bad}" (no longer valid) -> "${first}", the first value the error lists`,
+  };
 }
 
 /**
@@ -260,8 +289,15 @@ function sideEffectRemoval(index: ScriptIndex, error: string): DriftRepairStep |
     ...calls.map((c) => ({ from: c.from, to: c.to, insert: 'pass' })),
     ...sites.map((imp) => {
       const rest = imp.names.filter((x) => x.name !== name);
-      return { from: imp.from, to: imp.to, insert: rest.length ? `from ${imp.module} import ${rest.map(importedText).join(', ')}` : 'pass' };
+      return {
+        from: imp.from,
+        to: imp.to,
+        insert: rest.length ? `from ${imp.module} import ${rest.map(importedText).join(', ')}` : 'pass',
+      };
     }),
   ];
-  return { script: applyEdits(index.source, edits), change: `${name} (gone from ${module}) was only called for its side effect: its import and ${calls.length} call(s) removed` };
+  return {
+    script: applyEdits(index.source, edits),
+    change: `${name} (gone from ${module}) was only called for its side effect: its import and ${calls.length} call(s) removed`,
+  };
 }

@@ -14,7 +14,12 @@ export interface HubRunState {
 }
 
 /** The needs of a run: derived from the script, args and files, plus `extra` (ids errors named). Base-hub models are left out (the base hub has them). */
-export function candidateHubNeeds(script: string, args: readonly string[], files: Readonly<Record<string, string>>, extra: HubNeeds = EMPTY_HUB_NEEDS): HubNeeds {
+export function candidateHubNeeds(
+  script: string,
+  args: readonly string[],
+  files: Readonly<Record<string, string>>,
+  extra: HubNeeds = EMPTY_HUB_NEEDS,
+): HubNeeds {
   const derived = deriveHubNeeds(script, args, files);
   const models: ModelNeed[] = [];
   for (const m of [...derived.models, ...extra.models]) {
@@ -33,7 +38,9 @@ export function candidateHubNeeds(script: string, args: readonly string[], files
       continue;
     }
     // An id an error named: the schema the script needs, as if the script loaded it by name.
-    const like = d.columns ? undefined : deriveHubNeeds(`${script}\nload_dataset(${JSON.stringify(d.path)})\n`, args, files).datasets.find((x) => x.path === d.path);
+    const like = d.columns
+      ? undefined
+      : deriveHubNeeds(`${script}\nload_dataset(${JSON.stringify(d.path)})\n`, args, files).datasets.find((x) => x.path === d.path);
     datasets.push(like ? { ...like, from: d.from } : d);
   }
   const metrics = [...new Set([...(derived.metrics ?? []), ...(extra.metrics ?? [])])];
@@ -42,9 +49,14 @@ export function candidateHubNeeds(script: string, args: readonly string[], files
 
 /** The needs minus what the hub refused: what a task can declare (`hub`, strict) and still run. */
 export function providedNeeds(state: HubRunState): HubNeeds {
-  const refused = (kind: HubRefusal['kind'], id: string) => state.refusals.some((r) => r.kind === kind && (r.id === id || r.id.startsWith(`${id}/`)));
+  const refused = (kind: HubRefusal['kind'], id: string) =>
+    state.refusals.some((r) => r.kind === kind && (r.id === id || r.id.startsWith(`${id}/`)));
   const metrics = (state.needs.metrics ?? []).filter((m) => !refused('metric', m));
-  return { models: state.needs.models.filter((m) => !refused('model', m.id)), datasets: state.needs.datasets.filter((d) => !refused('dataset', d.path)), ...(metrics.length ? { metrics } : {}) };
+  return {
+    models: state.needs.models.filter((m) => !refused('model', m.id)),
+    datasets: state.needs.datasets.filter((d) => !refused('dataset', d.path)),
+    ...(metrics.length ? { metrics } : {}),
+  };
 }
 
 export interface MissingHubItem {
@@ -83,7 +95,9 @@ export function missingHubItem(errorText: string): MissingHubItem | undefined {
 
 /** Whether the needs already ask for the item. */
 export function needsHave(needs: HubNeeds, item: MissingHubItem): boolean {
-  return item.kind === 'model' ? needs.models.some((m) => m.id === item.id) : needs.datasets.some((d) => d.path === item.id || `${d.path}/${d.config ?? ''}` === item.id);
+  return item.kind === 'model'
+    ? needs.models.some((m) => m.id === item.id)
+    : needs.datasets.some((d) => d.path === item.id || `${d.path}/${d.config ?? ''}` === item.id);
 }
 
 /** `extra` with the item added (provenance: the error). */
@@ -104,7 +118,14 @@ export function withColumn(extra: HubNeeds, datasets: readonly DatasetNeed[], co
   for (const d of datasets) {
     const at = out.find((x) => x.path === d.path && x.config === d.config);
     if (at) at.columns = { ...d.columns, ...at.columns, [col]: kindOf(col) };
-    else out.push({ path: d.path, ...(d.config ? { config: d.config } : {}), ...(d.format ? { format: d.format } : {}), columns: { ...d.columns, [col]: kindOf(col) }, from: 'a column a run asked for' });
+    else
+      out.push({
+        path: d.path,
+        ...(d.config ? { config: d.config } : {}),
+        ...(d.format ? { format: d.format } : {}),
+        columns: { ...d.columns, [col]: kindOf(col) },
+        from: 'a column a run asked for',
+      });
   }
   return { ...extra, datasets: out };
 }

@@ -29,7 +29,9 @@ export function dictLiteralKeys(script: string, name: string): string[] {
 
 /** The dicts the script subscripts with option `option` (`X[args.option]`, `X[self.args.option]`). */
 export function dictsKeyedBy(script: string, option: string): string[] {
-  return [...new Set([...script.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\[\\s*(?:[A-Za-z_]\\w*\\.)+${option}\\s*\\]`, 'g'))].map((m) => m[1]))];
+  return [
+    ...new Set([...script.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\[\\s*(?:[A-Za-z_]\\w*\\.)+${option}\\s*\\]`, 'g'))].map((m) => m[1])),
+  ];
 }
 
 export const MODEL_TYPE_OPTION = /(^|_)(model_type|model_class|arch|architecture|model_family)$/;
@@ -45,7 +47,12 @@ export interface KeyedChoice {
  * The choice for an option whose value `bad` the script used as a missing key: the first literal key of
  * the dict it subscripts; a model-type option takes the first key the base hub has a model of.
  */
-export function keyedChoice(script: string, args: readonly string[], bad: string, modelOptions: readonly string[]): KeyedChoice | undefined {
+export function keyedChoice(
+  script: string,
+  args: readonly string[],
+  bad: string,
+  modelOptions: readonly string[],
+): KeyedChoice | undefined {
   for (let i = 0; i < args.length - 1; i++) {
     if (!args[i].startsWith('--') || args[i + 1] !== bad) continue;
     const option = args[i].slice(2);
@@ -55,7 +62,12 @@ export function keyedChoice(script: string, args: readonly string[], bad: string
       const typed = baseHubModelIds().map((id) => ({ id, type: resolveModel(id).model_type }));
       const key = keys.find((k) => typed.some((t) => t.type === k));
       const modelOption = modelOptions.find((o) => o !== option && args.includes(`--${o}`));
-      if (key) return { option, value: key, ...(modelOption ? { model: { option: modelOption, id: typed.find((t) => t.type === key)!.id } } : {}) };
+      if (key)
+        return {
+          option,
+          value: key,
+          ...(modelOption ? { model: { option: modelOption, id: typed.find((t) => t.type === key)!.id } } : {}),
+        };
     }
     return { option, value: keys[0] };
   }

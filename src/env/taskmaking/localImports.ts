@@ -48,7 +48,8 @@ function resolveUnder(root: string, dotted: string): Resolved | undefined {
   }
   // A namespace package (a folder without __init__.py) of the repo.
   const folder = join(root, ...parts);
-  if (existsSync(folder) && statSync(folder).isDirectory() && parts.length === 1) return { file: folder, runPath: relative(root, folder).split(sep).join('/') };
+  if (existsSync(folder) && statSync(folder).isDirectory() && parts.length === 1)
+    return { file: folder, runPath: relative(root, folder).split(sep).join('/') };
   return undefined;
 }
 
@@ -81,11 +82,13 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
     seen.add(r.file);
     if (!r.file.endsWith('.py')) return; // a namespace package folder: its modules are added as they are imported
     const root = roots.find((x) => r.file.startsWith(x + sep)) ?? scriptDir;
-    if (Object.keys(files).length >= RUN_FILE_LIMITS.count - 4) return void problems.push(`${r.runPath}: left out (more than ${RUN_FILE_LIMITS.count - 4} local modules)`);
+    if (Object.keys(files).length >= RUN_FILE_LIMITS.count - 4)
+      return void problems.push(`${r.runPath}: left out (more than ${RUN_FILE_LIMITS.count - 4} local modules)`);
     const read = readFolderFile(root, relative(root, r.file).split(sep).join('/'), RUN_FILE_LIMITS.fileBytes);
     if (!read.ok) return void problems.push(`${r.runPath}: ${read.problem}`);
     total += Buffer.byteLength(read.text);
-    if (total > RUN_FILE_LIMITS.totalBytes - 65_536) return void problems.push(`${r.runPath}: left out (local modules over ${RUN_FILE_LIMITS.totalBytes} bytes)`);
+    if (total > RUN_FILE_LIMITS.totalBytes - 65_536)
+      return void problems.push(`${r.runPath}: left out (local modules over ${RUN_FILE_LIMITS.totalBytes} bytes)`);
     files[r.runPath] = read.text;
     if (root === scriptDir) fromScriptDir.add(r.runPath);
     // A module of a package needs the package's __init__.py files on the way down.
@@ -106,7 +109,9 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
         for (let i = 1; i < imp.level; i++) base = dirname(base);
         const root = roots.find((x) => base === x || base.startsWith(x + sep));
         if (!root) {
-          problems.push(`${relative(scriptDir, file) || basename(file)}: a relative import above the script's folder (level ${imp.level}) is not laid out`);
+          problems.push(
+            `${relative(scriptDir, file) || basename(file)}: a relative import above the script's folder (level ${imp.level}) is not laid out`,
+          );
           continue;
         }
         const targets = imp.module ? [imp.module, ...imp.names.map((n) => `${imp.module}.${n.name}`)] : imp.names.map((n) => n.name);
@@ -157,7 +162,9 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
  */
 function looksLocal(dotted: string): boolean {
   const top = dotted.split('.')[0];
-  return /(^|_)(utils?|helpers?|common|config|configs|data|dataset|model|models|modeling|trainer|train|args|arguments|callbacks?|metrics?|preprocess\w*|collator)$/.test(top);
+  return /(^|_)(utils?|helpers?|common|config|configs|data|dataset|model|models|modeling|trainer|train|args|arguments|callbacks?|metrics?|preprocess\w*|collator)$/.test(
+    top,
+  );
 }
 
 /** `from .x import y` → `from <pkg>.x import y` (levels > 1 are left as they are: a parent package is not laid out). */

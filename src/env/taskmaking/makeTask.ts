@@ -104,7 +104,11 @@ export class MakeTaskInputError extends Error {
 
 export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = {}): Promise<MakeTaskResult> {
   const t0 = performance.now();
-  const state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } } = { taskId: options.taskId ?? '', adaptations: [], snapshot: { id: '', reason: 'not chosen' } };
+  const state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } } = {
+    taskId: options.taskId ?? '',
+    adaptations: [],
+    snapshot: { id: '', reason: 'not chosen' },
+  };
   try {
     return await makeTaskUnguarded(options, hooks, t0, state);
   } catch (e) {
@@ -136,7 +140,8 @@ async function makeTaskUnguarded(
   const scriptPath = resolve(options.scriptPath);
   const taskDir = resolve(options.taskDir);
   for (const id of [options.snapshot, options.upgradeTo]) {
-    if (id !== undefined && id !== 'auto' && !snapshotIds().includes(id)) throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')}`);
+    if (id !== undefined && id !== 'auto' && !snapshotIds().includes(id))
+      throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')}`);
   }
   let original: string;
   if (options.source !== undefined) original = options.source;
@@ -147,7 +152,8 @@ async function makeTaskUnguarded(
   }
   const entries = readEntries(taskDir);
   const taskId = options.taskId ?? uniqueTaskId(basename(scriptPath), taskDir, entries);
-  if (!TaskSchema.shape.task_id.safeParse(taskId).success) throw new MakeTaskInputError(`"${taskId}" is not a valid task id (letters, digits, _ . - only)`);
+  if (!TaskSchema.shape.task_id.safeParse(taskId).success)
+    throw new MakeTaskInputError(`"${taskId}" is not a valid task id (letters, digits, _ . - only)`);
 
   const adaptations: Adaptation[] = state.adaptations;
   state.taskId = taskId;
@@ -156,41 +162,76 @@ async function makeTaskUnguarded(
     timings.total_ms = Math.round(performance.now() - t0);
     return { taskId, adaptations, ...r, timings };
   };
-  const refused = (rule: string, reason: string, partial: Partial<MakeTaskResult> & { snapshot: { id: string; reason: string } }): MakeTaskResult =>
-    done({ entry: { task_id: taskId, adaptations }, rounds: 0, ...partial, refusal: { rule, reason } });
+  const refused = (
+    rule: string,
+    reason: string,
+    partial: Partial<MakeTaskResult> & { snapshot: { id: string; reason: string } },
+  ): MakeTaskResult => done({ entry: { task_id: taskId, adaptations }, rounds: 0, ...partial, refusal: { rule, reason } });
 
   const problem = parsePython(original).problem;
-  if (problem) return refused('syntax-error', `the script does not parse (${describeProblem(problem)})`, { snapshot: { id: '', reason: 'not chosen' } });
+  if (problem)
+    return refused('syntax-error', `the script does not parse (${describeProblem(problem)})`, {
+      snapshot: { id: '', reason: 'not chosen' },
+    });
 
   // 1. Repo-local imports.
   const origin = await scriptOrigin(scriptPath);
   const local = collectLocalImports(scriptPath, original, origin.repoRoot);
   const script = local.script;
-  for (const r of local.rewrites) adaptations.push({ round: 0, rule: 'relative-import-layout', kind: 'layout', error: 'a relative import cannot run in a top-level script', change: r });
+  for (const r of local.rewrites)
+    adaptations.push({
+      round: 0,
+      rule: 'relative-import-layout',
+      kind: 'layout',
+      error: 'a relative import cannot run in a top-level script',
+      change: r,
+    });
   if (Object.keys(local.files).length) {
-    adaptations.push({ round: 0, rule: 'repo-local-imports', kind: 'files', error: 'the script imports modules beside it', change: `files: ${Object.keys(local.files).join(', ')}` });
+    adaptations.push({
+      round: 0,
+      rule: 'repo-local-imports',
+      kind: 'files',
+      error: 'the script imports modules beside it',
+      change: `files: ${Object.keys(local.files).join(', ')}`,
+    });
   }
   const taskFiles = { ...(options.files ?? {}), ...local.files };
   const filesOk = RunFilesSchema.safeParse(taskFiles);
-  if (!filesOk.success) return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, { snapshot: { id: '', reason: 'not chosen' } });
+  if (!filesOk.success)
+    return refused('repo-local-imports', `the local modules cannot be task files: ${formatZodError(filesOk.error)}`, {
+      snapshot: { id: '', reason: 'not chosen' },
+    });
 
   // 2. The snapshot.
   const forced = options.snapshot === 'auto' ? undefined : options.snapshot;
   const first = inferSnapshot(script, {
     scriptDate: origin.date,
     forced,
-    ...(options.builtSnapshotsOnly && allSnapshots().some((s) => isSnapshotVenvReady(s.id)) ? { ids: allSnapshots().filter((s) => isSnapshotVenvReady(s.id)).map((s) => s.id) } : {}),
+    ...(options.builtSnapshotsOnly && allSnapshots().some((s) => isSnapshotVenvReady(s.id))
+      ? {
+          ids: allSnapshots()
+            .filter((s) => isSnapshotVenvReady(s.id))
+            .map((s) => s.id),
+        }
+      : {}),
   });
   let choice: { id: string; reason: string } = first;
   const snapshot = { id: choice.id, reason: choice.reason };
   state.snapshot = snapshot;
   progress(`snapshot ${choice.id}: ${choice.reason}`);
   if (local.missing.length) {
-    return refused('repo-local-module-missing', `the script imports ${local.missing.join(', ')}, a module of its repository that is not beside it${origin.repoRoot ? '' : ' (the script is not in a git repository, so nothing else was searched)'}`, { snapshot });
+    return refused(
+      'repo-local-module-missing',
+      `the script imports ${local.missing.join(', ')}, a module of its repository that is not beside it${origin.repoRoot ? '' : ' (the script is not in a git repository, so nothing else was searched)'}`,
+      { snapshot },
+    );
   }
   const timeoutMs = options.timeoutMs ?? 180_000;
   // Models and datasets: re-derived before every run from the args as they are then (real mode).
-  const provider = options.hubNeeds === false ? undefined : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
+  const provider =
+    options.hubNeeds === false
+      ? undefined
+      : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
   let hubState: HubRunState | undefined;
   const runnerAt = (id: string) =>
     makeRunner({
@@ -201,7 +242,12 @@ async function makeTaskUnguarded(
       signal: hooks.signal,
       onProgress: progress,
       modelArchitectures: options.modelArchitectures,
-      ...(provider ? { hubNeeds: (c) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }), onHub: (s) => void (hubState = s) } : {}),
+      ...(provider
+        ? {
+            hubNeeds: (c) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }),
+            onHub: (s) => void (hubState = s),
+          }
+        : {}),
     });
 
   // 3. Args that work; an error of a library API at the inferred snapshot (the script predates it)
@@ -209,17 +255,45 @@ async function makeTaskUnguarded(
   // with several eras built, an API a script uses can be two or three eras away from the newest.
   const ta = performance.now();
   const tried = [choice.id];
-  let adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
-  for (let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly); next && tried.length <= MAX_SNAPSHOT_FALLBACKS; next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)) {
+  let adapted = await adaptUntilRuns({
+    script,
+    files: taskFiles,
+    startArgs: options.args,
+    run: runnerAt(choice.id),
+    maxRounds: options.maxRounds,
+    onProgress: progress,
+    signal: hooks.signal,
+    hubState: () => hubState,
+  });
+  for (
+    let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly);
+    next && tried.length <= MAX_SNAPSHOT_FALLBACKS;
+    next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)
+  ) {
     const error = adapted.refusal!.reason.slice(0, 1000);
-    adaptations.push({ round: adapted.rounds, rule: 'snapshot-fallback', kind: 'snapshot', error, change: `snapshot ${choice.id} -> ${next} (a library API error at ${choice.id}; every import exists at ${next})` });
+    adaptations.push({
+      round: adapted.rounds,
+      rule: 'snapshot-fallback',
+      kind: 'snapshot',
+      error,
+      change: `snapshot ${choice.id} -> ${next} (a library API error at ${choice.id}; every import exists at ${next})`,
+    });
     progress(`adapted (snapshot-fallback): ${choice.id} -> ${next}`);
     choice = { id: next, reason: `${first.reason}; ${first.id} failed on a library API (${error.slice(0, 200)}), so ${next}` };
     snapshot.id = choice.id;
     snapshot.reason = choice.reason;
     tried.push(next);
     hubState = undefined;
-    adapted = await adaptUntilRuns({ script, files: taskFiles, startArgs: options.args, run: runnerAt(choice.id), maxRounds: options.maxRounds, onProgress: progress, signal: hooks.signal, hubState: () => hubState });
+    adapted = await adaptUntilRuns({
+      script,
+      files: taskFiles,
+      startArgs: options.args,
+      run: runnerAt(choice.id),
+      maxRounds: options.maxRounds,
+      onProgress: progress,
+      signal: hooks.signal,
+      hubState: () => hubState,
+    });
   }
   const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
@@ -245,7 +319,17 @@ async function makeTaskUnguarded(
   if (!options.noVerify) {
     const tv = performance.now();
     const verifyOnce = () =>
-      verifyTask({ task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)), mode, snapshot: choice.id, versions, timeoutMs, interpreter: options.interpreter, maxBreakages: options.maxBreakages, signal: hooks.signal, onProgress: progress });
+      verifyTask({
+        task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)),
+        mode,
+        snapshot: choice.id,
+        versions,
+        timeoutMs,
+        interpreter: options.interpreter,
+        maxBreakages: options.maxBreakages,
+        signal: hooks.signal,
+        onProgress: progress,
+      });
     verdict = await verifyOnce();
     // The verifier may say which `verify` field the task must declare, or that the script saves no
     // model (then the environment keeps the trained one): answer from the task's own args, then check
@@ -262,24 +346,66 @@ async function makeTaskUnguarded(
     }
     timings.verify_ms = Math.round(performance.now() - tv);
     entry.verdict = verdict;
-    if (!verdict.verified) progress(`not verified: original ${verdict.original_runs.verified}/${verdict.original_runs.of}, breakages verified ${verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length}`);
+    if (!verdict.verified)
+      progress(
+        `not verified: original ${verdict.original_runs.verified}/${verdict.original_runs.of}, breakages verified ${verdict.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length}`,
+      );
   }
 
   // 5. Natural drift.
   let naturalDrift: NaturalDrift | undefined;
   if (options.upgradeTo) {
-    const hubNeeds = provider ? (c: CandidateRun) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } }) : undefined;
-    const at = await naturalDriftAt({ script, args: adapted.args, files: taskFiles, env: adapted.env, runtime: adapted.runtime, hubNeeds, hubExtra: adapted.hubExtra, from: choice.id, to: options.upgradeTo, mode, timeoutMs, interpreter: options.interpreter, signal: hooks.signal, onProgress: progress });
+    const hubNeeds = provider
+      ? (c: CandidateRun) => provider({ script: c.script, args: c.args, files: c.files, extra: c.hub ?? { models: [], datasets: [] } })
+      : undefined;
+    const at = await naturalDriftAt({
+      script,
+      args: adapted.args,
+      files: taskFiles,
+      env: adapted.env,
+      runtime: adapted.runtime,
+      hubNeeds,
+      hubExtra: adapted.hubExtra,
+      from: choice.id,
+      to: options.upgradeTo,
+      mode,
+      timeoutMs,
+      interpreter: options.interpreter,
+      signal: hooks.signal,
+      onProgress: progress,
+    });
     if (at.refusal) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: at.refusal });
-    if (!at.drift) return done({ entry, snapshot, rounds: adapted.rounds, verdict, refusal: { rule: 'natural-drift', reason: 'no natural drift found' } });
+    if (!at.drift)
+      return done({
+        entry,
+        snapshot,
+        rounds: adapted.rounds,
+        verdict,
+        refusal: { rule: 'natural-drift', reason: 'no natural drift found' },
+      });
     naturalDrift = at.drift;
     Object.assign(entry, naturalDriftEntry(entry, naturalDrift, basename(scriptPath), at.adapted));
   }
 
   // 6. Save.
-  if (hooks.signal?.aborted) return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, refusal: { rule: 'cancelled', reason: 'cancelled before saving' } });
+  if (hooks.signal?.aborted)
+    return done({
+      entry,
+      snapshot,
+      rounds: adapted.rounds,
+      verdict,
+      naturalDrift,
+      refusal: { rule: 'cancelled', reason: 'cancelled before saving' },
+    });
   if (verdict && !verdict.verified && options.saveUnverified === false) {
-    return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, refusal: { rule: 'not-verified', reason: 'verification failed (see the verdict); nothing saved' } });
+    return done({
+      entry,
+      snapshot,
+      rounds: adapted.rounds,
+      verdict,
+      naturalDrift,
+      refusal: { rule: 'not-verified', reason: 'verification failed (see the verdict); nothing saved' },
+    });
   }
   if (options.write === false) return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, script });
   const written = await writeTask(taskDir, entry, script);
@@ -291,12 +417,19 @@ async function makeTaskUnguarded(
 export const MAX_SNAPSHOT_FALLBACKS = 3;
 
 // An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
-const API_ERROR = /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
+const API_ERROR =
+  /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
 
 /** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
-export function fallbackSnapshot(adapted: { refusal?: { rule: string; reason: string }; last?: { stdout: string; stderr: string } }, fits: readonly SnapshotFit[], tried: readonly string[], builtOnly?: boolean): string | undefined {
+export function fallbackSnapshot(
+  adapted: { refusal?: { rule: string; reason: string }; last?: { stdout: string; stderr: string } },
+  fits: readonly SnapshotFit[],
+  tried: readonly string[],
+  builtOnly?: boolean,
+): string | undefined {
   if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule)) return undefined;
-  if (!API_ERROR.test(adapted.refusal.reason) && !(adapted.last && raisedInLibraryCode(`${adapted.last.stdout}\n${adapted.last.stderr}`))) return undefined;
+  if (!API_ERROR.test(adapted.refusal.reason) && !(adapted.last && raisedInLibraryCode(`${adapted.last.stdout}\n${adapted.last.stderr}`)))
+    return undefined;
   const open = fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && (!builtOnly || f.ready));
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
@@ -308,7 +441,10 @@ export function withSnapshotGap(refusal: { rule: string; reason: string }, fits:
   const mod = refusal.rule === 'module-not-installed' ? /the script imports ([\w.]+)/.exec(refusal.reason)?.[1] : undefined;
   const pins = mod ? missingFromEverySnapshot(fits, mod) : undefined;
   if (!pins || !mod) return refusal;
-  return { ...refusal, reason: `${refusal.reason}; no snapshot ForgeEnv has pins a release with ${mod}: the recorded API of ${pins} lacks it, so it needs a release of ${mod.split('.')[0]} that no snapshot pins` };
+  return {
+    ...refusal,
+    reason: `${refusal.reason}; no snapshot ForgeEnv has pins a release with ${mod}: the recorded API of ${pins} lacks it, so it needs a release of ${mod.split('.')[0]} that no snapshot pins`,
+  };
 }
 
 /**
@@ -321,6 +457,13 @@ export function raisedInLibraryCode(output: string): boolean {
   let at = lines.length - 1;
   while (at >= 0 && !/^UnboundLocalError: /.test(lines[at])) at--;
   if (at < 0) return false;
-  const frame = lines.slice(0, at).reverse().find((l) => /^\s*File "/.test(l));
-  return !!frame && /[/\\](?:transformers|trl|peft|datasets|accelerate)[/\\][^"]*\.py", line \d+/.test(frame) && /site-packages|dist-packages/.test(frame);
+  const frame = lines
+    .slice(0, at)
+    .reverse()
+    .find((l) => /^\s*File "/.test(l));
+  return (
+    !!frame &&
+    /[/\\](?:transformers|trl|peft|datasets|accelerate)[/\\][^"]*\.py", line \d+/.test(frame) &&
+    /site-packages|dist-packages/.test(frame)
+  );
 }

@@ -16,7 +16,19 @@ import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
 
 /** Rules whose errors come from the machine, not from the libraries' change. */
-const MACHINE_RULES = new Set(['hub-item-unavailable', 'cpu-bf16-off', 'cpu-fp16-off', 'cpu-tf32-off', 'no-flash-attention', 'no-deepspeed', 'no-fsdp', 'no-quantized-loading', 'multi-node-launch', 'cpu-device', 'missing-environment-variable']);
+const MACHINE_RULES = new Set([
+  'hub-item-unavailable',
+  'cpu-bf16-off',
+  'cpu-fp16-off',
+  'cpu-tf32-off',
+  'no-flash-attention',
+  'no-deepspeed',
+  'no-fsdp',
+  'no-quantized-loading',
+  'multi-node-launch',
+  'cpu-device',
+  'missing-environment-variable',
+]);
 const HF_LIBS = [...INFERENCE_LIBRARIES, 'evaluate', 'tokenizers', 'huggingface_hub'];
 
 export interface NaturalDriftInput {
@@ -49,10 +61,21 @@ export interface MachineAdapted {
   adaptations: Adaptation[];
 }
 
-export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: NaturalDrift; refusal?: { rule: string; reason: string }; adapted?: MachineAdapted }> {
-  if (getSnapshot(i.to).date <= getSnapshot(i.from).date) return { refusal: { rule: 'natural-drift', reason: `--upgrade-to ${i.to} is not later than the script's snapshot ${i.from}` } };
+export async function naturalDriftAt(
+  i: NaturalDriftInput,
+): Promise<{ drift?: NaturalDrift; refusal?: { rule: string; reason: string }; adapted?: MachineAdapted }> {
+  if (getSnapshot(i.to).date <= getSnapshot(i.from).date)
+    return { refusal: { rule: 'natural-drift', reason: `--upgrade-to ${i.to} is not later than the script's snapshot ${i.from}` } };
   i.onProgress?.(`natural drift: running the script unchanged at ${i.to}`);
-  const run = makeRunner({ mode: i.mode, snapshot: i.to, timeoutMs: i.timeoutMs, interpreter: i.interpreter, signal: i.signal, onProgress: i.onProgress, hubNeeds: i.hubNeeds });
+  const run = makeRunner({
+    mode: i.mode,
+    snapshot: i.to,
+    timeoutMs: i.timeoutMs,
+    interpreter: i.interpreter,
+    signal: i.signal,
+    onProgress: i.onProgress,
+    hubNeeds: i.hubNeeds,
+  });
   let args = i.args;
   let env = i.env;
   let runtime = i.runtime;
@@ -62,29 +85,57 @@ export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: Na
     const exec = await run({ script: i.script, args, files: i.files, env, hub: i.hubExtra, ...(runtime ? { runtime } : {}) });
     const adapted = adaptations.length ? { args, env, ...(runtime ? { runtime } : {}), adaptations } : undefined;
     const after = adaptations.length ? ` (after ${adaptations.map((a) => a.change).join('; ')})` : '';
-    if (exec.exit_code === 0) return { refusal: { rule: 'natural-drift', reason: `the script runs at ${i.to} as well${after}: no natural drift between ${i.from} and ${i.to}` } };
-    if (exec.timed_out || exec.killed) return { refusal: { rule: 'natural-drift', reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of` } };
+    if (exec.exit_code === 0)
+      return {
+        refusal: {
+          rule: 'natural-drift',
+          reason: `the script runs at ${i.to} as well${after}: no natural drift between ${i.from} and ${i.to}`,
+        },
+      };
+    if (exec.timed_out || exec.killed)
+      return {
+        refusal: {
+          rule: 'natural-drift',
+          reason: `the run at ${i.to} ${exec.timed_out ? 'timed out' : 'was cancelled'}; no error to make a task of`,
+        },
+      };
     const output = `${exec.stderr}\n${exec.stdout.split('\n').slice(-20).join('\n')}`;
     const d = diagnose(output, { script: i.script, args, env, options: undefined, ...(runtime ? { runtime } : {}) });
-    const machine = d && (MACHINE_RULES.has(d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) || (d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed' && !HF_LIBS.some((l) => d.error.includes(`'${l}`))));
+    const machine =
+      d &&
+      (MACHINE_RULES.has(d.outcome.kind === 'refuse' ? d.outcome.rule : d.outcome.adaptation.rule) ||
+        (d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed' && !HF_LIBS.some((l) => d.error.includes(`'${l}`))));
     if (d && machine) {
       // A machine reason (a later release turning bf16 on by default, on a CPU) is adapted as make-task
       // adapts the era's runs, then the script runs again: what it meets next may be the libraries' change.
       const key = d.outcome.kind === 'adapt' ? `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}` : '';
       if (d.outcome.kind === 'adapt' && !tried.has(key) && adaptations.length < MAX_MACHINE_ADAPTATIONS) {
         tried.add(key);
-        adaptations.push({ round, error: d.error.slice(0, 1000), ...d.outcome.adaptation, change: `${d.outcome.adaptation.change} (at ${i.to})` });
+        adaptations.push({
+          round,
+          error: d.error.slice(0, 1000),
+          ...d.outcome.adaptation,
+          change: `${d.outcome.adaptation.change} (at ${i.to})`,
+        });
         i.onProgress?.(`natural drift: adapted at ${i.to} (${d.outcome.adaptation.rule}): ${d.outcome.adaptation.change}`);
         args = d.outcome.args ?? args;
         env = d.outcome.env ?? env;
         runtime = d.outcome.runtime ?? runtime;
         continue;
       }
-      return { refusal: { rule: 'natural-drift', reason: `the script fails at ${i.to} for a reason of this machine, not of the libraries${after}: ${d.error}` } };
+      return {
+        refusal: {
+          rule: 'natural-drift',
+          reason: `the script fails at ${i.to} for a reason of this machine, not of the libraries${after}: ${d.error}`,
+        },
+      };
     }
     const error = lastErrorLine(output) || `exit code ${exec.exit_code}`;
     // Verified only against the real releases: a simulated failure is the stand-ins' opinion.
-    return { drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false }, ...(adapted ? { adapted } : {}) };
+    return {
+      drift: { from_snapshot: i.from, to_snapshot: i.to, error, verified: i.mode === 'real', solved: false },
+      ...(adapted ? { adapted } : {}),
+    };
   }
 }
 
@@ -92,7 +143,14 @@ export async function naturalDriftAt(i: NaturalDriftInput): Promise<{ drift?: Na
 export function naturalDriftEntry(entry: TaskMetadata, drift: NaturalDrift, scriptName: string, adapted?: MachineAdapted): TaskMetadata {
   return {
     ...entry,
-    ...(adapted ? { args: adapted.args, env: adapted.env, ...(adapted.runtime ? { runtime: adapted.runtime } : {}), adaptations: [...(entry.adaptations ?? []), ...adapted.adaptations] } : {}),
+    ...(adapted
+      ? {
+          args: adapted.args,
+          env: adapted.env,
+          ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
+          adaptations: [...(entry.adaptations ?? []), ...adapted.adaptations],
+        }
+      : {}),
     natural_drift: drift,
     library_versions: { ...getSnapshot(drift.to_snapshot).versions },
     tags: ['make-task', 'natural-drift', `snapshot:${drift.to_snapshot}`, `from-snapshot:${drift.from_snapshot}`],
@@ -114,10 +172,16 @@ export async function markNaturalDriftSolved(
   const entry = readEntries(taskDir).find((e) => e.task_id === taskId);
   if (!entry) throw new TaskWriteError(`${taskDir} has no task "${taskId}"`);
   if (!entry.natural_drift) throw new TaskWriteError(`"${taskId}" is not a natural-drift task`);
-  if (!repair.success) throw new TaskWriteError(`the repair did not make "${taskId}" run and train at ${entry.natural_drift.to_snapshot}; the task stays unsolved`);
+  if (!repair.success)
+    throw new TaskWriteError(
+      `the repair did not make "${taskId}" run and train at ${entry.natural_drift.to_snapshot}; the task stays unsolved`,
+    );
   const read = readFolderFile(taskDir, `${taskId}.py`, MAX_TASK_FILE_BYTES);
   if (!read.ok) throw new TaskWriteError(read.problem);
-  const solved: TaskMetadata = { ...entry, natural_drift: { ...entry.natural_drift, solved: true, solved_by: solvedBy, reference_repair: repair.unified_diff } };
+  const solved: TaskMetadata = {
+    ...entry,
+    natural_drift: { ...entry.natural_drift, solved: true, solved_by: solvedBy, reference_repair: repair.unified_diff },
+  };
   await writeTask(taskDir, solved, read.text);
   return solved;
 }

@@ -9,7 +9,8 @@ const norm = (n: string) => n.replace(/-/g, '_');
 /** The `--name` options of a help text. */
 export function parseHelpOptions(help: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const m of help.matchAll(/(?:^|[\s,[])--([A-Za-z][\w.-]*[\w])/g)) if (!out.has(norm(m[1])) || m[1].includes('_')) out.set(norm(m[1]), m[1]);
+  for (const m of help.matchAll(/(?:^|[\s,[])--([A-Za-z][\w.-]*[\w])/g))
+    if (!out.has(norm(m[1])) || m[1].includes('_')) out.set(norm(m[1]), m[1]);
   return out;
 }
 

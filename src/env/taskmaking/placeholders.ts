@@ -46,7 +46,10 @@ function options(args: readonly string[]): Array<[string, string]> {
 }
 
 /** A dataset option holding a fixed-schema placeholder, with the synthetic id to put instead. */
-export function placeholderDataset(script: string, args: readonly string[]): { option: string; value: string; replacement: string } | undefined {
+export function placeholderDataset(
+  script: string,
+  args: readonly string[],
+): { option: string; value: string; replacement: string } | undefined {
   for (const [option, value] of options(args)) {
     if (!DATASET_OPTION.test(option.replace(/-/g, '_')) || value === SYNTHETIC_DATASET_ID) continue;
     const fixed = isBaseHubDataset(value, undefined) || KNOWN_DATASETS[value] !== undefined;
@@ -58,6 +61,9 @@ export function placeholderDataset(script: string, args: readonly string[]): { o
 /** The model options holding a placeholder (an id the script does not name), to be the chat model instead. */
 export function placeholderModels(script: string, args: readonly string[]): Array<{ option: string; value: string }> {
   return options(args)
-    .filter(([option, value]) => MODEL_OPTION.test(option.replace(/-/g, '_')) && value !== CHAT_PLACEHOLDER_MODEL && isPlaceholder(script, option, value))
+    .filter(
+      ([option, value]) =>
+        MODEL_OPTION.test(option.replace(/-/g, '_')) && value !== CHAT_PLACEHOLDER_MODEL && isPlaceholder(script, option, value),
+    )
     .map(([option, value]) => ({ option, value }));
 }

@@ -35,7 +35,14 @@ export interface RuleContext {
 }
 
 export type RuleOutcome =
-  | { kind: 'adapt'; adaptation: Omit<Adaptation, 'round' | 'error'>; args?: string[]; env?: Record<string, string>; hub?: HubNeeds; runtime?: TaskRuntime }
+  | {
+      kind: 'adapt';
+      adaptation: Omit<Adaptation, 'round' | 'error'>;
+      args?: string[];
+      env?: Record<string, string>;
+      hub?: HubNeeds;
+      runtime?: TaskRuntime;
+    }
   | { kind: 'refuse'; rule: string; reason: string };
 
 export interface Rule {
@@ -48,7 +55,11 @@ export interface Rule {
   apply(match: RegExpExecArray, ctx: RuleContext): RuleOutcome | undefined;
 }
 
-const adaptArgs = (rule: string, args: string[], change: string): RuleOutcome => ({ kind: 'adapt', adaptation: { rule, kind: 'args', change }, args });
+const adaptArgs = (rule: string, args: string[], change: string): RuleOutcome => ({
+  kind: 'adapt',
+  adaptation: { rule, kind: 'args', change },
+  args,
+});
 const refuse = (rule: string, reason: string): RuleOutcome => ({ kind: 'refuse', rule, reason });
 
 /**
@@ -58,7 +69,11 @@ const refuse = (rule: string, reason: string): RuleOutcome => ({ kind: 'refuse',
  */
 function addShim(rule: string, ctx: RuleContext, shim: RuntimeShim): RuleOutcome | undefined {
   if (ctx.runtime?.shims.includes(shim)) return undefined;
-  return { kind: 'adapt', adaptation: { rule, kind: 'runtime', change: `runtime shim ${shim}: ${SHIM_EFFECTS[shim]}` }, runtime: withShim(ctx.runtime, shim) };
+  return {
+    kind: 'adapt',
+    adaptation: { rule, kind: 'runtime', change: `runtime shim ${shim}: ${SHIM_EFFECTS[shim]}` },
+    runtime: withShim(ctx.runtime, shim),
+  };
 }
 
 /** Sets the first option of `names` the parser has to `value` (when not already so). */
@@ -67,7 +82,10 @@ function setFirst(rule: string, ctx: RuleContext, names: readonly string[], valu
   if (!name || optionValue(ctx.args, name) === value) return undefined;
   // A flag without a value (argparse `store_true`): absent is false, present is true; `--flag false` is refused.
   if (ctx.flags?.has(name.replace(/-/g, '_')) && (value === 'false' || value === 'true')) {
-    if (value === 'false') return optionIndex(ctx.args, name) >= 0 ? adaptArgs(rule, removeOption(ctx.args, name), `removed --${name} (a flag: absent is false)`) : undefined;
+    if (value === 'false')
+      return optionIndex(ctx.args, name) >= 0
+        ? adaptArgs(rule, removeOption(ctx.args, name), `removed --${name} (a flag: absent is false)`)
+        : undefined;
     return adaptArgs(rule, [...removeOption(ctx.args, name), `--${name}`], `--${name} (a flag)`);
   }
   return adaptArgs(rule, setOption(ctx.args, name, value), `--${name} ${value}`);
@@ -91,7 +109,8 @@ export function envValueFor(name: string): string {
 
 const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i;
 
-const GPU_ONLY = /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
+const GPU_ONLY =
+  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
 
 // The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
 const HUB_ERROR =
@@ -133,10 +152,20 @@ const CONV1D_MODEL_TYPES = new Set(['gpt2']);
 
 const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'];
 /** Options that name a PEFT adapter apart from the base model. */
-const ADAPTER_OPTIONS = ['adapter_name_or_path', 'adapter_path', 'adapter_model_name_or_path', 'adapter_model', 'peft_model_id', 'peft_model_path', 'lora_path', 'lora_weights'];
+const ADAPTER_OPTIONS = [
+  'adapter_name_or_path',
+  'adapter_path',
+  'adapter_model_name_or_path',
+  'adapter_model',
+  'peft_model_id',
+  'peft_model_path',
+  'lora_path',
+  'lora_weights',
+];
 
 const describeNeeds = (n: HubNeeds): string =>
-  [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') || 'nothing';
+  [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') ||
+  'nothing';
 
 /** The rules, in the order they are tried. */
 export const RULES: readonly Rule[] = [
@@ -200,12 +229,18 @@ export const RULES: readonly Rule[] = [
         // A value the args give a flag that takes none (`--fp16 false` for a `store_true` flag): the flag
         // alone for a true value, nothing for a false one (absent is false).
         for (const word of m[1].trim().split(/\s+/)) {
-          const at = ctx.args.findIndex((a, i) => i > 0 && a === word && ctx.args[i - 1].startsWith('--') && !ctx.args[i - 1].includes('='));
+          const at = ctx.args.findIndex(
+            (a, i) => i > 0 && a === word && ctx.args[i - 1].startsWith('--') && !ctx.args[i - 1].includes('='),
+          );
           if (at < 0 || !/^(true|false|yes|no|1|0)$/i.test(word)) continue;
           const flag = ctx.args[at - 1].slice(2);
           const on = /^(true|yes|1)$/i.test(word);
           const args = [...ctx.args.slice(0, on ? at : at - 1), ...ctx.args.slice(at + 1)];
-          return adaptArgs('unrecognized-arguments', args, on ? `--${flag} without a value (a flag)` : `removed --${flag} ${word} (a flag: absent is false)`);
+          return adaptArgs(
+            'unrecognized-arguments',
+            args,
+            on ? `--${flag} without a value (a flag)` : `removed --${flag} ${word} (a flag: absent is false)`,
+          );
         }
         return undefined;
       }
@@ -219,7 +254,9 @@ export const RULES: readonly Rule[] = [
     apply(m, ctx) {
       const first = /'([^']*)'|(\S+)/.exec(m[2]);
       const v = first?.[1] ?? first?.[2];
-      return v === undefined ? undefined : adaptArgs('invalid-choice', setOption(ctx.args, m[1], v), `--${m[1]} ${v} (the parser's first choice)`);
+      return v === undefined
+        ? undefined
+        : adaptArgs('invalid-choice', setOption(ctx.args, m[1], v), `--${m[1]} ${v} (the parser's first choice)`);
     },
   },
   {
@@ -242,9 +279,22 @@ export const RULES: readonly Rule[] = [
       if (!first) return undefined;
       const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
       // Not given in the args: the script's own default; the option is the field whose default literal it is.
-      const option = at >= 0 ? ctx.args[at].slice(2) : new RegExp(`^[ \\t]+(\\w+)\\s*:[^=\\n]*=\\s*(?:field\\([^)]*?default\\s*=\\s*)?["']${bad.replace(/[.]/g, '\\.')}["']`, 'm').exec(ctx.script)?.[1] ?? new RegExp(`add_argument\\(\\s*["']--([\\w-]+)["'][^)]*default\\s*=\\s*["']${bad.replace(/[.]/g, '\\.')}["']`).exec(ctx.script)?.[1];
+      const option =
+        at >= 0
+          ? ctx.args[at].slice(2)
+          : (new RegExp(
+              `^[ \\t]+(\\w+)\\s*:[^=\\n]*=\\s*(?:field\\([^)]*?default\\s*=\\s*)?["']${bad.replace(/[.]/g, '\\.')}["']`,
+              'm',
+            ).exec(ctx.script)?.[1] ??
+            new RegExp(`add_argument\\(\\s*["']--([\\w-]+)["'][^)]*default\\s*=\\s*["']${bad.replace(/[.]/g, '\\.')}["']`).exec(
+              ctx.script,
+            )?.[1]);
       if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
-      return adaptArgs('invalid-enum-value', setOption(ctx.args, option, first), `--${option} ${first} (${bad} is not a valid ${m[2]} in this release)`);
+      return adaptArgs(
+        'invalid-enum-value',
+        setOption(ctx.args, option, first),
+        `--${option} ${first} (${bad} is not a valid ${m[2]} in this release)`,
+      );
     },
   },
   {
@@ -256,12 +306,19 @@ export const RULES: readonly Rule[] = [
     pattern: /Unsupported logging capability: (\w+)/,
     apply: (m, ctx) => {
       const name = ['log_with', 'report_to'].find((n) => optionValue(ctx.args, n) === m[1]);
-      return name ? adaptArgs('tracker-none-unsupported', removeOption(ctx.args, name), `removed --${name} ${m[1]} (not a tracker this release knows)`) : undefined;
+      return name
+        ? adaptArgs(
+            'tracker-none-unsupported',
+            removeOption(ctx.args, name),
+            `removed --${name} ${m[1]} (not a tracker this release knows)`,
+          )
+        : undefined;
     },
   },
   {
     id: 'missing-dataset',
-    pattern: /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
+    pattern:
+      /Need either a dataset name or a training(?:\/validation)? file|You must specify either a dataset name|dataset_name or train_file/,
     apply: (_m, ctx) => {
       const name = firstOption(ctx.options, ['dataset_name', 'dataset', 'dataset_id', 'dataset_path']);
       if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
@@ -285,7 +342,8 @@ export const RULES: readonly Rule[] = [
     // `mini_batch_size * gradient_accumulation_steps`"): the bounded run shrank the dividend, so the divisor
     // options the parser has shrink with it (to 1); with none to shrink, the dividend takes the product.
     id: 'multiple-of-options',
-    pattern: /`?(\w+)`? (?:must be a multiple of|must be (?:evenly )?divisible by|should be a multiple of) `?(\w+(?:\s*\*\s*\w+)*)`?(?:[^\n]*?(\d+) \/ (\d+))?/,
+    pattern:
+      /`?(\w+)`? (?:must be a multiple of|must be (?:evenly )?divisible by|should be a multiple of) `?(\w+(?:\s*\*\s*\w+)*)`?(?:[^\n]*?(\d+) \/ (\d+))?/,
     apply: (m, ctx) => {
       let args = [...ctx.args];
       const changed: string[] = [];
@@ -308,12 +366,18 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /KeyError: '([^'\n]*)'/,
     apply: (m, ctx) => {
-      const models = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'].map((n) => firstOption(ctx.options, [n]) ?? n);
+      const models = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path'].map(
+        (n) => firstOption(ctx.options, [n]) ?? n,
+      );
       const c = keyedChoice(ctx.script, ctx.args, m[1], models);
       if (!c) return undefined;
       let args = setOption(ctx.args, c.option, c.value);
       if (c.model) args = setOption(args, c.model.option, c.model.id);
-      return adaptArgs('placeholder-key', args, `--${c.option} ${c.value}${c.model ? `, --${c.model.option} ${c.model.id} (a model of that type the offline hub has)` : ''} (a key of the dict the script looks it up in)`);
+      return adaptArgs(
+        'placeholder-key',
+        args,
+        `--${c.option} ${c.value}${c.model ? `, --${c.model.option} ${c.model.id} (a model of that type the offline hub has)` : ''} (a key of the dict the script looks it up in)`,
+      );
     },
   },
   {
@@ -326,7 +390,11 @@ export const RULES: readonly Rule[] = [
       const name = firstOption(ctx.options, SEQUENCE_LENGTH_OPTIONS);
       const now = name ? Number(optionValue(ctx.args, name)) : NaN;
       if (!name || now <= 64) return undefined;
-      return adaptArgs('sequence-beyond-positions', setOption(ctx.args, name, '64'), `--${name} 64 (longer sequences overrun the tiny model's position embeddings)`);
+      return adaptArgs(
+        'sequence-beyond-positions',
+        setOption(ctx.args, name, '64'),
+        `--${name} 64 (longer sequences overrun the tiny model's position embeddings)`,
+      );
     },
   },
   {
@@ -335,13 +403,26 @@ export const RULES: readonly Rule[] = [
     // with AutoModelForSequenceClassification it is a (randomly headed) reward model whose tokenizer matches.
     id: 'reward-model-option',
     scope: 'exception',
-    pattern: /`?reward_(?:funcs|model)`?[^\n]*(?:must be provided|is required|are required|must be (?:set|specified|given))|(?:provide|pass|specify)[^\n]*\breward[_ ](?:model|funcs)/i,
+    pattern:
+      /`?reward_(?:funcs|model)`?[^\n]*(?:must be provided|is required|are required|must be (?:set|specified|given))|(?:provide|pass|specify)[^\n]*\breward[_ ](?:model|funcs)/i,
     apply: (_m, ctx) => {
-      const name = firstOption(ctx.options, ['reward_model_path', 'reward_model_name_or_path', 'reward_model', 'reward_model_name', 'reward_model_id']);
+      const name = firstOption(ctx.options, [
+        'reward_model_path',
+        'reward_model_name_or_path',
+        'reward_model',
+        'reward_model_name',
+        'reward_model_id',
+      ]);
       if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
-      const policy = ['model_name_or_path', 'model_name', 'model_id', 'model', 'sft_model_path', 'policy_model_path'].map((n) => optionValue(ctx.args, n)).find((v) => v && v !== 'true');
+      const policy = ['model_name_or_path', 'model_name', 'model_id', 'model', 'sft_model_path', 'policy_model_path']
+        .map((n) => optionValue(ctx.args, n))
+        .find((v) => v && v !== 'true');
       const value = policy ?? valueForArgument(ctx.script, 'model_name_or_path');
-      return adaptArgs('reward-model-option', setOption(ctx.args, name, value), `--${name} ${value} (the policy's model, loaded as a sequence-classification reward model)`);
+      return adaptArgs(
+        'reward-model-option',
+        setOption(ctx.args, name, value),
+        `--${name} ${value} (the policy's model, loaded as a sequence-classification reward model)`,
+      );
     },
   },
   {
@@ -354,19 +435,39 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       const bad = m[1];
       const at = ctx.args.findIndex((a, i) => a.startsWith('--') && ctx.args[i + 1] === bad);
-      let option = at >= 0 ? ctx.args[at].slice(2) : firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'adapter_path', 'peft_model_id']);
+      let option =
+        at >= 0
+          ? ctx.args[at].slice(2)
+          : firstOption(ctx.options, [
+              'model_name_or_path',
+              'model_name',
+              'model_id',
+              'model',
+              'base_model',
+              'adapter_path',
+              'peft_model_id',
+            ]);
       if (!option) return undefined;
       // The base model's own option (the script loads the adapter from its repo when no adapter is given, e.g.
       // a LoftQ checkpoint's `loftq_init` subfolder): the parser's adapter option, unset, takes the adapter.
       const adapterOption = firstOption(ctx.options, ADAPTER_OPTIONS);
-      if (MODEL_OPTIONS.includes(option.replace(/-/g, '_')) && adapterOption && optionIndex(ctx.args, adapterOption) < 0) option = adapterOption;
+      if (MODEL_OPTIONS.includes(option.replace(/-/g, '_')) && adapterOption && optionIndex(ctx.args, adapterOption) < 0)
+        option = adapterOption;
       const base = ctx.hub?.needs.models.find((x) => x.id !== bad && !x.adapter_of)?.id ?? (looksLikeModelId(bad) ? bad : 'gpt2');
       // A valid repo id (huggingface_hub refuses `--` and `..` in one): `/` of the base becomes `_`.
       const id = `forgeenv-adapters/lora-${base.replace(/[^\w.-]+/g, '_').replace(/-{2,}|\.{2,}/g, '_')}`;
       const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
       if (extra.models.some((x) => x.id === id)) return undefined;
-      const hub: HubNeeds = { ...extra, models: [...extra.models, { id, adapter_of: base, from: `a PEFT adapter the script loads (${option})` }] };
-      return { kind: 'adapt', adaptation: { rule: 'peft-adapter', kind: 'args', change: `--${option} ${id} (a LoRA adapter of ${base} the offline hub makes)` }, args: setOption(ctx.args, option, id), hub };
+      const hub: HubNeeds = {
+        ...extra,
+        models: [...extra.models, { id, adapter_of: base, from: `a PEFT adapter the script loads (${option})` }],
+      };
+      return {
+        kind: 'adapt',
+        adaptation: { rule: 'peft-adapter', kind: 'args', change: `--${option} ${id} (a LoRA adapter of ${base} the offline hub makes)` },
+        args: setOption(ctx.args, option, id),
+        hub,
+      };
     },
   },
   // --- environment variables the script reads ---
@@ -375,10 +476,24 @@ export const RULES: readonly Rule[] = [
     pattern: /KeyError: '([A-Z][A-Z0-9_]*)'/,
     apply(m, ctx) {
       const name = m[1];
-      if (name in ctx.env || !new RegExp(`environ(?:\\[|\\.get\\(|\\.__getitem__)\\s*["']${name}["']|getenv\\(\\s*["']${name}["']`).test(ctx.script + (m.input ?? ''))) return undefined;
-      if (/^(MASTER_ADDR|MASTER_PORT)$/.test(name)) return refuse('multi-node-launch', `the script expects a distributed launcher (${name} unset): multi-node training cannot run here`);
+      if (
+        name in ctx.env ||
+        !new RegExp(`environ(?:\\[|\\.get\\(|\\.__getitem__)\\s*["']${name}["']|getenv\\(\\s*["']${name}["']`).test(
+          ctx.script + (m.input ?? ''),
+        )
+      )
+        return undefined;
+      if (/^(MASTER_ADDR|MASTER_PORT)$/.test(name))
+        return refuse(
+          'multi-node-launch',
+          `the script expects a distributed launcher (${name} unset): multi-node training cannot run here`,
+        );
       const value = envValueFor(name);
-      return { kind: 'adapt', adaptation: { rule: 'missing-environment-variable', kind: 'env', change: `${name}=${value}` }, env: { ...ctx.env, [name]: value } };
+      return {
+        kind: 'adapt',
+        adaptation: { rule: 'missing-environment-variable', kind: 'env', change: `${name}=${value}` },
+        env: { ...ctx.env, [name]: value },
+      };
     },
   },
   {
@@ -391,7 +506,16 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) =>
       ctx.env.HF_TOKEN && ctx.env.HUGGING_FACE_HUB_TOKEN
         ? undefined
-        : { kind: 'adapt', adaptation: { rule: 'hub-token-required', kind: 'env', change: 'HF_TOKEN=HUGGING_FACE_HUB_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)' }, env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline', HUGGING_FACE_HUB_TOKEN: 'hf_forgeenv_offline' } },
+        : {
+            kind: 'adapt',
+            adaptation: {
+              rule: 'hub-token-required',
+              kind: 'env',
+              change:
+                'HF_TOKEN=HUGGING_FACE_HUB_TOKEN=hf_forgeenv_offline (the script asks for a token; runs are offline, it is never sent)',
+            },
+            env: { ...ctx.env, HF_TOKEN: 'hf_forgeenv_offline', HUGGING_FACE_HUB_TOKEN: 'hf_forgeenv_offline' },
+          },
   },
   // --- CPU: what only a GPU offers is turned off, through the script's own options ---
   {
@@ -400,29 +524,46 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) =>
       setFirst('cpu-bf16-off', ctx, ['bf16', 'bf16_full_eval'], 'false') ??
       addShim('cpu-bf16-off', ctx, 'no-mixed-precision') ??
-      refuse('cpu-bf16-off', 'the script asks for bf16 in its code (not through an option) in a way the no-mixed-precision shim does not cover'),
+      refuse(
+        'cpu-bf16-off',
+        'the script asks for bf16 in its code (not through an option) in a way the no-mixed-precision shim does not cover',
+      ),
   },
   {
     id: 'cpu-fp16-off',
     // `\bfp16\b` not set False: a logged args dump (`fp16=False, fp16_opt_level='O1', …, device=device(type='cpu')`) is no fp16 error.
-    pattern: /\bfp16\b(?!\s*[=:]\s*False)[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
+    pattern:
+      /\bfp16\b(?!\s*[=:]\s*False)[^\n]*(?:requires|can only be used|only supported|GPU|CUDA|device)|Attempting to unscale FP16 gradients|"?(?:addmm|baddbmm)_impl_cpu_"? not implemented for 'Half'/i,
     apply: (_m, ctx) =>
       setFirst('cpu-fp16-off', ctx, ['fp16', 'fp16_full_eval', 'half_precision_backend'], 'false') ??
       addShim('cpu-fp16-off', ctx, 'no-mixed-precision') ??
-      refuse('cpu-fp16-off', 'the script uses fp16 in its code (not through an option) in a way the no-mixed-precision shim does not cover'),
+      refuse(
+        'cpu-fp16-off',
+        'the script uses fp16 in its code (not through an option) in a way the no-mixed-precision shim does not cover',
+      ),
   },
   {
     id: 'cpu-tf32-off',
     pattern: /tf32[^\n]*(?:requires|Ampere|only|GPU)/i,
     apply: (_m, ctx) =>
-      setFirst('cpu-tf32-off', ctx, ['tf32'], 'false') ?? addShim('cpu-tf32-off', ctx, 'no-mixed-precision') ?? refuse('cpu-tf32-off', 'the script enables tf32 in its code in a way the no-mixed-precision shim does not cover (it needs an Ampere GPU)'),
+      setFirst('cpu-tf32-off', ctx, ['tf32'], 'false') ??
+      addShim('cpu-tf32-off', ctx, 'no-mixed-precision') ??
+      refuse(
+        'cpu-tf32-off',
+        'the script enables tf32 in its code in a way the no-mixed-precision shim does not cover (it needs an Ampere GPU)',
+      ),
   },
   {
     id: 'no-flash-attention',
     pattern: /flash_attn|FlashAttention|flash attention|flash_attention_2/i,
     apply: (_m, ctx) =>
       setFirst('no-flash-attention', ctx, ['attn_implementation'], 'eager') ??
-      setFirst('no-flash-attention', ctx, ['use_flash_attention_2', 'use_flash_attn', 'use_flash_attention', 'flash_attention', 'flash_attn'], 'false') ??
+      setFirst(
+        'no-flash-attention',
+        ctx,
+        ['use_flash_attention_2', 'use_flash_attn', 'use_flash_attention', 'flash_attention', 'flash_attn'],
+        'false',
+      ) ??
       refuse('no-flash-attention', 'the script requires flash-attention (a CUDA kernel) in its code'),
   },
   {
@@ -448,17 +589,37 @@ export const RULES: readonly Rule[] = [
       // A release that no longer takes the keyword (transformers 5: `__init__() got an unexpected keyword argument
       // 'load_in_4bit'`) is the script's API drift, not a quantization to drop: no answer here, so the run is an
       // unrecognised library-API error and make-task moves to an older snapshot where the keyword exists.
-      /unexpected keyword argument '(?:load_in_[48]bit|bnb_[\w]+)'/.test(lastErrorLine(m.input ?? m[0])) ? undefined :
-      setFirst('no-quantized-loading', ctx, ['load_in_8bit', 'load_in_4bit', 'use_4bit', 'use_8bit', 'use_4bit_quantization', 'use_8bit_quantization', 'load_in_kbit', 'use_bnb', 'quantize'], 'false') ??
-      addShim('no-quantized-loading', ctx, 'no-quantization') ??
-      // With the shim, only an error that is itself about quantization is refused here (a warning about it in the tail is not).
-      (QUANTIZATION.test(lastErrorLine(m.input ?? m[0]))
-        ? refuse('no-quantized-loading', '8-/4-bit loading needs bitsandbytes on a CUDA GPU, and the script quantizes in a way the no-quantization shim does not cover (e.g. a checkpoint saved quantized)')
-        : undefined),
+      /unexpected keyword argument '(?:load_in_[48]bit|bnb_[\w]+)'/.test(lastErrorLine(m.input ?? m[0]))
+        ? undefined
+        : (setFirst(
+            'no-quantized-loading',
+            ctx,
+            [
+              'load_in_8bit',
+              'load_in_4bit',
+              'use_4bit',
+              'use_8bit',
+              'use_4bit_quantization',
+              'use_8bit_quantization',
+              'load_in_kbit',
+              'use_bnb',
+              'quantize',
+            ],
+            'false',
+          ) ??
+          addShim('no-quantized-loading', ctx, 'no-quantization') ??
+          // With the shim, only an error that is itself about quantization is refused here (a warning about it in the tail is not).
+          (QUANTIZATION.test(lastErrorLine(m.input ?? m[0]))
+            ? refuse(
+                'no-quantized-loading',
+                '8-/4-bit loading needs bitsandbytes on a CUDA GPU, and the script quantizes in a way the no-quantization shim does not cover (e.g. a checkpoint saved quantized)',
+              )
+            : undefined)),
   },
   {
     id: 'multi-node-launch',
-    pattern: /Default process group has not been initialized|init_process_group|ProcessGroupNCCL|NCCL error|\bnccl\b|environment variable (?:RANK|WORLD_SIZE|MASTER_ADDR)/i,
+    pattern:
+      /Default process group has not been initialized|init_process_group|ProcessGroupNCCL|NCCL error|\bnccl\b|environment variable (?:RANK|WORLD_SIZE|MASTER_ADDR)/i,
     apply: () => refuse('multi-node-launch', 'the script needs a distributed (multi-process or multi-node) launch, which cannot run here'),
   },
   {
@@ -468,7 +629,10 @@ export const RULES: readonly Rule[] = [
       setFirst('cpu-device', ctx, ['use_cpu', 'no_cuda', 'cpu'], 'true') ??
       setFirst('cpu-device', ctx, ['device', 'device_map'], 'cpu') ??
       addShim('cpu-device', ctx, 'cuda-to-cpu') ??
-      refuse('cpu-device', 'GPU-only: the script uses CUDA in its code in a way the cuda-to-cpu shim does not cover (no option selects the CPU)'),
+      refuse(
+        'cpu-device',
+        'GPU-only: the script uses CUDA in its code in a way the cuda-to-cpu shim does not cover (no option selects the CPU)',
+      ),
   },
   {
     id: 'device-map',
@@ -481,7 +645,8 @@ export const RULES: readonly Rule[] = [
     // in an error that asks for it gets a value by its name.
     id: 'option-named-by-error',
     scope: 'exception',
-    pattern: /(?:\b[Nn]eed|\brequire[sd]?\b|\bmust (?:be )?(?:set|specif|provid|pass|give)|[Pp]lease (?:set|specify|provide|pass|give)|\bis not set\b|\bmissing\b|\bno\b[^\n]*\b(?:given|provided|specified)\b)[^\n]*/,
+    pattern:
+      /(?:\b[Nn]eed|\brequire[sd]?\b|\bmust (?:be )?(?:set|specif|provid|pass|give)|[Pp]lease (?:set|specify|provide|pass|give)|\bis not set\b|\bmissing\b|\bno\b[^\n]*\b(?:given|provided|specified)\b)[^\n]*/,
     apply(m, ctx) {
       if (!ctx.options) return undefined;
       const line = m.input ?? m[0];
@@ -505,7 +670,11 @@ export const RULES: readonly Rule[] = [
         const spelled = firstOption(ctx.options, [name]);
         if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
         const value = valueForArgument(ctx.script, name);
-        return adaptArgs('unset-input-option', setOption(ctx.args, spelled, value), `--${spelled} ${value} (the script assigns ${m[1]} only when it is given)`);
+        return adaptArgs(
+          'unset-input-option',
+          setOption(ctx.args, spelled, value),
+          `--${spelled} ${value} (the script assigns ${m[1]} only when it is given)`,
+        );
       }
       return undefined;
     },
@@ -521,7 +690,11 @@ export const RULES: readonly Rule[] = [
         const spelled = firstOption(ctx.options, [u[1]]);
         if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
         const value = valueForArgument(ctx.script, u[1]);
-        return adaptArgs('none-option-used', setOption(ctx.args, spelled, value), `--${spelled} ${value} (its default None has no .${m[1]}, which the script uses)`);
+        return adaptArgs(
+          'none-option-used',
+          setOption(ctx.args, spelled, value),
+          `--${spelled} ${value} (its default None has no .${m[1]}, which the script uses)`,
+        );
       }
       return undefined;
     },
@@ -532,7 +705,14 @@ export const RULES: readonly Rule[] = [
     pattern: /Repo id must be in the form 'repo_name' or 'namespace\/repo_name': '([^']+)'|Incorrect path_or_model_id: '([^']+)'/,
     apply: (m, ctx) => {
       const bad = m[1] ?? m[2];
-      const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
+      const name = firstOption(ctx.options, [
+        'model_name_or_path',
+        'model_name',
+        'model_id',
+        'model',
+        'base_model',
+        'pretrained_model_name_or_path',
+      ]);
       if (!name || optionValue(ctx.args, name) === 'gpt2') return undefined;
       return adaptArgs('placeholder-model-id', setOption(ctx.args, name, 'gpt2'), `--${name} gpt2 (${bad} is not a model id)`);
     },
@@ -547,10 +727,17 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) => {
       const swap = placeholderModels(ctx.script, ctx.args);
       if (!swap.length) {
-        return refuse('chat-template-missing', `the script applies a chat template, but its model's tokenizer has none (as the real model's) and the script sets none: the real libraries fail the same way`);
+        return refuse(
+          'chat-template-missing',
+          `the script applies a chat template, but its model's tokenizer has none (as the real model's) and the script sets none: the real libraries fail the same way`,
+        );
       }
       const args = swap.reduce((a, s) => setOption(a, s.option, CHAT_PLACEHOLDER_MODEL), ctx.args);
-      return adaptArgs('chat-template-missing', args, `${swap.map((s) => `--${s.option} ${CHAT_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((s) => s.value).join(', ')}, a placeholder the script does not name, has no chat template; the script applies one)`);
+      return adaptArgs(
+        'chat-template-missing',
+        args,
+        `${swap.map((s) => `--${s.option} ${CHAT_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((s) => s.value).join(', ')}, a placeholder the script does not name, has no chat template; the script applies one)`,
+      );
     },
   },
   {
@@ -559,19 +746,30 @@ export const RULES: readonly Rule[] = [
     // dataset instead, with the columns derived from the script and its trainer.
     id: 'placeholder-dataset',
     scope: 'exception',
-    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"/,
+    pattern:
+      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"/,
     apply: (m, ctx) => {
       // A split the script asks for (`split="train+validation"`) that the placeholder lacks: the synthetic
       // dataset has every split the script names (hub/needs.ts).
       if (m[4]) {
         const p = ctx.hub && placeholderDataset(ctx.script, ctx.args);
-        return p ? adaptArgs('placeholder-dataset', setOption(ctx.args, p.option, p.replacement), `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has no split "${m[4]}"; the synthetic dataset gets the splits the script names)`) : undefined;
+        return p
+          ? adaptArgs(
+              'placeholder-dataset',
+              setOption(ctx.args, p.option, p.replacement),
+              `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has no split "${m[4]}"; the synthetic dataset gets the splits the script names)`,
+            )
+          : undefined;
       }
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       if (!ctx.hub || !(TRL_FORMAT_KEYS.has(col) || scriptNames(ctx.script, col))) return undefined;
       const p = placeholderDataset(ctx.script, ctx.args);
       if (!p) return undefined;
-      return adaptArgs('placeholder-dataset', setOption(ctx.args, p.option, p.replacement), `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has a fixed schema without column "${col}"; the synthetic dataset gets the columns the script and its trainer read)`);
+      return adaptArgs(
+        'placeholder-dataset',
+        setOption(ctx.args, p.option, p.replacement),
+        `--${p.option} ${p.replacement} (${p.value}, a placeholder the script does not name, has a fixed schema without column "${col}"; the synthetic dataset gets the columns the script and its trainer read)`,
+      );
     },
   },
   {
@@ -582,7 +780,14 @@ export const RULES: readonly Rule[] = [
     pattern: /Unrecognized configuration class [^\n]*? for this kind of AutoModel: (AutoModelFor\w+)/,
     apply: (m, ctx) => {
       const id = MODEL_FOR_AUTO_CLASS[m[1]];
-      const name = firstOption(ctx.options, ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path']);
+      const name = firstOption(ctx.options, [
+        'model_name_or_path',
+        'model_name',
+        'model_id',
+        'model',
+        'base_model',
+        'pretrained_model_name_or_path',
+      ]);
       if (!id || !name || optionValue(ctx.args, name) === id) return undefined;
       return adaptArgs('model-of-wrong-kind', setOption(ctx.args, name, id), `--${name} ${id} (${m[1]} needs a model of that kind)`);
     },
@@ -597,10 +802,18 @@ export const RULES: readonly Rule[] = [
     apply: (_m, ctx) => {
       const swap = placeholderModels(ctx.script, ctx.args);
       const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification;
-      if (!swap.length) return refuse('pad-token-undefined', "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way");
+      if (!swap.length)
+        return refuse(
+          'pad-token-undefined',
+          "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way",
+        );
       if (swap.every((x) => x.value === to)) return undefined;
       const args = swap.reduce((a, x) => setOption(a, x.option, to), ctx.args);
-      return adaptArgs('pad-token-undefined', args, `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its config; ${to}'s has one)`);
+      return adaptArgs(
+        'pad-token-undefined',
+        args,
+        `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its config; ${to}'s has one)`,
+      );
     },
   },
   {
@@ -612,10 +825,16 @@ export const RULES: readonly Rule[] = [
     pattern: /mat1 and mat2 shapes cannot be multiplied/,
     apply: (_m, ctx) => {
       if (!/^\s*(?:from|import)\s+peft\b/m.test(ctx.script)) return undefined;
-      const swap = placeholderModels(ctx.script, ctx.args).filter((x) => looksLikeModelId(x.value) && CONV1D_MODEL_TYPES.has(familyOf(x.value)?.model_type ?? ''));
+      const swap = placeholderModels(ctx.script, ctx.args).filter(
+        (x) => looksLikeModelId(x.value) && CONV1D_MODEL_TYPES.has(familyOf(x.value)?.model_type ?? ''),
+      );
       if (!swap.length) return undefined;
       const args = swap.reduce((a, x) => setOption(a, x.option, LINEAR_CAUSAL_PLACEHOLDER_MODEL), ctx.args);
-      return adaptArgs('placeholder-model-conv1d', args, `${swap.map((x) => `--${x.option} ${LINEAR_CAUSAL_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has Conv1D layers; the script's PEFT method works on Linear layers)`);
+      return adaptArgs(
+        'placeholder-model-conv1d',
+        args,
+        `${swap.map((x) => `--${x.option} ${LINEAR_CAUSAL_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has Conv1D layers; the script's PEFT method works on Linear layers)`,
+      );
     },
   },
   {
@@ -633,10 +852,20 @@ export const RULES: readonly Rule[] = [
         if (MODEL_TYPE_OPTION.test(option.replace(/-/g, '_'))) {
           const model = firstOption(ctx.options, MODEL_OPTIONS);
           const id = modelForScriptAutoClass(ctx.script)?.id;
-          if (model && id && optionIndex(ctx.args, model) < 0) return adaptArgs('unset-key-option', setOption(ctx.args, model, id), `--${model} ${id} (neither --${model} nor --${option} given: the script looks the unset ${option} up; a model of the kind it loads)`);
+          if (model && id && optionIndex(ctx.args, model) < 0)
+            return adaptArgs(
+              'unset-key-option',
+              setOption(ctx.args, model, id),
+              `--${model} ${id} (neither --${model} nor --${option} given: the script looks the unset ${option} up; a model of the kind it loads)`,
+            );
         }
         const key = dictsKeyedBy(ctx.script, k[1]).flatMap((d) => dictLiteralKeys(ctx.script, d))[0];
-        if (key) return adaptArgs('unset-key-option', setOption(ctx.args, option, key), `--${option} ${key} (a key of the dict the script looks it up in)`);
+        if (key)
+          return adaptArgs(
+            'unset-key-option',
+            setOption(ctx.args, option, key),
+            `--${option} ${key} (a key of the dict the script looks it up in)`,
+          );
       }
       return undefined;
     },
@@ -650,8 +879,17 @@ export const RULES: readonly Rule[] = [
     pattern: /Object of type dtype is not JSON serializable/,
     apply: (_m, ctx) => {
       const name = firstOption(ctx.options, ['dtype', 'torch_dtype']);
-      if (!name || optionValue(ctx.args, name) === 'auto' || !new RegExp(`\\.${name}\\s+(?:in|==)\\s*\\[?\\s*["']auto["']`).test(ctx.script)) return undefined;
-      return adaptArgs('dtype-not-serializable', setOption(ctx.args, name, 'auto'), `--${name} auto (the script turns other values into a torch.dtype that it then saves as JSON; "auto" it passes on as the string)`);
+      if (
+        !name ||
+        optionValue(ctx.args, name) === 'auto' ||
+        !new RegExp(`\\.${name}\\s+(?:in|==)\\s*\\[?\\s*["']auto["']`).test(ctx.script)
+      )
+        return undefined;
+      return adaptArgs(
+        'dtype-not-serializable',
+        setOption(ctx.args, name, 'auto'),
+        `--${name} auto (the script turns other values into a torch.dtype that it then saves as JSON; "auto" it passes on as the string)`,
+      );
     },
   },
   {
@@ -701,15 +939,28 @@ export const RULES: readonly Rule[] = [
     // derivation could not resolve, `load_metric(metric)` in a loop); else a refusal that says why.
     id: 'metric-missing',
     scope: 'exception',
-    pattern: /Couldn't find a (?:module|metric) script at [^\n]*|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^\n]*\/metrics\/[^\n]*/,
+    pattern:
+      /Couldn't find a (?:module|metric) script at [^\n]*|Tried to reach https:\/\/raw\.githubusercontent\.com\/huggingface\/datasets\/[^\n]*\/metrics\/[^\n]*/,
     apply: (m, ctx) => {
       const raw = missingMetric(m[0]);
       if (!raw) return undefined;
       const name = metricNameOf(raw);
-      if (!name || !offlineMetrics().includes(name)) return refuse('metric-unavailable', `the script loads the metric "${raw}", which ForgeEnv cannot serve offline (it has scripts of ${offlineMetrics().join(', ')})`);
+      if (!name || !offlineMetrics().includes(name))
+        return refuse(
+          'metric-unavailable',
+          `the script loads the metric "${raw}", which ForgeEnv cannot serve offline (it has scripts of ${offlineMetrics().join(', ')})`,
+        );
       if (!ctx.hub) return refuse('metric-unavailable', `the script loads the metric "${name}", which only real mode's hub serves offline`);
-      if (ctx.hub.needs.metrics?.includes(name)) return refuse('metric-unavailable', `the metric "${name}" was provided offline but the loader still did not find it (${m[0].slice(0, 200)})`);
-      return { kind: 'adapt', adaptation: { rule: 'metric-missing', kind: 'hub', change: `provide metric ${name} offline` }, hub: withMetric(ctx.hubExtra ?? EMPTY_HUB_NEEDS, name) };
+      if (ctx.hub.needs.metrics?.includes(name))
+        return refuse(
+          'metric-unavailable',
+          `the metric "${name}" was provided offline but the loader still did not find it (${m[0].slice(0, 200)})`,
+        );
+      return {
+        kind: 'adapt',
+        adaptation: { rule: 'metric-missing', kind: 'hub', change: `provide metric ${name} offline` },
+        hub: withMetric(ctx.hubExtra ?? EMPTY_HUB_NEEDS, name),
+      };
     },
   },
   {
@@ -726,7 +977,11 @@ export const RULES: readonly Rule[] = [
           const spelled = firstOption(ctx.options, [name]);
           if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
           const value = valueForArgument(ctx.script, name);
-          return adaptArgs('hub-url-data-files', setOption(ctx.args, spelled, value), `--${spelled} ${value} (the script reads ${v} from hf:// URLs unless it is given; offline, its local files are synthesized)`);
+          return adaptArgs(
+            'hub-url-data-files',
+            setOption(ctx.args, spelled, value),
+            `--${spelled} ${value} (the script reads ${v} from hf:// URLs unless it is given; offline, its local files are synthesized)`,
+          );
         }
       }
       return undefined;
@@ -746,7 +1001,11 @@ export const RULES: readonly Rule[] = [
       if (!placeholder) return undefined;
       const id = familyModelFor(ctx.script, placeholder.option, item.id);
       if (!id) return undefined;
-      return adaptArgs('placeholder-model-family', setOption(ctx.args, placeholder.option, id), `--${placeholder.option} ${id} (${item.id}, a placeholder the script does not name, is not of the family the script loads it with)`);
+      return adaptArgs(
+        'placeholder-model-family',
+        setOption(ctx.args, placeholder.option, id),
+        `--${placeholder.option} ${id} (${item.id}, a placeholder the script does not name, is not of the family the script loads it with)`,
+      );
     },
   },
   {
@@ -759,14 +1018,29 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       const path = m[1].replace(/^\.\//, '').replace(/\/+$/, '');
       if (!ctx.hub || !readsFromDisk(ctx.script)) return undefined;
-      if (!isRunRelativeFolder(path)) return refuse('disk-dataset-missing', `the script loads a saved dataset from ${path}, outside its run folder, where ForgeEnv cannot place one`);
+      if (!isRunRelativeFolder(path))
+        return refuse(
+          'disk-dataset-missing',
+          `the script loads a saved dataset from ${path}, outside its run folder, where ForgeEnv cannot place one`,
+        );
       if (ctx.hub.needs.datasets.some((d) => d.format === 'disk' && d.path === path)) {
         const r = ctx.hub.refusals.find((x) => x.kind === 'dataset' && x.id === path);
-        return refuse('disk-dataset-missing', `a saved dataset was asked for at ${path} but the run did not find it${r ? `: ${r.reason}` : ''}`);
+        return refuse(
+          'disk-dataset-missing',
+          `a saved dataset was asked for at ${path} but the run did not find it${r ? `: ${r.reason}` : ''}`,
+        );
       }
       const extra = ctx.hubExtra ?? EMPTY_HUB_NEEDS;
       const need = diskDatasetNeed(ctx.script, path, 'load_from_disk of a path a run error named');
-      return { kind: 'adapt', adaptation: { rule: 'disk-dataset-missing', kind: 'hub', change: `provide a saved dataset at ${path} (${Object.keys(need.columns ?? {}).join(', ')}${need.splits ? `; splits ${need.splits.join(', ')}` : ''})` }, hub: { ...extra, datasets: [...extra.datasets, need] } };
+      return {
+        kind: 'adapt',
+        adaptation: {
+          rule: 'disk-dataset-missing',
+          kind: 'hub',
+          change: `provide a saved dataset at ${path} (${Object.keys(need.columns ?? {}).join(', ')}${need.splits ? `; splits ${need.splits.join(', ')}` : ''})`,
+        },
+        hub: { ...extra, datasets: [...extra.datasets, need] },
+      };
     },
   },
   {
@@ -778,10 +1052,17 @@ export const RULES: readonly Rule[] = [
     apply: (m, ctx) => {
       if (!ctx.hub) return undefined;
       const item = missingHubItem(m.input ?? m[0]);
-      const refusal = item ? ctx.hub.refusals.find((r) => r.kind === item.kind && (r.id === item.id || r.id.startsWith(`${item.id}/`))) : ctx.hub.refusals[0];
-      if (refusal) return refuse('hub-item-unavailable', `ForgeEnv's offline hub cannot provide ${refusal.kind} ${refusal.id}: ${refusal.reason}`);
+      const refusal = item
+        ? ctx.hub.refusals.find((r) => r.kind === item.kind && (r.id === item.id || r.id.startsWith(`${item.id}/`)))
+        : ctx.hub.refusals[0];
+      if (refusal)
+        return refuse('hub-item-unavailable', `ForgeEnv's offline hub cannot provide ${refusal.kind} ${refusal.id}: ${refusal.reason}`);
       if (!item || needsHave(ctx.hub.needs, item)) return undefined;
-      return { kind: 'adapt', adaptation: { rule: 'hub-item-missing', kind: 'hub', change: `provide ${item.kind} ${item.id} offline` }, hub: withItem(ctx.hubExtra ?? EMPTY_HUB_NEEDS, item) };
+      return {
+        kind: 'adapt',
+        adaptation: { rule: 'hub-item-missing', kind: 'hub', change: `provide ${item.kind} ${item.id} offline` },
+        hub: withItem(ctx.hubExtra ?? EMPTY_HUB_NEEDS, item),
+      };
     },
   },
   {
@@ -799,7 +1080,8 @@ export const RULES: readonly Rule[] = [
   {
     id: 'dataset-column-missing',
     scope: 'exception',
-    pattern: /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+    pattern:
+      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
     apply: (m, ctx) => {
       const col = m[1] ?? m[2] ?? m[3] ?? '';
       // Only a name the script itself uses as a key: a column of the data it loads.
@@ -812,10 +1094,23 @@ export const RULES: readonly Rule[] = [
       if (own.length) {
         const extra = withColumn(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, col);
         const real = own.filter((d) => KNOWN_DATASETS[d.path]).map((d) => d.path);
-        const why = real.length ? ` (the real schema of ${real.join(', ')} lacks it: the script reads a variant, or the table is incomplete; the table's features are a floor)` : '';
-        return { kind: 'adapt', adaptation: { rule: 'dataset-column-missing', kind: 'hub', change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}${why}` }, hub: extra };
+        const why = real.length
+          ? ` (the real schema of ${real.join(', ')} lacks it: the script reads a variant, or the table is incomplete; the table's features are a floor)`
+          : '';
+        return {
+          kind: 'adapt',
+          adaptation: {
+            rule: 'dataset-column-missing',
+            kind: 'hub',
+            change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}${why}`,
+          },
+          hub: extra,
+        };
       }
-      return refuse('dataset-column-missing', `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub, which ForgeEnv serves as it is)' : ''}`);
+      return refuse(
+        'dataset-column-missing',
+        `the offline dataset has no column "${col}", which the script uses${ctx.hub ? ' (a dataset of the base hub, which ForgeEnv serves as it is)' : ''}`,
+      );
     },
   },
   {
@@ -826,7 +1121,10 @@ export const RULES: readonly Rule[] = [
     pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
     apply: (m) => {
       const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
-      return refuse('network-download', `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (with requests/urllib, or through a library it hands the URL to, e.g. a processor given an image URL), not a hub file the offline hub serves, which an offline sandboxed run cannot`);
+      return refuse(
+        'network-download',
+        `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (with requests/urllib, or through a library it hands the URL to, e.g. a processor given an image URL), not a hub file the offline hub serves, which an offline sandboxed run cannot`,
+      );
     },
   },
   {
@@ -834,13 +1132,21 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
     // And datasets' audio decoding check ("To support decoding audio files, please install 'librosa' and 'soundfile'.").
-    pattern: /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)|ImportError: [^\n]*?please install '([\w.-]+)'/,
-    apply: (m) => refuse('module-not-installed', m[1] ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment` : `the script uses ${m[2] ?? m[3]} (through a library that needs it), which is not installed in the snapshot's environment`),
+    pattern:
+      /ModuleNotFoundError: No module named '([\w.]+)'|ImportError: Please install (?:the )?`?([\w.-]+)`? (?:package|library)|ImportError: [^\n]*?please install '([\w.-]+)'/,
+    apply: (m) =>
+      refuse(
+        'module-not-installed',
+        m[1]
+          ? `the script imports ${m[1]}, which is neither beside it nor installed in the snapshot's environment`
+          : `the script uses ${m[2] ?? m[3]} (through a library that needs it), which is not installed in the snapshot's environment`,
+      ),
   },
 ];
 
 /** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
-const FAMILY_CLASS = /^([A-Z][A-Za-z0-9]*?)(?:For[A-Z]\w*|ImageProcessor(?:Fast)?|Processor|FeatureExtractor|TokenizerFast|Tokenizer|Model|Config)$/;
+const FAMILY_CLASS =
+  /^([A-Z][A-Za-z0-9]*?)(?:For[A-Z]\w*|ImageProcessor(?:Fast)?|Processor|FeatureExtractor|TokenizerFast|Tokenizer|Model|Config)$/;
 
 /**
  * A well-known model id of the family of the classes that load `--option` in the script (other than
@@ -879,7 +1185,11 @@ export function optionsGuarding(script: string, variable: string): string[] {
 
 /** The last line of a traceback or error output, for records. */
 export function lastErrorLine(text: string): string {
-  const lines = text.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const exc = [...lines].reverse().find((l) => /^[\w.]+(Error|Exception|Exit|Interrupt)\b|^error:|: error:/.test(l));
   return (exc ?? lines.at(-1) ?? '').slice(0, 500);
 }
@@ -899,7 +1209,11 @@ export const DIAGNOSIS_LINES = 15;
  * output is not read: a warning that mentions DeepSpeed is no reason to refuse.
  */
 export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[] = RULES): Diagnosis | undefined {
-  const tail = output.split('\n').filter((l) => l.trim()).slice(-DIAGNOSIS_LINES).join('\n');
+  const tail = output
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(-DIAGNOSIS_LINES)
+    .join('\n');
   const exception = lastErrorLine(tail);
   for (const rule of rules) {
     const m = rule.pattern.exec(rule.scope === 'exception' ? exception : tail);

@@ -48,7 +48,17 @@ export function makeRunner(opts: RunnerOptions): RunFn {
   return async (run) => {
     const needs = opts.mode === 'real' && opts.hubNeeds ? opts.hubNeeds(run) : undefined;
     const hub = needs ? { needs, files: run.files, modelArchitectures: opts.modelArchitectures, strict: false } : undefined;
-    const real = opts.mode === 'real' ? await prepareRealRun({ libraryVersions: versions, snapshot: opts.snapshot, interpreter: opts.interpreter, hub, onProgress: opts.onProgress, signal: opts.signal }) : undefined;
+    const real =
+      opts.mode === 'real'
+        ? await prepareRealRun({
+            libraryVersions: versions,
+            snapshot: opts.snapshot,
+            interpreter: opts.interpreter,
+            hub,
+            onProgress: opts.onProgress,
+            signal: opts.signal,
+          })
+        : undefined;
     if (needs) opts.onHub?.({ needs, refusals: real?.hubRefusals ?? [] });
     // Local data files the args point to and the task does not ship (`--train_file train.jsonl`), as episodes get them.
     const files = needs ? { ...dataFilesOrNone(needs), ...run.files } : run.files;

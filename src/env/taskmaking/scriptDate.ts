@@ -6,7 +6,9 @@ import { basename, dirname } from 'node:path';
 
 function git(cwd: string, args: string[]): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('git', ['-C', cwd, ...args], { timeout: 10_000, maxBuffer: 1 << 20 }, (err, stdout) => resolve(err ? undefined : stdout.trim() || undefined));
+    execFile('git', ['-C', cwd, ...args], { timeout: 10_000, maxBuffer: 1 << 20 }, (err, stdout) =>
+      resolve(err ? undefined : stdout.trim() || undefined),
+    );
   });
 }
 

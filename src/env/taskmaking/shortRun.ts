@@ -14,7 +14,18 @@ interface ShortRunSetting {
 }
 
 /** Option names of the input sequence length (`cutoff_len`: alpaca-lora style scripts). */
-export const SEQUENCE_LENGTH_OPTIONS = ['max_seq_length', 'max_length', 'seq_length', 'block_size', 'max_seq_len', 'model_max_length', 'max_source_length', 'cutoff_len', 'max_input_length', 'max_len'] as const;
+export const SEQUENCE_LENGTH_OPTIONS = [
+  'max_seq_length',
+  'max_length',
+  'seq_length',
+  'block_size',
+  'max_seq_len',
+  'model_max_length',
+  'max_source_length',
+  'cutoff_len',
+  'max_input_length',
+  'max_len',
+] as const;
 
 export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['max_steps', 'max_train_steps', 'total_steps', 'num_train_steps', 'train_steps', 'steps'], value: '8' },
@@ -42,14 +53,22 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
 ];
 
 /** The bounded-run args and one adaptation per option set. */
-export function boundRun(args: readonly string[], options: ParserOptions | undefined): { args: string[]; adaptations: Array<Omit<Adaptation, 'round'>> } {
+export function boundRun(
+  args: readonly string[],
+  options: ParserOptions | undefined,
+): { args: string[]; adaptations: Array<Omit<Adaptation, 'round'>> } {
   let out = [...args];
   const adaptations: Array<Omit<Adaptation, 'round'>> = [];
   for (const s of SHORT_RUN_SETTINGS) {
     const name = firstOption(options, s.names);
     if (!name || s.names.some((n) => optionIndex(out, n) >= 0)) continue;
     out = s.value === '' ? [...out, `--${name}`] : setOption(out, name, s.value);
-    adaptations.push({ rule: 'short-run', kind: 'args', error: `bounded run: the parser offers --${name}`, change: `--${name}${s.value === '' ? '' : ` ${s.value}`}` });
+    adaptations.push({
+      rule: 'short-run',
+      kind: 'args',
+      error: `bounded run: the parser offers --${name}`,
+      change: `--${name}${s.value === '' ? '' : ` ${s.value}`}`,
+    });
   }
   return { args: out, adaptations };
 }

@@ -110,7 +110,10 @@ export function monthsApart(a: string, b: string): number {
  * date, the newest whose venv is built, else the newest. When none has everything, the one that
  * lacks least (the reason says what).
  */
-export function inferSnapshot(script: string, opts: { scriptDate?: string; forced?: string; ids?: readonly string[] } = {}): SnapshotChoice {
+export function inferSnapshot(
+  script: string,
+  opts: { scriptDate?: string; forced?: string; ids?: readonly string[] } = {},
+): SnapshotChoice {
   if (opts.forced !== undefined) {
     const s = getSnapshot(opts.forced);
     const fits = snapshotFits(script, [s.id]);
@@ -150,7 +153,12 @@ export function inferSnapshot(script: string, opts: { scriptDate?: string; force
 export function missingFromEverySnapshot(fits: readonly SnapshotFit[], module: string): string | undefined {
   // Missing entries read `module.Name (line N)` (`from module import Name`) or `module (line N)` (`import module`).
   const names = (m: string) => m.replace(/ \(line \d+\)$/, '');
-  const lacks = (m: string) => names(m) === module || (names(m).startsWith(`${module}.`) && !names(m).slice(module.length + 1).includes('.'));
+  const lacks = (m: string) =>
+    names(m) === module ||
+    (names(m).startsWith(`${module}.`) &&
+      !names(m)
+        .slice(module.length + 1)
+        .includes('.'));
   if (!fits.length || !fits.every((f) => f.missing.some(lacks))) return undefined;
   const pkg = module.split('.')[0];
   const pins = [...fits].sort((a, b) => a.date.localeCompare(b.date)).map((f) => `${getSnapshot(f.id).versions[pkg] ?? '?'} (${f.id})`);

@@ -59,7 +59,14 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
     try {
       await env.reset({ taskId: o.taskId, seed: 1 });
       const obs = await env.step({ breakage: { primitive_type: NATURAL_DRIFT_PRIMITIVE, params: {} } });
-      if (obs.info.error || obs.current_phase !== 'repair') return { taskId: o.taskId, solved: false, steps, runs, reason: `the NaturalDrift episode did not start: ${infoText(obs.info.error ?? obs.current_phase)}` };
+      if (obs.info.error || obs.current_phase !== 'repair')
+        return {
+          taskId: o.taskId,
+          solved: false,
+          steps,
+          runs,
+          reason: `the NaturalDrift episode did not start: ${infoText(obs.info.error ?? obs.current_phase)}`,
+        };
       const broken = obs.script_content;
       let script = broken;
       let error = errorOf(obs.error_trace);
@@ -67,7 +74,14 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
       let retry = false;
       for (let i = 0; i < maxSteps && !retry; i++) {
         const step = driftRepairStep(script, error);
-        if (!step) return { taskId: o.taskId, solved: false, steps, runs, reason: `${ARGS_DRIFT.test(error) ? 'the drift is in the task\'s arguments (options the release no longer has), which a repair of the script does not change; ' : ''}no known repair of: ${error.slice(0, 200)}` };
+        if (!step)
+          return {
+            taskId: o.taskId,
+            solved: false,
+            steps,
+            runs,
+            reason: `${ARGS_DRIFT.test(error) ? "the drift is in the task's arguments (options the release no longer has), which a repair of the script does not change; " : ''}no known repair of: ${error.slice(0, 200)}`,
+          };
         steps.push({ drift_id: step.drift_id, change: step.change });
         o.onProgress?.(`repair step ${i + 1}: ${step.change}`);
         script = step.script;
@@ -87,7 +101,13 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
             o.onProgress?.(`the verifier asked for the task's verify fields: ${spec}; scored again with them`);
             continue;
           }
-          return { taskId: o.taskId, solved: false, steps, runs, reason: `the repaired script runs but the verifier rejects it: ${(evaluation.findings ?? []).join('; ').slice(0, 600)}` };
+          return {
+            taskId: o.taskId,
+            solved: false,
+            steps,
+            runs,
+            reason: `the repaired script runs but the verifier rejects it: ${(evaluation.findings ?? []).join('; ').slice(0, 600)}`,
+          };
         }
         const shim = !adapted.has('runtime') ? await runtimeAdaptation(o, error) : false;
         if (shim) {
@@ -96,7 +116,14 @@ export async function solveNaturalDrift(o: SolveOptions): Promise<SolveOutcome> 
           o.onProgress?.(`the repaired run met this machine: ${shim}; scored again with it`);
         }
       }
-      if (!retry) return { taskId: o.taskId, solved: false, steps, runs, reason: `still failing after ${steps.length} repair step(s): ${error.slice(0, 200)}` };
+      if (!retry)
+        return {
+          taskId: o.taskId,
+          solved: false,
+          steps,
+          runs,
+          reason: `still failing after ${steps.length} repair step(s): ${error.slice(0, 200)}`,
+        };
     } finally {
       await env.dispose();
     }
@@ -112,7 +139,11 @@ async function verifyAdaptation(o: SolveOptions, repaired: string, findings: str
   const read = readFolderFile(o.taskDir, `${o.taskId}.py`, MAX_TASK_FILE_BYTES);
   if (!fix || !read.ok) return false;
   const adaptation = { round: (entry.adaptations?.length ?? 0) + 1, ...fix.adaptation };
-  await writeTask(o.taskDir, { ...entry, verify: VerifySpecSchema.parse(fix.spec), adaptations: [...(entry.adaptations ?? []), adaptation] }, read.text);
+  await writeTask(
+    o.taskDir,
+    { ...entry, verify: VerifySpecSchema.parse(fix.spec), adaptations: [...(entry.adaptations ?? []), adaptation] },
+    read.text,
+  );
   return fix.adaptation.change;
 }
 
@@ -125,7 +156,13 @@ async function runtimeAdaptation(o: SolveOptions, error: string): Promise<string
   if (!entry) return false;
   const runtime = entry.runtime;
   // No parser options: only the script's code is adaptable, so the rule answers with a shim or not at all.
-  const d = diagnose(error, { script: '', args: entry.args ?? [], env: entry.env ?? {}, options: undefined, ...(runtime ? { runtime } : {}) });
+  const d = diagnose(error, {
+    script: '',
+    args: entry.args ?? [],
+    env: entry.env ?? {},
+    options: undefined,
+    ...(runtime ? { runtime } : {}),
+  });
   if (!d || d.outcome.kind !== 'adapt' || d.outcome.adaptation.kind !== 'runtime' || !d.outcome.runtime) return false;
   const read = readFolderFile(o.taskDir, `${o.taskId}.py`, MAX_TASK_FILE_BYTES);
   if (!read.ok) return false;

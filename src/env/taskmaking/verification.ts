@@ -60,14 +60,23 @@ export function breakageCandidates(script: string, versions: LibraryVersions): C
     (seen.has(x.p) ? rest : firsts).push(x);
     seen.add(x.p);
   }
-  return [...firsts, ...rest].map((x) => ({ primitive_type: x.p, params: x.c.params, real: breaksReally(x.c), ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}) }));
+  return [...firsts, ...rest].map((x) => ({
+    primitive_type: x.p,
+    params: x.c.params,
+    real: breaksReally(x.c),
+    ...(x.c.drift_entry ? { drift_id: x.c.drift_entry } : {}),
+  }));
 }
 
 /**
  * Whether the broken run's error names the changed API: the same criterion as check-primitives
  * (the names the breakage's edits touch, found as words in the traceback's end).
  */
-export function errorNamesApi(errorTrace: string, script: string, spec: { primitive_type: string; params: Record<string, unknown> }): boolean {
+export function errorNamesApi(
+  errorTrace: string,
+  script: string,
+  spec: { primitive_type: string; params: Record<string, unknown> },
+): boolean {
   let names: string[];
   try {
     names = changedApiNames(script, spec.params, applySpec(script, spec));
@@ -94,7 +103,8 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
       o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
       const obs = await env.step({ breakage: { primitive_type: c.primitive_type, params: c.params } }, { signal: o.signal });
       const base = { primitive_type: c.primitive_type, ...(c.drift_id ? { drift_id: c.drift_id } : {}) };
-      if (obs.info.error) return { ...base, broke: false, names_api: false, oracle_verified: false, note: infoText(obs.info.error).slice(0, 500) };
+      if (obs.info.error)
+        return { ...base, broke: false, names_api: false, oracle_verified: false, note: infoText(obs.info.error).slice(0, 500) };
       const trace = obs.error_trace ?? '';
       const broke = obs.info.broke === true;
       const names = broke && errorNamesApi(trace, o.task.script_content, c);

@@ -9,7 +9,15 @@ import type { VerifySpecInput } from '../verify/spec';
 import { optionValue } from './argEdits';
 import type { Adaptation } from './provenance';
 
-const MODEL_OPTIONS = ['model_name_or_path', 'model_name', 'model_id', 'model', 'base_model', 'pretrained_model_name_or_path', 'model_path'];
+const MODEL_OPTIONS = [
+  'model_name_or_path',
+  'model_name',
+  'model_id',
+  'model',
+  'base_model',
+  'pretrained_model_name_or_path',
+  'model_path',
+];
 const DATASET_OPTIONS = ['dataset_name', 'dataset', 'dataset_id', 'dataset_path'];
 const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']>]> = [
   [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b/, 'vlm'],
@@ -22,7 +30,8 @@ const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']
   [/ForMaskedLM\b/, 'mlm'],
 ];
 
-const fromArgs = (args: readonly string[], names: readonly string[]) => names.map((n) => optionValue(args, n)).find((v) => v !== undefined && v !== 'true');
+const fromArgs = (args: readonly string[], names: readonly string[]) =>
+  names.map((n) => optionValue(args, n)).find((v) => v !== undefined && v !== 'true');
 
 /** The verifier's finding when the original's run left no saved model anywhere (forgeenv_verify.py's locate). */
 export const NO_SAVED_MODEL = /the run left no saved model\b/;
@@ -43,7 +52,12 @@ export function verifySpecFor(
     return {
       spec,
       shim: 'trained-model-evidence',
-      adaptation: { rule: 'trained-model-evidence', kind: 'verify', error: finding.slice(0, 500), change: `runtime shim trained-model-evidence, verify.artifact ${EVIDENCE_ARTIFACT}` },
+      adaptation: {
+        rule: 'trained-model-evidence',
+        kind: 'verify',
+        error: finding.slice(0, 500),
+        change: `runtime shim trained-model-evidence, verify.artifact ${EVIDENCE_ARTIFACT}`,
+      },
     };
   }
   if (/verify\.base_model/.test(finding) && !current.base_model) {

@@ -27,18 +27,28 @@ export function readEntries(dir: string): TaskMetadata[] {
   try {
     json = JSON.parse(read.text);
   } catch (e) {
-    throw new TaskWriteError(`${join(dir, TASK_METADATA_FILE)} is not valid JSON (${(e as Error).message}); fix it first, it is not overwritten`);
+    throw new TaskWriteError(
+      `${join(dir, TASK_METADATA_FILE)} is not valid JSON (${(e as Error).message}); fix it first, it is not overwritten`,
+    );
   }
   const parsed = TaskMetadataFileSchema.safeParse(json);
-  if (!parsed.success) throw new TaskWriteError(`${join(dir, TASK_METADATA_FILE)} is not a valid task list (${formatZodError(parsed.error)}); fix it first, it is not overwritten`);
+  if (!parsed.success)
+    throw new TaskWriteError(
+      `${join(dir, TASK_METADATA_FILE)} is not a valid task list (${formatZodError(parsed.error)}); fix it first, it is not overwritten`,
+    );
   return parsed.data;
 }
 
 /** A task id from a file name, unique in `dir` (its scripts and entries) and among the built-in tasks (which would shadow it). */
 export function uniqueTaskId(fileName: string, dir: string, entries: readonly TaskMetadata[]): string {
-  let base = fileName.replace(/\.py$/, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '') || 'task';
+  let base =
+    fileName
+      .replace(/\.py$/, '')
+      .replace(/[^A-Za-z0-9_.-]+/g, '_')
+      .replace(/^[._-]+/, '') || 'task';
   if (!TaskSchema.shape.task_id.safeParse(base).success) base = 'task';
-  const taken = (id: string) => existsSync(join(dir, `${id}.py`)) || existsSync(join(tasksDir(), `${id}.py`)) || entries.some((e) => e.task_id === id);
+  const taken = (id: string) =>
+    existsSync(join(dir, `${id}.py`)) || existsSync(join(tasksDir(), `${id}.py`)) || entries.some((e) => e.task_id === id);
   if (!taken(base)) return base;
   for (let i = 2; ; i++) if (!taken(`${base}_${i}`)) return `${base}_${i}`;
 }

@@ -47,7 +47,10 @@ function hasProcFd(): boolean {
 }
 
 class Refused extends Error {
-  constructor(readonly problem: string, readonly missing = false) {
+  constructor(
+    readonly problem: string,
+    readonly missing = false,
+  ) {
     super(problem);
   }
 }
@@ -132,7 +135,8 @@ function readBounded(fd: number, size: number, maxBytes: number): { buf: Buffer;
 export function readFolderFile(dir: string, name: string, maxBytes: number): FolderFileResult & { missing?: boolean } {
   const file = join(dir, name);
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-  if (isAbsolute(name) || parts.length === 0 || parts.includes('..')) return { ok: false, problem: `${file}: not a path inside the folder` };
+  if (isAbsolute(name) || parts.length === 0 || parts.includes('..'))
+    return { ok: false, problem: `${file}: not a path inside the folder` };
   const open: number[] = [];
   try {
     open.push(openSync(dir, constants.O_RDONLY | O_DIRECTORY));

@@ -42,9 +42,24 @@ export interface DerivedArgs {
 
 const PARSERS = /(^|\.)(HfArgumentParser|TrlParser)$/;
 const TRAINING_CONFIGS = new Set([
-  'TrainingArguments', 'Seq2SeqTrainingArguments', 'SFTConfig', 'DPOConfig', 'ORPOConfig', 'KTOConfig', 'BCOConfig',
-  'CPOConfig', 'RewardConfig', 'GRPOConfig', 'OnlineDPOConfig', 'PPOConfig', 'RLOOConfig', 'GKDConfig', 'PRMConfig',
-  'NashMDConfig', 'XPOConfig', 'IterativeSFTConfig',
+  'TrainingArguments',
+  'Seq2SeqTrainingArguments',
+  'SFTConfig',
+  'DPOConfig',
+  'ORPOConfig',
+  'KTOConfig',
+  'BCOConfig',
+  'CPOConfig',
+  'RewardConfig',
+  'GRPOConfig',
+  'OnlineDPOConfig',
+  'PPOConfig',
+  'RLOOConfig',
+  'GKDConfig',
+  'PRMConfig',
+  'NashMDConfig',
+  'XPOConfig',
+  'IterativeSFTConfig',
 ]);
 /** Library dataclasses and the fields a script cannot run without. */
 const LIBRARY_NEEDS: Readonly<Record<string, ReadonlyArray<{ name: string; type: string }>>> = {
@@ -55,7 +70,19 @@ const MODEL_NAME = /^(pretrained_)?(base_)?(model|tokenizer)(_name)?(_or_path|_i
 const DATA_FILE_NAME = /^(train|validation|valid|eval|test)_(?:file|data_file|data_path)$/;
 const DATASET_NAME = /^dataset(_name|_id|_path)?(_or_path)?$/;
 /** `load_dataset` builders that are file formats, not dataset ids. */
-const DATASET_BUILDERS = new Set(['json', 'csv', 'text', 'parquet', 'arrow', 'imagefolder', 'audiofolder', 'webdataset', 'pandas', 'generator', 'sql']);
+const DATASET_BUILDERS = new Set([
+  'json',
+  'csv',
+  'text',
+  'parquet',
+  'arrow',
+  'imagefolder',
+  'audiofolder',
+  'webdataset',
+  'pandas',
+  'generator',
+  'sql',
+]);
 const DEFAULT_MODEL = 'gpt2';
 const DEFAULT_DATASET = 'imdb';
 
@@ -101,7 +128,8 @@ function readClasses(source: string, root: SyntaxNode): Map<string, ClassInfo> {
     const nameNode = cls.getChild('VariableName');
     if (!nameNode) return;
     const decorated = cls.parent?.name === 'DecoratedStatement' ? cls.parent : undefined;
-    const dataclass = !!decorated && children(decorated).some((d) => d.name === 'Decorator' && /\bdataclass\b/.test(source.slice(d.from, d.to)));
+    const dataclass =
+      !!decorated && children(decorated).some((d) => d.name === 'Decorator' && /\bdataclass\b/.test(source.slice(d.from, d.to)));
     const baseList = cls.getChild('ArgList');
     const bases = (baseList ? children(baseList) : [])
       .filter((b) => b.name === 'VariableName' || b.name === 'MemberExpression')
@@ -121,7 +149,8 @@ function readClasses(source: string, root: SyntaxNode): Map<string, ClassInfo> {
       let stringDefault = stringValue(source, value);
       if (value?.name === 'CallExpression' && /(^|\.)field$/.test(source.slice(value.firstChild!.from, value.firstChild!.to))) {
         const args = children(value.getChild('ArgList') ?? value);
-        const kw = (k: string) => args.findIndex((a, i) => a.name === 'VariableName' && source.slice(a.from, a.to) === k && args[i + 1]?.name === 'AssignOp');
+        const kw = (k: string) =>
+          args.findIndex((a, i) => a.name === 'VariableName' && source.slice(a.from, a.to) === k && args[i + 1]?.name === 'AssignOp');
         const d = kw('default');
         required = d < 0 && kw('default_factory') < 0;
         stringDefault = d >= 0 ? stringValue(source, args[d + 2]) : undefined;
@@ -135,7 +164,11 @@ function readClasses(source: string, root: SyntaxNode): Map<string, ClassInfo> {
 }
 
 /** Fields of a local class including its local bases (bases first); undefined when not local. */
-function localFields(classes: Map<string, ClassInfo>, name: string, seen = new Set<string>()): { fields: FieldInfo[]; libraryBases: string[] } | undefined {
+function localFields(
+  classes: Map<string, ClassInfo>,
+  name: string,
+  seen = new Set<string>(),
+): { fields: FieldInfo[]; libraryBases: string[] } | undefined {
   const cls = classes.get(name);
   if (!cls || seen.has(name)) return undefined;
   seen.add(name);
@@ -197,7 +230,8 @@ function scriptIds(source: string, idx: ScriptIndex, classes: Map<string, ClassI
   for (const cls of classes.values()) {
     for (const f of cls.fields) {
       if (!model && MODEL_NAME.test(f.name) && looksLikeId(f.stringDefault)) model = f.stringDefault;
-      if (!dataset && DATASET_NAME.test(f.name) && looksLikeId(f.stringDefault) && !DATASET_BUILDERS.has(f.stringDefault!)) dataset = f.stringDefault;
+      if (!dataset && DATASET_NAME.test(f.name) && looksLikeId(f.stringDefault) && !DATASET_BUILDERS.has(f.stringDefault!))
+        dataset = f.stringDefault;
     }
   }
   for (const call of idx.calls) {
@@ -227,7 +261,10 @@ function valueFor(name: string, type: string, ids: { model?: string; dataset?: s
   if (file) return `${file[1] === 'valid' || file[1] === 'eval' ? 'validation' : file[1]}.json`;
   let t = type.replace(/\s+/g, '');
   for (;;) {
-    const inner = /^(?:typing\.)?(?:Optional|List|list|Sequence|Tuple|tuple|Set|set)\[(.*)\]$/.exec(t) ?? /^(.*)\|None$/.exec(t) ?? /^(?:typing\.)?Union\[(.*?),None\]$/.exec(t);
+    const inner =
+      /^(?:typing\.)?(?:Optional|List|list|Sequence|Tuple|tuple|Set|set)\[(.*)\]$/.exec(t) ??
+      /^(.*)\|None$/.exec(t) ??
+      /^(?:typing\.)?Union\[(.*?),None\]$/.exec(t);
     if (!inner) break;
     t = inner[1].split(',')[0];
   }
@@ -239,7 +276,12 @@ function valueFor(name: string, type: string, ids: { model?: string; dataset?: s
   return 'x';
 }
 
-function fromDataclassParsers(source: string, idx: ScriptIndex, classes: Map<string, ClassInfo>, ids: { model?: string; dataset?: string }): RequiredArgument[] {
+function fromDataclassParsers(
+  source: string,
+  idx: ScriptIndex,
+  classes: Map<string, ClassInfo>,
+  ids: { model?: string; dataset?: string },
+): RequiredArgument[] {
   const out: RequiredArgument[] = [];
   const add = (name: string, type: string, from: string) => {
     if (!out.some((r) => r.name === name)) out.push({ name, value: valueFor(name, type, ids), option: true, source: from });
@@ -281,7 +323,10 @@ function fromArgparse(source: string, idx: ScriptIndex, ids: { model?: string; d
     const hasDefault = kw('default') !== undefined;
     let required: boolean;
     if (positional) required = !hasDefault && !/^['"][?*]['"]$/.test(nargs ?? '');
-    else required = kw('required') === 'True' || (!hasDefault && !action && (MODEL_NAME.test(name) || DATASET_NAME.test(name) || name === 'output_dir'));
+    else
+      required =
+        kw('required') === 'True' ||
+        (!hasDefault && !action && (MODEL_NAME.test(name) || DATASET_NAME.test(name) || name === 'output_dir'));
     if (!required || out.some((r) => r.name === name)) continue;
     const choices = kw('choices');
     const firstChoice = choices ? /^[[(]\s*(?:(['"])(.*?)\1|(-?[\d.]+))/.exec(choices) : null;

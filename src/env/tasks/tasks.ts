@@ -126,7 +126,10 @@ const SCRIPT_RULES: readonly Rule[] = [
  * original's tiny_mlp_mnist); a script category only applies when the id says nothing.
  */
 export function deriveCategory(script: string, taskId: string): TaskCategory {
-  const idText = taskId.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  const idText = taskId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
   for (const [category, re] of ID_RULES) if (re.test(idText)) return category;
   const text = script.toLowerCase();
   for (const [category, re] of SCRIPT_RULES) if (re.test(text)) return category;
@@ -216,7 +219,9 @@ export function loadTaskFolder(dir: string, options: { source?: string } = {}): 
   const tasks: Task[] = [];
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.py')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.py'))
+      .sort();
   } catch (e) {
     return { tasks, problems: [`${dir}: task folder cannot be read (${(e as Error).message})`] };
   }
@@ -266,7 +271,9 @@ export function loadCorpus(options: { extraDirs?: string[]; builtinDir?: string 
     for (const task of loaded.tasks) {
       const taken = owner.get(task.task_id);
       if (taken !== undefined) {
-        problems.push(`${join(dir, `${task.task_id}.py`)}: task id "${task.task_id}" is already used by ${taken === 'builtin' ? 'the built-in corpus' : taken}; skipped`);
+        problems.push(
+          `${join(dir, `${task.task_id}.py`)}: task id "${task.task_id}" is already used by ${taken === 'builtin' ? 'the built-in corpus' : taken}; skipped`,
+        );
         continue;
       }
       owner.set(task.task_id, task.source);

@@ -55,7 +55,15 @@ export const VerificationSchema = z.object({
 export type Verification = z.infer<typeof VerificationSchema>;
 
 export function verificationRecord(e: Evidence): Verification {
-  return { verified: e.verified, loaded: e.loaded, trained: e.trained, in_range: e.in_range, ...(e.check ? { check: e.check } : {}), ...(e.measured ?? {}), findings: e.findings };
+  return {
+    verified: e.verified,
+    loaded: e.loaded,
+    trained: e.trained,
+    in_range: e.in_range,
+    ...(e.check ? { check: e.check } : {}),
+    ...(e.measured ?? {}),
+    findings: e.findings,
+  };
 }
 
 /** How many margins the original's held-out improvement must reach for held-out loss to decide. */
@@ -80,7 +88,8 @@ export function judgeEvidence(
   spec: Pick<VerifySpec, 'margin' | 'tolerance'>,
   context: { mode?: 'real' | 'simulated' } = {},
 ): Evidence {
-  if (!reference.ok) return NO_EVIDENCE(`the task's check cannot verify anything: the unbroken original's own artifact fails it (${reference.reason})`);
+  if (!reference.ok)
+    return NO_EVIDENCE(`the task's check cannot verify anything: the unbroken original's own artifact fails it (${reference.reason})`);
   const r0 = (reference.untrained_loss - reference.trained_loss) / Math.max(1e-9, Math.abs(reference.untrained_loss));
   // Held-out loss decides only when the original's own improvement stands well clear of run-to-run
   // noise (a head initialised afresh each run moves it by a few percent in real mode's short runs).
@@ -154,7 +163,10 @@ function judgeMovedWeights(repair: Loaded, reference: Loaded, r0: number): Evide
   const findings = [
     `held-out loss cannot show training here (${why}), so the check is the weights training changed: ${pct(moved)} of the starting weights (the original changes ${pct(reference.moved ?? 0)})`,
   ];
-  if (!trained) findings.push(`${repair.artifact} is not a trained model: it changed ${pct(moved)} of its starting weights, under half of the original's ${pct(reference.moved ?? 0)}`);
+  if (!trained)
+    findings.push(
+      `${repair.artifact} is not a trained model: it changed ${pct(moved)} of its starting weights, under half of the original's ${pct(reference.moved ?? 0)}`,
+    );
   return {
     loaded: true,
     trained,

@@ -21,10 +21,16 @@ export interface ReferenceKey {
 }
 
 function keyOf(k: ReferenceKey): string {
-  return createHash('sha256').update(JSON.stringify([k.task_id, k.original, k.verify, k.mode, k.interpreter ?? '', k.library_versions, k.args ?? [], k.files ?? {}])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([k.task_id, k.original, k.verify, k.mode, k.interpreter ?? '', k.library_versions, k.args ?? [], k.files ?? {}]))
+    .digest('hex');
 }
 
-export async function referenceOutcome(key: ReferenceKey, compute: () => Promise<VerifierOutcome>, signal?: AbortSignal): Promise<VerifierOutcome> {
+export async function referenceOutcome(
+  key: ReferenceKey,
+  compute: () => Promise<VerifierOutcome>,
+  signal?: AbortSignal,
+): Promise<VerifierOutcome> {
   const k = keyOf(key);
   let pending = cache.get(k);
   if (!pending) {

@@ -90,14 +90,23 @@ export async function openForReading(dir: string, budget = { entries: 20_000 }):
 }
 
 /** The verdict of a verifier run; a crash, timeout or missing verdict is a refusal that says so. */
-export function readVerdict(exec: Pick<ExecutionResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'killed'>, nonce: string): VerifierOutcome {
+export function readVerdict(
+  exec: Pick<ExecutionResult, 'exit_code' | 'stdout' | 'stderr' | 'timed_out' | 'killed'>,
+  nonce: string,
+): VerifierOutcome {
   if (exec.timed_out) return { ok: false, reason: 'the verifier timed out' };
   if (exec.killed) return { ok: false, reason: 'the verifier was cancelled' };
   const prefix = `${VERDICT_MARKER}${nonce} `;
-  const line = exec.stdout.split('\n').reverse().find((l) => l.startsWith(prefix));
+  const line = exec.stdout
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith(prefix));
   if (!line) {
     const last = exec.stderr.trim().split('\n').slice(-1)[0] ?? '';
-    return { ok: false, reason: `the verifier ended without a verdict (exit code ${exec.exit_code ?? 'none'}${last ? `: ${last.slice(0, 300)}` : ''})` };
+    return {
+      ok: false,
+      reason: `the verifier ended without a verdict (exit code ${exec.exit_code ?? 'none'}${last ? `: ${last.slice(0, 300)}` : ''})`,
+    };
   }
   let json: unknown;
   try {

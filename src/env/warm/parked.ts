@@ -31,7 +31,8 @@ export class Parked implements ParkedHandle {
   private settle: () => void = () => undefined;
   private markClosed: () => void = () => undefined;
   private readonly onOut = (b: Buffer) => this.sawOutput(b.toString('utf8'));
-  private readonly onErr = (b: Buffer) => this.fault(`the zygote wrote to stderr before its run: ${b.toString('utf8').slice(0, 300).trim()}`);
+  private readonly onErr = (b: Buffer) =>
+    this.fault(`the zygote wrote to stderr before its run: ${b.toString('utf8').slice(0, 300).trim()}`);
 
   /**
    * `release`: gives back the run folder, uid and memory once the process is gone (a parked zygote
@@ -89,7 +90,9 @@ export class Parked implements ParkedHandle {
   /** Streams and the process keep Node's event loop alive only once claimed. */
   private setRef(on: boolean): void {
     const { child } = this.proc;
-    const handles = [child, child.stdin, child.stdout, child.stderr, child.stdio[STATUS_FD]] as ({ ref?: () => void; unref?: () => void } | null | undefined)[];
+    const handles = [child, child.stdin, child.stdout, child.stderr, child.stdio[STATUS_FD]] as (
+      { ref?: () => void; unref?: () => void } | null | undefined
+    )[];
     for (const h of handles) {
       const sock = h;
       if (on) sock?.ref?.();

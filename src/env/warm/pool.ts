@@ -28,7 +28,16 @@ export interface ParkedHandle {
 export interface WarmStats {
   enabled: boolean;
   /** Per run shape, by label (never the key: it holds the runs' environment). */
-  keys: { label: string; parked: number; ready: number; starting: boolean; lastError?: string; claims: number; misses: number; rssMiB: number }[];
+  keys: {
+    label: string;
+    parked: number;
+    ready: number;
+    starting: boolean;
+    lastError?: string;
+    claims: number;
+    misses: number;
+    rssMiB: number;
+  }[];
 }
 
 interface KeyState<S> {
@@ -211,7 +220,9 @@ export class WarmPool<S> {
     await r.settled;
     if (r.alive) {
       k.failures = 0;
-      this.opts.log?.(`[warm] ${k.label}: zygote ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${k.parked.filter((p) => p.ready && p.alive).length}/${this.opts.perKey} ready)`);
+      this.opts.log?.(
+        `[warm] ${k.label}: zygote ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${k.parked.filter((p) => p.ready && p.alive).length}/${this.opts.perKey} ready)`,
+      );
       return 0;
     }
     if (r.failure === RETIRED) return RETRY_MS;

@@ -67,7 +67,12 @@ export interface DpoResult {
 }
 
 /** Every attempt at each broken script, grouped by task_hash and repair prompt. */
-export function dpoCandidates(records: readonly DemonstrationRecord[], superseded: ReadonlySet<string>, rejectedByReview: ReadonlySet<string>, counts = { duplicates: 0 }): Map<string, DpoCandidate[]> {
+export function dpoCandidates(
+  records: readonly DemonstrationRecord[],
+  superseded: ReadonlySet<string>,
+  rejectedByReview: ReadonlySet<string>,
+  counts = { duplicates: 0 },
+): Map<string, DpoCandidate[]> {
   const groups = new Map<string, DpoCandidate[]>();
   const seen = new Set<string>();
   const add = (c: DpoCandidate) => {
@@ -84,7 +89,12 @@ export function dpoCandidates(records: readonly DemonstrationRecord[], supersede
     if (breakageFailed(r) === false) continue;
     const base = { record: r, reviewRejected: rejectedByReview.has(r.info.record_id), superseded: superseded.has(r.info.record_id) };
     const agent = r.info.agent as { kind?: unknown } | undefined;
-    add({ ...base, source: agent?.kind === 'model' ? 'model' : 'human', diff: r.repair_completion, stored: verifiedSuccess(r) ? 'pass' : 'fail' });
+    add({
+      ...base,
+      source: agent?.kind === 'model' ? 'model' : 'human',
+      diff: r.repair_completion,
+      stored: verifiedSuccess(r) ? 'pass' : 'fail',
+    });
     const s = r.info.suggestion as { diff?: unknown; score?: { success?: unknown } } | undefined;
     if (s && typeof s.diff === 'string') {
       const stored = typeof s.score?.success === 'boolean' ? (s.score.success ? 'pass' : 'fail') : 'unknown';
@@ -118,7 +128,21 @@ export async function exportDpo(opts: DpoOptions): Promise<DpoResult> {
   const rejected = new Set([...snap.reviews.latest].filter(([, r]) => r.verdict === 'reject').map(([id]) => id));
   const counts = { duplicates: 0 };
   const groups = dpoCandidates(snap.demonstrations.all, snap.demonstrations.superseded, rejected, counts);
-  const result: DpoResult = { out: opts.out, rows: 0, groups: groups.size, pairable_groups: 0, candidates: 0, reexecuted: 0, changed_at_export: 0, task_changed: 0, errors: 0, deduplicated: 0, duplicate_attempts: counts.duplicates, by_source: {}, cancelled: false };
+  const result: DpoResult = {
+    out: opts.out,
+    rows: 0,
+    groups: groups.size,
+    pairable_groups: 0,
+    candidates: 0,
+    reexecuted: 0,
+    changed_at_export: 0,
+    task_changed: 0,
+    errors: 0,
+    deduplicated: 0,
+    duplicate_attempts: counts.duplicates,
+    by_source: {},
+    cancelled: false,
+  };
   const lines: string[] = [];
   const written = new Set<string>();
   for (const cands of groups.values()) {
@@ -133,13 +157,21 @@ export async function exportDpo(opts: DpoOptions): Promise<DpoResult> {
     for (const c of cands) {
       if (opts.signal?.aborted) break;
       const rec = c.record;
-      const spec = { taskId: rec.task_id, seed: rec.info.seed, primitive: { primitive_type: rec.info.primitive.primitive_type, params: rec.info.primitive.params }, libraryVersions: rec.info.library_versions };
+      const spec = {
+        taskId: rec.task_id,
+        seed: rec.info.seed,
+        primitive: { primitive_type: rec.info.primitive.primitive_type, params: rec.info.primitive.params },
+        libraryVersions: rec.info.library_versions,
+      };
       let now: boolean;
       try {
         const r = await replayRepair(opts.envFor(rec.info.mode), spec, c.diff, { signal: opts.signal });
         if (opts.signal?.aborted) break;
         result.reexecuted++;
-        if (taskHash({ script: r.originalScript, primitive: spec.primitive, seed: spec.seed, library_versions: spec.libraryVersions }) !== rec.info.task_hash) {
+        if (
+          taskHash({ script: r.originalScript, primitive: spec.primitive, seed: spec.seed, library_versions: spec.libraryVersions }) !==
+          rec.info.task_hash
+        ) {
           result.task_changed++;
           continue;
         }
@@ -151,7 +183,9 @@ export async function exportDpo(opts: DpoOptions): Promise<DpoResult> {
       }
       if ((c.stored === 'pass' && !now) || (c.stored === 'fail' && now)) {
         result.changed_at_export++;
-        opts.onProgress?.(`${rec.task_id} ${rec.info.record_id} (${c.source}): stored ${c.stored}, ${now ? 'passes' : 'fails'} now: left out`);
+        opts.onProgress?.(
+          `${rec.task_id} ${rec.info.record_id} (${c.source}): stored ${c.stored}, ${now ? 'passes' : 'fails'} now: left out`,
+        );
         continue;
       }
       if (now && !c.reviewRejected) chosen.push(c);
@@ -167,7 +201,11 @@ export async function exportDpo(opts: DpoOptions): Promise<DpoResult> {
     chosen.sort((a, b) => Number(a.superseded) - Number(b.superseded) || Number(a.source !== 'human') - Number(b.source !== 'human'));
     rejectedSide.forEach((r, i) => {
       const c = chosen[i % chosen.length];
-      const row = JSON.stringify({ prompt: promptOf(systemPrompt, c.record.repair_prompt, style), chosen: side(c.diff, style, form), rejected: side(r.diff, style, form) });
+      const row = JSON.stringify({
+        prompt: promptOf(systemPrompt, c.record.repair_prompt, style),
+        chosen: side(c.diff, style, form),
+        rejected: side(r.diff, style, form),
+      });
       const key = sha256Hex(row);
       if (written.has(key)) return void result.deduplicated++;
       written.add(key);

@@ -13,11 +13,38 @@ import { key28 } from '../columns';
 import { demonstrationEntry } from '../datasetStore';
 import { addLatestReview, resolveRows, scanFirst, updateFile, type LatestReviews } from '../incremental';
 import { parseJsonlLine, readLines, type StoreProblem } from '../jsonlFile';
-import { DATASET_FILES, foreignSideRecord, REVIEW_SCHEMA, ReviewRecordSchema, type DemonstrationRecord, type ReviewRecord } from '../records';
+import {
+  DATASET_FILES,
+  foreignSideRecord,
+  REVIEW_SCHEMA,
+  ReviewRecordSchema,
+  type DemonstrationRecord,
+  type ReviewRecord,
+} from '../records';
 import { CARD_MARKER, cardDataFile, renderDatasetCard } from './card';
-import { clearExportIndex, emptyExportState, exportKey, exportLockPath, loadExportState, outputFingerprint, saveExportState, sameOutput, type ExportColumns, type ExportState } from './exportIndex';
+import {
+  clearExportIndex,
+  emptyExportState,
+  exportKey,
+  exportLockPath,
+  loadExportState,
+  outputFingerprint,
+  saveExportState,
+  sameOutput,
+  type ExportColumns,
+  type ExportState,
+} from './exportIndex';
 import { FORMATS, type CompletionForm, type ExportFormat, type FormatSpec, type PromptStyle, type RowContext } from './formats';
-import { baseCode, DEFAULT_FILTERS, PASS, selectLines, SelectionFiltersSchema, type Selection, type SelectionFilters, type SelectionStats } from './selection';
+import {
+  baseCode,
+  DEFAULT_FILTERS,
+  PASS,
+  selectLines,
+  SelectionFiltersSchema,
+  type Selection,
+  type SelectionFilters,
+  type SelectionStats,
+} from './selection';
 import { formatZodError } from '../../env/schemas';
 
 export interface ExportOptions {
@@ -96,9 +123,12 @@ async function checkPaths(dir: string, out: string): Promise<string> {
   const dataDir = canonicalPath(dir);
   const timelines = join(dataDir, DATASET_FILES.timelinesDir);
   if (outDir === dataDir || outDir === timelines || outDir.startsWith(timelines + sep)) {
-    throw new ExportError(`--out ${out} is inside the dataset folder itself; write exports to another folder (e.g. ${join(dir, 'exports', basename(out))}) so source files are never overwritten`);
+    throw new ExportError(
+      `--out ${out} is inside the dataset folder itself; write exports to another folder (e.g. ${join(dir, 'exports', basename(out))}) so source files are never overwritten`,
+    );
   }
-  if ((await stat(out).catch(() => undefined))?.isDirectory()) throw new ExportError(`--out ${out} is a folder; give a file name such as ${join(out, 'train.jsonl')}`);
+  if ((await stat(out).catch(() => undefined))?.isDirectory())
+    throw new ExportError(`--out ${out} is a folder; give a file name such as ${join(out, 'train.jsonl')}`);
   const card = join(dirname(out), 'README.md');
   const existing = await readFile(card, 'utf8').catch(() => undefined);
   if (existing !== undefined && !existing.includes(CARD_MARKER)) {
@@ -108,13 +138,19 @@ async function checkPaths(dir: string, out: string): Promise<string> {
   const describes = existing === undefined ? undefined : cardDataFile(existing);
   if (describes !== undefined && describes !== basename(out)) {
     const own = join(dirname(out), basename(out).replace(/\.[^.]*$/, ''), basename(out));
-    throw new ExportError(`${card} is the dataset card of ${describes}; exporting ${basename(out)} beside it would replace that card. Export into a folder of its own (e.g. ${own}), or re-export ${describes}.`);
+    throw new ExportError(
+      `${card} is the dataset card of ${describes}; exporting ${basename(out)} beside it would replace that card. Export into a folder of its own (e.g. ${own}), or re-export ${describes}.`,
+    );
   }
   return card;
 }
 
 const reviewLine = (raw: string, line: number, terminated: boolean, file: string) =>
-  parseJsonlLine(raw, line, terminated, ReviewRecordSchema, { what: 'review', foreign: foreignSideRecord('review', REVIEW_SCHEMA), displayPath: file });
+  parseJsonlLine(raw, line, terminated, ReviewRecordSchema, {
+    what: 'review',
+    foreign: foreignSideRecord('review', REVIEW_SCHEMA),
+    displayPath: file,
+  });
 
 function stagingPathFor(out: string): string {
   return join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
@@ -138,7 +174,7 @@ class AppendWriter {
     const buf = Buffer.concat(this.pending);
     this.pending = [];
     this.size = 0;
-    for (let off = 0; off < buf.length; ) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
+    for (let off = 0; off < buf.length;) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
   }
   async commit(): Promise<void> {
     try {
@@ -170,7 +206,14 @@ class NeedFullExport extends Error {}
  * output atomically; `append` true reads only what was appended since `state` and appends the new
  * rows, and throws NeedFullExport (having written nothing) when any earlier row would change.
  */
-async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext, filters: SelectionFilters, state: ExportState, append: boolean): Promise<RunResult> {
+async function runExport(
+  opts: ExportOptions,
+  spec: FormatSpec,
+  ctx: RowContext,
+  filters: SelectionFilters,
+  state: ExportState,
+  append: boolean,
+): Promise<RunResult> {
   const reviewsFile = join(opts.dir, DATASET_FILES.reviews);
   const demosFile = join(opts.dir, DATASET_FILES.demonstrations);
   const fresh = emptyExportState(state.key);
@@ -244,7 +287,13 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
     // Keys of earlier rows that new rows repeat (one pass over the earlier keys' integer hashes).
     const newKeys = [...new Set(stagedKeys.filter((_, k) => selection.selected[stagedPos[k]]))];
     const earlierKeys = new Set<string>();
-    scanFirst(state.rowKeyHash.values, state.rowKeys, 0, state.rowKeys.length, newKeys.map((k) => [key28(k), k] as const)).forEach((pos, q) => {
+    scanFirst(
+      state.rowKeyHash.values,
+      state.rowKeys,
+      0,
+      state.rowKeys.length,
+      newKeys.map((k) => [key28(k), k] as const),
+    ).forEach((pos, q) => {
       if (pos >= 0) earlierKeys.add(newKeys[q]);
     });
 
@@ -277,7 +326,9 @@ async function runExport(opts: ExportOptions, spec: FormatSpec, ctx: RowContext,
       throw err;
     }
     state.output = (await outputFingerprint(opts.out)) ?? null;
-    const problems = [...state.reviews.problems, ...reviews.tailProblems, ...state.demos.problems, ...demos.tailProblems].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+    const problems = [...state.reviews.problems, ...reviews.tailProblems, ...state.demos.problems, ...demos.tailProblems].sort(
+      (a, b) => a.file.localeCompare(b.file) || a.line - b.line,
+    );
     const complete = reviews.tail.length + reviews.tailProblems.length + demos.tail.length + demos.tailProblems.length === 0;
     return { state, selection, problems, complete, parsedLines: reviews.parsed + demos.parsed };
   } finally {
@@ -314,7 +365,15 @@ export async function exportDataset(opts: ExportOptions): Promise<ExportResult> 
 
   const realOut = canonicalPath(opts.out);
   // The row and dedupe functions' source is hashed too, so a build that shapes rows differently never appends to an older export.
-  const key = exportKey({ dir: opts.dir, realDir: canonicalPath(opts.dir), format: opts.format, ctx, filters, row: spec.row.toString(), dedupe: spec.dedupeKey.toString() });
+  const key = exportKey({
+    dir: opts.dir,
+    realDir: canonicalPath(opts.dir),
+    format: opts.format,
+    ctx,
+    filters,
+    row: spec.row.toString(),
+    dedupe: spec.dedupeKey.toString(),
+  });
   const release = await lockOutput(realOut);
   try {
     let run: RunResult | undefined;

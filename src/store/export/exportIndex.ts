@@ -55,7 +55,18 @@ export interface ExportState {
 const i32 = () => new NumColumn('i32');
 
 export function emptyExportColumns(): ExportColumns {
-  return { ids: new StrColumn(), idKey: i32(), supersedes: new StrColumn(), supersedesKey: i32(), first: i32(), superseded: i32(), verdict: i32(), base: i32(), primitive: i32(), selected: i32() };
+  return {
+    ids: new StrColumn(),
+    idKey: i32(),
+    supersedes: new StrColumn(),
+    supersedesKey: i32(),
+    first: i32(),
+    superseded: i32(),
+    verdict: i32(),
+    base: i32(),
+    primitive: i32(),
+    selected: i32(),
+  };
 }
 
 export function emptyExportState(key: string): ExportState {
@@ -115,7 +126,16 @@ export async function outputFingerprint(file: string): Promise<OutputFingerprint
 }
 
 export function sameOutput(a: OutputFingerprint | null | undefined, b: OutputFingerprint | null | undefined): boolean {
-  return !!a && !!b && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.head === b.head && a.tail === b.tail;
+  return (
+    !!a &&
+    !!b &&
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtimeMs === b.mtimeMs &&
+    a.head === b.head &&
+    a.tail === b.tail
+  );
 }
 
 // On disk: a 4-byte header length, a JSON header, then the columns as raw typed arrays and
@@ -176,7 +196,10 @@ function decode(buf: Buffer): ExportState {
     const bytes = next();
     return new StrColumn(bytes.toString('utf8'), ints(next()), bytes);
   };
-  const cols = Object.fromEntries(INT_COLUMNS.map((c) => [c, new NumColumn('i32', ints(next()))])) as Record<(typeof INT_COLUMNS)[number], NumColumn>;
+  const cols = Object.fromEntries(INT_COLUMNS.map((c) => [c, new NumColumn('i32', ints(next()))])) as Record<
+    (typeof INT_COLUMNS)[number],
+    NumColumn
+  >;
   const strs = Object.fromEntries(STRING_COLUMNS.map((c) => [c, str()])) as Record<(typeof STRING_COLUMNS)[number], StrColumn>;
   const rowKeys = str();
   const rowKeyHash = new NumColumn('i32', ints(next()));
@@ -185,7 +208,12 @@ function decode(buf: Buffer): ExportState {
   const times = new Float64Array(tb.buffer.slice(tb.byteOffset, tb.byteOffset + tb.length));
   const verdicts = next();
   const data: ExportColumns = { ...cols, ...strs };
-  if (Object.values(data).some((c: { length: number }) => c.length !== h.n) || rowKeys.length !== rowKeyHash.length || reviewIds.length !== times.length) throw new Error('export index columns of unequal length');
+  if (
+    Object.values(data).some((c: { length: number }) => c.length !== h.n) ||
+    rowKeys.length !== rowKeyHash.length ||
+    reviewIds.length !== times.length
+  )
+    throw new Error('export index columns of unequal length');
   return {
     v: h.v,
     key: h.key,

@@ -80,8 +80,16 @@ export function swebenchInstanceId(rec: DemonstrationRecord): string {
 
 const promptColumn = (style: PromptStyle): ColumnDoc =>
   style === 'standard'
-    ? { name: 'prompt', type: 'string', meaning: 'repair-agent system prompt, a blank line, then the repair prompt the environment rendered' }
-    : { name: 'prompt', type: 'list of {role, content}', meaning: 'system message (repair-agent system prompt) and user message (repair prompt)' };
+    ? {
+        name: 'prompt',
+        type: 'string',
+        meaning: 'repair-agent system prompt, a blank line, then the repair prompt the environment rendered',
+      }
+    : {
+        name: 'prompt',
+        type: 'list of {role, content}',
+        meaning: 'system message (repair-agent system prompt) and user message (repair prompt)',
+      };
 
 export const FORMATS: Record<ExportFormat, FormatSpec> = {
   'trl-sft': {
@@ -95,12 +103,20 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
     row: (r, { systemPrompt, style, completion }) =>
       style === 'standard'
         ? { prompt: flatPrompt(systemPrompt, r.repair_prompt), completion: completionText(r, completion) }
-        : { prompt: chatPrompt(systemPrompt, r.repair_prompt), completion: [{ role: 'assistant', content: completionText(r, completion) }] },
+        : {
+            prompt: chatPrompt(systemPrompt, r.repair_prompt),
+            completion: [{ role: 'assistant', content: completionText(r, completion) }],
+          },
     columns: (style, completion = 'raw') => {
-      const what = completion === 'fenced' ? 'the unified diff the annotator submitted (exactly what was scored), in a ```diff block' : 'the unified diff the annotator submitted (exactly what was scored)';
+      const what =
+        completion === 'fenced'
+          ? 'the unified diff the annotator submitted (exactly what was scored), in a ```diff block'
+          : 'the unified diff the annotator submitted (exactly what was scored)';
       return [
         promptColumn(style),
-        style === 'standard' ? { name: 'completion', type: 'string', meaning: what } : { name: 'completion', type: 'list of {role, content}', meaning: `one assistant message: ${what}` },
+        style === 'standard'
+          ? { name: 'completion', type: 'string', meaning: what }
+          : { name: 'completion', type: 'list of {role, content}', meaning: `one assistant message: ${what}` },
       ];
     },
     description: (style) =>
@@ -125,7 +141,11 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
       { name: 'primitive_type', type: 'string', meaning: 'breakage primitive class name' },
       { name: 'primitive_params', type: 'string (JSON object, sorted keys)', meaning: 'the primitive params; `json.loads` it' },
       { name: 'seed', type: 'int', meaning: 'episode seed; with the columns above, `reset` reproduces the broken script' },
-      { name: 'library_versions', type: 'string (JSON object, sorted keys)', meaning: 'library snapshot, e.g. {"datasets":"3.2.0",...}; `json.loads` it' },
+      {
+        name: 'library_versions',
+        type: 'string (JSON object, sorted keys)',
+        meaning: 'library snapshot, e.g. {"datasets":"3.2.0",...}; `json.loads` it',
+      },
     ],
     description: () =>
       'TRL GRPO prompt-only rows (one per distinct task): the extra columns reach the reward function as keyword arguments, so it can rebuild the episode and score completions in ForgeEnv.',
@@ -143,14 +163,27 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
       const label = verifiedSuccess(r);
       return style === 'standard'
         ? { prompt: flatPrompt(systemPrompt, r.repair_prompt), completion: completionText(r, completion), label }
-        : { prompt: chatPrompt(systemPrompt, r.repair_prompt), completion: [{ role: 'assistant', content: completionText(r, completion) }], label };
+        : {
+            prompt: chatPrompt(systemPrompt, r.repair_prompt),
+            completion: [{ role: 'assistant', content: completionText(r, completion) }],
+            label,
+          };
     },
     columns: (style, completion = 'raw') => {
-      const what = completion === 'fenced' ? 'the repair that was scored (a human\'s or a model\'s diff), in a ```diff block' : 'the repair that was scored (a human\'s or a model\'s diff)';
+      const what =
+        completion === 'fenced'
+          ? "the repair that was scored (a human's or a model's diff), in a ```diff block"
+          : "the repair that was scored (a human's or a model's diff)";
       return [
         promptColumn(style),
-        style === 'standard' ? { name: 'completion', type: 'string', meaning: what } : { name: 'completion', type: 'list of {role, content}', meaning: `one assistant message: ${what}` },
-        { name: 'label', type: 'bool', meaning: 'true when the environment verified the repair (verifier passed, no held-out check flags it), else false' },
+        style === 'standard'
+          ? { name: 'completion', type: 'string', meaning: what }
+          : { name: 'completion', type: 'list of {role, content}', meaning: `one assistant message: ${what}` },
+        {
+          name: 'label',
+          type: 'bool',
+          meaning: 'true when the environment verified the repair (verifier passed, no held-out check flags it), else false',
+        },
       ];
     },
     description: (style) =>
@@ -161,13 +194,18 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
     styled: false,
     dedupeKey: swebenchInstanceId,
     dedupeReason: 'instance_id already has a prediction (a predictions file holds one patch per instance)',
-    row: (r) => ({ instance_id: swebenchInstanceId(r), model_name_or_path: `human:${r.info.annotator_id}`, model_patch: r.repair_completion }),
+    row: (r) => ({
+      instance_id: swebenchInstanceId(r),
+      model_name_or_path: `human:${r.info.annotator_id}`,
+      model_patch: r.repair_completion,
+    }),
     columns: () => [
       { name: 'instance_id', type: 'string', meaning: '`<task_id>__<primitive_type>__<seed>__<first 12 hex of task_hash>`' },
       { name: 'model_name_or_path', type: 'string', meaning: '`human:<annotator_id>`' },
       { name: 'model_patch', type: 'string', meaning: 'the submitted unified diff' },
     ],
-    description: () => 'SWE-bench-style predictions (one patch per instance), for comparing human repairs with model repairs in the same harness format.',
+    description: () =>
+      'SWE-bench-style predictions (one patch per instance), for comparing human repairs with model repairs in the same harness format.',
   },
   'swebench-instances': {
     format: 'swebench-instances',
@@ -205,9 +243,17 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = {
       { name: 'created_at', type: 'string', meaning: 'when the reference repair was submitted' },
       { name: 'patch', type: 'string', meaning: 'the reference (gold) patch: the human repair' },
       { name: 'test_patch', type: 'string', meaning: 'empty: the held-out checks live in ForgeEnv' },
-      { name: 'FAIL_TO_PASS', type: 'string (JSON list)', meaning: '["executed_cleanly"]: the broken script fails, a resolving patch runs cleanly' },
+      {
+        name: 'FAIL_TO_PASS',
+        type: 'string (JSON list)',
+        meaning: '["executed_cleanly"]: the broken script fails, a resolving patch runs cleanly',
+      },
       { name: 'PASS_TO_PASS', type: 'string (JSON list)', meaning: 'empty' },
-      { name: 'task_id, primitive_type, primitive_params, seed, library_versions, mode', type: 'string / int', meaning: 'what `forgeenv evaluate` rebuilds the episode from' },
+      {
+        name: 'task_id, primitive_type, primitive_params, seed, library_versions, mode',
+        type: 'string / int',
+        meaning: 'what `forgeenv evaluate` rebuilds the episode from',
+      },
     ],
     description: () =>
       'SWE-bench-style task instances (one per instance_id) for the predictions exports: the harness loader reads them as a local dataset, and `forgeenv evaluate --instances FILE --predictions FILE` re-scores predictions against them in ForgeEnv.',

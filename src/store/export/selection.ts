@@ -33,7 +33,10 @@ export const FILTER_CHOICES = {
   status: {
     flag: '--status',
     title: 'Which outcomes',
-    values: { success: 'verified successes only (the verifier passed the artifact and no held-out check flags the repair)', all: 'successful and failed repairs' },
+    values: {
+      success: 'verified successes only (the verifier passed the artifact and no held-out check flags the repair)',
+      all: 'successful and failed repairs',
+    },
   },
   review: {
     flag: '--review',
@@ -43,9 +46,14 @@ export const FILTER_CHOICES = {
   breakage: {
     flag: '--breakage',
     title: 'Which breakages',
-    values: { failed: 'only episodes whose breakage made the script fail', any: 'also episodes whose broken script still ran (no repair was needed)' },
+    values: {
+      failed: 'only episodes whose breakage made the script fail',
+      any: 'also episodes whose broken script still ran (no repair was needed)',
+    },
   },
-} as const satisfies { [K in 'status' | 'review' | 'breakage']: { flag: string; title: string; values: Record<SelectionFilters[K], string> } };
+} as const satisfies {
+  [K in 'status' | 'review' | 'breakage']: { flag: string; title: string; values: Record<SelectionFilters[K], string> };
+};
 
 /** Funnel counts, in the order the filters apply. */
 export interface SelectionStats {
@@ -110,7 +118,16 @@ export function selectLines(d: ExportColumns, strings: readonly string[], filter
   const n = d.ids.length;
   const first = d.first.values;
   const superseded = d.superseded.values;
-  const stats: SelectionStats = { valid_lines: n, superseded: 0, repeated_record_id: 0, failed: 0, unbroken: 0, review: 0, primitive: 0, selected: 0 };
+  const stats: SelectionStats = {
+    valid_lines: n,
+    superseded: 0,
+    repeated_record_id: 0,
+    failed: 0,
+    unbroken: 0,
+    review: 0,
+    primitive: 0,
+    selected: 0,
+  };
   const selected = new Uint8Array(n);
   const currentPrimitives = new Set<number>();
   for (let i = 0; i < n; i++) {

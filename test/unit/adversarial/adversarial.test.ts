@@ -55,7 +55,8 @@ describe('fake repairs never succeed (every corpus task × every fake)', () => {
     assert.deepEqual(controlFailures, [], 'the oracle repair succeeds on every task');
     const all = results.flatMap((r) => r.outcomes);
     assert.ok(all.length >= 20 * taskIds.length, `${all.length} fake episodes`);
-    if (process.env.FORGEENV_ADVERSARIAL_REPORT) for (const o of all) console.log(`${o.task}\t${o.fake}\t${o.success}\t${o.reward}\t${o.findings[0]}`);
+    if (process.env.FORGEENV_ADVERSARIAL_REPORT)
+      for (const o of all) console.log(`${o.task}\t${o.fake}\t${o.success}\t${o.reward}\t${o.findings[0]}`);
     const passed = all.filter((o) => o.success).map((o) => `${o.task}: ${o.fake}`);
     assert.deepEqual(passed, [], 'no fake succeeds');
     // The visible reward's evidence-backed part (executes 1.0 + losses 0.5 + checkpoint 0.3) is never earned.

@@ -47,9 +47,20 @@ tokenizer.save_pretrained("out")
 describe('fake repairs never succeed on a task with runtime shims (real mode)', { skip }, () => {
   test('every fake × a shimmed task', { timeout: 3_600_000 }, async () => {
     writeFileSync(join(dir, 'gpu_tiny.py'), SCRIPT);
-    const made = await makeTask({ scriptPath: join(dir, 'gpu_tiny.py'), taskDir: join(dir, 'tasks'), snapshot: SNAPSHOT, mode: 'real', noVerify: true, write: false, timeoutMs: 240_000 });
+    const made = await makeTask({
+      scriptPath: join(dir, 'gpu_tiny.py'),
+      taskDir: join(dir, 'tasks'),
+      snapshot: SNAPSHOT,
+      mode: 'real',
+      noVerify: true,
+      write: false,
+      timeoutMs: 240_000,
+    });
     assert.equal(made.refusal, undefined, JSON.stringify(made.refusal));
-    assert.ok(made.entry.runtime?.shims.includes('cuda-to-cpu') && made.entry.runtime.shims.includes('no-quantization'), JSON.stringify(made.entry.runtime));
+    assert.ok(
+      made.entry.runtime?.shims.includes('cuda-to-cpu') && made.entry.runtime.shims.includes('no-quantization'),
+      JSON.stringify(made.entry.runtime),
+    );
     const task = TaskSchema.parse(taskCandidate(made.taskId, made.script!, made.entry, dir));
     const env = new ForgeEnvironment({ mode: 'real', timeoutMs: 240_000, validateRepairs: false }, { tasks: new TaskSampler([task]) });
     try {

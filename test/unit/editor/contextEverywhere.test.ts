@@ -53,7 +53,11 @@ test('lab and review read settings, trust and the corpus through ForgeContext on
     }
   }
   assert.ok(scanned > 20, `expected the lab and review sources, scanned ${scanned} files`);
-  assert.deepEqual(offenders, [], 'use ForgeContext (settings(), trusted / refuseUntrusted(), tasks(), takenTaskIds(), interpreter(), runOptions(), annotatorId(), labelTags())');
+  assert.deepEqual(
+    offenders,
+    [],
+    'use ForgeContext (settings(), trusted / refuseUntrusted(), tasks(), takenTaskIds(), interpreter(), runOptions(), annotatorId(), labelTags())',
+  );
 });
 
 test('each exception still exists and still needs its exception', () => {
@@ -72,8 +76,11 @@ test('the per-feature settings modules are gone', () => {
 });
 
 test('the scan catches a hand-made read (it is not vacuous)', () => {
-  const sample = "const s = readSettings().settings;\nif (!vscode.workspace.isTrusted) return;\nloadCorpus({ extraDirs: [] });";
+  const sample = 'const s = readSettings().settings;\nif (!vscode.workspace.isTrusted) return;\nloadCorpus({ extraDirs: [] });';
   const hits = BY_HAND.filter((b) => b.pattern.test(code(sample))).map((b) => b.name);
   assert.deepEqual(hits, ['readSettings(', 'workspace.isTrusted', 'loadCorpus(']);
-  assert.deepEqual(BY_HAND.filter((b) => b.pattern.test(code('// readSettings() is the context’s job'))), []);
+  assert.deepEqual(
+    BY_HAND.filter((b) => b.pattern.test(code('// readSettings() is the context’s job'))),
+    [],
+  );
 });

@@ -45,7 +45,9 @@ describe('diagnosticsForRun', () => {
 
   test('a SyntaxError is underlined at its column range', () => {
     const src = 'x = 1\nprint("a" "b"\n';
-    const stderr = ['  File "/tmp/r/train.py", line 2', '    print("a" "b"', '         ^', "SyntaxError: '(' was never closed", ''].join('\n');
+    const stderr = ['  File "/tmp/r/train.py", line 2', '    print("a" "b"', '         ^', "SyntaxError: '(' was never closed", ''].join(
+      '\n',
+    );
     const [d] = diagnosticsForRun({ ...base, stderr }, src);
     assert.equal(d.code, 'SyntaxError');
     assert.equal(d.line, 1);
@@ -55,7 +57,10 @@ describe('diagnosticsForRun', () => {
 
   test('forbidden constructs land on their lines and nothing else is reported', () => {
     const src = 'import json\nimport os\nprint(1)\n';
-    const ds = diagnosticsForRun({ ...base, exit_code: null, violations: ["line 2: import of forbidden module 'os'"], stderr: 'ForgeEnv did not run train.py' }, src);
+    const ds = diagnosticsForRun(
+      { ...base, exit_code: null, violations: ["line 2: import of forbidden module 'os'"], stderr: 'ForgeEnv did not run train.py' },
+      src,
+    );
     assert.equal(ds.length, 1);
     assert.equal(ds[0].line, 1);
     assert.equal(ds[0].code, 'forbidden');
@@ -63,7 +68,16 @@ describe('diagnosticsForRun', () => {
   });
 
   test('a timeout without a traceback is reported at the top of the file', () => {
-    const ds = diagnosticsForRun({ ...base, exit_code: null, timed_out: true, killed: true, stderr: '[forgeenv] timed out after 1000 ms: the process group was killed\n' }, script);
+    const ds = diagnosticsForRun(
+      {
+        ...base,
+        exit_code: null,
+        timed_out: true,
+        killed: true,
+        stderr: '[forgeenv] timed out after 1000 ms: the process group was killed\n',
+      },
+      script,
+    );
     assert.equal(ds.length, 1);
     assert.equal(ds[0].code, 'timeout');
     assert.equal(ds[0].line, 0);

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { environmentConfigFrom, environmentFrom, interpreterForMode, NOT_RUN_SETTINGS, RUN_SETTINGS } from '../../../src/editor/environmentFactory';
+import {
+  environmentConfigFrom,
+  environmentFrom,
+  interpreterForMode,
+  NOT_RUN_SETTINGS,
+  RUN_SETTINGS,
+} from '../../../src/editor/environmentFactory';
 import { defaultSettings, SETTING_KEYS, type ForgeSettings, type SettingKey } from '../../../src/editor/settingsSchema';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -40,7 +40,9 @@ describe('editor layout', () => {
   test('the repair session and everything it imports never import vscode', () => {
     const closure = [...importClosure(join(editorDir, 'episode/session.ts'))];
     assert.ok(closure.length > 10, `walked ${closure.length} modules`);
-    const offenders = closure.filter((f) => /from 'vscode'|require\('vscode'\)/.test(readFileSync(f, 'utf8'))).map((f) => f.slice(root.length + 1));
+    const offenders = closure
+      .filter((f) => /from 'vscode'|require\('vscode'\)/.test(readFileSync(f, 'utf8')))
+      .map((f) => f.slice(root.length + 1));
     assert.deepEqual(offenders, []);
   });
 
@@ -56,7 +58,8 @@ describe('editor layout', () => {
           depth += '([{'.includes(text[i]) ? 1 : ')]}'.includes(text[i]) ? -1 : 0;
           i++;
         }
-        if (!text.slice(m.index, i).includes('ignoreFocusOut: true')) silent.push(`${f.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`);
+        if (!text.slice(m.index, i).includes('ignoreFocusOut: true'))
+          silent.push(`${f.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`);
       }
       for (const m of text.matchAll(/const (\w+) = vscode\.window\.createQuickPick/g)) {
         if (!text.includes(`${m[1]}.ignoreFocusOut = true`)) silent.push(`${f.slice(root.length + 1)} (createQuickPick)`);

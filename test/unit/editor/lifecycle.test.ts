@@ -19,9 +19,11 @@ describe('DisposableStore', () => {
     const done: string[] = [];
     const store = new DisposableStore();
     store.add(toDisposable(() => done.push('first')));
-    store.add(toDisposable(() => {
-      throw new Error('boom');
-    }));
+    store.add(
+      toDisposable(() => {
+        throw new Error('boom');
+      }),
+    );
     store.add(toDisposable(() => done.push('last')));
     await assert.rejects(store.dispose(), (e: unknown) => e instanceof AggregateError && (e.errors[0] as Error).message === 'boom');
     assert.deepEqual(done, ['last', 'first']);

@@ -10,19 +10,46 @@ const evaluation: RepairEvaluation = {
   repaired_script: 'print(1)\n',
   reward: 1.3,
   reward_breakdown: { script_executes: 1, loss_decreased: 0.5, checkpoint_appeared: 0, diff_size_penalty: -0.2 },
-  held_out_breakdown: { executed_cleanly: 1, checkpoint_valid: 0, loss_decreased: 0.7, metrics_in_range: 0.5, no_forbidden_workarounds: 1, intent_preserved: 0.9, hidden_tests_passed: 1 },
+  held_out_breakdown: {
+    executed_cleanly: 1,
+    checkpoint_valid: 0,
+    loss_decreased: 0.7,
+    metrics_in_range: 0.5,
+    no_forbidden_workarounds: 1,
+    intent_preserved: 0.9,
+    hidden_tests_passed: 1,
+  },
   success: true,
   error_trace: '',
   findings: ['printed <b>fake</b> loss lines'],
   execution: {
-    exit_code: null, stdout: '', stderr: '[forgeenv] timed out after 1000 ms: the process group was killed\n', wall_time_ms: 1000, checkpoint_exists: false,
-    peak_memory_mb: 0, script_content: '', timed_out: true, output_truncated: false, killed: true, violations: [], mode: 'simulated', interpreter: 'python3',
+    exit_code: null,
+    stdout: '',
+    stderr: '[forgeenv] timed out after 1000 ms: the process group was killed\n',
+    wall_time_ms: 1000,
+    checkpoint_exists: false,
+    peak_memory_mb: 0,
+    script_content: '',
+    timed_out: true,
+    output_truncated: false,
+    killed: true,
+    violations: [],
+    mode: 'simulated',
+    interpreter: 'python3',
   },
 };
 const res = { cspSource: 'https://x.vscode-cdn.net', nonce: 'abc123', styleUri: 'https://x/score.css', scriptUri: 'https://x/score.js' };
 
 describe('score view', () => {
-  const model = scoreModel({ state: 'scored', taskId: 'task<1>', taskDescription: 'desc & more', primitive: 'RenameApiCall', mode: 'simulated', evaluation, runNumber: 3 });
+  const model = scoreModel({
+    state: 'scored',
+    taskId: 'task<1>',
+    taskDescription: 'desc & more',
+    primitive: 'RenameApiCall',
+    mode: 'simulated',
+    evaluation,
+    runNumber: 3,
+  });
   const html = renderScoreHtml(model, res);
 
   test('strict CSP: nothing by default, nonce-only scripts, no inline styles', () => {
@@ -44,7 +71,8 @@ describe('score view', () => {
   test('real tables with captions and row headers, every component listed', () => {
     assert.equal((html.match(/<caption>/g) ?? []).length, 2);
     assert.match(html, /<th scope="row"><span class="label">Script executes/);
-    for (const k of ['Loss decreased', 'Checkpoint written', 'Diff size penalty', 'Hidden tests passed', 'Intent preserved']) assert.ok(html.includes(k), k);
+    for (const k of ['Loss decreased', 'Checkpoint written', 'Diff size penalty', 'Hidden tests passed', 'Intent preserved'])
+      assert.ok(html.includes(k), k);
     assert.match(html, /aria-label="Visible reward 1.30 of 1.80"/);
     assert.match(html, /−0.20 … 0/, 'the penalty shows its negative range');
   });

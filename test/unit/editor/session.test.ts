@@ -26,7 +26,10 @@ const PRIMITIVE = { primitive_type: 'RenameApiCall', params: { old_name: 'DataCo
 
 function memento(): KeyValueStore {
   const data = new Map<string, unknown>();
-  return { get: <T>(k: string) => structuredClone(data.get(k)) as T | undefined, update: async (k, v) => void (v === undefined ? data.delete(k) : data.set(k, structuredClone(v))) };
+  return {
+    get: <T>(k: string) => structuredClone(data.get(k)) as T | undefined,
+    update: async (k, v) => void (v === undefined ? data.delete(k) : data.set(k, structuredClone(v))),
+  };
 }
 
 /** The editor as a test sees it: buffers in a map, answers queued, everything shown recorded. */
@@ -42,14 +45,18 @@ class FakeEditor implements EpisodeEditor {
   chooseBreakage = async () => this.answers.breakage;
   chooseSkip = async () => undefined;
   confirmFailingSubmit = async () => this.answers.failingSubmit ?? false;
-  withProgress = <T>(_title: string, work: (signal: AbortSignal, report: (m: string) => void) => Promise<T>) => work(new AbortController().signal, () => undefined);
+  withProgress = <T>(_title: string, work: (signal: AbortSignal, report: (m: string) => void) => Promise<T>) =>
+    work(new AbortController().signal, () => undefined);
   info = (message: string) => void this.messages.push({ kind: 'info', message });
   warn = (message: string) => void this.messages.push({ kind: 'warn', message });
   error = (message: string) => void this.messages.push({ kind: 'error', message });
   openScript = async (file: string) => void (this.buffers.has(file) || this.buffers.set(file, readFileSync(file, 'utf8')));
   readScript = async (file: string) => this.buffers.get(file) ?? readFileSync(file, 'utf8');
   closeEpisodeEditors = async (_id: string, file: string) => void this.closed.push(file);
-  watchScript = (_file: string, l: EditorActivity) => (this.listeners.push(l), { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) });
+  watchScript = (_file: string, l: EditorActivity) => (
+    this.listeners.push(l),
+    { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) }
+  );
   setBrokenScript = () => undefined;
   setRunOutput = () => undefined;
   forgetEpisode = () => undefined;
@@ -128,7 +135,10 @@ describe('RepairSession (no VS Code)', () => {
     assert.match(rec.repair_completion, /^--- a\/train\.py/m, 'the completion is the raw diff');
     assert.match(rec.repair_completion, /\+from transformers import .*DataCollatorWithPadding/);
     assert.equal(rec.info.annotator_id, 'tester');
-    const timeline = readFileSync(join(s.datasetDir(), rec.info.timeline_file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; event?: string });
+    const timeline = readFileSync(join(s.datasetDir(), rec.info.timeline_file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; event?: string });
     assert.deepEqual(
       timeline.filter((e) => e.kind !== 'focus' && e.kind !== 'blur').map((e) => e.event ?? e.kind),
       ['change', 'run', 'submit'],
@@ -164,7 +174,14 @@ describe('RepairSession (no VS Code)', () => {
     assert.ok(skipped.ok && skipped.stored, JSON.stringify(skipped));
     assert.deepEqual(editor.closed, [start.filePath]);
     const shown = editor.views.filter((v): v is EpisodeView => typeof v === 'object');
-    assert.equal(shown.at(-1)?.score, 'skipped', `last score state shown: ${shown.slice(-3).map((v) => v.score).join(' → ')}`);
+    assert.equal(
+      shown.at(-1)?.score,
+      'skipped',
+      `last score state shown: ${shown
+        .slice(-3)
+        .map((v) => v.score)
+        .join(' → ')}`,
+    );
     assert.equal(editor.views.at(-1), undefined, 'the episode views end idle');
   });
 
@@ -202,7 +219,11 @@ describe('RepairSession (no VS Code)', () => {
     editor.type(start.filePath, fixed);
     const first = await session.submit();
     assert.ok(first.ok && first.stored, JSON.stringify(first));
-    const demos = () => readFileSync(join(s.datasetDir(), 'demonstrations.jsonl'), 'utf8').trim().split('\n').map((l) => DemonstrationRecordSchema.parse(JSON.parse(l)));
+    const demos = () =>
+      readFileSync(join(s.datasetDir(), 'demonstrations.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => DemonstrationRecordSchema.parse(JSON.parse(l)));
     const previous = demos()[0];
 
     const opened = await startRevision(session, { previous, datasetDir: s.datasetDir() }, { open: true });
@@ -237,8 +258,14 @@ describe('RepairSession (no VS Code)', () => {
     assert.equal(rec.info.episode_id, previous.info.episode_id);
     assert.equal(rec.info.timeline_file, `timelines/${previous.info.episode_id}.r2.jsonl`);
     assert.match(rec.repair_completion, /\+# checked by hand/);
-    const events = readFileSync(join(s.datasetDir(), rec.info.timeline_file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; event?: string });
-    assert.deepEqual(events.filter((e) => e.event).map((e) => e.event), ['revision_start', 'submit']);
+    const events = readFileSync(join(s.datasetDir(), rec.info.timeline_file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; event?: string });
+    assert.deepEqual(
+      events.filter((e) => e.event).map((e) => e.event),
+      ['revision_start', 'submit'],
+    );
 
     // Discard: nothing is written, the current record stays current.
     const again = await startRevision(session, { previous: rec, datasetDir: s.datasetDir() }, { open: false });

@@ -6,7 +6,8 @@ import { SETTING_KEYS, defaultSettings, parseSettings, sandboxOptionsOf } from '
 import { DEFAULT_LIMITS, SANDBOX_MODES } from '../../../src/env/sandbox/options';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
-const props: Record<string, { default: unknown; markdownDescription?: string; description?: string; enum?: unknown[] }> = pkg.contributes.configuration.properties;
+const props: Record<string, { default: unknown; markdownDescription?: string; description?: string; enum?: unknown[] }> =
+  pkg.contributes.configuration.properties;
 
 describe('forgeenv settings', () => {
   test('package.json declares every setting the schema reads, with the same defaults', () => {
@@ -15,7 +16,10 @@ describe('forgeenv settings', () => {
     const defaults = defaultSettings() as Record<string, unknown>;
     for (const k of SETTING_KEYS) {
       assert.deepEqual(props[`forgeenv.${k}`].default, defaults[k], `default of forgeenv.${k}`);
-      assert.ok((props[`forgeenv.${k}`].markdownDescription ?? props[`forgeenv.${k}`].description ?? '').length > 20, `description of forgeenv.${k}`);
+      assert.ok(
+        (props[`forgeenv.${k}`].markdownDescription ?? props[`forgeenv.${k}`].description ?? '').length > 20,
+        `description of forgeenv.${k}`,
+      );
     }
   });
 
@@ -26,14 +30,26 @@ describe('forgeenv settings', () => {
   });
 
   test('sandbox settings are user-only (a workspace cannot weaken them) and map onto the executor options', () => {
-    for (const k of SETTING_KEYS.filter((k) => k.startsWith('sandbox.'))) assert.equal((props[`forgeenv.${k}`] as { scope?: string }).scope, 'machine', k);
-    const raw: Record<string, unknown> = { 'sandbox.mode': 'off', 'sandbox.passEnv': ['MY_VAR'], 'sandbox.processes': 64, 'sandbox.fileSizeMiB': -1 };
+    for (const k of SETTING_KEYS.filter((k) => k.startsWith('sandbox.')))
+      assert.equal((props[`forgeenv.${k}`] as { scope?: string }).scope, 'machine', k);
+    const raw: Record<string, unknown> = {
+      'sandbox.mode': 'off',
+      'sandbox.passEnv': ['MY_VAR'],
+      'sandbox.processes': 64,
+      'sandbox.fileSizeMiB': -1,
+    };
     const { settings, problems } = parseSettings((k) => raw[k]);
     assert.deepEqual(sandboxOptionsOf(settings), {
       mode: 'off',
       allowNetwork: false,
       passEnv: ['MY_VAR'],
-      limits: { cpuSeconds: DEFAULT_LIMITS.cpuSeconds, addressSpaceMiB: DEFAULT_LIMITS.addressSpaceMiB, fileSizeMiB: DEFAULT_LIMITS.fileSizeMiB, processes: 64, diskMiB: DEFAULT_LIMITS.diskMiB },
+      limits: {
+        cpuSeconds: DEFAULT_LIMITS.cpuSeconds,
+        addressSpaceMiB: DEFAULT_LIMITS.addressSpaceMiB,
+        fileSizeMiB: DEFAULT_LIMITS.fileSizeMiB,
+        processes: 64,
+        diskMiB: DEFAULT_LIMITS.diskMiB,
+      },
     });
     assert.match(problems.join('\n'), /forgeenv\.sandbox\.fileSizeMiB/);
     assert.equal(parseSettings((k) => (k === 'sandbox.passEnv' ? ['NOT A NAME'] : undefined)).problems.length, 1);

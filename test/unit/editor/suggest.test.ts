@@ -26,7 +26,13 @@ function chatServer(reply: (body: { messages: Array<{ role: string; content: str
   return { server, asked, url: () => `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
 }
 
-const choiceFor = (endpoint: string): ModelChoice => ({ endpoint, model: 'tiny', sampling: { temperature: 0.3, max_tokens: 256 }, timeoutMs: 5000, retries: 0 });
+const choiceFor = (endpoint: string): ModelChoice => ({
+  endpoint,
+  model: 'tiny',
+  sampling: { temperature: 0.3, max_tokens: 256 },
+  timeoutMs: 5000,
+  retries: 0,
+});
 
 describe('Suggest Repair: the model settings', () => {
   test('no endpoint, a bad endpoint or no model name each name the setting to open', () => {
@@ -37,7 +43,12 @@ describe('Suggest Repair: the model settings', () => {
     assert.match(bad.problems.join('\n'), /forgeenv\.model\.endpoint/);
     const noName = modelChoiceOf(parseSettings((k) => (k === 'model.endpoint' ? 'http://127.0.0.1:1/v1' : undefined)).settings);
     assert.equal(!noName.ok && noName.setting, 'model.name');
-    const raw: Record<string, unknown> = { 'model.endpoint': ' http://127.0.0.1:8089/v1 ', 'model.name': 'smol', 'model.temperature': 0.7, 'model.temperature2': 1 };
+    const raw: Record<string, unknown> = {
+      'model.endpoint': ' http://127.0.0.1:8089/v1 ',
+      'model.name': 'smol',
+      'model.temperature': 0.7,
+      'model.temperature2': 1,
+    };
     const ok = modelChoiceOf(parseSettings((k) => raw[k]).settings);
     assert.ok(ok.ok);
     assert.equal(ok.choice.endpoint, 'http://127.0.0.1:8089/v1');
@@ -60,13 +71,23 @@ describe('Suggest Repair: asking the model', () => {
   });
 
   test("a diff answer becomes the proposed script and a diff against the broken script; the prompt is the episode's", async () => {
-    const out = await askForRepair(choiceFor(diffServer.url()), { brokenScript: BROKEN, repairPrompt: 'REPAIR PROMPT OF THE EPISODE', maxDiffBytes: 1 << 20 });
+    const out = await askForRepair(choiceFor(diffServer.url()), {
+      brokenScript: BROKEN,
+      repairPrompt: 'REPAIR PROMPT OF THE EPISODE',
+      maxDiffBytes: 1 << 20,
+    });
     assert.ok(out.ok, !out.ok ? out.message : '');
     assert.equal(out.proposal.script, FIXED);
     assert.equal(out.proposal.answerKind, 'diff');
     const re = applyRepairDiff(BROKEN, out.proposal.diff);
     assert.ok(re.ok && re.script === FIXED, 'the stored diff reproduces the proposal');
-    assert.deepEqual(out.proposal.agent, { kind: 'model', source: 'endpoint', endpoint: diffServer.url(), model: 'tiny', sampling: { temperature: 0.3, max_tokens: 256 } });
+    assert.deepEqual(out.proposal.agent, {
+      kind: 'model',
+      source: 'endpoint',
+      endpoint: diffServer.url(),
+      model: 'tiny',
+      sampling: { temperature: 0.3, max_tokens: 256 },
+    });
     const body = diffServer.asked.at(-1) as { messages: Array<{ role: string; content: string }>; temperature: number };
     assert.equal(body.messages.at(-1)?.content, 'REPAIR PROMPT OF THE EPISODE');
     assert.equal(body.temperature, 0.3);
@@ -81,7 +102,11 @@ describe('Suggest Repair: asking the model', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    const down = await askForRepair(choiceFor(`http://127.0.0.1:${port}/v1`), { brokenScript: BROKEN, repairPrompt: 'p', maxDiffBytes: 1 << 20 });
+    const down = await askForRepair(choiceFor(`http://127.0.0.1:${port}/v1`), {
+      brokenScript: BROKEN,
+      repairPrompt: 'p',
+      maxDiffBytes: 1 << 20,
+    });
     assert.equal(down.ok, false);
     assert.equal(!down.ok && down.stage, 'endpoint');
     assert.match(!down.ok ? down.message : '', /gave no suggestion: the endpoint could not be reached: ECONNREFUSED/);
@@ -102,7 +127,10 @@ describe('Suggest Repair: what the demonstration keeps', () => {
   });
 
   test('the accepted suggestion is kept (not a later discarded one), with the count asked', () => {
-    const info = suggestionInfo({ suggestions: [s(1, true), s(2, false)] }) as { suggestion: { diff: string; accepted: boolean; asked: number }; time_to_verified_fix: unknown };
+    const info = suggestionInfo({ suggestions: [s(1, true), s(2, false)] }) as {
+      suggestion: { diff: string; accepted: boolean; asked: number };
+      time_to_verified_fix: unknown;
+    };
     assert.equal(info.suggestion.diff, 'diff 1');
     assert.equal(info.suggestion.accepted, true);
     assert.equal(info.suggestion.asked, 2);
@@ -115,7 +143,11 @@ describe('Suggest Repair: what the demonstration keeps', () => {
     const t = Date.parse(startedAt);
     assert.equal(verifiedFixAfterRun({ startedAt }, 1, false, t + 10), undefined);
     assert.deepEqual(verifiedFixAfterRun({ startedAt }, 2, true, t + 1500), { ms: 1500, run: 2, with_suggestion: false });
-    assert.deepEqual(verifiedFixAfterRun({ startedAt, suggestions: [s(1, true)] }, 1, true, t + 900), { ms: 900, run: 1, with_suggestion: true });
+    assert.deepEqual(verifiedFixAfterRun({ startedAt, suggestions: [s(1, true)] }, 1, true, t + 900), {
+      ms: 900,
+      run: 1,
+      with_suggestion: true,
+    });
     assert.equal(verifiedFixAfterRun({ startedAt, verifiedFix: { ms: 1, run: 1, with_suggestion: false } }, 3, true, t + 2000), undefined);
   });
 });

@@ -21,7 +21,13 @@ describe('TimelineRecorder', () => {
     assert.equal(r.written, 2);
     const { events, skipped } = await readTimelineFile(file);
     assert.equal(skipped, 0);
-    assert.deepEqual(events.map((e) => [e.kind, e.t_ms]), [['change', 4000], ['run', 5500]]);
+    assert.deepEqual(
+      events.map((e) => [e.kind, e.t_ms]),
+      [
+        ['change', 4000],
+        ['run', 5500],
+      ],
+    );
     assert.equal(events[1].reward, 1.8, 'extra keys are kept');
   });
 

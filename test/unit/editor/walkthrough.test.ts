@@ -11,7 +11,10 @@ const pkg = JSON.parse(readFileSync(join(resolve(__dirname, '../../..'), 'packag
 
 describe('walkthrough descriptions', () => {
   test('code is marked with double backticks, never single ones', () => {
-    const texts = pkg.contributes.walkthroughs.flatMap((w) => [[w.id, w.description], ...w.steps.map((s) => [`${w.id}/${s.id}`, s.description])]);
+    const texts = pkg.contributes.walkthroughs.flatMap((w) => [
+      [w.id, w.description],
+      ...w.steps.map((s) => [`${w.id}/${s.id}`, s.description]),
+    ]);
     assert.ok(texts.length > 1, 'the walkthrough has steps');
     for (const [where, text] of texts) {
       const rest = (text ?? '').replace(/``[^`]+``/g, '');

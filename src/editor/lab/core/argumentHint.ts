@@ -5,7 +5,8 @@ import type { DerivedArgs } from '../../../env/tasks/scriptArgs';
 
 export function argumentHint(derived: DerivedArgs): string {
   const names = derived.required.map((r) => (r.option ? `--${r.name}` : r.name)).join(', ');
-  if (derived.required.length) return `Prefilled with what the script requires (${derived.style}: ${names}). Check the values; empty: none.`;
+  if (derived.required.length)
+    return `Prefilled with what the script requires (${derived.style}: ${names}). Check the values; empty: none.`;
   switch (derived.style) {
     case 'dataclass-parser':
       return 'The script reads its arguments with HfArgumentParser/TrlParser, but which ones it requires could not be read from it (dataclasses defined elsewhere?): add what it needs, e.g. --output_dir out --model_name_or_path gpt2.';

@@ -92,7 +92,9 @@ export function groupDescription(g: ScriptGroup): string {
 }
 
 /** Totals over rows, as checkPrimitives' summary counts them (for a live, partial view). */
-export function countRows(rows: readonly CheckRow[]): Pick<CheckSummary, 'rows' | 'applied' | 'broke' | 'restored' | 'passes_after_repair' | 'internal_errors'> {
+export function countRows(
+  rows: readonly CheckRow[],
+): Pick<CheckSummary, 'rows' | 'applied' | 'broke' | 'restored' | 'passes_after_repair' | 'internal_errors'> {
   const n = (f: (r: CheckRow) => boolean) => rows.filter(f).length;
   return {
     rows: rows.length,
@@ -104,7 +106,14 @@ export function countRows(rows: readonly CheckRow[]): Pick<CheckSummary, 'rows' 
   };
 }
 
-export function checkExport(args: { source: string; mode: 'simulated' | 'real'; noRun: boolean; summary: CheckSummary; results: CheckRow[]; now?: Date }): CheckExport {
+export function checkExport(args: {
+  source: string;
+  mode: 'simulated' | 'real';
+  noRun: boolean;
+  summary: CheckSummary;
+  results: CheckRow[];
+  now?: Date;
+}): CheckExport {
   return CheckExportSchema.parse({
     schema: CHECK_EXPORT_SCHEMA,
     generated_at: (args.now ?? new Date()).toISOString(),

@@ -25,10 +25,23 @@ export function checkInverse(original: string, broken: string, inverse: Primitiv
     restored = applySpec(broken, inverse).script;
   } catch (e) {
     const why = e instanceof PrimitiveRefusal ? e.reason : e instanceof Error ? e.message : String(e);
-    return { exact: false, restored: undefined, error: why, summary: `The inverse ${inverse.primitive_type} refused the broken script: ${why}` };
+    return {
+      exact: false,
+      restored: undefined,
+      error: why,
+      summary: `The inverse ${inverse.primitive_type} refused the broken script: ${why}`,
+    };
   }
   if (restored === original) return { exact: true, restored };
   const mismatch = firstMismatch(original, restored);
-  const detail = mismatch.expected === mismatch.actual ? 'line endings or the final newline differ' : `expected ${JSON.stringify(mismatch.expected)}, got ${JSON.stringify(mismatch.actual)}`;
-  return { exact: false, restored, mismatch, summary: `The inverse ${inverse.primitive_type} does not restore the original: line ${mismatch.line}: ${detail}` };
+  const detail =
+    mismatch.expected === mismatch.actual
+      ? 'line endings or the final newline differ'
+      : `expected ${JSON.stringify(mismatch.expected)}, got ${JSON.stringify(mismatch.actual)}`;
+  return {
+    exact: false,
+    restored,
+    mismatch,
+    summary: `The inverse ${inverse.primitive_type} does not restore the original: line ${mismatch.line}: ${detail}`,
+  };
 }

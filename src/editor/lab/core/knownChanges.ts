@@ -16,18 +16,78 @@ export interface KnownChange {
 }
 
 export const KNOWN_CHANGES: readonly KnownChange[] = [
-  { names: ['evaluation_strategy', 'eval_strategy'], library: 'transformers', when: catalogWhen('transformers-trainingargs-evaluation-strategy'), change: 'TrainingArguments(evaluation_strategy=) was renamed to eval_strategy=' },
-  { names: ['processing_class'], library: 'transformers', when: catalogWhen('transformers-trainer-tokenizer-kwarg'), change: 'Trainer(tokenizer=) became Trainer(processing_class=); older versions only know tokenizer=' },
-  { names: ['use_auth_token'], library: 'transformers / datasets', when: catalogWhen('datasets-load-dataset-use-auth-token', 'transformers-from-pretrained-use-auth-token'), change: 'use_auth_token= was replaced by token=' },
-  { names: ['load_metric'], library: 'datasets', when: catalogWhen('datasets-load-metric-removed'), change: 'datasets.load_metric was removed; metrics moved to the evaluate library (evaluate.load)' },
-  { names: ['AdamW'], library: 'transformers', when: catalogWhen('transformers-adamw-removed'), change: 'transformers.AdamW was removed; use torch.optim.AdamW' },
-  { names: ['AutoModelWithLMHead'], library: 'transformers', when: catalogWhen('transformers-automodelwithlmhead-removed'), change: 'AutoModelWithLMHead was split into AutoModelForCausalLM / AutoModelForSeq2SeqLM / AutoModelForMaskedLM' },
-  { names: ['as_target_tokenizer', 'text_target'], library: 'transformers', when: catalogWhen('transformers-as-target-tokenizer-removed'), change: 'tokenizer.as_target_tokenizer() was replaced by tokenizer(text_target=...)' },
-  { names: ['pad_to_max_length'], library: 'transformers', when: catalogWhen('transformers-pad-to-max-length-removed'), change: "tokenizer(pad_to_max_length=True) was replaced by padding='max_length'" },
-  { names: ['dataset_text_field', 'max_seq_length', 'packing', 'SFTConfig'], library: 'trl', when: catalogWhen('trl-sfttrainer-dataset-text-field-kwarg'), change: "SFTTrainer's dataset_text_field / max_seq_length / packing moved into SFTConfig" },
-  { names: ['prepare_model_for_int8_training', 'prepare_model_for_kbit_training'], library: 'peft', when: catalogWhen('peft-prepare-model-for-int8-training-removed'), change: 'prepare_model_for_int8_training was replaced by prepare_model_for_kbit_training' },
-  { names: ['no_cuda', 'use_cpu'], library: 'transformers', when: catalogWhen('transformers-trainingargs-no-cuda'), change: 'TrainingArguments(no_cuda=) was replaced by use_cpu=' },
-  { names: ['eval_accumulation_steps'], library: 'transformers', when: '', change: 'TrainingArguments eval options changed between versions' },
+  {
+    names: ['evaluation_strategy', 'eval_strategy'],
+    library: 'transformers',
+    when: catalogWhen('transformers-trainingargs-evaluation-strategy'),
+    change: 'TrainingArguments(evaluation_strategy=) was renamed to eval_strategy=',
+  },
+  {
+    names: ['processing_class'],
+    library: 'transformers',
+    when: catalogWhen('transformers-trainer-tokenizer-kwarg'),
+    change: 'Trainer(tokenizer=) became Trainer(processing_class=); older versions only know tokenizer=',
+  },
+  {
+    names: ['use_auth_token'],
+    library: 'transformers / datasets',
+    when: catalogWhen('datasets-load-dataset-use-auth-token', 'transformers-from-pretrained-use-auth-token'),
+    change: 'use_auth_token= was replaced by token=',
+  },
+  {
+    names: ['load_metric'],
+    library: 'datasets',
+    when: catalogWhen('datasets-load-metric-removed'),
+    change: 'datasets.load_metric was removed; metrics moved to the evaluate library (evaluate.load)',
+  },
+  {
+    names: ['AdamW'],
+    library: 'transformers',
+    when: catalogWhen('transformers-adamw-removed'),
+    change: 'transformers.AdamW was removed; use torch.optim.AdamW',
+  },
+  {
+    names: ['AutoModelWithLMHead'],
+    library: 'transformers',
+    when: catalogWhen('transformers-automodelwithlmhead-removed'),
+    change: 'AutoModelWithLMHead was split into AutoModelForCausalLM / AutoModelForSeq2SeqLM / AutoModelForMaskedLM',
+  },
+  {
+    names: ['as_target_tokenizer', 'text_target'],
+    library: 'transformers',
+    when: catalogWhen('transformers-as-target-tokenizer-removed'),
+    change: 'tokenizer.as_target_tokenizer() was replaced by tokenizer(text_target=...)',
+  },
+  {
+    names: ['pad_to_max_length'],
+    library: 'transformers',
+    when: catalogWhen('transformers-pad-to-max-length-removed'),
+    change: "tokenizer(pad_to_max_length=True) was replaced by padding='max_length'",
+  },
+  {
+    names: ['dataset_text_field', 'max_seq_length', 'packing', 'SFTConfig'],
+    library: 'trl',
+    when: catalogWhen('trl-sfttrainer-dataset-text-field-kwarg'),
+    change: "SFTTrainer's dataset_text_field / max_seq_length / packing moved into SFTConfig",
+  },
+  {
+    names: ['prepare_model_for_int8_training', 'prepare_model_for_kbit_training'],
+    library: 'peft',
+    when: catalogWhen('peft-prepare-model-for-int8-training-removed'),
+    change: 'prepare_model_for_int8_training was replaced by prepare_model_for_kbit_training',
+  },
+  {
+    names: ['no_cuda', 'use_cpu'],
+    library: 'transformers',
+    when: catalogWhen('transformers-trainingargs-no-cuda'),
+    change: 'TrainingArguments(no_cuda=) was replaced by use_cpu=',
+  },
+  {
+    names: ['eval_accumulation_steps'],
+    library: 'transformers',
+    when: '',
+    change: 'TrainingArguments eval options changed between versions',
+  },
 ];
 
 export interface DriftExplanation {
@@ -78,7 +138,10 @@ function best<T extends { names: readonly string[] }>(entries: readonly T[], quo
 }
 
 /** The most specific explanation for an error: drift table, then our table, then the exception kind. */
-export function explainError(err: Pick<ParsedError, 'exception_type' | 'message'>, driftTable: readonly DriftTableHint[] = []): DriftExplanation {
+export function explainError(
+  err: Pick<ParsedError, 'exception_type' | 'message'>,
+  driftTable: readonly DriftTableHint[] = [],
+): DriftExplanation {
   const names = quotedNames(err.message);
   const fromTable = best(driftTable, names);
   if (fromTable) return { change: fromTable.description, library: fromTable.library, when: fromTable.when, source: 'drift-table' };
@@ -88,8 +151,10 @@ export function explainError(err: Pick<ParsedError, 'exception_type' | 'message'
 }
 
 function kindExplanation(type: string, message: string): string {
-  if (type === 'TypeError' && /unexpected keyword argument/.test(message)) return 'a keyword argument this snapshot does not accept (added, renamed or removed in another version)';
-  if (type === 'ImportError' || /cannot import name/.test(message)) return 'a name this snapshot does not export (added, moved or removed in another version)';
+  if (type === 'TypeError' && /unexpected keyword argument/.test(message))
+    return 'a keyword argument this snapshot does not accept (added, renamed or removed in another version)';
+  if (type === 'ImportError' || /cannot import name/.test(message))
+    return 'a name this snapshot does not export (added, moved or removed in another version)';
   if (type === 'ModuleNotFoundError') return 'a module this snapshot does not have (or one the simulated libraries do not cover)';
   if (type === 'AttributeError') return 'an attribute or method missing in this snapshot (renamed or removed)';
   if (type === 'KeyError') return 'a key or dataset column that this snapshot names differently (schema drift)';

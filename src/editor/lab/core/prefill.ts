@@ -63,7 +63,8 @@ export function checkParamsText(primitive: Primitive, text: string, script?: str
   } catch (e) {
     return { ok: false, error: `Not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { ok: false, error: 'Params must be a JSON object, e.g. {"old_name": "…", "new_name": "…"}' };
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return { ok: false, error: 'Params must be a JSON object, e.g. {"old_name": "…", "new_name": "…"}' };
   const parsed = primitive.paramsSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `${primitive.name} params: ${formatZodError(parsed.error)}` };
   const params = parsed.data;

@@ -25,7 +25,11 @@ export function candidateFiles(scriptPath: string): string[] {
 
 /** A task id from the script's file name, not yet taken in the folder. */
 export function suggestId(fileName: string, taken: ReadonlySet<string>): string {
-  const base = fileName.replace(/\.py$/, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '') || 'task';
+  const base =
+    fileName
+      .replace(/\.py$/, '')
+      .replace(/[^A-Za-z0-9_.-]+/g, '_')
+      .replace(/^[._-]+/, '') || 'task';
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base}_${i}`)) return `${base}_${i}`;
 }

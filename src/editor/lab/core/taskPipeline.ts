@@ -117,8 +117,22 @@ export function proposalOf(draft: Pick<TaskDraft, 'args' | 'files' | 'mode' | 's
       ...(r.naturalDrift ? [`Natural drift ${r.naturalDrift.from_snapshot} → ${r.naturalDrift.to_snapshot}: ${r.naturalDrift.error}`] : []),
     ],
   };
-  if (r.refusal) return { args: r.entry.args ?? draft.args, files: r.entry.files ?? draft.files, adaptations, verdict, refusal: `${r.refusal.reason} (${r.refusal.rule})` };
-  return { args: r.entry.args ?? [], files: r.entry.files ?? {}, adaptations, verdict, entry: r.entry, ...(r.script !== undefined ? { script: r.script } : {}) };
+  if (r.refusal)
+    return {
+      args: r.entry.args ?? draft.args,
+      files: r.entry.files ?? draft.files,
+      adaptations,
+      verdict,
+      refusal: `${r.refusal.reason} (${r.refusal.rule})`,
+    };
+  return {
+    args: r.entry.args ?? [],
+    files: r.entry.files ?? {},
+    adaptations,
+    verdict,
+    entry: r.entry,
+    ...(r.script !== undefined ? { script: r.script } : {}),
+  };
 }
 
 /** make-task's verdict, one fact a line. */
@@ -146,7 +160,11 @@ export function usePipeline(p: TaskPipeline): () => void {
 }
 
 /** The preview shown before saving: verdict first, then each adaptation, then the args that will be saved. */
-export function proposalPreview(taskId: string, p: TaskProposal, joinArgs: (args: string[]) => string): { message: string; detail: string } {
+export function proposalPreview(
+  taskId: string,
+  p: TaskProposal,
+  joinArgs: (args: string[]) => string,
+): { message: string; detail: string } {
   const headline = p.refusal
     ? `ForgeEnv cannot make ${taskId} a task`
     : p.verdict.verified

@@ -8,7 +8,14 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFolderFile } from '../../../env/tasks/folderFile';
 import { MAX_TASK_METADATA_BYTES } from '../../../env/limits';
-import { formatZodError, PrimitiveSpecSchema, TaskSchema, type Difficulty, type LibraryVersions, type PrimitiveSpec } from '../../../env/schemas';
+import {
+  formatZodError,
+  PrimitiveSpecSchema,
+  TaskSchema,
+  type Difficulty,
+  type LibraryVersions,
+  type PrimitiveSpec,
+} from '../../../env/schemas';
 import { TASK_METADATA_FILE, TaskMetadataFileSchema, type TaskMetadata } from '../../../env/tasks/tasks';
 import { writeFileAtomic } from '../../../store/atomicWrite';
 
@@ -20,7 +27,11 @@ export class TaskSaveError extends Error {
 
 /** A task id from a file name and a primitive: `train_rename_api_call`, made unique against `taken`. */
 export function suggestTaskId(fileName: string, primitive: string, taken: ReadonlySet<string>): string {
-  const stem = fileName.replace(/\.py$/, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '') || 'task';
+  const stem =
+    fileName
+      .replace(/\.py$/, '')
+      .replace(/[^A-Za-z0-9_.-]+/g, '_')
+      .replace(/^[._-]+/, '') || 'task';
   const prim = primitive.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
   const base = `${stem}_${prim}`;
   if (!taken.has(base)) return base;
@@ -53,7 +64,8 @@ export function readTaskMetadata(dir: string): TaskMetadata[] {
     throw new TaskSaveError(`${file} is not valid JSON (${(e as Error).message}); fix it first, it is not overwritten`);
   }
   const parsed = TaskMetadataFileSchema.safeParse(json);
-  if (!parsed.success) throw new TaskSaveError(`${file} is not a valid task list (${formatZodError(parsed.error)}); fix it first, it is not overwritten`);
+  if (!parsed.success)
+    throw new TaskSaveError(`${file} is not a valid task list (${formatZodError(parsed.error)}); fix it first, it is not overwritten`);
   return parsed.data;
 }
 
@@ -82,7 +94,8 @@ export async function saveLabTask(input: SaveTaskInput): Promise<SavedTask> {
   if (problem) throw new TaskSaveError(problem);
   const spec = PrimitiveSpecSchema.parse(input.spec);
   const existing = readTaskMetadata(input.dir);
-  if (existing.some((e) => e.task_id === input.taskId)) throw new TaskSaveError(`${TASK_METADATA_FILE} already has an entry "${input.taskId}"`);
+  if (existing.some((e) => e.task_id === input.taskId))
+    throw new TaskSaveError(`${TASK_METADATA_FILE} already has an entry "${input.taskId}"`);
   const entry: TaskMetadata = {
     task_id: input.taskId,
     description: input.description,
@@ -97,7 +110,10 @@ export async function saveLabTask(input: SaveTaskInput): Promise<SavedTask> {
   try {
     await writeFileAtomic(scriptPath, input.script);
     written.push(scriptPath);
-    await writeFileAtomic(specPath, JSON.stringify({ primitive_type: spec.primitive_type, category: spec.category, params: spec.params }, null, 2) + '\n');
+    await writeFileAtomic(
+      specPath,
+      JSON.stringify({ primitive_type: spec.primitive_type, category: spec.category, params: spec.params }, null, 2) + '\n',
+    );
     written.push(specPath);
     // tasks.json last: it is the only file that existed before, and it is replaced whole.
     await writeFileAtomic(metadataPath, JSON.stringify(next, null, 2) + '\n');
@@ -144,7 +160,8 @@ export async function saveScriptTask(input: SaveScriptTaskInput): Promise<SavedS
   const problem = taskIdProblem(input.taskId, input.dir, input.taken);
   if (problem) throw new TaskSaveError(problem);
   const existing = readTaskMetadata(input.dir);
-  if (existing.some((e) => e.task_id === input.taskId)) throw new TaskSaveError(`${TASK_METADATA_FILE} already has an entry "${input.taskId}"`);
+  if (existing.some((e) => e.task_id === input.taskId))
+    throw new TaskSaveError(`${TASK_METADATA_FILE} already has an entry "${input.taskId}"`);
   const entry: TaskMetadata = {
     ...(input.pipelineEntry ?? {}),
     task_id: input.taskId,

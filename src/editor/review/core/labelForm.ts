@@ -49,10 +49,30 @@ export const LabelArgsSchema = z
 export type LabelArgs = z.infer<typeof LabelArgsSchema>;
 
 /** The store input for a filled form; throws an Error with a readable message when a field is wrong. */
-export function labelInput(fields: { target: LabelTarget; difficulty: number; tags: readonly string[]; confidence: number; note: string; labeler: string }): LabelInput {
-  const input = { target: fields.target, difficulty: fields.difficulty, tags: [...fields.tags], confidence: fields.confidence, note: fields.note.trim(), labeler: fields.labeler };
+export function labelInput(fields: {
+  target: LabelTarget;
+  difficulty: number;
+  tags: readonly string[];
+  confidence: number;
+  note: string;
+  labeler: string;
+}): LabelInput {
+  const input = {
+    target: fields.target,
+    difficulty: fields.difficulty,
+    tags: [...fields.tags],
+    confidence: fields.confidence,
+    note: fields.note.trim(),
+    labeler: fields.labeler,
+  };
   // Validate the same way the store will, so the error surfaces before anything is written.
-  const check = LabelRecordSchema.safeParse({ kind: 'label', schema: 'forgeenv.label/v1', label_id: '00000000-0000-4000-8000-000000000000', at: new Date().toISOString(), ...input });
+  const check = LabelRecordSchema.safeParse({
+    kind: 'label',
+    schema: 'forgeenv.label/v1',
+    label_id: '00000000-0000-4000-8000-000000000000',
+    at: new Date().toISOString(),
+    ...input,
+  });
   if (!check.success) throw new Error(`Invalid label: ${formatZodError(check.error)}`);
   return input as LabelInput;
 }

@@ -55,7 +55,12 @@ export function duplicateNotes(snapshot: Pick<DatasetSnapshot, 'duplicates'>): M
   for (const g of snapshot.duplicates.recordHashes) {
     g.record_ids.forEach((id, i) => {
       const others = g.record_ids.filter((o) => o !== id);
-      add(id, i === 0 ? `identical repair (same task, same diff) repeated by ${others.join(', ')}` : `duplicate of ${g.record_ids[0]} (same task, same diff: record hash)`);
+      add(
+        id,
+        i === 0
+          ? `identical repair (same task, same diff) repeated by ${others.join(', ')}`
+          : `duplicate of ${g.record_ids[0]} (same task, same diff: record hash)`,
+      );
     });
   }
   for (const g of snapshot.duplicates.taskHashes) {
@@ -74,7 +79,9 @@ export function buildReviewItems(snapshot: DatasetSnapshot): ReviewItem[] {
   return snapshot.demonstrations.current.map((record, index) => {
     const broken = brokenScriptFromPrompt(record.repair_prompt);
     const repaired: ReviewItem['repaired'] =
-      broken === undefined ? { ok: false, error: 'the repair prompt has no ```python block with the broken script' } : applyRepairDiffTolerant(broken, record.repair_completion);
+      broken === undefined
+        ? { ok: false, error: 'the repair prompt has no ```python block with the broken script' }
+        : applyRepairDiffTolerant(broken, record.repair_completion);
     return {
       record,
       index,
@@ -126,8 +133,16 @@ export function scoreMarkdown(item: ReviewItem): string {
     '|---|---|',
     rows(r.held_out_breakdown),
   ];
-  if (item.review) lines.push('', `Latest review: **${item.review.verdict}** by ${item.review.reviewer} (${item.review.at})${item.review.comment ? `: ${item.review.comment}` : ''}`);
-  if (item.label) lines.push('', `Label: difficulty ${item.label.difficulty}, confidence ${item.label.confidence}, tags ${item.label.tags.join(', ') || '—'}`);
+  if (item.review)
+    lines.push(
+      '',
+      `Latest review: **${item.review.verdict}** by ${item.review.reviewer} (${item.review.at})${item.review.comment ? `: ${item.review.comment}` : ''}`,
+    );
+  if (item.label)
+    lines.push(
+      '',
+      `Label: difficulty ${item.label.difficulty}, confidence ${item.label.confidence}, tags ${item.label.tags.join(', ') || '—'}`,
+    );
   for (const d of item.duplicates) lines.push('', `⚠ ${d}`);
   if (!item.repaired.ok) lines.push('', `⚠ the diff does not apply to the broken script: ${item.repaired.error}`);
   return lines.join('\n');
@@ -168,8 +183,14 @@ export function scoreTooltip(item: ReviewItem): string {
     `${r.task_id} · ${r.primitive_type} · revision ${r.info.revision}`,
     `annotator ${r.info.annotator_id}, active ${Math.round(r.info.active_ms / 1000)} s, ${r.info.runs} run(s), ${r.info.mode} mode`,
   ];
-  if (item.review) lines.push(`${item.review.verdict === 'approve' ? 'Approved' : 'Rejected'} by ${item.review.reviewer}${item.review.comment ? `: ${item.review.comment}` : ''}`);
-  if (item.label) lines.push(`Label: difficulty ${item.label.difficulty}, confidence ${item.label.confidence}, tags ${item.label.tags.join(', ') || '—'}`);
+  if (item.review)
+    lines.push(
+      `${item.review.verdict === 'approve' ? 'Approved' : 'Rejected'} by ${item.review.reviewer}${item.review.comment ? `: ${item.review.comment}` : ''}`,
+    );
+  if (item.label)
+    lines.push(
+      `Label: difficulty ${item.label.difficulty}, confidence ${item.label.confidence}, tags ${item.label.tags.join(', ') || '—'}`,
+    );
   for (const d of item.duplicates) lines.push(`⚠ ${d}`);
   if (!item.repaired.ok) lines.push(`⚠ the diff does not apply to the broken script: ${item.repaired.error}`);
   return lines.join('\n');

@@ -34,15 +34,22 @@ export function horizontalBarsSvg(title: string, rows: readonly BarRow[], unit =
   const parts: string[] = [];
   rows.forEach((r, i) => {
     const y = 4 + i * rowH;
-    parts.push(`<text class="axis-label" x="${labelW - 6}" y="${y + rowH / 2 + 4}" text-anchor="end">${escapeHtml(truncate(r.label, 28))}</text>`);
+    parts.push(
+      `<text class="axis-label" x="${labelW - 6}" y="${y + rowH / 2 + 4}" text-anchor="end">${escapeHtml(truncate(r.label, 28))}</text>`,
+    );
     let x = labelW;
     for (const s of r.segments) {
       const w = max === 0 ? 0 : (s.value / max) * barW;
-      if (w > 0) parts.push(`<rect class="${s.cls}" x="${x.toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}"><title>${escapeHtml(`${r.label}: ${s.name} ${s.value}${unit}`)}</title></rect>`);
+      if (w > 0)
+        parts.push(
+          `<rect class="${s.cls}" x="${x.toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}"><title>${escapeHtml(`${r.label}: ${s.name} ${s.value}${unit}`)}</title></rect>`,
+        );
       x += w;
     }
     const total = r.segments.reduce((a, s) => a + s.value, 0);
-    parts.push(`<text class="value-label" x="${(x + 6).toFixed(1)}" y="${y + rowH / 2 + 4}">${escapeHtml(r.note ?? `${total}${unit}`)}</text>`);
+    parts.push(
+      `<text class="value-label" x="${(x + 6).toFixed(1)}" y="${y + rowH / 2 + 4}">${escapeHtml(r.note ?? `${total}${unit}`)}</text>`,
+    );
   });
   if (rows.length === 0) parts.push(`<text class="axis-label" x="8" y="16">no data</text>`);
   const desc = rows.map((r) => `${r.label}: ${r.note ?? r.segments.map((s) => `${s.name} ${s.value}${unit}`).join(', ')}`).join('; ');
@@ -63,7 +70,10 @@ export function histogramSvg(title: string, bins: ReadonlyArray<{ label: string;
     const x = 34 + i * (barW + gap);
     const h = max === 0 ? 0 : (b.count / max) * plotH;
     const y = plotH + 10 - h;
-    if (h > 0) parts.push(`<rect class="bar-primary" x="${x}" y="${y.toFixed(1)}" width="${barW}" height="${h.toFixed(1)}"><title>${escapeHtml(`${b.label}: ${b.count}`)}</title></rect>`);
+    if (h > 0)
+      parts.push(
+        `<rect class="bar-primary" x="${x}" y="${y.toFixed(1)}" width="${barW}" height="${h.toFixed(1)}"><title>${escapeHtml(`${b.label}: ${b.count}`)}</title></rect>`,
+      );
     parts.push(`<text class="value-label" x="${x + barW / 2}" y="${(y - 3).toFixed(1)}" text-anchor="middle">${b.count}</text>`);
     parts.push(`<text class="axis-label small" x="${x + barW / 2}" y="${plotH + 26}" text-anchor="middle">${escapeHtml(b.label)}</text>`);
   });
@@ -85,7 +95,11 @@ export function truncate(s: string, n: number): string {
 export function table(caption: string, header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const head = header.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('');
   const body = rows.length
-    ? rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('')
+    ? rows
+        .map(
+          (r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`,
+        )
+        .join('')
     : `<tr><td colspan="${header.length}">none</td></tr>`;
   return `<table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }

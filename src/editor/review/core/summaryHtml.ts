@@ -25,7 +25,6 @@ export interface SummaryPageOptions extends WebviewPageResources {
   labels?: { total: number; byTag: Record<string, number> };
 }
 
-
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | null, d = 2) => (x === null ? '–' : String(Math.round(x * 10 ** d) / 10 ** d));
 
@@ -84,12 +83,16 @@ export function renderSummaryHtml(s: DatasetSummary, opts: SummaryPageOptions): 
         { label: 'skipped', segments: [{ name: 'skipped', cls: 'bar-skipped', value: c.skipped }] },
         { label: 'superseded', segments: [{ name: 'superseded', cls: 'bar-muted', value: c.superseded }] },
       ]),
-      table('Demonstrations by status', ['status', 'count'], [
-        ['success', String(c.success)],
-        ['failed', String(c.failed)],
-        ['skipped', String(c.skipped)],
-        ['superseded', String(c.superseded)],
-      ]),
+      table(
+        'Demonstrations by status',
+        ['status', 'count'],
+        [
+          ['success', String(c.success)],
+          ['failed', String(c.failed)],
+          ['skipped', String(c.skipped)],
+          ['superseded', String(c.superseded)],
+        ],
+      ),
     ),
     figure(
       'primitive',
@@ -101,7 +104,16 @@ export function renderSummaryHtml(s: DatasetSummary, opts: SummaryPageOptions): 
       table(
         'Counts by primitive',
         ['primitive', 'submitted', 'success', 'failed', 'skipped', 'success rate', 'mean reward', 'median active time'],
-        prims.map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped), pct(g.success_rate), num(g.reward_mean), formatDuration(g.active_ms_median)]),
+        prims.map(([k, g]) => [
+          k,
+          String(g.submitted),
+          String(g.success),
+          String(g.failed),
+          String(g.skipped),
+          pct(g.success_rate),
+          num(g.reward_mean),
+          formatDuration(g.active_ms_median),
+        ]),
       ),
     ),
     figure(
@@ -109,22 +121,44 @@ export function renderSummaryHtml(s: DatasetSummary, opts: SummaryPageOptions): 
       'Time per primitive (median active time)',
       horizontalBarsSvg(
         'Median active time per primitive, seconds',
-        prims.map(([k, g]) => ({ label: k, segments: [{ name: 'median active', cls: 'bar-primary', value: Math.round((g.active_ms_median ?? 0) / 1000) }], note: formatDuration(g.active_ms_median) })),
+        prims.map(([k, g]) => ({
+          label: k,
+          segments: [{ name: 'median active', cls: 'bar-primary', value: Math.round((g.active_ms_median ?? 0) / 1000) }],
+          note: formatDuration(g.active_ms_median),
+        })),
         ' s',
       ),
-      table('Time per primitive', ['primitive', 'median active time', 'demonstrations'], prims.map(([k, g]) => [k, formatDuration(g.active_ms_median), String(g.submitted)])),
+      table(
+        'Time per primitive',
+        ['primitive', 'median active time', 'demonstrations'],
+        prims.map(([k, g]) => [k, formatDuration(g.active_ms_median), String(g.submitted)]),
+      ),
     ),
     figure(
       'reward',
       'Reward histogram',
-      histogramSvg('Visible reward of current demonstrations', s.reward.histogram.map((b) => ({ label: rewardBinLabel(b), count: b.count }))),
-      table('Reward histogram', ['reward bin', 'demonstrations'], s.reward.histogram.map((b) => [rewardBinLabel(b), String(b.count)])),
+      histogramSvg(
+        'Visible reward of current demonstrations',
+        s.reward.histogram.map((b) => ({ label: rewardBinLabel(b), count: b.count })),
+      ),
+      table(
+        'Reward histogram',
+        ['reward bin', 'demonstrations'],
+        s.reward.histogram.map((b) => [rewardBinLabel(b), String(b.count)]),
+      ),
     ),
     figure(
       'active',
       'Active time histogram',
-      histogramSvg('Active time per demonstration', s.active_ms.histogram.map((b) => ({ label: activeBinLabel(b), count: b.count }))),
-      table('Active time histogram', ['active time', 'demonstrations'], s.active_ms.histogram.map((b) => [activeBinLabel(b), String(b.count)])),
+      histogramSvg(
+        'Active time per demonstration',
+        s.active_ms.histogram.map((b) => ({ label: activeBinLabel(b), count: b.count })),
+      ),
+      table(
+        'Active time histogram',
+        ['active time', 'demonstrations'],
+        s.active_ms.histogram.map((b) => [activeBinLabel(b), String(b.count)]),
+      ),
     ),
     figure(
       'reviews',
@@ -134,23 +168,52 @@ export function renderSummaryHtml(s: DatasetSummary, opts: SummaryPageOptions): 
         { label: 'rejected', segments: [{ name: 'rejected', cls: 'bar-failed', value: s.reviews.rejected }] },
         { label: 'unreviewed', segments: [{ name: 'unreviewed', cls: 'bar-muted', value: s.reviews.unreviewed }] },
       ]),
-      table('Review verdicts', ['verdict', 'demonstrations'], [
-        ['approved', String(s.reviews.approved)],
-        ['rejected', String(s.reviews.rejected)],
-        ['unreviewed', String(s.reviews.unreviewed)],
-      ]),
+      table(
+        'Review verdicts',
+        ['verdict', 'demonstrations'],
+        [
+          ['approved', String(s.reviews.approved)],
+          ['rejected', String(s.reviews.rejected)],
+          ['unreviewed', String(s.reviews.unreviewed)],
+        ],
+      ),
     ),
     figure(
       'annotator',
       'Counts by annotator',
-      horizontalBarsSvg('Counts by annotator (success, failed, skipped)', annotators.map(([k, g]) => ({ label: k, segments: statusSegments(g), note: `${g.submitted} submitted, ${formatDuration(g.active_ms_total)} active` }))),
-      table('Counts by annotator', ['annotator', 'submitted', 'success', 'failed', 'skipped', 'total active time'], annotators.map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped), formatDuration(g.active_ms_total)])),
+      horizontalBarsSvg(
+        'Counts by annotator (success, failed, skipped)',
+        annotators.map(([k, g]) => ({
+          label: k,
+          segments: statusSegments(g),
+          note: `${g.submitted} submitted, ${formatDuration(g.active_ms_total)} active`,
+        })),
+      ),
+      table(
+        'Counts by annotator',
+        ['annotator', 'submitted', 'success', 'failed', 'skipped', 'total active time'],
+        annotators.map(([k, g]) => [
+          k,
+          String(g.submitted),
+          String(g.success),
+          String(g.failed),
+          String(g.skipped),
+          formatDuration(g.active_ms_total),
+        ]),
+      ),
     ),
     figure(
       'task',
       'Counts by task',
-      horizontalBarsSvg('Counts by task (success, failed, skipped)', tasks.map(([k, g]) => ({ label: k, segments: statusSegments(g) }))),
-      table('Counts by task', ['task', 'submitted', 'success', 'failed', 'skipped'], tasks.map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped)])),
+      horizontalBarsSvg(
+        'Counts by task (success, failed, skipped)',
+        tasks.map(([k, g]) => ({ label: k, segments: statusSegments(g) })),
+      ),
+      table(
+        'Counts by task',
+        ['task', 'submitted', 'success', 'failed', 'skipped'],
+        tasks.map(([k, g]) => [k, String(g.submitted), String(g.success), String(g.failed), String(g.skipped)]),
+      ),
     ),
   ];
   if (opts.labels && Object.keys(opts.labels.byTag).length) {
@@ -159,8 +222,15 @@ export function renderSummaryHtml(s: DatasetSummary, opts: SummaryPageOptions): 
       figure(
         'tags',
         'Label tags',
-        horizontalBarsSvg('Label tags (latest label per target)', tags.map(([k, n]) => ({ label: k, segments: [{ name: 'labels', cls: 'bar-primary', value: n }] }))),
-        table('Label tags', ['tag', 'labels'], tags.map(([k, n]) => [k, String(n)])),
+        horizontalBarsSvg(
+          'Label tags (latest label per target)',
+          tags.map(([k, n]) => ({ label: k, segments: [{ name: 'labels', cls: 'bar-primary', value: n }] })),
+        ),
+        table(
+          'Label tags',
+          ['tag', 'labels'],
+          tags.map(([k, n]) => [k, String(n)]),
+        ),
       ),
     );
   }
