@@ -7,7 +7,7 @@ import type { RepairEvaluation } from '../../env/episode/episodeTypes';
 import { isCancelledRemoteError } from '../../env/openenv/remoteEpisodeSession';
 import { refusal, type CommandResult, type Refusal, type SkipArgs, type StartArgs, type SubmitArgs } from '../commandArgs';
 import type { Action, EpisodeEditor } from './editorPort';
-import { openEpisode, type OpenedEpisode } from './episodeStart';
+import type { OpenedEpisode } from './episodeStart';
 import type { EpisodeSession as EnvSession } from '../../env/episode/episodeSession';
 import type { PersistedEpisode } from './episodeRecord';
 import { EPISODE_STATE_KEY, LiveEpisode } from './liveEpisode';
@@ -18,14 +18,15 @@ import type { ScoreState } from './scoreModel';
 import type { SessionServices } from './services';
 import type { ScoreResult, StartResult, StoredResult } from './results';
 import { resumeEpisode, type RestoreResult } from './resume';
-import { openEpisodeMessage } from './revisionStart';
 import { retryIfBusy } from './retry';
+import { startEpisode } from './starting';
 import { skipEpisode, submitEpisode, type SkippedResult, type SubmittedResult } from './endings';
 import { infoText } from '../../env/schemas';
 
 export class RepairSession {
   private live: LiveEpisode | undefined;
-  private starting = false;
+  /** An episode (or a revision) is being opened: one at a time. */
+  starting = false;
   private restoring: Promise<RestoreResult> | undefined;
 
   constructor(
@@ -38,77 +39,8 @@ export class RepairSession {
     return this.live;
   }
 
-  async start(args?: StartArgs): Promise<CommandResult<StartResult>> {
-    const t0 = Date.now();
-    const s = this.services;
-    if (this.live) {
-      const msg = openEpisodeMessage(this.live.state);
-      if (!args)
-        this.editor.warn(
-          msg,
-          { title: 'Open It', run: () => s.command('forgeenv.openEpisodeFile') },
-          { title: 'Skip It…', run: () => s.command('forgeenv.skipEpisode') },
-        );
-      return refusal('episode_open', msg);
-    }
-    if (this.starting) return refusal('busy', 'An episode is already being started.');
-    const settings = s.settings();
-    if (settings.backend === 'remote' && !settings.remoteUrl) {
-      const msg =
-        'ForgeEnv: forgeenv.backend is "remote" but no server is configured: set forgeenv.remoteUrl, or set forgeenv.backend to "embedded".';
-      return this.fail(msg, undefined, {
-        title: 'Open Settings',
-        run: () => s.command('workbench.action.openSettings', 'forgeenv.backend'),
-      });
-    }
-    let tasks;
-    try {
-      tasks = s.tasks();
-    } catch (e) {
-      return this.fail(`ForgeEnv could not load the task corpus: ${(e as Error).message}`, e);
-    }
-    // Which task, and which breakage: from the arguments, or asked.
-    const picked = args ? undefined : await this.editor.chooseTask();
-    if (!args && !picked) return this.cancelled('No episode started: no task was chosen.');
-    const next = args ? !args.taskId && args.next : picked === 'next';
-    const taskId = args?.taskId ?? (next ? await s.queue.nextTaskId() : picked);
-    if (!taskId && next) return this.fail('ForgeEnv: every task has a demonstration; there is no next task.');
-    const task = taskId ? tasks.getById(taskId) : undefined;
-    if (taskId && !task) return this.fail(`ForgeEnv: unknown task "${taskId}".`);
-    let primitive = args?.primitive;
-    if (!args && task) {
-      const choice = await this.editor.chooseBreakage(task);
-      if (choice === undefined) return this.cancelled(`No episode started: no breakage was chosen for ${task.task_id}.`);
-      primitive = choice ?? undefined;
-    }
-    return this.opening(
-      () => openEpisode(this.editor, s, this.fail, { task, primitive, args }),
-      async (live, { start }) => {
-        live.timeline.record({ kind: 'focus', event: 'episode_start', task_id: start.task.task_id });
-        const specs = showRun(this.editor, live, 'start'); // opened at the failing line, below
-        await this.editor.openScript(live.file, { focus: true, line: specs[0]?.line });
-        const broke = start.brokenExecution.exit_code !== 0;
-        if (!broke)
-          this.editor.warn(
-            `ForgeEnv: the ${start.breakageSpec.primitive_type} breakage did not make train.py fail under this library snapshot (a warning on the changed line says so until the first run). Repair it anyway: the diff is scored against the intended API.`,
-          );
-        const openMs = Date.now() - t0;
-        s.log.info(
-          `episode ${start.episodeId} started: task ${start.task.task_id}, ${start.breakageSpec.primitive_type}, seed ${start.seed}, opened in ${openMs} ms`,
-        );
-        return {
-          ok: true,
-          episodeId: start.episodeId,
-          taskId: start.task.task_id,
-          seed: start.seed,
-          primitive: start.breakageSpec,
-          filePath: live.file,
-          broke,
-          diagnostics: specs.length,
-          openMs,
-        };
-      },
-    );
+  start(args?: StartArgs): Promise<CommandResult<StartResult>> {
+    return startEpisode(this, args);
   }
 
   /**
@@ -336,7 +268,7 @@ export class RepairSession {
   };
 
   /** Cancelling a picker is said, never silent: a message and the log say why nothing started. */
-  private cancelled(message: string): Refusal {
+  cancelled(message: string): Refusal {
     this.services.log.info(message);
     this.editor.info(message);
     return refusal('cancelled', message);
