@@ -5,6 +5,7 @@ import { ExportError, exportDataset } from '../store/export/exportDataset';
 import { labelRatioText } from '../store/export/card';
 import {
   COMPLETION_FORMS,
+  CLI_EXPORT_FORMATS,
   EXPORT_FORMATS,
   FORMATS,
   PROMPT_STYLES,
@@ -31,7 +32,7 @@ const filterLines = (Object.keys(FILTER_CHOICES) as Array<keyof typeof FILTER_CH
 });
 
 // Built from the format and filter lists, so the usage never drifts from what is accepted.
-export const EXPORT_USAGE = `Usage: forgeenv export --format ${EXPORT_FORMATS.join('|')}|trl-dpo DIR --out FILE
+export const EXPORT_USAGE = `Usage: forgeenv export --format ${CLI_EXPORT_FORMATS.join('|')} DIR --out FILE
 ${filterLines.join('\n')}
          ${'[--primitive NAME]...'.padEnd(42)} default all primitives
          ${'[--style standard|conversational]'.padEnd(42)} prompt shape for trl-sft/trl-grpo/trl-kto, default standard

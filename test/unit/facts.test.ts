@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { FALLBACK_ORDER } from '../../src/env/drift/generator';
 import { breakagePrimitives } from '../../src/env/primitives/registry';
-import { EXPORT_FORMATS } from '../../src/store/export/formats';
+import { CLI_EXPORT_FORMATS, EXPORT_FORMATS } from '../../src/store/export/formats';
 import { FILTER_CHOICES } from '../../src/store/export/selection';
 
 const ROOT = resolve(__dirname, '../..');
@@ -24,7 +24,11 @@ describe('one place per fact', () => {
   });
 
   test('README and docs name every export format and filter as the CLI accepts them', () => {
-    const formats = `--format ${EXPORT_FORMATS.join('|')}`;
+    const formats = `--format ${CLI_EXPORT_FORMATS.join('|')}`;
+    assert.deepEqual(
+      CLI_EXPORT_FORMATS.filter((f) => f !== 'trl-dpo'),
+      [...EXPORT_FORMATS],
+    );
     for (const doc of ['README.md', 'docs/dataset-format.md']) assert.ok(read(doc).includes(formats), `${doc} lists ${formats}`);
     const spec = read('docs/dataset-format.md');
     for (const c of Object.values(FILTER_CHOICES))

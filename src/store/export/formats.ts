@@ -7,6 +7,8 @@ import { verifiedSuccess, type SelectionFilters } from './selection';
 
 export const EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'trl-kto', 'swebench', 'swebench-instances'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** Every format `forgeenv export` takes: trl-dpo re-executes both sides of each pair, so it has a path of its own (src/store/export/dpo.ts). */
+export const CLI_EXPORT_FORMATS = ['trl-sft', 'trl-grpo', 'trl-kto', 'trl-dpo', 'swebench', 'swebench-instances'] as const;
 export const PROMPT_STYLES = ['standard', 'conversational'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
 /** `raw`: the scored diff as stored; `fenced`: inside a ```diff block, as the repair system prompt asks a model to answer. */
