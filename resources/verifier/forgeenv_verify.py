@@ -579,6 +579,26 @@ def probe_batches(head, tokenizer, num_labels):
     return make
 
 
+def probe_images(processor, num_labels):
+    """The image counterpart of the probe sentences (data files only the script's arguments name):
+    fixed pictures, labels by position. In real mode the weights-moved check decides."""
+    import numpy as np
+    import torch
+
+    pictures = []
+    for i in range(BATCH):
+        y, x = np.mgrid[0:64, 0:64]
+        pictures.append(np.stack([(x * (i + 1)) % 256, (y * (i + 2)) % 256, ((x + y) * (i + 3)) % 256], axis=-1).astype("uint8"))
+
+    def make():
+        for i in range(0, len(pictures), BATCH // 2):
+            chunk = pictures[i : i + BATCH // 2]
+            enc = processor(chunk, return_tensors="pt")
+            yield {"pixel_values": enc["pixel_values"], "labels": torch.tensor([(i + j) % num_labels for j in range(len(chunk))])}
+
+    return make
+
+
 def tokenizer_for(transformers, base, *models):
     """The base model's tokenizer, padding with its end token when it has no pad token (GPT-2 and
     kin), and the models told so: batches of more than one example need it."""
@@ -666,11 +686,14 @@ def verify_hf(spec, original, artifact):
             # The data the script names needs what only its arguments say (data files, columns): the probe instead.
             make, data = None, "probe sentences (held-out data unavailable: %s)" % ((str(e).splitlines() or [""])[0][:160] or type(e).__name__)
     if make is None:
-        tokenizer = tokenizer_for(transformers, base, trained, untrained)
         num_labels = int(getattr(trained.config, "num_labels", 2) or 2) if hasattr(trained, "config") else 2
-        make = probe_batches(head, tokenizer, num_labels)
+        if head == "imgcls":
+            make = probe_images(transformers.AutoImageProcessor.from_pretrained(base), num_labels)
+            data = data.replace("probe sentences", "probe images")
+        else:
+            make = probe_batches(head, tokenizer_for(transformers, base, trained, untrained), num_labels)
         if data == "held-out split":
-            data = "probe sentences"
+            data = "probe images" if head == "imgcls" else "probe sentences"
         dataset_args = None
         trained_loss = mean_loss(trained, make)
     return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else loader_name, "moved": moved, "data": data,

@@ -71,3 +71,38 @@ for (const snapshot of ['2023-06', '2026-11']) {
     });
   });
 }
+
+// An image classifier whose data files only the script's arguments name (parquet under --data_dir)
+// is evaluated on fixed probe images, as a text model is on the probe sentences.
+const PROBE_IMAGES = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import forgeenv_verify as v
+from transformers import ViTImageProcessor
+make = v.probe_images(ViTImageProcessor(size={"height": 32, "width": 32}), 3)
+first = [(tuple(b["pixel_values"].shape), b["labels"].tolist()) for b in make()]
+second = [float(b["pixel_values"].sum()) for b in make()]
+again = [float(b["pixel_values"].sum()) for b in make()]
+print("PROBE " + json.dumps({"batches": first, "same": second == again}))
+`;
+
+describe(
+  'probe images in the 2026-11 venv',
+  { skip: isSnapshotVenvReady('2026-11') ? false : 'the 2026-11 snapshot venv is not built' },
+  () => {
+    test('fixed pictures the model processor accepts, labels by position within the head size, the same on every pass', () => {
+      const r = spawnSync(snapshotPython('2026-11'), ['-c', PROBE_IMAGES, join(resourcesDir(), 'verifier')], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      assert.equal(r.status, 0, r.stderr.slice(-2000));
+      const line = r.stdout.split('\n').find((l) => l.startsWith('PROBE '));
+      assert.ok(line, r.stdout);
+      const probe = JSON.parse(line.slice('PROBE '.length)) as { batches: [number[], number[]][]; same: boolean };
+      assert.equal(probe.batches.length, 2);
+      assert.deepEqual(probe.batches[0][0], [4, 3, 32, 32]);
+      assert.deepEqual(probe.batches[0][1], [0, 1, 2, 0]);
+      assert.equal(probe.same, true);
+    });
+  },
+);
