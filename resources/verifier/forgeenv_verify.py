@@ -579,6 +579,26 @@ def probe_batches(head, tokenizer, num_labels):
     return make
 
 
+def probe_images(processor, num_labels):
+    """The image counterpart of the probe sentences (data files only the script's arguments name):
+    fixed pictures, labels by position. In real mode the weights-moved check decides."""
+    import numpy as np
+    import torch
+
+    pictures = []
+    for i in range(BATCH):
+        y, x = np.mgrid[0:64, 0:64]
+        pictures.append(np.stack([(x * (i + 1)) % 256, (y * (i + 2)) % 256, ((x + y) * (i + 3)) % 256], axis=-1).astype("uint8"))
+
+    def make():
+        for i in range(0, len(pictures), BATCH // 2):
+            chunk = pictures[i : i + BATCH // 2]
+            enc = processor(chunk, return_tensors="pt")
+            yield {"pixel_values": enc["pixel_values"], "labels": torch.tensor([(i + j) % num_labels for j in range(len(chunk))])}
+
+    return make
+
+
 def tokenizer_for(transformers, base, *models):
     """The base model's tokenizer, padding with its end token when it has no pad token (GPT-2 and
     kin), and the models told so: batches of more than one example need it."""
@@ -649,7 +669,7 @@ def verify_hf(spec, original, artifact):
     else:
         untrained, info = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact), output_loading_info=True)
         fresh = set(info.get("missing_keys") or [])
-    moved = moved_share(trained, untrained, fresh, adapter)
+    moved = moved_share(trained, untrained, fresh, adapter, lambda: adapter_start(loader, base, head_kwargs, artifact) if adapter else None)
     datasets = original["datasets"]
     dataset_args = spec.get("dataset") or (datasets[0] if datasets else None)
     data = "held-out split"
@@ -666,11 +686,14 @@ def verify_hf(spec, original, artifact):
             # The data the script names needs what only its arguments say (data files, columns): the probe instead.
             make, data = None, "probe sentences (held-out data unavailable: %s)" % ((str(e).splitlines() or [""])[0][:160] or type(e).__name__)
     if make is None:
-        tokenizer = tokenizer_for(transformers, base, trained, untrained)
         num_labels = int(getattr(trained.config, "num_labels", 2) or 2) if hasattr(trained, "config") else 2
-        make = probe_batches(head, tokenizer, num_labels)
+        if head == "imgcls":
+            make = probe_images(transformers.AutoImageProcessor.from_pretrained(base), num_labels)
+            data = data.replace("probe sentences", "probe images")
+        else:
+            make = probe_batches(head, tokenizer_for(transformers, base, trained, untrained), num_labels)
         if data == "held-out split":
-            data = "probe sentences"
+            data = "probe images" if head == "imgcls" else "probe sentences"
         dataset_args = None
         trained_loss = mean_loss(trained, make)
     return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else loader_name, "moved": moved, "data": data,
@@ -722,12 +745,50 @@ def adapter_head_kwargs(loader, base, weights):
     return {}
 
 
-def moved_share(trained, untrained, fresh, adapter):
+def adapter_start(loader, base, head_kwargs, artifact):
+    """The adapter's starting values, built twice from its own config over the base with two seeds:
+    a trainable tensor both builds agree on starts deterministically (LoRA B's zeros, FRoD's and
+    IA3's derived coefficients, a head the base checkpoint holds); one they disagree on starts random
+    (a prompt embedding, a head initialised afresh), so no artifact can show it moved."""
+    import torch
+    from peft import PEFT_TYPE_TO_CONFIG_MAPPING, PeftConfig, get_peft_model
+
+    # The config's own class, as PeftModel.from_pretrained reads it (old peft's PeftConfig builds nothing).
+    config = PEFT_TYPE_TO_CONFIG_MAPPING[PeftConfig.from_pretrained(artifact).peft_type].from_pretrained(artifact)
+    config.inference_mode = False  # a saved config is in inference mode: nothing would be trainable
+    if getattr(config, "encoder_hidden_size", None) is None and getattr(config, "token_dim", None):
+        setattr(config, "encoder_hidden_size", config.token_dim)  # peft 0.3 derives it from a local it never sets once token_dim is saved
+    builds = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        model = get_peft_model(loader.from_pretrained(base, **head_kwargs), config)
+        builds.append({n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad and ".original_module." not in n})
+    first, second = builds
+    return {n: t for n, t in first.items() if n in second and tuple(t.shape) == tuple(second[n].shape) and torch.equal(t, second[n])}
+
+
+def _adapter_key(name):
+    # named_parameters of a fresh PeftModel and the state_dict of a loaded one agree but for "default"'s place.
+    return name.replace(".default.", ".").replace(".default", "")
+
+
+def moved_share(trained, untrained, fresh, adapter, start=None):
     """Share of the weights the script starts from that training changed: the base model's (the
-    head a script adds starts random, so it proves nothing), or an adapter's LoRA B matrices (which
-    start at zero)."""
+    head a script adds starts random, so it proves nothing), or an adapter's trainable tensors that
+    start deterministically (adapter_start); without peft's builder, its LoRA B matrices (zero at
+    the start)."""
     ts = trained.state_dict()
     if adapter:
+        try:
+            begin = start() if start else None
+        except Exception:  # noqa: BLE001 - a peft without get_peft_model (the stand-ins): LoRA B alone
+            begin = None
+        if begin:
+            own = {_adapter_key(k): v for k, v in ts.items()}
+            names = [n for n in begin if _adapter_key(n) in own and tuple(own[_adapter_key(n)].shape) == tuple(begin[n].shape)]
+            if names:
+                changed = [n for n in names if float((own[_adapter_key(n)].float() - begin[n].float()).abs().max().item()) > 0]
+                return len(changed) / len(names)
         names = [k for k in ts if "lora_B" in k]
         changed = [k for k in names if float(ts[k].abs().max().item()) > 0]
         return len(changed) / len(names) if names else 0.0

@@ -32,6 +32,12 @@ describe('readVerdict', () => {
     );
     assert.deepEqual(v, { ...ok(0.5), resolved: { artifact: 'out/final' } });
   });
+  test('losses on the probe sentences or probe images are flagged as probe losses; held-out ones are not', () => {
+    const read = (data: string) => readVerdict(exec(`${VERDICT_MARKER}${N} ${JSON.stringify({ ...ok(0.5), moved: 1, data })}\n`), N);
+    assert.equal((read('probe images (held-out data unavailable: x)') as { probe?: boolean }).probe, true);
+    assert.equal((read('probe sentences') as { probe?: boolean }).probe, true);
+    assert.equal((read('held-out split') as { probe?: boolean }).probe, undefined);
+  });
   test("a marked line without the run's nonce is not the verdict (text a library printed from the artifact)", () => {
     const forged = `${VERDICT_MARKER}${JSON.stringify(ok(0.1))}\n${VERDICT_MARKER}ffff ${JSON.stringify(ok(0.1))}\n`;
     assert.match((readVerdict(exec(forged), N) as { reason: string }).reason, /without a verdict/);
@@ -220,7 +226,7 @@ describe('which check decides', () => {
     });
     const e = judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' });
     assert.deepEqual([e.check, e.verified], ['weights_moved', true]);
-    assert.match(e.findings[0], /probe sentences/);
+    assert.match(e.findings[0], /probe data/);
     assert.equal(judgeEvidence(probe(0.5, 0, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'real' }).verified, false);
     // Simulated mode's stand-ins make the probe loss depend on the weights: held-out loss still decides there.
     assert.equal(judgeEvidence(probe(0.5317, 0.9, 0.58), probe(0.3988, 0.92, 0.487), spec, { mode: 'simulated' }).check, 'held_out_loss');

@@ -159,7 +159,7 @@ function judgeMovedWeights(repair: Loaded, reference: Loaded, r0: number): Evide
   const needed = 0.5 * (reference.moved ?? 0);
   const trained = moved >= needed && moved > 0;
   const gain0 = reference.untrained_loss - reference.trained_loss;
-  const why = reference.probe ? `the held-out data is the verifier's probe sentences` : `the unbroken original improves it by ${pct(r0)}`;
+  const why = reference.probe ? `the held-out data is the verifier's probe data` : `the unbroken original improves it by ${pct(r0)}`;
   const findings = [
     `held-out loss cannot show training here (${why}), so the check is the weights training changed: ${pct(moved)} of the starting weights (the original changes ${pct(reference.moved ?? 0)})`,
   ];

@@ -43,7 +43,7 @@ export type VerifierOutcome =
       untrained_loss: number;
       /** Share of the starting weights that training changed (absent for state dicts, whose untrained model is another random init). */
       moved?: number;
-      /** The losses are on the verifier's fixed probe sentences, not the task's held-out data. */
+      /** The losses are on the verifier's fixed probe sentences or images, not the task's held-out data. */
       probe?: boolean;
       /** What the verifier resolved (from the task, the original or the saved model): a repair is checked against the same. */
       resolved?: Pick<VerifySpec, 'artifact' | 'kind' | 'head' | 'base_model' | 'dataset'>;
@@ -125,7 +125,7 @@ export function readVerdict(
         trained_loss: v.trained_loss,
         untrained_loss: v.untrained_loss,
         ...(v.moved === undefined ? {} : { moved: v.moved }),
-        ...(v.data?.startsWith('probe sentences') ? { probe: true } : {}),
+        ...(/^probe (sentences|images)/.test(v.data ?? '') ? { probe: true } : {}),
         resolved: {
           artifact: v.artifact,
           ...(v.kind ? { kind: v.kind } : {}),
