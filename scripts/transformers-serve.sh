@@ -11,9 +11,9 @@
 #   --setup-only       install the venv and stop
 #   --tiny-model DIR   also write DIR: a tiny random Llama (RoPE, so any prompt length) with the offline
 #                      hub's gpt2 tokenizer and a chat template, for plumbing tests; it does not repair
-#   MODEL_DIR          preload it and answer every request with it (else each request's model is loaded)
+#   MODEL_DIR          preload it; requests must then name it as their model (HTTP 400 otherwise).
+#                      Without it, each request's model is loaded on first use
 set -euo pipefail
-cd "$(dirname "$0")/.."
 TRANSFORMERS_PIN="transformers[serving]==5.25.0"
 TORCH_PIN="torch==2.15.0"
 cache="${FORGEENV_CACHE_DIR:-$HOME/.cache/forgeenv}"
@@ -28,11 +28,16 @@ while [ $# -gt 0 ]; do
     --port) port="$2"; shift 2 ;;
     --setup-only) setup_only=1; shift ;;
     --tiny-model) tiny="$2"; shift 2 ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "transformers-serve: unknown option $1" >&2; exit 2 ;;
     *) model="$1"; shift ;;
   esac
 done
+# Paths as the caller gave them (relative to their folder), then the repository's root.
+venv="$(realpath -m "$venv")"
+[ -z "$tiny" ] || tiny="$(realpath -m "$tiny")"
+[ ! -e "$model" ] || model="$(realpath "$model")"
+cd "$(dirname "$0")/.."
 
 want="$TRANSFORMERS_PIN $TORCH_PIN"
 if [ -x "$venv/bin/transformers" ] && [ "$(cat "$venv/.forgeenv-pins" 2> /dev/null)" = "$want" ]; then
@@ -74,7 +79,7 @@ EOF
 fi
 [ "$setup_only" = 0 ] || exit 0
 
-echo "transformers-serve: endpoint http://127.0.0.1:$port/v1${model:+ (every request answered by $model)}"
+echo "transformers-serve: endpoint http://127.0.0.1:$port/v1${model:+ (pinned to $model: requests name it as --model)}"
 echo "  e.g. node bin/forgeenv.js evaluate-model --endpoint http://127.0.0.1:$port/v1 --model ${model:-/path/to/model-folder} --tasks simple_regression --k 1"
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE-1}"
 exec "$venv/bin/transformers" serve --host 127.0.0.1 --port "$port" --device cpu ${model:+"$model"}
