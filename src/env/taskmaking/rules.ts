@@ -7,7 +7,8 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../tasks/scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { missingHubItem, needsHave, withColumn, withItem, withMetric, withSplit, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { splitSubscript } from './splitProvenance';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
@@ -1076,6 +1077,38 @@ export const RULES: readonly Rule[] = [
           ? `a model or dataset the script names is not in the offline hub though ForgeEnv provided ${describeNeeds(ctx.hub.needs)} (${lastErrorLine(m.input ?? m[0]).slice(0, 240)})`
           : `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]).slice(0, 240)}); this run had no hub items (simulated mode or the hub seam off)`,
       ),
+  },
+  {
+    // `KeyError: 'test'` on a DatasetDict (`raw_datasets["test"]`, the dict load_dataset returns without
+    // split=) is a missing SPLIT, not a column: the hub's dataset gets the split. Tail scope: the
+    // traceback's last source line names the subscripted value.
+    id: 'dataset-split-missing',
+    pattern: /KeyError: '([A-Za-z0-9_.-]+)'\s*$/,
+    apply: (m, ctx) => {
+      const split = m[1];
+      const sub = splitSubscript(ctx.script, split, m.input);
+      if (!sub) return undefined;
+      if (sub.provenance === 'built')
+        return refuse(
+          'dataset-split-missing',
+          `the script reads split "${split}" of ${sub.variable}, a DatasetDict it builds itself (DatasetDict(...) or train_test_split), which has no such split; nothing the offline hub provides changes it`,
+        );
+      const own = ctx.hub?.needs.datasets.filter((d) => d.format !== 'disk' && !d.splits?.includes(split)) ?? [];
+      if (!own.length)
+        return refuse(
+          'dataset-split-missing',
+          `the offline dataset ${sub.variable} is loaded from has no split "${split}", which the script reads${ctx.hub ? ' (a dataset of the base hub, which ForgeEnv serves as it is)' : ''}`,
+        );
+      return {
+        kind: 'adapt',
+        adaptation: {
+          rule: 'dataset-split-missing',
+          kind: 'hub',
+          change: `split "${split}" added to ${own.map((d) => d.path).join(', ')} (the script reads ${sub.variable}["${split}"], a DatasetDict from load_dataset)`,
+        },
+        hub: withSplit(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, split),
+      };
+    },
   },
   {
     id: 'dataset-column-missing',
