@@ -108,6 +108,12 @@ export function envValueFor(name: string): string {
   return 'x';
 }
 
+/** A Hub upload the script makes in its code (a call, not the `--push_to_hub` option's name). */
+const HUB_WRITE_CALL = /\.push_to_hub\s*\(|\b(?:create_repo|upload_folder|upload_file|upload_large_folder|create_commit)\s*\(/;
+/** How an upload fails offline or without a token, across huggingface_hub releases. */
+const HUB_WRITE_ERROR =
+  /(?:requests\.exceptions\.ConnectionError|urllib3\.exceptions\.\w+Error|OfflineModeIsEnabled|LocalTokenNotFoundError|HfHubHTTPError|RepositoryNotFoundError|\b401 Client Error|Invalid user token|Token is required|You must be logged in|not logged in)[^\n]*/;
+
 const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i;
 
 const GPU_ONLY =
@@ -1043,6 +1049,16 @@ export const RULES: readonly Rule[] = [
         hub: { ...extra, datasets: [...extra.datasets, need] },
       };
     },
+  },
+  {
+    // The script uploads to the Hub itself (`model.push_to_hub(...)`, `trainer.push_to_hub()`,
+    // `create_repo`/`upload_folder`) and the offline, token-less run fails there: the no-hub-push shim
+    // makes the uploads recorded no-ops (push_to_hub still runs as the release has it). Once the task
+    // has it, the error is not the upload's: the rules below decide.
+    id: 'hub-push',
+    scope: 'exception',
+    pattern: HUB_WRITE_ERROR,
+    apply: (_m, ctx) => (HUB_WRITE_CALL.test(ctx.script) ? addShim('hub-push', ctx, 'no-hub-push') : undefined),
   },
   {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
