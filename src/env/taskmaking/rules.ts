@@ -9,6 +9,7 @@ import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, withMetric, withSplit, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { splitSubscript } from './splitProvenance';
+import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
@@ -1048,6 +1049,42 @@ export const RULES: readonly Rule[] = [
         },
         hub: { ...extra, datasets: [...extra.datasets, need] },
       };
+    },
+  },
+  {
+    // An absolute output path outside the run folder (SageMaker's `/opt/ml/model`): an environment
+    // variable's or an option's default is set to a run-relative folder; a literal in the code is refused, named.
+    id: 'output-path-outside-run',
+    scope: 'exception',
+    pattern: UNWRITABLE_PATH_ERROR,
+    apply: (m, ctx) => {
+      const sources = outsidePathSources(ctx.script, m[1]);
+      for (const s of sources) {
+        if (s.kind === 'env' && ctx.env[s.name] === undefined) {
+          const value = envValueFor(s.name).startsWith('out/') ? envValueFor(s.name) : `out/${s.name.toLowerCase()}`;
+          return {
+            kind: 'adapt',
+            adaptation: {
+              rule: 'output-path-outside-run',
+              kind: 'env',
+              change: `${s.name}=${value} (its default ${s.literal} is outside the run folder)`,
+            },
+            env: { ...ctx.env, [s.name]: value },
+          };
+        }
+        if (s.kind === 'option' && optionIndex(ctx.args, s.name) < 0)
+          return adaptArgs(
+            'output-path-outside-run',
+            setOption(ctx.args, s.name, `out/${s.name.replace(/-/g, '_')}`),
+            `--${s.name} out/${s.name.replace(/-/g, '_')} (its default ${s.literal} is outside the run folder)`,
+          );
+      }
+      const literals = [...new Set(sources.filter((s) => s.kind === 'literal').map((s) => s.literal))];
+      if (!literals.length) return undefined;
+      return refuse(
+        'output-path-outside-run',
+        `the script writes to ${literals.join(', ')}, an absolute path written in its code outside the run folder (no option or environment variable sets it), which the sandbox cannot write`,
+      );
     },
   },
   {
