@@ -21,6 +21,14 @@ are passed on to the library as given (a keyword a release removed still fails a
   the run folder's .forgeenv-evidence/ for the verifier (_forgeenv_evidence.py says how and its limits).
 - no-mixed-precision: `TrainingArguments(fp16/bf16/…_full_eval/tf32=True)` set in the script's code
   train in float32, and `Accelerator(mixed_precision="fp16")` in full precision.
+- no-hub-push: not a CPU adaptation, an offline one. huggingface_hub's Hub writes (HfApi's
+  create_repo, create_commit, upload_file, upload_folder, upload_large_folder, create_branch,
+  create_tag, and whoami, which names the repo's owner) send nothing and print one
+  `forgeenv no-hub-push:` line each on stderr; the script-facing APIs around them
+  (`PushToHubMixin.push_to_hub`, `Trainer.push_to_hub`) run as the release has them, saving
+  locally as they do. Each stubbed call first binds its arguments to the release's own
+  signature, so a keyword the release does not take fails as it would. Git-based
+  `Repository` clones (transformers < 4.3x Trainer) are not covered.
 """
 import functools
 import importlib.abc
@@ -29,7 +37,7 @@ import importlib.util
 import os
 import sys
 
-SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision", "trained-model-evidence")
+SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision", "trained-model-evidence", "no-hub-push")
 _active = set()
 # One entry per from_pretrained in progress: whether its quantization was dropped.
 _dropped = []
@@ -323,6 +331,76 @@ def _patch_accelerator(mod):
     cls.__init__ = __init__
 
 
+# --- no-hub-push -------------------------------------------------------------------------------
+
+_HUB_WRITES = ("create_repo", "create_commit", "upload_file", "upload_folder", "upload_large_folder", "create_branch", "create_tag", "whoami")
+
+
+class _NotPushed(str):
+    """What a stubbed upload returns: the URL it would have had, with CommitInfo's usual attributes."""
+
+    def __new__(cls, url, repo_id):
+        self = super().__new__(cls, url)
+        self.commit_url = self.repo_url = url
+        self.repo_id = repo_id
+        self.oid = "0" * 40
+        self.commit_message = self.commit_description = ""
+        self.pr_url = self.pr_revision = self.pr_num = None
+        return self
+
+
+def _hub_result(mod, name, repo_id):
+    url = "https://huggingface.co/%s" % (repo_id or "forgeenv-offline/not-pushed")
+    if name == "whoami":
+        return {"type": "user", "name": "forgeenv-offline", "orgs": []}
+    if name == "create_repo":
+        repo_url = getattr(mod, "RepoUrl", None)
+        try:
+            return repo_url(url) if repo_url is not None else url
+        except Exception:  # noqa: BLE001 - an era whose RepoUrl parses differently gets the plain URL
+            return url
+    if name in ("create_branch", "create_tag"):
+        return None
+    return _NotPushed(url, repo_id)
+
+
+def _hub_write_stub(mod, name, func):
+    import inspect
+
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        sig = None
+
+    @functools.wraps(func)
+    def stub(*args, **kwargs):
+        # Bound to the release's own signature: a keyword it does not take fails as it would.
+        bound = sig.bind(*args, **kwargs).arguments if sig is not None else kwargs
+        repo_id = bound.get("repo_id") or bound.get("name")
+        sys.stderr.write("forgeenv no-hub-push: %s(%s) not sent to the Hub (offline run)\n" % (name, repo_id or ""))
+        return _hub_result(mod, name, repo_id)
+
+    stub._forgeenv_shim = True
+    return stub
+
+
+def _patch_hub_writes(mod):
+    cls = getattr(mod, "HfApi", None)
+    if cls is None:
+        return
+    for name in _HUB_WRITES:
+        func = cls.__dict__.get(name)
+        if func is None or getattr(func, "_forgeenv_shim", False):
+            continue
+        setattr(cls, name, _hub_write_stub(mod, name, func))
+    # The module's aliases (`create_repo = api.create_repo`) were bound at import: rebind them.
+    api = getattr(mod, "api", None)
+    if isinstance(api, cls):
+        for name in _HUB_WRITES:
+            if hasattr(mod, name):
+                setattr(mod, name, getattr(api, name))
+
+
 def _when(shims, hook):
     def run(mod):
         if _active & set(shims):
@@ -337,6 +415,7 @@ _HOOKS = {
     "transformers.utils.quantization_config": _when(["no-quantization"], _patch_bnb_config),
     "transformers.training_args": _when(["no-mixed-precision"], _patch_training_args),
     "accelerate.accelerator": _when(["no-mixed-precision"], _patch_accelerator),
+    "huggingface_hub.hf_api": _when(["no-hub-push"], _patch_hub_writes),
     # Not a CPU adaptation: the evidence of training for a script that saves no model (_forgeenv_evidence.py).
     "torch.optim.optimizer": _when(["trained-model-evidence"], lambda mod: __import__("_forgeenv_evidence").install_hook(mod)),
 }

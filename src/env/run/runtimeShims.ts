@@ -6,7 +6,7 @@
 // the simulated stand-ins have no CUDA to adapt.
 import { z } from 'zod';
 
-export const RUNTIME_SHIMS = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision', 'trained-model-evidence'] as const;
+export const RUNTIME_SHIMS = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision', 'trained-model-evidence', 'no-hub-push'] as const;
 export const RuntimeShimSchema = z.enum(RUNTIME_SHIMS);
 export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
 
@@ -20,6 +20,8 @@ export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
     'fp16/bf16/tf32 set in the script\'s code (TrainingArguments, Accelerator(mixed_precision="fp16")) train in float32',
   'trained-model-evidence':
     "the script saves no model: the model whose parameters its optimizer trained is saved at exit into the run folder's .forgeenv-evidence/model (save_pretrained) for the verifier",
+  'no-hub-push':
+    "Hub uploads send nothing and are recorded on stderr (huggingface_hub's create_repo, create_commit, upload_file, upload_folder, whoami …, their arguments bound to the release's signature); push_to_hub itself runs as the release has it and saves locally",
 };
 
 /** Where the trained-model-evidence shim saves the trained model, relative to the run folder (resources/shims/_forgeenv_evidence.py). */

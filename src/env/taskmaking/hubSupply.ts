@@ -7,6 +7,8 @@ import { isBaseHubModel } from '../hub/modelTable';
 
 export const EMPTY_HUB_NEEDS: HubNeeds = { models: [], datasets: [] };
 
+const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])].slice(0, 8);
+
 /** What the hub did for the last run: the needs asked for, what it refused (with its reasons). */
 export interface HubRunState {
   needs: HubNeeds;
@@ -35,13 +37,15 @@ export function candidateHubNeeds(
     if (same >= 0) {
       // Columns a run's KeyError asked for, on top of the derived schema.
       if (d.columns) datasets[same] = { ...datasets[same], columns: { ...datasets[same].columns, ...d.columns } };
+      // Splits a run's KeyError on a DatasetDict asked for.
+      if (d.splits) datasets[same] = { ...datasets[same], splits: union(datasets[same].splits, d.splits) };
       continue;
     }
     // An id an error named: the schema the script needs, as if the script loaded it by name.
     const like = d.columns
       ? undefined
       : deriveHubNeeds(`${script}\nload_dataset(${JSON.stringify(d.path)})\n`, args, files).datasets.find((x) => x.path === d.path);
-    datasets.push(like ? { ...like, from: d.from } : d);
+    datasets.push(like ? { ...like, from: d.from, ...(d.splits ? { splits: union(like.splits, d.splits) } : {}) } : d);
   }
   const metrics = [...new Set([...(derived.metrics ?? []), ...(extra.metrics ?? [])])];
   return { models, datasets, ...(metrics.length ? { metrics } : {}) };
@@ -125,6 +129,24 @@ export function withColumn(extra: HubNeeds, datasets: readonly DatasetNeed[], co
         ...(d.format ? { format: d.format } : {}),
         columns: { ...d.columns, [col]: kindOf(col) },
         from: 'a column a run asked for',
+      });
+  }
+  return { ...extra, datasets: out };
+}
+
+/** `extra` with split `split` added to each of `datasets` (provenance: a KeyError on a DatasetDict). */
+export function withSplit(extra: HubNeeds, datasets: readonly DatasetNeed[], split: string): HubNeeds {
+  const out = extra.datasets.map((d) => ({ ...d }));
+  for (const d of datasets) {
+    const at = out.find((x) => x.path === d.path && x.config === d.config);
+    if (at) at.splits = union(union(d.splits, at.splits ?? []), [split]);
+    else
+      out.push({
+        path: d.path,
+        ...(d.config ? { config: d.config } : {}),
+        ...(d.format ? { format: d.format } : {}),
+        splits: union(d.splits, [split]),
+        from: 'a split a run asked for',
       });
   }
   return { ...extra, datasets: out };

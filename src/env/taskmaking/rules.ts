@@ -7,7 +7,9 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../tasks/scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withColumn, withItem, withMetric, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { missingHubItem, needsHave, withColumn, withItem, withMetric, withSplit, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import { splitSubscript } from './splitProvenance';
+import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
 import { KNOWN_DATASETS } from '../hub/datasetTable';
 import { kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
@@ -106,6 +108,12 @@ export function envValueFor(name: string): string {
   if (/TOKEN|KEY|SECRET|PASSWORD/.test(name)) return '';
   return 'x';
 }
+
+/** A Hub upload the script makes in its code (a call, not the `--push_to_hub` option's name). */
+const HUB_WRITE_CALL = /\.push_to_hub\s*\(|\b(?:create_repo|upload_folder|upload_file|upload_large_folder|create_commit)\s*\(/;
+/** How an upload fails offline or without a token, across huggingface_hub releases. */
+const HUB_WRITE_ERROR =
+  /(?:requests\.exceptions\.ConnectionError|urllib3\.exceptions\.\w+Error|OfflineModeIsEnabled|LocalTokenNotFoundError|HfHubHTTPError|RepositoryNotFoundError|\b401 Client Error|Invalid user token|Token is required|You must be logged in|not logged in)[^\n]*/;
 
 const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i;
 
@@ -1044,6 +1052,52 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // An absolute output path outside the run folder (SageMaker's `/opt/ml/model`): an environment
+    // variable's or an option's default is set to a run-relative folder; a literal in the code is refused, named.
+    id: 'output-path-outside-run',
+    scope: 'exception',
+    pattern: UNWRITABLE_PATH_ERROR,
+    apply: (m, ctx) => {
+      const sources = outsidePathSources(ctx.script, m[1]);
+      for (const s of sources) {
+        if (s.kind === 'env' && ctx.env[s.name] === undefined) {
+          const value = envValueFor(s.name).startsWith('out/') ? envValueFor(s.name) : `out/${s.name.toLowerCase()}`;
+          return {
+            kind: 'adapt',
+            adaptation: {
+              rule: 'output-path-outside-run',
+              kind: 'env',
+              change: `${s.name}=${value} (its default ${s.literal} is outside the run folder)`,
+            },
+            env: { ...ctx.env, [s.name]: value },
+          };
+        }
+        if (s.kind === 'option' && optionIndex(ctx.args, s.name) < 0)
+          return adaptArgs(
+            'output-path-outside-run',
+            setOption(ctx.args, s.name, `out/${s.name.replace(/-/g, '_')}`),
+            `--${s.name} out/${s.name.replace(/-/g, '_')} (its default ${s.literal} is outside the run folder)`,
+          );
+      }
+      const literals = [...new Set(sources.filter((s) => s.kind === 'literal').map((s) => s.literal))];
+      if (!literals.length) return undefined;
+      return refuse(
+        'output-path-outside-run',
+        `the script writes to ${literals.join(', ')}, an absolute path written in its code outside the run folder (no option or environment variable sets it), which the sandbox cannot write`,
+      );
+    },
+  },
+  {
+    // The script uploads to the Hub itself (`model.push_to_hub(...)`, `trainer.push_to_hub()`,
+    // `create_repo`/`upload_folder`) and the offline, token-less run fails there: the no-hub-push shim
+    // makes the uploads recorded no-ops (push_to_hub still runs as the release has it). Once the task
+    // has it, the error is not the upload's: the rules below decide.
+    id: 'hub-push',
+    scope: 'exception',
+    pattern: HUB_WRITE_ERROR,
+    apply: (_m, ctx) => (HUB_WRITE_CALL.test(ctx.script) ? addShim('hub-push', ctx, 'no-hub-push') : undefined),
+  },
+  {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
     // missed it; when the hub refused it, the refusal carries the hub's reason.
     id: 'hub-item-missing',
@@ -1076,6 +1130,38 @@ export const RULES: readonly Rule[] = [
           ? `a model or dataset the script names is not in the offline hub though ForgeEnv provided ${describeNeeds(ctx.hub.needs)} (${lastErrorLine(m.input ?? m[0]).slice(0, 240)})`
           : `a model or dataset the script names is not in the offline hub (${lastErrorLine(m.input ?? m[0]).slice(0, 240)}); this run had no hub items (simulated mode or the hub seam off)`,
       ),
+  },
+  {
+    // `KeyError: 'test'` on a DatasetDict (`raw_datasets["test"]`, the dict load_dataset returns without
+    // split=) is a missing SPLIT, not a column: the hub's dataset gets the split. Tail scope: the
+    // traceback's last source line names the subscripted value.
+    id: 'dataset-split-missing',
+    pattern: /KeyError: '([A-Za-z0-9_.-]+)'\s*$/,
+    apply: (m, ctx) => {
+      const split = m[1];
+      const sub = splitSubscript(ctx.script, split, m.input);
+      if (!sub) return undefined;
+      if (sub.provenance === 'built')
+        return refuse(
+          'dataset-split-missing',
+          `the script reads split "${split}" of ${sub.variable}, a DatasetDict it builds itself (DatasetDict(...) or train_test_split), which has no such split; nothing the offline hub provides changes it`,
+        );
+      const own = ctx.hub?.needs.datasets.filter((d) => d.format !== 'disk' && !d.splits?.includes(split)) ?? [];
+      if (!own.length)
+        return refuse(
+          'dataset-split-missing',
+          `the offline dataset ${sub.variable} is loaded from has no split "${split}", which the script reads${ctx.hub ? ' (a dataset of the base hub, which ForgeEnv serves as it is)' : ''}`,
+        );
+      return {
+        kind: 'adapt',
+        adaptation: {
+          rule: 'dataset-split-missing',
+          kind: 'hub',
+          change: `split "${split}" added to ${own.map((d) => d.path).join(', ')} (the script reads ${sub.variable}["${split}"], a DatasetDict from load_dataset)`,
+        },
+        hub: withSplit(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, split),
+      };
+    },
   },
   {
     id: 'dataset-column-missing',
