@@ -99,3 +99,28 @@ export function environmentConfigFrom(settings: ForgeSettings, choice: Environme
 export function environmentFrom(settings: ForgeSettings, choice: EnvironmentChoice, deps: EnvironmentDeps = {}): ForgeEnvironment {
   return new ForgeEnvironment(environmentConfigFrom(settings, choice), deps);
 }
+
+/**
+ * One environment per execution mode, built from the settings on first use: replaying records of
+ * either mode (Rescore Dataset, the trl-dpo export). `dispose()` ends every one it built.
+ */
+export function environmentsByMode(
+  settings: ForgeSettings,
+  resolved: { interpreter: string; source: string },
+  taskDirs: string[],
+): { envFor: (mode: ExecutionMode) => ForgeEnvironment; dispose: () => Promise<void> } {
+  const envs = new Map<ExecutionMode, ForgeEnvironment>();
+  return {
+    envFor: (mode) => {
+      let env = envs.get(mode);
+      if (!env) {
+        env = environmentFrom(settings, { mode, interpreter: interpreterForMode(mode, resolved), taskDirs });
+        envs.set(mode, env);
+      }
+      return env;
+    },
+    dispose: async () => {
+      for (const env of envs.values()) await env.dispose();
+    },
+  };
+}

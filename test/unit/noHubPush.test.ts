@@ -5,13 +5,10 @@
 // no-op; a keyword the release removed from push_to_hub still fails (drift is not masked).
 // The real-run tests are slow: run this file alone.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { executeScript, warmPool, type RunOptions } from '../../src/env/run/executor';
+import { describe, test } from 'node:test';
 import { prepareRealRun } from '../../src/env/run/realMode';
 import { getSnapshot } from '../../src/env/snapshots/registry';
+import { realRunFixture } from './realRunFixture';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
 
@@ -25,32 +22,7 @@ print("pushed", model.push_to_hub("me/tiny"${kwargs}))
 
 const ctx = (script: string, over: Partial<RuleContext> = {}): RuleContext => ({ script, args: [], env: {}, options: undefined, ...over });
 
-const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-nohubpush-test-'));
-const savedWarm = process.env.FORGEENV_WARM;
-after(async () => {
-  await warmPool.clear();
-  if (savedWarm === undefined) delete process.env.FORGEENV_WARM;
-  else process.env.FORGEENV_WARM = savedWarm;
-  rmSync(parentDir, { recursive: true, force: true });
-});
-
-async function realRun(snapshot: string, script: string, over: Partial<RunOptions> = {}) {
-  const versions = { ...getSnapshot(snapshot).versions };
-  const real = await prepareRealRun({ libraryVersions: versions, snapshot });
-  return executeScript({
-    script,
-    mode: 'real',
-    interpreter: real.interpreter,
-    libraryVersions: versions,
-    bytecodeCache: real.bytecodeCache,
-    privateCopies: real.privateCopies,
-    extraEnv: real.env,
-    validate: false,
-    timeoutMs: 240_000,
-    parentDir,
-    ...over,
-  });
-}
+const { realRun } = realRunFixture('forgeenv-nohubpush-test-');
 
 describe('hub-push rule on recorded error texts', () => {
   test('a token-less upload the script makes adds the shim once; an option named push_to_hub alone does not', () => {

@@ -9,11 +9,11 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { executeScript, warmPool, type RunOptions } from '../../src/env/run/executor';
-import { prepareRealRun } from '../../src/env/run/realMode';
+import { describe, test } from 'node:test';
 import type { RuntimeShim } from '../../src/env/run/runtimeShims';
+import { prepareRealRun } from '../../src/env/run/realMode';
 import { getSnapshot } from '../../src/env/snapshots/registry';
+import { realRunFixture } from './realRunFixture';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
 import { makeTask } from '../../src/env/taskmaking/makeTask';
@@ -118,32 +118,7 @@ print("optimizer", type(optimizer).__mro__[1].__name__, "library sees bitsandbyt
 print("fp16", TrainingArguments(output_dir="o", fp16=True, report_to=[]).fp16)
 `;
 const ALL: RuntimeShim[] = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision'];
-const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-shims-test-'));
-const savedWarm = process.env.FORGEENV_WARM;
-after(async () => {
-  await warmPool.clear();
-  if (savedWarm === undefined) delete process.env.FORGEENV_WARM;
-  else process.env.FORGEENV_WARM = savedWarm;
-  rmSync(parentDir, { recursive: true, force: true });
-});
-
-async function realRun(snapshot: string, script: string, over: Partial<RunOptions> = {}) {
-  const versions = { ...getSnapshot(snapshot).versions };
-  const real = await prepareRealRun({ libraryVersions: versions, snapshot });
-  return executeScript({
-    script,
-    mode: 'real',
-    interpreter: real.interpreter,
-    libraryVersions: versions,
-    bytecodeCache: real.bytecodeCache,
-    privateCopies: real.privateCopies,
-    extraEnv: real.env,
-    validate: false,
-    timeoutMs: 240_000,
-    parentDir,
-    ...over,
-  });
-}
+const { realRun } = realRunFixture('forgeenv-shims-test-');
 
 // 2023-12: transformers 4.36, before transformers.quantizers (quantization read from from_pretrained's keywords).
 for (const snapshot of ['2023-12', '2024-09', '2026-11']) {

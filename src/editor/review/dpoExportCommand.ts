@@ -2,12 +2,10 @@
 // runs scripts (trusted workspaces only) in environments built from the settings, as Rescore
 // Dataset does, under a cancellable progress notification.
 import * as vscode from 'vscode';
-import type { ForgeEnvironment } from '../../env/episode/environment';
-import type { ExecutionMode } from '../../env/schemas';
 import { exportDpo, type DpoResult } from '../../store/export/dpo';
 import type { CompletionForm, PromptStyle } from '../../store/export/formats';
 import type { ForgeContext } from '../context';
-import { environmentFrom, interpreterForMode } from '../environmentFactory';
+import { environmentsByMode } from '../environmentFactory';
 
 export async function exportDpoInEditor(
   forge: ForgeContext,
@@ -16,15 +14,7 @@ export async function exportDpoInEditor(
   const settings = forge.settings();
   const resolved = await forge.resolvedInterpreter();
   const taskDirs = forge.taskDirs();
-  const envs = new Map<ExecutionMode, ForgeEnvironment>();
-  const envFor = (mode: ExecutionMode) => {
-    let env = envs.get(mode);
-    if (!env) {
-      env = environmentFrom(settings, { mode, interpreter: interpreterForMode(mode, resolved), taskDirs });
-      envs.set(mode, env);
-    }
-    return env;
-  };
+  const { envFor, dispose } = environmentsByMode(settings, resolved, taskDirs);
   try {
     return await vscode.window.withProgress(
       {
@@ -44,6 +34,6 @@ export async function exportDpoInEditor(
       },
     );
   } finally {
-    for (const env of envs.values()) await env.dispose();
+    await dispose();
   }
 }

@@ -2,11 +2,9 @@
 // report goes to the log and a summary message.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { ForgeEnvironment } from '../../env/episode/environment';
-import type { ExecutionMode } from '../../env/schemas';
 import { renderRescoreText, rescoreDataset, type RescoreReport } from '../../store/rescore';
 import { refusal, type CommandResult } from '../commandArgs';
-import { environmentFrom, interpreterForMode } from '../environmentFactory';
+import { environmentsByMode } from '../environmentFactory';
 import type { ForgeContext } from '../context';
 
 export const RescoreArgsSchema = z.object({ dataset: z.string().min(1).optional() }).strict();
@@ -21,15 +19,7 @@ export async function rescoreCommand(forge: ForgeContext, rawArgs: unknown): Pro
   const settings = forge.settings();
   const resolved = await forge.resolvedInterpreter();
   const taskDirs = forge.taskDirs();
-  const envs = new Map<ExecutionMode, ForgeEnvironment>();
-  const envFor = (mode: ExecutionMode) => {
-    let env = envs.get(mode);
-    if (!env) {
-      env = environmentFrom(settings, { mode, interpreter: interpreterForMode(mode, resolved), taskDirs });
-      envs.set(mode, env);
-    }
-    return env;
-  };
+  const { envFor, dispose } = environmentsByMode(settings, resolved, taskDirs);
   try {
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'ForgeEnv: rescoring the dataset', cancellable: true },
@@ -55,6 +45,6 @@ export async function rescoreCommand(forge: ForgeContext, rawArgs: unknown): Pro
     else void vscode.window.showInformationMessage(msg);
     return { ok: true, report };
   } finally {
-    for (const env of envs.values()) await env.dispose();
+    await dispose();
   }
 }
