@@ -2,7 +2,7 @@
 // mounts one sweeps them (src/env/sandbox/quota.ts). Needs root (the quota is a host mount).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -59,6 +59,31 @@ test(
       b.kill('SIGKILL');
       await releaseQuota(alive, false);
       await releaseQuota(dead, false);
+      delete process.env.FORGEENV_QUOTA_REGISTRY;
+      rmSync(base, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'a registry others may write is not trusted: nothing in it is swept',
+  { skip: process.platform === 'linux' ? false : 'Linux only' },
+  async () => {
+    const base = mkdtempSync(join(tmpdir(), 'forgeenv-quota-registry-'));
+    const registry = join(base, 'registry');
+    mkdirSync(registry);
+    const entry = join(registry, 'forgeenv-run-x');
+    // A dead owner (no such pid) and a folder: a trusted registry would drop this entry.
+    writeFileSync(entry, `999999999 1\n${join(base, 'forgeenv-run-x')}`);
+    process.env.FORGEENV_QUOTA_REGISTRY = registry;
+    try {
+      chmodSync(registry, 0o777);
+      assert.deepEqual(await sweepStaleQuotas(), []);
+      assert.ok(existsSync(entry), 'an untrusted registry is not even read');
+      chmodSync(registry, 0o700);
+      await sweepStaleQuotas();
+      assert.equal(existsSync(entry), false, 'the same entry in a trusted registry is dropped (its owner is gone)');
+    } finally {
       delete process.env.FORGEENV_QUOTA_REGISTRY;
       rmSync(base, { recursive: true, force: true });
     }

@@ -12,7 +12,7 @@
 // where the script cannot touch it), and the first mount of each process sweeps the quotas of
 // owners that are gone.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdir, rename, rm, rmdir, statfs, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -37,6 +37,16 @@ export const canMountQuota = (): boolean =>
 /** Where mounted quotas are registered with their owner: one file per mount. */
 export function quotaRegistryDir(): string {
   return process.env.FORGEENV_QUOTA_REGISTRY || join(tmpdir(), 'forgeenv-quota-owners');
+}
+
+/** The registry is trusted only when this user owns it and no one else may write it (it names folders to remove). */
+function trustedRegistry(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** A process's identity that survives pid reuse: its pid and its start time (from /proc). */
@@ -76,6 +86,7 @@ function mountedQuotas(): Set<string> {
  */
 export async function sweepStaleQuotas(): Promise<string[]> {
   const registry = quotaRegistryDir();
+  if (!trustedRegistry(registry)) return [];
   let names: string[];
   try {
     names = readdirSync(registry);
@@ -114,7 +125,7 @@ export async function mountQuota(dir: string, mib: number): Promise<string | und
   const registry = quotaRegistryDir();
   if (owner) {
     mkdirSync(registry, { recursive: true, mode: 0o700 });
-    await writeFile(join(registry, basename(dir)), `${owner}\n${dir}`);
+    if (trustedRegistry(registry)) await writeFile(join(registry, basename(dir)), `${owner}\n${dir}`);
   }
   // nosuid, nodev: nothing the run writes can become a setuid program or a device on the host.
   const error = await run(mount, ['-t', 'tmpfs', '-o', `size=${mib * MIB},mode=0700,nosuid,nodev`, 'forgeenv-run', dir]);
