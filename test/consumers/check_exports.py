@@ -171,68 +171,52 @@ for e in manifest["exports"]:
         return f"1 step, loss {result.training_loss:.3f}; row 0: {masked} prompt tokens masked, {trained} completion tokens trained"
 
 
-# 3b. One KTO step on CPU consumes the KTO exports (unpaired: prompt, completion, boolean label).
-from trl import KTOConfig, KTOTrainer  # noqa: E402
+# 3b/3c. One preference-training step on CPU: KTO consumes the KTO exports (unpaired: prompt,
+# completion, boolean label), DPO the DPO exports (paired: prompt, chosen, rejected).
+from trl import DPOConfig, DPOTrainer, KTOConfig, KTOTrainer  # noqa: E402
+
+
+def one_step(config_cls, trainer_cls, ds, out):
+    """One step of `trainer_cls` with a tiny GPT-2 (and its reference copy) on `ds`; returns the loss."""
+    torch.manual_seed(0)
+    cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    args = config_cls(
+        output_dir=os.path.join(work, out),
+        max_steps=1,
+        per_device_train_batch_size=len(ds),
+        max_length=1024,
+        use_cpu=True,
+        report_to=[],
+        save_strategy="no",
+        logging_steps=1,
+        dataloader_pin_memory=False,
+        dataset_num_proc=1,
+    )
+    trainer = trainer_cls(model=GPT2LMHeadModel(cfg), ref_model=GPT2LMHeadModel(cfg), args=args, train_dataset=ds, processing_class=tokenizer)
+    result = trainer.train()
+    assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
+    assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
+    return result.training_loss
+
 
 for e in manifest["exports"]:
-    if e["format"] != "trl-kto":
-        continue
+    if e["format"] == "trl-kto":
 
-    @check(f"KTOTrainer one step on CPU: {e['name']}")
-    def _(e=e):
-        ds = loaded[e["name"]]
-        labels = [bool(x) for x in ds["label"]]
-        assert True in labels and False in labels, f"both labels occur: {labels}"
-        torch.manual_seed(0)
-        cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-        args = KTOConfig(
-            output_dir=os.path.join(work, f"kto-{e['name']}"),
-            max_steps=1,
-            per_device_train_batch_size=len(ds),
-            max_length=1024,
-            use_cpu=True,
-            report_to=[],
-            save_strategy="no",
-            logging_steps=1,
-            dataloader_pin_memory=False,
-            dataset_num_proc=1,
-        )
-        trainer = KTOTrainer(model=GPT2LMHeadModel(cfg), ref_model=GPT2LMHeadModel(cfg), args=args, train_dataset=ds, processing_class=tokenizer)
-        result = trainer.train()
-        assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
-        assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
-        return f"1 step, loss {result.training_loss:.3f}; {labels.count(True)} desirable, {labels.count(False)} undesirable"
+        @check(f"KTOTrainer one step on CPU: {e['name']}")
+        def _(e=e):
+            ds = loaded[e["name"]]
+            labels = [bool(x) for x in ds["label"]]
+            assert True in labels and False in labels, f"both labels occur: {labels}"
+            loss = one_step(KTOConfig, KTOTrainer, ds, f"kto-{e['name']}")
+            return f"1 step, loss {loss:.3f}; {labels.count(True)} desirable, {labels.count(False)} undesirable"
 
+    elif e["format"] == "trl-dpo":
 
-# 3c. One DPO step on CPU consumes the DPO exports (paired: prompt, chosen, rejected).
-from trl import DPOConfig, DPOTrainer  # noqa: E402
-
-for e in manifest["exports"]:
-    if e["format"] != "trl-dpo":
-        continue
-
-    @check(f"DPOTrainer one step on CPU: {e['name']}")
-    def _(e=e):
-        ds = loaded[e["name"]]
-        torch.manual_seed(0)
-        cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-        args = DPOConfig(
-            output_dir=os.path.join(work, f"dpo-{e['name']}"),
-            max_steps=1,
-            per_device_train_batch_size=len(ds),
-            max_length=1024,
-            use_cpu=True,
-            report_to=[],
-            save_strategy="no",
-            logging_steps=1,
-            dataloader_pin_memory=False,
-            dataset_num_proc=1,
-        )
-        trainer = DPOTrainer(model=GPT2LMHeadModel(cfg), ref_model=GPT2LMHeadModel(cfg), args=args, train_dataset=ds, processing_class=tokenizer)
-        result = trainer.train()
-        assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
-        assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
-        return f"1 step, loss {result.training_loss:.3f}; {len(ds)} pairs"
+        @check(f"DPOTrainer one step on CPU: {e['name']}")
+        def _(e=e):
+            ds = loaded[e["name"]]
+            loss = one_step(DPOConfig, DPOTrainer, ds, f"dpo-{e['name']}")
+            return f"1 step, loss {loss:.3f}; {len(ds)} pairs"
 
 
 # 4. SWE-bench: the harness's own loaders read our predictions and instances.

@@ -7,14 +7,11 @@
 //   a step without gradients) and every fake of fakeRepairs.ts fails with a finding; a LoRA reward
 //   model (1 label, peft's modules_to_save head) loads with its own head size. Slow: run it alone.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createRepairDiff } from '../../src/env/diff/diff';
 import { ForgeEnvironment } from '../../src/env/episode/environment';
-import { executeScript, warmPool } from '../../src/env/run/executor';
-import { prepareRealRun } from '../../src/env/run/realMode';
 import { EVIDENCE_ARTIFACT } from '../../src/env/run/runtimeShims';
 import { TaskSchema, type Task } from '../../src/env/schemas';
 import { getSnapshot } from '../../src/env/snapshots/registry';
@@ -23,6 +20,7 @@ import { breakageCandidates } from '../../src/env/taskmaking/verification';
 import { NO_SAVED_MODEL, verifySpecFor } from '../../src/env/taskmaking/verifySpecRules';
 import { TaskMetadataFileSchema, TaskSampler, taskCandidate } from '../../src/env/tasks/tasks';
 import { FAKE_REPAIRS } from './adversarial/fakeRepairs';
+import { realRunFixture } from './realRunFixture';
 
 describe('make-task: a script that saves no model gets the evidence shim', () => {
   // Recorded findings (environment.ts / judge.ts wording around forgeenv_verify.py's locate()).
@@ -66,14 +64,7 @@ describe('make-task: a script that saves no model gets the evidence shim', () =>
 
 const SNAPSHOT = '2024-09';
 const skip = isSnapshotVenvReady(SNAPSHOT) ? false : `the managed venv of snapshot ${SNAPSHOT} is not built`;
-const dir = mkdtempSync(join(tmpdir(), 'forgeenv-evidence-test-'));
-const savedWarm = process.env.FORGEENV_WARM;
-after(async () => {
-  await warmPool.clear();
-  if (savedWarm === undefined) delete process.env.FORGEENV_WARM;
-  else process.env.FORGEENV_WARM = savedWarm;
-  rmSync(dir, { recursive: true, force: true });
-});
+const { parentDir: dir, realRun } = realRunFixture('forgeenv-evidence-test-');
 
 const TEXTS = `texts = ["the cat sat on the mat", "a dog ran in the park", "birds fly over the sea", "fish swim in the river"]`;
 /** A training loop that saves nothing (a PPO loop, an accelerate example that only logs). */
@@ -222,23 +213,7 @@ describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () 
 
   test('a warm run (a zygote of the shimmed shape) keeps the evidence too', { timeout: 600_000 }, async () => {
     process.env.FORGEENV_WARM = 'force';
-    const versions = { ...getSnapshot(SNAPSHOT).versions };
-    const real = await prepareRealRun({ libraryVersions: versions, snapshot: SNAPSHOT });
-    const r = await executeScript({
-      script: NO_SAVE,
-      mode: 'real',
-      interpreter: real.interpreter,
-      libraryVersions: versions,
-      bytecodeCache: real.bytecodeCache,
-      privateCopies: real.privateCopies,
-      extraEnv: real.env,
-      validate: false,
-      timeoutMs: 240_000,
-      parentDir: dir,
-      shims: ['trained-model-evidence'],
-      warm: true,
-      keepRunDir: true,
-    });
+    const r = await realRun(SNAPSHOT, NO_SAVE, { shims: ['trained-model-evidence'], warm: true, keepRunDir: true });
     try {
       assert.equal(r.runtime, 'warm', r.stderr.slice(-2000));
       assert.equal(r.exit_code, 0, r.stderr.slice(-3000));

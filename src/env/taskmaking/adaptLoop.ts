@@ -74,27 +74,28 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const tried = new Set<string>();
   const maxRounds = o.maxRounds ?? 8;
   let last: ExecutionResult | undefined;
+  // What the loop has reached so far, ending after `rounds` runs (with the refusal that ended it, if any).
+  const result = (rounds: number, refusal?: AdaptResult['refusal']): AdaptResult => ({
+    args,
+    env,
+    hubExtra,
+    runtime,
+    adaptations,
+    rounds,
+    last,
+    ...(refusal ? { refusal } : {}),
+  });
   for (let round = 1; round <= maxRounds; round++) {
-    if (o.signal?.aborted)
-      return { args, env, hubExtra, runtime, adaptations, rounds: round - 1, last, refusal: { rule: 'cancelled', reason: 'cancelled' } };
+    if (o.signal?.aborted) return result(round - 1, { rule: 'cancelled', reason: 'cancelled' });
     o.onProgress?.(`run ${round}/${maxRounds}: ${args.join(' ') || '(no args)'}`);
     last = await o.run(candidate());
-    if (last.exit_code === 0 && !last.timed_out) return { args, env, hubExtra, runtime, adaptations, rounds: round, last };
+    if (last.exit_code === 0 && !last.timed_out) return result(round);
     const output = outputOf(last);
     if (last.timed_out) {
-      return {
-        args,
-        env,
-        hubExtra,
-        runtime,
-        adaptations,
-        rounds: round,
-        last,
-        refusal: {
-          rule: 'timeout',
-          reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})`,
-        },
-      };
+      return result(round, {
+        rule: 'timeout',
+        reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})`,
+      });
     }
     const d = diagnose(output, { script: o.script, args, env, options, flags, hub: o.hubState?.(), hubExtra, runtime }, o.rules ?? RULES);
     if (!d) {
@@ -104,31 +105,12 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
         ?.refusals.map((r) => `${r.kind} ${r.id}: ${r.reason}`)
         .join('; ');
       const reason = `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}${hubRefused ? ` (the offline hub could not provide ${hubRefused})` : ''}`;
-      return { args, env, hubExtra, runtime, adaptations, rounds: round, last, refusal: { rule: 'unrecognised-error', reason } };
+      return result(round, { rule: 'unrecognised-error', reason });
     }
-    if (d.outcome.kind === 'refuse')
-      return {
-        args,
-        env,
-        hubExtra,
-        runtime,
-        adaptations,
-        rounds: round,
-        last,
-        refusal: { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` },
-      };
+    if (d.outcome.kind === 'refuse') return result(round, { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` });
     const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
     if (tried.has(key))
-      return {
-        args,
-        env,
-        hubExtra,
-        runtime,
-        adaptations,
-        rounds: round,
-        last,
-        refusal: { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` },
-      };
+      return result(round, { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` });
     tried.add(key);
     // A runtime shim is recorded with the exception it answers (the rule's match may be one word, "quantization").
     const error = d.outcome.adaptation.kind === 'runtime' ? lastErrorLine(output) || d.error : d.error;
@@ -141,14 +123,8 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     // GPU code at import time (a dataclass default asking torch.cuda) also failed --help: read it again with the shims.
     if (d.outcome.runtime && !options) await readOptions(round);
   }
-  return {
-    args,
-    env,
-    hubExtra,
-    runtime,
-    adaptations,
-    rounds: maxRounds,
-    last,
-    refusal: { rule: 'rounds-exhausted', reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}` },
-  };
+  return result(maxRounds, {
+    rule: 'rounds-exhausted',
+    reason: `still failing after ${maxRounds} runs: ${last ? lastErrorLine(outputOf(last)) : ''}`,
+  });
 }

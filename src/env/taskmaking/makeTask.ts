@@ -255,16 +255,19 @@ async function makeTaskUnguarded(
   // with several eras built, an API a script uses can be two or three eras away from the newest.
   const ta = performance.now();
   const tried = [choice.id];
-  let adapted = await adaptUntilRuns({
-    script,
-    files: taskFiles,
-    startArgs: options.args,
-    run: runnerAt(choice.id),
-    maxRounds: options.maxRounds,
-    onProgress: progress,
-    signal: hooks.signal,
-    hubState: () => hubState,
-  });
+  // The same adaptation at whichever snapshot is chosen.
+  const adaptAt = (id: string) =>
+    adaptUntilRuns({
+      script,
+      files: taskFiles,
+      startArgs: options.args,
+      run: runnerAt(id),
+      maxRounds: options.maxRounds,
+      onProgress: progress,
+      signal: hooks.signal,
+      hubState: () => hubState,
+    });
+  let adapted = await adaptAt(choice.id);
   for (
     let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly);
     next && tried.length <= MAX_SNAPSHOT_FALLBACKS;
@@ -284,16 +287,7 @@ async function makeTaskUnguarded(
     snapshot.reason = choice.reason;
     tried.push(next);
     hubState = undefined;
-    adapted = await adaptUntilRuns({
-      script,
-      files: taskFiles,
-      startArgs: options.args,
-      run: runnerAt(choice.id),
-      maxRounds: options.maxRounds,
-      onProgress: progress,
-      signal: hooks.signal,
-      hubState: () => hubState,
-    });
+    adapted = await adaptAt(choice.id);
   }
   const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
