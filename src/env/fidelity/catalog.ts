@@ -6,19 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
+import { TRACKED_LIBRARIES } from '../snapshots/pin';
 
-export const DRIFT_LIBRARIES = [
-  'transformers',
-  'datasets',
-  'trl',
-  'peft',
-  'accelerate',
-  'evaluate',
-  'tokenizers',
-  'huggingface_hub',
-  // Only for gates on the torch a library needs (e.g. transformers' fp16-on-CPU check wants torch >= 2.3).
-  'torch',
-] as const;
+// A drift is in a library every snapshot pins (torch only for gates on the torch a library needs, e.g.
+// transformers' fp16-on-CPU check wants torch >= 2.3): one list, so a pinned library is always a drift library.
+export const DRIFT_LIBRARIES = TRACKED_LIBRARIES;
 export type DriftLibrary = (typeof DRIFT_LIBRARIES)[number];
 
 export const DRIFT_KINDS = [

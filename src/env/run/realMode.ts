@@ -5,9 +5,8 @@
 // Either way the script sees the local hub (localHub.ts) as its HF_HOME, fully offline, on CPU,
 // single-threaded, with no experiment trackers, and never our stand-in libraries.
 // Failures are RealModeError with a message meant for the user; nothing falls back silently.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensureHubItems, HubItemsError, type HubRefusal } from '../hub/ensure';
@@ -17,6 +16,7 @@ import { ensureLocalHub, LocalHubError } from '../hub/localHub';
 import type { LibraryVersions } from '../schemas';
 import { allSnapshots, getSnapshot, snapshotIds, type Snapshot } from '../snapshots/registry';
 import { cacheRoot, ensureSnapshotVenv, SnapshotInstallError } from '../snapshots/venv';
+import { interpreterMemo, lastLine, queryInterpreter } from '../sandbox/interpreterQuery';
 
 export type RealModeErrorKind = 'unknown_snapshot' | 'venv_failed' | 'missing_libraries' | 'interpreter' | 'hub_failed' | 'aborted';
 
@@ -270,37 +270,20 @@ const ProbeSchema = z.object({ python: z.string(), versions: z.record(z.string()
 export type LibraryProbe =
   { ok: true; missing: string[]; versions: Record<string, string | null>; python: string } | { ok: false; error: string };
 
-const probeCache = new Map<string, Promise<LibraryProbe>>();
+const probes = interpreterMemo(runProbe);
 
 /**
  * Which of the real libraries `interpreter` can import, with their versions (one short
  * `python -c`, cached per interpreter file and modification time).
  */
-export function probeLibraries(interpreter: string): Promise<LibraryProbe> {
-  let stamp = '';
-  try {
-    stamp = String(statSync(resolved(interpreter)).mtimeMs);
-  } catch {
-    // not a path (e.g. `python3` on PATH): keyed by name only
-  }
-  const key = `${interpreter}\0${stamp}`;
-  let p = probeCache.get(key);
-  if (!p) {
-    p = runProbe(interpreter);
-    probeCache.set(key, p);
-    void p.then((r) => {
-      if (!r.ok) probeCache.delete(key); // a broken interpreter may be fixed: do not remember it
-    });
-  }
-  return p;
-}
+export const probeLibraries = (interpreter: string): Promise<LibraryProbe> => probes.get(interpreter);
 
 /** Forgets probe results (after the user installs packages). */
 export function clearLibraryProbeCache(): void {
-  probeCache.clear();
+  probes.clear();
 }
 
-function runProbe(interpreter: string): Promise<LibraryProbe> {
+async function runProbe(interpreter: string): Promise<LibraryProbe> {
   const mods = [...REQUIRED_MODULES, ...OPTIONAL_MODULES];
   const code = [
     'import importlib.util, importlib.metadata as m, json, sys',
@@ -312,40 +295,26 @@ function runProbe(interpreter: string): Promise<LibraryProbe> {
     '    except Exception: out[n] = "?"',
     'print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "versions": out}))',
   ].join('\n');
-  return new Promise((resolve) => {
-    let out = '';
-    let err = '';
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    delete env.PYTHONPATH;
-    let child;
-    try {
-      child = spawn(interpreter, ['-c', code, ...mods], { stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true });
-    } catch (e) {
-      resolve({ ok: false, error: `${interpreter} could not be started: ${(e as Error).message}` });
-      return;
-    }
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      resolve({
-        ok: false,
-        error:
-          e.code === 'ENOENT'
-            ? `${interpreter} not found: set forgeenv.pythonPath (or --python), or leave it unset to use the managed environment`
-            : `${interpreter} could not be started: ${e.message}`,
-      });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        const parsed = ProbeSchema.parse(JSON.parse(out.trim().split('\n').pop() ?? ''));
-        const missing = REQUIRED_MODULES.filter((m) => parsed.versions[m] == null);
-        resolve({ ok: true, missing, versions: parsed.versions, python: parsed.python });
-      } catch {
-        resolve({ ok: false, error: `${interpreter} is not a working Python (exit ${code}): ${(err || out).trim().slice(0, 300)}` });
-      }
-    });
-  });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.PYTHONPATH;
+  const a = await queryInterpreter(interpreter, ['-c', code, ...mods], env);
+  if (!a.ok) {
+    return {
+      ok: false,
+      error:
+        a.code === 'ENOENT'
+          ? `${interpreter} not found: set forgeenv.pythonPath (or --python), or leave it unset to use the managed environment`
+          : `${interpreter} could not be started: ${a.error}`,
+    };
+  }
+  try {
+    const parsed = ProbeSchema.parse(JSON.parse(lastLine(a.stdout)));
+    const missing = REQUIRED_MODULES.filter((m) => parsed.versions[m] == null);
+    return { ok: true, missing, versions: parsed.versions, python: parsed.python };
+  } catch {
+    return {
+      ok: false,
+      error: `${interpreter} is not a working Python (exit ${a.exitCode}): ${(a.stderr || a.stdout).trim().slice(0, 300)}`,
+    };
+  }
 }

@@ -2,9 +2,8 @@
 // directly: one short trusted `python -I -c` per interpreter file (cached by path and mtime). A
 // pyenv shim or a `python3` on PATH becomes the real executable (`sys.executable`); a venv keeps
 // its own `bin/python` so that it still finds its `pyvenv.cfg`.
-import { spawn } from 'node:child_process';
-import { realpathSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { interpreterMemo, lastLine, queryInterpreter } from './interpreterQuery';
 
 const LayoutSchema = z.object({
   executable: z.string().min(1),
@@ -46,58 +45,22 @@ const CODE = [
   '  "userBase": site.getuserbase() if us else None, "userSite": us}))',
 ].join('\n');
 
-const cache = new Map<string, Promise<LayoutResult>>();
+const layouts = interpreterMemo(probe, () => process.env.PATH ?? '');
 
-export function interpreterLayout(interpreter: string): Promise<LayoutResult> {
-  let stamp = '';
+export const interpreterLayout = (interpreter: string): Promise<LayoutResult> => layouts.get(interpreter);
+
+async function probe(interpreter: string): Promise<LayoutResult> {
+  // Without -I the user site counts (as in an unsandboxed run); PYTHON* variables are ignored (-E).
+  const a = await queryInterpreter(interpreter, ['-E', '-c', CODE]);
+  if (!a.ok) return a;
   try {
-    stamp = String(statSync(realpathSync(interpreter)).mtimeMs);
+    const d = LayoutSchema.parse(JSON.parse(lastLine(a.stdout)));
+    return { ok: true, layout: { executable: d.executable, roots: d.roots, stdlib: d.stdlib, site: d.site, userBase: d.userBase } };
   } catch {
-    // a bare name on PATH
+    return {
+      ok: false,
+      code: undefined,
+      error: `${interpreter} is not a working Python (exit ${a.exitCode}): ${(a.stderr || a.stdout).trim().slice(0, 300)}`,
+    };
   }
-  const key = `${interpreter}\0${stamp}\0${process.env.PATH ?? ''}`;
-  let p = cache.get(key);
-  if (!p) {
-    p = probe(interpreter);
-    cache.set(key, p);
-    void p.then((r) => {
-      if (!r.ok) cache.delete(key);
-    });
-  }
-  return p;
-}
-
-function probe(interpreter: string): Promise<LayoutResult> {
-  return new Promise((resolve) => {
-    let out = '';
-    let err = '';
-    let child;
-    // Without -I the user site counts (as in an unsandboxed run); PYTHON* variables are ignored (-E).
-    try {
-      child = spawn(interpreter, ['-E', '-c', CODE], { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    } catch (e) {
-      resolve({ ok: false, code: (e as NodeJS.ErrnoException).code, error: (e as Error).message });
-      return;
-    }
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      resolve({ ok: false, code: e.code, error: e.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        const d = LayoutSchema.parse(JSON.parse(out.trim().split('\n').pop() ?? ''));
-        resolve({ ok: true, layout: { executable: d.executable, roots: d.roots, stdlib: d.stdlib, site: d.site, userBase: d.userBase } });
-      } catch {
-        resolve({
-          ok: false,
-          code: undefined,
-          error: `${interpreter} is not a working Python (exit ${code}): ${(err || out).trim().slice(0, 300)}`,
-        });
-      }
-    });
-  });
 }
