@@ -320,7 +320,9 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   const cfgArg = positional(call, 1) ?? keyword(call, 'name');
   const config = cfgArg && resolveValue(scope, cfgArg.valueFrom, cfgArg.valueTo);
   const dirArg = keyword(call, 'data_dir');
-  const dataDir = dirArg && resolveValue(scope, dirArg.valueFrom, dirArg.valueTo);
+  // `data_dir=data_dir` inside `def load(data_dir="data/rl")` called as `load(data_dir="data/evaluation")`:
+  // every value its callers pass is a load of its own (datasets caches each under its own config id).
+  const dataDirs = dirArg ? parameterValues(scope, call, dirArg.valueFrom, dirArg.valueTo) : [];
   const splitArg = keyword(call, 'split');
   let splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
   // `split=data_args.train_split_name`: the option's value or default (`"train+validation"`).
@@ -376,18 +378,48 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   }
   if (!looksLikeDatasetId(path.value)) return;
   const kwargs = literalKeywords(scope, call);
-  const dir =
-    dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success
-      ? dataDir.value.replace(/^\.\/|\/+$/g, '')
-      : undefined;
-  add({
-    path: path.value,
-    ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}),
-    ...(dir ? { data_dir: dir } : {}),
-    ...(kwargs ? { config_kwargs: kwargs } : {}),
-    ...(splits?.length ? { splits } : {}),
-    from: `load_dataset ${path.from}`,
-  });
+  const dirs = dataDirs.map((d) => d.value.replace(/^\.\/|\/+$/g, '')).filter((d) => HubIdSchema.safeParse(d).success);
+  for (const dir of dirs.length ? dirs : [undefined])
+    add({
+      path: path.value,
+      ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}),
+      ...(dir ? { data_dir: dir } : {}),
+      ...(kwargs ? { config_kwargs: kwargs } : {}),
+      ...(splits?.length ? { splits } : {}),
+      from: `load_dataset ${path.from}`,
+    });
+}
+
+/**
+ * The values an argument takes: its own (a literal, an option), or, when it is a parameter of the
+ * function around the call, what each caller of that function passes for it (keyword or position),
+ * plus the parameter's default when some caller leaves it out.
+ */
+function parameterValues(scope: Scope, call: CallSite, from: number, to: number): Array<{ value: string; from: Origin }> {
+  const name = scope.source.slice(from, to).trim();
+  const own = resolveValue(scope, from, to);
+  const fn = /^[A-Za-z_]\w*$/.test(name)
+    ? scope.idx.functions
+        .filter((f) => f.name && f.from <= call.from && call.to <= f.to && f.params.includes(name))
+        .sort((a, b) => b.from - a.from)[0]
+    : undefined;
+  if (!fn?.name) return own ? [own] : [];
+  const at = fn.params.indexOf(name);
+  const out: Array<{ value: string; from: Origin }> = [];
+  let leftOut = false;
+  for (const c of scope.idx.calls) {
+    if (c.callee !== fn.name) continue;
+    const a = keyword(c, name) ?? (c.args.some((x) => x.kind === 'star') ? undefined : positional(c, at));
+    const v = a && resolveValue(scope, a.valueFrom, a.valueTo);
+    if (v) out.push({ value: v.value, from: `${fn.name}(${name}=) ${v.from}` });
+    else if (!a) leftOut = true;
+  }
+  // No caller seen, or one relying on the default: the parameter's literal default counts too.
+  const header = scope.source.slice(fn.from, scope.source.indexOf(':\n', fn.from) + 1 || fn.to);
+  const dflt = new RegExp(`[(,]\\s*${name}\\s*(?::[^=,)]*)?=\\s*(["'])([^"'\\n]*)\\1`).exec(header);
+  const fallback = dflt ? { value: dflt[2], from: `default of ${fn.name}(${name}=) line ${lineOf(scope.source, fn.from)}` } : own;
+  if ((leftOut || !out.length) && fallback) out.push(fallback);
+  return out.filter((v, i) => out.findIndex((w) => w.value === v.value) === i);
 }
 
 /** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */
