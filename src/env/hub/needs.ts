@@ -11,6 +11,7 @@ import { KNOWN_DATASETS, baseHubConfig, isBaseHubDataset } from './datasetTable'
 import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
 import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
+import { fileLayoutOf, FileLayoutSchema } from './fileLayouts';
 
 export const COLUMN_KINDS = [
   'string',
@@ -84,6 +85,8 @@ export const DatasetNeedSchema = z
     labels: z.record(z.string(), z.array(z.string()).min(1).max(1000)).optional(),
     /** Set for a local data file (`load_dataset("json", data_files=...)`, `--train_file x.csv`). */
     format: z.enum(DATA_FILE_FORMATS).optional(),
+    /** A local json file's nested layout, when the script hands it to a well-known reader (fileLayouts.ts). */
+    layout: FileLayoutSchema.optional(),
     /** Rows per split when the script takes more than the default 64 (`.select(range(10000))` fails on fewer). */
     rows: z.number().int().min(1).max(MAX_SYNTHETIC_ROWS).optional(),
     from: z.string().max(300).optional(),
@@ -219,8 +222,10 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
 
   const columns = scriptColumns(scope);
   const rows = selectedRows(script);
+  const layout = fileLayoutOf(script);
   for (const need of datasets.values()) {
     if (rows) need.rows = rows;
+    if (layout && need.format === 'json') need.layout = layout;
     if (need.format === 'disk') continue; // its schema and splits come from how the script reads it
     const known = need.format ? undefined : KNOWN_DATASETS[need.path];
     if (known) {
