@@ -3,6 +3,7 @@
 // word lists everywhere, deterministic (a task's files are part of its identity).
 import type { ColumnKind, DatasetNeed } from './needs';
 import { synthesizeSquadFile } from './fileLayouts';
+import { nestedValue } from './nestedShapes';
 
 export class DataFileError extends Error {
   override readonly name = 'DataFileError';
@@ -85,7 +86,12 @@ export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
     );
   const columns = need.columns && Object.keys(need.columns).length ? need.columns : { text: 'string' as const, label: 'label' as const };
   const records = Array.from({ length: rows }, () =>
-    Object.fromEntries(Object.entries(columns).map(([c, k]) => [c, value(k, r, need.labels?.[c])])),
+    Object.fromEntries(
+      Object.entries(columns).map(([c, k]) => {
+        const shape = need.shapes?.[c];
+        return [c, k === 'nested' && shape ? nestedValue(shape, r, () => sentence(r)) : value(k, r, need.labels?.[c])];
+      }),
+    ),
   );
   switch (need.format) {
     case 'json':

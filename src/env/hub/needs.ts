@@ -12,6 +12,7 @@ import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
 import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
 import { fileLayoutOf, FileLayoutSchema } from './fileLayouts';
+import { NestedShapeSchema } from './nestedShapes';
 
 export const COLUMN_KINDS = [
   'string',
@@ -28,6 +29,8 @@ export const COLUMN_KINDS = [
   'audio',
   'token_ids',
   'pixels',
+  // A column whose structure `shapes` gives (nestedShapes.ts): lists of structs, as UltraFeedback's `completions`.
+  'nested',
 ] as const;
 export const ColumnKindSchema = z.enum(COLUMN_KINDS);
 export type ColumnKind = z.infer<typeof ColumnKindSchema>;
@@ -81,6 +84,8 @@ export const DatasetNeedSchema = z
       .max(8)
       .optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
+    /** The structure of `nested` columns (nestedShapes.ts). */
+    shapes: z.record(z.string().min(1).max(200), NestedShapeSchema).optional(),
     /** Label names of `label` columns. */
     labels: z.record(z.string(), z.array(z.string()).min(1).max(1000)).optional(),
     /** Set for a local data file (`load_dataset("json", data_files=...)`, `--train_file x.csv`). */
@@ -233,6 +238,7 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       need.columns = { ...(cfg ? cfg.columns : known.columns) };
       const labels = cfg ? cfg.labels : known.labels;
       if (labels) need.labels = labels;
+      if (!cfg && known.shapes) need.shapes = known.shapes;
       need.splits = union(need.splits ?? [], known.splits);
     } else {
       need.columns = { ...columns };
