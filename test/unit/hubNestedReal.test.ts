@@ -11,7 +11,8 @@ import { after, describe, test } from 'node:test';
 import { synthesizeDataFile } from '../../src/env/hub/dataFiles';
 import { ensureHubItems } from '../../src/env/hub/ensure';
 import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
-import { deriveHubNeeds } from '../../src/env/hub/needs';
+import { deriveHubNeeds, HubNeedsSchema } from '../../src/env/hub/needs';
+import { EMPTY_HUB_NEEDS, withColumn } from '../../src/env/taskmaking/hubSupply';
 import { nestedValue, NestedShapeSchema, type NestedShape } from '../../src/env/hub/nestedShapes';
 import { realModeEnv } from '../../src/env/run/realMode';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
@@ -45,6 +46,14 @@ describe('nested columns from the dataset table', () => {
     for (const c of completions)
       for (const aspect of ['helpfulness', 'honesty', 'instruction_following', 'truthfulness'])
         assert.match(c.annotations[aspect].Rating, /^[1-5]$/);
+  });
+
+  test('a column a run asks for is added beside the nested ones, which keep their shapes', () => {
+    const n = need();
+    const out = withColumn(EMPTY_HUB_NEEDS, [n], 'score').datasets[0];
+    assert.equal(out.columns?.score, 'float');
+    assert.deepEqual(out.shapes, n.shapes);
+    assert.ok(HubNeedsSchema.safeParse({ models: [], datasets: [out] }).success);
   });
 
   test('a shape that is not a list, struct or value is refused by the schema', () => {
