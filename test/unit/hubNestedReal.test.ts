@@ -56,6 +56,35 @@ describe('nested columns from the dataset table', () => {
     assert.ok(HubNeedsSchema.safeParse({ models: [], datasets: [out] }).success);
   });
 
+  test('an unknown dataset: the chains of subscripts past a column give its structure', () => {
+    const script = [
+      'from datasets import load_dataset',
+      'ds = load_dataset("acme/reviews", split="train")',
+      'def fmt(example):',
+      '    i = 0',
+      '    return {"a": example["replies"][i]["body"], "s": example["replies"][i]["meta"]["score"], "l": example["info"]["lang"]}',
+      'def tok(batch):',
+      '    return {"q": [batch["thread"][j]["title"] for j in range(len(batch["thread"]))]}',
+      'def chat(example):',
+      '    return example["turns"][-1]["content"] + example["text"][0]',
+      'ds = ds.map(fmt).map(tok, batched=True).map(chat)',
+    ].join('\n');
+    const d = deriveHubNeeds(script).datasets.find((x) => x.path === 'acme/reviews')!;
+    assert.equal(d.columns?.replies, 'nested');
+    assert.deepEqual(d.shapes?.replies, {
+      list: { struct: { body: { value: 'string' }, meta: { struct: { score: { value: 'string' } } } } },
+    });
+    assert.deepEqual(d.shapes?.info, { struct: { lang: { value: 'string' } } });
+    // In a batched function the first index is the row: each row's thread is a struct.
+    assert.deepEqual(d.shapes?.thread, { struct: { title: { value: 'string' } } });
+    // A list of {content} (and role) is a conversation; a character of a string is no structure.
+    assert.equal(d.columns?.turns, 'messages');
+    assert.equal(d.columns?.text, 'string');
+    // A csv file holds flat values only: the column stays a string there.
+    const csv = deriveHubNeeds(script.replace('load_dataset("acme/reviews", split="train")', 'load_dataset("csv", data_files="r.csv")'));
+    assert.equal(csv.datasets.find((x) => x.path === 'r.csv')?.columns?.info, 'string');
+  });
+
   test('a shape that is not a list, struct or value is refused by the schema', () => {
     assert.equal(NestedShapeSchema.safeParse({ list: { dict: {} } }).success, false);
     assert.equal(NestedShapeSchema.safeParse({ struct: { 'a"b': { value: 'string' } } }).success, false);
@@ -91,7 +120,19 @@ describe(`nested columns built by the ${SNAPSHOT} datasets`, { skip }, () => {
       python: snapshotPython(SNAPSHOT),
       baseHubDir: localHubDir(SNAPSHOT),
       cacheDir,
-      needs: { models: [], datasets: [need()] },
+      needs: {
+        models: [],
+        datasets: [
+          need(),
+          // A shape inferred from a script's subscripts: lists of any length, no pooled values.
+          {
+            path: 'acme/reviews',
+            columns: { replies: 'nested', text: 'string' },
+            shapes: { replies: { list: { struct: { body: { value: 'string' }, meta: { struct: { score: { value: 'float' } } } } } } },
+            splits: ['train'],
+          },
+        ],
+      },
     });
     assert.deepEqual(r.refusals, []);
     const code = [
@@ -99,11 +140,19 @@ describe(`nested columns built by the ${SNAPSHOT} datasets`, { skip }, () => {
       'ds = datasets.load_dataset("openbmb/UltraFeedback", split="train")',
       'ok = [len(set(ex["models"])) == 4 == len(ex["completions"]) and all(c["annotations"]["helpfulness"]["Rating"] in "12345" for c in ex["completions"]) and isinstance(ex["completions"][0]["fine-grained_score"], float) for ex in ds]',
       'print(len(ds), sum(ok), sum("gpt-3.5-turbo" in ex["models"] for ex in ds))',
+      'r = datasets.load_dataset("acme/reviews", split="train")',
+      'assert all(len(x["replies"]) >= 1 and isinstance(x["replies"][0]["meta"]["score"], float) and isinstance(x["replies"][0]["body"], str) for x in r), r[0]',
     ].join('\n');
     const env = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
     const out = spawnSync(snapshotPython(SNAPSHOT), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
     assert.equal(out.status, 0, out.stderr.slice(-3000));
-    const [rows, ok, withModel] = out.stdout.trim().split('\n').pop()!.split(' ').map(Number);
+    const [rows, ok, withModel] = out.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => /^\d+ \d+ \d+$/.test(l))
+      .pop()!
+      .split(' ')
+      .map(Number);
     assert.ok(rows >= 64 && ok === rows, out.stdout);
     // Pooled model names are real ones a script filters on: some rows hold a given one.
     assert.ok(withModel > 0 && withModel < rows, out.stdout);

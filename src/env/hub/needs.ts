@@ -12,7 +12,7 @@ import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
 import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
 import { fileLayoutOf, FileLayoutSchema } from './fileLayouts';
-import { NestedShapeSchema } from './nestedShapes';
+import { NestedShapeSchema, type NestedShape } from './nestedShapes';
 
 export const COLUMN_KINDS = [
   'string',
@@ -225,7 +225,8 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       addDataset({ path: value, ...configFor(scope), from });
   }
 
-  const columns = scriptColumns(scope);
+  const shapes = new Map<string, NestedShape>();
+  const columns = scriptColumns(scope, shapes);
   const rows = selectedRows(script);
   const layout = fileLayoutOf(script);
   for (const need of datasets.values()) {
@@ -242,6 +243,13 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       need.splits = union(need.splits ?? [], known.splits);
     } else {
       need.columns = { ...columns };
+      // Nested columns the script walks (`ex["meta"]["source"]`): csv and text files hold only flat values.
+      const flat = need.format === 'csv' || need.format === 'text';
+      for (const [c, shape] of shapes)
+        if (need.columns[c] === 'nested') {
+          if (flat) need.columns[c] = 'string';
+          else need.shapes = { ...need.shapes, [c]: shape };
+        }
     }
     need.splits = need.splits?.length ? need.splits : ['train', 'test'];
     if (!need.splits.includes('train')) need.splits = ['train', ...need.splits];
@@ -585,7 +593,7 @@ export function readConfigFile(name: string, text: string): Record<string, strin
 // ---------------------------------------------------------------- columns
 
 /** The columns the script reads from examples, with kinds guessed from their names and uses. */
-function scriptColumns(scope: Scope): Record<string, ColumnKind> {
+function scriptColumns(scope: Scope, shapes: Map<string, NestedShape> = new Map()): Record<string, ColumnKind> {
   const { idx, source } = scope;
   const cols = new Map<string, ColumnKind>();
   const add = (name: string, kind?: ColumnKind): void => {
@@ -680,6 +688,14 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
   if (/\bSFTTrainer\b/.test(source) && ![...cols.keys()].some((c) => cols.get(c) === 'string' || cols.get(c) === 'messages')) {
     add(/messages|apply_chat_template/.test(source) ? 'messages' : 'text');
   }
+  // Columns the script walks into (`ex["completions"][i]["response"]`): nested, with the structure the chain shows.
+  for (const [c, shape] of nestedColumns(scope, exampleParams)) {
+    if (cols.has(c) && cols.get(c) !== 'string') continue;
+    const messages =
+      'list' in shape && 'struct' in shape.list && Object.keys(shape.list.struct).every((k) => k === 'role' || k === 'content');
+    cols.set(c, messages ? 'messages' : 'nested');
+    if (!messages) shapes.set(c, shape);
+  }
   // A column the script hands to a tokenizer is text, whatever its name says (`targets = examples["label"]`
   // then `tokenizer(targets)`: a seq2seq script's label words).
   for (const c of tokenizerInputColumns(scope, exampleParams)) if (cols.has(c)) cols.set(c, 'string');
@@ -688,6 +704,56 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     cols.set('label', 'label');
   }
   return Object.fromEntries(cols);
+}
+
+/**
+ * The structure of columns the script subscripts past their value: `ex["meta"]["lang"]` a struct,
+ * `ex["completions"][i]["response"]` a list of structs (in a batched function the first index is the row's).
+ * Only chains with a string key after the column count (`ex["text"][0]` is a character, not a structure).
+ */
+export function nestedColumns(scope: Scope, exampleParams: ReadonlySet<string>): Map<string, NestedShape> {
+  const { idx, source } = scope;
+  const batchedFns = new Set<string>();
+  for (const call of idx.calls) {
+    if (call.method?.name !== 'map' && call.method?.name !== 'filter') continue;
+    const b = keyword(call, 'batched');
+    const f = positional(call, 0) ?? keyword(call, 'function');
+    if (b && f && source.slice(b.valueFrom, b.valueTo).trim() === 'True') batchedFns.add(source.slice(f.valueFrom, f.valueTo).trim());
+  }
+  const batchedParams = new Set(idx.functions.filter((f) => f.name && batchedFns.has(f.name)).flatMap((f) => f.params.slice(0, 1)));
+  const datasetVars = new Set(idx.assignments.filter((a) => a.call && /load_dataset$/.test(a.call.callee ?? '')).map((a) => a.target));
+  const out = new Map<string, NestedShape>();
+  for (const s of idx.subscripts) {
+    const obj = s.object ?? '';
+    if (!s.key?.plain || !(exampleParams.has(obj) || EXAMPLE_NAMES.test(obj)) || source[s.objectTo] !== '[') continue;
+    // `d["train"][0]["question"]`: a split of a dataset, then a row, not a column's structure.
+    if (SPLIT_NAMES.has(s.key.raw) || MODEL_OUTPUT_KEYS.has(s.key.raw) || datasetVars.has(obj)) continue;
+    const parts: Array<string | null> = [];
+    const re = /^\s*\[\s*(?:(["'])([^"'\n]+)\1|[^[\]"']+)\s*\]/;
+    let at = s.to;
+    for (let m = re.exec(source.slice(at)); m && parts.length < 6; m = re.exec(source.slice(at))) {
+      parts.push(m[2] ?? null);
+      at += m[0].length;
+    }
+    if (batchedParams.has(obj) && parts[0] === null) parts.shift();
+    if (!parts.some((p) => p !== null)) continue;
+    let shape: NestedShape = { value: 'string' };
+    for (const p of [...parts].reverse()) shape = p === null ? { list: shape } : { struct: { [p]: shape } };
+    const prev = out.get(s.key.raw);
+    out.set(s.key.raw, prev ? mergeShapes(prev, shape) : shape);
+  }
+  return out;
+}
+
+/** Two views of one column's structure, combined (fields of both structs; a list wins over a scalar). */
+function mergeShapes(a: NestedShape, b: NestedShape): NestedShape {
+  if ('struct' in a && 'struct' in b) {
+    const struct = { ...a.struct };
+    for (const [k, v] of Object.entries(b.struct)) struct[k] = struct[k] ? mergeShapes(struct[k], v) : v;
+    return { struct };
+  }
+  if ('list' in a && 'list' in b) return { list: mergeShapes(a.list, b.list) };
+  return 'value' in a ? b : a;
 }
 
 const TOKENIZER_CALLEE = /(?:^|\.)(?:tokenizer|tokenize|tok|processor)$/i;
