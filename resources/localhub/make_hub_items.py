@@ -732,6 +732,38 @@ def feature(ds, kind, names):
     raise Refused("no feature type for column kind %r" % kind)
 
 
+def nested_feature(ds, shape):
+    """The datasets feature of a nested shape (src/env/hub/nestedShapes.ts): a struct is a dict, a list of
+    structs `[{...}]` (a card's `list:`), a list of values a Sequence (a card's `sequence:`)."""
+    if "struct" in shape:
+        return {k: nested_feature(ds, s) for k, s in shape["struct"].items()}
+    if "list" in shape:
+        inner = nested_feature(ds, shape["list"])
+        return [inner] if isinstance(inner, dict) else ds.Sequence(inner)
+    return {"string": ds.Value("string"), "int": ds.Value("int64"), "float": ds.Value("float64"), "bool": ds.Value("bool")}[shape["value"]]
+
+
+def nested_cell(shape, rng, synthetic):
+    """A synthetic value of a nested shape: pooled values drawn from `values`, a fixed-length list of pooled
+    values without repeats (the models that answered one prompt), sentences for free text."""
+    if "struct" in shape:
+        return {k: nested_cell(s, rng, synthetic) for k, s in shape["struct"].items()}
+    if "list" in shape:
+        n = shape.get("length") or rng.randint(1, 3)
+        item = shape["list"]
+        if "value" in item and item.get("values") and len(item["values"]) >= n:
+            return [nested_scalar(item, v) for v in rng.sample(item["values"], n)]
+        return [nested_cell(item, rng, synthetic) for _ in range(n)]
+    if shape.get("values"):
+        return nested_scalar(shape, rng.choice(shape["values"]))
+    return cell(shape["value"], rng, synthetic, None, 0, "")
+
+
+def nested_scalar(shape, v):
+    kind = shape["value"]
+    return v if kind == "string" else (v == "true") if kind == "bool" else int(v) if kind == "int" else float(v)
+
+
 def builder_config_kwargs(ds, item):
     """The call's literal keywords that this release's load_dataset passes on as builder config kwargs."""
     import inspect
@@ -754,13 +786,22 @@ def write_dataset(item, synthetic):
         return None
     if not columns:
         raise Refused("no columns known for dataset %r" % item["path"])
-    features = ds.Features({c: feature(ds, k, labels.get(c)) for c, k in columns.items()})
+    shapes = item.get("shapes") or {}
+    for c, k in columns.items():
+        if k == "nested" and c not in shapes:
+            raise Refused("column %r is nested but no shape is given for it" % c)
+    features = ds.Features(
+        {c: nested_feature(ds, shapes[c]) if k == "nested" else feature(ds, k, labels.get(c)) for c, k in columns.items()}
+    )
     tables = {}
     for split in item["splits"]:
         # A script that selects rows by index (`.select(range(N))`) gets N rows in every split.
         n = item.get("rows") or (64 if split == "train" else 16)
         rng = random.Random(int(hashlib.sha256(("%s:%s" % (item["path"], split)).encode()).hexdigest()[:12], 16))
-        cols = {c: [cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+        cols = {
+            c: [nested_cell(shapes[c], rng, synthetic) if k == "nested" else cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)]
+            for c, k in columns.items()
+        }
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
     extra = builder_config_kwargs(ds, item)

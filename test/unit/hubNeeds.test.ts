@@ -114,6 +114,32 @@ describe('deriveHubNeeds: datasets and columns', () => {
     assert.ok(needs.every((d) => d.columns?.question === 'string'));
   });
 
+  test("data_dir=<parameter>: one need per value the function's callers pass, and its default when one leaves it out", () => {
+    const script = (calls: string[]) =>
+      [
+        'from datasets import load_dataset',
+        'def get_pairs(data_dir: str = "data/rl", sanity_check: bool = False):',
+        '    ds = load_dataset("acme/pairs", split="train", data_dir=data_dir)',
+        '    return ds.map(lambda ex: {"prompt": ex["question"]})',
+        ...calls,
+      ].join('\n');
+    const dirs = (n: ReturnType<typeof deriveHubNeeds>) =>
+      n.datasets
+        .filter((d) => d.path === 'acme/pairs')
+        .map((d) => d.data_dir)
+        .sort();
+    assert.deepEqual(
+      dirs(deriveHubNeeds(script(['train = get_pairs(data_dir="data/finetune")', 'ev = get_pairs("data/evaluation", True)']))),
+      ['data/evaluation', 'data/finetune'],
+    );
+    assert.deepEqual(dirs(deriveHubNeeds(script(['train = get_pairs()', 'ev = get_pairs(data_dir="data/evaluation")']))), [
+      'data/evaluation',
+      'data/rl',
+    ]);
+    // Nobody calls it: the default alone.
+    assert.deepEqual(dirs(deriveHubNeeds(script([]))), ['data/rl']);
+  });
+
   test('an unknown dataset gets the columns map/filter functions and remove_columns read', () => {
     const n = deriveHubNeeds(
       [

@@ -2,6 +2,8 @@
 // x.csv`): their synthetic content, for a task's `files`. Same columns as a hub dataset need, same
 // word lists everywhere, deterministic (a task's files are part of its identity).
 import type { ColumnKind, DatasetNeed } from './needs';
+import { synthesizeSquadFile } from './fileLayouts';
+import { nestedValue } from './nestedShapes';
 
 export class DataFileError extends Error {
   override readonly name = 'DataFileError';
@@ -77,9 +79,19 @@ function value(kind: ColumnKind, r: () => number, labels: string[] | undefined):
 /** The text of a synthetic local data file for `need` (json: one array; jsonl; csv; text: one line per row). */
 export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
   const r = rng(need.path);
+  if (need.layout === 'squad' && need.format === 'json')
+    return synthesizeSquadFile(
+      () => sentence(r),
+      (n) => Math.floor(r() * n),
+    );
   const columns = need.columns && Object.keys(need.columns).length ? need.columns : { text: 'string' as const, label: 'label' as const };
   const records = Array.from({ length: rows }, () =>
-    Object.fromEntries(Object.entries(columns).map(([c, k]) => [c, value(k, r, need.labels?.[c])])),
+    Object.fromEntries(
+      Object.entries(columns).map(([c, k]) => {
+        const shape = need.shapes?.[c];
+        return [c, k === 'nested' && shape ? nestedValue(shape, r, () => sentence(r)) : value(k, r, need.labels?.[c])];
+      }),
+    ),
   );
   switch (need.format) {
     case 'json':

@@ -2,10 +2,13 @@
 // cards and viewers, so a script that uses a column without naming it (a trainer reading `chosen`)
 // still gets it. Rows stay synthetic. Sources are the dataset pages (https://huggingface.co/datasets/<id>).
 import type { ColumnKind } from './needs';
+import type { NestedShape } from './nestedShapes';
 
 export interface KnownDataset {
   columns: Record<string, ColumnKind>;
   labels?: Record<string, string[]>;
+  /** The structure of the `nested` columns. */
+  shapes?: Record<string, NestedShape>;
   splits: string[];
   configs?: Record<string, { columns: Record<string, ColumnKind>; labels?: Record<string, string[]> }>;
 }
@@ -35,6 +38,32 @@ const GLUE: KnownDataset = {
       labels: { label: ['entailment', 'neutral', 'contradiction'] },
     },
   },
+};
+
+// UltraFeedback's model pool as its rows name it (https://github.com/OpenBMB/UltraFeedback, README "Model pool").
+const ULTRAFEEDBACK_MODELS = [
+  'gpt-4',
+  'gpt-3.5-turbo',
+  'bard',
+  'ultralm-13b',
+  'ultralm-65b',
+  'wizardlm-7b',
+  'wizardlm-13b',
+  'wizardlm-70b',
+  'vicuna-33b',
+  'alpaca-7b',
+  'pythia-12b',
+  'falcon-40b-instruct',
+  'starchat',
+  'mpt-30b-chat',
+  'llama-2-7b-chat',
+  'llama-2-13b-chat',
+  'llama-2-70b-chat',
+];
+// An UltraFeedback aspect's annotation: a rating "1".."5" (a string in the dataset) and its rationale.
+const RATED: Record<string, NestedShape> = {
+  Rating: { value: 'string', values: ['1', '2', '3', '4', '5'] },
+  Rationale: { value: 'string' },
 };
 
 export const KNOWN_DATASETS: Readonly<Record<string, KnownDataset>> = {
@@ -91,9 +120,45 @@ export const KNOWN_DATASETS: Readonly<Record<string, KnownDataset>> = {
   'trl-lib/ultrafeedback-prompt': { columns: { prompt: 'messages' }, splits: ['train', 'test'] },
   // https://huggingface.co/datasets/trl-lib/kto-mix-14k
   'trl-lib/kto-mix-14k': { columns: { prompt: 'messages', completion: 'messages', label: 'bool' }, splits: ['train', 'test'] },
-  // https://huggingface.co/datasets/openbmb/UltraFeedback
+  // https://huggingface.co/datasets/openbmb/UltraFeedback (README dataset_info: `models` a sequence of strings, `completions`
+  // a list of {annotations: {helpfulness, honesty, instruction_following, truthfulness}: {Rating: string, Rationale, ...},
+  // critique, custom_system_prompt, fine-grained_score, model, overall_score, principle, response}); 4 completions per
+  // prompt, each from a different model of the pool, ratings "1".."5" (https://github.com/OpenBMB/UltraFeedback, README
+  // "Dataset Construction" and "Example").
   'openbmb/UltraFeedback': {
-    columns: { source: 'string', instruction: 'string', models: 'strings', correct_answers: 'strings', incorrect_answers: 'strings' },
+    columns: {
+      source: 'string',
+      instruction: 'string',
+      models: 'nested',
+      completions: 'nested',
+      correct_answers: 'strings',
+      incorrect_answers: 'strings',
+    },
+    shapes: {
+      models: { list: { value: 'string', values: ULTRAFEEDBACK_MODELS }, length: 4 },
+      completions: {
+        list: {
+          struct: {
+            annotations: {
+              struct: {
+                helpfulness: { struct: { ...RATED, 'Rationale For Rating': { value: 'string' }, Type: { list: { value: 'string' } } } },
+                honesty: { struct: RATED },
+                instruction_following: { struct: RATED },
+                truthfulness: { struct: { ...RATED, 'Rationale For Rating': { value: 'string' }, Type: { list: { value: 'string' } } } },
+              },
+            },
+            critique: { value: 'string' },
+            custom_system_prompt: { value: 'string' },
+            'fine-grained_score': { value: 'float' },
+            model: { value: 'string', values: ULTRAFEEDBACK_MODELS },
+            overall_score: { value: 'float' },
+            principle: { value: 'string', values: ['helpfulness', 'honesty', 'truthfulness', 'verbalized_calibration'] },
+            response: { value: 'string' },
+          },
+        },
+        length: 4,
+      },
+    },
     splits: ['train'],
   },
   // https://huggingface.co/datasets/tatsu-lab/alpaca

@@ -133,6 +133,7 @@ function datasetSpec(d: DatasetNeed): Record<string, unknown> {
     splits: d.splits ?? ['train', 'test'],
     columns: d.columns ?? {},
     labels: d.labels ?? {},
+    ...(d.shapes ? { shapes: d.shapes } : {}),
     ...(d.rows ? { rows: d.rows } : {}),
   };
 }

@@ -11,6 +11,8 @@ import { KNOWN_DATASETS, baseHubConfig, isBaseHubDataset } from './datasetTable'
 import { isBaseHubModel } from './modelTable';
 import { isMetricLoad, metricNameOf, MetricNameSchema } from './metrics';
 import { diskDatasetNeed, isRunRelativeFolder } from './diskDatasets';
+import { fileLayoutOf, FileLayoutSchema } from './fileLayouts';
+import { NestedShapeSchema, type NestedShape } from './nestedShapes';
 
 export const COLUMN_KINDS = [
   'string',
@@ -27,6 +29,8 @@ export const COLUMN_KINDS = [
   'audio',
   'token_ids',
   'pixels',
+  // A column whose structure `shapes` gives (nestedShapes.ts): lists of structs, as UltraFeedback's `completions`.
+  'nested',
 ] as const;
 export const ColumnKindSchema = z.enum(COLUMN_KINDS);
 export type ColumnKind = z.infer<typeof ColumnKindSchema>;
@@ -80,10 +84,14 @@ export const DatasetNeedSchema = z
       .max(8)
       .optional(),
     columns: z.record(z.string().min(1).max(200), ColumnKindSchema).optional(),
+    /** The structure of `nested` columns (nestedShapes.ts). */
+    shapes: z.record(z.string().min(1).max(200), NestedShapeSchema).optional(),
     /** Label names of `label` columns. */
     labels: z.record(z.string(), z.array(z.string()).min(1).max(1000)).optional(),
     /** Set for a local data file (`load_dataset("json", data_files=...)`, `--train_file x.csv`). */
     format: z.enum(DATA_FILE_FORMATS).optional(),
+    /** A local json file's nested layout, when the script hands it to a well-known reader (fileLayouts.ts). */
+    layout: FileLayoutSchema.optional(),
     /** Rows per split when the script takes more than the default 64 (`.select(range(10000))` fails on fewer). */
     rows: z.number().int().min(1).max(MAX_SYNTHETIC_ROWS).optional(),
     from: z.string().max(300).optional(),
@@ -217,10 +225,13 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       addDataset({ path: value, ...configFor(scope), from });
   }
 
-  const columns = scriptColumns(scope);
+  const shapes = new Map<string, NestedShape>();
+  const columns = scriptColumns(scope, shapes);
   const rows = selectedRows(script);
+  const layout = fileLayoutOf(script);
   for (const need of datasets.values()) {
     if (rows) need.rows = rows;
+    if (layout && need.format === 'json') need.layout = layout;
     if (need.format === 'disk') continue; // its schema and splits come from how the script reads it
     const known = need.format ? undefined : KNOWN_DATASETS[need.path];
     if (known) {
@@ -228,9 +239,17 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
       need.columns = { ...(cfg ? cfg.columns : known.columns) };
       const labels = cfg ? cfg.labels : known.labels;
       if (labels) need.labels = labels;
+      if (!cfg && known.shapes) need.shapes = known.shapes;
       need.splits = union(need.splits ?? [], known.splits);
     } else {
       need.columns = { ...columns };
+      // Nested columns the script walks (`ex["meta"]["source"]`): csv and text files hold only flat values.
+      const flat = need.format === 'csv' || need.format === 'text';
+      for (const [c, shape] of shapes)
+        if (need.columns[c] === 'nested') {
+          if (flat) need.columns[c] = 'string';
+          else need.shapes = { ...need.shapes, [c]: shape };
+        }
     }
     need.splits = need.splits?.length ? need.splits : ['train', 'test'];
     if (!need.splits.includes('train')) need.splits = ['train', ...need.splits];
@@ -320,7 +339,9 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   const cfgArg = positional(call, 1) ?? keyword(call, 'name');
   const config = cfgArg && resolveValue(scope, cfgArg.valueFrom, cfgArg.valueTo);
   const dirArg = keyword(call, 'data_dir');
-  const dataDir = dirArg && resolveValue(scope, dirArg.valueFrom, dirArg.valueTo);
+  // `data_dir=data_dir` inside `def load(data_dir="data/rl")` called as `load(data_dir="data/evaluation")`:
+  // every value its callers pass is a load of its own (datasets caches each under its own config id).
+  const dataDirs = dirArg ? parameterValues(scope, call, dirArg.valueFrom, dirArg.valueTo) : [];
   const splitArg = keyword(call, 'split');
   let splits = splitArg ? splitNames(scope.source.slice(splitArg.valueFrom, splitArg.valueTo)) : undefined;
   // `split=data_args.train_split_name`: the option's value or default (`"train+validation"`).
@@ -376,18 +397,48 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   }
   if (!looksLikeDatasetId(path.value)) return;
   const kwargs = literalKeywords(scope, call);
-  const dir =
-    dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success
-      ? dataDir.value.replace(/^\.\/|\/+$/g, '')
-      : undefined;
-  add({
-    path: path.value,
-    ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}),
-    ...(dir ? { data_dir: dir } : {}),
-    ...(kwargs ? { config_kwargs: kwargs } : {}),
-    ...(splits?.length ? { splits } : {}),
-    from: `load_dataset ${path.from}`,
-  });
+  const dirs = dataDirs.map((d) => d.value.replace(/^\.\/|\/+$/g, '')).filter((d) => HubIdSchema.safeParse(d).success);
+  for (const dir of dirs.length ? dirs : [undefined])
+    add({
+      path: path.value,
+      ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}),
+      ...(dir ? { data_dir: dir } : {}),
+      ...(kwargs ? { config_kwargs: kwargs } : {}),
+      ...(splits?.length ? { splits } : {}),
+      from: `load_dataset ${path.from}`,
+    });
+}
+
+/**
+ * The values an argument takes: its own (a literal, an option), or, when it is a parameter of the
+ * function around the call, what each caller of that function passes for it (keyword or position),
+ * plus the parameter's default when some caller leaves it out.
+ */
+function parameterValues(scope: Scope, call: CallSite, from: number, to: number): Array<{ value: string; from: Origin }> {
+  const name = scope.source.slice(from, to).trim();
+  const own = resolveValue(scope, from, to);
+  const fn = /^[A-Za-z_]\w*$/.test(name)
+    ? scope.idx.functions
+        .filter((f) => f.name && f.from <= call.from && call.to <= f.to && f.params.includes(name))
+        .sort((a, b) => b.from - a.from)[0]
+    : undefined;
+  if (!fn?.name) return own ? [own] : [];
+  const at = fn.params.indexOf(name);
+  const out: Array<{ value: string; from: Origin }> = [];
+  let leftOut = false;
+  for (const c of scope.idx.calls) {
+    if (c.callee !== fn.name) continue;
+    const a = keyword(c, name) ?? (c.args.some((x) => x.kind === 'star') ? undefined : positional(c, at));
+    const v = a && resolveValue(scope, a.valueFrom, a.valueTo);
+    if (v) out.push({ value: v.value, from: `${fn.name}(${name}=) ${v.from}` });
+    else if (!a) leftOut = true;
+  }
+  // No caller seen, or one relying on the default: the parameter's literal default counts too.
+  const header = scope.source.slice(fn.from, scope.source.indexOf(':\n', fn.from) + 1 || fn.to);
+  const dflt = new RegExp(`[(,]\\s*${name}\\s*(?::[^=,)]*)?=\\s*(["'])([^"'\\n]*)\\1`).exec(header);
+  const fallback = dflt ? { value: dflt[2], from: `default of ${fn.name}(${name}=) line ${lineOf(scope.source, fn.from)}` } : own;
+  if ((leftOut || !out.length) && fallback) out.push(fallback);
+  return out.filter((v, i) => out.findIndex((w) => w.value === v.value) === i);
 }
 
 /** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */
@@ -542,7 +593,7 @@ export function readConfigFile(name: string, text: string): Record<string, strin
 // ---------------------------------------------------------------- columns
 
 /** The columns the script reads from examples, with kinds guessed from their names and uses. */
-function scriptColumns(scope: Scope): Record<string, ColumnKind> {
+function scriptColumns(scope: Scope, shapes: Map<string, NestedShape> = new Map()): Record<string, ColumnKind> {
   const { idx, source } = scope;
   const cols = new Map<string, ColumnKind>();
   const add = (name: string, kind?: ColumnKind): void => {
@@ -637,6 +688,14 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
   if (/\bSFTTrainer\b/.test(source) && ![...cols.keys()].some((c) => cols.get(c) === 'string' || cols.get(c) === 'messages')) {
     add(/messages|apply_chat_template/.test(source) ? 'messages' : 'text');
   }
+  // Columns the script walks into (`ex["completions"][i]["response"]`): nested, with the structure the chain shows.
+  for (const [c, shape] of nestedColumns(scope, exampleParams)) {
+    if (cols.has(c) && cols.get(c) !== 'string') continue;
+    const messages =
+      'list' in shape && 'struct' in shape.list && Object.keys(shape.list.struct).every((k) => k === 'role' || k === 'content');
+    cols.set(c, messages ? 'messages' : 'nested');
+    if (!messages) shapes.set(c, shape);
+  }
   // A column the script hands to a tokenizer is text, whatever its name says (`targets = examples["label"]`
   // then `tokenizer(targets)`: a seq2seq script's label words).
   for (const c of tokenizerInputColumns(scope, exampleParams)) if (cols.has(c)) cols.set(c, 'string');
@@ -645,6 +704,56 @@ function scriptColumns(scope: Scope): Record<string, ColumnKind> {
     cols.set('label', 'label');
   }
   return Object.fromEntries(cols);
+}
+
+/**
+ * The structure of columns the script subscripts past their value: `ex["meta"]["lang"]` a struct,
+ * `ex["completions"][i]["response"]` a list of structs (in a batched function the first index is the row's).
+ * Only chains with a string key after the column count (`ex["text"][0]` is a character, not a structure).
+ */
+export function nestedColumns(scope: Scope, exampleParams: ReadonlySet<string>): Map<string, NestedShape> {
+  const { idx, source } = scope;
+  const batchedFns = new Set<string>();
+  for (const call of idx.calls) {
+    if (call.method?.name !== 'map' && call.method?.name !== 'filter') continue;
+    const b = keyword(call, 'batched');
+    const f = positional(call, 0) ?? keyword(call, 'function');
+    if (b && f && source.slice(b.valueFrom, b.valueTo).trim() === 'True') batchedFns.add(source.slice(f.valueFrom, f.valueTo).trim());
+  }
+  const batchedParams = new Set(idx.functions.filter((f) => f.name && batchedFns.has(f.name)).flatMap((f) => f.params.slice(0, 1)));
+  const datasetVars = new Set(idx.assignments.filter((a) => a.call && /load_dataset$/.test(a.call.callee ?? '')).map((a) => a.target));
+  const out = new Map<string, NestedShape>();
+  for (const s of idx.subscripts) {
+    const obj = s.object ?? '';
+    if (!s.key?.plain || !(exampleParams.has(obj) || EXAMPLE_NAMES.test(obj)) || source[s.objectTo] !== '[') continue;
+    // `d["train"][0]["question"]`: a split of a dataset, then a row, not a column's structure.
+    if (SPLIT_NAMES.has(s.key.raw) || MODEL_OUTPUT_KEYS.has(s.key.raw) || datasetVars.has(obj)) continue;
+    const parts: Array<string | null> = [];
+    const re = /^\s*\[\s*(?:(["'])([^"'\n]+)\1|[^[\]"']+)\s*\]/;
+    let at = s.to;
+    for (let m = re.exec(source.slice(at)); m && parts.length < 6; m = re.exec(source.slice(at))) {
+      parts.push(m[2] ?? null);
+      at += m[0].length;
+    }
+    if (batchedParams.has(obj) && parts[0] === null) parts.shift();
+    if (!parts.some((p) => p !== null)) continue;
+    let shape: NestedShape = { value: 'string' };
+    for (const p of [...parts].reverse()) shape = p === null ? { list: shape } : { struct: { [p]: shape } };
+    const prev = out.get(s.key.raw);
+    out.set(s.key.raw, prev ? mergeShapes(prev, shape) : shape);
+  }
+  return out;
+}
+
+/** Two views of one column's structure, combined (fields of both structs; a list wins over a scalar). */
+function mergeShapes(a: NestedShape, b: NestedShape): NestedShape {
+  if ('struct' in a && 'struct' in b) {
+    const struct = { ...a.struct };
+    for (const [k, v] of Object.entries(b.struct)) struct[k] = struct[k] ? mergeShapes(struct[k], v) : v;
+    return { struct };
+  }
+  if ('list' in a && 'list' in b) return { list: mergeShapes(a.list, b.list) };
+  return 'value' in a ? b : a;
 }
 
 const TOKENIZER_CALLEE = /(?:^|\.)(?:tokenizer|tokenize|tok|processor)$/i;

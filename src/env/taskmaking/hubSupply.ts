@@ -128,6 +128,8 @@ export function withColumn(extra: HubNeeds, datasets: readonly DatasetNeed[], co
         ...(d.config ? { config: d.config } : {}),
         ...(d.format ? { format: d.format } : {}),
         columns: { ...d.columns, [col]: kindOf(col) },
+        // Nested columns keep their structure (nestedShapes.ts).
+        ...(d.shapes ? { shapes: d.shapes } : {}),
         from: 'a column a run asked for',
       });
   }

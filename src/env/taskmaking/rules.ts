@@ -1214,6 +1214,22 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A keyword only a repository's own model code takes (`AutoModel.from_pretrained("nomic-ai/…", trust_remote_code=True,
+    // safe_serialization=True)`): no remote code runs offline, and the stand-in (the snapshot's own class of that
+    // family) refuses it. Nothing to adapt without changing the script.
+    id: 'custom-model-code',
+    scope: 'exception',
+    pattern: /TypeError: (\w+)\.__init__\(\) got an unexpected keyword argument '(\w+)'/,
+    apply: (m, ctx) => {
+      const call = remoteCodeLoadWith(ctx.script, m[2]);
+      if (!call) return undefined;
+      return refuse(
+        'custom-model-code',
+        `the script loads ${call} with trust_remote_code=True and passes ${m[2]}=, which only that repository's own model code takes; offline, no remote code runs and the stand-in ${m[1]} of the snapshot's transformers refuses it`,
+      );
+    },
+  },
+  {
     id: 'module-not-installed',
     scope: 'exception',
     // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
@@ -1306,6 +1322,16 @@ export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[
     if (!m) continue;
     const outcome = rule.apply(m, ctx);
     if (outcome) return { error: m[0].split('\n')[0].trim().slice(0, 500), outcome };
+  }
+  return undefined;
+}
+
+/** The model a `from_pretrained(…, trust_remote_code=True, <keyword>=…)` call loads (its first argument's text), if the script has one. */
+export function remoteCodeLoadWith(script: string, keyword: string): string | undefined {
+  for (const m of script.matchAll(/\.from_pretrained\(((?:[^()]|\([^()]*\))*)\)/g)) {
+    const args = m[1];
+    if (!/\btrust_remote_code\s*=\s*True\b/.test(args) || !new RegExp(`\\b${keyword}\\s*=`).test(args)) continue;
+    return args.split(',')[0].trim().slice(0, 120) || 'a model';
   }
   return undefined;
 }

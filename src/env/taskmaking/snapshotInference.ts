@@ -2,9 +2,13 @@
 // Hugging Face libraries exists (from the recorded API data, resources/snapshots/api), the one
 // nearest the script's own date preferred (its last commit, when it is in a git repository), with
 // the reason in words. Pure over the API data; the date comes from scriptDate.ts.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
 import { parsePython } from '../python/parse';
 import { indexScript } from '../python/scriptIndex';
-import { loadPackageApi, snapshotApiPackages, type PackageApi } from '../snapshots/api';
+import { loadPackageApi, snapshotApiDir, snapshotApiPackages, type PackageApi } from '../snapshots/api';
+import { RENAMED_KWARGS_FILE } from '../snapshots/build';
 import { allSnapshots, getSnapshot } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 
@@ -80,7 +84,8 @@ export interface SnapshotChoice {
 /** How each snapshot with API data fits the script's imports. */
 export function snapshotFits(script: string, ids: readonly string[] = allSnapshots().map((s) => s.id)): SnapshotFit[] {
   const imports = importedApis(script);
-  return ids.map((id) => {
+  const keywordCalls = constructorKeywords(script, imports);
+  const fits = ids.map((id) => {
     const have = new Set(snapshotApiPackages(id));
     const missing: string[] = [];
     let unknown = 0;
@@ -94,8 +99,15 @@ export function snapshotFits(script: string, ids: readonly string[] = allSnapsho
       if (presence === 'absent') missing.push(`${imp.module}${imp.name ? `.${imp.name}` : ''} (line ${imp.line})`);
       else if (presence === 'unknown') unknown++;
     }
+    for (const c of keywordCalls)
+      if (have.has(c.module.split('.')[0]))
+        missing.push(...refusedKeywords(loadPackageApi(id, c.module.split('.')[0]), c, renamedKwargs(id)));
     return { id, date: getSnapshot(id).date, missing, unknown, ready: isSnapshotVenvReady(id) };
   });
+  // A keyword no snapshot takes tells none apart (a call in a branch the run never takes): left out.
+  const everywhere = (m: string) => m.includes('=) (line') && fits.every((f) => f.missing.includes(m));
+  const common = new Set(fits.flatMap((f) => f.missing.filter(everywhere)));
+  return fits.map((f) => ({ ...f, missing: f.missing.filter((m) => !common.has(m)) }));
 }
 
 /** Months between two `YYYY-MM[-DD]` dates (absolute). */
@@ -163,4 +175,59 @@ export function missingFromEverySnapshot(fits: readonly SnapshotFit[], module: s
   const pkg = module.split('.')[0];
   const pins = [...fits].sort((a, b) => a.date.localeCompare(b.date)).map((f) => `${getSnapshot(f.id).versions[pkg] ?? '?'} (${f.id})`);
   return `${pkg} ${pins.length > 2 ? `${pins[0]} … ${pins.at(-1)}` : pins.join(', ')}`;
+}
+
+/** A class imported from an inference library, constructed with keywords (`DPOTrainer(model, beta=0.1)`). */
+export interface KeywordCall {
+  module: string;
+  name: string;
+  keywords: string[];
+  line: number;
+}
+
+/** The keywords the script passes to classes it imports by name from the inference libraries. */
+export function constructorKeywords(script: string, imports: readonly ImportedApi[] = importedApis(script)): KeywordCall[] {
+  const idx = indexScript(parsePython(script));
+  const byName = new Map(imports.filter((i) => i.name).map((i) => [i.name!, i.module]));
+  const out: KeywordCall[] = [];
+  for (const call of idx.calls) {
+    const module = call.callee ? byName.get(call.callee) : undefined;
+    const keywords = call.args.filter((a) => a.kind === 'keyword' && a.name).map((a) => a.name!);
+    if (module && keywords.length) out.push({ module, name: call.callee!, keywords, line: script.slice(0, call.from).split('\n').length });
+  }
+  return out;
+}
+
+/**
+ * The keywords a snapshot's class does not take (`trl.DPOTrainer(beta=) (line 203)`): from its recorded
+ * `__init__`, when that has no `**kwargs` (which may take anything). A keyword an API dropped is as
+ * much a mismatch as a name it dropped (trl 0.12 moved DPOTrainer's `beta` into DPOConfig).
+ */
+export function refusedKeywords(api: PackageApi, call: KeywordCall, renamed: RenamedKwargs = {}): string[] {
+  const target = api.modules[call.module]?.names[call.name];
+  const obj = target ? api.objects[target] : undefined;
+  if (!obj || obj.kind !== 'class' || !obj.init) return [];
+  if (obj.init.some((p) => p[1] === '**')) return [];
+  // Keywords a deprecation decorator still takes under their old name (`Trainer(tokenizer=)` until transformers 5).
+  const accepted = new Set([
+    ...obj.init.filter((p) => p[1] === 'pk' || p[1] === 'k').map((p) => p[0]),
+    ...Object.keys(renamed[`${target}.__init__`] ?? {}),
+  ]);
+  return call.keywords.filter((k) => !accepted.has(k)).map((k) => `${call.module}.${call.name}(${k}=) (line ${call.line})`);
+}
+
+const RenamedKwargsSchema = z.record(z.string(), z.record(z.string(), z.object({ new: z.string().nullable().optional() }).passthrough()));
+/** `<object>.__init__` -> old keyword -> its new name, for keywords renamed by a deprecation decorator (snapshots/build.ts). */
+export type RenamedKwargs = z.infer<typeof RenamedKwargsSchema>;
+const renamedCache = new Map<string, RenamedKwargs>();
+
+/** The snapshot's recorded renamed keywords (empty when it has none recorded). */
+export function renamedKwargs(id: string): RenamedKwargs {
+  let out = renamedCache.get(id);
+  if (!out) {
+    const file = join(snapshotApiDir(id), RENAMED_KWARGS_FILE);
+    out = existsSync(file) ? RenamedKwargsSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : {};
+    renamedCache.set(id, out);
+  }
+  return out;
 }
