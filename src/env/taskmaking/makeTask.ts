@@ -15,7 +15,8 @@ import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
-import { adaptUntilRuns } from './adaptLoop';
+import { adaptUntilRuns, outputOf } from './adaptLoop';
+import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
@@ -307,6 +308,9 @@ async function makeTaskUnguarded(
     adaptations,
   };
   if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
+  // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
+  const untrainable = adapted.last && constantRewardReason(outputOf(adapted.last));
+  if (untrainable) return done({ entry, snapshot, rounds: adapted.rounds, refusal: { rule: 'constant-reward', reason: untrainable } });
 
   // 4. Verification.
   let verdict: MakeTaskVerdict | undefined;
