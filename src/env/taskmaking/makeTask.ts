@@ -24,7 +24,7 @@ import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot, missingFromEverySnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
-import { NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
+import { evidenceUpFront, NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
 import { withShim } from '../run/runtimeShims';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
@@ -316,6 +316,13 @@ async function makeTaskUnguarded(
   let verdict: MakeTaskVerdict | undefined;
   if (!options.noVerify) {
     const tv = performance.now();
+    const upFront = evidenceUpFront(script, entry.verify);
+    if (upFront) {
+      entry.verify = VerifySpecSchema.parse(upFront.spec);
+      if (upFront.shim) entry.runtime = withShim(entry.runtime, upFront.shim);
+      adaptations.push({ round: adapted.rounds, ...upFront.adaptation });
+      progress(`adapted (${upFront.adaptation.rule}): ${upFront.adaptation.change} (the script saves no model)`);
+    }
     const verifyOnce = () =>
       verifyTask({
         task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)),

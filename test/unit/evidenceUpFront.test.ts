@@ -1,0 +1,43 @@
+// make-task decides the trained-model evidence before verification when a script visibly saves no
+// model (tiny scripts of ours): a loop that only logs or uploads with model.push_to_hub gets it; a save
+// call, a Trainer (which checkpoints), or a task that declares its artifact does not.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { EVIDENCE_ARTIFACT } from '../../src/env/run/runtimeShims';
+import { evidenceUpFront } from '../../src/env/taskmaking/verifySpecRules';
+
+const LOOP = `from accelerate import Accelerator
+import torch
+def main():
+    accelerator = Accelerator()
+    model, optimizer, data = accelerator.prepare(model, optimizer, data)
+    for batch in data:
+        accelerator.backward(model(**batch).loss)
+        optimizer.step()
+    # model.save_pretrained("out") was here once
+    model.push_to_hub("me/model")
+main()
+`;
+
+describe('trained-model evidence decided up front', () => {
+  test('a loop that saves nothing (a commented-out save does not count) gets the shim and the artifact', () => {
+    const fix = evidenceUpFront(LOOP);
+    assert.ok(fix);
+    assert.equal(fix.shim, 'trained-model-evidence');
+    assert.equal(fix.spec.artifact, EVIDENCE_ARTIFACT);
+    assert.equal(fix.adaptation.rule, 'trained-model-evidence');
+    assert.match(fix.adaptation.error, /saves no model/);
+  });
+
+  test('a save call, a Trainer, or a declared artifact: nothing decided', () => {
+    for (const save of [
+      'accelerator.unwrap_model(model).save_pretrained("out")',
+      'accelerator.save(model.state_dict(), "m.pt")',
+      'torch.save(model.state_dict(), "m.pt")',
+      'accelerator.save_state("ckpt")',
+      'trainer = SFTTrainer(model=model)',
+    ])
+      assert.equal(evidenceUpFront(`${LOOP}${save}\n`), undefined, save);
+    assert.equal(evidenceUpFront(LOOP, { artifact: 'out' }), undefined);
+  });
+});
