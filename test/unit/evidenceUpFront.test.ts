@@ -1,9 +1,11 @@
 // make-task decides the trained-model evidence before verification when a script visibly saves no
 // model (tiny scripts of ours): a loop that only logs or uploads with model.push_to_hub gets it; a save
-// call, a Trainer (which checkpoints), or a task that declares its artifact does not.
+// call, a Trainer (which checkpoints), or a task that declares its artifact does not. And verification's
+// choice to score an episode's oracle repair (a run of the original) only where it can count.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EVIDENCE_ARTIFACT } from '../../src/env/run/runtimeShims';
+import { oracleWorthRunning } from '../../src/env/taskmaking/verification';
 import { evidenceUpFront } from '../../src/env/taskmaking/verifySpecRules';
 
 const LOOP = `from accelerate import Accelerator
@@ -39,5 +41,16 @@ describe('trained-model evidence decided up front', () => {
     ])
       assert.equal(evidenceUpFront(`${LOOP}${save}\n`), undefined, save);
     assert.equal(evidenceUpFront(LOOP, { artifact: 'out' }), undefined);
+  });
+});
+
+describe('verification spends an oracle run only where it can count', () => {
+  test('a breakage that cannot be verified skips its oracle while later candidates can bring the runs', () => {
+    assert.equal(oracleWorthRunning({ broke: true, namesApi: true, originalRuns: 0, laterCandidates: 0 }), true);
+    assert.equal(oracleWorthRunning({ broke: true, namesApi: false, originalRuns: 0, laterCandidates: 3 }), false);
+    assert.equal(oracleWorthRunning({ broke: false, namesApi: false, originalRuns: 1, laterCandidates: 1 }), false);
+    // Too few candidates left for the two oracle runs the verdict needs: scored anyway (a run of the original).
+    assert.equal(oracleWorthRunning({ broke: true, namesApi: false, originalRuns: 0, laterCandidates: 1 }), true);
+    assert.equal(oracleWorthRunning({ broke: false, namesApi: false, originalRuns: 1, laterCandidates: 0 }), true);
   });
 });
