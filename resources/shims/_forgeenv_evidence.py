@@ -7,7 +7,9 @@ keeps what training produced, so the verifier has an artifact to judge.
 - At interpreter exit, the model that owns most trained parameters (a peft PeftModel before the
   transformers model inside it; a value-head wrapper's inner transformers model) is saved with its
   own save_pretrained into $HOME/.forgeenv-evidence/model (HOME is the run folder, read at start-up),
-  beside evidence.json (the process, its optimizer steps, the trained parameters).
+  beside evidence.json (the process, its optimizer steps, the trained parameters). The owners are
+  looked up when the trained set grows and kept alive until exit: a model local to a function that
+  has returned (`def main(): model = ...`) is still there to save.
 - The process that trained nothing removes the evidence folder at exit (one the script planted
   itself), so evidence only comes from a process whose optimizer stepped; os._exit settles the
   evidence first. Training in a spawned child under a launcher that trains nothing itself is not
@@ -26,7 +28,7 @@ import shutil
 import sys
 
 DIRNAME = ".forgeenv-evidence"
-_state = {"steps": 0, "trained": {}, "home": None, "pid": None, "done": False}
+_state = {"steps": 0, "trained": {}, "home": None, "pid": None, "done": False, "owners": [], "owners_for": 0}
 
 
 def evidence_dir():
@@ -61,6 +63,12 @@ def _after_step(optimizer, args, kwargs):
         for p in group["params"]:
             if getattr(p, "grad", None) is not None:
                 _state["trained"][id(p)] = p
+    # The models holding them, kept alive until exit: a script that trains inside a function (`def main():
+    # model = ...`) has dropped its model by then, and only the bare parameters would be left to find.
+    # Looked up again only when the trained set grows (the first step, a second optimizer), not every step.
+    if len(_state["trained"]) != _state["owners_for"]:
+        _state["owners_for"] = len(_state["trained"])
+        _state["owners"] = _owners()
 
 
 def _owners():

@@ -15,7 +15,8 @@ import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
-import { adaptUntilRuns } from './adaptLoop';
+import { adaptUntilRuns, outputOf } from './adaptLoop';
+import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
@@ -23,7 +24,7 @@ import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot, missingFromEverySnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
-import { NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
+import { evidenceUpFront, NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
 import { withShim } from '../run/runtimeShims';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
@@ -307,11 +308,21 @@ async function makeTaskUnguarded(
     adaptations,
   };
   if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
+  // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
+  const untrainable = adapted.last && constantRewardReason(outputOf(adapted.last));
+  if (untrainable) return done({ entry, snapshot, rounds: adapted.rounds, refusal: { rule: 'constant-reward', reason: untrainable } });
 
   // 4. Verification.
   let verdict: MakeTaskVerdict | undefined;
   if (!options.noVerify) {
     const tv = performance.now();
+    const upFront = evidenceUpFront(script, entry.verify);
+    if (upFront) {
+      entry.verify = VerifySpecSchema.parse(upFront.spec);
+      if (upFront.shim) entry.runtime = withShim(entry.runtime, upFront.shim);
+      adaptations.push({ round: adapted.rounds, ...upFront.adaptation });
+      progress(`adapted (${upFront.adaptation.rule}): ${upFront.adaptation.change} (the script saves no model)`);
+    }
     const verifyOnce = () =>
       verifyTask({
         task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)),

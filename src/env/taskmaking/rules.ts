@@ -19,6 +19,7 @@ import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 import { dictLiteralKeys, dictsKeyedBy, keyedChoice, MODEL_TYPE_OPTION } from './keyedChoice';
 import { diskDatasetNeed, isRunRelativeFolder, readsFromDisk } from '../hub/diskDatasets';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
+import { familyForTargets, targetModulesOfError } from '../hub/moduleNames';
 
 export interface RuleContext {
   script: string;
@@ -846,6 +847,28 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // PEFT's LoRA targets (`target_modules=["query_key_value", "dense_h_to_4h", …]`) name the family the script
+    // was written for, and a model id make-task chose (a placeholder or a rule's substitute: the script names
+    // none, or its own does not load) has other module names: a family whose modules include the targets
+    // instead (hub/moduleNames.ts), of the same head. The script's own model id is the real behaviour, left alone.
+    id: 'placeholder-model-lora-targets',
+    scope: 'exception',
+    pattern: /Target modules? [{[][^\n]*[}\]] not found in the base model/,
+    apply: (m, ctx) => {
+      const targets = targetModulesOfError(m[0]);
+      if (!targets) return undefined;
+      const swap = modelsChosenByMakeTask(ctx.script, ctx.args);
+      const to = swap.length ? familyForTargets(targets, swap[0].value) : undefined;
+      if (!to) return undefined;
+      const args = swap.reduce((a, x) => setOption(a, x.option, to.id), ctx.args);
+      return adaptArgs(
+        'placeholder-model-lora-targets',
+        args,
+        `${swap.map((x) => `--${x.option} ${to.id}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a model the script does not name, has no module ${targets.join('/')}; the script's LoRA targets are ${to.model_type}'s modules: ${to.modules.join(', ')})`,
+      );
+    },
+  },
+  {
     // `KeyError: None`: the script looks an option it was not given up in a dict (`CONFIG_MAPPING[model_args.model_type]`,
     // the from-scratch path of a script whose model option is unset too). A model-type key means the script
     // wanted a model: its model option gets the well-known model of its Auto class; else the dict's first literal key.
@@ -1245,6 +1268,20 @@ export const RULES: readonly Rule[] = [
       ),
   },
 ];
+
+/** Ids rules put in a model option in place of an unusable one (none is a script's own choice unless it names it). */
+const SUBSTITUTE_MODELS = new Set([...Object.values(MODEL_FOR_AUTO_CLASS), LINEAR_CAUSAL_PLACEHOLDER_MODEL, CHAT_PLACEHOLDER_MODEL]);
+
+/** Model options whose id make-task chose (the derivation's placeholder or a rule's substitute), not a literal of the script. */
+export function modelsChosenByMakeTask(script: string, args: readonly string[]): Array<{ option: string; value: string }> {
+  const out = placeholderModels(script, args);
+  for (const option of MODEL_OPTIONS) {
+    const value = optionValue(args, option);
+    if (value && SUBSTITUTE_MODELS.has(value) && !scriptNames(script, value) && !out.some((x) => x.option === option))
+      out.push({ option, value });
+  }
+  return out;
+}
 
 /** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
 const FAMILY_CLASS =

@@ -6,7 +6,8 @@
 // - the original: every oracle repair IS the original script (the inverse restores it byte for
 //   byte), so each oracle run is a run of the original judged by the verifier; the environment's
 //   reference run (the original's own verification) is one more. 3 of 3 verified is required; when
-//   fewer breakages broke, episodes are repeated until three runs of the original were judged.
+//   fewer breakages broke, episodes are repeated until three runs of the original were judged. An episode
+//   whose breakage cannot count skips its oracle run while later candidates can still bring them.
 import { changedApiNames, mentionsChangedApi } from '../primitives/checkPrimitives';
 import { breaksReally } from '../drift/generator';
 import { ForgeEnvironment } from '../episode/environment';
@@ -86,6 +87,16 @@ export function errorNamesApi(
   return mentionsChangedApi(errorTrace.trim().split('\n').slice(-15).join('\n'), names);
 }
 
+/**
+ * Whether an episode's oracle repair is worth its run (the original's, with the verifier): always for a
+ * breakage that can be verified (it broke and its error names the changed API); otherwise only when the
+ * later candidates could not bring the two oracle runs the verdict needs (with the reference: three judged
+ * runs of the original). A breakage that cannot count saves its oracle run.
+ */
+export function oracleWorthRunning(s: { broke: boolean; namesApi: boolean; originalRuns: number; laterCandidates: number }): boolean {
+  return (s.broke && s.namesApi) || s.laterCandidates < 2 - s.originalRuns;
+}
+
 export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   const env = new ForgeEnvironment(
     { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}) },
@@ -98,7 +109,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   const maxBreakages = o.maxBreakages ?? 4;
   try {
     const candidates = breakageCandidates(o.task.script_content, o.versions).slice(0, maxBreakages);
-    const episode = async (c: Candidate): Promise<BreakageCheck> => {
+    const episode = async (c: Candidate, mustScore = false): Promise<BreakageCheck> => {
       await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
       o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
       const obs = await env.step({ breakage: { primitive_type: c.primitive_type, params: c.params } }, { signal: o.signal });
@@ -108,6 +119,20 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
       const trace = obs.error_trace ?? '';
       const broke = obs.info.broke === true;
       const names = broke && errorNamesApi(trace, o.task.script_content, c);
+      const later = candidates.length - candidates.indexOf(c) - 1;
+      if (!mustScore && !oracleWorthRunning({ broke, namesApi: names, originalRuns, laterCandidates: later })) {
+        o.onProgress?.(
+          `breakage ${c.primitive_type}: ${broke ? 'broke, but its error does not name the changed API' : 'did not break'}; not scored`,
+        );
+        return {
+          ...base,
+          broke,
+          names_api: names,
+          oracle_verified: false,
+          ...(broke ? { error: lastErrorLine(trace) } : {}),
+          note: 'oracle repair not scored: this breakage cannot be verified',
+        };
+      }
       o.onProgress?.(`breakage ${c.primitive_type}: ${broke ? 'broke' : 'did not break'}; scoring the oracle repair (the original)`);
       const ev = await env.evaluateRepair(env.oracleDiff(), { signal: o.signal });
       originalRuns++;
@@ -131,7 +156,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
     }
     // Fewer than two oracle runs: repeat an episode so that the original is judged three times.
     const again = candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
-    while (again && originalRuns < 2 && originalRuns === originalVerified && !o.signal?.aborted) await episode(again);
+    while (again && originalRuns < 2 && originalRuns === originalVerified && !o.signal?.aborted) await episode(again, true);
   } finally {
     await env.dispose();
   }

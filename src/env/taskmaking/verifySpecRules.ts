@@ -36,6 +36,31 @@ const fromArgs = (args: readonly string[], names: readonly string[]) =>
 /** The verifier's finding when the original's run left no saved model anywhere (forgeenv_verify.py's locate). */
 export const NO_SAVED_MODEL = /the run left no saved model\b/;
 
+// A call that saves a model folder the verifier recognises (config and weights, or an adapter: `save_pretrained`,
+// a Trainer's `save_model`, a state dict by `torch.save`), or a Trainer, which checkpoints such folders itself.
+// Accelerate's `save_state`/`save`, safetensors' `save_file` write weights without a config: no model to verify.
+const SAVES_MODEL = /\.save_pretrained\s*\(|\bsave_model\s*\(|\btorch\.save\s*\(|\b\w*Trainer\s*\(/;
+
+/**
+ * The trained-model evidence decided before verification, when the script visibly saves no model folder: no
+ * such save call and no Trainer (a training loop that only logs or keeps accelerate states, or uploads with
+ * `model.push_to_hub`, which saves into a temporary folder). The verifier would find no saved model
+ * ("the run left no saved model") and make-task would verify twice.
+ */
+export function evidenceUpFront(script: string, current: VerifySpecInput = {}): ReturnType<typeof verifySpecFor> {
+  if (current.artifact || SAVES_MODEL.test(script.replace(/#.*$/gm, ''))) return undefined;
+  const fix = verifySpecFor('the run left no saved model', script, [], current);
+  return (
+    fix && {
+      ...fix,
+      adaptation: {
+        ...fix.adaptation,
+        error: 'the script saves no model folder (no save_pretrained/save_model/torch.save call, no Trainer): decided before verification',
+      },
+    }
+  );
+}
+
 /** The verify fields (and runtime shim) a verifier finding asks for, with the adaptation that records them; undefined when no rule answers. */
 export function verifySpecFor(
   finding: string,
