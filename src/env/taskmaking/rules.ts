@@ -306,6 +306,31 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A placeholder the derived args gave an option (`--language x`, the script says only "required") that the
+    // library checks against the values it accepts and lists them (transformers' Whisper tokenizer: "Unsupported
+    // language: x. Language should be one of: ['english', …]"): the option takes the first listed value. Only a
+    // value the derivation chose is replaced, never one the script or the user wrote.
+    id: 'placeholder-choice',
+    scope: 'exception',
+    pattern: /^\w+: ([^\n]*?)\b(?:should be one of|must be one of|expected one of|choose from|is not one of)\s*:?\s*\[\s*'([^']+)'/,
+    apply: (m, ctx) => {
+      const said = m[1];
+      const names = ctx.args.flatMap((a, i) => (a.startsWith('--') && i + 1 < ctx.args.length ? [a.slice(2)] : []));
+      const option = names.find((name) => {
+        const value = optionValue(ctx.args, name);
+        if (!value || value === m[2] || value !== valueForArgument(ctx.script, name.replace(/-/g, '_'))) return false;
+        return new RegExp(`(?:^|[\\s:'"(=])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[\\s.,:;'")]|$)`).test(said);
+      });
+      return option
+        ? adaptArgs(
+            'placeholder-choice',
+            setOption(ctx.args, option, m[2]),
+            `--${option} ${m[2]} (${optionValue(ctx.args, option)}, a placeholder, is not one of the values the library accepts; the first it lists)`,
+          )
+        : undefined;
+    },
+  },
+  {
     // The bounded run's `--log_with none` / `--report_to none` where this release's tracker option knows no
     // "none" (accelerate: "Unsupported logging capability: none. Choose between [...]"): the option is dropped
     // (its default, no tracker, is what "none" meant).
