@@ -16,6 +16,7 @@ import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
 import { adaptUntilRuns } from './adaptLoop';
+import { apiErrorRecursAt } from './apiRecurrence';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
 import type { Adaptation, MakeTaskVerdict, NaturalDrift } from './provenance';
@@ -424,7 +425,14 @@ export function fallbackSnapshot(
   if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule)) return undefined;
   if (!API_ERROR.test(adapted.refusal.reason) && !(adapted.last && raisedInLibraryCode(`${adapted.last.stdout}\n${adapted.last.stderr}`)))
     return undefined;
-  const open = fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && (!builtOnly || f.ready));
+  const open = fits.filter(
+    (f) =>
+      f.missing.length === 0 &&
+      !tried.includes(f.id) &&
+      (!builtOnly || f.ready) &&
+      // A snapshot whose recorded API shows the same error would be a wasted run (apiRecurrence.ts).
+      !(adapted.last && apiErrorRecursAt(`${adapted.last.stdout}\n${adapted.last.stderr}`, f.id)),
+  );
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
   return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
