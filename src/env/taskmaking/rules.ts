@@ -28,6 +28,8 @@ export interface RuleContext {
   options: ParserOptions | undefined;
   /** The parser's options that take no value (`store_true` flags), normalised names; from the same `--help`. */
   flags?: ReadonlySet<string>;
+  /** The parser's option defaults as its `--help` prints them, normalised names; from the same `--help`. */
+  defaults?: ReadonlyMap<string, string>;
   /** Real mode with the hub: what the last run asked the hub for and what it refused. */
   hub?: HubRunState;
   /** Hub items added by earlier adaptations (ids errors named). */
@@ -1121,6 +1123,36 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: HUB_WRITE_ERROR,
     apply: (_m, ctx) => (HUB_WRITE_CALL.test(ctx.script) ? addShim('hub-push', ctx, 'no-hub-push') : undefined),
+  },
+  {
+    // A model missing offline that the error does not name (transformers 5: "We couldn't connect to
+    // 'https://huggingface.co' to load the files"), loaded from an option whose default only the parser knows
+    // (a library config dataclass's `sft_model_path = "EleutherAI/pythia-160m"`, printed by --help): those defaults
+    // are made explicit in the args, where the hub's derivation reads the ids it provides.
+    id: 'hub-model-option-default',
+    scope: 'exception',
+    pattern: HUB_ERROR,
+    apply: (m, ctx) => {
+      if (!ctx.hub || !ctx.defaults || missingHubItem(m.input ?? m[0])) return undefined;
+      const provided = new Set(ctx.hub.needs.models.map((x) => x.id));
+      const unset = [...ctx.defaults].filter(
+        ([name, value]) =>
+          /model|checkpoint/.test(name) &&
+          /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(value) &&
+          looksLikeModelId(value) &&
+          !provided.has(value) &&
+          optionIndex(ctx.args, name) < 0 &&
+          (!ctx.options || firstOption(ctx.options, [name])),
+      );
+      if (!unset.length) return undefined;
+      let args = ctx.args;
+      for (const [name, value] of unset) args = setOption(args, firstOption(ctx.options, [name]) ?? name, value);
+      return adaptArgs(
+        'hub-model-option-default',
+        args,
+        `${unset.map(([n, v]) => `--${n} ${v}`).join(', ')} (the parser's defaults, made explicit so that the offline hub provides them; the error names no model)`,
+      );
+    },
   },
   {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
