@@ -27,6 +27,15 @@ describe('an API error predicted from the recorded API', () => {
     assert.equal(apiErrorRecursAt(err, '2026-11'), true);
   });
 
+  test("an attribute the script reads from a library's config dataclass: recurs where its fields lack it", () => {
+    const err = fromScript("AttributeError: 'ModelConfig' object has no attribute 'torch_dtype'");
+    // trl renamed ModelConfig.torch_dtype to dtype in 1.0 (2026-03); 0.23 (2025-09) still had it.
+    assert.equal(apiErrorRecursAt(err, '2025-09'), false);
+    assert.equal(apiErrorRecursAt(err, '2026-03'), true);
+    // A class that is not a recorded dataclass: its attributes are set in __init__, which the data does not list.
+    assert.equal(apiErrorRecursAt(fromScript("AttributeError: 'SFTTrainer' object has no attribute 'zzz_never'"), '2026-03'), false);
+  });
+
   test('an error raised inside a library (a keyword passed on by from_pretrained) is not predicted', () => {
     const err = fromLibrary("TypeError: LlamaForCausalLM.__init__() got an unexpected keyword argument 'load_in_4bit'");
     for (const id of ['2024-09', '2026-03', '2026-11']) assert.equal(apiErrorRecursAt(err, id), false, id);
@@ -44,6 +53,10 @@ describe('an API error predicted from the recorded API', () => {
     const expected = fits.filter((f) => f.id !== '2026-11' && !apiErrorRecursAt(fromScript(SFT_TOKENIZER), f.id)).at(-1)?.id;
     assert.equal(expected, '2024-09', 'only trl 0.11 takes tokenizer= among these');
     assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: fromScript(SFT_TOKENIZER) } }, fits, ['2026-11']), '2024-09');
+    // An earlier snapshot's error counts too: 2026-03 lacks ModelConfig.torch_dtype, met at an earlier run.
+    const dtype = fromScript("AttributeError: 'ModelConfig' object has no attribute 'torch_dtype'");
+    const other = { rule: 'unrecognised-error', reason: "no rule recognises the error: AttributeError: module 'x' has no attribute 'y'" };
+    assert.equal(fallbackSnapshot({ refusal: other }, fits, ['2026-11'], false, [dtype]), '2025-09');
     // Without the run's output nothing is predicted: the next older snapshot, as before.
     assert.equal(fallbackSnapshot({ refusal }, fits, ['2026-11']), '2026-03');
   });

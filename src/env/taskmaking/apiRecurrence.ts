@@ -10,6 +10,28 @@ import { apiPresence, INFERENCE_LIBRARIES } from './snapshotInference';
 const UNEXPECTED_KEYWORD = /TypeError: ([\w.]+)\.(\w+)\(\) got an unexpected keyword argument '(\w+)'/;
 const CANNOT_IMPORT = /ImportError: cannot import name '(\w+)' from '([\w.]+)'/;
 const MODULE_LACKS = /AttributeError: module '([\w.]+)' has no attribute '(\w+)'/;
+const OBJECT_LACKS = /AttributeError: '(\w+)' object has no attribute '(\w+)'/;
+
+/**
+ * Whether a dataclass named `qualname` (a config the script parses: trl's ModelConfig, SFTConfig) lacks `attr` in one
+ * package's data: its fields are its recorded __init__ parameters; undefined when no such dataclass is recorded
+ * (other classes set attributes in __init__, which the data does not list).
+ */
+function dataclassLacks(api: PackageApi, qualname: string, attr: string): boolean | undefined {
+  let seen = false;
+  for (const obj of Object.values(api.objects)) {
+    if (obj.kind !== 'class' || obj.qualname !== qualname || !obj.dataclass || !obj.init) continue;
+    seen = true;
+    const has =
+      obj.init.some((p) => p[0] === attr) ||
+      attr in obj.methods ||
+      obj.classmethods.includes(attr) ||
+      obj.properties.includes(attr) ||
+      obj.attributes.includes(attr);
+    if (has) return false;
+  }
+  return seen ? true : undefined;
+}
 
 /** The signature params of `Class.method` (or `Class.__init__`) in one package's data; undefined when not recorded. */
 type Params = [name: string, kind: string][];
@@ -56,6 +78,14 @@ export function apiErrorRecursAt(output: string, id: string): boolean {
     if (!found.length) return false;
     // Every recorded class of that name refuses the keyword: no parameter of that name, no `**kwargs`.
     return found.every((sig) => !sig.some(([name, kind]) => kind === '**' || (name === keyword && (kind === 'pk' || kind === 'k'))));
+  }
+  const lacks = OBJECT_LACKS.exec(error);
+  if (lacks) {
+    if (!raisedInScript(output, lacks[0])) return false;
+    const found = INFERENCE_LIBRARIES.map((pkg) => dataclassLacks(loadPackageApi(id, pkg), lacks[1], lacks[2])).filter(
+      (x): x is boolean => x !== undefined,
+    );
+    return found.length > 0 && found.every(Boolean);
   }
   const imp = CANNOT_IMPORT.exec(error);
   const attr = imp ? undefined : MODULE_LACKS.exec(error);
