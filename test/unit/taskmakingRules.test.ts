@@ -371,6 +371,16 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.ok(!written || written.outcome.kind !== 'adapt' || written.outcome.adaptation.rule !== 'placeholder-choice');
   });
 
+  test("a script's own refusal of a CPU placement: the cuda-to-cpu shim first, then an honest GPU-only refusal", () => {
+    const err = traceback('ValueError: Training on CPU or disk is not supported.');
+    const first = diagnose(err, ctx({ script: 'import torch\n', options: undefined, args: [] }));
+    assert.ok(first && first.outcome.kind === 'adapt', JSON.stringify(first));
+    assert.equal(first.outcome.adaptation.rule, 'cpu-device');
+    const again = diagnose(err, ctx({ script: 'import torch\n', options: undefined, args: [], runtime: { shims: ['cuda-to-cpu'] } }));
+    assert.ok(again && again.outcome.kind === 'refuse' && again.outcome.rule === 'cpu-device', JSON.stringify(again));
+    assert.match(again.outcome.reason, /GPU-only/);
+  });
+
   test('a tracker value this release does not know ("none"): the bounded run\'s option is dropped', () => {
     const d = diagnose(
       traceback("ValueError: Unsupported logging capability: none. Choose between ['all', 'aim', 'tensorboard', 'wandb']"),

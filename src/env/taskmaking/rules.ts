@@ -119,8 +119,10 @@ const HUB_WRITE_ERROR =
 
 const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i;
 
+// The last alternative is a script's own check of where from_pretrained(device_map="auto") put the model
+// ("Training on CPU or disk is not supported.", PEFT's int8 examples).
 const GPU_ONLY =
-  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
+  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device|[Tt]raining on (?:the )?CPU[^\n]{0,40} not supported/;
 
 // The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
 const HUB_ERROR =
