@@ -159,6 +159,27 @@ describe('deriveHubNeeds: datasets and columns', () => {
     assert.deepEqual(d.splits, ['train']);
   });
 
+  test("columns the script's example function only writes are its outputs, not the dataset's", () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import Audio, load_dataset',
+        'raw = load_dataset("acme/voice-notes", "fr", split="train")',
+        'def prepare(batch):',
+        '    audio = batch["clip"]',
+        '    batch["features"] = extractor(audio["array"]).input_features[0]',
+        '    batch["seconds"] = len(audio["array"]) / audio["sampling_rate"]',
+        '    batch["transcript"] = batch["transcript"].lower()',
+        '    batch["labels"] = tok(batch["transcript"]).input_ids',
+        '    return batch',
+        'raw = raw.map(prepare, remove_columns=list(raw.features))',
+        'raw = raw.filter(lambda s: s < 30, input_columns=["seconds"])',
+      ].join('\n'),
+    );
+    const d = ds(n, 'acme/voice-notes')!;
+    // transcript is read (and rewritten); features, seconds and labels are only written.
+    assert.deepEqual(Object.keys(d.columns!).sort(), ['clip', 'transcript']);
+  });
+
   test('TRL trainers add the columns their format needs', () => {
     const dpo = deriveHubNeeds(
       'from trl import DPOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/prefs")\nt = DPOTrainer(model=m, train_dataset=d["train"])\n',

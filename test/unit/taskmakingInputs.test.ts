@@ -106,6 +106,16 @@ describe('snapshot inference on the recorded API data', () => {
     );
   });
 
+  test('a module only the gap snapshot has (trl.experimental.ppo: trl 0.26 to 1.x) is inferred there', () => {
+    const script = 'from trl import ModelConfig\nfrom trl.experimental.ppo import PPOConfig, PPOTrainer\n';
+    const ids = ['2025-09', '2026-03', '2026-11'];
+    const c = inferSnapshot(script, { ids });
+    const trl = (id: string) => getSnapshot(id).versions.trl;
+    assert.equal(c.id, '2026-03', `${c.reason}; trl ${ids.map(trl).join(', ')}`);
+    assert.match(c.reason, /exist in 2026-03 only/);
+    for (const f of c.fits.filter((x) => x.id !== '2026-03')) assert.match(f.missing.join(' '), /trl\.experimental\.ppo\.PPOTrainer/, f.id);
+  });
+
   test('the script date picks the nearest complete snapshot and the reason says so', () => {
     const script = 'from transformers import AutoModelForCausalLM\n';
     const early = inferSnapshot(script, { scriptDate: '2024-08-20T10:00:00Z', ids: ['2024-09', '2025-03', '2026-11'] });

@@ -348,6 +348,39 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(given.outcome.args!, 'optim'), 'adamw_torch');
   });
 
+  test('a placeholder the library checks against a listed set of values takes the first; a written value is kept', () => {
+    const script = [
+      'import argparse',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--speech_lang", type=str, required=True)',
+      'p.add_argument("--lang_code", type=str, required=True)',
+      'a = p.parse_args()',
+    ].join('\n');
+    const options = parseHelpOptions('usage: t.py --speech_lang SPEECH_LANG --lang_code LANG_CODE');
+    const err = traceback("ValueError: Unsupported language: x. Language should be one of: ['english', 'chinese', 'german', 'spanish'].");
+    const d = diagnose(err, ctx({ script, options, args: ['--speech_lang', 'x', '--lang_code', 'x'] }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-choice');
+    assert.equal(optionValue(d.outcome.args!, 'speech_lang'), 'english');
+    assert.equal(optionValue(d.outcome.args!, 'lang_code'), 'x', 'one option per round');
+    // A value the derivation did not choose (the user's, the script's) is not a placeholder: no answer.
+    const written = diagnose(
+      traceback("ValueError: Unsupported language: hindi_x. Language should be one of: ['english', 'chinese']."),
+      ctx({ script, options, args: ['--speech_lang', 'hindi_x', '--lang_code', 'hi'] }),
+    );
+    assert.ok(!written || written.outcome.kind !== 'adapt' || written.outcome.adaptation.rule !== 'placeholder-choice');
+  });
+
+  test("a script's own refusal of a CPU placement: the cuda-to-cpu shim first, then an honest GPU-only refusal", () => {
+    const err = traceback('ValueError: Training on CPU or disk is not supported.');
+    const first = diagnose(err, ctx({ script: 'import torch\n', options: undefined, args: [] }));
+    assert.ok(first && first.outcome.kind === 'adapt', JSON.stringify(first));
+    assert.equal(first.outcome.adaptation.rule, 'cpu-device');
+    const again = diagnose(err, ctx({ script: 'import torch\n', options: undefined, args: [], runtime: { shims: ['cuda-to-cpu'] } }));
+    assert.ok(again && again.outcome.kind === 'refuse' && again.outcome.rule === 'cpu-device', JSON.stringify(again));
+    assert.match(again.outcome.reason, /GPU-only/);
+  });
+
   test('a tracker value this release does not know ("none"): the bounded run\'s option is dropped', () => {
     const d = diagnose(
       traceback("ValueError: Unsupported logging capability: none. Choose between ['all', 'aim', 'tensorboard', 'wandb']"),

@@ -699,6 +699,10 @@ function scriptColumns(scope: Scope, shapes: Map<string, NestedShape> = new Map(
   // A column the script hands to a tokenizer is text, whatever its name says (`targets = examples["label"]`
   // then `tokenizer(targets)`: a seq2seq script's label words).
   for (const c of tokenizerInputColumns(scope, exampleParams)) if (cols.has(c)) cols.set(c, 'string');
+  // Columns the script's own example function writes and never reads (`batch["input_length"] = len(a) / sr`) are
+  // its outputs, not the dataset's: a synthetic column of that name would be removed with the originals
+  // (`remove_columns=features`) and take the computed one with it.
+  for (const c of writtenOnlyColumns(scope, exampleParams)) cols.delete(c);
   if (cols.size === 0) {
     cols.set('text', 'string');
     cols.set('label', 'label');
@@ -754,6 +758,18 @@ function mergeShapes(a: NestedShape, b: NestedShape): NestedShape {
   }
   if ('list' in a && 'list' in b) return { list: mergeShapes(a.list, b.list) };
   return 'value' in a ? b : a;
+}
+
+/** Literal keys only ever assigned on an example (`batch["labels"] = …`), never read from one. */
+export function writtenOnlyColumns(scope: Scope, exampleParams: ReadonlySet<string>): Set<string> {
+  const written = new Set<string>();
+  const read = new Set<string>();
+  for (const s of scope.idx.subscripts) {
+    if (!s.key?.plain || !(exampleParams.has(s.object ?? '') || EXAMPLE_NAMES.test(s.object ?? ''))) continue;
+    const assigned = /^\s*=(?!=)/.test(scope.source.slice(s.closeBracket + 1, s.closeBracket + 4));
+    (assigned ? written : read).add(s.key.raw);
+  }
+  return new Set([...written].filter((c) => !read.has(c)));
 }
 
 const TOKENIZER_CALLEE = /(?:^|\.)(?:tokenizer|tokenize|tok|processor)$/i;

@@ -5,7 +5,7 @@ import { deriveScriptArgs } from '../tasks/scriptArgs';
 import type { ExecutionResult } from '../schemas';
 import type { HubNeeds } from '../hub/needs';
 import { EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
-import { parseHelpFlags, parseHelpOptions, type ParserOptions } from './parserOptions';
+import { parseHelpDefaults, parseHelpFlags, parseHelpOptions, type ParserOptions } from './parserOptions';
 import type { Adaptation } from './provenance';
 import type { TaskRuntime } from '../run/runtimeShims';
 import { diagnose, lastErrorLine, type Rule, RULES } from './rules';
@@ -59,6 +59,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   // The parser's options, from its own --help (no training happens; a failure just leaves them unknown).
   let options: ParserOptions | undefined;
   let flags: ReadonlySet<string> | undefined;
+  let defaults: ReadonlyMap<string, string> | undefined;
   const readOptions = async (round: number) => {
     if (derived.style !== 'argparse' && derived.style !== 'dataclass-parser') return;
     o.onProgress?.('reading the parser options (--help)');
@@ -66,6 +67,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     if (help.exit_code !== 0) return;
     options = parseHelpOptions(help.stdout);
     flags = parseHelpFlags(help.stdout);
+    defaults = parseHelpDefaults(help.stdout);
     const bounded = boundRun(args, options);
     args = bounded.args;
     adaptations.push(...bounded.adaptations.map((a) => ({ ...a, round })));
@@ -97,7 +99,11 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
         reason: `the run did not end within the timeout even bounded (${lastErrorLine(output) || 'no output'})`,
       });
     }
-    const d = diagnose(output, { script: o.script, args, env, options, flags, hub: o.hubState?.(), hubExtra, runtime }, o.rules ?? RULES);
+    const d = diagnose(
+      output,
+      { script: o.script, args, env, options, flags, defaults, hub: o.hubState?.(), hubExtra, runtime },
+      o.rules ?? RULES,
+    );
     if (!d) {
       // What the hub could not provide is the likely cause of an error no rule knows: say it.
       const hubRefused = o

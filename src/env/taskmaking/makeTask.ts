@@ -16,6 +16,7 @@ import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
 import { adaptUntilRuns, outputOf } from './adaptLoop';
+import { apiErrorRecursAt } from './apiRecurrence';
 import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
@@ -256,6 +257,7 @@ async function makeTaskUnguarded(
   // with several eras built, an API a script uses can be two or three eras away from the newest.
   const ta = performance.now();
   const tried = [choice.id];
+  const earlier: string[] = [];
   // The same adaptation at whichever snapshot is chosen.
   const adaptAt = (id: string) =>
     adaptUntilRuns({
@@ -272,8 +274,9 @@ async function makeTaskUnguarded(
   for (
     let next = forced ? undefined : fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly);
     next && tried.length <= MAX_SNAPSHOT_FALLBACKS;
-    next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly)
+    next = fallbackSnapshot(adapted, first.fits, tried, options.builtSnapshotsOnly, earlier)
   ) {
+    if (adapted.last) earlier.push(`${adapted.last.stdout}\n${adapted.last.stderr}`);
     const error = adapted.refusal!.reason.slice(0, 1000);
     adaptations.push({
       round: adapted.rounds,
@@ -419,7 +422,7 @@ async function makeTaskUnguarded(
 }
 
 /** Snapshot fallbacks after an API error, at most (each costs a help run and a run or two). */
-export const MAX_SNAPSHOT_FALLBACKS = 3;
+export const MAX_SNAPSHOT_FALLBACKS = 4;
 
 // An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
 const API_ERROR =
@@ -431,11 +434,20 @@ export function fallbackSnapshot(
   fits: readonly SnapshotFit[],
   tried: readonly string[],
   builtOnly?: boolean,
+  /** The outputs of the earlier snapshots' failing runs: a snapshot where any of them would recur is passed over too. */
+  earlier: readonly string[] = [],
 ): string | undefined {
   if (!adapted.refusal || !['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule)) return undefined;
   if (!API_ERROR.test(adapted.refusal.reason) && !(adapted.last && raisedInLibraryCode(`${adapted.last.stdout}\n${adapted.last.stderr}`)))
     return undefined;
-  const open = fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && (!builtOnly || f.ready));
+  const open = fits.filter(
+    (f) =>
+      f.missing.length === 0 &&
+      !tried.includes(f.id) &&
+      (!builtOnly || f.ready) &&
+      // A snapshot whose recorded API shows the same error would be a wasted run (apiRecurrence.ts).
+      ![...earlier, ...(adapted.last ? [`${adapted.last.stdout}\n${adapted.last.stderr}`] : [])].some((out) => apiErrorRecursAt(out, f.id)),
+  );
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
   return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;

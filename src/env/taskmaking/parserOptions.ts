@@ -34,3 +34,20 @@ export function firstOption(options: ParserOptions | undefined, names: readonly 
   }
   return undefined;
 }
+
+/**
+ * Each option's default as its help prints it (`(default: EleutherAI/pythia-160m)`: HfArgumentParser and
+ * argparse's ArgumentDefaultsHelpFormatter), normalised name -> value; wrapped help lines are joined. A default
+ * of a library's own config dataclass (trl's PPOConfig.sft_model_path) is seen nowhere else.
+ */
+export function parseHelpDefaults(help: string): Map<string, string> {
+  const out = new Map<string, string>();
+  // An option's entry starts at a line indented with its flags (`  --name NAME, --name-alias NAME`).
+  const entries = help.split(/\n(?=\s{1,8}(?:-\w[\w-]*,\s*)?--[A-Za-z])/);
+  for (const entry of entries) {
+    const head = /^\s*(?:-\w[\w-]*,\s*)?--([A-Za-z][\w.-]*[\w])/.exec(entry);
+    const value = /\(default:\s+([^()\s]+)\)/.exec(entry.replace(/\s+/g, ' '));
+    if (head && value && !out.has(norm(head[1]))) out.set(norm(head[1]), value[1]);
+  }
+  return out;
+}

@@ -29,6 +29,8 @@ export interface RuleContext {
   options: ParserOptions | undefined;
   /** The parser's options that take no value (`store_true` flags), normalised names; from the same `--help`. */
   flags?: ReadonlySet<string>;
+  /** The parser's option defaults as its `--help` prints them, normalised names; from the same `--help`. */
+  defaults?: ReadonlyMap<string, string>;
   /** Real mode with the hub: what the last run asked the hub for and what it refused. */
   hub?: HubRunState;
   /** Hub items added by earlier adaptations (ids errors named). */
@@ -118,8 +120,10 @@ const HUB_WRITE_ERROR =
 
 const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|8-bit|4-bit|\bint8\b|quantization/i;
 
+// The last alternative is a script's own check of where from_pretrained(device_map="auto") put the model
+// ("Training on CPU or disk is not supported.", PEFT's int8 examples).
 const GPU_ONLY =
-  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device/;
+  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device|[Tt]raining on (?:the )?CPU[^\n]{0,40} not supported/;
 
 // The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
 const HUB_ERROR =
@@ -304,6 +308,31 @@ export const RULES: readonly Rule[] = [
         setOption(ctx.args, option, first),
         `--${option} ${first} (${bad} is not a valid ${m[2]} in this release)`,
       );
+    },
+  },
+  {
+    // A placeholder the derived args gave an option (`--language x`, the script says only "required") that the
+    // library checks against the values it accepts and lists them (transformers' Whisper tokenizer: "Unsupported
+    // language: x. Language should be one of: ['english', …]"): the option takes the first listed value. Only a
+    // value the derivation chose is replaced, never one the script or the user wrote.
+    id: 'placeholder-choice',
+    scope: 'exception',
+    pattern: /^\w+: ([^\n]*?)\b(?:should be one of|must be one of|expected one of|choose from|is not one of)\s*:?\s*\[\s*'([^']+)'/,
+    apply: (m, ctx) => {
+      const said = m[1];
+      const names = ctx.args.flatMap((a, i) => (a.startsWith('--') && i + 1 < ctx.args.length ? [a.slice(2)] : []));
+      const option = names.find((name) => {
+        const value = optionValue(ctx.args, name);
+        if (!value || value === m[2] || value !== valueForArgument(ctx.script, name.replace(/-/g, '_'))) return false;
+        return new RegExp(`(?:^|[\\s:'"(=])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[\\s.,:;'")]|$)`).test(said);
+      });
+      return option
+        ? adaptArgs(
+            'placeholder-choice',
+            setOption(ctx.args, option, m[2]),
+            `--${option} ${m[2]} (${optionValue(ctx.args, option)}, a placeholder, is not one of the values the library accepts; the first it lists)`,
+          )
+        : undefined;
     },
   },
   {
@@ -1119,6 +1148,36 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: HUB_WRITE_ERROR,
     apply: (_m, ctx) => (HUB_WRITE_CALL.test(ctx.script) ? addShim('hub-push', ctx, 'no-hub-push') : undefined),
+  },
+  {
+    // A model missing offline that the error does not name (transformers 5: "We couldn't connect to
+    // 'https://huggingface.co' to load the files"), loaded from an option whose default only the parser knows
+    // (a library config dataclass's `sft_model_path = "EleutherAI/pythia-160m"`, printed by --help): those defaults
+    // are made explicit in the args, where the hub's derivation reads the ids it provides.
+    id: 'hub-model-option-default',
+    scope: 'exception',
+    pattern: HUB_ERROR,
+    apply: (m, ctx) => {
+      if (!ctx.hub || !ctx.defaults || missingHubItem(m.input ?? m[0])) return undefined;
+      const provided = new Set(ctx.hub.needs.models.map((x) => x.id));
+      const unset = [...ctx.defaults].filter(
+        ([name, value]) =>
+          /model|checkpoint/.test(name) &&
+          /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(value) &&
+          looksLikeModelId(value) &&
+          !provided.has(value) &&
+          optionIndex(ctx.args, name) < 0 &&
+          (!ctx.options || firstOption(ctx.options, [name])),
+      );
+      if (!unset.length) return undefined;
+      let args = ctx.args;
+      for (const [name, value] of unset) args = setOption(args, firstOption(ctx.options, [name]) ?? name, value);
+      return adaptArgs(
+        'hub-model-option-default',
+        args,
+        `${unset.map(([n, v]) => `--${n} ${v}`).join(', ')} (the parser's defaults, made explicit so that the offline hub provides them; the error names no model)`,
+      );
+    },
   },
   {
     // A model or dataset missing offline: provided through the hub (src/env/hub) when the derivation
