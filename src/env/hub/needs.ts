@@ -305,6 +305,20 @@ function resolveValue(scope: Scope, from: number, to: number): { value: string; 
     const v = literalAt(scope.source, a.valueNode.from, a.valueNode.to);
     if (v !== undefined) return { value: v, from: `${text} = literal line ${lineOf(scope.source, a.valueNode.from)}` };
   }
+  return unpackedLiteral(scope.source, text);
+}
+
+/** `source_column, target_column = "question", "answer"`: the literal a tuple assignment gives `name`. */
+export function unpackedLiteral(source: string, name: string): { value: string; from: Origin } | undefined {
+  const re =
+    /^[ \t]*\(?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)+)[ \t]*,?[ \t]*\)?[ \t]*=[ \t]*\(?((?:[ \t]*(["'])[^"'\n]*\3[ \t]*,?)+)[ \t]*\)?[ \t]*$/gm;
+  for (const m of source.matchAll(re)) {
+    const targets = m[1].split(',').map((t) => t.trim());
+    const values = [...m[2].matchAll(/(["'])([^"'\n]*)\1/g)].map((v) => v[2]);
+    const at = targets.indexOf(name);
+    if (at >= 0 && targets.length === values.length)
+      return { value: values[at], from: `${m[1].trim()} = literals line ${lineOf(source, m.index ?? 0)}` };
+  }
   return undefined;
 }
 

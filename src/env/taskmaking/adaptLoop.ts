@@ -121,7 +121,8 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     hubExtra = d.outcome.hub ?? hubExtra;
     runtime = d.outcome.runtime ?? runtime;
     // GPU code at import time (a dataclass default asking torch.cuda) also failed --help: read it again with the shims.
-    if (d.outcome.runtime && !options) await readOptions(round);
+    // So did a parser default read from the environment (`default=os.environ["SM_CHANNEL_TRAIN"]`): again with it set.
+    if ((d.outcome.runtime || d.outcome.env) && !options) await readOptions(round);
   }
   return result(maxRounds, {
     rule: 'rounds-exhausted',

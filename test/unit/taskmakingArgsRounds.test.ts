@@ -1,0 +1,142 @@
+// Rules that save rounds or answer a script's own argument errors, on recorded error texts (as the real
+// libraries print them) and tiny scripts written here: the synthetic dataset chosen at once when the
+// placeholder lacks the script's columns, an environment variable's siblings set together, the
+// load_best_model_at_end consistency checks of TrainingArguments, and the train-and-eval mode.
+import { strict as assert } from 'node:assert';
+import { describe, test } from 'node:test';
+import { optionValue } from '../../src/env/taskmaking/argEdits';
+import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
+import { diagnose, requiredEnvSiblings, type RuleContext } from '../../src/env/taskmaking/rules';
+import { SYNTHETIC_DATASET_ID } from '../../src/env/hub/datasetTable';
+
+const traceback = (last: string) =>
+  `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 12, in <module>\n    main()\n${last}\n`;
+
+const QA_SCRIPT = [
+  'import argparse',
+  'from datasets import load_dataset',
+  'p = argparse.ArgumentParser()',
+  'p.add_argument("--dataset_name", type=str, default=None)',
+  'p.add_argument("--train_file", type=str, default=None)',
+  'args = p.parse_args()',
+  'if args.dataset_name is None and args.train_file is None:',
+  '    raise ValueError("Need either a dataset name or a training/validation file.")',
+  'raw = load_dataset(args.dataset_name)',
+  'source_column, target_column = "question", "answer"',
+  'def preprocess(examples):',
+  '    return tok(examples[source_column], text_target=examples[target_column])',
+  'train = raw["train"].map(preprocess, batched=True)',
+  'test = raw["test"].map(preprocess, batched=True)',
+].join('\n');
+
+const ctx = (over: Partial<RuleContext>): RuleContext => ({
+  script: QA_SCRIPT,
+  args: [],
+  env: {},
+  options: parseHelpOptions('usage: train.py [-h] [--dataset_name DATASET_NAME] [--train_file TRAIN_FILE]'),
+  hub: { needs: { models: [], datasets: [] }, refusals: [] },
+  ...over,
+});
+
+describe('missing-dataset: the synthetic dataset at once when the placeholder lacks the columns', () => {
+  test('a script reading question/answer gets the synthetic dataset in one round', () => {
+    const d = diagnose(traceback('ValueError: Need either a dataset name or a training/validation file.'), ctx({}));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(optionValue(d.outcome.args!, 'dataset_name'), SYNTHETIC_DATASET_ID);
+    assert.match(d.outcome.adaptation.change, /question, answer/);
+  });
+
+  test('a script reading only text and label keeps the placeholder (its schema fits)', () => {
+    const script = QA_SCRIPT.replace('examples[source_column], text_target=examples[target_column]', 'examples["text"]');
+    const d = diagnose(traceback('ValueError: Need either a dataset name or a training/validation file.'), ctx({ script }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'dataset_name'), 'imdb');
+  });
+
+  test('simulated mode (no hub) keeps the placeholder', () => {
+    const d = diagnose(traceback('ValueError: Need either a dataset name or a training/validation file.'), ctx({ hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'dataset_name'), 'imdb');
+  });
+});
+
+describe('missing-environment-variable: siblings the script also requires, together', () => {
+  const script = [
+    'import os',
+    'p.add_argument("--training_dir", default=os.environ["SM_CHANNEL_TRAIN"])',
+    'p.add_argument("--test_dir", default=os.environ["SM_CHANNEL_TEST"])',
+    'p.add_argument("--model_dir", default=os.environ.get("SM_MODEL_DIR", "out"))',
+    'rank = os.environ["LOCAL_RANK"]',
+  ].join('\n');
+
+  test('the same prefix, by subscript only, launcher variables excluded', () => {
+    assert.deepEqual(requiredEnvSiblings(script, 'SM_CHANNEL_TRAIN'), ['SM_CHANNEL_TEST']);
+    assert.deepEqual(requiredEnvSiblings(script, 'LOCAL_WORLD_SIZE'), []);
+  });
+
+  test('one round sets both channels', () => {
+    const d = diagnose(traceback("KeyError: 'SM_CHANNEL_TRAIN'"), ctx({ script, hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.env, { SM_CHANNEL_TRAIN: 'data/train', SM_CHANNEL_TEST: 'data/test' });
+  });
+
+  test('a sibling already set keeps its value', () => {
+    const d = diagnose(traceback("KeyError: 'SM_CHANNEL_TRAIN'"), ctx({ script, env: { SM_CHANNEL_TEST: 'mine' }, hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.env, { SM_CHANNEL_TEST: 'mine', SM_CHANNEL_TRAIN: 'data/train' });
+  });
+});
+
+// Recorded from transformers 4.41 (snapshot 2024-06): TrainingArguments(evaluation_strategy="epoch",
+// load_best_model_at_end=True), and evaluation_strategy="steps", eval_steps=500, save_steps=8.
+const STRATEGY_ERROR = traceback(
+  'ValueError: --load_best_model_at_end requires the save and eval strategy to match, but found\n- Evaluation strategy: IntervalStrategy.EPOCH\n- Save strategy: IntervalStrategy.STEPS',
+);
+const STEPS_ERROR = traceback(
+  'ValueError: --load_best_model_at_end requires the saving steps to be a round multiple of the evaluation steps, but found 8, which is not a round multiple of 500.',
+);
+
+describe('best-model-checkpoint-mismatch: load_best_model_at_end needs saving and evaluation in step', () => {
+  const hf = parseHelpOptions('usage: t.py [--save_strategy SAVE_STRATEGY] [--eval_steps EVAL_STEPS] [--save_steps SAVE_STEPS]');
+
+  test('through the parser: the save strategy follows the evaluation strategy', () => {
+    const d = diagnose(STRATEGY_ERROR, ctx({ options: hf, args: ['--save_steps', '8'], hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(optionValue(d.outcome.args!, 'save_strategy'), 'epoch');
+  });
+
+  test("through the parser: eval_steps follows the bounded run's save_steps", () => {
+    const d = diagnose(STEPS_ERROR, ctx({ options: hf, args: ['--save_steps', '8'], hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(optionValue(d.outcome.args!, 'eval_steps'), '8');
+  });
+
+  test("the script's own TrainingArguments, no option reaching them: refused, naming both strategies", () => {
+    const d = diagnose(STRATEGY_ERROR, ctx({ hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.equal(d.outcome.rule, 'best-model-checkpoint-mismatch');
+    assert.match(d.outcome.reason, /evaluation strategy "epoch" and save strategy "steps"/);
+  });
+});
+
+describe('train-and-eval-mode: an unknown error of a train-only run tries --do_eval once', () => {
+  const options = parseHelpOptions('usage: t.py [--do_train [DO_TRAIN]] [--do_eval [DO_EVAL]]');
+  const err = traceback("TypeError: unhashable type: 'dict'");
+
+  test('--do_train without --do_eval: --do_eval is added', () => {
+    const d = diagnose(err, ctx({ options, args: ['--do_train'], hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.equal(d.outcome.adaptation.rule, 'train-and-eval-mode');
+    assert.deepEqual(d.outcome.args, ['--do_train', '--do_eval']);
+  });
+
+  test('already evaluating, or no such option: not this rule (the error stays unrecognised)', () => {
+    assert.equal(diagnose(err, ctx({ options, args: ['--do_train', '--do_eval'], hub: undefined })), undefined);
+    assert.equal(diagnose(err, ctx({ args: ['--do_train'], hub: undefined })), undefined);
+  });
+
+  test('an error a rule knows is answered by that rule, not this one', () => {
+    const d = diagnose(traceback("ModuleNotFoundError: No module named 'librosa'"), ctx({ options, args: ['--do_train'], hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed');
+  });
+});
