@@ -116,6 +116,20 @@ describe('deriveHubNeeds: datasets and columns', () => {
     assert.equal(unpackedLiteral('a, b = "x", "y", "z"\n', 'b'), undefined, 'counts differ: nothing');
   });
 
+  test('a DatasetDict loaded without split= keeps the splits the script reads, whatever later split= loads add', () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'raw = load_dataset("acme/qa")',
+        'if "validation" not in raw.keys():',
+        '    raw["validation"] = load_dataset("acme/qa", split="train[:5%]")',
+        'cols = raw["train"].column_names',
+        'dev = raw["dev"]',
+      ].join('\n'),
+    );
+    assert.deepEqual(ds(n, 'acme/qa')!.splits, ['train', 'test', 'dev']);
+  });
+
   test('load_dataset(path, data_dir=...): one need per data_dir, each carrying it', () => {
     const n = deriveHubNeeds(
       [

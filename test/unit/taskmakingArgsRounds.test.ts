@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
 import { optionValue } from '../../src/env/taskmaking/argEdits';
 import { parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
-import { diagnose, requiredEnvSiblings, type RuleContext } from '../../src/env/taskmaking/rules';
+import { diagnose, mountFor, requiredEnvSiblings, type RuleContext } from '../../src/env/taskmaking/rules';
 import { SYNTHETIC_DATASET_ID } from '../../src/env/hub/datasetTable';
 
 const traceback = (last: string) =>
@@ -138,5 +138,38 @@ describe('train-and-eval-mode: an unknown error of a train-only run tries --do_e
   test('an error a rule knows is answered by that rule, not this one', () => {
     const d = diagnose(traceback("ModuleNotFoundError: No module named 'librosa'"), ctx({ options, args: ['--do_train'], hub: undefined }));
     assert.ok(d && d.outcome.kind === 'refuse' && d.outcome.rule === 'module-not-installed');
+  });
+});
+
+describe('output-path-outside-run: a literal folder in the code becomes a task mount', () => {
+  const script = [
+    'import os',
+    'trainer.save_model("/opt/ml/model/")',
+    'os.makedirs("/opt/ml/model/code", exist_ok=True)',
+    'open("/opt/ml/model/code/inference.py", "w").write("x")',
+  ].join('\n');
+  const denied = traceback("PermissionError: [Errno 13] Permission denied: '/opt'");
+
+  test('the outermost folder is mounted, recorded as a mount adaptation', () => {
+    const d = diagnose(denied, ctx({ script, hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.kind, 'mount');
+    assert.deepEqual(d.outcome.mounts, ['/opt/ml/model']);
+  });
+
+  test('once mounted, the same denial is refused with the path named (no loop)', () => {
+    const d = diagnose(denied, ctx({ script, mounts: ['/opt/ml/model'], hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'refuse');
+    assert.match(d.outcome.reason, /\/opt\/ml\/model/);
+  });
+
+  test('a system folder is never mounted (RunMountsSchema): refused', () => {
+    assert.equal(mountFor(['/etc/app/out']), undefined);
+    assert.equal(mountFor(['/opt/ml/output/result.txt']), '/opt/ml/output');
+    const d = diagnose(
+      traceback("PermissionError: [Errno 13] Permission denied: '/etc/app'"),
+      ctx({ script: 'open("/etc/app/out", "w")\n', hub: undefined }),
+    );
+    assert.ok(d && d.outcome.kind === 'refuse');
   });
 });

@@ -394,6 +394,8 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     dataDir && HubIdSchema.safeParse(dataDir.value.replace(/^\.\/|\/+$/g, '')).success
       ? dataDir.value.replace(/^\.\/|\/+$/g, '')
       : undefined;
+  // No split=: a DatasetDict, whose splits are the keys the script reads of it (`raw_datasets["test"]`).
+  if (!splitArg) splits = readSplits(scope, call);
   add({
     path: path.value,
     ...(config && looksLikeDatasetId(config.value) ? { config: config.value } : {}),
@@ -402,6 +404,24 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
     ...(splits?.length ? { splits } : {}),
     from: `load_dataset ${path.from}`,
   });
+}
+
+/**
+ * The string keys the script reads (not assigns) of the variable a `load_dataset(...)` call without split=
+ * is assigned to: the DatasetDict's splits (`raw_datasets["validation"]`), after train and test. So a later
+ * `load_dataset(..., split="train[:5%]")` of the same dataset does not leave it with train alone.
+ */
+function readSplits(scope: Scope, call: CallSite): string[] | undefined {
+  const target = scope.idx.assignments.find((a) => a.valueNode.from === call.from && /^[A-Za-z_]\w*$/.test(a.target))?.target;
+  if (!target) return undefined;
+  // The default pair stays: a split read through a name (`raw[args.eval_split]`) is not seen here.
+  const out: string[] = ['train', 'test'];
+  for (const s of scope.idx.subscripts) {
+    if (s.object !== target || !s.key?.plain || !/^[A-Za-z][\w-]*$/.test(s.key.raw)) continue;
+    if (/^\s*=(?!=)/.test(scope.source.slice(s.closeBracket + 1, s.closeBracket + 8))) continue;
+    if (!out.includes(s.key.raw)) out.push(s.key.raw);
+  }
+  return out;
 }
 
 /** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */

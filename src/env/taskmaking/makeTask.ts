@@ -304,6 +304,7 @@ async function makeTaskUnguarded(
     ...(Object.keys(taskFiles).length ? { files: taskFiles } : {}),
     ...(Object.keys(adapted.env).length ? { env: adapted.env } : {}),
     ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
+    ...(adapted.mounts.length ? { mounts: adapted.mounts } : {}),
     adaptations,
   };
   if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
@@ -358,6 +359,7 @@ async function makeTaskUnguarded(
       files: taskFiles,
       env: adapted.env,
       runtime: adapted.runtime,
+      mounts: adapted.mounts,
       hubNeeds,
       hubExtra: adapted.hubExtra,
       from: choice.id,

@@ -19,6 +19,8 @@ import { metricNameOf, missingMetric, offlineMetrics } from '../hub/metrics';
 import { dictLiteralKeys, dictsKeyedBy, keyedChoice, MODEL_TYPE_OPTION } from './keyedChoice';
 import { diskDatasetNeed, isRunRelativeFolder, readsFromDisk } from '../hub/diskDatasets';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
+import { posix } from 'node:path';
+import { RunMountsSchema } from '../schemas';
 
 export interface RuleContext {
   script: string;
@@ -34,6 +36,8 @@ export interface RuleContext {
   hubExtra?: HubNeeds;
   /** Runtime shims added by earlier adaptations (runtimeShims.ts). */
   runtime?: TaskRuntime;
+  /** Absolute output folders earlier adaptations mapped into the run folder (the task's `mounts`). */
+  mounts?: readonly string[];
 }
 
 export type RuleOutcome =
@@ -44,6 +48,7 @@ export type RuleOutcome =
       env?: Record<string, string>;
       hub?: HubNeeds;
       runtime?: TaskRuntime;
+      mounts?: string[];
     }
   | { kind: 'refuse'; rule: string; reason: string };
 
@@ -107,6 +112,18 @@ export function envValueFor(name: string): string {
   if (name === 'MASTER_PORT') return '29500';
   if (/TOKEN|KEY|SECRET|PASSWORD/.test(name)) return '';
   return 'x';
+}
+
+/**
+ * The folder a task mounts for absolute literal paths the script writes (`/opt/ml/model/`, `/opt/ml/model/code/x.py`):
+ * the outermost one (a file's folder when it names a file), if RunMountsSchema takes it (not a system folder).
+ */
+export function mountFor(literals: readonly string[]): string | undefined {
+  const paths = literals.map((l) => l.replace(/\/+$/, '')).filter(Boolean);
+  const top = paths.sort((a, b) => a.split('/').length - b.split('/').length)[0];
+  if (!top) return undefined;
+  const folder = /\.\w{1,5}$/.test(top.split('/').pop() ?? '') ? posix.dirname(top) : top;
+  return RunMountsSchema.safeParse([folder]).success ? folder : undefined;
 }
 
 /**
@@ -1146,6 +1163,20 @@ export const RULES: readonly Rule[] = [
       }
       const literals = [...new Set(sources.filter((s) => s.kind === 'literal').map((s) => s.literal))];
       if (!literals.length) return undefined;
+      // A literal folder (SageMaker's container contract, `/opt/ml/model`): the task mounts it, so inside the
+      // sandbox it is an empty writable folder kept in the run folder (nothing written on the host) and the
+      // verifier finds the model there (executor `mounts`). Once mounted, a denied write is not this.
+      const mount = mountFor(literals);
+      if (mount && !ctx.mounts?.some((x) => mount === x || mount.startsWith(`${x}/`)))
+        return {
+          kind: 'adapt',
+          adaptation: {
+            rule: 'output-path-outside-run',
+            kind: 'mount',
+            change: `mount ${mount}: the script writes to ${literals.join(', ')} (a path in its code); inside the sandbox it is a folder of the run`,
+          },
+          mounts: [...(ctx.mounts ?? []), mount],
+        };
       return refuse(
         'output-path-outside-run',
         `the script writes to ${literals.join(', ')}, an absolute path written in its code outside the run folder (no option or environment variable sets it), which the sandbox cannot write`,
