@@ -173,3 +173,17 @@ describe('output-path-outside-run: a literal folder in the code becomes a task m
     assert.ok(d && d.outcome.kind === 'refuse');
   });
 });
+
+describe('snapshot fallback: an Enum member a later release removed', () => {
+  test('AttributeError: TPU (accelerate DistributedType.TPU, now XLA) moves to an older snapshot; train-and-eval-mode stays out', async () => {
+    const { fallbackSnapshot } = await import('../../src/env/taskmaking/makeTask');
+    const fit = (id: string) => ({ id, date: id, missing: [], unknown: 0, ready: true });
+    const fits = [fit('2024-04'), fit('2025-09')];
+    const refusal = { rule: 'unrecognised-error', reason: 'no rule recognises the error: AttributeError: TPU' };
+    assert.equal(fallbackSnapshot({ refusal }, fits, ['2025-09']), '2024-04');
+    const other = { rule: 'unrecognised-error', reason: "no rule recognises the error: AttributeError: can't set attribute" };
+    assert.equal(fallbackSnapshot({ refusal: other }, fits, ['2025-09']), undefined);
+    const options = parseHelpOptions('usage: t.py [--do_train [DO_TRAIN]] [--do_eval [DO_EVAL]]');
+    assert.equal(diagnose(traceback('AttributeError: TPU'), ctx({ options, args: ['--do_train'], hub: undefined })), undefined);
+  });
+});
