@@ -187,3 +187,32 @@ describe('snapshot fallback: an Enum member a later release removed', () => {
     assert.equal(diagnose(traceback('AttributeError: TPU'), ctx({ options, args: ['--do_train'], hub: undefined })), undefined);
   });
 });
+
+describe('placeholder-model-kind: an unknown error with a placeholder of another kind than the Auto class', () => {
+  const script = [
+    'from transformers import AutoModelForCTC, AutoTokenizer',
+    'tok = AutoTokenizer.from_pretrained(training_args.output_dir, tokenizer_type=config.model_type)',
+    'model = AutoModelForCTC.from_pretrained(model_args.model_name_or_path)',
+  ].join('\n');
+  const options = parseHelpOptions('usage: t.py [--model_name_or_path MODEL_NAME_OR_PATH] [--do_train [DO_TRAIN]] [--do_eval [DO_EVAL]]');
+  // Recorded (transformers 4.41): GPT2Tokenizer given a character vocabulary and no merges file.
+  const err = traceback('TypeError: expected str, bytes or os.PathLike object, not NoneType');
+
+  test("the placeholder gpt2 becomes the Auto class's well-known model, before the train-and-eval mode", () => {
+    const d = diagnose(err, ctx({ script, options, args: ['--model_name_or_path', 'gpt2', '--do_train'], hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-model-kind');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'facebook/wav2vec2-base');
+  });
+
+  test("the script's own model id, or a model of the right kind, is left alone", () => {
+    const own = `${script}\nDEFAULT = "gpt2"\n`;
+    const d = diagnose(err, ctx({ script: own, options, args: ['--model_name_or_path', 'gpt2', '--do_train'], hub: undefined }));
+    assert.notEqual(d?.outcome.kind === 'adapt' ? d.outcome.adaptation.rule : undefined, 'placeholder-model-kind');
+    const right = diagnose(
+      err,
+      ctx({ script, options, args: ['--model_name_or_path', 'facebook/wav2vec2-base', '--do_train'], hub: undefined }),
+    );
+    assert.notEqual(right?.outcome.kind === 'adapt' ? right.outcome.adaptation.rule : undefined, 'placeholder-model-kind');
+  });
+});

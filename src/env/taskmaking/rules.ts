@@ -1325,6 +1325,28 @@ export const RULES: readonly Rule[] = [
       ),
   },
   {
+    // Near last: an error no rule above knows, while the model option holds the derivation's placeholder (`gpt2`)
+    // and the script loads the model with an Auto class of another kind (`AutoModelForCTC`): the run failed on a
+    // model the script would never be given (a character vocabulary handed to GPT-2's BPE tokenizer), so the
+    // well-known model of that class (MODEL_FOR_AUTO_CLASS) goes in first. Library API errors are left to the snapshot.
+    id: 'placeholder-model-kind',
+    scope: 'exception',
+    pattern: /^[\w.]*(?:Error|Exception)\b[^\n]*/,
+    apply: (m, ctx) => {
+      if (LIBRARY_API_ERROR.test(m[0])) return undefined;
+      const wanted = modelForScriptAutoClass(ctx.script);
+      if (!wanted || wanted.autoClass === 'AutoModelForCausalLM') return undefined;
+      const kind = familyOf(wanted.id)?.model_type;
+      const p = placeholderModels(ctx.script, ctx.args).find((x) => MODEL_OPTIONS.includes(x.option.replace(/-/g, '_')));
+      if (!p || !kind || familyOf(p.value)?.model_type === kind) return undefined;
+      return adaptArgs(
+        'placeholder-model-kind',
+        setOption(ctx.args, p.option, wanted.id),
+        `--${p.option} ${wanted.id} (${p.value}, a placeholder the script does not name, is not of the kind ${wanted.autoClass} loads)`,
+      );
+    },
+  },
+  {
     // Last: an error no rule above knows, in a train-only run of a script whose parser offers --do_eval (the
     // Trainer examples' `if training_args.do_eval:`). Their authors run them with --do_train --do_eval, and code
     // may assume both (a vocabulary reduced over the train AND eval splits): the documented mode is tried once.
