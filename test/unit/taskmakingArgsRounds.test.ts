@@ -216,3 +216,17 @@ describe('placeholder-model-kind: an unknown error with a placeholder of another
     assert.notEqual(right?.outcome.kind === 'adapt' ? right.outcome.adaptation.rule : undefined, 'placeholder-model-kind');
   });
 });
+
+describe('repo-local-file-missing: a file the script reads beside itself', () => {
+  test('refused naming the file; a missing file not read beside __file__ is not this rule', () => {
+    const script =
+      'import os, shutil\nshutil.copyfile(\n    os.path.join(os.path.dirname(__file__), "inference.py"),\n    "/opt/ml/model/code/inference.py",\n)\n';
+    const err = traceback("FileNotFoundError: [Errno 2] No such file or directory: 'inference.py'");
+    const d = diagnose(err, ctx({ script: script.replace('(\n    os.path.join', '(os.path.join'), hub: undefined }));
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'repo-local-file-missing');
+    assert.match(d.outcome.reason, /inference\.py/);
+    const other = diagnose(err, ctx({ script: 'open("inference.py")\n', hub: undefined }));
+    assert.notEqual(other?.outcome.kind === 'refuse' ? other.outcome.rule : undefined, 'repo-local-file-missing');
+  });
+});

@@ -1325,6 +1325,24 @@ export const RULES: readonly Rule[] = [
       ),
   },
   {
+    // A file the script reads from its own folder (`os.path.join(os.path.dirname(__file__), "inference.py")`: a
+    // notebook's inference code copied into the model folder) that is not beside it: a file of its repository,
+    // refused like a missing repo-local module (the editor's extra files, or the script's folder, can supply it).
+    id: 'repo-local-file-missing',
+    scope: 'exception',
+    pattern: /FileNotFoundError: \[Errno 2\] No such file or directory: '([^'\n/][^'\n]*)'/,
+    apply: (m, ctx) => {
+      const name = m[1].split('/').pop() ?? m[1];
+      const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const beside = new RegExp(`__file__[^\\n]*["']${escaped}["']|["']${escaped}["'][^\\n]*__file__`);
+      if (!beside.test(ctx.script)) return undefined;
+      return refuse(
+        'repo-local-file-missing',
+        `the script reads ${name} from its own folder (beside __file__), a file of its repository that is not beside it; add it to the task's files`,
+      );
+    },
+  },
+  {
     // Near last: an error no rule above knows, while the model option holds the derivation's placeholder (`gpt2`)
     // and the script loads the model with an Auto class of another kind (`AutoModelForCTC`): the run failed on a
     // model the script would never be given (a character vocabulary handed to GPT-2's BPE tokenizer), so the
