@@ -230,3 +230,27 @@ describe('repo-local-file-missing: a file the script reads beside itself', () =>
     assert.notEqual(other?.outcome.kind === 'refuse' ? other.outcome.rule : undefined, 'repo-local-file-missing');
   });
 });
+
+describe('api-in-no-snapshot: API errors at every snapshot the fallback tried', () => {
+  test("each snapshot's error is named; a refusal without fallbacks, or not an API error, is unchanged", async () => {
+    const { acrossSnapshots } = await import('../../src/env/taskmaking/makeTask');
+    const fallbacks = [
+      {
+        rule: 'snapshot-fallback',
+        error: 'no rule recognises the error: AttributeError: TPU',
+        change: 'snapshot 2025-09 -> 2025-03 (a library API error)',
+      },
+      { rule: 'short-run', error: 'bounded run', change: '--max_steps 8' },
+    ];
+    const last = {
+      rule: 'unrecognised-error',
+      reason: "no rule recognises the error: AttributeError: 'GPT2Config' object has no attribute 'dtype'",
+    };
+    const r = acrossSnapshots(last, '2025-03', fallbacks);
+    assert.equal(r.rule, 'api-in-no-snapshot');
+    assert.match(r.reason, /at 2025-09: AttributeError: TPU; at 2025-03: AttributeError: 'GPT2Config' object has no attribute 'dtype'/);
+    assert.deepEqual(acrossSnapshots(last, '2025-03', fallbacks.slice(1)), last);
+    const other = { rule: 'unrecognised-error', reason: 'no rule recognises the error: IndexError: index out of range' };
+    assert.deepEqual(acrossSnapshots(other, '2025-03', fallbacks), other);
+  });
+});

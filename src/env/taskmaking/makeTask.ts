@@ -307,7 +307,13 @@ async function makeTaskUnguarded(
     ...(adapted.mounts.length ? { mounts: adapted.mounts } : {}),
     adaptations,
   };
-  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
+  if (adapted.refusal)
+    return done({
+      entry,
+      snapshot,
+      rounds: adapted.rounds,
+      refusal: acrossSnapshots(withSnapshotGap(adapted.refusal, first.fits), choice.id, adaptations),
+    });
 
   // 4. Verification.
   let verdict: MakeTaskVerdict | undefined;
@@ -431,6 +437,26 @@ export function fallbackSnapshot(
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
   return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
+}
+
+/**
+ * A library API error at the last snapshot tried after API errors at the others (the fallback found none where the
+ * script runs): the script calls APIs no single snapshot has (a newer one's `config.dtype` beside an older one's
+ * `DistributedType.TPU`), refused as `api-in-no-snapshot` with each snapshot's error.
+ */
+export function acrossSnapshots(
+  refusal: { rule: string; reason: string },
+  last: string,
+  adaptations: ReadonlyArray<{ rule: string; error: string; change: string }>,
+): { rule: string; reason: string } {
+  const fallbacks = adaptations.filter((a) => a.rule === 'snapshot-fallback');
+  if (!fallbacks.length || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
+  const short = (r: string) => r.replace(/^no rule recognises the error: /, '').slice(0, 160);
+  const each = fallbacks.map((a) => `at ${/^snapshot (\S+)/.exec(a.change)?.[1] ?? '?'}: ${short(a.error)}`);
+  return {
+    rule: 'api-in-no-snapshot',
+    reason: `the script uses library APIs that none of the snapshots tried has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}`,
+  };
 }
 
 /** A module-not-installed refusal of a library module no snapshot has: says so, with the releases the snapshots pin. */
