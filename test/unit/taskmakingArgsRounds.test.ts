@@ -254,3 +254,23 @@ describe('api-in-no-snapshot: API errors at every snapshot the fallback tried', 
     assert.deepEqual(acrossSnapshots(other, '2025-03', fallbacks), other);
   });
 });
+
+describe("tasks.json mounts (make-task's output-path-outside-run) reach the task", () => {
+  test('a valid mount is loaded; a system folder is a problem naming the field', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadTaskFolder, TaskMetadataFileSchema } = await import('../../src/env/tasks/tasks');
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-mounts-test-'));
+    try {
+      writeFileSync(join(dir, 'sm.py'), 'import os\nos.makedirs("/opt/ml/model", exist_ok=True)\n');
+      writeFileSync(join(dir, 'tasks.json'), JSON.stringify([{ task_id: 'sm', mounts: ['/opt/ml/model'] }]));
+      const loaded = loadTaskFolder(dir);
+      assert.deepEqual(loaded.problems, []);
+      assert.deepEqual(loaded.tasks[0].mounts, ['/opt/ml/model']);
+      assert.equal(TaskMetadataFileSchema.safeParse([{ task_id: 'sm', mounts: ['/etc/ml'] }]).success, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
