@@ -274,3 +274,25 @@ describe("tasks.json mounts (make-task's output-path-outside-run) reach the task
     }
   });
 });
+
+describe('files the script reads beside __file__ come with it', () => {
+  test('an existing sibling file becomes a task file; an absent one is left to repo-local-file-missing', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { collectLocalImports, filesReadBesideScript } = await import('../../src/env/taskmaking/localImports');
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-beside-test-'));
+    try {
+      const script =
+        'import os, shutil\nsrc = os.path.join(os.path.dirname(__file__), "inference.py")\ncfg = os.path.join(os.path.dirname(__file__), "conf/extra.json")\n';
+      assert.deepEqual(filesReadBesideScript(script), ['inference.py', 'conf/extra.json']);
+      writeFileSync(join(dir, 'train.py'), script);
+      writeFileSync(join(dir, 'inference.py'), 'def model_fn(d):\n    return d\n');
+      const local = collectLocalImports(join(dir, 'train.py'), script, undefined);
+      assert.deepEqual(Object.keys(local.files), ['inference.py']);
+      assert.match(local.files['inference.py'], /model_fn/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

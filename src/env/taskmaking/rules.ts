@@ -1338,7 +1338,7 @@ export const RULES: readonly Rule[] = [
       if (!beside.test(ctx.script)) return undefined;
       return refuse(
         'repo-local-file-missing',
-        `the script reads ${name} from its own folder (beside __file__), a file of its repository that is not beside it; add it to the task's files`,
+        `the script reads ${name} from its own folder (beside __file__), a file of its repository that is not beside it (make-task brings it when it is)`,
       );
     },
   },
