@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { missingDataFiles, synthesizeDataFile } from '../../src/env/hub/dataFiles';
 import { resolveModel, UnknownModelError } from '../../src/env/hub/modelTable';
-import { deriveHubNeeds, HubNeedsSchema, readConfigFile } from '../../src/env/hub/needs';
+import { deriveHubNeeds, HubNeedsSchema, readConfigFile, unpackedLiteral } from '../../src/env/hub/needs';
 import { TaskMetadataSchema } from '../../src/env/tasks/tasks';
 
 const ids = (n: { models: { id: string }[] }) => n.models.map((m) => m.id).sort();
@@ -97,6 +97,37 @@ describe('deriveHubNeeds: datasets and columns', () => {
       ].join('\n'),
     );
     assert.ok('sentence' in ds(n, 'acme/phrases')!.columns!, JSON.stringify(ds(n, 'acme/phrases')));
+  });
+
+  test('a column read through a name a tuple assignment gives (source, target = "question", "answer")', () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'raw = load_dataset("acme/qa")',
+        'source_column, target_column = "question", "answer"',
+        '(a, b) = ("x", "y")',
+        'def preprocess(examples):',
+        '    return tok(examples[source_column], text_target=examples[target_column])',
+        'raw = raw.map(preprocess, batched=True)',
+      ].join('\n'),
+    );
+    assert.deepEqual(Object.keys(ds(n, 'acme/qa')!.columns!).sort(), ['answer', 'question']);
+    assert.equal(unpackedLiteral('(a, b) = ("x", "y")\n', 'b')?.value, 'y');
+    assert.equal(unpackedLiteral('a, b = "x", "y", "z"\n', 'b'), undefined, 'counts differ: nothing');
+  });
+
+  test('a DatasetDict loaded without split= keeps the splits the script reads, whatever later split= loads add', () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'raw = load_dataset("acme/qa")',
+        'if "validation" not in raw.keys():',
+        '    raw["validation"] = load_dataset("acme/qa", split="train[:5%]")',
+        'cols = raw["train"].column_names',
+        'dev = raw["dev"]',
+      ].join('\n'),
+    );
+    assert.deepEqual(ds(n, 'acme/qa')!.splits, ['train', 'test', 'dev']);
   });
 
   test('load_dataset(path, data_dir=...): one need per data_dir, each carrying it', () => {

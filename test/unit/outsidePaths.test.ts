@@ -37,10 +37,13 @@ describe('output-path-outside-run', () => {
     assert.deepEqual(outsidePathSources(field, '/opt'), [{ kind: 'option', name: 'model_dir', literal: '/opt/ml/model/' }]);
   });
 
-  test('a literal in the code is refused naming the path; an unrelated path is not diagnosed by this rule', () => {
+  test('a literal in the code becomes a task mount, then (mounted) is refused naming the path; an unrelated path is not this rule', () => {
     // Script 30 of the corpus (SageMaker Donut): save_pretrained("/opt/ml/model/") in its code.
     const script = readFileSync(join(__dirname, '../../../shared/realworld/scripts/30_nb_sagemaker_donut_document_ai.py'), 'utf8');
-    const d = diagnose(ERROR, ctx(script));
+    const first = diagnose(ERROR, ctx(script));
+    assert.ok(first && first.outcome.kind === 'adapt', JSON.stringify(first));
+    assert.deepEqual(first.outcome.mounts, ['/opt/ml/model']);
+    const d = diagnose(ERROR, ctx(script, { mounts: ['/opt/ml/model'] }));
     assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
     assert.equal(d.outcome.rule, 'output-path-outside-run');
     assert.match(d.outcome.reason, /\/opt\/ml\/model\//);

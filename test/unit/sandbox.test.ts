@@ -333,6 +333,41 @@ describe('sandboxed runs (bubblewrap)', () => {
     }
   });
 
+  test("a task's mount is the run's own folder, and writes beside it never reach the host", async (t) => {
+    if (!needsSandbox(t)) return;
+    const target = '/opt/forgeenv-mount-own/ml/model';
+    const script = [
+      'import os',
+      `open("${target}/weights.bin", "wb").write(b"w")`,
+      'def attempt(p):',
+      '    try:',
+      '        os.makedirs(os.path.dirname(p), exist_ok=True)',
+      '        open(p, "w").write("x")',
+      '        return "written"',
+      '    except OSError as e:',
+      '        return type(e).__name__',
+      'for p in ["/opt/forgeenv-mount-own/ml/escape.txt", "/opt/forgeenv-mount-own-2/escape.txt", "/usr/forgeenv-escape.txt"]:',
+      '    print(p, attempt(p))',
+    ].join('\n');
+    const [a, b] = await Promise.all([
+      run(script, { mounts: [target], keepRunDir: true }),
+      run(script, { mounts: [target], keepRunDir: true }),
+    ]);
+    try {
+      for (const r of [a, b]) {
+        assert.equal(r.exit_code, 0, r.stderr);
+        // The mount is a folder of this run's own folder.
+        assert.equal(readFileSync(join(r.run_dir, '.forgeenv-mounts', '0', 'weights.bin'), 'utf8'), 'w');
+        assert.match(r.stdout, /\/usr\/forgeenv-escape\.txt (PermissionError|OSError)/);
+      }
+      assert.notEqual(a.run_dir, b.run_dir, 'two runs, two folders');
+      for (const p of ['/opt/forgeenv-mount-own', '/opt/forgeenv-mount-own-2', '/usr/forgeenv-escape.txt'])
+        assert.equal(existsSync(p), false, `${p} on the host`);
+    } finally {
+      for (const r of [a, b]) rmSync(r.run_dir, { recursive: true, force: true });
+    }
+  });
+
   test('a sandboxed episode records its isolation in the observation and the demonstration', async (t) => {
     if (!needsSandbox(t)) return;
     const env = new ForgeEnvironment({ mode: 'simulated', parentDir, sandbox: { mode: 'bubblewrap' } });

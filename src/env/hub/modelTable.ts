@@ -87,8 +87,10 @@ const FAMILIES: Record<string, Omit<Family, 'model_type'>> = {
   luke: { head: 'masked_lm', tokenizer: 'roberta' },
   layoutlmv3: { head: 'base', tokenizer: 'roberta' },
   whisper: { head: 'speech_seq2seq', tokenizer: 'whisper' },
-  wav2vec2: { head: 'ctc', tokenizer: null },
-  hubert: { head: 'ctc', tokenizer: null },
+  // Pretraining-only checkpoints (facebook/wav2vec2-base, xlsr-53, hubert-base: no tokenizer, no CTC head): the
+  // script's own head, sized by the vocabulary it builds, is initialised on load as with the real ones.
+  wav2vec2: { head: 'base', tokenizer: null },
+  hubert: { head: 'base', tokenizer: null },
   vit: { head: 'image_classification', tokenizer: null },
   deit: { head: 'image_classification', tokenizer: null },
   swin: { head: 'image_classification', tokenizer: null },

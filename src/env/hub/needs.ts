@@ -324,6 +324,20 @@ function resolveValue(scope: Scope, from: number, to: number): { value: string; 
     const v = literalAt(scope.source, a.valueNode.from, a.valueNode.to);
     if (v !== undefined) return { value: v, from: `${text} = literal line ${lineOf(scope.source, a.valueNode.from)}` };
   }
+  return unpackedLiteral(scope.source, text);
+}
+
+/** `source_column, target_column = "question", "answer"`: the literal a tuple assignment gives `name`. */
+export function unpackedLiteral(source: string, name: string): { value: string; from: Origin } | undefined {
+  const re =
+    /^[ \t]*\(?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)+)[ \t]*,?[ \t]*\)?[ \t]*=[ \t]*\(?((?:[ \t]*(["'])[^"'\n]*\3[ \t]*,?)+)[ \t]*\)?[ \t]*$/gm;
+  for (const m of source.matchAll(re)) {
+    const targets = m[1].split(',').map((t) => t.trim());
+    const values = [...m[2].matchAll(/(["'])([^"'\n]*)\1/g)].map((v) => v[2]);
+    const at = targets.indexOf(name);
+    if (at >= 0 && targets.length === values.length)
+      return { value: values[at], from: `${m[1].trim()} = literals line ${lineOf(source, m.index ?? 0)}` };
+  }
   return undefined;
 }
 
@@ -397,6 +411,8 @@ function datasetFromCall(scope: Scope, call: CallSite, add: (n: DatasetNeed) => 
   }
   if (!looksLikeDatasetId(path.value)) return;
   const kwargs = literalKeywords(scope, call);
+  // No split=: a DatasetDict, whose splits are the keys the script reads of it (`raw_datasets["test"]`).
+  if (!splitArg) splits = readSplits(scope, call);
   const dirs = dataDirs.map((d) => d.value.replace(/^\.\/|\/+$/g, '')).filter((d) => HubIdSchema.safeParse(d).success);
   for (const dir of dirs.length ? dirs : [undefined])
     add({
@@ -439,6 +455,24 @@ function parameterValues(scope: Scope, call: CallSite, from: number, to: number)
   const fallback = dflt ? { value: dflt[2], from: `default of ${fn.name}(${name}=) line ${lineOf(scope.source, fn.from)}` } : own;
   if ((leftOut || !out.length) && fallback) out.push(fallback);
   return out.filter((v, i) => out.findIndex((w) => w.value === v.value) === i);
+}
+
+/**
+ * The string keys the script reads (not assigns) of the variable a `load_dataset(...)` call without split=
+ * is assigned to: the DatasetDict's splits (`raw_datasets["validation"]`), after train and test. So a later
+ * `load_dataset(..., split="train[:5%]")` of the same dataset does not leave it with train alone.
+ */
+function readSplits(scope: Scope, call: CallSite): string[] | undefined {
+  const target = scope.idx.assignments.find((a) => a.valueNode.from === call.from && /^[A-Za-z_]\w*$/.test(a.target))?.target;
+  if (!target) return undefined;
+  // The default pair stays: a split read through a name (`raw[args.eval_split]`) is not seen here.
+  const out: string[] = ['train', 'test'];
+  for (const s of scope.idx.subscripts) {
+    if (s.object !== target || !s.key?.plain || !/^[A-Za-z][\w-]*$/.test(s.key.raw)) continue;
+    if (/^\s*=(?!=)/.test(scope.source.slice(s.closeBracket + 1, s.closeBracket + 8))) continue;
+    if (!out.includes(s.key.raw)) out.push(s.key.raw);
+  }
+  return out;
 }
 
 /** load_dataset's own keywords in every era (the others may be builder config kwargs: make_hub_items.py decides per release). */

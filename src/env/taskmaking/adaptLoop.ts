@@ -19,6 +19,8 @@ export interface AdaptResult {
   hubExtra: HubNeeds;
   /** Runtime shims the rules added (CPU adaptations of GPU-only code); undefined: none. */
   runtime?: TaskRuntime;
+  /** Absolute output folders the rules mapped into the run folder (the task's `mounts`); empty: none. */
+  mounts: string[];
   adaptations: Adaptation[];
   /** Runs made (the help run not counted). */
   rounds: number;
@@ -54,8 +56,17 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   let env: Record<string, string> = {};
   let hubExtra: HubNeeds = EMPTY_HUB_NEEDS;
   let runtime: TaskRuntime | undefined;
+  let mounts: string[] = [];
   const adaptations: Adaptation[] = [];
-  const candidate = (): CandidateRun => ({ script: o.script, args, files: o.files, env, hub: hubExtra, ...(runtime ? { runtime } : {}) });
+  const candidate = (): CandidateRun => ({
+    script: o.script,
+    args,
+    files: o.files,
+    env,
+    hub: hubExtra,
+    ...(runtime ? { runtime } : {}),
+    ...(mounts.length ? { mounts } : {}),
+  });
   // The parser's options, from its own --help (no training happens; a failure just leaves them unknown).
   let options: ParserOptions | undefined;
   let flags: ReadonlySet<string> | undefined;
@@ -82,6 +93,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     env,
     hubExtra,
     runtime,
+    mounts,
     adaptations,
     rounds,
     last,
@@ -101,7 +113,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     }
     const d = diagnose(
       output,
-      { script: o.script, args, env, options, flags, defaults, hub: o.hubState?.(), hubExtra, runtime },
+      { script: o.script, args, env, options, flags, defaults, hub: o.hubState?.(), hubExtra, runtime, mounts },
       o.rules ?? RULES,
     );
     if (!d) {
@@ -126,8 +138,10 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     env = d.outcome.env ?? env;
     hubExtra = d.outcome.hub ?? hubExtra;
     runtime = d.outcome.runtime ?? runtime;
+    mounts = d.outcome.mounts ?? mounts;
     // GPU code at import time (a dataclass default asking torch.cuda) also failed --help: read it again with the shims.
-    if (d.outcome.runtime && !options) await readOptions(round);
+    // So did a parser default read from the environment (`default=os.environ["SM_CHANNEL_TRAIN"]`): again with it set.
+    if ((d.outcome.runtime || d.outcome.env) && !options) await readOptions(round);
   }
   return result(maxRounds, {
     rule: 'rounds-exhausted',

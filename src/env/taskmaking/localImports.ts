@@ -141,6 +141,15 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
 
   scan(script, scriptPath, 0);
   for (let item = queue.shift(); item; item = queue.shift()) scan(item.text, item.file, item.depth);
+  // Files the script reads from its own folder (`os.path.join(os.path.dirname(__file__), "inference.py")`) come too.
+  for (const name of filesReadBesideScript(script)) {
+    if (files[name] !== undefined || !existsSync(join(scriptDir, name))) continue;
+    const read = readFolderFile(scriptDir, name, RUN_FILE_LIMITS.fileBytes);
+    if (read.ok) {
+      files[name] = read.text;
+      fromScriptDir.add(name);
+    } else problems.push(read.problem);
+  }
   const { text, rewrites } = absoluteImports(script, basename(scriptDir));
   if (rewrites.length) {
     // The script's folder becomes a package beside the run's train.py: its modules move under
@@ -152,6 +161,17 @@ export function collectLocalImports(scriptPath: string, script: string, repoRoot
     return { files: moved, script: text, rewrites, missing: [...missing], problems };
   }
   return { files, script, rewrites, missing: [...missing], problems };
+}
+
+/** Relative file names the script reads beside itself: string literals on a line that names `__file__`. */
+export function filesReadBesideScript(script: string): string[] {
+  const out: string[] = [];
+  for (const line of script.split('\n')) {
+    if (!line.includes('__file__')) continue;
+    for (const m of line.matchAll(/(["'])([\w.-]+(?:\/[\w.-]+)*\.\w{1,8})\1/g))
+      if (!m[2].split('/').includes('..') && !out.includes(m[2])) out.push(m[2]);
+  }
+  return out;
 }
 
 /**

@@ -308,9 +308,16 @@ async function makeTaskUnguarded(
     ...(Object.keys(taskFiles).length ? { files: taskFiles } : {}),
     ...(Object.keys(adapted.env).length ? { env: adapted.env } : {}),
     ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
+    ...(adapted.mounts.length ? { mounts: adapted.mounts } : {}),
     adaptations,
   };
-  if (adapted.refusal) return done({ entry, snapshot, rounds: adapted.rounds, refusal: withSnapshotGap(adapted.refusal, first.fits) });
+  if (adapted.refusal)
+    return done({
+      entry,
+      snapshot,
+      rounds: adapted.rounds,
+      refusal: acrossSnapshots(withSnapshotGap(adapted.refusal, first.fits), choice.id, adaptations),
+    });
   // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
   const untrainable = adapted.last && constantRewardReason(outputOf(adapted.last));
   if (untrainable) return done({ entry, snapshot, rounds: adapted.rounds, refusal: { rule: 'constant-reward', reason: untrainable } });
@@ -372,6 +379,7 @@ async function makeTaskUnguarded(
       files: taskFiles,
       env: adapted.env,
       runtime: adapted.runtime,
+      mounts: adapted.mounts,
       hubNeeds,
       hubExtra: adapted.hubExtra,
       from: choice.id,
@@ -425,8 +433,9 @@ async function makeTaskUnguarded(
 export const MAX_SNAPSHOT_FALLBACKS = 4;
 
 // An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
+// `AttributeError: TPU` alone: an Enum member a later release removed (accelerate's `DistributedType.TPU`, now XLA).
 const API_ERROR =
-  /\b(?:AttributeError: [^\n]*has no attribute|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
+  /\b(?:AttributeError: [^\n]*has no attribute|AttributeError: [A-Za-z_]\w*(?:$| \(the offline hub)|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
 
 /** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
 export function fallbackSnapshot(
@@ -451,6 +460,26 @@ export function fallbackSnapshot(
   const oldestTried = tried.map((id) => fits.find((f) => f.id === id)?.date ?? '').sort()[0] ?? '';
   const older = open.filter((f) => f.date < oldestTried).sort((a, b) => b.date.localeCompare(a.date));
   return older[0]?.id ?? open.sort((a, b) => a.date.localeCompare(b.date))[0]?.id;
+}
+
+/**
+ * A library API error at the last snapshot tried after API errors at the others (the fallback found none where the
+ * script runs): the script calls APIs no single snapshot has (a newer one's `config.dtype` beside an older one's
+ * `DistributedType.TPU`), refused as `api-in-no-snapshot` with each snapshot's error.
+ */
+export function acrossSnapshots(
+  refusal: { rule: string; reason: string },
+  last: string,
+  adaptations: ReadonlyArray<{ rule: string; error: string; change: string }>,
+): { rule: string; reason: string } {
+  const fallbacks = adaptations.filter((a) => a.rule === 'snapshot-fallback');
+  if (!fallbacks.length || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
+  const short = (r: string) => r.replace(/^no rule recognises the error: /, '').slice(0, 160);
+  const each = fallbacks.map((a) => `at ${/^snapshot (\S+)/.exec(a.change)?.[1] ?? '?'}: ${short(a.error)}`);
+  return {
+    rule: 'api-in-no-snapshot',
+    reason: `the script uses library APIs that none of the snapshots tried has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}`,
+  };
 }
 
 /** A module-not-installed refusal of a library module no snapshot has: says so, with the releases the snapshots pin. */

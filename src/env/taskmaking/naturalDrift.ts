@@ -38,6 +38,8 @@ export interface NaturalDriftInput {
   env: Record<string, string>;
   /** The task's runtime shims (its era's runs had them). */
   runtime?: TaskRuntime;
+  /** The task's mounts (absolute output folders, a folder of the run inside the sandbox). */
+  mounts?: string[];
   from: string;
   to: string;
   mode: ExecutionMode;
@@ -82,7 +84,15 @@ export async function naturalDriftAt(
   const adaptations: Adaptation[] = [];
   const tried = new Set<string>();
   for (let round = 1; ; round++) {
-    const exec = await run({ script: i.script, args, files: i.files, env, hub: i.hubExtra, ...(runtime ? { runtime } : {}) });
+    const exec = await run({
+      script: i.script,
+      args,
+      files: i.files,
+      env,
+      hub: i.hubExtra,
+      ...(runtime ? { runtime } : {}),
+      ...(i.mounts?.length ? { mounts: i.mounts } : {}),
+    });
     const adapted = adaptations.length ? { args, env, ...(runtime ? { runtime } : {}), adaptations } : undefined;
     const after = adaptations.length ? ` (after ${adaptations.map((a) => a.change).join('; ')})` : '';
     if (exec.exit_code === 0)

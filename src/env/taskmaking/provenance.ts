@@ -3,7 +3,7 @@
 // Zod only, so tasks.ts can validate entries without pulling in the pipeline.
 import { z } from 'zod';
 
-export const ADAPTATION_KINDS = ['args', 'env', 'files', 'layout', 'snapshot', 'verify', 'hub', 'runtime'] as const;
+export const ADAPTATION_KINDS = ['args', 'env', 'files', 'layout', 'snapshot', 'verify', 'hub', 'runtime', 'mount'] as const;
 
 export const AdaptationSchema = z
   .object({

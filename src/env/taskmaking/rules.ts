@@ -10,8 +10,8 @@ import type { HubNeeds } from '../hub/needs';
 import { missingHubItem, needsHave, withColumn, withItem, withMetric, withSplit, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
 import { splitSubscript } from './splitProvenance';
 import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
-import { KNOWN_DATASETS } from '../hub/datasetTable';
-import { kindOf, looksLikeModelId } from '../hub/needs';
+import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID } from '../hub/datasetTable';
+import { deriveHubNeeds, kindOf, looksLikeModelId } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
 import { CHAT_PLACEHOLDER_MODEL, familyOf, wellKnownModelIds } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
@@ -20,6 +20,8 @@ import { dictLiteralKeys, dictsKeyedBy, keyedChoice, MODEL_TYPE_OPTION } from '.
 import { diskDatasetNeed, isRunRelativeFolder, readsFromDisk } from '../hub/diskDatasets';
 import { SEQUENCE_LENGTH_OPTIONS } from './shortRun';
 import { familyForTargets, targetModulesOfError } from '../hub/moduleNames';
+import { posix } from 'node:path';
+import { RunMountsSchema } from '../schemas';
 
 export interface RuleContext {
   script: string;
@@ -37,6 +39,8 @@ export interface RuleContext {
   hubExtra?: HubNeeds;
   /** Runtime shims added by earlier adaptations (runtimeShims.ts). */
   runtime?: TaskRuntime;
+  /** Absolute output folders earlier adaptations mapped into the run folder (the task's `mounts`). */
+  mounts?: readonly string[];
 }
 
 export type RuleOutcome =
@@ -47,6 +51,7 @@ export type RuleOutcome =
       env?: Record<string, string>;
       hub?: HubNeeds;
       runtime?: TaskRuntime;
+      mounts?: string[];
     }
   | { kind: 'refuse'; rule: string; reason: string };
 
@@ -111,6 +116,32 @@ export function envValueFor(name: string): string {
   if (/TOKEN|KEY|SECRET|PASSWORD/.test(name)) return '';
   return 'x';
 }
+
+/**
+ * The folder a task mounts for absolute literal paths the script writes (`/opt/ml/model/`, `/opt/ml/model/code/x.py`):
+ * the outermost one (a file's folder when it names a file), if RunMountsSchema takes it (not a system folder).
+ */
+export function mountFor(literals: readonly string[]): string | undefined {
+  const paths = literals.map((l) => l.replace(/\/+$/, '')).filter(Boolean);
+  const top = paths.sort((a, b) => a.split('/').length - b.split('/').length)[0];
+  if (!top) return undefined;
+  const folder = /\.\w{1,5}$/.test(top.split('/').pop() ?? '') ? posix.dirname(top) : top;
+  return RunMountsSchema.safeParse([folder]).success ? folder : undefined;
+}
+
+/**
+ * The environment variables of `name`'s family (its prefix before the first `_`: `SM_`) that the script reads
+ * by subscript (`os.environ["SM_CHANNEL_TEST"]`, a KeyError when unset), in source order; launcher variables excluded.
+ */
+export function requiredEnvSiblings(script: string, name: string): string[] {
+  const prefix = /^[A-Z][A-Z0-9]*_/.exec(name)?.[0];
+  if (!prefix) return [];
+  const out: string[] = [];
+  for (const m of script.matchAll(/environ\s*\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\]/g))
+    if (m[1] !== name && m[1].startsWith(prefix) && !LAUNCHER_ENV.test(m[1]) && !out.includes(m[1])) out.push(m[1]);
+  return out;
+}
+const LAUNCHER_ENV = /^(MASTER_ADDR|MASTER_PORT|WORLD_SIZE|LOCAL_WORLD_SIZE|RANK|LOCAL_RANK|NODE_RANK|GROUP_RANK)$/;
 
 /** A Hub upload the script makes in its code (a call, not the `--push_to_hub` option's name). */
 const HUB_WRITE_CALL = /\.push_to_hub\s*\(|\b(?:create_repo|upload_folder|upload_file|upload_large_folder|create_commit)\s*\(/;
@@ -361,7 +392,49 @@ export const RULES: readonly Rule[] = [
       const name = firstOption(ctx.options, ['dataset_name', 'dataset', 'dataset_id', 'dataset_path']);
       if (!name || optionIndex(ctx.args, name) >= 0) return undefined;
       const v = valueForArgument(ctx.script, 'dataset_name');
+      // A placeholder (the script names no dataset) whose fixed schema lacks columns the script reads
+      // (`examples["question"]`): the synthetic dataset at once, built with them, not one round per column.
+      const wanted = ctx.hub && !scriptNames(ctx.script, v) ? columnsBeyondPlaceholder(ctx.script, name, v) : [];
+      if (wanted.length)
+        return adaptArgs(
+          'missing-dataset',
+          setOption(ctx.args, name, SYNTHETIC_DATASET_ID),
+          `--${name} ${SYNTHETIC_DATASET_ID} (the script names no dataset and reads ${wanted.join(', ')}, which the placeholder ${v} lacks)`,
+        );
       return adaptArgs('missing-dataset', setOption(ctx.args, name, v), `--${name} ${v}`);
+    },
+  },
+  {
+    // TrainingArguments(load_best_model_at_end=True) needs evaluation and saving in step: the same strategy,
+    // and save_steps a multiple of eval_steps. Through the parser's options when it has them (a bounded run's
+    // save_steps against the script's eval_steps: eval follows save); the script's own TrainingArguments(...)
+    // in its code, which no option reaches, is invalid in every release with the check: refused, named.
+    id: 'best-model-checkpoint-mismatch',
+    pattern:
+      /--load_best_model_at_end requires the (?:save and eval strategy to match[^\n]*\n[^\n]*Evaluation strategy: (?:\w+\.)?(\w+)\n[^\n]*Save strategy: (?:\w+\.)?(\w+)|saving steps to be a (?:round )?multiple of the evaluation steps, but found (\d+)[^\d\n]+(\d+))/,
+    apply: (m, ctx) => {
+      if (m[1] && m[2]) {
+        const [evaluation, save] = [m[1].toLowerCase(), m[2].toLowerCase()];
+        const answer =
+          setFirst('best-model-checkpoint-mismatch', ctx, ['save_strategy'], evaluation) ??
+          setFirst('best-model-checkpoint-mismatch', ctx, ['eval_strategy', 'evaluation_strategy'], save);
+        return (
+          answer ??
+          refuse(
+            'best-model-checkpoint-mismatch',
+            `the script's TrainingArguments set load_best_model_at_end with evaluation strategy "${evaluation}" and save strategy "${save}" (in its code, where no option of its parser reaches), which transformers rejects in every release that checks it (all snapshots): the script cannot run as written`,
+          )
+        );
+      }
+      const [save, evaluation] = [m[3], m[4]];
+      return (
+        setFirst('best-model-checkpoint-mismatch', ctx, ['eval_steps'], save) ??
+        setFirst('best-model-checkpoint-mismatch', ctx, ['save_steps'], evaluation) ??
+        refuse(
+          'best-model-checkpoint-mismatch',
+          `the script's TrainingArguments set load_best_model_at_end with save_steps ${save}, not a multiple of eval_steps ${evaluation}, and no option of its parser sets either`,
+        )
+      );
     },
   },
   {
@@ -526,11 +599,20 @@ export const RULES: readonly Rule[] = [
           'multi-node-launch',
           `the script expects a distributed launcher (${name} unset): multi-node training cannot run here`,
         );
-      const value = envValueFor(name);
+      // Its siblings the script also reads without a default (`os.environ["SM_CHANNEL_TEST"]` beside
+      // SM_CHANNEL_TRAIN) would fail the next runs one by one: set at once.
+      const names = [name, ...requiredEnvSiblings(ctx.script, name).filter((n) => !(n in ctx.env))];
+      const set = Object.fromEntries(names.map((n) => [n, envValueFor(n)]));
       return {
         kind: 'adapt',
-        adaptation: { rule: 'missing-environment-variable', kind: 'env', change: `${name}=${value}` },
-        env: { ...ctx.env, [name]: value },
+        adaptation: {
+          rule: 'missing-environment-variable',
+          kind: 'env',
+          change: Object.entries(set)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', '),
+        },
+        env: { ...ctx.env, ...set },
       };
     },
   },
@@ -1133,6 +1215,20 @@ export const RULES: readonly Rule[] = [
       }
       const literals = [...new Set(sources.filter((s) => s.kind === 'literal').map((s) => s.literal))];
       if (!literals.length) return undefined;
+      // A literal folder (SageMaker's container contract, `/opt/ml/model`): the task mounts it, so inside the
+      // sandbox it is an empty writable folder kept in the run folder (nothing written on the host) and the
+      // verifier finds the model there (executor `mounts`). Once mounted, a denied write is not this.
+      const mount = mountFor(literals);
+      if (mount && !ctx.mounts?.some((x) => mount === x || mount.startsWith(`${x}/`)))
+        return {
+          kind: 'adapt',
+          adaptation: {
+            rule: 'output-path-outside-run',
+            kind: 'mount',
+            change: `mount ${mount}: the script writes to ${literals.join(', ')} (a path in its code); inside the sandbox it is a folder of the run`,
+          },
+          mounts: [...(ctx.mounts ?? []), mount],
+        };
       return refuse(
         'output-path-outside-run',
         `the script writes to ${literals.join(', ')}, an absolute path written in its code outside the run folder (no option or environment variable sets it), which the sandbox cannot write`,
@@ -1326,6 +1422,64 @@ export const RULES: readonly Rule[] = [
           : `the script uses ${m[2] ?? m[3]} (through a library that needs it), which is not installed in the snapshot's environment`,
       ),
   },
+  {
+    // A file the script reads from its own folder (`os.path.join(os.path.dirname(__file__), "inference.py")`: a
+    // notebook's inference code copied into the model folder) that is not beside it: a file of its repository,
+    // refused like a missing repo-local module (the editor's extra files, or the script's folder, can supply it).
+    id: 'repo-local-file-missing',
+    scope: 'exception',
+    pattern: /FileNotFoundError: \[Errno 2\] No such file or directory: '([^'\n/][^'\n]*)'/,
+    apply: (m, ctx) => {
+      const name = m[1].split('/').pop() ?? m[1];
+      const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const beside = new RegExp(`__file__[^\\n]*["']${escaped}["']|["']${escaped}["'][^\\n]*__file__`);
+      if (!beside.test(ctx.script)) return undefined;
+      return refuse(
+        'repo-local-file-missing',
+        `the script reads ${name} from its own folder (beside __file__), a file of its repository that is not beside it (make-task brings it when it is)`,
+      );
+    },
+  },
+  {
+    // Near last: an error no rule above knows, while the model option holds the derivation's placeholder (`gpt2`)
+    // and the script loads the model with an Auto class of another kind (`AutoModelForCTC`): the run failed on a
+    // model the script would never be given (a character vocabulary handed to GPT-2's BPE tokenizer), so the
+    // well-known model of that class (MODEL_FOR_AUTO_CLASS) goes in first. Library API errors are left to the snapshot.
+    id: 'placeholder-model-kind',
+    scope: 'exception',
+    pattern: /^[\w.]*(?:Error|Exception)\b[^\n]*/,
+    apply: (m, ctx) => {
+      if (LIBRARY_API_ERROR.test(m[0])) return undefined;
+      const wanted = modelForScriptAutoClass(ctx.script);
+      if (!wanted || wanted.autoClass === 'AutoModelForCausalLM') return undefined;
+      const kind = familyOf(wanted.id)?.model_type;
+      const p = placeholderModels(ctx.script, ctx.args).find((x) => MODEL_OPTIONS.includes(x.option.replace(/-/g, '_')));
+      if (!p || !kind || familyOf(p.value)?.model_type === kind) return undefined;
+      return adaptArgs(
+        'placeholder-model-kind',
+        setOption(ctx.args, p.option, wanted.id),
+        `--${p.option} ${wanted.id} (${p.value}, a placeholder the script does not name, is not of the kind ${wanted.autoClass} loads)`,
+      );
+    },
+  },
+  {
+    // Last: an error no rule above knows, in a train-only run of a script whose parser offers --do_eval (the
+    // Trainer examples' `if training_args.do_eval:`). Their authors run them with --do_train --do_eval, and code
+    // may assume both (a vocabulary reduced over the train AND eval splits): the documented mode is tried once.
+    id: 'train-and-eval-mode',
+    scope: 'exception',
+    pattern: /^[\w.]*(?:Error|Exception)\b[^\n]*/,
+    apply: (m, ctx) => {
+      // A library API the script calls that this release lacks: the snapshot, not the mode (makeTask's fallback).
+      if (LIBRARY_API_ERROR.test(m[0])) return undefined;
+      if (!ctx.options?.has('do_eval') || optionIndex(ctx.args, 'do_eval') >= 0 || optionIndex(ctx.args, 'do_train') < 0) return undefined;
+      return adaptArgs(
+        'train-and-eval-mode',
+        [...ctx.args, '--do_eval'],
+        '--do_eval (an error no rule knows in a train-only run; the script is written to run with --do_train --do_eval)',
+      );
+    },
+  },
 ];
 
 /** Ids rules put in a model option in place of an unusable one (none is a script's own choice unless it names it). */
@@ -1341,6 +1495,20 @@ export function modelsChosenByMakeTask(script: string, args: readonly string[]):
   }
   return out;
 }
+
+/** The columns the script reads (as the hub derives them for a synthetic dataset) that `placeholder`'s fixed schema lacks. */
+export function columnsBeyondPlaceholder(script: string, option: string, placeholder: string): string[] {
+  const synthetic = deriveHubNeeds(script, [`--${option}`, SYNTHETIC_DATASET_ID]).datasets.find((d) => d.path === SYNTHETIC_DATASET_ID);
+  const has = new Set(Object.keys(KNOWN_DATASETS[placeholder]?.columns ?? PLACEHOLDER_COLUMNS[placeholder] ?? {}));
+  return Object.keys(synthetic?.columns ?? {}).filter((c) => !has.has(c));
+}
+
+/** The derivation's placeholder dataset (`imdb`, the base hub's copy of stanfordnlp/imdb) and its columns. */
+const PLACEHOLDER_COLUMNS: Readonly<Record<string, Record<string, unknown>>> = { imdb: KNOWN_DATASETS['stanfordnlp/imdb'].columns };
+
+/** An error of a library API the release lacks (a drift), which no run mode changes. */
+const LIBRARY_API_ERROR =
+  /has no attribute|cannot import name|unexpected keyword argument|got multiple values|missing \d+ required positional|^AttributeError: [A-Za-z_]\w*$/;
 
 /** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
 const FAMILY_CLASS =

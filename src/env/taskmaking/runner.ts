@@ -20,6 +20,8 @@ export interface CandidateRun {
   hub?: HubNeeds;
   /** Runtime shims (CPU adaptations of GPU-only code, runtimeShims.ts). */
   runtime?: TaskRuntime;
+  /** Absolute folders the script writes to, writable folders of the run inside the sandbox (a task's `mounts`). */
+  mounts?: string[];
 }
 
 export interface RunnerOptions {
@@ -77,6 +79,7 @@ export function makeRunner(opts: RunnerOptions): RunFn {
       // Saved datasets the script reads with load_from_disk: links into the run's hub.
       ...(needs && real ? { links: diskDatasetLinks(needs.datasets, real.hubDir) } : {}),
       ...(run.runtime ? { shims: run.runtime.shims } : {}),
+      ...(run.mounts?.length ? { mounts: run.mounts } : {}),
     });
   };
 }

@@ -20,6 +20,7 @@ import {
   LibraryVersionsSchema,
   RunArgsSchema,
   RunFilesSchema,
+  RunMountsSchema,
   TaskSchema,
   type Difficulty,
   type Task,
@@ -58,6 +59,8 @@ export const TaskMetadataSchema = z
     hub: HubNeedsSchema.optional(),
     /** Environment variables set for every run (SageMaker's `SM_*` and the like). */
     env: ScriptEnvSchema.optional(),
+    /** Absolute folders the script writes to (SageMaker's `/opt/ml/model`), writable folders of the run inside the sandbox (RunMountsSchema). */
+    mounts: RunMountsSchema.optional(),
     /** Runtime shims for every real-mode run (the CPU adaptations of GPU-only code, runtimeShims.ts); recorded by make-task. */
     runtime: TaskRuntimeSchema.optional(),
     /** make-task's provenance: each change it made to get the script running (taskmaking/provenance.ts). */
@@ -204,6 +207,7 @@ export function taskCandidate(taskId: string, script: string, meta: TaskMetadata
     ...(meta?.files ? { files: meta.files } : {}),
     ...(meta?.verify ? { verify: meta.verify } : {}),
     ...(meta?.env ? { env: meta.env } : {}),
+    ...(meta?.mounts?.length ? { mounts: meta.mounts } : {}),
     ...(meta?.runtime ? { runtime: meta.runtime } : {}),
     ...(meta?.hub ? { hub: meta.hub } : {}),
     ...(meta?.natural_drift ? { natural_drift: meta.natural_drift } : {}),
