@@ -29,6 +29,12 @@ are passed on to the library as given (a keyword a release removed still fails a
   locally as they do. Each stubbed call first binds its arguments to the release's own
   signature, so a keyword the release does not take fails as it would. Git-based
   `Repository` clones (transformers < 4.3x Trainer) are not covered.
+- offline-hub-queries: an offline one too. `huggingface_hub.file_exists` asks the Hub whether a repo has
+  a file and, offline, raises (`OfflineModeIsEnabled`); libraries that call it unguarded (PEFT's
+  adapter loading before its offline check) then cannot load what the offline hub holds. With
+  HF_HUB_OFFLINE set, it answers from the local hub cache instead (`try_to_load_from_cache`: True when
+  the file is cached), after binding its arguments to the release's own signature. Online it runs as
+  shipped.
 """
 import functools
 import importlib.abc
@@ -37,7 +43,7 @@ import importlib.util
 import os
 import sys
 
-SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision", "trained-model-evidence", "no-hub-push")
+SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision", "trained-model-evidence", "no-hub-push", "offline-hub-queries")
 _active = set()
 # One entry per from_pretrained in progress: whether its quantization was dropped.
 _dropped = []
@@ -401,6 +407,46 @@ def _patch_hub_writes(mod):
                 setattr(mod, name, getattr(api, name))
 
 
+# --- offline-hub-queries -----------------------------------------------------------------------
+
+
+def _offline():
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in ("1", "ON", "YES", "TRUE")
+
+
+def _cached_file_exists(func):
+    import inspect
+
+    sig = inspect.signature(func)
+
+    @functools.wraps(func)
+    def file_exists(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs).arguments  # a keyword the release does not take fails as it would
+        if not _offline():
+            return func(*args, **kwargs)
+        from huggingface_hub.file_download import try_to_load_from_cache
+
+        found = try_to_load_from_cache(
+            bound["repo_id"], bound["filename"], revision=bound.get("revision"), repo_type=bound.get("repo_type")
+        )
+        return isinstance(found, str)
+
+    file_exists._forgeenv_shim = True
+    return file_exists
+
+
+def _patch_hub_queries(mod):
+    cls = getattr(mod, "HfApi", None)
+    func = cls.__dict__.get("file_exists") if cls is not None else None
+    if func is None or getattr(func, "_forgeenv_shim", False):
+        return
+    cls.file_exists = _cached_file_exists(func)
+    # The module's alias (`file_exists = api.file_exists`) was bound at import: rebind it.
+    api = getattr(mod, "api", None)
+    if isinstance(api, cls) and hasattr(mod, "file_exists"):
+        mod.file_exists = api.file_exists
+
+
 def _when(shims, hook):
     def run(mod):
         if _active & set(shims):
@@ -415,7 +461,10 @@ _HOOKS = {
     "transformers.utils.quantization_config": _when(["no-quantization"], _patch_bnb_config),
     "transformers.training_args": _when(["no-mixed-precision"], _patch_training_args),
     "accelerate.accelerator": _when(["no-mixed-precision"], _patch_accelerator),
-    "huggingface_hub.hf_api": _when(["no-hub-push"], _patch_hub_writes),
+    "huggingface_hub.hf_api": lambda mod: (
+        _when(["no-hub-push"], _patch_hub_writes)(mod),
+        _when(["offline-hub-queries"], _patch_hub_queries)(mod),
+    ),
     # Not a CPU adaptation: the evidence of training for a script that saves no model (_forgeenv_evidence.py).
     "torch.optim.optimizer": _when(["trained-model-evidence"], lambda mod: __import__("_forgeenv_evidence").install_hook(mod)),
 }

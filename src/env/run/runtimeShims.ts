@@ -6,7 +6,14 @@
 // the simulated stand-ins have no CUDA to adapt.
 import { z } from 'zod';
 
-export const RUNTIME_SHIMS = ['cuda-to-cpu', 'no-quantization', 'no-mixed-precision', 'trained-model-evidence', 'no-hub-push'] as const;
+export const RUNTIME_SHIMS = [
+  'cuda-to-cpu',
+  'no-quantization',
+  'no-mixed-precision',
+  'trained-model-evidence',
+  'no-hub-push',
+  'offline-hub-queries',
+] as const;
 export const RuntimeShimSchema = z.enum(RUNTIME_SHIMS);
 export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
 
@@ -22,6 +29,8 @@ export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
     "the script saves no model: the model whose parameters its optimizer trained is saved at exit into the run folder's .forgeenv-evidence/model (save_pretrained) for the verifier",
   'no-hub-push':
     "Hub uploads send nothing and are recorded on stderr (huggingface_hub's create_repo, create_commit, upload_file, upload_folder, whoami …, their arguments bound to the release's signature); push_to_hub itself runs as the release has it and saves locally",
+  'offline-hub-queries':
+    "huggingface_hub's file_exists, which raises offline, answers from the local hub cache (True when the file is cached) when HF_HUB_OFFLINE is set, its arguments bound to the release's signature",
 };
 
 /** Where the trained-model-evidence shim saves the trained model, relative to the run folder (resources/shims/_forgeenv_evidence.py). */

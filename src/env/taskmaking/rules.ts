@@ -1236,6 +1236,17 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A library asked the Hub whether a repo has a file (`huggingface_hub.file_exists`: PEFT's adapter
+    // loading before its offline check) and offline mode refused the metadata request of a `/resolve/`
+    // URL (a download offline never gets that far: it reads the cache first). The offline-hub-queries shim
+    // answers from the local hub cache, as the Hub would for what it holds. Exception scope: the frame
+    // naming file_exists is often beyond the diagnosed tail.
+    id: 'offline-hub-query',
+    scope: 'exception',
+    pattern: /OfflineModeIsEnabled: Cannot reach https?:\/\/\S+\/resolve\/\S+/,
+    apply: (_m, ctx) => addShim('offline-hub-query', ctx, 'offline-hub-queries'),
+  },
+  {
     // The script uploads to the Hub itself (`model.push_to_hub(...)`, `trainer.push_to_hub()`,
     // `create_repo`/`upload_folder`) and the offline, token-less run fails there: the no-hub-push shim
     // makes the uploads recorded no-ops (push_to_hub still runs as the release has it). Once the task
