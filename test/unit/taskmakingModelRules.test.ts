@@ -239,13 +239,18 @@ model = AutoModelForMaskedLM.from_config(config)
     assert.ok(d && d.outcome.kind === 'adapt' && d.outcome.adaptation.rule === 'no-quantized-loading');
   });
 
-  test("an UnboundLocalError raised in a library's own code is a library-API error (the snapshot falls back); in the script it is not", () => {
+  test("an UnboundLocalError or ValueError raised in a library's own code is a library-API error (the snapshot falls back); in the script it is not", () => {
     const lib =
       'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 42, in <module>\n    inputs = processor(prompts, return_tensors="pt")\n  File "/venv/lib/python3.11/site-packages/transformers/models/idefics/processing_idefics.py", line 347, in __call__\n    if prompts is None:\nUnboundLocalError: cannot access local variable \'prompts\' where it is not associated with a value\n';
     assert.equal(raisedInLibraryCode(lib), true);
     const own =
       'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 42, in <module>\n    x = extension\nUnboundLocalError: cannot access local variable \'extension\' where it is not associated with a value\n';
     assert.equal(raisedInLibraryCode(own), false);
+    // A ValueError of the library about how the script combines its arguments (written after trl 0.8's DPOTrainer).
+    const combo =
+      'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 90, in <module>\n    trainer = DPOTrainer(model, ref_model, peft_config=cfg)\n  File "/venv/lib/python3.11/site-packages/trl/trainer/dpo_trainer.py", line 185, in __init__\n    raise ValueError(\nValueError: You passed both a ref_model and a peft_config.\n';
+    assert.equal(raisedInLibraryCode(combo), true);
+    assert.equal(raisedInLibraryCode(combo.replace('site-packages/trl/trainer/dpo_trainer.py', 'run/helpers.py')), false);
     const fits: SnapshotFit[] = [
       { id: '2025-09', date: '2025-09-15', missing: [], unknown: 0, ready: true },
       { id: '2026-11', date: '2026-11-15', missing: [], unknown: 0, ready: true },

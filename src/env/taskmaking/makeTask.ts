@@ -494,14 +494,16 @@ export function withSnapshotGap(refusal: { rule: string; reason: string }, fits:
 }
 
 /**
- * An UnboundLocalError raised in a Hugging Face library's own code (its last traceback frame): the library no
- * longer handles the call as the script makes it (IDEFICS' processor given `prompts` positionally in transformers
- * 5), which is the script's API drift like an unexpected keyword.
+ * An UnboundLocalError or ValueError raised in a Hugging Face library's own code (its last traceback frame): the
+ * library no longer handles the call as the script makes it (IDEFICS' processor given `prompts` positionally in
+ * transformers 5; trl 0.8's DPOTrainer refusing a `ref_model` beside a `peft_config`, which trl 0.7 took), which is
+ * the script's API drift like an unexpected keyword. Only an error no rule recognises gets here, and the fallback is
+ * bounded: a ValueError of the script's own making fails at every snapshot and ends as `api-in-no-snapshot`.
  */
 export function raisedInLibraryCode(output: string): boolean {
   const lines = output.trimEnd().split('\n');
   let at = lines.length - 1;
-  while (at >= 0 && !/^UnboundLocalError: /.test(lines[at])) at--;
+  while (at >= 0 && !/^(?:UnboundLocalError|ValueError): /.test(lines[at])) at--;
   if (at < 0) return false;
   const frame = lines
     .slice(0, at)
