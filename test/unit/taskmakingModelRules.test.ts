@@ -262,6 +262,14 @@ model = AutoModelForMaskedLM.from_config(config)
     };
     assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: lib } }, fits, ['2026-11']), '2025-09');
     assert.equal(fallbackSnapshot({ refusal, last: { stdout: '', stderr: own } }, fits, ['2026-11']), undefined);
+    // A call with more positional arguments than the release's function takes (a parameter added later) is an API error too.
+    const positional = {
+      rule: 'unrecognised-error',
+      reason: 'no rule recognises the error: TypeError: get_parameter_names() takes 2 positional arguments but 3 were given',
+    };
+    assert.equal(fallbackSnapshot({ refusal: positional }, fits, ['2026-11']), '2025-09');
+    const notApi = { rule: 'unrecognised-error', reason: "no rule recognises the error: TypeError: unhashable type: 'dict'" };
+    assert.equal(fallbackSnapshot({ refusal: notApi }, fits, ['2026-11']), undefined);
   });
 
   test('an args dump the script logs (fp16=False, …, device=…) is not an fp16 error', () => {
