@@ -21,6 +21,18 @@ describe('an API error predicted from the recorded API', () => {
     assert.equal(apiErrorRecursAt(fromScript(SFT_TOKENIZER), '2026-03'), true);
   });
 
+  test("more positional arguments than the release's function takes: recurs where every recorded one takes fewer", () => {
+    // transformers 4.42 (2024-06) took get_parameter_names(model, forbidden_layer_types); 4.50 (2025-03) added forbidden_layer_names.
+    const err = fromScript('TypeError: get_parameter_names() takes 2 positional arguments but 3 were given');
+    assert.equal(apiErrorRecursAt(err, '2024-06'), true);
+    assert.equal(apiErrorRecursAt(err, '2025-03'), false);
+    // Raised inside a library (its own call), the recorded signatures say nothing about it.
+    assert.equal(
+      apiErrorRecursAt(fromLibrary('TypeError: get_parameter_names() takes 2 positional arguments but 3 were given'), '2024-06'),
+      false,
+    );
+  });
+
   test('a name the script imports: recurs where the module lacks it', () => {
     const err = fromScript("ImportError: cannot import name 'AdamW' from 'transformers' (/venv/transformers/__init__.py)");
     assert.equal(apiErrorRecursAt(err, '2023-12'), false);

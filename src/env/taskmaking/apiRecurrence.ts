@@ -1,6 +1,6 @@
 // Whether a library API error a run raised at one snapshot would recur at another, read from the other
 // snapshot's recorded API data (resources/snapshots/api): a keyword the class's recorded signature lacks, a
-// name its module lacks. The snapshot fallback skips such a snapshot instead of spending a run on it, so
+// name its module lacks, more positional arguments than a function takes. The snapshot fallback skips such a snapshot instead of spending a run on it, so
 // that adding a snapshot between two that fail the same way does not push a working older one out of reach.
 // Conservative: anything the data cannot tell (no signature, `**kwargs`, no such object) is "may not recur".
 import { hasSnapshotApi, loadPackageApi, type PackageApi } from '../snapshots/api';
@@ -11,6 +11,20 @@ const UNEXPECTED_KEYWORD = /TypeError: ([\w.]+)\.(\w+)\(\) got an unexpected key
 const CANNOT_IMPORT = /ImportError: cannot import name '(\w+)' from '([\w.]+)'/;
 const MODULE_LACKS = /AttributeError: module '([\w.]+)' has no attribute '(\w+)'/;
 const OBJECT_LACKS = /AttributeError: '(\w+)' object has no attribute '(\w+)'/;
+const TOO_MANY_POSITIONAL = /TypeError: (\w+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given/;
+
+/**
+ * The most positional arguments each recorded module-level function named `qualname` takes in one package's data
+ * (Infinity with `*args`); empty when none is recorded.
+ */
+function positionalLimits(api: PackageApi, qualname: string): number[] {
+  const out: number[] = [];
+  for (const obj of Object.values(api.objects)) {
+    if (obj.kind !== 'function' || obj.qualname !== qualname || !obj.signature) continue;
+    out.push(obj.signature.some((p) => p[1] === '*') ? Infinity : obj.signature.filter((p) => p[1] === 'p' || p[1] === 'pk').length);
+  }
+  return out;
+}
 
 /**
  * Whether a dataclass named `qualname` (a config the script parses: trl's ModelConfig, SFTConfig) lacks `attr` in one
@@ -78,6 +92,14 @@ export function apiErrorRecursAt(output: string, id: string): boolean {
     if (!found.length) return false;
     // Every recorded class of that name refuses the keyword: no parameter of that name, no `**kwargs`.
     return found.every((sig) => !sig.some(([name, kind]) => kind === '**' || (name === keyword && (kind === 'pk' || kind === 'k'))));
+  }
+  const positional = TOO_MANY_POSITIONAL.exec(error);
+  if (positional) {
+    if (!raisedInScript(output, positional[0])) return false;
+    const given = Number(positional[3]);
+    const limits = INFERENCE_LIBRARIES.flatMap((pkg) => positionalLimits(loadPackageApi(id, pkg), positional[1]));
+    // Every recorded function of that name takes fewer than the script passes (a parameter a later release added).
+    return limits.length > 0 && limits.every((n) => n < given);
   }
   const lacks = OBJECT_LACKS.exec(error);
   if (lacks) {
