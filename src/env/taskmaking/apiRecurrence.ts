@@ -1,7 +1,8 @@
 // Whether a library API error a run raised at one snapshot would recur at another, read from the other
 // snapshot's recorded API data (resources/snapshots/api): a keyword the class's recorded signature lacks, a
-// name its module lacks, more positional arguments than a function takes. The snapshot fallback skips such a snapshot instead of spending a run on it, so
-// that adding a snapshot between two that fail the same way does not push a working older one out of reach.
+// name its module lacks, more positional arguments than a function takes. The snapshot fallback skips such a
+// snapshot instead of spending a run on it, so that adding a snapshot between two that fail the same way does
+// not push a working older one out of reach.
 // Conservative: anything the data cannot tell (no signature, `**kwargs`, no such object) is "may not recur".
 import { hasSnapshotApi, loadPackageApi, type PackageApi } from '../snapshots/api';
 import { lastErrorLine } from './rules';
