@@ -252,6 +252,10 @@ describe('api-in-no-snapshot: API errors at every snapshot the fallback tried', 
     assert.deepEqual(acrossSnapshots(last, '2025-03', fallbacks.slice(1)), last);
     const other = { rule: 'unrecognised-error', reason: 'no rule recognises the error: IndexError: index out of range' };
     assert.deepEqual(acrossSnapshots(other, '2025-03', fallbacks), other);
+    // No run at another snapshot, but its recorded API predicts the same error there: refused the same way, saying so.
+    const predicted = acrossSnapshots(last, '2024-06', fallbacks.slice(1), ['2023-12', '2024-04']);
+    assert.equal(predicted.rule, 'api-in-no-snapshot');
+    assert.match(predicted.reason, /at 2024-06: AttributeError: .*; by their recorded API the same error recurs at 2023-12, 2024-04$/);
   });
 });
 

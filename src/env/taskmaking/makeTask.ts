@@ -316,7 +316,12 @@ async function makeTaskUnguarded(
       entry,
       snapshot,
       rounds: adapted.rounds,
-      refusal: acrossSnapshots(withSnapshotGap(adapted.refusal, first.fits), choice.id, adaptations),
+      refusal: acrossSnapshots(
+        withSnapshotGap(adapted.refusal, first.fits),
+        choice.id,
+        adaptations,
+        recurringAt(adapted.last, first.fits, tried),
+      ),
     });
   // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
   const untrainable = adapted.last && constantRewardReason(outputOf(adapted.last));
@@ -471,15 +476,29 @@ export function acrossSnapshots(
   refusal: { rule: string; reason: string },
   last: string,
   adaptations: ReadonlyArray<{ rule: string; error: string; change: string }>,
+  /** Untried snapshots where the script's imports exist and the recorded API shows the last error would recur. */
+  predicted: readonly string[] = [],
 ): { rule: string; reason: string } {
   const fallbacks = adaptations.filter((a) => a.rule === 'snapshot-fallback');
-  if (!fallbacks.length || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
+  if ((!fallbacks.length && !predicted.length) || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
   const short = (r: string) => r.replace(/^no rule recognises the error: /, '').slice(0, 160);
   const each = fallbacks.map((a) => `at ${/^snapshot (\S+)/.exec(a.change)?.[1] ?? '?'}: ${short(a.error)}`);
+  const recorded = predicted.length ? `; by their recorded API the same error recurs at ${predicted.join(', ')}` : '';
   return {
     rule: 'api-in-no-snapshot',
-    reason: `the script uses library APIs that none of the snapshots tried has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}`,
+    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}${recorded}`,
   };
+}
+
+/** The untried snapshots where every import of the script exists and the recorded API predicts the last run's error. */
+function recurringAt(
+  last: { stdout: string; stderr: string } | undefined,
+  fits: readonly SnapshotFit[],
+  tried: readonly string[],
+): string[] {
+  if (!last) return [];
+  const output = `${last.stdout}\n${last.stderr}`;
+  return fits.filter((f) => f.missing.length === 0 && !tried.includes(f.id) && apiErrorRecursAt(output, f.id)).map((f) => f.id);
 }
 
 /** A module-not-installed refusal of a library module no snapshot has: says so, with the releases the snapshots pin. */
