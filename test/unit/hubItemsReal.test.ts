@@ -5,39 +5,17 @@
 // Slow: one generator run per snapshot (~30 s) and one reader per check.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ensureHubItems, HubItemsError } from '../../src/env/hub/ensure';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
-import { realModeEnv } from '../../src/env/run/realMode';
+import { localHubDir } from '../../src/env/hub/localHub';
 import { getSnapshot } from '../../src/env/snapshots/registry';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { realHubFixture } from './realHubFixture';
 
-const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-hubitems-'));
-after(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-function skipReason(snapshot: string): string | false {
-  if (!isSnapshotVenvReady(snapshot)) return `the ${snapshot} snapshot venv is not built (${snapshotPython(snapshot)})`;
-  if (!isLocalHubReady(snapshot)) return `the ${snapshot} base hub is not built (${localHubDir(snapshot)})`;
-  return false;
-}
-
-/** Runs `code` with the snapshot's python against `hubDir`, offline; returns stdout (throws with stderr). */
-function readBack(snapshot: string, hubDir: string, code: string): string {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: cacheDir,
-    ...realModeEnv(hubDir),
-    TRANSFORMERS_VERBOSITY: 'error',
-    HF_METRICS_CACHE: join(cacheDir, 'metrics'),
-  };
-  const r = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
-  assert.equal(r.status, 0, `reader failed:\n${r.stderr.slice(-3000)}`);
-  return r.stdout;
-}
+const { cacheDir, skipReason, readBack } = realHubFixture('forgeenv-hubitems-');
 
 // A script the project has never seen: its dataset is in no table, so its columns come from the script.
 const SCRIPT = `

@@ -3,25 +3,15 @@
 // way a seq2seq training script uses them (labels shifted right need decoder_start_token_id). Skipped, saying
 // why, when the 2023-12 venv or its base hub is not built.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ensureHubItems } from '../../src/env/hub/ensure';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
-import { realModeEnv } from '../../src/env/run/realMode';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { localHubDir } from '../../src/env/hub/localHub';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { realHubFixture } from './realHubFixture';
 
 const snapshot = '2023-12';
-const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-hubspecial-'));
-after(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-const skip = !isSnapshotVenvReady(snapshot)
-  ? `the ${snapshot} snapshot venv is not built`
-  : !isLocalHubReady(snapshot)
-    ? `the ${snapshot} base hub is not built`
-    : false;
+const { cacheDir, skipReason, readBack } = realHubFixture('forgeenv-hubspecial-');
+const skip = skipReason(snapshot);
 
 describe('special-token config of tiny encoder-decoder models', { skip }, () => {
   test('a Flan-T5 id starts decoding with pad, a BART id with eos; a loss with labels works', { timeout: 600_000 }, async () => {
@@ -46,13 +36,8 @@ for mid in ["acme/flan-t5-xl-sharded", "acme/bart-large-news"]:
     res[mid] = {"start": m.config.decoder_start_token_id, "pad": t.pad_token_id, "eos": t.eos_token_id, "loss": loss}
 print(json.dumps(res))
 `;
-    const env = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
-    const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
-    assert.equal(p.status, 0, p.stderr.slice(-3000));
-    const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<
-      string,
-      { start: number | null; pad: number; eos: number; loss: number }
-    >;
+    const p = readBack(snapshot, r.hubDir, code);
+    const res = JSON.parse(p.trim().split('\n').pop()!) as Record<string, { start: number | null; pad: number; eos: number; loss: number }>;
     const t5 = res['acme/flan-t5-xl-sharded'];
     const bart = res['acme/bart-large-news'];
     assert.equal(t5.start, t5.pad, 'T5 checkpoints start decoding with the pad token');

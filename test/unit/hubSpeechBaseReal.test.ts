@@ -3,24 +3,15 @@
 // from its data (`AutoModelForCTC.from_pretrained(id, vocab_size=len(tokenizer))`) loads as it does with the real
 // checkpoint, instead of failing on a saved lm_head of another size. Built and read back by the 2024-06 venv.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ensureHubItems } from '../../src/env/hub/ensure';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
-import { realModeEnv } from '../../src/env/run/realMode';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { localHubDir } from '../../src/env/hub/localHub';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { realHubFixture } from './realHubFixture';
 
 const snapshot = '2024-06';
-const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-speechbase-'));
-after(() => rmSync(cacheDir, { recursive: true, force: true }));
-const skip = !isSnapshotVenvReady(snapshot)
-  ? `the ${snapshot} snapshot venv is not built`
-  : !isLocalHubReady(snapshot)
-    ? `the ${snapshot} base hub is not built`
-    : false;
+const { cacheDir, skipReason, readBack } = realHubFixture('forgeenv-speechbase-');
+const skip = skipReason(snapshot);
 
 describe('pretraining-only speech checkpoints', { skip }, () => {
   test("a CTC head of the script's own vocabulary size loads over the tiny facebook/wav2vec2-base", { timeout: 600_000 }, async () => {
@@ -39,9 +30,7 @@ describe('pretraining-only speech checkpoints', { skip }, () => {
       'm = AutoModelForCTC.from_pretrained("facebook/wav2vec2-base", config=c)',
       'print("heads", m.lm_head.out_features, c.architectures)',
     ].join('\n');
-    const env = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(r.hubDir), TRANSFORMERS_VERBOSITY: 'error' };
-    const out = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
-    assert.equal(out.status, 0, out.stderr.slice(-2000));
-    assert.match(out.stdout, /heads 37 \['Wav2Vec2Model'\]/);
+    const out = readBack(snapshot, r.hubDir, code);
+    assert.match(out, /heads 37 \['Wav2Vec2Model'\]/);
   });
 });

@@ -1,0 +1,40 @@
+// Hub items built for real in a snapshot venv, for the calling test file: a temporary items cache (removed
+// after the file), the skip reason of a snapshot whose venv or base hub is not built, and a reader that runs
+// code with the snapshot's python against a hub, offline, the way a training script reads it.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
+import { realModeEnv } from '../../src/env/run/realMode';
+import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+
+export function realHubFixture(prefix: string): {
+  cacheDir: string;
+  skipReason: (snapshot: string) => string | false;
+  readBack: (snapshot: string, hubDir: string, code: string) => string;
+} {
+  const cacheDir = mkdtempSync(join(tmpdir(), prefix));
+  after(() => rmSync(cacheDir, { recursive: true, force: true }));
+  const skipReason = (snapshot: string): string | false => {
+    if (!isSnapshotVenvReady(snapshot)) return `the ${snapshot} snapshot venv is not built (${snapshotPython(snapshot)})`;
+    if (!isLocalHubReady(snapshot)) return `the ${snapshot} base hub is not built (${localHubDir(snapshot)})`;
+    return false;
+  };
+  /** Runs `code` with the snapshot's python against `hubDir`, offline; returns stdout (fails the test with stderr). */
+  const readBack = (snapshot: string, hubDir: string, code: string): string => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: cacheDir,
+      ...realModeEnv(hubDir),
+      TRANSFORMERS_VERBOSITY: 'error',
+      HF_METRICS_CACHE: join(cacheDir, 'metrics'),
+    };
+    const r = spawnSync(snapshotPython(snapshot), ['-c', code], { env, cwd: cacheDir, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(r.status, 0, `reader failed:\n${r.stderr.slice(-3000)}`);
+    return r.stdout;
+  };
+  return { cacheDir, skipReason, readBack };
+}
