@@ -133,27 +133,38 @@ import torch  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 from trl import SFTConfig, SFTTrainer  # noqa: E402
 
+
+def tiny_gpt2():
+    """A tiny random GPT-2 over the exports' tokenizer: enough for one CPU step."""
+    torch.manual_seed(0)
+    cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    return GPT2LMHeadModel(cfg)
+
+
+def step_args(config_cls, out, batch):
+    """`config_cls` (SFTConfig, KTOConfig, DPOConfig) for one logged CPU step, saving nothing."""
+    return config_cls(
+        output_dir=os.path.join(work, out),
+        max_steps=1,
+        per_device_train_batch_size=batch,
+        max_length=1024,
+        use_cpu=True,
+        report_to=[],
+        save_strategy="no",
+        logging_steps=1,
+        dataloader_pin_memory=False,
+        dataset_num_proc=1,
+    )
+
+
 for e in manifest["exports"]:
     if e["format"] != "trl-sft" or e.get("completion") == "fenced":
         continue
 
     @check(f"SFTTrainer one step on CPU: {e['name']}")
     def _(e=e):
-        torch.manual_seed(0)
-        cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-        model = GPT2LMHeadModel(cfg)
-        args = SFTConfig(
-            output_dir=os.path.join(work, f"sft-{e['name']}"),
-            max_steps=1,
-            per_device_train_batch_size=2,
-            max_length=1024,
-            use_cpu=True,
-            report_to=[],
-            save_strategy="no",
-            logging_steps=1,
-            dataloader_pin_memory=False,
-            dataset_num_proc=1,
-        )
+        model = tiny_gpt2()
+        args = step_args(SFTConfig, f"sft-{e['name']}", 2)
         trainer = SFTTrainer(model=model, args=args, train_dataset=loaded[e["name"]], processing_class=tokenizer)
         # Prompt-completion rows train on the completion only: TRL marks it with a completion mask
         # (older releases) or with labels that are -100 over the prompt (newer ones).
@@ -178,21 +189,8 @@ from trl import DPOConfig, DPOTrainer, KTOConfig, KTOTrainer  # noqa: E402
 
 def one_step(config_cls, trainer_cls, ds, out):
     """One step of `trainer_cls` with a tiny GPT-2 (and its reference copy) on `ds`; returns the loss."""
-    torch.manual_seed(0)
-    cfg = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    args = config_cls(
-        output_dir=os.path.join(work, out),
-        max_steps=1,
-        per_device_train_batch_size=len(ds),
-        max_length=1024,
-        use_cpu=True,
-        report_to=[],
-        save_strategy="no",
-        logging_steps=1,
-        dataloader_pin_memory=False,
-        dataset_num_proc=1,
-    )
-    trainer = trainer_cls(model=GPT2LMHeadModel(cfg), ref_model=GPT2LMHeadModel(cfg), args=args, train_dataset=ds, processing_class=tokenizer)
+    model = tiny_gpt2()
+    trainer = trainer_cls(model=model, ref_model=tiny_gpt2(), args=step_args(config_cls, out, len(ds)), train_dataset=ds, processing_class=tokenizer)
     result = trainer.train()
     assert trainer.state.global_step == 1, f"global_step {trainer.state.global_step}"
     assert math.isfinite(result.training_loss), f"loss {result.training_loss}"
