@@ -545,13 +545,21 @@ export function withSnapshotGap(refusal: { rule: string; reason: string }, fits:
  */
 export function raisedInLibraryCode(output: string): boolean {
   const lines = output.trimEnd().split('\n');
+  const frameBefore = (at: number) =>
+    lines
+      .slice(0, at)
+      .reverse()
+      .find((l) => /^\s*File "/.test(l));
   let at = lines.length - 1;
   while (at >= 0 && !/^(?:UnboundLocalError|ValueError): /.test(lines[at])) at--;
   if (at < 0) return false;
-  const frame = lines
-    .slice(0, at)
-    .reverse()
-    .find((l) => /^\s*File "/.test(l));
+  let frame = frameBefore(at);
+  // Re-raised by a multiprocessing pool (`squad_convert_examples_to_features(threads=…)`): the worker's own
+  // traceback, printed above as a RemoteTraceback with the same error, names the frame that raised it.
+  if (frame && /[/\\]multiprocessing[/\\]pool\.py"/.test(frame)) {
+    const worker = lines.lastIndexOf(lines[at], at - 1);
+    frame = worker >= 0 && lines.slice(0, worker).some((l) => /RemoteTraceback/.test(l)) ? frameBefore(worker) : undefined;
+  }
   return (
     !!frame &&
     /[/\\](?:transformers|trl|peft|datasets|accelerate)[/\\][^"]*\.py", line \d+/.test(frame) &&
