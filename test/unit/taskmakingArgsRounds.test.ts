@@ -276,8 +276,13 @@ describe('api-in-no-snapshot: API errors at every snapshot the fallback tried', 
       fit('2024-06', '2024-06-30', []),
       fit('2024-09', '2024-09-30', ['datasets.load_metric (line 3)']),
       fit('2025-03', '2025-03-31', ['datasets.load_metric (line 3)']),
+      fit('2025-09', '2025-09-30', ['datasets.load_metric (line 3)', 'transformers.Trainer(tokenizer=) (line 8)']),
     ];
-    const accepted = acceptedWhereImportsLack({ stdout: '', stderr }, fits);
+    assert.deepEqual(acceptedWhereImportsLack({ stdout: '', stderr }, fits)?.lacks, [
+      'datasets.load_metric (line 3)',
+      'transformers.Trainer(tokenizer=) (line 8) (at 2025-09)',
+    ]);
+    const accepted = acceptedWhereImportsLack({ stdout: '', stderr }, fits.slice(0, 3));
     assert.deepEqual(accepted, { ids: ['2025-03'], lacks: ['datasets.load_metric (line 3)'] });
     const last = { rule: 'unrecognised-error', reason: `no rule recognises the error: ${stderr.split('\n').pop()}` };
     const r = acrossSnapshots(last, '2024-06', [], ['2023-12'], accepted);

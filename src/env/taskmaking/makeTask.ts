@@ -511,7 +511,12 @@ export function acceptedWhereImportsLack(
   const output = `${last.stdout}\n${last.stderr}`;
   const there = fits.filter((f) => f.missing.length > 0 && apiErrorFixedAt(output, f.id));
   if (!there.length) return undefined;
-  return { ids: there.map((f) => f.id), lacks: [...new Set(there.flatMap((f) => f.missing))] };
+  // Each missing import once; one not missing at all of them says where it is.
+  const lacks = [...new Set(there.flatMap((f) => f.missing))].map((m) => {
+    const at = there.filter((f) => f.missing.includes(m)).map((f) => f.id);
+    return at.length === there.length ? m : `${m} (at ${at.join(', ')})`;
+  });
+  return { ids: there.map((f) => f.id), lacks };
 }
 
 /** The untried snapshots where every import of the script exists and the recorded API predicts the last run's error. */
