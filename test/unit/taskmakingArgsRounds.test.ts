@@ -257,6 +257,42 @@ describe('api-in-no-snapshot: API errors at every snapshot the fallback tried', 
     assert.equal(predicted.rule, 'api-in-no-snapshot');
     assert.match(predicted.reason, /at 2024-06: AttributeError: .*; by their recorded API the same error recurs at 2023-12, 2024-04$/);
   });
+
+  test('the snapshots whose recorded API accepts the failing call, and the imports they lack, are named', async () => {
+    const { acrossSnapshots, acceptedWhereImportsLack } = await import('../../src/env/taskmaking/makeTask');
+    const { apiErrorFixedAt } = await import('../../src/env/taskmaking/apiRecurrence');
+    // transformers' get_parameter_names gained its third parameter (forbidden_layer_names) in 4.50 (snapshot 2025-03).
+    const stderr = [
+      'Traceback (most recent call last):',
+      '  File "train.py", line 9, in <module>',
+      '    names = get_parameter_names(model, [torch.nn.LayerNorm], ["bias"])',
+      'TypeError: get_parameter_names() takes 2 positional arguments but 3 were given',
+    ].join('\n');
+    assert.equal(apiErrorFixedAt(stderr, '2025-03'), true);
+    assert.equal(apiErrorFixedAt(stderr, '2024-09'), false);
+    assert.equal(apiErrorFixedAt(stderr.replace(/3 were/, '4 were'), '2025-03'), false);
+    const fit = (id: string, date: string, missing: string[]) => ({ id, date, missing, unknown: 0, ready: true });
+    const fits = [
+      fit('2024-06', '2024-06-30', []),
+      fit('2024-09', '2024-09-30', ['datasets.load_metric (line 3)']),
+      fit('2025-03', '2025-03-31', ['datasets.load_metric (line 3)']),
+      fit('2025-09', '2025-09-30', ['datasets.load_metric (line 3)', 'transformers.Trainer(tokenizer=) (line 8)']),
+    ];
+    assert.deepEqual(acceptedWhereImportsLack({ stdout: '', stderr }, fits)?.lacks, [
+      'datasets.load_metric (line 3)',
+      'transformers.Trainer(tokenizer=) (line 8) (at 2025-09)',
+    ]);
+    const accepted = acceptedWhereImportsLack({ stdout: '', stderr }, fits.slice(0, 3));
+    assert.deepEqual(accepted, { ids: ['2025-03'], lacks: ['datasets.load_metric (line 3)'] });
+    const last = { rule: 'unrecognised-error', reason: `no rule recognises the error: ${stderr.split('\n').pop()}` };
+    const r = acrossSnapshots(last, '2024-06', [], ['2023-12'], accepted);
+    assert.equal(r.rule, 'api-in-no-snapshot');
+    assert.match(
+      r.reason,
+      /the recorded API of 2025-03 accepts that call, but there the script's imports lack datasets\.load_metric \(line 3\)$/,
+    );
+    assert.equal(acceptedWhereImportsLack({ stdout: '', stderr: 'IndexError: out of range' }, fits), undefined);
+  });
 });
 
 describe("tasks.json mounts (make-task's output-path-outside-run) reach the task", () => {

@@ -149,6 +149,12 @@ describe('rows a script selects', () => {
     assert.equal(selectedRows('ds = ds.select(range(10000))\nev = ev.select(range(0, 500))'), 10000);
     assert.equal(selectedRows('ds.select(range(50))'), undefined);
     assert.equal(selectedRows('ds.select(range(1_000_000))'), 20000);
+    // A tail held out by a count, literal or named: more rows than the count, so the head is not empty.
+    const heldOut = 'n_eval = 100\ntrain = ds.select(range(len(ds) - n_eval))\nev = ds.select(range(len(ds) - n_eval, len(ds)))';
+    assert.equal(selectedRows(heldOut), 164);
+    assert.equal(selectedRows('ev = ds.select(range(len(ds) - 300, len(ds)))'), 364);
+    assert.equal(selectedRows('for i in range(len(xs) - 1):\n    pass'), undefined);
+    assert.equal(selectedRows('ev = ds.select(range(len(ds) - k))'), undefined); // k is not a literal the script assigns
     const n = deriveHubNeeds('from datasets import load_dataset\nds = load_dataset("imdb", split="train")\nds = ds.select(range(10000))\n');
     // imdb is a base-hub dataset: served anyway, with the rows (and the base config).
     assert.deepEqual(

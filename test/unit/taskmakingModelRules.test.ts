@@ -250,6 +250,31 @@ model = AutoModelForMaskedLM.from_config(config)
     const combo =
       'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 90, in <module>\n    trainer = DPOTrainer(model, ref_model, peft_config=cfg)\n  File "/venv/lib/python3.11/site-packages/trl/trainer/dpo_trainer.py", line 185, in __init__\n    raise ValueError(\nValueError: You passed both a ref_model and a peft_config.\n';
     assert.equal(raisedInLibraryCode(combo), true);
+    // Raised in a multiprocessing pool's worker and re-raised by the pool (written after a real run at 2024-09, numpy 2.1
+    // under transformers 4.45's SQuAD features): the worker's frame decides.
+    const pooled = (workerFrame: string) =>
+      [
+        'multiprocessing.pool.RemoteTraceback: ',
+        '"""',
+        'Traceback (most recent call last):',
+        '  File "lib/python3.11/multiprocessing/pool.py", line 125, in worker',
+        '    result = (True, func(*args, **kwds))',
+        workerFrame,
+        '    pad_token_indices = np.where(span["input_ids"] == tokenizer.pad_token_id)',
+        'ValueError: Calling nonzero on 0d arrays is not allowed.',
+        '"""',
+        '',
+        'The above exception was the direct cause of the following exception:',
+        '',
+        'Traceback (most recent call last):',
+        '  File "train.py", line 465, in load_and_cache_examples',
+        '    features, dataset = squad_convert_examples_to_features(',
+        '  File "lib/python3.11/multiprocessing/pool.py", line 873, in next',
+        '    raise value',
+        'ValueError: Calling nonzero on 0d arrays is not allowed.',
+      ].join('\n');
+    assert.equal(raisedInLibraryCode(pooled('  File "site-packages/transformers/data/processors/squad.py", line 252, in f')), true);
+    assert.equal(raisedInLibraryCode(pooled('  File "train.py", line 30, in convert')), false);
     assert.equal(raisedInLibraryCode(combo.replace('site-packages/trl/trainer/dpo_trainer.py', 'run/helpers.py')), false);
     const fits: SnapshotFit[] = [
       { id: '2025-09', date: '2025-09-15', missing: [], unknown: 0, ready: true },

@@ -526,4 +526,19 @@ describe("verify-spec rules answer the verifier's findings", () => {
   test('a finding no rule answers gives nothing', () => {
     assert.equal(verifySpecFor('the held-out data has no image column (set verify.image)', '', []), undefined);
   });
+
+  test('base_model: the option the script loads the head-class model from, before the usual model options', () => {
+    const script = [
+      'tokenizer = AutoTokenizer.from_pretrained(model_args.model_name_or_path)',
+      'value_model = AutoModelForSequenceClassification.from_pretrained(training_args.reward_model_path, num_labels=1)',
+      'policy = AutoModelForCausalLM.from_pretrained(training_args.sft_model_path, **kw)',
+    ].join('\n');
+    const args = ['--model_name_or_path', 'gpt2', '--sft_model_path', 'EleutherAI/pythia-160m', '--reward_model_path', 'x/rm'];
+    const r = verifySpecFor('cannot load the base model (set verify.base_model and verify.head in tasks.json)', script, args);
+    assert.equal(r?.spec.base_model, 'EleutherAI/pythia-160m');
+    assert.equal(r?.spec.head, 'causal');
+    // Without that option in the args, the usual model options as before.
+    const plain = verifySpecFor('set verify.base_model', script, ['--model_name_or_path', 'gpt2']);
+    assert.equal(plain?.spec.base_model, 'gpt2');
+  });
 });

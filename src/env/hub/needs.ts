@@ -52,6 +52,8 @@ const HubIdSchema = z
 /** The most rows a synthetic split gets (a script's `.select(range(N))` above it is served this many). */
 export const MAX_SYNTHETIC_ROWS = 20_000;
 const DEFAULT_SYNTHETIC_ROWS = 64;
+/** The rows of a synthetic non-train split (make_hub_items.py). */
+const MIN_SYNTHETIC_SPLIT_ROWS = 16;
 
 export const ModelNeedSchema = z
   .object({
@@ -277,7 +279,22 @@ export function selectedRows(source: string): number | undefined {
   let most = 0;
   for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g))
     most = Math.max(most, Number(m[1].replace(/_/g, '')));
+  // A tail held out by count (`range(len(ds) - eval_samples, len(ds))`): fewer rows than the count make a
+  // negative index (pyarrow's "can't convert negative value to unsigned int"); the rest still needs a default split.
+  // Small counts (`range(len(xs) - 1)`, often not a dataset) fit every split as it is.
+  for (const n of heldOutCounts(source)) if (n >= MIN_SYNTHETIC_SPLIT_ROWS) most = Math.max(most, n + DEFAULT_SYNTHETIC_ROWS);
   return most > DEFAULT_SYNTHETIC_ROWS ? Math.min(most, MAX_SYNTHETIC_ROWS) : undefined;
+}
+
+/** The counts subtracted from a length inside `range(...)`: an integer literal or a name the script assigns one. */
+function heldOutCounts(source: string): number[] {
+  const counts: number[] = [];
+  for (const m of source.matchAll(/\brange\(\s*len\([^()]*\)\s*-\s*([A-Za-z_]\w*|\d[\d_]*)\b/g)) {
+    const term = m[1];
+    const literal = /^\d/.test(term) ? term : new RegExp(`^[ \\t]*${term}\\s*=\\s*(\\d[\\d_]*)\\s*(?:#.*)?$`, 'm').exec(source)?.[1];
+    if (literal) counts.push(Number(literal.replace(/_/g, '')));
+  }
+  return counts;
 }
 
 // ---------------------------------------------------------------- values

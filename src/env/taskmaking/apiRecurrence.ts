@@ -119,3 +119,30 @@ export function apiErrorRecursAt(output: string, id: string): boolean {
   if (!(INFERENCE_LIBRARIES as readonly string[]).includes(pkg)) return false;
   return apiPresence(loadPackageApi(id, pkg), { module, name, line: 0 }) === 'absent';
 }
+
+/**
+ * True when the data of snapshot `id` shows the script's failing call or import, the error ending `output`, accepted
+ * there: the keyword is a parameter of every recorded class of that name, every recorded function of that name takes
+ * that many positional arguments, the imported name exists. Used to name where a call works when no snapshot has
+ * the script's other imports too (`api-in-no-snapshot`); undefined data is "cannot tell" (false).
+ */
+export function apiErrorFixedAt(output: string, id: string): boolean {
+  if (!hasSnapshotApi(id)) return false;
+  const error = lastErrorLine(output);
+  const kw = UNEXPECTED_KEYWORD.exec(error);
+  if (kw) {
+    const [, cls, method, keyword] = kw;
+    const found = INFERENCE_LIBRARIES.flatMap((pkg) => methodParams(loadPackageApi(id, pkg), cls, method) ?? []);
+    return found.length > 0 && found.every((sig) => sig.some(([name, kind]) => name === keyword && (kind === 'pk' || kind === 'k')));
+  }
+  const positional = TOO_MANY_POSITIONAL.exec(error);
+  if (positional) {
+    const limits = INFERENCE_LIBRARIES.flatMap((pkg) => positionalLimits(loadPackageApi(id, pkg), positional[1]));
+    return limits.length > 0 && limits.every((n) => n >= Number(positional[3]));
+  }
+  const imp = CANNOT_IMPORT.exec(error);
+  if (!imp) return false;
+  const pkg = imp[2].split('.')[0];
+  if (!(INFERENCE_LIBRARIES as readonly string[]).includes(pkg)) return false;
+  return apiPresence(loadPackageApi(id, pkg), { module: imp[2], name: imp[1], line: 0 }) === 'present';
+}

@@ -16,7 +16,7 @@ import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
 import { adaptUntilRuns, outputOf } from './adaptLoop';
-import { apiErrorRecursAt } from './apiRecurrence';
+import { apiErrorFixedAt, apiErrorRecursAt } from './apiRecurrence';
 import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
@@ -321,6 +321,7 @@ async function makeTaskUnguarded(
         choice.id,
         adaptations,
         recurringAt(adapted.last, first.fits, tried),
+        acceptedWhereImportsLack(adapted.last, first.fits),
       ),
     });
   // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
@@ -478,6 +479,8 @@ export function acrossSnapshots(
   adaptations: ReadonlyArray<{ rule: string; error: string; change: string }>,
   /** Untried snapshots where the script's imports exist and the recorded API shows the last error would recur. */
   predicted: readonly string[] = [],
+  /** Snapshots whose recorded API accepts the failing call but lacks some of the script's imports (`acceptedWhereImportsLack`). */
+  accepted?: { ids: string[]; lacks: string[] },
 ): { rule: string; reason: string } {
   const fallbacks = adaptations.filter((a) => a.rule === 'snapshot-fallback');
   if ((!fallbacks.length && !predicted.length) || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
@@ -486,8 +489,34 @@ export function acrossSnapshots(
   const recorded = predicted.length ? `; by their recorded API the same error recurs at ${predicted.join(', ')}` : '';
   return {
     rule: 'api-in-no-snapshot',
-    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}${recorded}`,
+    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}${recorded}${acceptedClause(accepted)}`,
   };
+}
+
+/** The other side of the conflict: where the failing call works, and which of the script's imports those snapshots lack. */
+function acceptedClause(accepted: { ids: string[]; lacks: string[] } | undefined): string {
+  if (!accepted?.ids.length) return '';
+  return `; the recorded API of ${accepted.ids.join(', ')} accepts that call, but there the script's imports lack ${accepted.lacks.slice(0, 6).join(', ')}`;
+}
+
+/**
+ * The snapshots where the last run's failing call or import is accepted by the recorded API but some import of the
+ * script is missing, with the missing imports (deduplicated): why the fallback never tried them.
+ */
+export function acceptedWhereImportsLack(
+  last: { stdout: string; stderr: string } | undefined,
+  fits: readonly SnapshotFit[],
+): { ids: string[]; lacks: string[] } | undefined {
+  if (!last) return undefined;
+  const output = `${last.stdout}\n${last.stderr}`;
+  const there = fits.filter((f) => f.missing.length > 0 && apiErrorFixedAt(output, f.id));
+  if (!there.length) return undefined;
+  // Each missing import once; one not missing at all of them says where it is.
+  const lacks = [...new Set(there.flatMap((f) => f.missing))].map((m) => {
+    const at = there.filter((f) => f.missing.includes(m)).map((f) => f.id);
+    return at.length === there.length ? m : `${m} (at ${at.join(', ')})`;
+  });
+  return { ids: there.map((f) => f.id), lacks };
 }
 
 /** The untried snapshots where every import of the script exists and the recorded API predicts the last run's error. */
@@ -521,13 +550,21 @@ export function withSnapshotGap(refusal: { rule: string; reason: string }, fits:
  */
 export function raisedInLibraryCode(output: string): boolean {
   const lines = output.trimEnd().split('\n');
+  const frameBefore = (at: number) =>
+    lines
+      .slice(0, at)
+      .reverse()
+      .find((l) => /^\s*File "/.test(l));
   let at = lines.length - 1;
   while (at >= 0 && !/^(?:UnboundLocalError|ValueError): /.test(lines[at])) at--;
   if (at < 0) return false;
-  const frame = lines
-    .slice(0, at)
-    .reverse()
-    .find((l) => /^\s*File "/.test(l));
+  let frame = frameBefore(at);
+  // Re-raised by a multiprocessing pool (`squad_convert_examples_to_features(threads=…)`): the worker's own
+  // traceback, printed above as a RemoteTraceback with the same error, names the frame that raised it.
+  if (frame && /[/\\]multiprocessing[/\\]pool\.py"/.test(frame)) {
+    const worker = lines.lastIndexOf(lines[at], at - 1);
+    frame = worker >= 0 && lines.slice(0, worker).some((l) => /RemoteTraceback/.test(l)) ? frameBefore(worker) : undefined;
+  }
   return (
     !!frame &&
     /[/\\](?:transformers|trl|peft|datasets|accelerate)[/\\][^"]*\.py", line \d+/.test(frame) &&

@@ -1419,6 +1419,24 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // The downstream error of unpacking a model's output as a tuple (`loss, start_logits, end_logits = outputs`):
+    // transformers < 4.0 returned tuples; since 4.0 a ModelOutput iterates over its keys, so `loss` is the string
+    // "loss" and fails where it is used (`loss.backward()`, `loss / n`). Every snapshot has transformers 4 or later,
+    // and `return_dict=False` would change the script: refused, naming the line.
+    id: 'model-output-unpacked',
+    scope: 'exception',
+    pattern:
+      /AttributeError: 'str' object has no attribute '(\w+)'|TypeError: unsupported operand type\(s\) for [^:]+: (?:'str' and '\w+'|'\w+' and 'str')/,
+    apply: (m, ctx) => {
+      const at = modelOutputUnpacking(ctx.script, m[1]);
+      if (!at) return undefined;
+      return refuse(
+        'model-output-unpacked',
+        `the script unpacks a model's output as a tuple (\`${at.text}\`, line ${at.line}): transformers before 4.0 returned tuples, but since 4.0 a model returns a ModelOutput whose iteration yields its keys, so ${at.name} is a key's name (a string), not a tensor (${m[0].slice(0, 120)}); every snapshot's transformers is 4.x or later, and return_dict=False would be a change of the script`,
+      );
+    },
+  },
+  {
     id: 'module-not-installed',
     scope: 'exception',
     // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
@@ -1607,6 +1625,44 @@ export function remoteCodeLoadWith(script: string, keyword: string): string | un
     const args = m[1];
     if (!/\btrust_remote_code\s*=\s*True\b/.test(args) || !new RegExp(`\\b${keyword}\\s*=`).test(args)) continue;
     return args.split(',')[0].trim().slice(0, 120) || 'a model';
+  }
+  return undefined;
+}
+
+/**
+ * A tuple unpacking of a model call's result in the script (`a, b, c = outputs` after `outputs = model(**inputs)`, or
+ * `a, b = teacher(input_ids=…)`), one of whose names the script then uses as an object (`.attr` when given, else any
+ * name): its line, text and the names.
+ */
+export function modelOutputUnpacking(
+  script: string,
+  attr?: string,
+): { line: number; text: string; name: string; names: string[] } | undefined {
+  const lines = script.split('\n');
+  // A call of a module with the model's keyword inputs: `**inputs`, `input_ids=`, or a callee named like a model.
+  const modelCall = /^(?:[\w.]*(?:model|teacher|student)\w*|\w+)\((?:\*\*\w+|[^)]*\binput_ids\s*=)/i;
+  const calledAs = (rhs: string): boolean =>
+    modelCall.test(rhs) && (/\*\*\w+|\binput_ids\s*=/.test(rhs) || /^[\w.]*(?:model|teacher|student)\w*\(/i.test(rhs));
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^\s*(\w+(?:\s*,\s*\w+)+)\s*,?\s*=\s*(.+?)\s*(?:#.*)?$/.exec(lines[i]);
+    if (!m) continue;
+    const rhs = m[2];
+    let fromModel = calledAs(rhs);
+    if (!fromModel && /^\w+$/.test(rhs)) {
+      // The name's nearest assignment above.
+      for (let j = i - 1; j >= 0 && j >= i - 40; j--) {
+        const a = new RegExp(`^\\s*${rhs}\\s*=\\s*(.+)$`).exec(lines[j]);
+        if (a) {
+          fromModel = calledAs(a[1].trim());
+          break;
+        }
+      }
+    }
+    if (!fromModel) continue;
+    const names = m[1].split(',').map((x) => x.trim());
+    const rest = lines.slice(i + 1).join('\n');
+    const name = names.find((n) => new RegExp(`\\b${n}\\.${attr ?? '\\w+'}\\b|\\b${n}\\s*[-+*/]`).test(rest));
+    if (name) return { line: i + 1, text: lines[i].trim().slice(0, 160), name, names };
   }
   return undefined;
 }

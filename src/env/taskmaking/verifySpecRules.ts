@@ -86,9 +86,14 @@ export function verifySpecFor(
     };
   }
   if (/verify\.base_model/.test(finding) && !current.base_model) {
-    spec.base_model = fromArgs(args, MODEL_OPTIONS) ?? valueForArgument(script, 'model_name_or_path');
+    const headOf = HEADS.find(([re]) => re.test(script));
+    // The option the script loads the model of that head from (`AutoModelForCausalLM.from_pretrained(args.sft_model_path)`)
+    // before the usual model options: a script may take its tokenizer from one option and its model from another.
+    const loadedFrom = headOf && optionLoadedBy(script, headOf[0]);
+    spec.base_model =
+      (loadedFrom && fromArgs(args, [loadedFrom])) ?? fromArgs(args, MODEL_OPTIONS) ?? valueForArgument(script, 'model_name_or_path');
     changes.push(`verify.base_model ${spec.base_model}`);
-    const head = HEADS.find(([re]) => re.test(script))?.[1];
+    const head = headOf?.[1];
     if (head && !current.head) {
       spec.head = head;
       changes.push(`verify.head ${head}`);
@@ -100,4 +105,10 @@ export function verifySpecFor(
   }
   if (!changes.length) return undefined;
   return { spec, adaptation: { rule: 'verify-spec', kind: 'verify', error: finding.slice(0, 500), change: changes.join(', ') } };
+}
+
+/** The option (`sft_model_path`) whose value the script's `<Class>.from_pretrained(<obj>.<option>, …)` loads, for a class `head` matches. */
+export function optionLoadedBy(script: string, head: RegExp): string | undefined {
+  for (const m of script.matchAll(/\b(\w+)\.from_pretrained\(\s*\w+\.(\w+)\s*[,)]/g)) if (head.test(m[1])) return m[2];
+  return undefined;
 }
