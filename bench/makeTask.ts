@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTask, type MakeTaskResult } from '../src/env/taskmaking/makeTask';
+import { phaseTotals, type PhaseTime } from '../src/env/taskmaking/phaseTimes';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +39,8 @@ interface Row {
   refusal?: string;
   refusalRule?: string;
   seconds: number;
+  /** Where the time went (make-task's timings.phases). */
+  phases: PhaseTime[];
 }
 
 function rowOf(script: string, r: MakeTaskResult | undefined, error: string | undefined, seconds: number): Row {
@@ -58,6 +61,7 @@ function rowOf(script: string, r: MakeTaskResult | undefined, error: string | un
         ? { refusal: r.refusal.reason, refusalRule: r.refusal.rule }
         : {}),
     seconds,
+    phases: r?.timings.phases ?? [],
   };
 }
 
@@ -102,6 +106,13 @@ async function main(): Promise<void> {
       );
       console.log(`    why: ${row.why.slice(0, 220)}`);
       for (const a of row.adaptations) console.log(`    + ${a.slice(0, 200)}`);
+      const s = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+      console.log(`    phases: ${row.phases.map((p) => `${p.phase} ${s(p.ms)}${p.runtime === 'warm' ? ' warm' : ''}`).join(', ')}`);
+      console.log(
+        `    by kind: ${phaseTotals(row.phases)
+          .map((t) => `${t.phase} x${t.count} ${s(t.ms)}`)
+          .join(', ')}`,
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Number(values.jobs)) }, worker));

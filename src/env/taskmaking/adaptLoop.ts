@@ -41,6 +41,13 @@ export interface AdaptOptions {
   signal?: AbortSignal;
   /** What the hub did for the last run (real mode with hub items); rules read it. */
   hubState?: () => HubRunState | undefined;
+  /**
+   * Where an earlier snapshot's adaptation ended (a snapshot fallback after a library API error): start from
+   * its args, environment, shims, mounts and hub items instead of the derived args. What made the script run
+   * on a CPU, offline, with the hub's items does not depend on the release; what a release refuses of it (an
+   * option its parser lacks) is undone by the rules like any other error. Saves repeating every round.
+   */
+  carried?: Pick<AdaptResult, 'args' | 'env' | 'hubExtra' | 'runtime' | 'mounts'>;
 }
 
 /**
@@ -52,11 +59,11 @@ export const outputOf = (e: Pick<ExecutionResult, 'stdout' | 'stderr'>): string 
 
 export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const derived = deriveScriptArgs(o.script);
-  let args = [...(o.startArgs ?? derived.args)];
-  let env: Record<string, string> = {};
-  let hubExtra: HubNeeds = EMPTY_HUB_NEEDS;
-  let runtime: TaskRuntime | undefined;
-  let mounts: string[] = [];
+  let args = [...(o.carried?.args ?? o.startArgs ?? derived.args)];
+  let env: Record<string, string> = { ...o.carried?.env };
+  let hubExtra: HubNeeds = o.carried?.hubExtra ?? EMPTY_HUB_NEEDS;
+  let runtime: TaskRuntime | undefined = o.carried?.runtime;
+  let mounts: string[] = [...(o.carried?.mounts ?? [])];
   const adaptations: Adaptation[] = [];
   const candidate = (): CandidateRun => ({
     script: o.script,

@@ -15,7 +15,7 @@ import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
-import { adaptUntilRuns, outputOf } from './adaptLoop';
+import { adaptUntilRuns, outputOf, type AdaptResult } from './adaptLoop';
 import { apiErrorRecursAt } from './apiRecurrence';
 import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
@@ -32,6 +32,7 @@ import { readEntries, uniqueTaskId, writeTask } from './writeTask';
 import type { HubNeeds } from '../hub/needs';
 import type { ModelArchitectures } from '../hub/modelTable';
 import { candidateHubNeeds, providedNeeds, type HubRunState } from './hubSupply';
+import type { PhaseTime } from './phaseTimes';
 
 /**
  * The seam to src/env/hub: what models and datasets a candidate run needs. Called before every run
@@ -96,7 +97,15 @@ export interface MakeTaskResult {
   written?: { scriptPath: string; metadataPath: string };
   /** The task's script as saved (or to save): the original, with relative imports laid out. Absent on a refusal. */
   script?: string;
-  timings: { total_ms: number; adapt_ms: number; verify_ms: number };
+  timings: MakeTaskTimings;
+}
+
+/** Where the time went: totals, and each phase in order (phaseTimes.ts). */
+export interface MakeTaskTimings {
+  total_ms: number;
+  adapt_ms: number;
+  verify_ms: number;
+  phases: PhaseTime[];
 }
 
 /** Bad input the pipeline cannot start from (a missing file, an unknown snapshot): the CLI's usage errors. */
@@ -106,10 +115,11 @@ export class MakeTaskInputError extends Error {
 
 export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = {}): Promise<MakeTaskResult> {
   const t0 = performance.now();
-  const state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } } = {
+  const state: MakeTaskState = {
     taskId: options.taskId ?? '',
     adaptations: [],
     snapshot: { id: '', reason: 'not chosen' },
+    phases: [],
   };
   try {
     return await makeTaskUnguarded(options, hooks, t0, state);
@@ -126,16 +136,23 @@ export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = 
       snapshot: state.snapshot,
       rounds: 0,
       refusal: { rule, reason },
-      timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0 },
+      timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0, phases: state.phases },
     };
   }
+}
+
+interface MakeTaskState {
+  taskId: string;
+  adaptations: Adaptation[];
+  snapshot: { id: string; reason: string };
+  phases: PhaseTime[];
 }
 
 async function makeTaskUnguarded(
   options: MakeTaskOptions,
   hooks: MakeTaskHooks,
   t0: number,
-  state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } },
+  state: MakeTaskState,
 ): Promise<MakeTaskResult> {
   const progress = (m: string) => hooks.onProgress?.(m);
   const mode = options.mode ?? 'real';
@@ -159,7 +176,8 @@ async function makeTaskUnguarded(
 
   const adaptations: Adaptation[] = state.adaptations;
   state.taskId = taskId;
-  const timings = { total_ms: 0, adapt_ms: 0, verify_ms: 0 };
+  const timings: MakeTaskTimings = { total_ms: 0, adapt_ms: 0, verify_ms: 0, phases: state.phases };
+  const onPhase = (p: PhaseTime) => void state.phases.push(p);
   const done = (r: Omit<MakeTaskResult, 'timings' | 'taskId' | 'adaptations'>): MakeTaskResult => {
     timings.total_ms = Math.round(performance.now() - t0);
     return { taskId, adaptations, ...r, timings };
@@ -206,6 +224,7 @@ async function makeTaskUnguarded(
 
   // 2. The snapshot.
   const forced = options.snapshot === 'auto' ? undefined : options.snapshot;
+  const ti = performance.now();
   const first = inferSnapshot(script, {
     scriptDate: origin.date,
     forced,
@@ -217,6 +236,7 @@ async function makeTaskUnguarded(
         }
       : {}),
   });
+  onPhase({ phase: 'snapshot inference', ms: Math.round(performance.now() - ti) });
   let choice: { id: string; reason: string } = first;
   const snapshot = { id: choice.id, reason: choice.reason };
   state.snapshot = snapshot;
@@ -243,6 +263,7 @@ async function makeTaskUnguarded(
       interpreter: options.interpreter,
       signal: hooks.signal,
       onProgress: progress,
+      onPhase,
       modelArchitectures: options.modelArchitectures,
       ...(provider
         ? {
@@ -259,11 +280,12 @@ async function makeTaskUnguarded(
   const tried = [choice.id];
   const earlier: string[] = [];
   // The same adaptation at whichever snapshot is chosen.
-  const adaptAt = (id: string) =>
+  const adaptAt = (id: string, carried?: AdaptResult) =>
     adaptUntilRuns({
       script,
       files: taskFiles,
       startArgs: options.args,
+      ...(carried ? { carried } : {}),
       run: runnerAt(id),
       maxRounds: options.maxRounds,
       onProgress: progress,
@@ -278,6 +300,8 @@ async function makeTaskUnguarded(
   ) {
     if (adapted.last) earlier.push(`${adapted.last.stdout}\n${adapted.last.stderr}`);
     const error = adapted.refusal!.reason.slice(0, 1000);
+    // Carried to the next snapshot (adaptLoop `carried`), so still in effect: recorded.
+    adaptations.push(...adapted.adaptations);
     adaptations.push({
       round: adapted.rounds,
       rule: 'snapshot-fallback',
@@ -291,7 +315,7 @@ async function makeTaskUnguarded(
     snapshot.reason = choice.reason;
     tried.push(next);
     hubState = undefined;
-    adapted = await adaptAt(choice.id);
+    adapted = await adaptAt(choice.id, adapted);
   }
   const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
@@ -349,6 +373,7 @@ async function makeTaskUnguarded(
         maxBreakages: options.maxBreakages,
         signal: hooks.signal,
         onProgress: progress,
+        onPhase,
       });
     verdict = await verifyOnce();
     // The verifier may say which `verify` field the task must declare, or that the script saves no

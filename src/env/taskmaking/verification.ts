@@ -18,6 +18,7 @@ import { TaskSampler } from '../tasks/tasks';
 import type { BreakageCheck, MakeTaskVerdict } from './provenance';
 import { lastErrorLine } from './rules';
 import { infoText } from '../schemas';
+import type { PhaseSink } from './phaseTimes';
 
 export interface VerifyOptions {
   task: Task;
@@ -30,6 +31,8 @@ export interface VerifyOptions {
   maxBreakages?: number;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
+  /** Each episode's phases: the broken run, the oracle run, the verifier's runs (with the reference's the first time). */
+  onPhase?: PhaseSink;
 }
 
 interface Candidate {
@@ -112,7 +115,11 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
     const episode = async (c: Candidate, mustScore = false): Promise<BreakageCheck> => {
       await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
       o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
+      const tb = performance.now();
       const obs = await env.step({ breakage: { primitive_type: c.primitive_type, params: c.params } }, { signal: o.signal });
+      const rt = obs.info.runtime;
+      const brokenRuntime: { runtime?: 'warm' | 'cold' } = rt === 'warm' || rt === 'cold' ? { runtime: rt } : {};
+      o.onPhase?.({ phase: `broken run (${c.primitive_type})`, ms: Math.round(performance.now() - tb), ...brokenRuntime });
       const base = { primitive_type: c.primitive_type, ...(c.drift_id ? { drift_id: c.drift_id } : {}) };
       if (obs.info.error)
         return { ...base, broke: false, names_api: false, oracle_verified: false, note: infoText(obs.info.error).slice(0, 500) };
@@ -134,7 +141,19 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         };
       }
       o.onProgress?.(`breakage ${c.primitive_type}: ${broke ? 'broke' : 'did not break'}; scoring the oracle repair (the original)`);
+      const withReference = referenceOk === undefined;
+      const te = performance.now();
       const ev = await env.evaluateRepair(env.oracleDiff(), { signal: o.signal });
+      const oracleMs = Math.round(ev.execution?.wall_time_ms ?? 0);
+      o.onPhase?.({
+        phase: `oracle run (${c.primitive_type})`,
+        ms: oracleMs,
+        ...(ev.execution?.runtime ? { runtime: ev.execution.runtime } : {}),
+      });
+      o.onPhase?.({
+        phase: `${withReference ? 'reference run + verifier' : 'verifier'} (${c.primitive_type})`,
+        ms: Math.max(0, Math.round(performance.now() - te) - oracleMs),
+      });
       originalRuns++;
       if (ev.success) originalVerified++;
       if (referenceOk === undefined && ev.verification) referenceOk = ev.verification.reference_loss !== undefined;
