@@ -64,6 +64,53 @@ describe('adaptUntilRuns carried from an earlier snapshot', () => {
     assert.equal(r.adaptations.filter((a) => a.change.startsWith('--max_steps')).length, 0);
   });
 
+  test("a plain argparse parser's carried --help reading saves the help run; its options still drive the rules", async () => {
+    const runs: CandidateRun[] = [];
+    const first = await adaptUntilRuns({
+      script,
+      files: {},
+      run: async (c) => {
+        runs.push(c);
+        return c.args[0] === '--help' ? result(0, HELP) : result(0);
+      },
+    });
+    assert.ok(first.parser?.options, 'the help run was read');
+    runs.length = 0;
+    const again = await adaptUntilRuns({
+      script,
+      files: {},
+      carried: { ...first, args: first.args },
+      run: async (c) => {
+        runs.push(c);
+        return c.args[0] === '--help' ? result(0, HELP) : result(0);
+      },
+    });
+    assert.equal(again.refusal, undefined);
+    assert.equal(runs.filter((c) => c.args[0] === '--help').length, 0);
+    assert.deepEqual(again.parser, first.parser);
+  });
+
+  test('a dataclass parser (library fields) is read again at the new snapshot', async () => {
+    const dc = [
+      'from transformers import HfArgumentParser, TrainingArguments',
+      'p = HfArgumentParser((TrainingArguments,))',
+      'a, = p.parse_args_into_dataclasses()',
+      '',
+    ].join('\n');
+    const runs: CandidateRun[] = [];
+    const parser = { options: new Map([['output_dir', 'output_dir']]), flags: new Set<string>(), defaults: new Map<string, string>() };
+    await adaptUntilRuns({
+      script: dc,
+      files: {},
+      carried: { args: ['--output_dir', 'out'], env: {}, hubExtra: { models: [], datasets: [] }, mounts: [], parser },
+      run: async (c) => {
+        runs.push(c);
+        return c.args[0] === '--help' ? result(0, HELP) : result(0);
+      },
+    });
+    assert.equal(runs.filter((c) => c.args[0] === '--help').length, 1);
+  });
+
   test('a carried option the release refuses is removed by the unrecognized-arguments rule', async () => {
     const runs: CandidateRun[] = [];
     const r = await adaptUntilRuns({

@@ -63,6 +63,13 @@ interface RunExtras {
   quiet?: boolean;
 }
 
+/** A caller's finished clean run of a task's original: its task, script and kept run folder. */
+export interface OriginalRun {
+  taskId: string;
+  script: string;
+  runDir: string;
+}
+
 /** Raised by the programmatic API (reset, evaluateRepair, restore) on misuse; `step` never throws. */
 export class EnvironmentError extends Error {
   override readonly name = 'EnvironmentError';
@@ -93,11 +100,27 @@ export class ForgeEnvironment implements EnvironmentBackend {
   /** Real mode: progress of preparing the snapshot venv and local hub, when a step passes no `onProgress`. */
   private readonly onProgress: ((message: string) => void) | undefined;
 
+  /** A finished run of the original made by the caller (see the constructor's `originalRun`). */
+  private readonly originalRun: OriginalRun | undefined;
+
   constructor(
     config: EnvironmentConfigInput = {},
-    deps: { tasks?: TaskSampler; teacherStore?: TeacherStore; onProgress?: (message: string) => void; runLimiter?: RunLimiter } = {},
+    deps: {
+      tasks?: TaskSampler;
+      teacherStore?: TeacherStore;
+      onProgress?: (message: string) => void;
+      runLimiter?: RunLimiter;
+      /**
+       * A finished clean run of a task's original, made by the caller exactly as this environment would run
+       * it (same script, args, files, env, shims, mounts, snapshot and hub items; make-task's last adapt
+       * round): the verifier judges its folder as the reference instead of running the original once more.
+       * The folder stays the caller's (read, never removed here).
+       */
+      originalRun?: OriginalRun;
+    } = {},
   ) {
     this.onProgress = deps.onProgress;
+    this.originalRun = deps.originalRun;
     this.runLimiter = deps.runLimiter;
     this.teacherStore = deps.teacherStore;
     const parsed = EnvironmentConfigSchema.safeParse(config);
@@ -621,6 +644,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
         files: task.files,
       },
       async () => {
+        const given = this.originalRun;
+        if (given && given.taskId === task.task_id && given.script === ep.original_script) return verifyDir(given.runDir);
         const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, { keepRunDir: true, quiet: true });
         try {
           if (o.killed || o.timed_out)

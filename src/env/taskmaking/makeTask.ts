@@ -33,6 +33,8 @@ import type { HubNeeds } from '../hub/needs';
 import type { ModelArchitectures } from '../hub/modelTable';
 import { candidateHubNeeds, providedNeeds, type HubRunState } from './hubSupply';
 import type { PhaseTime } from './phaseTimes';
+import { keptRunMatchesTask, type KeptRun } from './referenceReuse';
+import { rm } from 'node:fs/promises';
 
 /**
  * The seam to src/env/hub: what models and datasets a candidate run needs. Called before every run
@@ -138,7 +140,16 @@ export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = 
       refusal: { rule, reason },
       timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0, phases: state.phases },
     };
+  } finally {
+    await dropKept(state);
   }
+}
+
+/** Removes the kept run folder, if any. */
+async function dropKept(state: MakeTaskState): Promise<void> {
+  const dir = state.kept?.runDir;
+  state.kept = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
 
 interface MakeTaskState {
@@ -146,6 +157,8 @@ interface MakeTaskState {
   adaptations: Adaptation[];
   snapshot: { id: string; reason: string };
   phases: PhaseTime[];
+  /** The last clean adapt run's folder, kept for the verification's reference (referenceReuse.ts); removed at the end. */
+  kept?: KeptRun;
 }
 
 async function makeTaskUnguarded(
@@ -255,8 +268,10 @@ async function makeTaskUnguarded(
       ? undefined
       : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
   let hubState: HubRunState | undefined;
-  const runnerAt = (id: string) =>
-    makeRunner({
+  // Real mode keeps each run's folder until the next run: the last clean one can be the verification's reference.
+  const keep = mode === 'real';
+  const runnerAt = (id: string) => {
+    const run = makeRunner({
       mode,
       snapshot: id,
       timeoutMs,
@@ -271,7 +286,17 @@ async function makeTaskUnguarded(
             onHub: (s) => void (hubState = s),
           }
         : {}),
+      keepRunDir: keep,
     });
+    return async (c: CandidateRun) => {
+      const r = await run(c);
+      await dropKept(state);
+      const clean = r.exit_code === 0 && !r.timed_out && !r.killed && c.args[0] !== '--help';
+      if (r.run_dir && keep && clean) state.kept = { snapshot: id, run: c, runDir: r.run_dir, hub: hubState };
+      else if (r.run_dir && keep) await rm(r.run_dir, { recursive: true, force: true }).catch(() => undefined);
+      return r;
+    };
+  };
 
   // 3. Args that work; an error of a library API at the inferred snapshot (the script predates it)
   // moves to the next snapshot where every import exists, at most MAX_SNAPSHOT_FALLBACKS times (unless --snapshot forced one):
@@ -364,6 +389,9 @@ async function makeTaskUnguarded(
     }
     const verifyOnce = () =>
       verifyTask({
+        ...(state.kept && keptRunMatchesTask(state.kept, entry, choice.id)
+          ? { originalRun: { taskId, script, runDir: state.kept.runDir } }
+          : {}),
         task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)),
         mode,
         snapshot: choice.id,

@@ -10,7 +10,7 @@
 //   whose breakage cannot count skips its oracle run while later candidates can still bring them.
 import { changedApiNames, mentionsChangedApi } from '../primitives/checkPrimitives';
 import { breaksReally } from '../drift/generator';
-import { ForgeEnvironment } from '../episode/environment';
+import { ForgeEnvironment, type OriginalRun } from '../episode/environment';
 import { applySpec, breakagePrimitives } from '../primitives/registry';
 import type { PrimitiveCandidate } from '../primitives/types';
 import type { ExecutionMode, LibraryVersions, Task } from '../schemas';
@@ -33,6 +33,8 @@ export interface VerifyOptions {
   onProgress?: (message: string) => void;
   /** Each episode's phases: the broken run, the oracle run, the verifier's runs (with the reference's the first time). */
   onPhase?: PhaseSink;
+  /** A clean run of this task's original made exactly as episodes run it (referenceReuse.ts): judged as the reference. */
+  originalRun?: OriginalRun;
 }
 
 interface Candidate {
@@ -103,7 +105,7 @@ export function oracleWorthRunning(s: { broke: boolean; namesApi: boolean; origi
 export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   const env = new ForgeEnvironment(
     { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}) },
-    { tasks: new TaskSampler([o.task]), onProgress: o.onProgress },
+    { tasks: new TaskSampler([o.task]), onProgress: o.onProgress, ...(o.originalRun ? { originalRun: o.originalRun } : {}) },
   );
   const breakages: BreakageCheck[] = [];
   let originalRuns = 0;
