@@ -5,12 +5,13 @@
 // the totals: share of originals running, share with >= 2 verified breakages, top refusal reasons,
 // time per script. Numbers, not assertions.
 //   npm run bench:make-task -- [--only 05,21] [--jobs 1] [--snapshot auto|ID] [--timeout 180] [--json FILE]
-//                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs)
+//                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs) [--warm]
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTask, type MakeTaskResult } from '../src/env/taskmaking/makeTask';
+import { warmPool } from '../src/env/run/executor';
 import { phaseTotals, type PhaseTime } from '../src/env/taskmaking/phaseTimes';
 
 const { values } = parseArgs({
@@ -23,6 +24,8 @@ const { values } = parseArgs({
     'keep-tasks': { type: 'boolean', default: false },
     /** Let inference pick snapshots whose venv is not built yet (installs them: minutes each). */
     'all-snapshots': { type: 'boolean', default: false },
+    /** Runs through the warm runtime (make-task's `warm`). */
+    warm: { type: 'boolean', default: false },
   },
 });
 const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
             mode: 'real',
             builtSnapshotsOnly: !values['all-snapshots'],
             timeoutMs: Number(values.timeout) * 1000,
+            warm: values.warm,
           },
           { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) },
         );
@@ -135,6 +139,7 @@ async function main(): Promise<void> {
     `seconds per script: median ${secs[Math.floor(n / 2)]?.toFixed(0) ?? '-'}, max ${secs.at(-1)?.toFixed(0) ?? '-'}; wall ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
   if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
+  await warmPool.clear();
 }
 
 void main();

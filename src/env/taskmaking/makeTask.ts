@@ -79,6 +79,12 @@ export interface MakeTaskOptions {
   modelArchitectures?: ModelArchitectures;
   /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
   builtSnapshotsOnly?: boolean;
+  /**
+   * Runs through the warm runtime (docs/sandbox.md): after a run, zygotes of the same shape import the
+   * libraries in the background, so the next round, broken run or oracle run skips the imports. Same
+   * outcome as cold runs. Default false; the caller clears the pool (executor.ts `warmPool`) when it exits.
+   */
+  warm?: boolean;
 }
 
 export interface MakeTaskHooks {
@@ -287,6 +293,7 @@ async function makeTaskUnguarded(
           }
         : {}),
       keepRunDir: keep,
+      ...(options.warm ? { warm: true } : {}),
     });
     return async (c: CandidateRun) => {
       const r = await run(c);
@@ -402,6 +409,7 @@ async function makeTaskUnguarded(
         signal: hooks.signal,
         onProgress: progress,
         onPhase,
+        ...(options.warm ? { warm: true } : {}),
       });
     verdict = await verifyOnce();
     // The verifier may say which `verify` field the task must declare, or that the script saves no

@@ -43,6 +43,8 @@ export interface RunnerOptions {
   onHub?: (state: HubRunState) => void;
   /** Each run's phases as they end: its hub items (real mode), then the run (`help run`, `adapt run N`). */
   onPhase?: PhaseSink;
+  /** Through the warm runtime (executor.ts `warm`): a zygote of the run's shape started ahead, when one is ready. */
+  warm?: boolean;
   /** Keep each run's folder (its `run_dir`, then the caller's to remove): the last clean run can be the verification's reference. */
   keepRunDir?: boolean;
 }
@@ -94,6 +96,7 @@ export function makeRunner(opts: RunnerOptions): RunFn {
       ...(run.runtime ? { shims: run.runtime.shims } : {}),
       ...(run.mounts?.length ? { mounts: run.mounts } : {}),
       ...(opts.keepRunDir ? { keepRunDir: true } : {}),
+      ...(opts.warm ? { warm: true } : {}),
     });
     opts.onPhase?.({ phase: label, ms: Math.round(performance.now() - t), ...(r.runtime ? { runtime: r.runtime } : {}) });
     return r;

@@ -33,6 +33,8 @@ export interface VerifyOptions {
   onProgress?: (message: string) => void;
   /** Each episode's phases: the broken run, the oracle run, the verifier's runs (with the reference's the first time). */
   onPhase?: PhaseSink;
+  /** Episodes' runs through the warm runtime (the environment's `warm`). */
+  warm?: boolean;
   /** A clean run of this task's original made exactly as episodes run it (referenceReuse.ts): judged as the reference. */
   originalRun?: OriginalRun;
 }
@@ -104,7 +106,7 @@ export function oracleWorthRunning(s: { broke: boolean; namesApi: boolean; origi
 
 export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   const env = new ForgeEnvironment(
-    { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}) },
+    { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}), ...(o.warm ? { warm: true } : {}) },
     { tasks: new TaskSampler([o.task]), onProgress: o.onProgress, ...(o.originalRun ? { originalRun: o.originalRun } : {}) },
   );
   const breakages: BreakageCheck[] = [];
