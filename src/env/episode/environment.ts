@@ -620,19 +620,49 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (exec.exit_code !== 0 || exec.killed || !runDir)
       return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
     const spec = VerifySpecSchema.parse(task.verify ?? {});
-    const verifyDir = async (dir: string, pinned: Partial<VerifySpec> = {}): Promise<VerifierOutcome> => {
-      await openForReading(dir);
-      const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, {
-        ...spec,
-        ...pinned,
-        ...(task.mounts?.length ? { mounts: task.mounts } : {}),
-      });
-      const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
-      return readVerdict(v, nonce);
-    };
+    const verifyDir = (dir: string, pinned: Partial<VerifySpec> = {}) => this.verifyRunDir(dir, task, ep, spec, options, pinned);
     // The original fails here: no band to compare with, "runs and trains" decides (naturalDriftEpisode.ts).
     if (task.natural_drift) return judgeRunsAndTrains(await verifyDir(runDir), spec);
-    const reference = await referenceOutcome(
+    const reference = await this.referenceOf(task, ep, spec, options);
+    if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
+    // The repair is checked on what the original's check resolved: the same artifact path, model, head and data.
+    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec, { mode: this.config.mode });
+  }
+
+  /**
+   * The current episode's reference: the unbroken original's own verification, the band a repair is judged
+   * against (computed once per task, check, mode and snapshot; verify/reference.ts). make-task asks for it
+   * before any episode run, so a check the task must declare (`verify.base_model`) is known at once.
+   */
+  async referenceVerification(options: StepOptions = {}): Promise<VerifierOutcome> {
+    const ep = this.episode;
+    if (!ep) throw new EnvironmentError('referenceVerification needs an episode: call reset() first.');
+    const task = this.requireTask(ep);
+    return this.referenceOf(task, ep, VerifySpecSchema.parse(task.verify ?? {}), options);
+  }
+
+  /** The verifier's outcome on a finished run folder of the episode's task (`pinned`: what the reference resolved). */
+  private async verifyRunDir(
+    dir: string,
+    task: Task,
+    ep: EpisodeState,
+    spec: VerifySpec,
+    options: StepOptions,
+    pinned: Partial<VerifySpec> = {},
+  ): Promise<VerifierOutcome> {
+    await openForReading(dir);
+    const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, {
+      ...spec,
+      ...pinned,
+      ...(task.mounts?.length ? { mounts: task.mounts } : {}),
+    });
+    const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
+    return readVerdict(v, nonce);
+  }
+
+  private referenceOf(task: Task, ep: EpisodeState, spec: VerifySpec, options: StepOptions): Promise<VerifierOutcome> {
+    const verifyDir = (dir: string) => this.verifyRunDir(dir, task, ep, spec, options);
+    return referenceOutcome(
       {
         task_id: task.task_id,
         original: ep.original_script,
@@ -662,9 +692,6 @@ export class ForgeEnvironment implements EnvironmentBackend {
       },
       options.signal,
     );
-    if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
-    // The repair is checked on what the original's check resolved: the same artifact path, model, head and data.
-    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec, { mode: this.config.mode });
   }
 
   private requireTask(ep: EpisodeState): Task {

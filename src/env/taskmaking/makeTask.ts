@@ -394,8 +394,10 @@ async function makeTaskUnguarded(
       adaptations.push({ round: adapted.rounds, ...upFront.adaptation });
       progress(`adapted (${upFront.adaptation.rule}): ${upFront.adaptation.change} (the script saves no model)`);
     }
+    let referenceFailure: string | undefined;
     const verifyOnce = () =>
       verifyTask({
+        onReferenceFailed: (reason) => void (referenceFailure = reason),
         ...(state.kept && keptRunMatchesTask(state.kept, entry, choice.id)
           ? { originalRun: { taskId, script, runDir: state.kept.runDir } }
           : {}),
@@ -411,18 +413,22 @@ async function makeTaskUnguarded(
         onPhase,
         ...(options.warm ? { warm: true } : {}),
       });
+    referenceFailure = undefined;
     verdict = await verifyOnce();
     // The verifier may say which `verify` field the task must declare, or that the script saves no
     // model (then the environment keeps the trained one): answer from the task's own args, then check
     // again (twice at most: evidence first, then a field the evidence's check may still ask for).
     for (let round = 0; round < 2 && !verdict.verified && !hooks.signal?.aborted; round++) {
-      const finding = verdict.breakages.map((b) => b.note ?? '').find((n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n));
+      const finding = [referenceFailure ?? '', ...verdict.breakages.map((b) => b.note ?? '')].find(
+        (n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n),
+      );
       const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
       if (!fix) break;
       entry.verify = VerifySpecSchema.parse(fix.spec);
       if (fix.shim) entry.runtime = withShim(entry.runtime, fix.shim);
       adaptations.push({ round: adapted.rounds, ...fix.adaptation });
       progress(`adapted (${fix.adaptation.rule}): ${fix.adaptation.change}; verifying again`);
+      referenceFailure = undefined;
       verdict = await verifyOnce();
     }
     timings.verify_ms = Math.round(performance.now() - tv);

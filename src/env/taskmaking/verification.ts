@@ -33,6 +33,8 @@ export interface VerifyOptions {
   onProgress?: (message: string) => void;
   /** Each episode's phases: the broken run, the oracle run, the verifier's runs (with the reference's the first time). */
   onPhase?: PhaseSink;
+  /** Why the original's own verification (the reference) failed, when it did: checked before any episode run. */
+  onReferenceFailed?: (reason: string) => void;
   /** Episodes' runs through the warm runtime (the environment's `warm`). */
   warm?: boolean;
   /** A clean run of this task's original made exactly as episodes run it (referenceReuse.ts): judged as the reference. */
@@ -145,7 +147,6 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         };
       }
       o.onProgress?.(`breakage ${c.primitive_type}: ${broke ? 'broke' : 'did not break'}; scoring the oracle repair (the original)`);
-      const withReference = referenceOk === undefined;
       const te = performance.now();
       const ev = await env.evaluateRepair(env.oracleDiff(), { signal: o.signal });
       const oracleMs = Math.round(ev.execution?.wall_time_ms ?? 0);
@@ -155,7 +156,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         ...(ev.execution?.runtime ? { runtime: ev.execution.runtime } : {}),
       });
       o.onPhase?.({
-        phase: `${withReference ? 'reference run + verifier' : 'verifier'} (${c.primitive_type})`,
+        phase: `verifier (${c.primitive_type})`,
         ms: Math.max(0, Math.round(performance.now() - te) - oracleMs),
       });
       originalRuns++;
@@ -170,15 +171,28 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         ...(!ev.success ? { note: (ev.verification?.findings[0] ?? ev.findings[0] ?? lastErrorLine(ev.error_trace)).slice(0, 500) } : {}),
       };
     };
+    // The reference first (cached for the episodes' oracle repairs): an original that does not verify, or a check
+    // the task must still declare (`set verify.base_model`), is known before any broken or oracle run is spent.
+    if (candidates.length) {
+      await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
+      const tr = performance.now();
+      const ref = await env.referenceVerification({ signal: o.signal });
+      o.onPhase?.({ phase: 'reference', ms: Math.round(performance.now() - tr) });
+      if (!ref.ok && !o.signal?.aborted) {
+        referenceOk = false;
+        o.onReferenceFailed?.(ref.reason);
+        o.onProgress?.(`the original's own verification failed: ${ref.reason.slice(0, 300)}`);
+      }
+    }
     const good = () => breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
-    for (const c of candidates) {
+    for (const c of referenceOk === false ? [] : candidates) {
       if (o.signal?.aborted || (good() >= 2 && originalRuns >= 2)) break;
       breakages.push(await episode(c));
       // Once the original failed to verify (its reference included), 3/3 is out of reach: stop spending runs.
       if (referenceOk === false || originalRuns > originalVerified) break;
     }
     // Fewer than two oracle runs: repeat an episode so that the original is judged three times.
-    const again = candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
+    const again = referenceOk === false ? undefined : candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
     while (again && originalRuns < 2 && originalRuns === originalVerified && !o.signal?.aborted) await episode(again, true);
   } finally {
     await env.dispose();
