@@ -177,7 +177,8 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
       await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
       const tr = performance.now();
       const ref = await env.referenceVerification({ signal: o.signal });
-      o.onPhase?.({ phase: 'reference', ms: Math.round(performance.now() - tr) });
+      // `reused`: judged on the last adapt run's folder (no run of the original here).
+      o.onPhase?.({ phase: o.originalRun ? 'reference reused' : 'reference', ms: Math.round(performance.now() - tr) });
       if (!ref.ok && !o.signal?.aborted) {
         referenceOk = false;
         o.onReferenceFailed?.(ref.reason);
