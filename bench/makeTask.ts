@@ -75,6 +75,8 @@ async function main(): Promise<void> {
     .filter((n) => n.endsWith('.py') && (!keys || keys.some((k) => n.startsWith(k))))
     .sort();
   const rows: Row[] = [];
+  // The warm pool's starts, claims and failures, beside the progress.
+  if (values.warm) warmPool.setLog((line) => process.stderr.write(`  ${line}\n`));
   const t0 = performance.now();
   const queue = [...files];
   const worker = async () => {
