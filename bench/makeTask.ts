@@ -5,12 +5,14 @@
 // the totals: share of originals running, share with >= 2 verified breakages, top refusal reasons,
 // time per script. Numbers, not assertions.
 //   npm run bench:make-task -- [--only 05,21] [--jobs 1] [--snapshot auto|ID] [--timeout 180] [--json FILE]
-//                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs)
+//                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs) [--warm]
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTask, type MakeTaskResult } from '../src/env/taskmaking/makeTask';
+import { warmPool } from '../src/env/run/executor';
+import { phaseTotals, type PhaseTime } from '../src/env/taskmaking/phaseTimes';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +24,8 @@ const { values } = parseArgs({
     'keep-tasks': { type: 'boolean', default: false },
     /** Let inference pick snapshots whose venv is not built yet (installs them: minutes each). */
     'all-snapshots': { type: 'boolean', default: false },
+    /** Runs through the warm runtime (make-task's `warm`). */
+    warm: { type: 'boolean', default: false },
   },
 });
 const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
@@ -38,6 +42,8 @@ interface Row {
   refusal?: string;
   refusalRule?: string;
   seconds: number;
+  /** Where the time went (make-task's timings.phases). */
+  phases: PhaseTime[];
 }
 
 function rowOf(script: string, r: MakeTaskResult | undefined, error: string | undefined, seconds: number): Row {
@@ -58,6 +64,7 @@ function rowOf(script: string, r: MakeTaskResult | undefined, error: string | un
         ? { refusal: r.refusal.reason, refusalRule: r.refusal.rule }
         : {}),
     seconds,
+    phases: r?.timings.phases ?? [],
   };
 }
 
@@ -68,6 +75,8 @@ async function main(): Promise<void> {
     .filter((n) => n.endsWith('.py') && (!keys || keys.some((k) => n.startsWith(k))))
     .sort();
   const rows: Row[] = [];
+  // The warm pool's starts, claims and failures, beside the progress.
+  if (values.warm) warmPool.setLog((line) => process.stderr.write(`  ${line}\n`));
   const t0 = performance.now();
   const queue = [...files];
   const worker = async () => {
@@ -85,6 +94,7 @@ async function main(): Promise<void> {
             mode: 'real',
             builtSnapshotsOnly: !values['all-snapshots'],
             timeoutMs: Number(values.timeout) * 1000,
+            warm: values.warm,
           },
           { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) },
         );
@@ -102,6 +112,13 @@ async function main(): Promise<void> {
       );
       console.log(`    why: ${row.why.slice(0, 220)}`);
       for (const a of row.adaptations) console.log(`    + ${a.slice(0, 200)}`);
+      const s = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+      console.log(`    phases: ${row.phases.map((p) => `${p.phase} ${s(p.ms)}${p.runtime === 'warm' ? ' warm' : ''}`).join(', ')}`);
+      console.log(
+        `    by kind: ${phaseTotals(row.phases)
+          .map((t) => `${t.phase} x${t.count} ${s(t.ms)}`)
+          .join(', ')}`,
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Number(values.jobs)) }, worker));
@@ -124,6 +141,7 @@ async function main(): Promise<void> {
     `seconds per script: median ${secs[Math.floor(n / 2)]?.toFixed(0) ?? '-'}, max ${secs.at(-1)?.toFixed(0) ?? '-'}; wall ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
   if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
+  await warmPool.clear();
 }
 
 void main();

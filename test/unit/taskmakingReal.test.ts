@@ -93,6 +93,10 @@ describe('make-task end to end in real mode', { skip }, () => {
       JSON.stringify(r.verdict.breakages),
     );
     assert.equal(r.verdict.verified, true);
+    // The last adapt run ran exactly as the task: the verifier judged it as the reference (referenceReuse.ts)
+    // instead of a run of the original made for it.
+    const phases = r.timings.phases.map((p) => p.phase);
+    assert.ok(phases.includes('reference reused'), phases.join(', '));
     // Written, and the task folder loads with the adaptations recorded.
     const loaded = loadTaskFolder(tasks);
     assert.deepEqual(loaded.problems, []);

@@ -63,6 +63,13 @@ interface RunExtras {
   quiet?: boolean;
 }
 
+/** A caller's finished clean run of a task's original: its task, script and kept run folder. */
+export interface OriginalRun {
+  taskId: string;
+  script: string;
+  runDir: string;
+}
+
 /** Raised by the programmatic API (reset, evaluateRepair, restore) on misuse; `step` never throws. */
 export class EnvironmentError extends Error {
   override readonly name = 'EnvironmentError';
@@ -93,11 +100,27 @@ export class ForgeEnvironment implements EnvironmentBackend {
   /** Real mode: progress of preparing the snapshot venv and local hub, when a step passes no `onProgress`. */
   private readonly onProgress: ((message: string) => void) | undefined;
 
+  /** A finished run of the original made by the caller (see the constructor's `originalRun`). */
+  private readonly originalRun: OriginalRun | undefined;
+
   constructor(
     config: EnvironmentConfigInput = {},
-    deps: { tasks?: TaskSampler; teacherStore?: TeacherStore; onProgress?: (message: string) => void; runLimiter?: RunLimiter } = {},
+    deps: {
+      tasks?: TaskSampler;
+      teacherStore?: TeacherStore;
+      onProgress?: (message: string) => void;
+      runLimiter?: RunLimiter;
+      /**
+       * A finished clean run of a task's original, made by the caller exactly as this environment would run
+       * it (same script, args, files, env, shims, mounts, snapshot and hub items; make-task's last adapt
+       * round): the verifier judges its folder as the reference instead of running the original once more.
+       * The folder stays the caller's (read, never removed here).
+       */
+      originalRun?: OriginalRun;
+    } = {},
   ) {
     this.onProgress = deps.onProgress;
+    this.originalRun = deps.originalRun;
     this.runLimiter = deps.runLimiter;
     this.teacherStore = deps.teacherStore;
     const parsed = EnvironmentConfigSchema.safeParse(config);
@@ -597,19 +620,49 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (exec.exit_code !== 0 || exec.killed || !runDir)
       return NO_EVIDENCE('the script did not run to the end, so no artifact was verified');
     const spec = VerifySpecSchema.parse(task.verify ?? {});
-    const verifyDir = async (dir: string, pinned: Partial<VerifySpec> = {}): Promise<VerifierOutcome> => {
-      await openForReading(dir);
-      const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, {
-        ...spec,
-        ...pinned,
-        ...(task.mounts?.length ? { mounts: task.mounts } : {}),
-      });
-      const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
-      return readVerdict(v, nonce);
-    };
+    const verifyDir = (dir: string, pinned: Partial<VerifySpec> = {}) => this.verifyRunDir(dir, task, ep, spec, options, pinned);
     // The original fails here: no band to compare with, "runs and trains" decides (naturalDriftEpisode.ts).
     if (task.natural_drift) return judgeRunsAndTrains(await verifyDir(runDir), spec);
-    const reference = await referenceOutcome(
+    const reference = await this.referenceOf(task, ep, spec, options);
+    if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
+    // The repair is checked on what the original's check resolved: the same artifact path, model, head and data.
+    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec, { mode: this.config.mode });
+  }
+
+  /**
+   * The current episode's reference: the unbroken original's own verification, the band a repair is judged
+   * against (computed once per task, check, mode and snapshot; verify/reference.ts). make-task asks for it
+   * before any episode run, so a check the task must declare (`verify.base_model`) is known at once.
+   */
+  async referenceVerification(options: StepOptions = {}): Promise<VerifierOutcome> {
+    const ep = this.episode;
+    if (!ep) throw new EnvironmentError('referenceVerification needs an episode: call reset() first.');
+    const task = this.requireTask(ep);
+    return this.referenceOf(task, ep, VerifySpecSchema.parse(task.verify ?? {}), options);
+  }
+
+  /** The verifier's outcome on a finished run folder of the episode's task (`pinned`: what the reference resolved). */
+  private async verifyRunDir(
+    dir: string,
+    task: Task,
+    ep: EpisodeState,
+    spec: VerifySpec,
+    options: StepOptions,
+    pinned: Partial<VerifySpec> = {},
+  ): Promise<VerifierOutcome> {
+    await openForReading(dir);
+    const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, {
+      ...spec,
+      ...pinned,
+      ...(task.mounts?.length ? { mounts: task.mounts } : {}),
+    });
+    const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
+    return readVerdict(v, nonce);
+  }
+
+  private referenceOf(task: Task, ep: EpisodeState, spec: VerifySpec, options: StepOptions): Promise<VerifierOutcome> {
+    const verifyDir = (dir: string) => this.verifyRunDir(dir, task, ep, spec, options);
+    return referenceOutcome(
       {
         task_id: task.task_id,
         original: ep.original_script,
@@ -621,6 +674,8 @@ export class ForgeEnvironment implements EnvironmentBackend {
         files: task.files,
       },
       async () => {
+        const given = this.originalRun;
+        if (given && given.taskId === task.task_id && given.script === ep.original_script) return verifyDir(given.runDir);
         const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, { keepRunDir: true, quiet: true });
         try {
           if (o.killed || o.timed_out)
@@ -637,9 +692,6 @@ export class ForgeEnvironment implements EnvironmentBackend {
       },
       options.signal,
     );
-    if (options.signal?.aborted) return NO_EVIDENCE('cancelled before the artifact was verified');
-    // The repair is checked on what the original's check resolved: the same artifact path, model, head and data.
-    return judgeEvidence(await verifyDir(runDir, reference.ok ? reference.resolved : {}), reference, spec, { mode: this.config.mode });
   }
 
   private requireTask(ep: EpisodeState): Task {

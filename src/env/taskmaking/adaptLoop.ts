@@ -26,7 +26,16 @@ export interface AdaptResult {
   rounds: number;
   /** The last run (clean when there is no refusal). */
   last?: ExecutionResult;
+  /** The parser's options as its --help listed them (undefined: not read, or the help run failed). */
+  parser?: ParserHelp;
   refusal?: { rule: string; reason: string };
+}
+
+/** What a parser's --help says: its options, its flags (no value), its defaults. */
+export interface ParserHelp {
+  options: ParserOptions;
+  flags: ReadonlySet<string>;
+  defaults: ReadonlyMap<string, string>;
 }
 
 export interface AdaptOptions {
@@ -41,6 +50,13 @@ export interface AdaptOptions {
   signal?: AbortSignal;
   /** What the hub did for the last run (real mode with hub items); rules read it. */
   hubState?: () => HubRunState | undefined;
+  /**
+   * Where an earlier snapshot's adaptation ended (a snapshot fallback after a library API error): start from
+   * its args, environment, shims, mounts and hub items instead of the derived args. What made the script run
+   * on a CPU, offline, with the hub's items does not depend on the release; what a release refuses of it (an
+   * option its parser lacks) is undone by the rules like any other error. Saves repeating every round.
+   */
+  carried?: Pick<AdaptResult, 'args' | 'env' | 'hubExtra' | 'runtime' | 'mounts' | 'parser'>;
 }
 
 /**
@@ -52,11 +68,11 @@ export const outputOf = (e: Pick<ExecutionResult, 'stdout' | 'stderr'>): string 
 
 export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
   const derived = deriveScriptArgs(o.script);
-  let args = [...(o.startArgs ?? derived.args)];
-  let env: Record<string, string> = {};
-  let hubExtra: HubNeeds = EMPTY_HUB_NEEDS;
-  let runtime: TaskRuntime | undefined;
-  let mounts: string[] = [];
+  let args = [...(o.carried?.args ?? o.startArgs ?? derived.args)];
+  let env: Record<string, string> = { ...o.carried?.env };
+  let hubExtra: HubNeeds = o.carried?.hubExtra ?? EMPTY_HUB_NEEDS;
+  let runtime: TaskRuntime | undefined = o.carried?.runtime;
+  let mounts: string[] = [...(o.carried?.mounts ?? [])];
   const adaptations: Adaptation[] = [];
   const candidate = (): CandidateRun => ({
     script: o.script,
@@ -83,7 +99,12 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     args = bounded.args;
     adaptations.push(...bounded.adaptations.map((a) => ({ ...a, round })));
   };
-  await readOptions(0);
+  // A plain argparse parser is the script's own: its --help is the same at every snapshot, so a carried
+  // reading saves the help run. A dataclass parser lists the library's fields (TrainingArguments): read again.
+  if (o.carried?.parser && derived.style === 'argparse') {
+    ({ options, flags, defaults } = o.carried.parser);
+    o.onProgress?.("parser options carried from the earlier snapshot (the script's own argparse parser)");
+  } else await readOptions(0);
   const tried = new Set<string>();
   const maxRounds = o.maxRounds ?? 8;
   let last: ExecutionResult | undefined;
@@ -97,6 +118,7 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
     adaptations,
     rounds,
     last,
+    ...(options && flags && defaults ? { parser: { options, flags, defaults } } : {}),
     ...(refusal ? { refusal } : {}),
   });
   for (let round = 1; round <= maxRounds; round++) {

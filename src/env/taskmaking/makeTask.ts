@@ -15,7 +15,7 @@ import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
-import { adaptUntilRuns, outputOf } from './adaptLoop';
+import { adaptUntilRuns, outputOf, type AdaptResult } from './adaptLoop';
 import { apiErrorFixedAt, apiErrorRecursAt } from './apiRecurrence';
 import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
@@ -32,6 +32,9 @@ import { readEntries, uniqueTaskId, writeTask } from './writeTask';
 import type { HubNeeds } from '../hub/needs';
 import type { ModelArchitectures } from '../hub/modelTable';
 import { candidateHubNeeds, providedNeeds, type HubRunState } from './hubSupply';
+import type { PhaseTime } from './phaseTimes';
+import { keptRunMatchesTask, type KeptRun } from './referenceReuse';
+import { rm } from 'node:fs/promises';
 
 /**
  * The seam to src/env/hub: what models and datasets a candidate run needs. Called before every run
@@ -76,6 +79,12 @@ export interface MakeTaskOptions {
   modelArchitectures?: ModelArchitectures;
   /** Infer among the snapshots whose managed venv is already built (no install on a shared machine). */
   builtSnapshotsOnly?: boolean;
+  /**
+   * Runs through the warm runtime (docs/sandbox.md): after a run, zygotes of the same shape import the
+   * libraries in the background, so the next round, broken run or oracle run skips the imports. Same
+   * outcome as cold runs. Default false; the caller clears the pool (executor.ts `warmPool`) when it exits.
+   */
+  warm?: boolean;
 }
 
 export interface MakeTaskHooks {
@@ -96,7 +105,15 @@ export interface MakeTaskResult {
   written?: { scriptPath: string; metadataPath: string };
   /** The task's script as saved (or to save): the original, with relative imports laid out. Absent on a refusal. */
   script?: string;
-  timings: { total_ms: number; adapt_ms: number; verify_ms: number };
+  timings: MakeTaskTimings;
+}
+
+/** Where the time went: totals, and each phase in order (phaseTimes.ts). */
+export interface MakeTaskTimings {
+  total_ms: number;
+  adapt_ms: number;
+  verify_ms: number;
+  phases: PhaseTime[];
 }
 
 /** Bad input the pipeline cannot start from (a missing file, an unknown snapshot): the CLI's usage errors. */
@@ -106,10 +123,11 @@ export class MakeTaskInputError extends Error {
 
 export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = {}): Promise<MakeTaskResult> {
   const t0 = performance.now();
-  const state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } } = {
+  const state: MakeTaskState = {
     taskId: options.taskId ?? '',
     adaptations: [],
     snapshot: { id: '', reason: 'not chosen' },
+    phases: [],
   };
   try {
     return await makeTaskUnguarded(options, hooks, t0, state);
@@ -126,16 +144,34 @@ export async function makeTask(options: MakeTaskOptions, hooks: MakeTaskHooks = 
       snapshot: state.snapshot,
       rounds: 0,
       refusal: { rule, reason },
-      timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0 },
+      timings: { total_ms: Math.round(performance.now() - t0), adapt_ms: 0, verify_ms: 0, phases: state.phases },
     };
+  } finally {
+    await dropKept(state);
   }
+}
+
+/** Removes the kept run folder, if any. */
+async function dropKept(state: MakeTaskState): Promise<void> {
+  const dir = state.kept?.runDir;
+  state.kept = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+}
+
+interface MakeTaskState {
+  taskId: string;
+  adaptations: Adaptation[];
+  snapshot: { id: string; reason: string };
+  phases: PhaseTime[];
+  /** The last clean adapt run's folder, kept for the verification's reference (referenceReuse.ts); removed at the end. */
+  kept?: KeptRun;
 }
 
 async function makeTaskUnguarded(
   options: MakeTaskOptions,
   hooks: MakeTaskHooks,
   t0: number,
-  state: { taskId: string; adaptations: Adaptation[]; snapshot: { id: string; reason: string } },
+  state: MakeTaskState,
 ): Promise<MakeTaskResult> {
   const progress = (m: string) => hooks.onProgress?.(m);
   const mode = options.mode ?? 'real';
@@ -159,7 +195,8 @@ async function makeTaskUnguarded(
 
   const adaptations: Adaptation[] = state.adaptations;
   state.taskId = taskId;
-  const timings = { total_ms: 0, adapt_ms: 0, verify_ms: 0 };
+  const timings: MakeTaskTimings = { total_ms: 0, adapt_ms: 0, verify_ms: 0, phases: state.phases };
+  const onPhase = (p: PhaseTime) => void state.phases.push(p);
   const done = (r: Omit<MakeTaskResult, 'timings' | 'taskId' | 'adaptations'>): MakeTaskResult => {
     timings.total_ms = Math.round(performance.now() - t0);
     return { taskId, adaptations, ...r, timings };
@@ -206,6 +243,7 @@ async function makeTaskUnguarded(
 
   // 2. The snapshot.
   const forced = options.snapshot === 'auto' ? undefined : options.snapshot;
+  const ti = performance.now();
   const first = inferSnapshot(script, {
     scriptDate: origin.date,
     forced,
@@ -217,6 +255,7 @@ async function makeTaskUnguarded(
         }
       : {}),
   });
+  onPhase({ phase: 'snapshot inference', ms: Math.round(performance.now() - ti) });
   let choice: { id: string; reason: string } = first;
   const snapshot = { id: choice.id, reason: choice.reason };
   state.snapshot = snapshot;
@@ -235,14 +274,17 @@ async function makeTaskUnguarded(
       ? undefined
       : (options.hubNeeds ?? ((i: Parameters<HubNeedsProvider>[0]) => candidateHubNeeds(i.script, i.args, i.files, i.extra)));
   let hubState: HubRunState | undefined;
-  const runnerAt = (id: string) =>
-    makeRunner({
+  // Real mode keeps each run's folder until the next run: the last clean one can be the verification's reference.
+  const keep = mode === 'real';
+  const runnerAt = (id: string) => {
+    const run = makeRunner({
       mode,
       snapshot: id,
       timeoutMs,
       interpreter: options.interpreter,
       signal: hooks.signal,
       onProgress: progress,
+      onPhase,
       modelArchitectures: options.modelArchitectures,
       ...(provider
         ? {
@@ -250,7 +292,18 @@ async function makeTaskUnguarded(
             onHub: (s) => void (hubState = s),
           }
         : {}),
+      keepRunDir: keep,
+      ...(options.warm ? { warm: true } : {}),
     });
+    return async (c: CandidateRun) => {
+      const r = await run(c);
+      await dropKept(state);
+      const clean = r.exit_code === 0 && !r.timed_out && !r.killed && c.args[0] !== '--help';
+      if (r.run_dir && keep && clean) state.kept = { snapshot: id, run: c, runDir: r.run_dir, hub: hubState };
+      else if (r.run_dir && keep) await rm(r.run_dir, { recursive: true, force: true }).catch(() => undefined);
+      return r;
+    };
+  };
 
   // 3. Args that work; an error of a library API at the inferred snapshot (the script predates it)
   // moves to the next snapshot where every import exists, at most MAX_SNAPSHOT_FALLBACKS times (unless --snapshot forced one):
@@ -259,11 +312,12 @@ async function makeTaskUnguarded(
   const tried = [choice.id];
   const earlier: string[] = [];
   // The same adaptation at whichever snapshot is chosen.
-  const adaptAt = (id: string) =>
+  const adaptAt = (id: string, carried?: AdaptResult) =>
     adaptUntilRuns({
       script,
       files: taskFiles,
       startArgs: options.args,
+      ...(carried ? { carried } : {}),
       run: runnerAt(id),
       maxRounds: options.maxRounds,
       onProgress: progress,
@@ -278,6 +332,8 @@ async function makeTaskUnguarded(
   ) {
     if (adapted.last) earlier.push(`${adapted.last.stdout}\n${adapted.last.stderr}`);
     const error = adapted.refusal!.reason.slice(0, 1000);
+    // Carried to the next snapshot (adaptLoop `carried`), so still in effect: recorded.
+    adaptations.push(...adapted.adaptations);
     adaptations.push({
       round: adapted.rounds,
       rule: 'snapshot-fallback',
@@ -291,7 +347,7 @@ async function makeTaskUnguarded(
     snapshot.reason = choice.reason;
     tried.push(next);
     hubState = undefined;
-    adapted = await adaptAt(choice.id);
+    adapted = await adaptAt(choice.id, adapted);
   }
   const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
@@ -339,8 +395,13 @@ async function makeTaskUnguarded(
       adaptations.push({ round: adapted.rounds, ...upFront.adaptation });
       progress(`adapted (${upFront.adaptation.rule}): ${upFront.adaptation.change} (the script saves no model)`);
     }
+    let referenceFailure: string | undefined;
     const verifyOnce = () =>
       verifyTask({
+        onReferenceFailed: (reason) => void (referenceFailure = reason),
+        ...(state.kept && keptRunMatchesTask(state.kept, entry, choice.id)
+          ? { originalRun: { taskId, script, runDir: state.kept.runDir } }
+          : {}),
         task: TaskSchema.parse(taskCandidate(taskId, script, entry, taskDir)),
         mode,
         snapshot: choice.id,
@@ -350,19 +411,25 @@ async function makeTaskUnguarded(
         maxBreakages: options.maxBreakages,
         signal: hooks.signal,
         onProgress: progress,
+        onPhase,
+        ...(options.warm ? { warm: true } : {}),
       });
+    referenceFailure = undefined;
     verdict = await verifyOnce();
     // The verifier may say which `verify` field the task must declare, or that the script saves no
     // model (then the environment keeps the trained one): answer from the task's own args, then check
     // again (twice at most: evidence first, then a field the evidence's check may still ask for).
     for (let round = 0; round < 2 && !verdict.verified && !hooks.signal?.aborted; round++) {
-      const finding = verdict.breakages.map((b) => b.note ?? '').find((n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n));
+      const finding = [referenceFailure ?? '', ...verdict.breakages.map((b) => b.note ?? '')].find(
+        (n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n),
+      );
       const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
       if (!fix) break;
       entry.verify = VerifySpecSchema.parse(fix.spec);
       if (fix.shim) entry.runtime = withShim(entry.runtime, fix.shim);
       adaptations.push({ round: adapted.rounds, ...fix.adaptation });
       progress(`adapted (${fix.adaptation.rule}): ${fix.adaptation.change}; verifying again`);
+      referenceFailure = undefined;
       verdict = await verifyOnce();
     }
     timings.verify_ms = Math.round(performance.now() - tv);

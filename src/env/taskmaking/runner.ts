@@ -10,6 +10,7 @@ import type { HubRunState } from './hubSupply';
 import type { ExecutionMode, ExecutionResult } from '../schemas';
 import type { TaskRuntime } from '../run/runtimeShims';
 import { getSnapshot } from '../snapshots/registry';
+import { timed, type PhaseSink } from './phaseTimes';
 
 export interface CandidateRun {
   script: string;
@@ -40,31 +41,45 @@ export interface RunnerOptions {
   hubNeeds?: (run: CandidateRun) => HubNeeds;
   modelArchitectures?: ModelArchitectures;
   onHub?: (state: HubRunState) => void;
+  /** Each run's phases as they end: its hub items (real mode), then the run (`help run`, `adapt run N`). */
+  onPhase?: PhaseSink;
+  /** Through the warm runtime (executor.ts `warm`): a zygote of the run's shape started ahead, when one is ready. */
+  warm?: boolean;
+  /** Keep each run's folder (its `run_dir`, then the caller's to remove): the last clean run can be the verification's reference. */
+  keepRunDir?: boolean;
 }
 
-export type RunFn = (run: CandidateRun) => Promise<ExecutionResult>;
+/** A run's result; `run_dir` is set (and the caller's to remove) when the runner keeps run folders. */
+export type CandidateResult = ExecutionResult & { run_dir?: string };
+
+export type RunFn = (run: CandidateRun) => Promise<CandidateResult>;
 
 /** A runner bound to a mode and snapshot. */
 export function makeRunner(opts: RunnerOptions): RunFn {
   const versions = { ...getSnapshot(opts.snapshot).versions };
+  let runs = 0;
   return async (run) => {
+    const label = run.args[0] === '--help' ? 'help run' : `adapt run ${++runs}`;
     const needs = opts.mode === 'real' && opts.hubNeeds ? opts.hubNeeds(run) : undefined;
     const hub = needs ? { needs, files: run.files, modelArchitectures: opts.modelArchitectures, strict: false } : undefined;
     const real =
       opts.mode === 'real'
-        ? await prepareRealRun({
-            libraryVersions: versions,
-            snapshot: opts.snapshot,
-            interpreter: opts.interpreter,
-            hub,
-            onProgress: opts.onProgress,
-            signal: opts.signal,
-          })
+        ? await timed(opts.onPhase, `hub items (${label})`, () =>
+            prepareRealRun({
+              libraryVersions: versions,
+              snapshot: opts.snapshot,
+              interpreter: opts.interpreter,
+              hub,
+              onProgress: opts.onProgress,
+              signal: opts.signal,
+            }),
+          )
         : undefined;
     if (needs) opts.onHub?.({ needs, refusals: real?.hubRefusals ?? [] });
     // Local data files the args point to and the task does not ship (`--train_file train.jsonl`), as episodes get them.
     const files = needs ? { ...dataFilesOrNone(needs), ...run.files } : run.files;
-    return executeScript({
+    const t = performance.now();
+    const r = await executeScript({
       script: run.script,
       mode: opts.mode,
       interpreter: real?.interpreter ?? opts.interpreter,
@@ -80,7 +95,11 @@ export function makeRunner(opts: RunnerOptions): RunFn {
       ...(needs && real ? { links: diskDatasetLinks(needs.datasets, real.hubDir) } : {}),
       ...(run.runtime ? { shims: run.runtime.shims } : {}),
       ...(run.mounts?.length ? { mounts: run.mounts } : {}),
+      ...(opts.keepRunDir ? { keepRunDir: true } : {}),
+      ...(opts.warm ? { warm: true } : {}),
     });
+    opts.onPhase?.({ phase: label, ms: Math.round(performance.now() - t), ...(r.runtime ? { runtime: r.runtime } : {}) });
+    return r;
   };
 }
 

@@ -10,7 +10,7 @@
 //   whose breakage cannot count skips its oracle run while later candidates can still bring them.
 import { changedApiNames, mentionsChangedApi } from '../primitives/checkPrimitives';
 import { breaksReally } from '../drift/generator';
-import { ForgeEnvironment } from '../episode/environment';
+import { ForgeEnvironment, type OriginalRun } from '../episode/environment';
 import { applySpec, breakagePrimitives } from '../primitives/registry';
 import type { PrimitiveCandidate } from '../primitives/types';
 import type { ExecutionMode, LibraryVersions, Task } from '../schemas';
@@ -18,6 +18,7 @@ import { TaskSampler } from '../tasks/tasks';
 import type { BreakageCheck, MakeTaskVerdict } from './provenance';
 import { lastErrorLine } from './rules';
 import { infoText } from '../schemas';
+import type { PhaseSink } from './phaseTimes';
 
 export interface VerifyOptions {
   task: Task;
@@ -30,6 +31,14 @@ export interface VerifyOptions {
   maxBreakages?: number;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
+  /** Each episode's phases: the broken run, the oracle run, the verifier's runs (with the reference's the first time). */
+  onPhase?: PhaseSink;
+  /** Why the original's own verification (the reference) failed, when it did: checked before any episode run. */
+  onReferenceFailed?: (reason: string) => void;
+  /** Episodes' runs through the warm runtime (the environment's `warm`). */
+  warm?: boolean;
+  /** A clean run of this task's original made exactly as episodes run it (referenceReuse.ts): judged as the reference. */
+  originalRun?: OriginalRun;
 }
 
 interface Candidate {
@@ -99,8 +108,8 @@ export function oracleWorthRunning(s: { broke: boolean; namesApi: boolean; origi
 
 export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   const env = new ForgeEnvironment(
-    { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}) },
-    { tasks: new TaskSampler([o.task]), onProgress: o.onProgress },
+    { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}), ...(o.warm ? { warm: true } : {}) },
+    { tasks: new TaskSampler([o.task]), onProgress: o.onProgress, ...(o.originalRun ? { originalRun: o.originalRun } : {}) },
   );
   const breakages: BreakageCheck[] = [];
   let originalRuns = 0;
@@ -112,7 +121,11 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
     const episode = async (c: Candidate, mustScore = false): Promise<BreakageCheck> => {
       await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
       o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
+      const tb = performance.now();
       const obs = await env.step({ breakage: { primitive_type: c.primitive_type, params: c.params } }, { signal: o.signal });
+      const rt = obs.info.runtime;
+      const brokenRuntime: { runtime?: 'warm' | 'cold' } = rt === 'warm' || rt === 'cold' ? { runtime: rt } : {};
+      o.onPhase?.({ phase: `broken run (${c.primitive_type})`, ms: Math.round(performance.now() - tb), ...brokenRuntime });
       const base = { primitive_type: c.primitive_type, ...(c.drift_id ? { drift_id: c.drift_id } : {}) };
       if (obs.info.error)
         return { ...base, broke: false, names_api: false, oracle_verified: false, note: infoText(obs.info.error).slice(0, 500) };
@@ -134,7 +147,18 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         };
       }
       o.onProgress?.(`breakage ${c.primitive_type}: ${broke ? 'broke' : 'did not break'}; scoring the oracle repair (the original)`);
+      const te = performance.now();
       const ev = await env.evaluateRepair(env.oracleDiff(), { signal: o.signal });
+      const oracleMs = Math.round(ev.execution?.wall_time_ms ?? 0);
+      o.onPhase?.({
+        phase: `oracle run (${c.primitive_type})`,
+        ms: oracleMs,
+        ...(ev.execution?.runtime ? { runtime: ev.execution.runtime } : {}),
+      });
+      o.onPhase?.({
+        phase: `verifier (${c.primitive_type})`,
+        ms: Math.max(0, Math.round(performance.now() - te) - oracleMs),
+      });
       originalRuns++;
       if (ev.success) originalVerified++;
       if (referenceOk === undefined && ev.verification) referenceOk = ev.verification.reference_loss !== undefined;
@@ -147,15 +171,29 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         ...(!ev.success ? { note: (ev.verification?.findings[0] ?? ev.findings[0] ?? lastErrorLine(ev.error_trace)).slice(0, 500) } : {}),
       };
     };
+    // The reference first (cached for the episodes' oracle repairs): an original that does not verify, or a check
+    // the task must still declare (`set verify.base_model`), is known before any broken or oracle run is spent.
+    if (candidates.length) {
+      await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
+      const tr = performance.now();
+      const ref = await env.referenceVerification({ signal: o.signal });
+      // `reused`: judged on the last adapt run's folder (no run of the original here).
+      o.onPhase?.({ phase: o.originalRun ? 'reference reused' : 'reference', ms: Math.round(performance.now() - tr) });
+      if (!ref.ok && !o.signal?.aborted) {
+        referenceOk = false;
+        o.onReferenceFailed?.(ref.reason);
+        o.onProgress?.(`the original's own verification failed: ${ref.reason.slice(0, 300)}`);
+      }
+    }
     const good = () => breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
-    for (const c of candidates) {
+    for (const c of referenceOk === false ? [] : candidates) {
       if (o.signal?.aborted || (good() >= 2 && originalRuns >= 2)) break;
       breakages.push(await episode(c));
       // Once the original failed to verify (its reference included), 3/3 is out of reach: stop spending runs.
       if (referenceOk === false || originalRuns > originalVerified) break;
     }
     // Fewer than two oracle runs: repeat an episode so that the original is judged three times.
-    const again = candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
+    const again = referenceOk === false ? undefined : candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
     while (again && originalRuns < 2 && originalRuns === originalVerified && !o.signal?.aborted) await episode(again, true);
   } finally {
     await env.dispose();
