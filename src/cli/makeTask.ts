@@ -34,6 +34,7 @@ function summary(r: MakeTaskResult): string[] {
     lines.push(
       `verdict: ${r.verdict.verified ? 'verified' : 'NOT verified'}; original ${r.verdict.original_runs.verified}/${r.verdict.original_runs.of}; breakages verified ${good}/${r.verdict.breakages.length}`,
     );
+    if (r.verdict.reference_note) lines.push(`  the original's own verification failed, so no breakage ran: ${r.verdict.reference_note}`);
     for (const b of r.verdict.breakages)
       lines.push(
         `  ${b.primitive_type}: ${b.broke ? 'broke' : 'did not break'}${b.broke ? (b.names_api ? ', names the API' : ', error does not name the API') : ''}, oracle ${b.oracle_verified ? 'verified' : 'not verified'}${b.note ? ` (${b.note})` : ''}`,

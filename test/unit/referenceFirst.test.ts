@@ -42,6 +42,7 @@ describe('reference first', () => {
     assert.deepEqual(verdict.original_runs, { verified: 0, of: 1 });
     assert.equal(verdict.breakages.length, 0);
     assert.match(failed, /did not run cleanly/);
+    assert.equal(verdict.reference_note, failed.slice(0, 1000), 'the verdict says why, not only the progress');
     assert.deepEqual(
       phases.map((p) => p.phase),
       ['reference'],

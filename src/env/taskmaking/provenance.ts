@@ -43,6 +43,8 @@ export const MakeTaskVerdictSchema = z
     /** Clean runs of the original with a verified model, out of the runs made. */
     original_runs: z.object({ verified: z.number().int().min(0), of: z.number().int().min(0) }).strict(),
     breakages: z.array(BreakageCheckSchema),
+    /** Why the original's own verification (the reference, checked first) failed: then no breakage ran. */
+    reference_note: z.string().max(1000).optional(),
     /** Original verified 3/3 and at least two breakages verified. */
     verified: z.boolean(),
     checked_at: z.string(),

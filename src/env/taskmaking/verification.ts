@@ -113,6 +113,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   );
   const breakages: BreakageCheck[] = [];
   let originalRuns = 0;
+  let referenceNote: string | undefined;
   let originalVerified = 0;
   let referenceOk: boolean | undefined;
   const maxBreakages = o.maxBreakages ?? 4;
@@ -181,6 +182,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
       o.onPhase?.({ phase: o.originalRun ? 'reference reused' : 'reference', ms: Math.round(performance.now() - tr) });
       if (!ref.ok && !o.signal?.aborted) {
         referenceOk = false;
+        referenceNote = ref.reason.slice(0, 1000);
         o.onReferenceFailed?.(ref.reason);
         o.onProgress?.(`the original's own verification failed: ${ref.reason.slice(0, 300)}`);
       }
@@ -205,6 +207,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
     snapshot: o.snapshot,
     original_runs: runs,
     breakages,
+    ...(referenceNote ? { reference_note: referenceNote } : {}),
     verified: runs.of >= 3 && runs.verified === runs.of && verifiedBreakages >= 2,
     checked_at: new Date().toISOString(),
   };

@@ -140,6 +140,7 @@ export function verdictLines(v: MakeTaskVerdict): string[] {
   const good = v.breakages.filter((b) => b.broke && b.names_api && b.oracle_verified);
   return [
     `${v.verified ? 'Verified' : 'Not verified'} (${v.mode}, snapshot ${v.snapshot}): the original ran clean with a verified model ${v.original_runs.verified}/${v.original_runs.of} times; ${good.length} of ${v.breakages.length} breakages verified (need 3/3 and 2).`,
+    ...(v.reference_note ? [`The original's own verification failed, so no breakage ran: ${v.reference_note}`] : []),
     ...v.breakages.map(
       (b) =>
         `${b.primitive_type}${b.drift_id ? ` (${b.drift_id})` : ''}: ${b.broke ? 'breaks' : 'does not break'}${b.broke ? `, ${b.names_api ? 'its error names the API' : 'its error does not name the API'}, oracle repair ${b.oracle_verified ? 'passes' : 'fails'}` : ''}${b.note ? ` — ${b.note}` : ''}`,
