@@ -1033,6 +1033,60 @@ def write_data_file(item, synthetic):
     return None
 
 
+# ---------------------------------------------------------------- files of hub repos fetched by URL
+
+HUB_REPO_FOLDERS = {"model": "models", "dataset": "datasets", "space": "spaces"}
+
+
+def write_hub_file(item, synthetic):
+    """A file of a hub repo that the script fetches by its URL (`https://huggingface.co/datasets/<repo>/resolve/main/x.png`),
+    in the hub cache where huggingface_hub finds it offline (hub/<type>s--<org>--<name>/snapshots/<commit>/<path>, the
+    revision's ref beside it): a synthetic file of the kind its extension names. The offline-hub-files shim answers
+    the URL from there (resources/shims/_forgeenv_shims.py)."""
+    parts = item["path"].split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise Refused("the hub file's path %r is not inside its repo" % item["path"])
+    kind = item["file_kind"]
+    repo = os.path.join(item["out"], "hub", HUB_REPO_FOLDERS[item["repo_type"]] + "--" + item["repo"].replace("/", "--"))
+    rev = item["revision"]
+    # A model repo's commit is the one its model item would have (make_hub.commit_of(id)), so the two share refs/main.
+    commit = rev if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else make_hub.commit_of(
+        item["repo"] if item["repo_type"] == "model" else "%s:%s" % (item["repo_type"], item["repo"])
+    )
+    if commit != rev:
+        os.makedirs(os.path.join(repo, "refs"), exist_ok=True)
+        with open(os.path.join(repo, "refs", rev), "w", encoding="utf-8") as f:
+            f.write(commit)
+    target = os.path.join(repo, "snapshots", commit, *parts)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    rng = random.Random(int(hashlib.sha256(item["path"].encode()).hexdigest()[:12], 16))
+    if kind == "image":
+        ext = parts[-1].rsplit(".", 1)[-1].lower()
+        if ext == "png":
+            data = png(rng)
+        else:
+            # Other image formats need Pillow's encoder; a script handing them to a processor needs Pillow anyway.
+            try:
+                import io
+
+                from PIL import Image
+            except ImportError:
+                raise Refused("writing a .%s image needs Pillow, which this interpreter does not have" % ext)
+            img = Image.new("RGB", (32, 32), (rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+            buf = io.BytesIO()
+            img.save(buf, format={"jpg": "JPEG"}.get(ext, ext.upper()))
+            data = buf.getvalue()
+    elif kind == "audio":
+        data = wav(rng)
+    else:
+        data = ("\n".join(sentence(rng, synthetic) for _ in range(4)) + "\n").encode("utf-8")
+        if parts[-1].endswith(".json"):
+            data = json.dumps({"text": sentence(rng, synthetic)}).encode("utf-8")
+    with open(target, "wb") as f:
+        f.write(data)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", required=True)
@@ -1058,6 +1112,8 @@ def main():
                 note = write_disk_dataset(item, synthetic)
             elif item["kind"] == "data_file":
                 note = write_data_file(item, synthetic)
+            elif item["kind"] == "hub_file":
+                note = write_hub_file(item, synthetic)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

@@ -7,7 +7,18 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../tasks/scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withColumn, withItem, withMetric, withSplit, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import {
+  missingHubItem,
+  needsHave,
+  withColumn,
+  withFiles,
+  withItem,
+  withMetric,
+  withSplit,
+  EMPTY_HUB_NEEDS,
+  type HubRunState,
+} from './hubSupply';
+import { hubFileId, hubFileUrls, sameHubFile } from '../hub/hubFiles';
 import { splitSubscript } from './splitProvenance';
 import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
 import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID } from '../hub/datasetTable';
@@ -83,6 +94,33 @@ function addShim(rule: string, ctx: RuleContext, shim: RuntimeShim): RuleOutcome
     kind: 'adapt',
     adaptation: { rule, kind: 'runtime', change: `runtime shim ${shim}: ${SHIM_EFFECTS[shim]}` },
     runtime: withShim(ctx.runtime, shim),
+  };
+}
+
+/**
+ * A download of hub repo files by URL (`https://huggingface.co/datasets/<repo>/resolve/main/x.png`, named by the
+ * error, or else the script's literal hub file URLs when the error names none): the hub gets a synthetic file of
+ * each (hubFiles.ts) and the offline-hub-files shim answers their URLs from it. Undefined when no hub file URL is
+ * involved, or when the task has both already (then the download is not one the shim serves: refused as before).
+ */
+function hubFileDownload(url: string | undefined, ctx: RuleContext): RuleOutcome | undefined {
+  const named = url ? hubFileUrls(url, 'a URL a run fetched') : [];
+  if (url && !named.length) return undefined;
+  const files = named.length ? named : hubFileUrls(ctx.script, 'a hub file URL in the script');
+  if (!files.length) return undefined;
+  const have = ctx.hubExtra?.files ?? [];
+  const newFiles = files.filter((f) => !have.some((h) => sameHubFile(h, f)));
+  const hasShim = ctx.runtime?.shims.includes('offline-hub-files') ?? false;
+  if (!newFiles.length && hasShim) return undefined;
+  return {
+    kind: 'adapt',
+    adaptation: {
+      rule: 'hub-file-url',
+      kind: 'hub',
+      change: `${files.map(hubFileId).join(', ')}: a synthetic file of each in the offline hub, and runtime shim offline-hub-files: ${SHIM_EFFECTS['offline-hub-files']}`,
+    },
+    hub: withFiles(ctx.hubExtra ?? EMPTY_HUB_NEEDS, files),
+    runtime: withShim(ctx.runtime, 'offline-hub-files'),
   };
 }
 
@@ -1394,8 +1432,10 @@ export const RULES: readonly Rule[] = [
     id: 'network-download',
     scope: 'exception',
     pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
-    apply: (m) => {
+    apply: (m, ctx) => {
       const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
+      const served = hubFileDownload(at ? `https://${at[1]}${at[2]}` : undefined, ctx);
+      if (served) return served;
       return refuse(
         'network-download',
         `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (with requests/urllib, or through a library it hands the URL to, e.g. a processor given an image URL), not a hub file the offline hub serves, which an offline sandboxed run cannot`,
