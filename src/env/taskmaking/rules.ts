@@ -547,6 +547,31 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // An empty training set (torch's sampler: num_samples=0) because the script filters its rows by length
+    // against a length option (`.filter(lambda x: len(x["prompt"]) + len(x["chosen"]) <= args.max_length)`,
+    // characters) that the short run set to 64: every synthetic row is longer. The option gets the most the
+    // tiny models' positions take (256), or its default when smaller, which keeps the rows.
+    id: 'length-filter-emptied',
+    scope: 'exception',
+    pattern: /num_samples should be a positive integer value, but got num_samples=0/,
+    apply: (_m, ctx) => {
+      for (const name of SEQUENCE_LENGTH_OPTIONS) {
+        const now = Number(optionValue(ctx.args, name));
+        if (!(now > 0 && now < 256)) continue;
+        const filtered = new RegExp(`\\.filter\\(\\s*lambda[^\\n]*(?:\\n[^\\n]*){0,3}?\\blen\\([^\\n]*(?:\\n[^\\n]*){0,3}?\\.${name}\\b`);
+        if (!filtered.test(ctx.script)) continue;
+        const dflt = Number(ctx.defaults?.get(name));
+        const value = String(dflt > now && dflt < 256 ? dflt : 256);
+        return adaptArgs(
+          'length-filter-emptied',
+          setOption(ctx.args, name, value),
+          `--${name} ${value} (the script keeps only rows shorter than --${name} in a .filter, and at ${now} none of the synthetic rows is)`,
+        );
+      }
+      return undefined;
+    },
+  },
+  {
     // An online RL trainer with no reward (TRL: "`reward_funcs` must be provided", "reward_model ... required"):
     // the parser's reward-model option gets the policy's own model id. The offline hub serves it, and loaded
     // with AutoModelForSequenceClassification it is a (randomly headed) reward model whose tokenizer matches.
