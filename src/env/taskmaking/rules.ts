@@ -350,6 +350,30 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A bitsandbytes optimizer (`--optim paged_adamw_32bit`, `adamw_bnb_8bit`, through an option or its default) that
+    // transformers' Trainer cannot make without bitsandbytes, which needs a CUDA GPU: the option takes adamw_torch,
+    // the same algorithm in torch (paging and 8-bit states only save GPU memory).
+    id: 'cpu-bnb-optimizer',
+    scope: 'exception',
+    pattern: /Trainer tried to instantiate bnb optimizer but bnb is not installed/,
+    apply: (_m, ctx) => {
+      const bnb = /^(?:paged_\w+|\w+_8bit|\w*bnb\w*)$/;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && bnb.test(ctx.args[i + 1] ?? ''));
+      // Not given in the args: the script's own default (a dataclass field or add_argument whose default is one).
+      const option =
+        at >= 0
+          ? ctx.args[at].slice(2)
+          : (/^[ \t]+(\w+)\s*:[^=\n]*=\s*(?:field\([^)]*?default\s*=\s*)?["'](?:paged_\w+|\w+_8bit|\w*bnb\w*)["']/m.exec(ctx.script)?.[1] ??
+            /add_argument\(\s*["']--([\w-]+)["'][^)]*default\s*=\s*["'](?:paged_\w+|\w+_8bit|\w*bnb\w*)["']/.exec(ctx.script)?.[1]);
+      if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
+      return adaptArgs(
+        'cpu-bnb-optimizer',
+        setOption(ctx.args, option, 'adamw_torch'),
+        `--${option} adamw_torch (a bitsandbytes optimizer needs bitsandbytes on a CUDA GPU; adamw_torch is the same algorithm)`,
+      );
+    },
+  },
+  {
     // A value the library no longer accepts (transformers: "adamw_hf is not a valid OptimizerNames, please select
     // one of ['adamw_torch', …]"): the option given that value (a script default passed through) takes the first.
     id: 'invalid-enum-value',

@@ -1,5 +1,6 @@
-// The length-filter-emptied rule: a script that keeps only rows shorter than a length option (in characters)
-// ends with an empty training set once the short run set that option to 64; the option is raised again.
+// Two rules about what the short CPU run leaves of a script's own choices: length-filter-emptied (a script that keeps
+// only rows shorter than a length option ends with an empty training set once the short run set it to 64) and
+// cpu-bnb-optimizer (a bitsandbytes optimizer named by an option cannot be made without a CUDA GPU).
 import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
@@ -51,5 +52,29 @@ describe('length-filter-emptied rule', () => {
     assert.notEqual(noFilter?.outcome.kind === 'adapt' ? noFilter.outcome.adaptation.rule : undefined, 'length-filter-emptied');
     const long = diagnose(EMPTY, ctx({ args: ['--max_seq_len', '256'] }));
     assert.notEqual(long?.outcome.kind === 'adapt' ? long.outcome.adaptation.rule : undefined, 'length-filter-emptied');
+  });
+});
+
+// Recorded from transformers 4.36 (Trainer.get_optimizer_cls_and_kwargs) with no bitsandbytes; paths shortened.
+const BNB_OPTIM = `Traceback (most recent call last):
+  File "/tmp/run/train.py", line 60, in <module>
+    trainer.train()
+  File "site-packages/transformers/trainer.py", line 1153, in get_optimizer_cls_and_kwargs
+    raise ValueError("Trainer tried to instantiate bnb optimizer but bnb is not installed!")
+ValueError: Trainer tried to instantiate bnb optimizer but bnb is not installed!
+`;
+
+describe('cpu-bnb-optimizer rule', () => {
+  test("a bitsandbytes optimizer from the script's default or the args becomes adamw_torch", () => {
+    const script = `from dataclasses import dataclass, field\n@dataclass\nclass Args:\n    optim_name: str = field(default="paged_adamw_8bit")\n`;
+    const d = diagnose(BNB_OPTIM, { script, args: ['--max_steps', '8'], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'cpu-bnb-optimizer');
+    assert.deepEqual(d.outcome.args, ['--max_steps', '8', '--optim_name', 'adamw_torch']);
+    const given = diagnose(BNB_OPTIM, { script: 'x = 1\n', args: ['--optim', 'adamw_bnb_8bit'], env: {}, options: undefined });
+    assert.ok(given && given.outcome.kind === 'adapt');
+    assert.deepEqual(given.outcome.args, ['--optim', 'adamw_torch']);
+    const inCode = diagnose(BNB_OPTIM, { script: 'TrainingArguments(optim="paged_adamw_32bit")\n', args: [], env: {}, options: undefined });
+    assert.notEqual(inCode?.outcome.kind === 'adapt' ? inCode.outcome.adaptation.rule : undefined, 'cpu-bnb-optimizer');
   });
 });
