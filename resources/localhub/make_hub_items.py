@@ -813,13 +813,24 @@ def write_dataset(item, synthetic):
         kwargs = dict(extra)
         if item.get("data_dir"):
             kwargs["data_dir"] = item["data_dir"]
+        if cache_lookup_ignores_config_kwargs(ds):
+            prepare_dataset_with_kwargs_script(item["out"], item["path"], config_name, kwargs, features, tables)
+            return image_audio_note(ds, columns)
         config_name = ds.BuilderConfig(name=config_name).create_config_id(kwargs)
 
     make_hub.prepare_dataset(item["out"], item["path"], config_name, features, tables)
-    for root, _, files in os.walk(os.path.join(item["out"], "datasets")):
+    remove_locks(item["out"])
+    return image_audio_note(ds, columns)
+
+
+def remove_locks(out):
+    for root, _, files in os.walk(os.path.join(out, "datasets")):
         for f in files:
             if f.endswith(".lock"):
                 os.remove(os.path.join(root, f))
+
+
+def image_audio_note(ds, columns):
     if "audio" in columns.values():
         import importlib.util
 
@@ -832,6 +843,116 @@ def write_dataset(item, synthetic):
         if importlib.util.find_spec("PIL") is None:
             return "image columns written, but this interpreter has no Pillow, so decoding them raises datasets' PIL ImportError"
     return None
+
+
+# ---------------------------------------------------------------- data_dir datasets of older releases
+
+KWARGS_DATASET_SCRIPT = '''"""Synthetic {path}, written by ForgeEnv's local hub (resources/localhub/make_hub_items.py) for offline runs.
+
+Served as a cached loading script because this datasets release's offline lookup cannot find the prepared
+cache of a config made with keywords (`load_dataset(path, data_dir=D)`). Each config id has its Arrow files in
+data/<config id>/<split>.arrow and its base config name in data/<config id>/CONFIG_NAME; a folder without that
+file is a plain config (the base hub's layout for releases before 2.14).
+"""
+import os
+
+import datasets
+import pyarrow as pa
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_DATA = os.path.join(_HERE, "data")
+
+
+def _name(config_id):
+    marker = os.path.join(_DATA, config_id, "CONFIG_NAME")
+    if os.path.isfile(marker):
+        with open(marker, encoding="utf-8") as f:
+            return f.read().strip()
+    return config_id
+
+
+_NAMES = sorted({{_name(c) for c in os.listdir(_DATA)}}) if os.path.isdir(_DATA) else ["default"]
+
+
+def _read(folder, split):
+    with pa.memory_map(os.path.join(_DATA, folder, split + ".arrow")) as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+class Synthetic(datasets.ArrowBasedBuilder):
+    BUILDER_CONFIGS = [datasets.BuilderConfig(name=c, version=datasets.Version("0.0.0")) for c in _NAMES]
+    DEFAULT_CONFIG_NAME = "default" if "default" in _NAMES else None
+
+    def _folder(self):
+        # The config id (name plus keywords such as data_dir) when it has files of its own, else the plain name.
+        return self.config_id if os.path.isdir(os.path.join(_DATA, self.config_id)) else self.config.name
+
+    def _splits(self):
+        return sorted(f[: -len(".arrow")] for f in os.listdir(os.path.join(_DATA, self._folder())) if f.endswith(".arrow"))
+
+    def _info(self):
+        return datasets.DatasetInfo(features=datasets.Features.from_arrow_schema(_read(self._folder(), self._splits()[0]).schema))
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=s, gen_kwargs={{"split": s}}) for s in self._splits()]
+
+    def _generate_tables(self, split):
+        yield 0, _read(self._folder(), split)
+'''
+
+
+def cache_lookup_ignores_config_kwargs(ds):
+    """Whether this datasets release cannot load offline, from its prepared cache, a config made with keywords
+    (`data_dir=`): before 2.14 (no `dataset_name`) an offline Hub dataset loads only through a cached loading
+    script; from 2.14 to 2.18 the `cache` builder's lookup (`_find_hash_in_cache`, no `config_kwargs`) takes the
+    newest cached config whatever the keywords, then appends them to its id again, a folder that never exists."""
+    import inspect
+
+    if "dataset_name" not in inspect.signature(ds.DatasetBuilder.__init__).parameters:
+        return True
+    try:
+        from datasets.packaged_modules.cache.cache import _find_hash_in_cache
+    except ImportError:
+        return False
+    return "config_kwargs" not in inspect.signature(_find_hash_in_cache).parameters
+
+
+def prepare_dataset_with_kwargs_script(out, path, config_name, kwargs, features, tables):
+    """A config with keywords served the way those releases find it offline: the newest cached loading script of
+    `path` (modules/datasets_modules/datasets/<path with -- for />/<hash>/<name>.py, which their offline loader
+    prefers to the `cache` builder), prepared once here with the interpreter's own builder so a run only reads.
+    Items of one path with different data_dirs share the script and add their data/<config id>/ folders."""
+    import importlib.util
+
+    import datasets as ds
+    import pyarrow as pa
+
+    name = path.split("/")[-1]
+    digest = hashlib.sha256(("dataset-script:%s" % path).encode()).hexdigest()
+    root = os.path.join(out, "modules", "datasets_modules")
+    module_dir = os.path.join(root, "datasets", path.replace("/", "--"), digest)
+    config_id = ds.BuilderConfig(name=config_name).create_config_id(kwargs)
+    folder = os.path.join(module_dir, "data", config_id)
+    os.makedirs(folder, exist_ok=True)
+    for d in (os.path.join(out, "modules"), root, os.path.join(root, "datasets"), os.path.dirname(module_dir), module_dir):
+        open(os.path.join(d, "__init__.py"), "a").close()
+    with open(os.path.join(folder, "CONFIG_NAME"), "w", encoding="utf-8") as f:
+        f.write(config_name)
+    for split, table in tables.items():
+        table = table.cast(features.arrow_schema)
+        with pa.OSFile(os.path.join(folder, split + ".arrow"), "wb") as sink:
+            with pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+    script = os.path.join(module_dir, name + ".py")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(KWARGS_DATASET_SCRIPT.format(path=path))
+    spec = importlib.util.spec_from_file_location("datasets_modules.datasets.%s.%s.%s" % (path.replace("/", "--"), digest, name), script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the builder finds its files through its module
+    spec.loader.exec_module(module)
+    builder = module.Synthetic(cache_dir=os.path.join(out, "datasets"), config_name=config_name, hash=digest, repo_id=path, **kwargs)
+    builder.download_and_prepare()
+    remove_locks(out)
 
 
 # ---------------------------------------------------------------- saved (load_from_disk) datasets
@@ -912,6 +1033,60 @@ def write_data_file(item, synthetic):
     return None
 
 
+# ---------------------------------------------------------------- files of hub repos fetched by URL
+
+HUB_REPO_FOLDERS = {"model": "models", "dataset": "datasets", "space": "spaces"}
+
+
+def write_hub_file(item, synthetic):
+    """A file of a hub repo that the script fetches by its URL (`https://huggingface.co/datasets/<repo>/resolve/main/x.png`),
+    in the hub cache where huggingface_hub finds it offline (hub/<type>s--<org>--<name>/snapshots/<commit>/<path>, the
+    revision's ref beside it): a synthetic file of the kind its extension names. The offline-hub-files shim answers
+    the URL from there (resources/shims/_forgeenv_shims.py)."""
+    parts = item["path"].split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise Refused("the hub file's path %r is not inside its repo" % item["path"])
+    kind = item["file_kind"]
+    repo = os.path.join(item["out"], "hub", HUB_REPO_FOLDERS[item["repo_type"]] + "--" + item["repo"].replace("/", "--"))
+    rev = item["revision"]
+    # A model repo's commit is the one its model item would have (make_hub.commit_of(id)), so the two share refs/main.
+    commit = rev if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) else make_hub.commit_of(
+        item["repo"] if item["repo_type"] == "model" else "%s:%s" % (item["repo_type"], item["repo"])
+    )
+    if commit != rev:
+        os.makedirs(os.path.join(repo, "refs"), exist_ok=True)
+        with open(os.path.join(repo, "refs", rev), "w", encoding="utf-8") as f:
+            f.write(commit)
+    target = os.path.join(repo, "snapshots", commit, *parts)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    rng = random.Random(int(hashlib.sha256(item["path"].encode()).hexdigest()[:12], 16))
+    if kind == "image":
+        ext = parts[-1].rsplit(".", 1)[-1].lower()
+        if ext == "png":
+            data = png(rng)
+        else:
+            # Other image formats need Pillow's encoder; a script handing them to a processor needs Pillow anyway.
+            try:
+                import io
+
+                from PIL import Image
+            except ImportError:
+                raise Refused("writing a .%s image needs Pillow, which this interpreter does not have" % ext)
+            img = Image.new("RGB", (32, 32), (rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+            buf = io.BytesIO()
+            img.save(buf, format={"jpg": "JPEG"}.get(ext, ext.upper()))
+            data = buf.getvalue()
+    elif kind == "audio":
+        data = wav(rng)
+    else:
+        data = ("\n".join(sentence(rng, synthetic) for _ in range(4)) + "\n").encode("utf-8")
+        if parts[-1].endswith(".json"):
+            data = json.dumps({"text": sentence(rng, synthetic)}).encode("utf-8")
+    with open(target, "wb") as f:
+        f.write(data)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", required=True)
@@ -937,6 +1112,8 @@ def main():
                 note = write_disk_dataset(item, synthetic)
             elif item["kind"] == "data_file":
                 note = write_data_file(item, synthetic)
+            elif item["kind"] == "hub_file":
+                note = write_hub_file(item, synthetic)
             else:
                 note = write_dataset(item, synthetic)
             result(i, True, note=note)

@@ -35,6 +35,12 @@ are passed on to the library as given (a keyword a release removed still fails a
   HF_HUB_OFFLINE set, it answers from the local hub cache instead (`try_to_load_from_cache`: True when
   the file is cached), after binding its arguments to the release's own signature. Online it runs as
   shipped.
+- offline-hub-files: an offline one too. A URL of a hub repo's file
+  (`https://huggingface.co/[datasets/|spaces/]<repo>/resolve/<revision>/<path>`) that the script fetches itself,
+  or hands to a library that does (`requests.get`, `urllib.request.urlopen`: a processor given an example
+  image URL), is answered from the local hub cache when HF_HUB_OFFLINE is set and the cache holds that file
+  (make-task puts a synthetic one there, of the kind its extension names). Any other URL, and a hub file the
+  cache lacks, goes to the network as shipped (and fails offline as it would).
 """
 import functools
 import importlib.abc
@@ -43,7 +49,15 @@ import importlib.util
 import os
 import sys
 
-SHIMS = ("cuda-to-cpu", "no-quantization", "no-mixed-precision", "trained-model-evidence", "no-hub-push", "offline-hub-queries")
+SHIMS = (
+    "cuda-to-cpu",
+    "no-quantization",
+    "no-mixed-precision",
+    "trained-model-evidence",
+    "no-hub-push",
+    "offline-hub-queries",
+    "offline-hub-files",
+)
 _active = set()
 # One entry per from_pretrained in progress: whether its quantization was dropped.
 _dropped = []
@@ -447,6 +461,93 @@ def _patch_hub_queries(mod):
         mod.file_exists = api.file_exists
 
 
+# --- offline-hub-files -------------------------------------------------------------------------
+
+_HUB_FILE_URL = None
+
+
+def _cached_hub_file(url):
+    """The local hub cache's copy of the hub file `url` names, or None (not a hub file URL, not cached, online)."""
+    global _HUB_FILE_URL
+    if not _offline() or not isinstance(url, str):
+        return None
+    if _HUB_FILE_URL is None:
+        import re
+
+        _HUB_FILE_URL = re.compile(
+            r"^https?://(?:www\.)?huggingface\.co/(?:(datasets|spaces)/)?([A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)/resolve/([\w.-]+)/([^?#]+)"
+        )
+    m = _HUB_FILE_URL.match(url)
+    if m is None:
+        return None
+    from urllib.parse import unquote
+
+    from huggingface_hub import try_to_load_from_cache
+
+    repo_type = {"datasets": "dataset", "spaces": "space"}.get(m.group(1), "model")
+    found = try_to_load_from_cache(m.group(2), unquote(m.group(4)), revision=m.group(3), repo_type=repo_type)
+    return found if isinstance(found, str) and os.path.isfile(found) else None
+
+
+def _content_type(path):
+    import mimetypes
+
+    return mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+def _patch_requests_adapter(mod):
+    cls = getattr(mod, "HTTPAdapter", None)
+    send = getattr(cls, "send", None)
+    if send is None or getattr(send, "_forgeenv_shim", False):
+        return
+
+    @functools.wraps(send)
+    def shim_send(self, request, *args, **kwargs):
+        path = _cached_hub_file(getattr(request, "url", None))
+        if path is None or (getattr(request, "method", "GET") or "GET").upper() not in ("GET", "HEAD"):
+            return send(self, request, *args, **kwargs)
+        import io
+
+        import requests
+
+        with open(path, "rb") as f:
+            data = f.read()
+        resp = requests.models.Response()
+        resp.status_code, resp.reason, resp.url, resp.request, resp.connection = 200, "OK", request.url, request, self
+        resp.headers = requests.structures.CaseInsensitiveDict({"Content-Length": str(len(data)), "Content-Type": _content_type(path)})
+        resp.raw = io.BytesIO(b"" if request.method.upper() == "HEAD" else data)
+        return resp
+
+    shim_send._forgeenv_shim = True
+    cls.send = shim_send
+
+
+def _patch_urlopen(mod):
+    urlopen = getattr(mod, "urlopen", None)
+    if urlopen is None or getattr(urlopen, "_forgeenv_shim", False):
+        return
+
+    @functools.wraps(urlopen)
+    def shim_urlopen(url, *args, **kwargs):
+        full = url.full_url if isinstance(url, mod.Request) else url
+        path = _cached_hub_file(full)
+        if path is None:
+            return urlopen(url, *args, **kwargs)
+        import email.message
+        import io
+        import urllib.response
+
+        with open(path, "rb") as f:
+            data = f.read()
+        headers = email.message.Message()
+        headers["Content-Length"] = str(len(data))
+        headers["Content-Type"] = _content_type(path)
+        return urllib.response.addinfourl(io.BytesIO(data), headers, full, 200)
+
+    shim_urlopen._forgeenv_shim = True
+    mod.urlopen = shim_urlopen
+
+
 def _when(shims, hook):
     def run(mod):
         if _active & set(shims):
@@ -465,6 +566,8 @@ _HOOKS = {
         _when(["no-hub-push"], _patch_hub_writes)(mod),
         _when(["offline-hub-queries"], _patch_hub_queries)(mod),
     ),
+    "requests.adapters": _when(["offline-hub-files"], _patch_requests_adapter),
+    "urllib.request": _when(["offline-hub-files"], _patch_urlopen),
     # Not a CPU adaptation: the evidence of training for a script that saves no model (_forgeenv_evidence.py).
     "torch.optim.optimizer": _when(["trained-model-evidence"], lambda mod: __import__("_forgeenv_evidence").install_hook(mod)),
 }

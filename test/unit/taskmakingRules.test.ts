@@ -523,6 +523,17 @@ describe("verify-spec rules answer the verifier's findings", () => {
     assert.equal(r.adaptation.kind, 'verify');
   });
 
+  test('no model option: the id the script loads through a variable, and a VisionText2Text class is a vlm', () => {
+    const finding =
+      'neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)';
+    const script =
+      'from transformers import AcmeForVisionText2Text, AutoProcessor\nckpt = "acme/vision-chat-1b"\nprocessor = AutoProcessor.from_pretrained(ckpt)\nmodel = AcmeForVisionText2Text.from_pretrained(ckpt)\n';
+    const r = verifySpecFor(finding, script, []);
+    assert.ok(r);
+    assert.equal(r.spec.base_model, 'acme/vision-chat-1b');
+    assert.equal(r.spec.head, 'vlm');
+  });
+
   test('a finding no rule answers gives nothing', () => {
     assert.equal(verifySpecFor('the held-out data has no image column (set verify.image)', '', []), undefined);
   });

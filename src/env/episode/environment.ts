@@ -479,6 +479,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
           models: models.filter((m) => !isBaseHubModel(m.id)),
           datasets: needs.datasets,
           ...(needs.metrics ? { metrics: needs.metrics } : {}),
+          ...(needs.files ? { files: needs.files } : {}),
         },
         files: task.files,
         modelArchitectures: this.config.modelArchitectures,

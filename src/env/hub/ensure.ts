@@ -23,6 +23,7 @@ import { cacheRoot } from '../snapshots/venv';
 import { resolveModel, UnknownModelError, type ModelArchitectures, type ModelRecipe } from './modelTable';
 import type { DatasetNeed, HubNeeds } from './needs';
 import { metricDigest, offlineMetrics } from './metrics';
+import { hubFileId, hubFileKind } from './hubFiles';
 
 export type HubItemErrorKind = 'unknown_model' | 'refused' | 'generator_failed' | 'aborted';
 
@@ -37,7 +38,7 @@ export class HubItemsError extends Error {
   }
 }
 
-export type HubItemKind = 'model' | 'dataset' | 'metric';
+export type HubItemKind = 'model' | 'dataset' | 'metric' | 'file';
 
 export interface HubRefusal {
   kind: HubItemKind;
@@ -220,6 +221,21 @@ export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubIt
       detail: 'ForgeEnv offline metric script',
       dir: join(itemsDir, `metric-${slug(name)}-${hash(spec)}`),
     });
+  }
+  for (const f of opts.needs.files ?? []) {
+    // A file of a hub repo the script fetches by URL: a synthetic file of the kind its extension names.
+    const id = hubFileId(f);
+    const fileKind = hubFileKind(f.path);
+    if (!fileKind) {
+      refusals.push({
+        kind: 'file',
+        id,
+        reason: `ForgeEnv has no synthetic writer for a file like ${f.path} (it writes images, WAV audio and text)`,
+      });
+      continue;
+    }
+    const spec = { kind: 'hub_file', repo_type: f.repo_type, repo: f.repo, revision: f.revision, path: f.path, file_kind: fileKind };
+    planned.push({ kind: 'file', id, spec, detail: `synthetic ${fileKind}`, dir: join(itemsDir, `file-${slug(id)}-${hash(spec)}`) });
   }
   if (opts.strict && refusals.length) throw refusalError(refusals);
   let built = 0;

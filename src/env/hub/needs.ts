@@ -101,12 +101,33 @@ export const DatasetNeedSchema = z
   .strict();
 export type DatasetNeed = z.infer<typeof DatasetNeedSchema>;
 
+/** Hub repo types whose files a `https://huggingface.co/[datasets/|spaces/]<repo>/resolve/<rev>/<path>` URL names. */
+export const HUB_FILE_REPO_TYPES = ['model', 'dataset', 'space'] as const;
+
+/**
+ * A file of a hub repo the script fetches by its URL (`requests.get`, or a processor handed the URL):
+ * the offline hub holds a synthetic file of the kind its extension names (hubFiles.ts), which the
+ * offline-hub-files shim serves for that URL.
+ */
+export const HubFileNeedSchema = z
+  .object({
+    repo_type: z.enum(HUB_FILE_REPO_TYPES),
+    repo: HubIdSchema,
+    revision: z.string().regex(/^[\w.-]{1,100}$/),
+    path: HubIdSchema,
+    from: z.string().max(300).optional(),
+  })
+  .strict();
+export type HubFileNeed = z.infer<typeof HubFileNeedSchema>;
+
 export const HubNeedsSchema = z
   .object({
     models: z.array(ModelNeedSchema).max(64),
     datasets: z.array(DatasetNeedSchema).max(64),
     /** Metrics the script loads by Hub name (`evaluate.load`, `load_metric`), served offline (hub/metrics.ts). */
     metrics: z.array(MetricNameSchema).max(32).optional(),
+    /** Files of hub repos the script fetches by URL (hubFiles.ts), served offline by the offline-hub-files shim. */
+    files: z.array(HubFileNeedSchema).max(16).optional(),
   })
   .strict();
 export type HubNeeds = z.infer<typeof HubNeedsSchema>;

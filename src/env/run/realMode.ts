@@ -200,7 +200,8 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
     opts.hub &&
     (opts.hub.needs.models.length ||
       opts.hub.needs.datasets.some((d) => !d.format || d.format === 'disk' || d.format === 'parquet') ||
-      opts.hub.needs.metrics?.length)
+      opts.hub.needs.metrics?.length ||
+      opts.hub.needs.files?.length)
   ) {
     try {
       const r = await ensureHubItems({

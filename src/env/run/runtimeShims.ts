@@ -13,6 +13,7 @@ export const RUNTIME_SHIMS = [
   'trained-model-evidence',
   'no-hub-push',
   'offline-hub-queries',
+  'offline-hub-files',
 ] as const;
 export const RuntimeShimSchema = z.enum(RUNTIME_SHIMS);
 export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
@@ -31,6 +32,8 @@ export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
     "Hub uploads send nothing and are recorded on stderr (huggingface_hub's create_repo, create_commit, upload_file, upload_folder, whoami …, their arguments bound to the release's signature); push_to_hub itself runs as the release has it and saves locally",
   'offline-hub-queries':
     "huggingface_hub's file_exists, which raises offline, answers from the local hub cache (True when the file is cached) when HF_HUB_OFFLINE is set, its arguments bound to the release's signature",
+  'offline-hub-files':
+    'a hub file URL (https://huggingface.co/[datasets/|spaces/]<repo>/resolve/<revision>/<path>) fetched with requests or urllib (by the script, or a library it hands the URL to) is answered from the local hub cache, which holds a synthetic file of the kind its extension names; any other URL goes to the network as shipped',
 };
 
 /** Where the trained-model-evidence shim saves the trained model, relative to the run folder (resources/shims/_forgeenv_evidence.py). */

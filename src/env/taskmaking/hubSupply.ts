@@ -1,9 +1,10 @@
 // make-task's side of src/env/hub: what models and datasets a candidate run needs (derived from the
 // script with the args as they are now, so every adaptation re-derives them), plus ids a run's
 // error named that the derivation missed; and, from an error, which id was missing offline.
-import { deriveHubNeeds, kindOf, looksLikeModelId, type DatasetNeed, type HubNeeds, type ModelNeed } from '../hub/needs';
+import { deriveHubNeeds, kindOf, looksLikeModelId, type DatasetNeed, type HubFileNeed, type HubNeeds, type ModelNeed } from '../hub/needs';
 import type { HubRefusal } from '../hub/ensure';
 import { isBaseHubModel } from '../hub/modelTable';
+import { hubFileId, sameHubFile } from '../hub/hubFiles';
 
 export const EMPTY_HUB_NEEDS: HubNeeds = { models: [], datasets: [] };
 
@@ -48,7 +49,8 @@ export function candidateHubNeeds(
     datasets.push(like ? { ...like, from: d.from, ...(d.splits ? { splits: union(like.splits, d.splits) } : {}) } : d);
   }
   const metrics = [...new Set([...(derived.metrics ?? []), ...(extra.metrics ?? [])])];
-  return { models, datasets, ...(metrics.length ? { metrics } : {}) };
+  const hubFiles = extra.files ?? [];
+  return { models, datasets, ...(metrics.length ? { metrics } : {}), ...(hubFiles.length ? { files: hubFiles } : {}) };
 }
 
 /** The needs minus what the hub refused: what a task can declare (`hub`, strict) and still run. */
@@ -56,10 +58,12 @@ export function providedNeeds(state: HubRunState): HubNeeds {
   const refused = (kind: HubRefusal['kind'], id: string) =>
     state.refusals.some((r) => r.kind === kind && (r.id === id || r.id.startsWith(`${id}/`)));
   const metrics = (state.needs.metrics ?? []).filter((m) => !refused('metric', m));
+  const files = (state.needs.files ?? []).filter((f) => !refused('file', hubFileId(f)));
   return {
     models: state.needs.models.filter((m) => !refused('model', m.id)),
     datasets: state.needs.datasets.filter((d) => !refused('dataset', d.path)),
     ...(metrics.length ? { metrics } : {}),
+    ...(files.length ? { files } : {}),
   };
 }
 
@@ -114,6 +118,13 @@ export function withItem(extra: HubNeeds, item: MissingHubItem): HubNeeds {
 /** `extra` with the metric added (a run's error named it: a name the derivation could not resolve). */
 export function withMetric(extra: HubNeeds, name: string): HubNeeds {
   return { ...extra, metrics: [...new Set([...(extra.metrics ?? []), name])] };
+}
+
+/** `extra` with the hub files added (a run fetched their URLs), each once. */
+export function withFiles(extra: HubNeeds, files: readonly HubFileNeed[]): HubNeeds {
+  const out = [...(extra.files ?? [])];
+  for (const f of files) if (!out.some((x) => sameHubFile(x, f))) out.push(f);
+  return { ...extra, files: out };
 }
 
 /** `extra` with column `col` added to each of `datasets` (provenance: the KeyError). */

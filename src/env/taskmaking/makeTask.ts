@@ -355,7 +355,7 @@ async function makeTaskUnguarded(
   // What the hub provided for the last run is what the task declares (`hub`, strict in episodes).
   const hub = hubState ? providedNeeds(hubState) : undefined;
   const entry: TaskMetadata = {
-    ...(hub && (hub.models.length || hub.datasets.length || hub.metrics?.length) ? { hub } : {}),
+    ...(hub && (hub.models.length || hub.datasets.length || hub.metrics?.length || hub.files?.length) ? { hub } : {}),
     task_id: taskId,
     description: `${basename(scriptPath)} (made by make-task on snapshot ${choice.id}).`,
     library_versions: versions,

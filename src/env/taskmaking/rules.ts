@@ -7,7 +7,18 @@ import { optionIndex, optionValue, removeOption, setOption } from './argEdits';
 import { valueForArgument } from '../tasks/scriptArgs';
 import type { Adaptation } from './provenance';
 import type { HubNeeds } from '../hub/needs';
-import { missingHubItem, needsHave, withColumn, withItem, withMetric, withSplit, EMPTY_HUB_NEEDS, type HubRunState } from './hubSupply';
+import {
+  missingHubItem,
+  needsHave,
+  withColumn,
+  withFiles,
+  withItem,
+  withMetric,
+  withSplit,
+  EMPTY_HUB_NEEDS,
+  type HubRunState,
+} from './hubSupply';
+import { hubFileId, hubFileUrls, sameHubFile } from '../hub/hubFiles';
 import { splitSubscript } from './splitProvenance';
 import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
 import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID } from '../hub/datasetTable';
@@ -83,6 +94,33 @@ function addShim(rule: string, ctx: RuleContext, shim: RuntimeShim): RuleOutcome
     kind: 'adapt',
     adaptation: { rule, kind: 'runtime', change: `runtime shim ${shim}: ${SHIM_EFFECTS[shim]}` },
     runtime: withShim(ctx.runtime, shim),
+  };
+}
+
+/**
+ * A download of hub repo files by URL (`https://huggingface.co/datasets/<repo>/resolve/main/x.png`, named by the
+ * error, or else the script's literal hub file URLs when the error names none): the hub gets a synthetic file of
+ * each (hubFiles.ts) and the offline-hub-files shim answers their URLs from it. Undefined when no hub file URL is
+ * involved, or when the task has both already (then the download is not one the shim serves: refused as before).
+ */
+function hubFileDownload(url: string | undefined, ctx: RuleContext): RuleOutcome | undefined {
+  const named = url ? hubFileUrls(url, 'a URL a run fetched') : [];
+  if (url && !named.length) return undefined;
+  const files = named.length ? named : hubFileUrls(ctx.script, 'a hub file URL in the script');
+  if (!files.length) return undefined;
+  const have = ctx.hubExtra?.files ?? [];
+  const newFiles = files.filter((f) => !have.some((h) => sameHubFile(h, f)));
+  const hasShim = ctx.runtime?.shims.includes('offline-hub-files') ?? false;
+  if (!newFiles.length && hasShim) return undefined;
+  return {
+    kind: 'adapt',
+    adaptation: {
+      rule: 'hub-file-url',
+      kind: 'hub',
+      change: `${files.map(hubFileId).join(', ')}: a synthetic file of each in the offline hub, and runtime shim offline-hub-files: ${SHIM_EFFECTS['offline-hub-files']}`,
+    },
+    hub: withFiles(ctx.hubExtra ?? EMPTY_HUB_NEEDS, files),
+    runtime: withShim(ctx.runtime, 'offline-hub-files'),
   };
 }
 
@@ -312,6 +350,30 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A bitsandbytes optimizer (`--optim paged_adamw_32bit`, `adamw_bnb_8bit`, through an option or its default) that
+    // transformers' Trainer cannot make without bitsandbytes, which needs a CUDA GPU: the option takes adamw_torch,
+    // the same algorithm in torch (paging and 8-bit states only save GPU memory).
+    id: 'cpu-bnb-optimizer',
+    scope: 'exception',
+    pattern: /Trainer tried to instantiate bnb optimizer but bnb is not installed/,
+    apply: (_m, ctx) => {
+      const bnb = /^(?:paged_\w+|\w+_8bit|\w*bnb\w*)$/;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && bnb.test(ctx.args[i + 1] ?? ''));
+      // Not given in the args: the script's own default (a dataclass field or add_argument whose default is one).
+      const option =
+        at >= 0
+          ? ctx.args[at].slice(2)
+          : (/^[ \t]+(\w+)\s*:[^=\n]*=\s*(?:field\([^)]*?default\s*=\s*)?["'](?:paged_\w+|\w+_8bit|\w*bnb\w*)["']/m.exec(ctx.script)?.[1] ??
+            /add_argument\(\s*["']--([\w-]+)["'][^)]*default\s*=\s*["'](?:paged_\w+|\w+_8bit|\w*bnb\w*)["']/.exec(ctx.script)?.[1]);
+      if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
+      return adaptArgs(
+        'cpu-bnb-optimizer',
+        setOption(ctx.args, option, 'adamw_torch'),
+        `--${option} adamw_torch (a bitsandbytes optimizer needs bitsandbytes on a CUDA GPU; adamw_torch is the same algorithm)`,
+      );
+    },
+  },
+  {
     // A value the library no longer accepts (transformers: "adamw_hf is not a valid OptimizerNames, please select
     // one of ['adamw_torch', …]"): the option given that value (a script default passed through) takes the first.
     id: 'invalid-enum-value',
@@ -506,6 +568,31 @@ export const RULES: readonly Rule[] = [
         setOption(ctx.args, name, '64'),
         `--${name} 64 (longer sequences overrun the tiny model's position embeddings)`,
       );
+    },
+  },
+  {
+    // An empty training set (torch's sampler: num_samples=0) because the script filters its rows by length
+    // against a length option (`.filter(lambda x: len(x["prompt"]) + len(x["chosen"]) <= args.max_length)`,
+    // characters) that the short run set to 64: every synthetic row is longer. The option gets the most the
+    // tiny models' positions take (256), or its default when smaller, which keeps the rows.
+    id: 'length-filter-emptied',
+    scope: 'exception',
+    pattern: /num_samples should be a positive integer value, but got num_samples=0/,
+    apply: (_m, ctx) => {
+      for (const name of SEQUENCE_LENGTH_OPTIONS) {
+        const now = Number(optionValue(ctx.args, name));
+        if (!(now > 0 && now < 256)) continue;
+        const filtered = new RegExp(`\\.filter\\(\\s*lambda[^\\n]*(?:\\n[^\\n]*){0,3}?\\blen\\([^\\n]*(?:\\n[^\\n]*){0,3}?\\.${name}\\b`);
+        if (!filtered.test(ctx.script)) continue;
+        const dflt = Number(ctx.defaults?.get(name));
+        const value = String(dflt > now && dflt < 256 ? dflt : 256);
+        return adaptArgs(
+          'length-filter-emptied',
+          setOption(ctx.args, name, value),
+          `--${name} ${value} (the script keeps only rows shorter than --${name} in a .filter, and at ${now} none of the synthetic rows is)`,
+        );
+      }
+      return undefined;
     },
   },
   {
@@ -1394,8 +1481,10 @@ export const RULES: readonly Rule[] = [
     id: 'network-download',
     scope: 'exception',
     pattern: /(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.\w+Error)[^\n]*/,
-    apply: (m) => {
+    apply: (m, ctx) => {
       const at = /host='([^']+)'[^\n]*?url: (\S+)/.exec(m[0]);
+      const served = hubFileDownload(at ? `https://${at[1]}${at[2]}` : undefined, ctx);
+      if (served) return served;
       return refuse(
         'network-download',
         `the script downloads ${at ? `https://${at[1]}${at[2]}` : 'a URL'} itself (with requests/urllib, or through a library it hands the URL to, e.g. a processor given an image URL), not a hub file the offline hub serves, which an offline sandboxed run cannot`,

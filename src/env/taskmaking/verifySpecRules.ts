@@ -7,6 +7,7 @@ import { EVIDENCE_ARTIFACT, type RuntimeShim } from '../run/runtimeShims';
 import { valueForArgument } from '../tasks/scriptArgs';
 import type { VerifySpecInput } from '../verify/spec';
 import { optionValue } from './argEdits';
+import { deriveHubNeeds } from '../hub/needs';
 import type { Adaptation } from './provenance';
 
 const MODEL_OPTIONS = [
@@ -20,7 +21,7 @@ const MODEL_OPTIONS = [
 ];
 const DATASET_OPTIONS = ['dataset_name', 'dataset', 'dataset_id', 'dataset_path'];
 const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']>]> = [
-  [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b/, 'vlm'],
+  [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b|ForVisionText2Text\b/, 'vlm'],
   [/ForCausalLM\b|LMHeadModel\b/, 'causal'],
   [/ForSequenceClassification\b/, 'seqcls'],
   [/ForTokenClassification\b/, 'tokcls'],
@@ -89,9 +90,14 @@ export function verifySpecFor(
     const headOf = HEADS.find(([re]) => re.test(script));
     // The option the script loads the model of that head from (`AutoModelForCausalLM.from_pretrained(args.sft_model_path)`)
     // before the usual model options: a script may take its tokenizer from one option and its model from another.
+    // No model option: the model the script loads by a literal id, resolved through its variables
+    // (`checkpoint = "org/name"; X.from_pretrained(checkpoint)`), before the derived args' placeholder.
     const loadedFrom = headOf && optionLoadedBy(script, headOf[0]);
     spec.base_model =
-      (loadedFrom && fromArgs(args, [loadedFrom])) ?? fromArgs(args, MODEL_OPTIONS) ?? valueForArgument(script, 'model_name_or_path');
+      (loadedFrom && fromArgs(args, [loadedFrom])) ??
+      fromArgs(args, MODEL_OPTIONS) ??
+      deriveHubNeeds(script, args).models[0]?.id ??
+      valueForArgument(script, 'model_name_or_path');
     changes.push(`verify.base_model ${spec.base_model}`);
     const head = headOf?.[1];
     if (head && !current.head) {
