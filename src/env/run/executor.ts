@@ -71,7 +71,7 @@ import { snapshotIdOf } from '../snapshots/versions';
 import { validateRepair, validateScript } from '../scoring/validator';
 import { Parked } from '../warm/parked';
 import { WarmPool } from '../warm/pool';
-import { WARM_ATTRIBUTES, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
+import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
 
 export interface RunOptions {
   script: string;
@@ -776,7 +776,7 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
     o,
     r.runDir,
     r.env,
-    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode])),
+    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode])),
     { seccomp: r.seccomp },
     'pipe',
   );
