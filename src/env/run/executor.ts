@@ -24,7 +24,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { cacheRoot } from '../snapshots/venv';
-import { cp, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -634,6 +634,24 @@ async function writeRunFiles(o: Options, runDir: string): Promise<void> {
   }
 }
 
+/**
+ * A private copy with the source's modification times, folders included: the libraries print them
+ * ("last modified on …" of a cached dataset or metric), and a copy's own time would make every
+ * run's output differ (a warm run's copy is made when its zygote starts, a cold run's when it runs).
+ */
+async function copyKeepingTimes(src: string, copy: string): Promise<void> {
+  await cp(src, copy, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  // Folders last, deepest first: filling a folder changed its time.
+  const dirs: string[] = [''];
+  for (let i = 0; i < dirs.length; i++) {
+    for (const e of await readdir(join(src, dirs[i]), { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dirs[i], e.name));
+  }
+  for (const rel of dirs.reverse()) {
+    const st = await stat(join(src, rel));
+    await utimes(join(copy, rel), st.atime, st.mtime);
+  }
+}
+
 /** Makes the run folder (quota, private copies, mounts, the run's uid); on failure gives everything back, `memory` included. */
 async function prepareRun(
   o: Options,
@@ -658,7 +676,7 @@ async function prepareRun(
       const sources = existingPaths(o.privateCopies);
       for (const [i, src] of sources.entries()) {
         const copy = join(runDir, RUN_COPIES, String(i));
-        await cp(src, copy, { recursive: true, verbatimSymlinks: true });
+        await copyKeepingTimes(src, copy);
         copies.push({ copy, at: src });
       }
     }

@@ -4,15 +4,16 @@
 // line) and runs the script in place as a fresh `__main__`. One zygote serves one run: it is a cold
 // run started ahead of time, never shared, so isolation is the cold run's by construction
 // (docs/sandbox.md, "Warm runtime"). Nothing is forked, so the fork-safety recipe (one OpenMP
-// thread, gc.freeze, re-seeding) is not needed: the RNGs are seeded at start-up like a cold run's,
-// and torch keeps a cold run's thread count.
+// thread, re-seeding) is not needed: the RNGs are seeded at start-up like a cold run's, and torch
+// keeps a cold run's thread count. gc.freeze is used for speed alone (the run's collections skip the
+// import-time heap), undone at exit.
 //
 // Same outcome as `python -u train.py args`: sys.argv, sys.orig_argv, sys.path[0], `__main__` with
 // `__file__`/`__loader__`, stdin /dev/null; an uncaught exception goes to `sys.excepthook` without
 // the zygote's frame and exits 1; SystemExit is left to the interpreter; a SyntaxError prints as the
 // interpreter prints it. What differs: the libraries are already in `sys.modules` (their import-time
-// warnings were printed to /dev/null), and `traceback.extract_stack()` inside the script shows one
-// `<string>` frame below the script's.
+// warnings were printed to /dev/null), `traceback.extract_stack()` inside the script shows one
+// `<string>` frame below the script's, and atexit holds one function of the zygote's.
 import { z } from 'zod';
 
 /** First bytes on stdout once the imports are done (the host strips them; a script never sees them). */
@@ -115,9 +116,12 @@ def _forgeenv_zygote(names):
     # The import-time heap never becomes garbage: out of the collector's sight, every collection in
     # the run (accelerate calls gc.collect() after training: 0.75 s with torch and transformers
     # loaded) costs what the script's own objects cost.
-    import gc
+    # Unfrozen at exit (the script's own atexit functions run first), so that the shutdown collects
+    # what a cold run's collects: frozen, triton's nanobind objects outlive it and print "leaked".
+    import atexit, gc
     gc.collect()
     gc.freeze()
+    atexit.register(gc.unfreeze)
     os.dup2(out, 1)
     os.dup2(err, 2)
     os.close(out)
