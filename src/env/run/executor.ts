@@ -824,6 +824,7 @@ export const warmPool = new WarmPool<RunShape>({
   start: (_key, shape) => startParked(shape, false),
   perKey: Math.max(1, availableParallelism()),
   idleMs: 10 * 60_000,
+  busy: () => runMemory.runningCount >= availableParallelism(),
 });
 
 /**

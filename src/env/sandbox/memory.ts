@@ -74,6 +74,11 @@ export class MemoryLedger {
     return this.reserved;
   }
 
+  /** Runs running (claimed zygotes included, parked ones not). */
+  get runningCount(): number {
+    return this.running;
+  }
+
   /** Runs waiting for memory. */
   get queued(): number {
     return this.waiting.length;

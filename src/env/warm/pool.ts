@@ -60,10 +60,18 @@ export interface WarmPoolOptions<S> {
   start(key: string, spec: S): Promise<ParkedHandle | { error: string } | undefined>;
   perKey: number;
   idleMs: number;
+  /**
+   * True while the machine's cores are all running runs: no zygote starts then (a zygote imports
+   * every library, more than a run of the same shape does, so under sustained load it would only
+   * slow the runs it was meant to speed up); the pool fills in the gaps instead.
+   */
+  busy?: () => boolean;
   log?: (line: string) => void;
 }
 
 const RETRY_MS = 3_000;
+/** How soon a pool held back by busy cores looks again. */
+const BUSY_RETRY_MS = 250;
 /** The failure of a zygote retired on purpose (idle, memory, shutdown): not a fault of its key. */
 export const RETIRED = 'retired';
 
@@ -199,6 +207,10 @@ export class WarmPool<S> {
     k: for (const [key, k] of this.keys) {
       k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
       if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
+      if (this.opts.busy?.()) {
+        this.schedule(BUSY_RETRY_MS);
+        return;
+      }
       this.starting = key;
       const started = this.startOne(key, k);
       this.startingRun = started.catch(() => undefined);
