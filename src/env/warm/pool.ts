@@ -204,7 +204,9 @@ export class WarmPool<S> {
         this.opts.log?.(`[warm] pool for ${k.label} idle: retired`);
       }
     }
-    k: for (const [key, k] of this.keys) {
+    // The shape used last first: memory one gave back (evictFor) goes to the shape that asked.
+    const byUse = [...this.keys.entries()].sort((a, b) => b[1].lastUsed - a[1].lastUsed);
+    k: for (const [key, k] of byUse) {
       k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
       if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
       if (this.opts.busy?.()) {
