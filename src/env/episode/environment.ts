@@ -525,24 +525,21 @@ export class ForgeEnvironment implements EnvironmentBackend {
     const forEpisode = ep !== undefined && (snapshot === undefined || snapshotIdOf(ep.library_versions) === snapshot);
     try {
       const shape = forEpisode
-        ? await this.episodeRunOptions(onProgress)
-        : {
-            ...this.runShapeOptions(
-              versions,
-              this.config.mode === 'real'
-                ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress })
-                : undefined,
-            ),
-          };
+        ? await this.episodeRunOptions(ep, onProgress)
+        : this.runShapeOptions(
+            versions,
+            this.config.mode === 'real'
+              ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress })
+              : undefined,
+          );
       return await prewarmRuntime({ ...shape, warm: true, onProgress });
     } catch (e) {
       return { error: (e as Error).message };
     }
   }
 
-  /** The options every run of the open episode shares (runOwned adds the script's own): its pool key's inputs. */
-  private async episodeRunOptions(onProgress?: (m: string) => void, signal?: AbortSignal) {
-    const ep = this.episode;
+  /** The options every run of episode `ep` shares (runOwned adds the script's own): its pool key's inputs. */
+  private async episodeRunOptions(ep: EpisodeState | undefined, onProgress?: (m: string) => void, signal?: AbortSignal) {
     const task = ep ? this.tasks.getById(ep.task_id) : undefined;
     const versions = ep?.library_versions ?? snapshotVersions();
     // Real mode: the snapshot's venv (or the user's interpreter) and the offline local hub; a
@@ -573,7 +570,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
       // Wait for a run slot (a RunQueueFullError leaves the episode untouched); aborted while
       // waiting, the run below is reported as cancelled without starting.
       release = this.runLimiter ? await this.runLimiter.acquire(controller.signal) : undefined;
-      const { real, hub, ...shape } = await this.episodeRunOptions(options.onProgress ?? this.onProgress, controller.signal);
+      const { real, hub, ...shape } = await this.episodeRunOptions(ep, options.onProgress ?? this.onProgress, controller.signal);
       // Local data files the task reads but does not ship (`--train_file train.jsonl`): synthesized.
       const dataFiles = real && task && hub ? missingDataFiles(hub.needs.datasets, task.files ?? {}) : {};
       const r = await executeScript({
