@@ -129,23 +129,19 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
     for (let i = 0; i < n; i++) {
       const env = new ForgeEnvironment({ mode, timeoutMs: 900_000, parentDir, warm: useWarm });
       try {
-        if (useWarm) {
-          // The interactive cadence: the pool of this shape is ready before the episode starts.
-          const p = await env.prewarm(SNAPSHOT);
-          if ('error' in p) throw new Error(p.error);
-          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === p.label)?.ready ?? 0) < 2; j++)
-            await new Promise((r) => setTimeout(r, 100));
-        }
         await env.reset({ taskId: TASK, seed: 7 + i, library_versions: VERSIONS });
+        // The interactive cadence: the pool of the episode's shape (its task's hub) is ready before it starts.
+        const p = useWarm ? await env.prewarm() : undefined;
+        if (p && 'error' in p) throw new Error(p.error);
+        if (p) await warmPool.waitReady(p.key, 2, 600_000);
         const t = performance.now();
         const obs = await env.step({ breakage: BREAKAGE });
         if (obs.info.error) throw new Error(infoText(obs.info.error));
         let thinking = 0;
-        if (useWarm) {
+        if (p) {
           // The annotator reads the error and edits: the pool refills meanwhile (not counted).
           const t0 = performance.now();
-          for (let j = 0; j < 6000 && (warmPool.stats().keys.find((k) => k.label === `${mode} ${SNAPSHOT}`)?.ready ?? 0) < 2; j++)
-            await new Promise((r) => setTimeout(r, 100));
+          await warmPool.waitReady(p.key, 2, 600_000);
           thinking = performance.now() - t0;
         }
         const t1 = performance.now();
@@ -224,6 +220,8 @@ async function main(): Promise<void> {
   await warmPool.clear();
   if (!values['skip-real']) {
     await perRun('real', Number(values['real-runs']));
+    // The episodes' runs have their task's shape: the snapshot's zygotes would only hold memory.
+    await warmPool.clear();
     await perEpisode('real', Number(values['real-episodes']));
     await warmPool.clear();
   }

@@ -52,7 +52,7 @@ import {
 import type { TaskRuntime } from '../run/runtimeShims';
 import { loadCorpus, TaskSampler } from '../tasks/tasks';
 import { Teacher, type TeacherStore } from './teacher';
-import { snapshotVersions } from '../snapshots/versions';
+import { snapshotIdOf, snapshotVersions } from '../snapshots/versions';
 
 export const ENV_VERSION = '0.1.0';
 
@@ -533,25 +533,47 @@ export class ForgeEnvironment implements EnvironmentBackend {
 
   /**
    * Starts warm zygotes for runs of a snapshot (`forgeenv serve --warm`): real mode prepares the
-   * snapshot's venv first. Resolves with the pool's label, or why not.
+   * snapshot's venv first. Without a snapshot, or with the open episode's, the zygotes take the
+   * shape of the open episode's runs (the task's hub, variables and shims: real mode's runs of a
+   * task that needs hub items have an HF_HOME of their own, so a snapshot's zygotes never fit them).
+   * Resolves with the pool's key and label, or why not.
    */
-  async prewarm(snapshot: string, onProgress?: (m: string) => void): Promise<{ label: string } | { error: string }> {
+  async prewarm(snapshot?: string, onProgress?: (m: string) => void): Promise<{ key: string; label: string } | { error: string }> {
     let versions: LibraryVersions;
     try {
-      versions = snapshotVersions(snapshot);
+      versions = snapshot === undefined ? (this.episode?.library_versions ?? snapshotVersions()) : snapshotVersions(snapshot);
     } catch (e) {
       return { error: (e as Error).message };
     }
+    const ep = this.episode;
+    const forEpisode = ep !== undefined && (snapshot === undefined || snapshotIdOf(ep.library_versions) === snapshot);
     try {
-      const real =
-        this.config.mode === 'real'
-          ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress })
-          : undefined;
-      const r = await prewarmRuntime({ ...this.runShapeOptions(versions, real), warm: true, onProgress });
-      return 'error' in r ? r : { label: r.label };
+      const shape = forEpisode
+        ? await this.episodeRunOptions(ep, onProgress)
+        : this.runShapeOptions(
+            versions,
+            this.config.mode === 'real'
+              ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, onProgress })
+              : undefined,
+          );
+      return await prewarmRuntime({ ...shape, warm: true, onProgress });
     } catch (e) {
       return { error: (e as Error).message };
     }
+  }
+
+  /** The options every run of episode `ep` shares (runOwned adds the script's own): its pool key's inputs. */
+  private async episodeRunOptions(ep: EpisodeState | undefined, onProgress?: (m: string) => void, signal?: AbortSignal) {
+    const task = ep ? this.tasks.getById(ep.task_id) : undefined;
+    const versions = ep?.library_versions ?? snapshotVersions();
+    // Real mode: the snapshot's venv (or the user's interpreter) and the offline local hub; a
+    // RealModeError from here reaches the caller (step turns it into an error observation).
+    const hub = task && this.config.mode === 'real' ? this.hubNeedsOf(task, ep?.original_script) : undefined;
+    const real =
+      this.config.mode === 'real'
+        ? await prepareRealRun({ libraryVersions: versions, interpreter: this.config.interpreter, hub, onProgress, signal })
+        : undefined;
+    return { ...this.runShapeOptions(versions, real, task?.env, task?.runtime), mounts: task?.mounts, real, hub };
   }
 
   private async runOwned(
@@ -572,23 +594,12 @@ export class ForgeEnvironment implements EnvironmentBackend {
       // Wait for a run slot (a RunQueueFullError leaves the episode untouched); aborted while
       // waiting, the run below is reported as cancelled without starting.
       release = this.runLimiter ? await this.runLimiter.acquire(controller.signal) : undefined;
-      // Real mode: the snapshot's venv (or the user's interpreter) and the offline local hub; a
-      // RealModeError from here reaches the caller (step turns it into an error observation).
-      const real =
-        this.config.mode === 'real'
-          ? await prepareRealRun({
-              libraryVersions: ep?.library_versions ?? snapshotVersions(),
-              interpreter: this.config.interpreter,
-              hub: task ? this.hubNeedsOf(task, ep?.original_script) : undefined,
-              onProgress: options.onProgress ?? this.onProgress,
-              signal: controller.signal,
-            })
-          : undefined;
+      const { real, hub, ...shape } = await this.episodeRunOptions(ep, options.onProgress ?? this.onProgress, controller.signal);
       // Local data files the task reads but does not ship (`--train_file train.jsonl`): synthesized.
-      const dataFiles = real && task ? missingDataFiles(this.hubNeedsOf(task, ep?.original_script).needs.datasets, task.files ?? {}) : {};
+      const dataFiles = real && task && hub ? missingDataFiles(hub.needs.datasets, task.files ?? {}) : {};
       const r = await executeScript({
         script,
-        ...this.runShapeOptions(ep?.library_versions ?? snapshotVersions(), real, task?.env, task?.runtime),
+        ...shape,
         onProgress: options.onProgress ?? this.onProgress,
         timeoutMs: this.config.timeoutMs,
         outputCapBytes: this.config.outputCapBytes,
@@ -597,8 +608,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         validate,
         args: task?.args,
         files: Object.keys(dataFiles).length ? { ...dataFiles, ...task?.files } : task?.files,
-        ...(real && task ? { links: diskDatasetLinks(this.hubNeedsOf(task, ep?.original_script).needs.datasets, real.hubDir) } : {}),
-        mounts: task?.mounts,
+        ...(real && hub ? { links: diskDatasetLinks(hub.needs.datasets, real.hubDir) } : {}),
         ...extra.run,
         keepRunDir: extra.keepRunDir ?? false,
       });

@@ -24,7 +24,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { cacheRoot } from '../snapshots/venv';
-import { cp, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -71,7 +71,7 @@ import { snapshotIdOf } from '../snapshots/versions';
 import { validateRepair, validateScript } from '../scoring/validator';
 import { Parked } from '../warm/parked';
 import { WarmPool } from '../warm/pool';
-import { WARM_ATTRIBUTES, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
+import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
 
 export interface RunOptions {
   script: string;
@@ -463,6 +463,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     if (r && !('error' in r) && !parked) r.retire();
   } else if (shape) {
     parked = claimParked(shape.key);
+    if (!parked) logShapeMismatch(shape);
     // Runs that bind a per-run folder have a key of their own each time: worth no zygote (the
     // verifier copies the finished run in instead, `inputDir`, so its runs share the pool).
     if (o.readOnlyPaths.length === 0) warmPool.want(shape.key, shape, shape.label);
@@ -633,6 +634,24 @@ async function writeRunFiles(o: Options, runDir: string): Promise<void> {
   }
 }
 
+/**
+ * A private copy with the source's modification times, folders included: the libraries print them
+ * ("last modified on …" of a cached dataset or metric), and a copy's own time would make every
+ * run's output differ (a warm run's copy is made when its zygote starts, a cold run's when it runs).
+ */
+async function copyKeepingTimes(src: string, copy: string): Promise<void> {
+  await cp(src, copy, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  // Folders last, deepest first: filling a folder changed its time.
+  const dirs: string[] = [''];
+  for (let i = 0; i < dirs.length; i++) {
+    for (const e of await readdir(join(src, dirs[i]), { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dirs[i], e.name));
+  }
+  for (const rel of dirs.reverse()) {
+    const st = await stat(join(src, rel));
+    await utimes(join(copy, rel), st.atime, st.mtime);
+  }
+}
+
 /** Makes the run folder (quota, private copies, mounts, the run's uid); on failure gives everything back, `memory` included. */
 async function prepareRun(
   o: Options,
@@ -657,7 +676,7 @@ async function prepareRun(
       const sources = existingPaths(o.privateCopies);
       for (const [i, src] of sources.entries()) {
         const copy = join(runDir, RUN_COPIES, String(i));
-        await cp(src, copy, { recursive: true, verbatimSymlinks: true });
+        await copyKeepingTimes(src, copy);
         copies.push({ copy, at: src });
       }
     }
@@ -756,8 +775,9 @@ export const warmAllowed = (): boolean => warmModeOf(true) !== 'off';
 
 /**
  * Spawns a zygote of `shape` in a sandbox made exactly like a cold run's. `blocking`: waits for
- * memory like a cold run and for the zygote to be ready (FORGEENV_WARM=force); otherwise it takes
- * memory only if a full share is free (else undefined) and returns once spawned.
+ * memory like a cold run and for the zygote to be ready (FORGEENV_WARM=force); otherwise it
+ * reserves a parked zygote's memory (about its resident size: memory.ts `tryAcquireParked`; else
+ * undefined) and returns once spawned.
  */
 async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSignal): Promise<Parked | { error: string } | undefined> {
   const { o, c } = shape;
@@ -766,7 +786,7 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
   const overhead = (wantQuota ? limits.diskMiB : 0) + SANDBOX_TMPFS_MIB;
   const memory = blocking
     ? await runMemory.acquire(limits.addressSpaceMiB, overhead, signal)
-    : runMemory.tryAcquire(limits.addressSpaceMiB, overhead);
+    : runMemory.tryAcquireParked(limits.addressSpaceMiB, overhead, PARKED_MIB[o.mode]);
   if (!memory) return undefined;
   const r = await prepareRun(o, c, memory, wantQuota, false);
   if ('error' in r) return r;
@@ -774,7 +794,7 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
     o,
     r.runDir,
     r.env,
-    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode])),
+    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode])),
     { seccomp: r.seccomp },
     'pipe',
   );
@@ -796,14 +816,16 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
 
 const prepared = new WeakMap<Parked, PreparedFolder>();
 
+/** What a parked zygote reserves while it waits: above its resident memory (docs/sandbox.md: ~30 MiB simulated, ~0.9 GiB real). */
+const PARKED_MIB: Record<'simulated' | 'real', number> = { simulated: 64, real: 1280 };
+
 /** The warm pool of this process (docs/sandbox.md, "Warm runtime"). */
 export const warmPool = new WarmPool<RunShape>({
   start: (_key, shape) => startParked(shape, false),
   perKey: Math.max(1, availableParallelism()),
   idleMs: 10 * 60_000,
+  busy: () => runMemory.runningCount >= availableParallelism(),
 });
-// Memory parked ahead goes back to a cold run that needs it.
-runMemory.onPressure = () => warmPool.evictOne();
 
 /**
  * Asks the pool for zygotes of the shape of runs with these options (the editor at episode start,
@@ -827,12 +849,42 @@ export async function prewarmRuntime(opts: Omit<RunOptions, 'script'>): Promise<
   return { key: shape.key, label: shape.label };
 }
 
-/** A ready zygote of this key from the pool, or undefined. */
+const mismatchesLogged = new Set<string>();
+
+/**
+ * A run that found no zygote of its shape while another shape of its snapshot has ready ones: says
+ * once which parts of the key differ (names only: the key holds the runs' environment).
+ */
+function logShapeMismatch(shape: RunShape): void {
+  for (const other of warmPool.readyLookalikes(shape.key, shape.label)) {
+    const a = JSON.parse(other) as Record<string, unknown>;
+    const b = JSON.parse(shape.key) as Record<string, unknown>;
+    const fields = Object.keys({ ...a, ...b }).filter((f) => JSON.stringify(a[f]) !== JSON.stringify(b[f]));
+    const envA = new Map(a.env as [string, string][]);
+    const envB = new Map(b.env as [string, string][]);
+    const vars = [...new Set([...envA.keys(), ...envB.keys()])].filter((v) => envA.get(v) !== envB.get(v));
+    const what = [...fields.filter((f) => f !== 'env'), ...vars.map((v) => `env.${v}`)].join(', ');
+    if (mismatchesLogged.has(what)) continue;
+    mismatchesLogged.add(what);
+    warmPool.log(`[warm] a ${shape.label} run missed the ready zygotes: its shape differs in ${what}`);
+  }
+}
+
+/**
+ * A ready zygote of this key from the pool, its memory now the run's whole footprint, or undefined
+ * (the run is cold: also when that footprint does not fit now, so that it waits as a cold run does).
+ */
 function claimParked(key: string): Parked | undefined {
   for (;;) {
     const p = warmPool.claim(key) as Parked | undefined;
-    if (!p || p.alive) return p;
+    if (!p) return undefined;
+    if (!p.alive) {
+      p.retire();
+      continue;
+    }
+    if (prepared.get(p)?.memory.activate?.() !== false) return p;
     p.retire();
+    return undefined;
   }
 }
 

@@ -22,19 +22,35 @@ export const MIN_ADDRESS_SPACE_MIB = 4096;
 export interface MemoryBudget {
   /** Total MiB runs may reserve together. */
   budgetMiB: number;
+  /**
+   * MiB kept apart for warm zygotes parked ahead (warm/pool.ts), each reserving about its resident
+   * memory: they never take a run's room, and a run never waits for them (default none).
+   */
+  parkedMiB?: number;
   /** Runs expected at once (the fair share's divisor). */
   concurrency: number;
 }
 
-export const machineBudget = (): MemoryBudget => ({
-  budgetMiB: Math.max(MIN_ADDRESS_SPACE_MIB, Math.floor(totalmem() / MIB) - HOST_RESERVE_MIB),
-  concurrency: Math.max(1, availableParallelism()),
-});
+/** An eighth of what runs may use is kept for parked zygotes (two real-mode ones on a 24 GiB machine). */
+export function machineBudget(): MemoryBudget {
+  const total = Math.floor(totalmem() / MIB) - HOST_RESERVE_MIB;
+  const parkedMiB = total - Math.floor(total / 8) >= MIN_ADDRESS_SPACE_MIB ? Math.floor(total / 8) : 0;
+  return {
+    budgetMiB: Math.max(MIN_ADDRESS_SPACE_MIB, total - parkedMiB),
+    parkedMiB,
+    concurrency: Math.max(1, availableParallelism()),
+  };
+}
 
 export interface MemoryGrant {
   /** The run's RLIMIT_AS in MiB (0: none, as the setting asked). */
   addressSpaceMiB: number;
   release(): void;
+  /**
+   * A parked grant (`tryAcquireParked`) only: reserves the run's whole footprint now that it runs;
+   * false (nothing changed) when that does not fit at once. A running grant returns true.
+   */
+  activate?: () => boolean;
 }
 
 interface Waiter {
@@ -48,17 +64,19 @@ export class MemoryLedger {
   private reserved = 0;
   private running = 0;
   private readonly waiting: Waiter[] = [];
-  /**
-   * Frees memory held ahead of time (the warm pool's parked zygotes, warm/pool.ts): called while a
-   * run would get less than its full share; returns false when there is nothing left to free.
-   */
-  onPressure: (() => boolean) | undefined;
+  /** MiB reserved by parked zygotes, out of `budget.parkedMiB`. */
+  private parkedReserved = 0;
 
   constructor(private readonly budget: MemoryBudget = machineBudget()) {}
 
   /** MiB reserved by the runs now running. */
   get reservedMiB(): number {
     return this.reserved;
+  }
+
+  /** Runs running (claimed zygotes included, parked ones not). */
+  get runningCount(): number {
+    return this.running;
   }
 
   /** Runs waiting for memory. */
@@ -76,8 +94,6 @@ export class MemoryLedger {
     const none: MemoryGrant = { addressSpaceMiB: 0, release: () => undefined };
     if (requestedMiB === 0) return Promise.resolve(none);
     const fair = this.fairShare(overheadMiB);
-    // Memory parked ahead never makes a run wait or get less than a cold run would.
-    while (this.onPressure && this.budget.budgetMiB - this.reserved - overheadMiB < Math.min(requestedMiB, fair) && this.onPressure());
     const want = (): number | undefined => {
       // Alone, a run always starts, with its share even where the machine is small.
       if (this.running === 0) return Math.min(requestedMiB, fair);
@@ -105,14 +121,42 @@ export class MemoryLedger {
   }
 
   /**
-   * Reserves a run's memory only if it gets its full share at once and nobody waits (a zygote
-   * started ahead, warm/pool.ts); undefined otherwise.
+   * A zygote parked ahead (warm/pool.ts): its RLIMIT_AS is the full share a cold run would get now,
+   * but while it only waits it reserves `parkedMiB` (about its resident memory) of the budget's
+   * `parkedMiB`, apart from the runs' (undefined when that is full or a run waits). `activate`
+   * reserves the run's whole footprint when it is claimed, and refuses (the run is then cold) when
+   * that does not fit: runs together never exceed the budget, and a warm run never gets other
+   * limits than a cold run would.
    */
-  tryAcquire(requestedMiB: number, overheadMiB: number): MemoryGrant | undefined {
-    if (requestedMiB === 0) return { addressSpaceMiB: 0, release: () => undefined };
+  tryAcquireParked(requestedMiB: number, overheadMiB: number, parkedMiB: number): MemoryGrant | undefined {
+    if (requestedMiB === 0) return { addressSpaceMiB: 0, release: () => undefined, activate: () => true };
     const as = Math.min(requestedMiB, this.fairShare(overheadMiB));
-    if (this.waiting.length || this.budget.budgetMiB - this.reserved - overheadMiB < as) return undefined;
-    return this.grant(as, overheadMiB);
+    if (this.waiting.length || this.parkedReserved + parkedMiB > (this.budget.parkedMiB ?? 0)) return undefined;
+    this.parkedReserved += parkedMiB;
+    let held: 'parked' | 'running' | 'released' = 'parked';
+    return {
+      addressSpaceMiB: as,
+      activate: () => {
+        if (held === 'running') return true;
+        if (held !== 'parked') return false;
+        const full = as + overheadMiB;
+        if (this.waiting.length || this.budget.budgetMiB - this.reserved < full) return false;
+        this.parkedReserved -= parkedMiB;
+        this.reserved += full;
+        this.running++;
+        held = 'running';
+        return true;
+      },
+      release: () => {
+        if (held === 'released') return;
+        if (held === 'running') {
+          this.reserved -= as + overheadMiB;
+          this.running--;
+        } else this.parkedReserved -= parkedMiB;
+        held = 'released';
+        this.wake();
+      },
+    };
   }
 
   /** The RLIMIT_AS a run gets when the machine is not short (the setting permitting). */

@@ -2,8 +2,9 @@
 // environment), up to `perKey` zygotes started ahead and parked until a run claims one (zygote.ts).
 // A claimed zygote is never returned: the pool starts another in the background, one start at a
 // time on the whole machine (each imports the libraries: 20-30 s of CPU for torch and friends).
-// A key unused for `idleMs` is dropped with its zygotes; parked zygotes hold their run's memory
-// grant, and give it back when a cold run needs it (memory.ts `onPressure`). Plain bookkeeping
+// A key unused for `idleMs` is dropped with its zygotes; parked zygotes reserve memory apart from
+// the runs' (memory.ts `tryAcquireParked`), and a key used less recently gives its zygotes' memory
+// to a key that has none to start with. Plain bookkeeping
 // here; the executor knows how to start one (executor.ts `startParked`).
 
 /** A zygote started ahead, as the pool sees it. */
@@ -43,6 +44,8 @@ export interface WarmStats {
 interface KeyState<S> {
   spec: S;
   label: string;
+  /** The label asked for; `label` adds a number when another shape already has it. */
+  baseLabel: string;
   parked: ParkedHandle[];
   lastUsed: number;
   claims: number;
@@ -57,10 +60,18 @@ export interface WarmPoolOptions<S> {
   start(key: string, spec: S): Promise<ParkedHandle | { error: string } | undefined>;
   perKey: number;
   idleMs: number;
+  /**
+   * True while the machine's cores are all running runs: no zygote starts then (a zygote imports
+   * every library, more than a run of the same shape does, so under sustained load it would only
+   * slow the runs it was meant to speed up); the pool fills in the gaps instead.
+   */
+  busy?: () => boolean;
   log?: (line: string) => void;
 }
 
 const RETRY_MS = 3_000;
+/** How soon a pool held back by busy cores looks again. */
+const BUSY_RETRY_MS = 250;
 /** The failure of a zygote retired on purpose (idle, memory, shutdown): not a fault of its key. */
 export const RETIRED = 'retired';
 
@@ -79,14 +90,22 @@ export class WarmPool<S> {
     this.opts.log = log;
   }
 
+  /** Writes a line to the pool's log (the executor's notes on runs that missed it). */
+  log(line: string): void {
+    this.opts.log?.(line);
+  }
+
   /** Asks for warm zygotes of this shape (lazily started in the background). */
   want(key: string, spec: S, label: string): void {
     if (!this.enabled) return;
     let k = this.keys.get(key);
     if (!k) {
-      k = { spec, label, parked: [], lastUsed: Date.now(), claims: 0, misses: 0, failures: 0 };
+      // Two shapes of one snapshot (a task's own hub, variables or shims) must not read as one pool.
+      const same = [...this.keys.values()].filter((x) => x.baseLabel === label).length;
+      const shown = same ? `${label} #${same + 1}` : label;
+      k = { spec, label: shown, baseLabel: label, parked: [], lastUsed: Date.now(), claims: 0, misses: 0, failures: 0 };
       this.keys.set(key, k);
-      this.opts.log?.(`[warm] pool for ${label}: up to ${this.opts.perKey} zygote(s)`);
+      this.opts.log?.(`[warm] pool for ${shown}: up to ${this.opts.perKey} zygote(s)`);
     }
     k.lastUsed = Date.now();
     this.pump();
@@ -109,6 +128,13 @@ export class WarmPool<S> {
     return p;
   }
 
+  /** Keys of other shapes with this label holding ready zygotes: what a run of `key` just missed (for the log). */
+  readyLookalikes(key: string, label: string): string[] {
+    return [...this.keys.entries()]
+      .filter(([other, k]) => other !== key && k.baseLabel === label && k.parked.some((p) => p.ready && p.alive))
+      .map(([other]) => other);
+  }
+
   /** Resolves once `count` zygotes of this key are ready (true), or false after `timeoutMs` or when the key was given up. */
   async waitReady(key: string, count: number, timeoutMs: number): Promise<boolean> {
     const until = Date.now() + timeoutMs;
@@ -121,18 +147,22 @@ export class WarmPool<S> {
     }
   }
 
-  /** Retires one parked zygote (the oldest-used key first) to free its memory; false when none is parked. */
-  evictOne(): boolean {
-    const order = [...this.keys.values()].sort((a, b) => a.lastUsed - b.lastUsed);
-    for (const k of order) {
-      const p = k.parked.shift();
-      if (p) {
-        p.retire();
-        this.opts.log?.(`[warm] retired a ${k.label} zygote: a cold run needed its memory`);
-        return true;
-      }
-    }
-    return false;
+  /**
+   * Retires one parked zygote of a key used less recently than `forKey` (the oldest first), to give
+   * its memory to `forKey`'s pool; false when there is none.
+   */
+  private evictFor(forKey: string): boolean {
+    const asking = this.keys.get(forKey);
+    if (!asking) return false;
+    const order = [...this.keys.entries()]
+      .filter(([key, k]) => key !== forKey && k.lastUsed < asking.lastUsed && k.parked.length)
+      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    const victim = order[0]?.[1];
+    const p = victim?.parked.shift();
+    if (!victim || !p) return false;
+    p.retire();
+    this.opts.log?.(`[warm] retired a ${victim.label} zygote: the pool of ${asking.label} needed its memory`);
+    return true;
   }
 
   stats(): WarmStats {
@@ -174,9 +204,15 @@ export class WarmPool<S> {
         this.opts.log?.(`[warm] pool for ${k.label} idle: retired`);
       }
     }
-    k: for (const [key, k] of this.keys) {
+    // The shape used last first: memory one gave back (evictFor) goes to the shape that asked.
+    const byUse = [...this.keys.entries()].sort((a, b) => b[1].lastUsed - a[1].lastUsed);
+    k: for (const [key, k] of byUse) {
       k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
       if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
+      if (this.opts.busy?.()) {
+        this.schedule(BUSY_RETRY_MS);
+        return;
+      }
       this.starting = key;
       const started = this.startOne(key, k);
       this.startingRun = started.catch(() => undefined);
@@ -202,7 +238,8 @@ export class WarmPool<S> {
   private async startOne(key: string, k: KeyState<S>): Promise<number> {
     const t0 = Date.now();
     const r = await this.opts.start(key, k.spec);
-    if (r === undefined) return RETRY_MS;
+    // No memory for parked zygotes: a pool used less recently gives it back.
+    if (r === undefined) return this.evictFor(key) ? 0 : RETRY_MS;
     if ('error' in r) {
       k.failures++;
       k.lastError = r.error;

@@ -1,0 +1,80 @@
+// The warm pool's bookkeeping (warm/pool.ts) with stand-in zygote handles: no zygote starts while
+// every core runs a run, two shapes of one snapshot get distinct labels, and a shape with no memory
+// for its zygotes takes it from a shape used less recently. The zygotes themselves are tested for
+// real in warmRuntime.test.ts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { WarmPool, RETIRED, type ParkedHandle } from '../../src/env/warm/pool';
+
+function handle(key: string): ParkedHandle & { retired: boolean } {
+  const h = {
+    key,
+    ready: true,
+    retired: false,
+    get alive() {
+      return !h.retired;
+    },
+    failure: undefined as string | undefined,
+    settled: Promise.resolve(),
+    closed: Promise.resolve(),
+    rssMiB: () => 10,
+    retire() {
+      h.retired = true;
+      h.failure = RETIRED;
+    },
+  };
+  return h;
+}
+
+const until = async (cond: () => boolean, ms = 2_000) => {
+  for (const t = Date.now(); !cond();) {
+    if (Date.now() - t > ms) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+test('no zygote starts while the cores are busy; it starts once they are not', async () => {
+  let busy = true;
+  const started: string[] = [];
+  const pool = new WarmPool<null>({
+    start: (key) => (started.push(key), Promise.resolve(handle(key))),
+    perKey: 1,
+    idleMs: 60_000,
+    busy: () => busy,
+  });
+  pool.want('a', null, 'simulated 2026-11');
+  await new Promise((r) => setTimeout(r, 400));
+  assert.deepEqual(started, [], 'held back while busy');
+  busy = false;
+  await until(() => started.length === 1);
+  assert.ok(pool.claim('a'));
+  await pool.clear();
+});
+
+test('a second shape of a snapshot is labelled apart and takes memory from the one used less recently', async () => {
+  const handles: ReturnType<typeof handle>[] = [];
+  let room = 2;
+  const pool = new WarmPool<null>({
+    start: (key) => {
+      const live = handles.filter((h) => !h.retired).length;
+      if (live >= room) return Promise.resolve(undefined); // no memory for another parked zygote
+      const h = handle(key);
+      handles.push(h);
+      return Promise.resolve(h);
+    },
+    perKey: 2,
+    idleMs: 60_000,
+  });
+  pool.want('base', null, 'real 2026-11');
+  await until(() => pool.stats().keys[0]?.ready === 2);
+  await new Promise((r) => setTimeout(r, 5));
+  pool.want('task', null, 'real 2026-11');
+  assert.deepEqual(
+    pool.stats().keys.map((k) => k.label),
+    ['real 2026-11', 'real 2026-11 #2'],
+  );
+  await until(() => (pool.stats().keys.find((k) => k.label.endsWith('#2'))?.ready ?? 0) === 2);
+  assert.equal(handles.filter((h) => h.key === 'base' && h.retired).length, 2, 'the older shape gave its memory back');
+  room = 0;
+  await pool.clear();
+});
