@@ -5,10 +5,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
 import { hubFileKind, hubFileUrls } from '../../src/env/hub/hubFiles';
-import { executeScript, type RunResult } from '../../src/env/run/executor';
-import { prepareRealRun } from '../../src/env/run/realMode';
+import type { RunResult } from '../../src/env/run/executor';
 import type { RuntimeShim } from '../../src/env/run/runtimeShims';
-import { getSnapshot } from '../../src/env/snapshots/registry';
 import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
 import type { HubNeeds } from '../../src/env/hub/needs';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
@@ -78,25 +76,10 @@ describe('hub-file-url rule on error texts', () => {
   });
 });
 
-const { parentDir } = realRunFixture('forgeenv-offlinehubfiles-test-');
+const { realRun } = realRunFixture('forgeenv-offlinehubfiles-test-');
 
-async function run(snapshot: string, script: string, shims: RuntimeShim[], needs?: HubNeeds): Promise<RunResult> {
-  const versions = { ...getSnapshot(snapshot).versions };
-  const real = await prepareRealRun({ libraryVersions: versions, snapshot, ...(needs ? { hub: { needs, strict: true } } : {}) });
-  return executeScript({
-    script,
-    mode: 'real',
-    interpreter: real.interpreter,
-    libraryVersions: versions,
-    bytecodeCache: real.bytecodeCache,
-    privateCopies: real.privateCopies,
-    extraEnv: real.env,
-    validate: false,
-    timeoutMs: 240_000,
-    parentDir,
-    ...(shims.length ? { shims } : {}),
-  });
-}
+const run = (snapshot: string, script: string, shims: RuntimeShim[], needs?: HubNeeds): Promise<RunResult> =>
+  realRun(snapshot, script, shims.length ? { shims } : {}, needs ? { needs, strict: true } : undefined);
 
 // A script the project has never seen: an example image and a text file fetched by URL, then a URL off the hub.
 const SCRIPT = `import io, urllib.request, requests, wave

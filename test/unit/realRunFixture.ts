@@ -8,10 +8,13 @@ import { executeScript, warmPool, type RunOptions, type RunResult } from '../../
 import { prepareRealRun } from '../../src/env/run/realMode';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 
+/** The task's own hub items for the run (the offline hub of the snapshot plus these). */
+type RealRunHub = NonNullable<Parameters<typeof prepareRealRun>[0]['hub']>;
+
 /** A run folder parent for the calling test file, removed (with the warm pool and FORGEENV_WARM restored) after it. */
 export function realRunFixture(prefix: string): {
   parentDir: string;
-  realRun: (snapshot: string, script: string, over?: Partial<RunOptions>) => Promise<RunResult>;
+  realRun: (snapshot: string, script: string, over?: Partial<RunOptions>, hub?: RealRunHub) => Promise<RunResult>;
 } {
   const parentDir = mkdtempSync(join(tmpdir(), prefix));
   const savedWarm = process.env.FORGEENV_WARM;
@@ -21,9 +24,9 @@ export function realRunFixture(prefix: string): {
     else process.env.FORGEENV_WARM = savedWarm;
     rmSync(parentDir, { recursive: true, force: true });
   });
-  const realRun = async (snapshot: string, script: string, over: Partial<RunOptions> = {}): Promise<RunResult> => {
+  const realRun = async (snapshot: string, script: string, over: Partial<RunOptions> = {}, hub?: RealRunHub): Promise<RunResult> => {
     const versions = { ...getSnapshot(snapshot).versions };
-    const real = await prepareRealRun({ libraryVersions: versions, snapshot });
+    const real = await prepareRealRun({ libraryVersions: versions, snapshot, ...(hub ? { hub } : {}) });
     return executeScript({
       script,
       mode: 'real',

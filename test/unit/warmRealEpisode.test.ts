@@ -3,25 +3,17 @@
 // shape (`ForgeEnvironment.prewarm()` after reset), not the snapshot's. Real runs in the 2026-11
 // venv, skipped saying why when it or its base hub is not built.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ForgeEnvironment } from '../../src/env/episode/environment';
 import { warmPool } from '../../src/env/run/executor';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 import { realHubFixture } from './realHubFixture';
+import { realRunFixture } from './realRunFixture';
 
 const SNAPSHOT = '2026-11';
 const { skipReason } = realHubFixture('forgeenv-warm-real-hub-');
-const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-real-'));
-const savedWarm = process.env.FORGEENV_WARM;
-after(async () => {
-  await warmPool.clear();
-  if (savedWarm === undefined) delete process.env.FORGEENV_WARM;
-  else process.env.FORGEENV_WARM = savedWarm;
-  rmSync(parentDir, { recursive: true, force: true });
-});
+// The run folders' parent, removed (with the warm pool and FORGEENV_WARM restored) after the file.
+const { parentDir } = realRunFixture('forgeenv-warm-real-');
 
 const BREAKAGE = {
   primitive_type: 'ModifyConfigField',
