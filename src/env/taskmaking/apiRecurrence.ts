@@ -4,7 +4,7 @@
 // snapshot instead of spending a run on it, so that adding a snapshot between two that fail the same way does
 // not push a working older one out of reach.
 // Conservative: anything the data cannot tell (no signature, `**kwargs`, no such object) is "may not recur".
-import { hasSnapshotApi, loadPackageApi, type PackageApi } from '../snapshots/api';
+import { hasSnapshotApi, loadPackageApi, type ClassInfo, type FunctionInfo, type PackageApi } from '../snapshots/api';
 import { lastErrorLine } from './rules';
 import { apiPresence, INFERENCE_LIBRARIES } from './snapshotInference';
 
@@ -14,17 +14,21 @@ const MODULE_LACKS = /AttributeError: module '([\w.]+)' has no attribute '(\w+)'
 const OBJECT_LACKS = /AttributeError: '(\w+)' object has no attribute '(\w+)'/;
 const TOO_MANY_POSITIONAL = /TypeError: (\w+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given/;
 
+/** The recorded classes (or functions) named `qualname` in one package's data, in every module that defines one. */
+function recordedNamed(api: PackageApi, kind: 'class', qualname: string): ClassInfo[];
+function recordedNamed(api: PackageApi, kind: 'function', qualname: string): FunctionInfo[];
+function recordedNamed(api: PackageApi, kind: 'class' | 'function', qualname: string): Array<ClassInfo | FunctionInfo> {
+  return Object.values(api.objects).filter((o) => o.kind === kind && o.qualname === qualname);
+}
+
 /**
  * The most positional arguments each recorded module-level function named `qualname` takes in one package's data
  * (Infinity with `*args`); empty when none is recorded.
  */
 function positionalLimits(api: PackageApi, qualname: string): number[] {
-  const out: number[] = [];
-  for (const obj of Object.values(api.objects)) {
-    if (obj.kind !== 'function' || obj.qualname !== qualname || !obj.signature) continue;
-    out.push(obj.signature.some((p) => p[1] === '*') ? Infinity : obj.signature.filter((p) => p[1] === 'p' || p[1] === 'pk').length);
-  }
-  return out;
+  return recordedNamed(api, 'function', qualname).flatMap(({ signature }) =>
+    !signature ? [] : [signature.some((p) => p[1] === '*') ? Infinity : signature.filter((p) => p[1] === 'p' || p[1] === 'pk').length],
+  );
 }
 
 /**
@@ -34,8 +38,8 @@ function positionalLimits(api: PackageApi, qualname: string): number[] {
  */
 function dataclassLacks(api: PackageApi, qualname: string, attr: string): boolean | undefined {
   let seen = false;
-  for (const obj of Object.values(api.objects)) {
-    if (obj.kind !== 'class' || obj.qualname !== qualname || !obj.dataclass || !obj.init) continue;
+  for (const obj of recordedNamed(api, 'class', qualname)) {
+    if (!obj.dataclass || !obj.init) continue;
     seen = true;
     const has =
       obj.init.some((p) => p[0] === attr) ||
@@ -53,8 +57,7 @@ type Params = [name: string, kind: string][];
 
 function methodParams(api: PackageApi, classQualname: string, method: string): Params[] | undefined {
   const out: Params[] = [];
-  for (const obj of Object.values(api.objects)) {
-    if (obj.kind !== 'class' || obj.qualname !== classQualname) continue;
+  for (const obj of recordedNamed(api, 'class', classQualname)) {
     const sig = method === '__init__' ? obj.init : obj.methods[method];
     if (!sig) return undefined; // not recorded (or a builtin): cannot tell
     out.push(sig.map((p): [string, string] => [p[0], p[1]]));
@@ -78,46 +81,80 @@ function raisedInScript(output: string, errorLine: string): boolean {
   return !!frame && !/site-packages|dist-packages/.test(frame);
 }
 
+/** A library API error a run ended on, as the recorded API data can judge it. */
+type ApiError =
+  | { kind: 'keyword'; line: string; cls: string; method: string; keyword: string }
+  | { kind: 'positional'; line: string; fn: string; given: number }
+  | { kind: 'attribute'; line: string; cls: string; attr: string }
+  | { kind: 'import'; line: string; module: string; name: string; from: 'import' | 'module' };
+
+function apiErrorOf(error: string): ApiError | undefined {
+  const kw = UNEXPECTED_KEYWORD.exec(error);
+  if (kw) return { kind: 'keyword', line: kw[0], cls: kw[1], method: kw[2], keyword: kw[3] };
+  const positional = TOO_MANY_POSITIONAL.exec(error);
+  if (positional) return { kind: 'positional', line: positional[0], fn: positional[1], given: Number(positional[3]) };
+  const lacks = OBJECT_LACKS.exec(error);
+  if (lacks) return { kind: 'attribute', line: lacks[0], cls: lacks[1], attr: lacks[2] };
+  const imp = CANNOT_IMPORT.exec(error);
+  if (imp) return { kind: 'import', line: imp[0], module: imp[2], name: imp[1], from: 'import' };
+  const attr = MODULE_LACKS.exec(error);
+  if (attr) return { kind: 'import', line: attr[0], module: attr[1], name: attr[2], from: 'module' };
+  return undefined;
+}
+
+/**
+ * What snapshot `id`'s recorded API says of the failing call or import: every record of it refuses it, every
+ * record accepts it, or undefined (not recorded, `**kwargs` without the keyword, records that disagree).
+ */
+function recordedAt(e: ApiError, id: string): 'refused' | 'accepted' | undefined {
+  const all = <T>(found: T[], refuses: (x: T) => boolean, accepts: (x: T) => boolean) =>
+    !found.length ? undefined : found.every(refuses) ? 'refused' : found.every(accepts) ? 'accepted' : undefined;
+  switch (e.kind) {
+    case 'keyword': {
+      const found = INFERENCE_LIBRARIES.flatMap((pkg) => methodParams(loadPackageApi(id, pkg), e.cls, e.method) ?? []);
+      const has = (sig: Params) => sig.some(([name, kind]) => name === e.keyword && (kind === 'pk' || kind === 'k'));
+      return all(
+        found,
+        (sig) => !has(sig) && !sig.some(([, kind]) => kind === '**'),
+        (sig) => has(sig),
+      );
+    }
+    case 'positional': {
+      // Fewer than the script passes: a parameter a later release added.
+      const limits = INFERENCE_LIBRARIES.flatMap((pkg) => positionalLimits(loadPackageApi(id, pkg), e.fn));
+      return all(
+        limits,
+        (n) => n < e.given,
+        (n) => n >= e.given,
+      );
+    }
+    case 'attribute': {
+      const found = INFERENCE_LIBRARIES.map((pkg) => dataclassLacks(loadPackageApi(id, pkg), e.cls, e.attr)).filter(
+        (x): x is boolean => x !== undefined,
+      );
+      return all(
+        found,
+        (lacks) => lacks,
+        (lacks) => !lacks,
+      );
+    }
+    case 'import': {
+      const pkg = e.module.split('.')[0];
+      if (!(INFERENCE_LIBRARIES as readonly string[]).includes(pkg)) return undefined;
+      const presence = apiPresence(loadPackageApi(id, pkg), { module: e.module, name: e.name, line: 0 });
+      return presence === 'absent' ? 'refused' : presence === 'present' ? 'accepted' : undefined;
+    }
+  }
+}
+
 /**
  * True when the data of snapshot `id` shows that the error ending `output` (a run's traceback), raised by the
  * script's own call or import, would be raised there too.
  */
 export function apiErrorRecursAt(output: string, id: string): boolean {
   if (!hasSnapshotApi(id)) return false;
-  const error = lastErrorLine(output);
-  const kw = UNEXPECTED_KEYWORD.exec(error);
-  if (kw) {
-    if (!raisedInScript(output, kw[0])) return false;
-    const [, cls, method, keyword] = kw;
-    const found = INFERENCE_LIBRARIES.flatMap((pkg) => methodParams(loadPackageApi(id, pkg), cls, method) ?? []);
-    if (!found.length) return false;
-    // Every recorded class of that name refuses the keyword: no parameter of that name, no `**kwargs`.
-    return found.every((sig) => !sig.some(([name, kind]) => kind === '**' || (name === keyword && (kind === 'pk' || kind === 'k'))));
-  }
-  const positional = TOO_MANY_POSITIONAL.exec(error);
-  if (positional) {
-    if (!raisedInScript(output, positional[0])) return false;
-    const given = Number(positional[3]);
-    const limits = INFERENCE_LIBRARIES.flatMap((pkg) => positionalLimits(loadPackageApi(id, pkg), positional[1]));
-    // Every recorded function of that name takes fewer than the script passes (a parameter a later release added).
-    return limits.length > 0 && limits.every((n) => n < given);
-  }
-  const lacks = OBJECT_LACKS.exec(error);
-  if (lacks) {
-    if (!raisedInScript(output, lacks[0])) return false;
-    const found = INFERENCE_LIBRARIES.map((pkg) => dataclassLacks(loadPackageApi(id, pkg), lacks[1], lacks[2])).filter(
-      (x): x is boolean => x !== undefined,
-    );
-    return found.length > 0 && found.every(Boolean);
-  }
-  const imp = CANNOT_IMPORT.exec(error);
-  const attr = imp ? undefined : MODULE_LACKS.exec(error);
-  const hit = imp ?? attr;
-  if (!hit || !raisedInScript(output, hit[0])) return false;
-  const [module, name] = imp ? [imp[2], imp[1]] : [hit[1], hit[2]];
-  const pkg = module.split('.')[0];
-  if (!(INFERENCE_LIBRARIES as readonly string[]).includes(pkg)) return false;
-  return apiPresence(loadPackageApi(id, pkg), { module, name, line: 0 }) === 'absent';
+  const e = apiErrorOf(lastErrorLine(output));
+  return !!e && raisedInScript(output, e.line) && recordedAt(e, id) === 'refused';
 }
 
 /**
@@ -128,21 +165,8 @@ export function apiErrorRecursAt(output: string, id: string): boolean {
  */
 export function apiErrorFixedAt(output: string, id: string): boolean {
   if (!hasSnapshotApi(id)) return false;
-  const error = lastErrorLine(output);
-  const kw = UNEXPECTED_KEYWORD.exec(error);
-  if (kw) {
-    const [, cls, method, keyword] = kw;
-    const found = INFERENCE_LIBRARIES.flatMap((pkg) => methodParams(loadPackageApi(id, pkg), cls, method) ?? []);
-    return found.length > 0 && found.every((sig) => sig.some(([name, kind]) => name === keyword && (kind === 'pk' || kind === 'k')));
-  }
-  const positional = TOO_MANY_POSITIONAL.exec(error);
-  if (positional) {
-    const limits = INFERENCE_LIBRARIES.flatMap((pkg) => positionalLimits(loadPackageApi(id, pkg), positional[1]));
-    return limits.length > 0 && limits.every((n) => n >= Number(positional[3]));
-  }
-  const imp = CANNOT_IMPORT.exec(error);
-  if (!imp) return false;
-  const pkg = imp[2].split('.')[0];
-  if (!(INFERENCE_LIBRARIES as readonly string[]).includes(pkg)) return false;
-  return apiPresence(loadPackageApi(id, pkg), { module: imp[2], name: imp[1], line: 0 }) === 'present';
+  const e = apiErrorOf(lastErrorLine(output));
+  // An attribute a class or module lacks at run time says nothing of a call being accepted elsewhere.
+  if (!e || e.kind === 'attribute' || (e.kind === 'import' && e.from === 'module')) return false;
+  return recordedAt(e, id) === 'accepted';
 }
