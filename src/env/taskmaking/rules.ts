@@ -357,14 +357,15 @@ export const RULES: readonly Rule[] = [
     scope: 'exception',
     pattern: /Trainer tried to instantiate bnb optimizer but bnb is not installed/,
     apply: (_m, ctx) => {
-      const bnb = /^(?:paged_\w+|\w+_8bit|\w*bnb\w*)$/;
-      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && bnb.test(ctx.args[i + 1] ?? ''));
+      // The optimizer names of bitsandbytes (transformers' OptimizerNames): paged, 8-bit, bnb.
+      const bnb = String.raw`(?:paged_\w+|\w+_8bit|\w*bnb\w*)`;
+      const at = ctx.args.findIndex((a, i) => a.startsWith('--') && new RegExp(`^${bnb}$`).test(ctx.args[i + 1] ?? ''));
       // Not given in the args: the script's own default (a dataclass field or add_argument whose default is one).
       const option =
         at >= 0
           ? ctx.args[at].slice(2)
-          : (/^[ \t]+(\w+)\s*:[^=\n]*=\s*(?:field\([^)]*?default\s*=\s*)?["'](?:paged_\w+|\w+_8bit|\w*bnb\w*)["']/m.exec(ctx.script)?.[1] ??
-            /add_argument\(\s*["']--([\w-]+)["'][^)]*default\s*=\s*["'](?:paged_\w+|\w+_8bit|\w*bnb\w*)["']/.exec(ctx.script)?.[1]);
+          : (new RegExp(String.raw`^[ \t]+(\w+)\s*:[^=\n]*=\s*(?:field\([^)]*?default\s*=\s*)?["']${bnb}["']`, 'm').exec(ctx.script)?.[1] ??
+            new RegExp(String.raw`add_argument\(\s*["']--([\w-]+)["'][^)]*default\s*=\s*["']${bnb}["']`).exec(ctx.script)?.[1]);
       if (!option || (ctx.options && !firstOption(ctx.options, [option]))) return undefined;
       return adaptArgs(
         'cpu-bnb-optimizer',
