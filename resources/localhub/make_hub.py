@@ -472,6 +472,14 @@ def prepare_dataset_with_script(out, path, config_name, features, tables):
     and reads the prepared data at datasets/<namespace___><name>/<config>/<version>/<hash>. One
     script per path (its configs side by side), so several configs of a path, written by the base
     hub and by hub items, share it."""
+    prepare_with_loading_script(out, path, DATASET_SCRIPT, config_name, config_name, features, tables)
+
+
+def prepare_with_loading_script(out, path, template, config_name, folder_name, features, tables, **config_kwargs):
+    """Writes `path`'s cached loading script (`template`) and data/<folder_name>/<split>.arrow beside it, then
+    prepares `config_name` (with `config_kwargs`, e.g. data_dir) with this interpreter's own builder. The one
+    place that knows the layout releases read offline (prepare_dataset_with_script; make_hub_items.py's
+    configs with keywords)."""
     import importlib.util
 
     import pyarrow as pa
@@ -480,10 +488,14 @@ def prepare_dataset_with_script(out, path, config_name, features, tables):
     digest = hashlib.sha256(("dataset-script:%s" % path).encode()).hexdigest()
     root = os.path.join(out, "modules", "datasets_modules")
     module_dir = os.path.join(root, "datasets", path.replace("/", "--"), digest)
-    data_dir = os.path.join(module_dir, "data", config_name)
+    data_dir = os.path.join(module_dir, "data", folder_name)
     os.makedirs(data_dir, exist_ok=True)
     for d in (os.path.join(out, "modules"), root, os.path.join(root, "datasets"), os.path.dirname(module_dir), module_dir):
         open(os.path.join(d, "__init__.py"), "a").close()
+    if folder_name != config_name:
+        # The folder is a config id (name plus keywords): the script reads the config's name here.
+        with open(os.path.join(data_dir, "CONFIG_NAME"), "w", encoding="utf-8") as f:
+            f.write(config_name)
     for split, table in tables.items():
         table = table.cast(features.arrow_schema)
         with pa.OSFile(os.path.join(data_dir, split + ".arrow"), "wb") as sink:
@@ -491,12 +503,12 @@ def prepare_dataset_with_script(out, path, config_name, features, tables):
                 writer.write_table(table)
     script = os.path.join(module_dir, name + ".py")
     with open(script, "w", encoding="utf-8") as f:
-        f.write(DATASET_SCRIPT.format(path=path))
+        f.write(template.format(path=path))
     spec = importlib.util.spec_from_file_location("datasets_modules.datasets.%s.%s.%s" % (path.replace("/", "--"), digest, name), script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # the builder finds its files through its module
     spec.loader.exec_module(module)
-    builder = module.Synthetic(cache_dir=os.path.join(out, "datasets"), config_name=config_name, hash=digest, repo_id=path)
+    builder = module.Synthetic(cache_dir=os.path.join(out, "datasets"), config_name=config_name, hash=digest, repo_id=path, **config_kwargs)
     builder.download_and_prepare()
 
 

@@ -922,36 +922,10 @@ def prepare_dataset_with_kwargs_script(out, path, config_name, kwargs, features,
     `path` (modules/datasets_modules/datasets/<path with -- for />/<hash>/<name>.py, which their offline loader
     prefers to the `cache` builder), prepared once here with the interpreter's own builder so a run only reads.
     Items of one path with different data_dirs share the script and add their data/<config id>/ folders."""
-    import importlib.util
-
     import datasets as ds
-    import pyarrow as pa
 
-    name = path.split("/")[-1]
-    digest = hashlib.sha256(("dataset-script:%s" % path).encode()).hexdigest()
-    root = os.path.join(out, "modules", "datasets_modules")
-    module_dir = os.path.join(root, "datasets", path.replace("/", "--"), digest)
     config_id = ds.BuilderConfig(name=config_name).create_config_id(kwargs)
-    folder = os.path.join(module_dir, "data", config_id)
-    os.makedirs(folder, exist_ok=True)
-    for d in (os.path.join(out, "modules"), root, os.path.join(root, "datasets"), os.path.dirname(module_dir), module_dir):
-        open(os.path.join(d, "__init__.py"), "a").close()
-    with open(os.path.join(folder, "CONFIG_NAME"), "w", encoding="utf-8") as f:
-        f.write(config_name)
-    for split, table in tables.items():
-        table = table.cast(features.arrow_schema)
-        with pa.OSFile(os.path.join(folder, split + ".arrow"), "wb") as sink:
-            with pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-    script = os.path.join(module_dir, name + ".py")
-    with open(script, "w", encoding="utf-8") as f:
-        f.write(KWARGS_DATASET_SCRIPT.format(path=path))
-    spec = importlib.util.spec_from_file_location("datasets_modules.datasets.%s.%s.%s" % (path.replace("/", "--"), digest, name), script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # the builder finds its files through its module
-    spec.loader.exec_module(module)
-    builder = module.Synthetic(cache_dir=os.path.join(out, "datasets"), config_name=config_name, hash=digest, repo_id=path, **kwargs)
-    builder.download_and_prepare()
+    make_hub.prepare_with_loading_script(out, path, KWARGS_DATASET_SCRIPT, config_name, config_id, features, tables, **kwargs)
     remove_locks(out)
 
 
