@@ -64,7 +64,28 @@ const BNB_OPTIM = `Traceback (most recent call last):
 ValueError: Trainer tried to instantiate bnb optimizer but bnb is not installed!
 `;
 
+// The later wordings of the same error, from the real sources of the snapshots' transformers (4.45 trainer.py, 5.x
+// trainer_optimizer.py); paths shortened.
+const BNB_OPTIM_4_45 = BNB_OPTIM.replace(/but bnb is not installed!/g, 'but `bitsandbytes` is not installed!');
+const BNB_OPTIM_5 = `Traceback (most recent call last):
+  File "/tmp/run/train.py", line 60, in <module>
+    trainer.train()
+  File "site-packages/transformers/trainer_optimizer.py", line 249, in _get_bitsandbytes_optimizer
+    raise ImportError(
+ImportError: You need to install \`bitsandbytes\` in order to use bitsandbytes optimizers: \`pip install -U bitsandbytes\`
+`;
+
 describe('cpu-bnb-optimizer rule', () => {
+  test('every wording of the missing-bitsandbytes optimizer error is recognised (not refused as quantization)', () => {
+    const script = `from dataclasses import dataclass, field\n@dataclass\nclass Args:\n    optimizer_type: str = field(default="paged_adamw_32bit")\n`;
+    for (const error of [BNB_OPTIM, BNB_OPTIM_4_45, BNB_OPTIM_5]) {
+      const d = diagnose(error, { script, args: [], env: {}, options: undefined });
+      assert.ok(d && d.outcome.kind === 'adapt', `${error.slice(-120)} → ${JSON.stringify(d)}`);
+      assert.equal(d.outcome.adaptation.rule, 'cpu-bnb-optimizer');
+      assert.deepEqual(d.outcome.args, ['--optimizer_type', 'adamw_torch']);
+    }
+  });
+
   test("a bitsandbytes optimizer from the script's default or the args becomes adamw_torch", () => {
     const script = `from dataclasses import dataclass, field\n@dataclass\nclass Args:\n    optim_name: str = field(default="paged_adamw_8bit")\n`;
     const d = diagnose(BNB_OPTIM, { script, args: ['--max_steps', '8'], env: {}, options: undefined });

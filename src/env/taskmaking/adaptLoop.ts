@@ -147,7 +147,9 @@ export async function adaptUntilRuns(o: AdaptOptions): Promise<AdaptResult> {
       const reason = `no rule recognises the error: ${lastErrorLine(output) || `exit code ${last.exit_code}`}${hubRefused ? ` (the offline hub could not provide ${hubRefused})` : ''}`;
       return result(round, { rule: 'unrecognised-error', reason });
     }
-    if (d.outcome.kind === 'refuse') return result(round, { rule: d.outcome.rule, reason: `${d.outcome.reason} [${d.error}]` });
+    // A refusal names the exception it ends on (the rule's match may be one word, "bitsandbytes").
+    if (d.outcome.kind === 'refuse')
+      return result(round, { rule: d.outcome.rule, reason: `${d.outcome.reason} [${lastErrorLine(output) || d.error}]` });
     const key = `${d.outcome.adaptation.rule}:${d.outcome.adaptation.change}`;
     if (tried.has(key))
       return result(round, { rule: d.outcome.adaptation.rule, reason: `${d.outcome.adaptation.change} did not help: ${d.error}` });

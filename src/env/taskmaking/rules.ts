@@ -355,7 +355,10 @@ export const RULES: readonly Rule[] = [
     // the same algorithm in torch (paging and 8-bit states only save GPU memory).
     id: 'cpu-bnb-optimizer',
     scope: 'exception',
-    pattern: /Trainer tried to instantiate bnb optimizer but bnb is not installed/,
+    // Its three wordings: transformers < 4.44 "… but bnb is not installed!", 4.44–4.57 "… but `bitsandbytes` is not
+    // installed!", 5.x (trainer_optimizer.py) "You need to install `bitsandbytes` in order to use bitsandbytes optimizers".
+    pattern:
+      /Trainer tried to instantiate bnb optimizer but (?:bnb|`?bitsandbytes`?) is not installed|You need to install `?bitsandbytes`? in order to use bitsandbytes optimizers/,
     apply: (_m, ctx) => {
       // The optimizer names of bitsandbytes (transformers' OptimizerNames): paged, 8-bit, bnb.
       const bnb = String.raw`(?:paged_\w+|\w+_8bit|\w*bnb\w*)`;
