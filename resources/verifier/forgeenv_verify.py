@@ -686,7 +686,11 @@ def probe_vlm_batches(processor):
             if interleaved:
                 enc = processor([[img, t] for img, t in zip(images, texts)], return_tensors="pt")
             else:
-                enc = processor(text=["%s %s" % (token, t) for t in texts], images=[[img] for img in images], padding=True, return_tensors="pt")
+                prompts = ["%s %s" % (token, t) for t in texts]
+                try:  # one list of pictures per text, or (processors that take no nesting) one picture per text
+                    enc = processor(text=prompts, images=[[img] for img in images], padding=True, return_tensors="pt")
+                except (ValueError, TypeError):
+                    enc = processor(text=prompts, images=images, padding=True, return_tensors="pt")
             enc = dict(enc)
             labels = enc["input_ids"].clone()
             if "attention_mask" in enc:

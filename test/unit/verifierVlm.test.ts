@@ -147,3 +147,56 @@ describe('the verifier on an IDEFICS v1 model in the 2024-09 venv', { skip: skip
     },
   );
 });
+
+// Later releases' IDEFICS processor takes `images` and `text` (the image token in the text), not interleaved
+// prompts; 4.50's takes no list of pictures per text. The probe builds batches the model takes in each.
+const PROBE = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import forgeenv_verify as v
+import transformers
+base = sys.argv[2]
+make = v.probe_vlm_batches(transformers.AutoProcessor.from_pretrained(base))
+model = transformers.IdeficsForVisionText2Text.from_pretrained(base)
+first = [b for b in make()]
+again = [float(b["pixel_values"].sum()) for b in make()]
+print("PROBE " + json.dumps({"shapes": [list(b["pixel_values"].shape) for b in first], "same": again == [float(b["pixel_values"].sum()) for b in first],
+    "loss": v.mean_loss(model, make), "masked": all(int((b["labels"] == -100).sum()) == int((b["attention_mask"] == 0).sum()) for b in first)}))
+`;
+
+for (const snapshot of ['2025-03', '2026-11']) {
+  describe(`probe images for an IDEFICS v1 model in the ${snapshot} venv`, { skip: skipReason(snapshot) }, () => {
+    test(
+      'one picture of the processor size beside each probe sentence, the same on every pass; the model takes them',
+      { timeout: 600_000 },
+      async () => {
+        const hub = await ensureHubItems({
+          hubKey: snapshot,
+          python: snapshotPython(snapshot),
+          baseHubDir: localHubDir(snapshot),
+          cacheDir,
+          needs: { models: [{ id: MODEL }], datasets: [], files: [] },
+          strict: true,
+        });
+        const r = spawnSync(snapshotPython(snapshot), ['-c', PROBE, join(resourcesDir(), 'verifier'), MODEL], {
+          env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hub.hubDir), TRANSFORMERS_VERBOSITY: 'error' },
+          cwd: cacheDir,
+          encoding: 'utf8',
+          timeout: 300_000,
+        });
+        assert.equal(r.status, 0, r.stderr.slice(-3000));
+        const line = r.stdout.split('\n').find((l) => l.startsWith('PROBE '));
+        assert.ok(line, r.stdout.slice(-2000));
+        const probe = JSON.parse(line.slice('PROBE '.length)) as { shapes: number[][]; same: boolean; loss: number; masked: boolean };
+        // The hub's tiny IDEFICS has 32-pixel images: 8 probe sentences in batches of 4, one picture each.
+        assert.deepEqual(probe.shapes, [
+          [4, 1, 3, 32, 32],
+          [4, 1, 3, 32, 32],
+        ]);
+        assert.equal(probe.same, true);
+        assert.equal(probe.masked, true);
+        assert.ok(Number.isFinite(probe.loss) && probe.loss > 0, JSON.stringify(probe));
+      },
+    );
+  });
+}
