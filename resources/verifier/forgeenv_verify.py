@@ -46,6 +46,8 @@ HEADS = {
     "AutoModelForImageTextToText": "vlm",
 }
 SUFFIX_HEADS = [
+    # IDEFICS v1's class: a vision-language model whatever its config holds.
+    ("ForVisionText2Text", "vlm"),
     ("ForSequenceClassification", "seqcls"),
     ("ForTokenClassification", "tokcls"),
     ("ForQuestionAnswering", "qa"),
@@ -58,14 +60,41 @@ SUFFIX_HEADS = [
 LOADERS = {v: k for k, v in HEADS.items() if k not in ("AutoModelWithLMHead", "AutoModelForVision2Seq")}
 
 
-def loader_for(transformers, head):
-    """The Auto class of a head in this release: AutoModelForImageTextToText is newer than
-    AutoModelForVision2Seq, which later releases drop."""
+def loader_for(transformers, head, saved=None, config=None):
+    """The class that loads a head's saved model in this release, with a note when it is not the
+    head's Auto class: AutoModelForImageTextToText is newer than AutoModelForVision2Seq, which later
+    releases drop. When no Auto class of the head maps the saved config (IDEFICS v1's IdeficsConfig
+    in AutoModelForVision2Seq), the class the saved config's `architectures` names, from this
+    release's own transformers, provided it is a model of the same head (verify_hf then checks it
+    covers every saved weight)."""
     names = [LOADERS[head]] + (["AutoModelForVision2Seq"] if head == "vlm" else [])
-    for name in names:
-        if hasattr(transformers, name):
-            return name, getattr(transformers, name)
-    raise Refusal("this transformers release has no %s to load a %s model" % (" or ".join(names), head))
+    present = [(name, getattr(transformers, name)) for name in names if hasattr(transformers, name)]
+    if not present:
+        raise Refusal("this transformers release has no %s to load a %s model" % (" or ".join(names), head))
+    if config is None:
+        return present[0] + (None,)
+    for name, auto in present:
+        if maps(auto, config):
+            return name, auto, None
+    what = type(config).__name__
+    for arch in (saved or {}).get("architectures") or []:
+        arch = str(arch)
+        cls = getattr(transformers, arch, None) if re.match(r"^[A-Z][A-Za-z0-9_]*$", arch) else None
+        if not (isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel)) or not isinstance(config, cls.config_class):
+            continue
+        named = head_of({"architectures": [arch], "vision_config": (saved or {}).get("vision_config")}, None)
+        if named != head:
+            raise Refusal("%s does not map the saved %s, and the class the saved config's architectures name, %s, is no %s model (%s)" % (present[0][0], what, arch, head, named or "unknown head"))
+        return arch, cls, "%s (the saved config's architectures: %s does not map %s)" % (arch, " or ".join(n for n, _ in present), what)
+    raise Refusal("%s does not map the saved %s, and the saved config's architectures name no model class of this transformers release for it" % (" or ".join(n for n, _ in present), what))
+
+
+def maps(auto, config):
+    """Whether an Auto class maps a config's class; an Auto class without the mapping (the stand-ins) is taken at its word."""
+    try:
+        return type(config) in auto._model_mapping
+    except Exception:  # noqa: BLE001
+        return True
 
 
 class Refusal(Exception):
@@ -599,6 +628,79 @@ def probe_images(processor, num_labels):
     return make
 
 
+def vlm_probe(transformers, base, untrained, text_make, data):
+    """The probe for a vision-language model: the probe sentences when its forward takes text alone;
+    else (IDEFICS v1 needs pixel inputs) the same sentences beside probe images built by the base
+    model's processor. Decided on the untrained model, so the trained and the untrained model, and
+    the original's run and a repair's, are measured on the same batches."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            untrained(**next(iter(text_make())))
+        return text_make, data
+    except Exception as e:  # noqa: BLE001 - the model's own refusal of a text-only batch
+        why = "%s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:160])
+    try:
+        make = probe_vlm_batches(transformers.AutoProcessor.from_pretrained(base))
+        with torch.no_grad():
+            untrained(**next(iter(make())))
+    except Exception as e:  # noqa: BLE001
+        raise Refusal("the vision-language model takes no text-only batch (%s), nor one with images built by its processor (%s: %s)" % (why, type(e).__name__, str(e)[:200]))
+    rest = data[len("probe sentences"):].strip(" ()")
+    return make, "probe sentences with probe images (the model takes no text-only batch: %s%s)" % (why, "; " + rest if rest else "")
+
+
+def image_side(processor):
+    """The side of the square pictures a processor takes (IDEFICS' image_size, a size or crop_size dict), at most 224."""
+    ip = getattr(processor, "image_processor", None) or processor
+    for value in (getattr(ip, "image_size", None), getattr(ip, "crop_size", None), getattr(ip, "size", None)):
+        if isinstance(value, int) and value > 0:
+            return min(value, 224)
+        if isinstance(value, dict):
+            sides = [v for k, v in value.items() if k in ("height", "width", "shortest_edge") and isinstance(v, int) and v > 0]
+            if sides:
+                return min(max(sides), 224)
+    return 64
+
+
+def probe_vlm_batches(processor):
+    """The probe sentences, each beside one fixed picture of the processor's size, as the processor
+    builds them: interleaved prompts for a processor that takes `prompts` (IDEFICS v1), else text
+    carrying the processor's image token with the images beside it. Labels are the text's tokens."""
+    import inspect
+
+    import numpy as np
+    from PIL import Image
+
+    side = image_side(processor)
+    y, x = np.mgrid[0:side, 0:side]
+    pictures = [Image.fromarray(np.stack([(x * (i + 1)) % 256, (y * (i + 2)) % 256, ((x + y) * (i + 3)) % 256], axis=-1).astype("uint8")) for i in range(BATCH)]
+    interleaved = "prompts" in inspect.signature(processor.__call__).parameters
+    token = getattr(processor, "image_token", None) or "<image>"
+    token = getattr(token, "content", token)
+
+    def make():
+        for i in range(0, len(PROBE_TEXTS), BATCH // 2):
+            texts, images = PROBE_TEXTS[i : i + BATCH // 2], pictures[i : i + BATCH // 2]
+            if interleaved:
+                enc = processor([[img, t] for img, t in zip(images, texts)], return_tensors="pt")
+            else:
+                prompts = ["%s %s" % (token, t) for t in texts]
+                try:  # one list of pictures per text, or (processors that take no nesting) one picture per text
+                    enc = processor(text=prompts, images=[[img] for img in images], padding=True, return_tensors="pt")
+                except (ValueError, TypeError):
+                    enc = processor(text=prompts, images=images, padding=True, return_tensors="pt")
+            enc = dict(enc)
+            labels = enc["input_ids"].clone()
+            if "attention_mask" in enc:
+                labels[enc["attention_mask"] == 0] = -100
+            enc["labels"] = labels
+            yield enc
+
+    return make
+
+
 def tokenizer_for(transformers, base, *models):
     """The base model's tokenizer, padding with its end token when it has no pad token (GPT-2 and
     kin), and the models told so: batches of more than one example need it."""
@@ -641,10 +743,16 @@ def verify_hf(spec, original, artifact):
         raise Refusal("neither the original nor the saved model names the model it starts from (set verify.base_model and verify.head in tasks.json)")
     if head == "seq2seq" and isinstance(saved.get("vision_config"), dict):
         head = "vlm"  # a ForConditionalGeneration class name said seq2seq; the saved config has a vision tower
-    loader_name, loader = loader_for(transformers, head)
     adapter = os.path.isfile(os.path.join(artifact, "adapter_config.json"))
     if not adapter and not os.path.isfile(os.path.join(artifact, "config.json")):
         raise Refusal("%s holds no config.json or adapter_config.json: not a saved model" % os.path.basename(artifact))
+    config = None
+    if not adapter:
+        try:
+            config = transformers.AutoConfig.from_pretrained(artifact)
+        except Exception as e:
+            raise Refusal("the artifact's config.json does not load with AutoConfig.from_pretrained: %s: %s" % (type(e).__name__, str(e)[:300]))
+    loader_name, loader, by_architecture = loader_for(transformers, head, saved, config)
     # The files from_pretrained reads (training_args.bin, optimizer.pt & co. are never loaded here).
     weights = [p for p in glob.glob(os.path.join(artifact, "*")) if WEIGHT_FILE.match(os.path.basename(p))]
     if not weights:
@@ -659,15 +767,24 @@ def verify_hf(spec, original, artifact):
             from peft import PeftModel
 
             trained = PeftModel.from_pretrained(loader.from_pretrained(base, **head_kwargs), artifact)
+        elif by_architecture:
+            trained, coverage = loader.from_pretrained(artifact, output_loading_info=True)
         else:
             trained = loader.from_pretrained(artifact)
     except Exception as e:
         raise Refusal("the artifact does not load with %s.from_pretrained: %s: %s" % (loader_name, type(e).__name__, str(e)[:300]))
+    if by_architecture:
+        # A class no Auto class vouches for: it must hold every saved weight and the save every weight of it.
+        coverage = dict(coverage, missing_keys=sorted(set(coverage.get("missing_keys") or []) | set(uncovered(trained, weights))))
+        lost = ["%s %s" % (kind, ", ".join(sorted(coverage.get(kind) or [])[:3])) for kind in ("missing_keys", "unexpected_keys", "mismatched_keys") if coverage.get(kind)]
+        if lost:
+            raise Refusal("%s does not hold the saved model as saved (%s)" % (loader_name, "; ".join(lost)[:300]))
+        loader_name = by_architecture
     torch.manual_seed(0)
     if adapter:
         untrained, fresh = loader.from_pretrained(base, **head_kwargs), set()
     else:
-        untrained, info = loader.from_pretrained(base, config=transformers.AutoConfig.from_pretrained(artifact), output_loading_info=True)
+        untrained, info = loader.from_pretrained(base, config=config, output_loading_info=True)
         fresh = set(info.get("missing_keys") or [])
     moved = moved_share(trained, untrained, fresh, adapter, lambda: adapter_start(loader, base, head_kwargs, artifact) if adapter else None)
     datasets = original["datasets"]
@@ -694,6 +811,8 @@ def verify_hf(spec, original, artifact):
             make = probe_batches(head, tokenizer_for(transformers, base, trained, untrained), num_labels)
         if data == "held-out split":
             data = "probe images" if head == "imgcls" else "probe sentences"
+        if head == "vlm":
+            make, data = vlm_probe(transformers, base, untrained, make, data)
         dataset_args = None
         trained_loss = mean_loss(trained, make)
     return {"head": head, "base_model": base, "loaded_with": "PeftModel" if adapter else loader_name, "moved": moved, "data": data,
@@ -717,6 +836,23 @@ def saved_tensors(weights):
             except TypeError:
                 out.update(torch.load(w, map_location="cpu"))
     return out
+
+
+def uncovered(model, weights):
+    """The model's weights the saved files do not hold, under the model's own name or without (or
+    with) its base-model prefix, and not sharing storage with one they hold: what loading initialised
+    afresh. from_pretrained leaves a class's declared tied keys out of its missing keys even where the
+    config unties them (IDEFICS' lm_head), so the files are read."""
+    saved = set(saved_tensors(weights))
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    own = model.state_dict()
+
+    def held(key):
+        bare = key[len(prefix) + 1:] if prefix and key.startswith(prefix + ".") else None
+        return key in saved or bare in saved or (prefix and prefix + "." + key in saved)
+
+    held_storage = {t.data_ptr() for k, t in own.items() if held(k)}
+    return [k for k, t in own.items() if not held(k) and t.data_ptr() not in held_storage]
 
 
 def adapter_head_kwargs(loader, base, weights):

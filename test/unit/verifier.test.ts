@@ -165,6 +165,8 @@ describe("the verifier's head from a saved config", () => {
     assert.equal(headOf({ architectures: ['Idefics3ForConditionalGeneration'], vision_config: { hidden_size: 32 } }), 'vlm');
     assert.equal(headOf({ architectures: ['LlavaForConditionalGeneration'], vision_config: { model_type: 'clip_vision_model' } }), 'vlm');
     assert.equal(headOf({ architectures: ['T5ForConditionalGeneration'] }), 'seq2seq');
+    // IDEFICS v1's class names no ConditionalGeneration: a vision-language model by its own suffix.
+    assert.equal(headOf({ architectures: ['IdeficsForVisionText2Text'] }), 'vlm');
     assert.equal(headOf({ architectures: ['GPT2ForSequenceClassification'], num_labels: 1 }), 'seqcls');
     assert.equal(headOf({}, { task_type: 'SEQ_CLS' }), 'seqcls');
   });

@@ -1,0 +1,202 @@
+// The verifier on a vision-language model no Auto class of its head maps (IDEFICS v1: transformers
+// 4.45's AutoModelForVision2Seq does not map IdeficsConfig) and whose forward takes no text-only
+// batch. Real transformers in the real 2024-09 venv (skipped, saying why, when it is not built): a
+// tiny IDEFICS from the hub builder, trained three steps on images its processor builds, loads by
+// its saved config's `architectures` and is probed with probe images; an untrained copy, the base
+// weights re-saved under the trained class, the base class itself and another architecture are
+// all rejected (refused, or judged not trained against the original).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ensureHubItems } from '../../src/env/hub/ensure';
+import { localHubDir } from '../../src/env/hub/localHub';
+import { resourcesDir } from '../../src/env/paths';
+import { realModeEnv } from '../../src/env/run/realMode';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { judgeEvidence } from '../../src/env/verify/judge';
+import { readVerdict, VERDICT_MARKER, type VerifierOutcome } from '../../src/env/verify/verifier';
+import { realHubFixture } from './realHubFixture';
+
+const { cacheDir, skipReason } = realHubFixture('forgeenv-verifier-vlm-');
+const MODEL = 'HuggingFaceM4/idefics-9b';
+
+// Each artifact in a run folder of its own, verified by forgeenv_verify.py against a tiny original
+// of our own that loads the model by its class and saves it to "out".
+const PROGRAM = `
+import json, os, subprocess, sys
+import numpy as np, torch, transformers
+from PIL import Image
+from transformers import AutoProcessor, IdeficsForVisionText2Text, IdeficsModel
+verifier, work, base = sys.argv[1], sys.argv[2], sys.argv[3]
+ORIGINAL = 'from transformers import IdeficsForVisionText2Text\\nmodel = IdeficsForVisionText2Text.from_pretrained("%s")\\nmodel.save_pretrained("out")\\n' % base
+def save(name, model, architectures=None):
+    run = os.path.join(work, name)
+    model.save_pretrained(os.path.join(run, "out"))
+    if architectures:
+        path = os.path.join(run, "out", "config.json")
+        config = json.load(open(path))
+        config["architectures"] = architectures
+        json.dump(config, open(path, "w"))
+    return run
+proc = AutoProcessor.from_pretrained(base)
+pictures = [Image.fromarray((np.random.RandomState(i).rand(32, 32, 3) * 255).astype("uint8")) for i in range(4)]
+torch.manual_seed(0)
+model = IdeficsForVisionText2Text.from_pretrained(base)
+opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+enc = proc([[p, "Question: what is on the picture? Answer: shape %d" % i] for i, p in enumerate(pictures)], return_tensors="pt")
+model.train()
+for _ in range(3):
+    model(**enc, labels=enc["input_ids"]).loss.backward()
+    opt.step()
+    opt.zero_grad()
+runs = {"original": save("original", model)}
+torch.manual_seed(1)
+runs["untrained copy"] = save("untrained", IdeficsForVisionText2Text.from_pretrained(base))
+runs["base re-saved as the trained class"] = save("relabelled", IdeficsModel.from_pretrained(base), ["IdeficsForVisionText2Text"])
+runs["base re-saved"] = save("base", IdeficsModel.from_pretrained(base))
+llama = transformers.LlamaConfig(vocab_size=model.config.vocab_size, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=2)
+runs["wrong architecture"] = save("llama", transformers.LlamaForCausalLM(llama))
+out = {}
+for name, run in runs.items():
+    spec = run + ".spec.json"
+    json.dump({"run_dir": run, "original": ORIGINAL, "verify": {}, "nonce": "n0"}, open(spec, "w"))
+    r = subprocess.run([sys.executable, os.path.join(verifier, "forgeenv_verify.py"), spec], capture_output=True, text=True)
+    out[name] = r.stdout if "FORGEENV_VERDICT" in r.stdout else "stderr: " + r.stderr[-1500:]
+print("VERDICTS " + json.dumps(out))
+`;
+
+describe('the verifier on an IDEFICS v1 model in the 2024-09 venv', { skip: skipReason('2024-09') }, () => {
+  test(
+    'loads by the saved architectures and probes with images; every fake is refused or judged untrained',
+    { timeout: 900_000 },
+    async () => {
+      const snapshot = '2024-09';
+      const hub = await ensureHubItems({
+        hubKey: snapshot,
+        python: snapshotPython(snapshot),
+        baseHubDir: localHubDir(snapshot),
+        cacheDir,
+        needs: { models: [{ id: MODEL }], datasets: [], files: [] },
+        strict: true,
+      });
+      const work = join(cacheDir, 'runs');
+      const r = spawnSync(snapshotPython(snapshot), ['-c', PROGRAM, join(resourcesDir(), 'verifier'), work, MODEL], {
+        env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hub.hubDir), TRANSFORMERS_VERBOSITY: 'error' },
+        cwd: cacheDir,
+        encoding: 'utf8',
+        timeout: 800_000,
+      });
+      assert.equal(r.status, 0, r.stderr.slice(-3000));
+      const line = r.stdout.split('\n').find((l) => l.startsWith('VERDICTS '));
+      assert.ok(line, r.stdout.slice(-2000));
+      const stdouts = JSON.parse(line.slice('VERDICTS '.length)) as Record<string, string>;
+      const outcome = (name: string): VerifierOutcome => {
+        assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
+        return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
+      };
+      const verdictOf = (name: string) =>
+        JSON.parse(
+          stdouts[name]
+            .split('\n')
+            .reverse()
+            .find((l) => l.startsWith(`${VERDICT_MARKER}n0 `))!
+            .slice(`${VERDICT_MARKER}n0 `.length),
+        ) as {
+          data?: string;
+          loaded_with?: string;
+        };
+
+      const original = outcome('original');
+      assert.ok(original.ok, JSON.stringify(original));
+      assert.match(
+        original.loaded_with,
+        /^IdeficsForVisionText2Text \(the saved config's architectures: AutoModelForVision2Seq does not map IdeficsConfig\)/,
+      );
+      assert.equal(original.resolved?.head, 'vlm');
+      assert.equal(original.resolved?.base_model, MODEL);
+      assert.equal(original.probe, true);
+      assert.match(verdictOf('original').data ?? '', /^probe sentences with probe images \(the model takes no text-only batch: ValueError/);
+      assert.ok(original.trained_loss < original.untrained_loss, JSON.stringify(original));
+      assert.ok((original.moved ?? 0) > 0.1, JSON.stringify(original));
+      const spec = { margin: 0.02, tolerance: 0.5 };
+      assert.equal(judgeEvidence(original, original, spec, { mode: 'real' }).verified, true);
+
+      // Loads, measured on the same probe batches, but training changed nothing the original's did.
+      const copy = outcome('untrained copy');
+      assert.ok(copy.ok, JSON.stringify(copy));
+      assert.equal(verdictOf('untrained copy').data, verdictOf('original').data);
+      const judged = judgeEvidence(copy, original, spec, { mode: 'real' });
+      assert.equal(judged.verified, false);
+      assert.match(judged.findings.join('\n'), /is not a trained model/);
+
+      // A class that would leave the trained head initialised afresh, a base class and another head never load.
+      const relabelled = outcome('base re-saved as the trained class');
+      assert.equal(relabelled.ok, false);
+      assert.match((relabelled as { reason: string }).reason, /does not hold the saved model as saved \(missing_keys lm_head\.weight/);
+      const bare = outcome('base re-saved');
+      assert.equal(bare.ok, false);
+      assert.match((bare as { reason: string }).reason, /IdeficsModel, is no vlm model/);
+      const llama = outcome('wrong architecture');
+      assert.equal(llama.ok, false);
+      assert.match(
+        (llama as { reason: string }).reason,
+        /does not map the saved LlamaConfig.*LlamaForCausalLM, is no vlm model \(causal\)/,
+      );
+      for (const fake of [relabelled, bare, llama]) assert.equal(judgeEvidence(fake, original, spec, { mode: 'real' }).verified, false);
+    },
+  );
+});
+
+// Later releases' IDEFICS processor takes `images` and `text` (the image token in the text), not interleaved
+// prompts; 4.50's takes no list of pictures per text. The probe builds batches the model takes in each.
+const PROBE = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import forgeenv_verify as v
+import transformers
+base = sys.argv[2]
+make = v.probe_vlm_batches(transformers.AutoProcessor.from_pretrained(base))
+model = transformers.IdeficsForVisionText2Text.from_pretrained(base)
+first = [b for b in make()]
+again = [float(b["pixel_values"].sum()) for b in make()]
+print("PROBE " + json.dumps({"shapes": [list(b["pixel_values"].shape) for b in first], "same": again == [float(b["pixel_values"].sum()) for b in first],
+    "loss": v.mean_loss(model, make), "masked": all(int((b["labels"] == -100).sum()) == int((b["attention_mask"] == 0).sum()) for b in first)}))
+`;
+
+for (const snapshot of ['2025-03', '2026-11']) {
+  describe(`probe images for an IDEFICS v1 model in the ${snapshot} venv`, { skip: skipReason(snapshot) }, () => {
+    test(
+      'one picture of the processor size beside each probe sentence, the same on every pass; the model takes them',
+      { timeout: 600_000 },
+      async () => {
+        const hub = await ensureHubItems({
+          hubKey: snapshot,
+          python: snapshotPython(snapshot),
+          baseHubDir: localHubDir(snapshot),
+          cacheDir,
+          needs: { models: [{ id: MODEL }], datasets: [], files: [] },
+          strict: true,
+        });
+        const r = spawnSync(snapshotPython(snapshot), ['-c', PROBE, join(resourcesDir(), 'verifier'), MODEL], {
+          env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hub.hubDir), TRANSFORMERS_VERBOSITY: 'error' },
+          cwd: cacheDir,
+          encoding: 'utf8',
+          timeout: 300_000,
+        });
+        assert.equal(r.status, 0, r.stderr.slice(-3000));
+        const line = r.stdout.split('\n').find((l) => l.startsWith('PROBE '));
+        assert.ok(line, r.stdout.slice(-2000));
+        const probe = JSON.parse(line.slice('PROBE '.length)) as { shapes: number[][]; same: boolean; loss: number; masked: boolean };
+        // The hub's tiny IDEFICS has 32-pixel images: 8 probe sentences in batches of 4, one picture each.
+        assert.deepEqual(probe.shapes, [
+          [4, 1, 3, 32, 32],
+          [4, 1, 3, 32, 32],
+        ]);
+        assert.equal(probe.same, true);
+        assert.equal(probe.masked, true);
+        assert.ok(Number.isFinite(probe.loss) && probe.loss > 0, JSON.stringify(probe));
+      },
+    );
+  });
+}
