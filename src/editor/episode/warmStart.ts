@@ -8,10 +8,13 @@ import type { SessionLog } from './services';
 
 /** How long the output channel waits to report the pool ready (a real snapshot's imports take 20–90 s). */
 const READY_WAIT_MS = 10 * 60_000;
+/** Zygotes one Run & Score claims: the repair's run and the verifier's evidence run (fewer on one core). */
+const RUN_AND_SCORE_RUNS = 2;
 
 /**
  * Starts the pool for `env`'s runs when the warm runtime is on and the environment runs here.
- * Resolves once a zygote is ready (true) or the pool cannot serve this episode (false); never rejects.
+ * Resolves once the zygotes a Run & Score uses are ready (true), or the pool cannot serve this
+ * episode (false); never rejects.
  */
 export async function prewarmEpisode(env: EpisodeSession, warmRuntime: boolean, log: SessionLog): Promise<boolean> {
   if (!warmRuntime || !env.prewarm) return false;
@@ -22,7 +25,7 @@ export async function prewarmEpisode(env: EpisodeSession, warmRuntime: boolean, 
       return false;
     }
     log.info(`[warm] starting the pool for this episode's runs: ${p.label}`);
-    const ready = await warmPool.waitReady(p.key, 1, READY_WAIT_MS);
+    const ready = await warmPool.waitReady(p.key, RUN_AND_SCORE_RUNS, READY_WAIT_MS);
     const k = warmPool.stats().keys.find((x) => x.label === p.label);
     log.info(
       ready && k
