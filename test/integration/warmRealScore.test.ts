@@ -29,13 +29,13 @@ suite('Warm real Run & Score', () => {
     }
     a = await api();
     await setSetting('executionMode', 'real');
-    await setSetting('warmRuntime', true);
+    // forgeenv.warmRuntime is a user (machine) setting, on by default.
+    assert.equal(vscode.workspace.getConfiguration('forgeenv').get('warmRuntime'), true, 'the warm runtime is on');
   });
   useOwnDataset('dataset-warm-real');
   suiteTeardown(async () => {
     await endAnyEpisode();
     await setSetting('executionMode', undefined);
-    await setSetting('warmRuntime', undefined);
   });
 
   test('opening a real episode starts its pool; Run & Score of the oracle fix runs warm and succeeds', async function () {
