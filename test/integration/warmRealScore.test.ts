@@ -29,6 +29,8 @@ suite('Warm real Run & Score', () => {
     }
     a = await api();
     await setSetting('executionMode', 'real');
+    // A cold real run imports torch and transformers (20-60 s on a loaded 2-core machine): the broken run is cold.
+    await setSetting('runTimeoutSeconds', 600);
     // forgeenv.warmRuntime is a user (machine) setting, on by default.
     assert.equal(vscode.workspace.getConfiguration('forgeenv').get('warmRuntime'), true, 'the warm runtime is on');
   });
@@ -36,6 +38,7 @@ suite('Warm real Run & Score', () => {
   suiteTeardown(async () => {
     await endAnyEpisode();
     await setSetting('executionMode', undefined);
+    await setSetting('runTimeoutSeconds', undefined);
   });
 
   test('opening a real episode starts its pool; Run & Score of the oracle fix runs warm and succeeds', async function () {
@@ -47,7 +50,7 @@ suite('Warm real Run & Score', () => {
     assert.ok(live, 'the episode is open');
     const t0 = Date.now();
     assert.equal(await live.warmReady, true, "the pool of the episode's runs gets ready");
-    timing('warm pool ready after the episode opened', Date.now() - t0);
+    timing("warm pool and the original's reference ready after the episode opened", Date.now() - t0);
 
     const broken = readFileSync(start.filePath, 'utf8');
     assert.match(broken, /evaluation_strategy=/);

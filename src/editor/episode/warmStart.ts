@@ -1,7 +1,8 @@
 // The warm runtime's pool, started when the editor opens an episode (issue 18: "started lazily:
 // when the editor opens an episode"), so that the annotator's first Run & Score finds a zygote with
-// the libraries already imported. In the background: opening never waits for it, and a pool that
-// cannot start is a line in the output channel, never a toast (the run is then cold, as before).
+// the libraries already imported, and the original's reference already verified. In the background:
+// opening never waits for it, and a pool that cannot start is a line in the output channel, never a
+// toast (the run is then cold, as before).
 import type { EpisodeSession } from '../../env/episode/episodeSession';
 import { warmPool } from '../../env/run/executor';
 import type { SessionLog } from './services';
@@ -25,7 +26,15 @@ export async function prewarmEpisode(env: EpisodeSession, warmRuntime: boolean, 
       return false;
     }
     log.info(`[warm] starting the pool for this episode's runs: ${p.label}`);
-    const ready = await warmPool.waitReady(p.key, RUN_AND_SCORE_RUNS, READY_WAIT_MS);
+    let ready = await warmPool.waitReady(p.key, RUN_AND_SCORE_RUNS, READY_WAIT_MS);
+    if (ready && env.prepareReference) {
+      // The first Run & Score would also run the unbroken original and verify it (the band it is judged
+      // against): done now, on the ready zygotes, then the pool refills.
+      const t0 = Date.now();
+      const why = await env.prepareReference();
+      log.info(`[warm] the original's reference ${why ? `was not computed: ${why}` : `is ready (${Date.now() - t0} ms)`}`);
+      ready = await warmPool.waitReady(p.key, RUN_AND_SCORE_RUNS, READY_WAIT_MS);
+    }
     const k = warmPool.stats().keys.find((x) => x.label === p.label);
     log.info(
       ready && k

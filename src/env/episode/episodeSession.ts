@@ -31,6 +31,11 @@ export interface EpisodeSession {
    * pool). Resolves with the pool's key and label, or why not.
    */
   prewarm?(onProgress?: (message: string) => void): Promise<{ key: string; label: string } | { error: string }>;
+  /**
+   * Computes the band the first Run & Score is judged against (the unbroken original's own
+   * verification, cached per process) ahead of it (embedded only); resolves with why it failed, if it did.
+   */
+  prepareReference?(): Promise<string | undefined>;
 }
 
 export class EmbeddedEpisodeSession implements EpisodeSession {
@@ -77,5 +82,10 @@ export class EmbeddedEpisodeSession implements EpisodeSession {
 
   prewarm(onProgress?: (message: string) => void): Promise<{ key: string; label: string } | { error: string }> {
     return this.env.prewarm(undefined, onProgress);
+  }
+
+  async prepareReference(): Promise<string | undefined> {
+    const outcome = await this.env.referenceVerification();
+    return outcome.ok ? undefined : outcome.reason;
   }
 }
