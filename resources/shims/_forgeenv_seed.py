@@ -61,8 +61,11 @@ class _Finder(importlib.abc.MetaPathFinder):
         hook = _HOOKS.get(name)
         if hook is None:
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
+        # Only the finders after this one: a finder before it that delegates to the rest (the runtime
+        # shims' does) would otherwise be asked again, back and forth without end.
+        after = sys.meta_path[sys.meta_path.index(self) + 1 :] if self in sys.meta_path else []
+        for finder in after:
+            if not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is not None:
