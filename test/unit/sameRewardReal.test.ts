@@ -39,6 +39,8 @@ describe(`the same outcome warm or cold, run after run (real ${SNAPSHOT})`, { sk
   test('a script that seeds nothing draws the same numbers in two cold and two warm runs', { timeout: 900_000 }, async () => {
     process.env.FORGEENV_WARM = '0';
     const cold = [await realRun(SNAPSHOT, DRAWS), await realRun(SNAPSHOT, DRAWS)];
+    // With a task's runtime shims too (their import hook and the seeding's both wrap torch's import).
+    const shimmed = await realRun(SNAPSHOT, DRAWS, { shims: ['cuda-to-cpu'] });
     delete process.env.FORGEENV_WARM;
     const real = await prepareRealRun({ libraryVersions: versions, snapshot: SNAPSHOT });
     const shape = {
@@ -65,6 +67,8 @@ describe(`the same outcome warm or cold, run after run (real ${SNAPSHOT})`, { sk
     const [first] = cold;
     assert.match(first.stdout, /^0\.\d+ 0\.\d+ 0\.\d+ \[/, first.stdout);
     for (const r of [...cold.slice(1), ...warm]) assert.equal(r.stdout, first.stdout, `${r.runtime} run`);
+    assert.equal(shimmed.exit_code, 0, shimmed.stderr.slice(-2000));
+    assert.equal(shimmed.stdout, first.stdout, 'with runtime shims');
   });
 
   test(
