@@ -8,7 +8,8 @@ import { startHumanEpisode, type HumanEpisodeStart } from '../../env/episode/hum
 import { snapshotIdForVersions } from '../../env/run/realMode';
 import { isCancelledRemoteError } from '../../env/openenv/remoteEpisodeSession';
 import { interpreterLabel } from '../../env/run/interpreterLabel';
-import type { Task } from '../../env/schemas';
+import type { LibraryVersions, Task } from '../../env/schemas';
+import { snapshotVersions } from '../../env/snapshots/versions';
 import { refusal, type Refusal, type StartArgs } from '../commandArgs';
 import { createBackend } from './backend';
 import { interpreterForMode } from '../environmentFactory';
@@ -33,6 +34,12 @@ export async function openEpisode(
 ): Promise<OpenedEpisode | Refusal> {
   const settings = s.settings();
   const remote = settings.backend === 'remote';
+  let libraryVersions: LibraryVersions | undefined;
+  try {
+    libraryVersions = what.args?.snapshot === undefined ? undefined : snapshotVersions(what.args.snapshot);
+  } catch (e) {
+    return fail(`ForgeEnv cannot start the episode: ${(e as Error).message}`);
+  }
   const resolved = await s.resolveInterpreter(settings);
   const interpreter = interpreterForMode(settings.executionMode, resolved);
   // A remote server runs the scripts with its own Python: none is needed here.
@@ -77,6 +84,7 @@ export async function openEpisode(
           signal,
           onOutput: out.write,
           migrationHints: settings.migrationHints,
+          libraryVersions,
         });
       } finally {
         out.flush();

@@ -31,6 +31,8 @@ export class LiveEpisode {
   readonly tracker: ActiveTimeTracker;
   readonly timeline: TimelineRecorder;
   running = false;
+  /** The warm pool for this episode's runs: true once a Run & Score's zygotes are ready (warmStart.ts). */
+  warmReady: Promise<boolean> = Promise.resolve(false);
   private data: PersistedEpisode;
   private readonly watcher: Disposable;
   private readonly ticker: NodeJS.Timeout;

@@ -25,6 +25,8 @@ export interface ScoreResult {
   /** From the command to the score being shown. */
   scoreMs: number;
   cached: boolean;
+  /** Whether the script ran in a warm zygote or a cold interpreter (absent when it did not run). */
+  runtime?: 'warm' | 'cold';
 }
 
 export interface StoredResult {

@@ -22,6 +22,7 @@ import { retryIfBusy } from './retry';
 import { startEpisode } from './starting';
 import { skipEpisode, submitEpisode, type SkippedResult, type SubmittedResult } from './endings';
 import { infoText } from '../../env/schemas';
+import { prewarmEpisode } from './warmStart';
 
 export class RepairSession {
   private live: LiveEpisode | undefined;
@@ -152,6 +153,7 @@ export class RepairSession {
       diagnostics,
       scoreMs,
       cached,
+      runtime: evaluation.execution?.runtime,
     };
   }
 
@@ -208,6 +210,8 @@ export class RepairSession {
       onTick: () => this.render(),
     });
     this.live = live;
+    // The warm pool for this episode's runs, in the background (its lines go to the output channel).
+    live.warmReady = prewarmEpisode(env, s.settings().warmRuntime, s.log);
     this.editor.setBrokenScript(live.episodeId, persisted.start.brokenScript);
     const b = persisted.start.brokenExecution;
     const run = { mode: persisted.mode, interpreter: persisted.interpreter };

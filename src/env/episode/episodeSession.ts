@@ -26,6 +26,16 @@ export interface EpisodeSession {
   dispose(): Promise<void>;
   /** Set once runs fall back to weaker isolation than asked for (embedded only; a server reports its own). */
   readonly sandboxWarning?: string | undefined;
+  /**
+   * Starts warm zygotes shaped like the open episode's runs (embedded only: a server keeps its own
+   * pool). Resolves with the pool's key and label, or why not.
+   */
+  prewarm?(onProgress?: (message: string) => void): Promise<{ key: string; label: string } | { error: string }>;
+  /**
+   * Computes the band the first Run & Score is judged against (the unbroken original's own
+   * verification, cached per process) ahead of it (embedded only); resolves with why it failed, if it did.
+   */
+  prepareReference?(): Promise<string | undefined>;
 }
 
 export class EmbeddedEpisodeSession implements EpisodeSession {
@@ -68,5 +78,14 @@ export class EmbeddedEpisodeSession implements EpisodeSession {
 
   dispose(): Promise<void> {
     return this.env.dispose();
+  }
+
+  prewarm(onProgress?: (message: string) => void): Promise<{ key: string; label: string } | { error: string }> {
+    return this.env.prewarm(undefined, onProgress);
+  }
+
+  async prepareReference(): Promise<string | undefined> {
+    const outcome = await this.env.referenceVerification();
+    return outcome.ok ? undefined : outcome.reason;
   }
 }

@@ -42,6 +42,8 @@ export interface HumanEpisodeOptions {
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
   /** Put the release's migration note for the drift in the repair prompt (default false). */
   migrationHints?: boolean;
+  /** Pin the snapshot instead of the task's own. */
+  libraryVersions?: LibraryVersions;
 }
 
 /** What starting a human episode needs of an environment: ForgeEnvironment and every EpisodeSession have it. */
@@ -49,7 +51,13 @@ export type HumanEpisodeEnv = Pick<EpisodeSession, 'reset' | 'step' | 'state' | 
 
 export async function startHumanEpisode(env: HumanEpisodeEnv, opts: HumanEpisodeOptions = {}): Promise<HumanEpisodeStart> {
   const target = opts.targetCategory ?? opts.primitive?.primitive_type;
-  const obs = await env.reset({ taskId: opts.taskId, difficulty: opts.difficulty, seed: opts.seed, target_category: target });
+  const obs = await env.reset({
+    taskId: opts.taskId,
+    difficulty: opts.difficulty,
+    seed: opts.seed,
+    target_category: target,
+    ...(opts.libraryVersions ? { library_versions: opts.libraryVersions } : {}),
+  });
   const state = env.state;
   if (!state) throw new EnvironmentError('reset() did not start an episode');
   const driftPrompt = renderDriftGeneratorPrompt({

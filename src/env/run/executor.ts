@@ -14,8 +14,10 @@
 // sandbox, filled by a trusted step first, see sandbox/bytecodeCache.ts). These win over `extraEnv`.
 // - `simulated`: PYTHONPATH = our stand-in libraries only, FORGEENV_LIBRARY_VERSIONS = the
 //   snapshot as JSON, PYTHONNOUSERSITE=1 (so a real package in ~/.local cannot shadow a stand-in).
-// - `real`: no PYTHONPATH and no FORGEENV_* variables, so the interpreter's own installed
-//   libraries are what the script sees (its user site too: PYTHONUSERBASE, as HOME moved).
+// - `real`: PYTHONPATH = resources/shims only (its sitecustomize seeds random, numpy and torch, so a
+//   run's outcome is the script's alone, warm or cold; a task's shims are named in FORGEENV_SHIMS),
+//   so the interpreter's own installed libraries are what the script sees (its user site too:
+//   PYTHONUSERBASE, as HOME moved).
 //
 // `peak_memory_mb` is best effort: on Linux the child's `VmHWM` (peak resident set of the Python
 // process itself, not its children) is sampled from /proc every 50 ms while it runs; a run that
@@ -146,7 +148,7 @@ export interface RunOptions {
   onProgress?: (message: string) => void;
   /**
    * Runtime shims of the task (runtimeShims.ts, tasks.json `runtime.shims`): real mode puts
-   * resources/shims on PYTHONPATH (read-only in the sandbox) and names them in FORGEENV_SHIMS, so
+   * resources/shims on PYTHONPATH (read-only in the sandbox; every real run) and names them in FORGEENV_SHIMS, so
    * the interpreter installs them at start-up, before the script or a warm zygote imports anything.
    * Part of the run's environment, so of the warm pool's key. Ignored in simulated mode.
    */
@@ -310,10 +312,9 @@ function childEnv(
   if (cacheDir) env.PYTHONPYCACHEPREFIX = cacheDir;
   else env.PYTHONDONTWRITEBYTECODE = '1';
   if (o.mode === 'real' && layout.userBase) env.PYTHONUSERBASE = layout.userBase;
-  if (o.mode === 'real' && o.shims.length) {
-    env.PYTHONPATH = shimsDir();
-    env[SHIMS_ENV] = o.shims.join(',');
-  }
+  // Every real run: its sitecustomize seeds the RNGs (the same outcome run after run, warm or cold), then installs the task's shims.
+  if (o.mode === 'real') env.PYTHONPATH = shimsDir();
+  if (o.mode === 'real' && o.shims.length) env[SHIMS_ENV] = o.shims.join(',');
   if (o.mode === 'simulated' && simlibs) {
     env.PYTHONPATH = simlibs;
     env.PYTHONNOUSERSITE = '1';
@@ -533,7 +534,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   // Off the event loop when large (scrubAsync.ts): the output of a run is the user's to bloat.
-  const passes = scrubPasses(runDir, simlibs, o.mode === 'real' && o.shims.length ? shimsDir() : undefined);
+  const passes = scrubPasses(runDir, simlibs, o.mode === 'real' ? shimsDir() : undefined);
   [outcome.stdout, outcome.stderr] = await Promise.all([scrubPathsAsync(outcome.stdout, passes), scrubPathsAsync(outcome.stderr, passes)]);
   const checkpoints = await findCheckpoints(runDir);
   if (quota) await releaseQuota(runDir, o.keepRunDir);
@@ -598,7 +599,7 @@ interface PreparedRun extends PreparedFolder {
  * catalog would hand a repair agent the answer.
  */
 function readOnlyOf(o: Options, c: RunContext): string[] {
-  const shims = o.mode === 'real' && o.shims.length ? [shimsDir()] : [];
+  const shims = o.mode === 'real' ? [shimsDir()] : [];
   return c.plan.isolation === 'bubblewrap'
     ? existingPaths([
         ...c.layout.roots,

@@ -4,8 +4,8 @@
 // line) and runs the script in place as a fresh `__main__`. One zygote serves one run: it is a cold
 // run started ahead of time, never shared, so isolation is the cold run's by construction
 // (docs/sandbox.md, "Warm runtime"). Nothing is forked, so the fork-safety recipe (one OpenMP
-// thread, re-seeding) is not needed: the RNGs are seeded at start-up like a cold run's, and torch
-// keeps a cold run's thread count. gc.freeze is used for speed alone (the run's collections skip the
+// thread) is not needed: torch keeps a cold run's thread count. Real mode's RNGs are seeded like a
+// cold run's (resources/shims/_forgeenv_seed.py), and seeded again just before the script. gc.freeze is used for speed alone (the run's collections skip the
 // import-time heap), undone at exit.
 //
 // Same outcome as `python -u train.py args`: sys.argv, sys.orig_argv, sys.path[0], `__main__` with
@@ -148,6 +148,10 @@ def _forgeenv_zygote(names):
     m = types.ModuleType("__main__")
     m.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins, __loader__=SourceFileLoader("__main__", path), __spec__=None, __package__=None)
     sys.modules["__main__"] = m
+    # Real mode seeds at start-up and as numpy and torch finish importing (resources/shims): the
+    # script starts from that state here too, whatever the imports ahead did.
+    if "_forgeenv_seed" in sys.modules:
+        sys.modules["_forgeenv_seed"].seed_all()
     with open(path, "rb") as f:
         source = f.read()
     try:
