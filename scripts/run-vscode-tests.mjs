@@ -12,7 +12,7 @@
 // Env: VSCODE_TEST_PHASE=trusted|untrusted|reload (one phase only; default all)
 //      VSCODE_TEST_GREP (mocha grep, applied inside the extension host)
 //      VSCODE_TEST_WORKSPACE (folder to open as is; default: a fresh copy of test/workspace/ per phase)
-//      VSCODE_TEST_TIMEOUT_MS (per phase, default 240000), CHROMIUM (default /usr/bin/chromium)
+//      VSCODE_TEST_TIMEOUT_MS (per phase, default 900000: the trusted phase runs a real-mode episode, cold imports included), CHROMIUM (default /usr/bin/chromium)
 //      VSCODE_TEST_VERBOSE=1 (all workbench/server logs), VSCODE_TEST_SCREENSHOT=dir (PNG per phase at exit)
 //      VSCODE_TEST_KEEP_TMP=1 (keep the run's temporary folder and print its path)
 // Output: the suites' mocha lines, per phase "N passed, N failed", then the total as the last line.
@@ -32,7 +32,7 @@ const codeServer = join(host, 'code-server/out/node/entry.js');
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const extensionTestsPath = join(root, 'dist/test/integration/index.js');
 const fixtureWorkspace = join(root, 'test/workspace');
-const timeoutMs = Number(process.env.VSCODE_TEST_TIMEOUT_MS ?? 240000);
+const timeoutMs = Number(process.env.VSCODE_TEST_TIMEOUT_MS ?? 900000);
 const verbose = !!process.env.VSCODE_TEST_VERBOSE;
 const keepTmp = !!process.env.VSCODE_TEST_KEEP_TMP;
 const t0 = Date.now();

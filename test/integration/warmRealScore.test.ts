@@ -2,7 +2,7 @@
 // feels immediate"): opening an episode starts the pool of its runs in the background; once it is
 // ready, the oracle fix is scored by a warm run. The 2026-11 venv and its base hub are built by CI's
 // bootstrap; without them the suite is skipped. Real runs take minutes cold: run it with a longer
-// runner timeout, e.g. `VSCODE_TEST_TIMEOUT_MS=1500000 VSCODE_TEST_GREP='Warm real' npm run test:integration`.
+// runner timeout than the old 240 s per phase (the default is now 900 s; `VSCODE_TEST_TIMEOUT_MS` sets it).
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
