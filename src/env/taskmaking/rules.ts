@@ -625,6 +625,30 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A trainer's second model left unset (TRL's GKD: `teacher_model=training_args.teacher_model_name_or_path`, None,
+    // "You passed teacher_model_init_kwargs …, but your teacher_model is already instantiated"): the error names the
+    // role (`teacher_model`, `ref_model`), and the parser's unset option of that role the script reads gets the
+    // policy's model id (same tokenizer; the offline hub serves it).
+    id: 'companion-model-option',
+    scope: 'exception',
+    pattern: /^[\w.]*(?:Error|Exception)\b[^\n]*/,
+    apply: (m, ctx) => {
+      for (const role of new Set([...m[0].matchAll(/\b([a-z]+_model)\b/g)].map((x) => x[1]))) {
+        const names = ['_name_or_path', '_path', '_id', '_name'].map((s) => role + s);
+        const name = firstOption(ctx.options, names);
+        if (!name || optionIndex(ctx.args, name) >= 0 || !new RegExp(`\\.${name.replace(/-/g, '_')}\\b`).test(ctx.script)) continue;
+        const policy = MODEL_OPTIONS.map((n) => optionValue(ctx.args, n)).find((v) => v && v !== 'true');
+        const value = policy ?? valueForArgument(ctx.script, 'model_name_or_path');
+        return adaptArgs(
+          'companion-model-option',
+          setOption(ctx.args, name, value),
+          `--${name} ${value} (the ${role} the error names, unset; the policy's model)`,
+        );
+      }
+      return undefined;
+    },
+  },
+  {
     // The script loads a PEFT adapter (`AutoPeftModelForCausalLM.from_pretrained(args.model_name_or_path)`,
     // often an earlier stage's output) where the args name a plain model: the option names a LoRA adapter the
     // offline hub makes with the snapshot's peft, of the model the script otherwise names (its tokenizer's).
@@ -1145,7 +1169,8 @@ export const RULES: readonly Rule[] = [
       const added: string[] = [];
       for (const n of names) {
         const option = firstOption(ctx.options, [n]);
-        if (!option || !/(?:^|_)(?:file|path|dir)$/.test(n) || optionIndex(args, option) >= 0) continue;
+        // A hub id option passed where a path is read (`load_dataset(args.dataset_name)` with its None default) too.
+        if (!option || !/(?:^|_)(?:file|path|dir|dataset_name|model_name|model_id)$/.test(n) || optionIndex(args, option) >= 0) continue;
         const value = valueForArgument(ctx.script, n);
         args = setOption(args, option, value);
         added.push(`--${option} ${value}`);

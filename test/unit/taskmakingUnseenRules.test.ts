@@ -1,0 +1,55 @@
+// Rules found by measuring make-task on scripts the project had never seen (bench:make-task --scripts-dir):
+// recorded error texts and tiny scripts written here, never those scripts' text.
+import { strict as assert } from 'node:assert';
+import { describe, test } from 'node:test';
+import { optionValue } from '../../src/env/taskmaking/argEdits';
+import { parseHelpFlags, parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
+import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
+
+const ctxOf = (script: string, help: string, args: string[], over: Partial<RuleContext> = {}): RuleContext => ({
+  script,
+  args,
+  env: {},
+  options: parseHelpOptions(help),
+  flags: parseHelpFlags(help),
+  ...over,
+});
+
+const at = (line: string, last: string) =>
+  `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 30, in <module>\n    ${line}\n  File "/venv/lib/python3.11/site-packages/datasets/load.py", line 2074, in load_dataset\n    builder_instance = load_dataset_builder(\n  File "<frozen posixpath>", line 152, in dirname\n${last}\n`;
+
+describe('rules from the unseen scripts', () => {
+  test('unset-path-option: a dataset id option left at None and handed to load_dataset gets a value', () => {
+    const script =
+      'from dataclasses import dataclass, field\nfrom datasets import load_dataset\n@dataclass\nclass A:\n    dataset_name: str = field(default=None)\nargs = parse()\nds = load_dataset(args.dataset_name)\n';
+    const help = 'usage: t.py [-h] [--dataset_name DATASET_NAME] [--output_dir OUTPUT_DIR]';
+    const err = at('ds = load_dataset(args.dataset_name)', 'TypeError: expected str, bytes or os.PathLike object, not NoneType');
+    const d = diagnose(err, ctxOf(script, help, ['--output_dir', 'out']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'unset-path-option');
+    assert.ok(optionValue(d.outcome.args!, 'dataset_name'));
+    // Given already: no answer from this rule.
+    const again = diagnose(err, ctxOf(script, help, ['--output_dir', 'out', '--dataset_name', 'x/y']));
+    assert.ok(!again || again.outcome.kind !== 'adapt' || again.outcome.adaptation.rule !== 'unset-path-option');
+  });
+
+  test('companion-model-option: the unset option of the model role the error names gets the policy model', () => {
+    const script =
+      'trainer = Trainer(model=model_args.model_name_or_path, teacher_model=training_args.teacher_model_name_or_path, args=training_args)\n';
+    const help = 'usage: t.py [-h] [--model_name_or_path M] [--teacher_model_name_or_path TEACHER_MODEL_NAME_OR_PATH] [--output_dir O]';
+    const err = at(
+      'trainer = Trainer(',
+      'ValueError: You passed teacher_model_init_kwargs to the Config, but your teacher_model is already instantiated.',
+    );
+    const d = diagnose(err, ctxOf(script, help, ['--model_name_or_path', 'Qwen/Qwen2-0.5B', '--output_dir', 'out']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'companion-model-option');
+    assert.equal(optionValue(d.outcome.args!, 'teacher_model_name_or_path'), 'Qwen/Qwen2-0.5B');
+    // The script never reads that option: not this rule's answer.
+    const unread = diagnose(err, ctxOf('trainer = Trainer(model=m)\n', help, ['--model_name_or_path', 'gpt2']));
+    assert.ok(!unread || unread.outcome.kind !== 'adapt' || unread.outcome.adaptation.rule !== 'companion-model-option');
+    // Set already: not again.
+    const set = diagnose(err, ctxOf(script, help, ['--model_name_or_path', 'gpt2', '--teacher_model_name_or_path', 'gpt2']));
+    assert.ok(!set || set.outcome.kind !== 'adapt' || set.outcome.adaptation.rule !== 'companion-model-option');
+  });
+});
