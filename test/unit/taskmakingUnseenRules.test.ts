@@ -53,3 +53,29 @@ describe('rules from the unseen scripts', () => {
     assert.ok(!set || set.outcome.kind !== 'adapt' || set.outcome.adaptation.rule !== 'companion-model-option');
   });
 });
+
+describe('unset-input-option at module level', () => {
+  test('a NameError of a variable assigned only under option guards: the plain model option gets a value', () => {
+    const script = [
+      'args = parser.parse_args()',
+      'if args.bits in ["nf4"]:',
+      '    net = load_quantized(args.residual_model_name_or_path)',
+      'elif args.residual_model_name_or_path is not None:',
+      '    net = load(args.residual_model_name_or_path)',
+      'elif args.base_model_name_or_path is not None:',
+      '    net = wrap(load(args.base_model_name_or_path))',
+      'print(net)',
+      '',
+    ].join('\n');
+    const help = 'usage: t.py [-h] [--residual_model_name_or_path R] [--base_model_name_or_path B] [--bits BITS]';
+    const err = at('print(net)', "NameError: name 'net' is not defined");
+    const d = diagnose(err, ctxOf(script, help, []));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'unset-input-option');
+    assert.ok(optionValue(d.outcome.args!, 'base_model_name_or_path'));
+    assert.equal(optionValue(d.outcome.args!, 'residual_model_name_or_path'), undefined);
+    // A name the script never assigns under a guard (a typo, a missing import): no answer from this rule.
+    const typo = diagnose(at('print(nett)', "NameError: name 'nett' is not defined"), ctxOf(script, help, []));
+    assert.ok(!typo || typo.outcome.kind !== 'adapt' || typo.outcome.adaptation.rule !== 'unset-input-option');
+  });
+});

@@ -192,7 +192,7 @@ const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|
 // The last alternative is a script's own check of where from_pretrained(device_map="auto") put the model
 // ("Training on CPU or disk is not supported.", PEFT's int8 examples).
 const GPU_ONLY =
-  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device|[Tt]raining on (?:the )?CPU[^\n]{0,40} not supported/;
+  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device|[Tt]raining on (?:the )?CPU[^\n]{0,40} not supported|invalid argument to reset_peak_memory_stats/;
 
 // The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
 const HUB_ERROR =
@@ -896,16 +896,21 @@ export const RULES: readonly Rule[] = [
     // cannot access local variable 'extension'`): the script expected that option; it gets a value by its name.
     id: 'unset-input-option',
     scope: 'exception',
-    pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'/,
+    // At module level the same is a NameError (`if args.base_model_name_or_path is not None: peft_model = …`).
+    pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'|NameError: name '(\w+)' is not defined/,
     apply(m, ctx) {
-      for (const name of optionsGuarding(ctx.script, m[1])) {
+      const variable = m[1] ?? m[2];
+      // A model option of the plain kind first (`base_model_name_or_path` before `residual_model_name_or_path`).
+      const plain = (n: string) => MODEL_OPTIONS.some((o) => n === o || n === `base_${o}`);
+      const guards = optionsGuarding(ctx.script, variable).sort((a, b) => Number(plain(b)) - Number(plain(a)));
+      for (const name of guards) {
         const spelled = firstOption(ctx.options, [name]);
         if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
         const value = valueForArgument(ctx.script, name);
         return adaptArgs(
           'unset-input-option',
           setOption(ctx.args, spelled, value),
-          `--${spelled} ${value} (the script assigns ${m[1]} only when it is given)`,
+          `--${spelled} ${value} (the script assigns ${variable} only when it is given)`,
         );
       }
       return undefined;
