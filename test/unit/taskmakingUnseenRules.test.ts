@@ -79,3 +79,17 @@ describe('unset-input-option at module level', () => {
     assert.ok(!typo || typo.outcome.kind !== 'adapt' || typo.outcome.adaptation.rule !== 'unset-input-option');
   });
 });
+
+describe("snapshot fallback: an Enum member removed, with Python's suggestion", () => {
+  test("AttributeError: TPU. Did you mean: 'TP'? moves to an older snapshot; train-and-eval-mode stays out", async () => {
+    const { fallbackSnapshot } = await import('../../src/env/taskmaking/makeTask');
+    const fit = (id: string) => ({ id, date: id, missing: [], unknown: 0, ready: true });
+    const fits = [fit('2024-09'), fit('2025-03')];
+    const last = "AttributeError: TPU. Did you mean: 'TP'?";
+    const refusal = { rule: 'unrecognised-error', reason: `no rule recognises the error: ${last}` };
+    assert.equal(fallbackSnapshot({ refusal }, fits, ['2025-03']), '2024-09');
+    const help = 'usage: t.py [--do_train [DO_TRAIN]] [--do_eval [DO_EVAL]]';
+    const d = diagnose(at('if x == DistributedType.TPU:', last), ctxOf('import accelerate\n', help, ['--do_train']));
+    assert.ok(!d || d.outcome.kind !== 'adapt' || d.outcome.adaptation.rule !== 'train-and-eval-mode', JSON.stringify(d));
+  });
+});

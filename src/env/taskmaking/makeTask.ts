@@ -506,9 +506,10 @@ async function makeTaskUnguarded(
 export const MAX_SNAPSHOT_FALLBACKS = 4;
 
 // An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
-// `AttributeError: TPU` alone: an Enum member a later release removed (accelerate's `DistributedType.TPU`, now XLA).
+// `AttributeError: TPU` alone: an Enum member a later release removed (accelerate's `DistributedType.TPU`, now XLA;
+// Python adds ". Did you mean: 'TP'?" once a near name exists).
 const API_ERROR =
-  /\b(?:AttributeError: [^\n]*has no attribute|AttributeError: [A-Za-z_]\w*(?:$| \(the offline hub)|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
+  /\b(?:AttributeError: [^\n]*has no attribute|AttributeError: [A-Za-z_]\w*(?:$|\. Did you mean: '\w+'\?$| \(the offline hub)|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
 
 /** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
 export function fallbackSnapshot(

@@ -1657,7 +1657,7 @@ const PLACEHOLDER_COLUMNS: Readonly<Record<string, Record<string, unknown>>> = {
 
 /** An error of a library API the release lacks (a drift), which no run mode changes. */
 const LIBRARY_API_ERROR =
-  /has no attribute|cannot import name|unexpected keyword argument|got multiple values|missing \d+ required positional|^AttributeError: [A-Za-z_]\w*$/;
+  /has no attribute|cannot import name|unexpected keyword argument|got multiple values|missing \d+ required positional|^AttributeError: [A-Za-z_]\w*(?:\. Did you mean: '\w+'\?)?$/;
 
 /** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
 const FAMILY_CLASS =
