@@ -93,3 +93,14 @@ describe("snapshot fallback: an Enum member removed, with Python's suggestion", 
     assert.ok(!d || d.outcome.kind !== 'adapt' || d.outcome.adaptation.rule !== 'train-and-eval-mode', JSON.stringify(d));
   });
 });
+
+describe("PRMTrainer's stepwise-supervision format", () => {
+  test('a script with PRMTrainer gets prompt, completions (strings) and labels (bools), whatever it subscripts', async () => {
+    const { deriveHubNeeds } = await import('../../src/env/hub/needs');
+    const needs = deriveHubNeeds(
+      'from trl import PRMTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/steps")\nd = d.filter(lambda x: len(x["completions"]) > 0)\nt = PRMTrainer(model=m, train_dataset=d["train"])\n',
+    );
+    const columns = needs.datasets.find((x) => x.path === 'me/steps')?.columns;
+    assert.deepEqual(columns, { completions: 'strings', prompt: 'string', labels: 'bools' });
+  });
+});
