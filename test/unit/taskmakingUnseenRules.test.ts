@@ -104,3 +104,21 @@ describe("PRMTrainer's stepwise-supervision format", () => {
     assert.deepEqual(columns, { completions: 'strings', prompt: 'string', labels: 'bools' });
   });
 });
+
+describe('repo-local helpers named after their project', () => {
+  test('`from utils_proj import X` not beside the script is reported missing; a package like `numpy` is not', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { collectLocalImports } = await import('../../src/env/taskmaking/localImports');
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-unseen-imports-'));
+    try {
+      const text = 'import numpy\nfrom utils_proj import ProjDataset\nfrom modeling_proj import Net\nimport torchvision\n';
+      writeFileSync(join(dir, 'train.py'), text);
+      const r = collectLocalImports(join(dir, 'train.py'), text);
+      assert.deepEqual(r.missing.sort(), ['modeling_proj', 'utils_proj']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
