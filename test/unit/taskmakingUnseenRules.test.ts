@@ -122,3 +122,17 @@ describe('repo-local helpers named after their project', () => {
     }
   });
 });
+
+describe("diagnose's window and Python 3.11 carets", () => {
+  test("the script's frame above a deep library traceback with caret lines is still read", () => {
+    const script = 'from datasets import load_dataset\nargs = parse()\nds = load_dataset(args.dataset_name)\n';
+    const help = 'usage: t.py [-h] [--dataset_name DATASET_NAME] [--output_dir OUTPUT_DIR]';
+    const frames = ['load.py', 'load.py', 'builder.py', 'pathlib.py', 'pathlib.py', 'pathlib.py']
+      .map((f, i) => `  File "/venv/lib/python3.11/${f}", line ${100 + i}, in f${i}\n    call_${i}(x)\n    ^^^^^^^^^^^^^^^^^^^^^^^^`)
+      .join('\n');
+    const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 3, in <module>\n    ds = load_dataset(args.dataset_name)\n         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n${frames}\nTypeError: expected str, bytes or os.PathLike object, not NoneType\n`;
+    const d = diagnose(err, ctxOf(script, help, ['--output_dir', 'out']));
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'unset-path-option');
+  });
+});

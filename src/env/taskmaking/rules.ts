@@ -1719,14 +1719,15 @@ export interface Diagnosis {
 export const DIAGNOSIS_LINES = 15;
 
 /**
- * The first rule that recognises the end of `output` (its last DIAGNOSIS_LINES non-empty lines:
+ * The first rule that recognises the end of `output` (its last DIAGNOSIS_LINES non-empty lines, carets aside:
  * the traceback's end or the parser's message) and has an answer; undefined when none does. Earlier
  * output is not read: a warning that mentions DeepSpeed is no reason to refuse.
  */
 export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[] = RULES): Diagnosis | undefined {
+  // Python 3.11's caret lines (`^^^^^`, `~~~^^^`) under each frame say nothing and would halve the window.
   const tail = output
     .split('\n')
-    .filter((l) => l.trim())
+    .filter((l) => l.trim() && !/^\s*[~^]+\s*$/.test(l))
     .slice(-DIAGNOSIS_LINES)
     .join('\n');
   const exception = lastErrorLine(tail);
