@@ -136,3 +136,29 @@ describe("diagnose's window and Python 3.11 carets", () => {
     assert.equal(d.outcome.adaptation.rule, 'unset-path-option');
   });
 });
+
+describe('honest refusals found on the unseen scripts', () => {
+  test("NLTK data fetched from the network (nltk.download('punkt') offline) is refused, named", () => {
+    const err =
+      'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 39, in compute_metrics\n    preds = [nltk.sent_tokenize(p) for p in preds]\nLookupError: \n**********************************************************************\n  Resource \u001b[93mpunkt\u001b[0m not found.\n  Please use the NLTK Downloader to obtain the resource:\n\n  >>> import nltk\n  >>> nltk.download(\'punkt\')\n**********************************************************************\n';
+    const d = diagnose(err, ctxOf('import nltk\n', 'usage: t.py [-h]', []));
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'nltk-data-missing');
+    assert.match(d.outcome.reason, /punkt/);
+  });
+
+  test('a fixed subset beyond the synthetic cap is refused with both numbers; a smaller overflow is not this rule', () => {
+    const d = diagnose(
+      at('dataset = dataset.select(range(50000))', 'IndexError: Index 49999 out of range for dataset of size 20000.'),
+      ctxOf('ds.select(range(50000))\n', 'usage: t.py [-h]', []),
+    );
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'dataset-subset-too-large');
+    assert.match(d.outcome.reason, /50000\+ rows.*20000/);
+    const small = diagnose(
+      at('x = ds[12]', 'IndexError: Index 12 out of range for dataset of size 10.'),
+      ctxOf('\n', 'usage: t.py [-h]', []),
+    );
+    assert.ok(!small || small.outcome.kind !== 'refuse' || small.outcome.rule !== 'dataset-subset-too-large');
+  });
+});

@@ -22,7 +22,7 @@ import { hubFileId, hubFileUrls, sameHubFile } from '../hub/hubFiles';
 import { splitSubscript } from './splitProvenance';
 import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
 import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID } from '../hub/datasetTable';
-import { deriveHubNeeds, kindOf, looksLikeModelId } from '../hub/needs';
+import { deriveHubNeeds, kindOf, looksLikeModelId, MAX_SYNTHETIC_ROWS } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
 import { CHAT_PLACEHOLDER_MODEL, familyOf, wellKnownModelIds } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
@@ -1555,6 +1555,32 @@ export const RULES: readonly Rule[] = [
         `the script unpacks a model's output as a tuple (\`${at.text}\`, line ${at.line}): transformers before 4.0 returned tuples, but since 4.0 a model returns a ModelOutput whose iteration yields its keys, so ${at.name} is a key's name (a string), not a tensor (${m[0].slice(0, 120)}); every snapshot's transformers is 4.x or later, and return_dict=False would be a change of the script`,
       );
     },
+  },
+  {
+    // NLTK's data (`nltk.download("punkt")`) comes from the network, not the Hub: offline the download fails quietly
+    // and the first use raises "Resource punkt not found". Nothing the offline hub serves; refused, named.
+    id: 'nltk-data-missing',
+    // (NLTK colours the name: `\x1b[93mpunkt\x1b[0m`; `[^\w\s]*\[\d+m` skips the escapes without naming ESC.)
+    pattern: /Resource (?:[^\w\s]*\[\d+m)?([\w/.-]+?)(?:[^\w\s]*\[0m)? not found\.[\s\S]*?NLTK/,
+    apply: (m) =>
+      refuse(
+        'nltk-data-missing',
+        `the script uses NLTK's ${m[1]} data, which nltk.download fetches from the network (not the Hub): an offline sandboxed run cannot`,
+      ),
+  },
+  {
+    // A fixed subset larger than the synthetic dataset (`dataset.select(range(50000))`): the hub caps a synthetic
+    // split at MAX_SYNTHETIC_ROWS, so the script's own count cannot be served; refused with both numbers.
+    id: 'dataset-subset-too-large',
+    scope: 'exception',
+    pattern: /IndexError: Index (\d+) out of range for dataset of size (\d+)/,
+    apply: (m) =>
+      Number(m[2]) === MAX_SYNTHETIC_ROWS && Number(m[1]) >= MAX_SYNTHETIC_ROWS
+        ? refuse(
+            'dataset-subset-too-large',
+            `the script selects ${Number(m[1]) + 1}+ rows by index, more than the ${MAX_SYNTHETIC_ROWS} a synthetic dataset split holds offline`,
+          )
+        : undefined,
   },
   {
     id: 'module-not-installed',
