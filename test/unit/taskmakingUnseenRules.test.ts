@@ -162,3 +162,20 @@ describe('honest refusals found on the unseen scripts', () => {
     assert.ok(!small || small.outcome.kind !== 'refuse' || small.outcome.rule !== 'dataset-subset-too-large');
   });
 });
+
+describe('api-in-no-snapshot with a single fitting snapshot', () => {
+  test("an API error at the only snapshot with all the script's imports is refused as api-in-no-snapshot, said so", async () => {
+    const { acrossSnapshots } = await import('../../src/env/taskmaking/makeTask');
+    const refusal = {
+      rule: 'unrecognised-error',
+      reason: "no rule recognises the error: AttributeError: 'ScriptArgs' object has no attribute 'sanity_check'",
+    };
+    const r = acrossSnapshots(refusal, '2024-09', [], [], undefined, true);
+    assert.equal(r.rule, 'api-in-no-snapshot');
+    assert.match(r.reason, /at 2024-09 \(the only snapshot with all its imports\): AttributeError/);
+    // Other snapshots fit (the fallback decides) or the error is not an API error: unchanged.
+    assert.deepEqual(acrossSnapshots(refusal, '2024-09', [], [], undefined, false), refusal);
+    const other = { rule: 'unrecognised-error', reason: 'no rule recognises the error: ValueError: bad value' };
+    assert.deepEqual(acrossSnapshots(other, '2024-09', [], [], undefined, true), other);
+  });
+});

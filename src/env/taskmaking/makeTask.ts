@@ -378,6 +378,7 @@ async function makeTaskUnguarded(
         adaptations,
         recurringAt(adapted.last, first.fits, tried),
         acceptedWhereImportsLack(adapted.last, first.fits),
+        first.fits.filter((f) => f.missing.length === 0).length === 1,
       ),
     });
   // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
@@ -549,15 +550,19 @@ export function acrossSnapshots(
   predicted: readonly string[] = [],
   /** Snapshots whose recorded API accepts the failing call but lacks some of the script's imports (`acceptedWhereImportsLack`). */
   accepted?: { ids: string[]; lacks: string[] },
+  /** `last` is the only snapshot where every import of the script exists: no fallback could be tried. */
+  onlyFit = false,
 ): { rule: string; reason: string } {
   const fallbacks = adaptations.filter((a) => a.rule === 'snapshot-fallback');
-  if ((!fallbacks.length && !predicted.length) || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
+  const alone = onlyFit && !fallbacks.length && !predicted.length;
+  if ((!fallbacks.length && !predicted.length && !alone) || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason))
+    return refusal;
   const short = (r: string) => r.replace(/^no rule recognises the error: /, '').slice(0, 160);
   const each = fallbacks.map((a) => `at ${/^snapshot (\S+)/.exec(a.change)?.[1] ?? '?'}: ${short(a.error)}`);
   const recorded = predicted.length ? `; by their recorded API the same error recurs at ${predicted.join(', ')}` : '';
   return {
     rule: 'api-in-no-snapshot',
-    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}${recorded}${acceptedClause(accepted)}`,
+    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}${alone ? ' (the only snapshot with all its imports)' : ''}: ${short(refusal.reason)}`].join('; ')}${recorded}${acceptedClause(accepted)}`,
   };
 }
 
