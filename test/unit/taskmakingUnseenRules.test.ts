@@ -103,6 +103,14 @@ describe("PRMTrainer's stepwise-supervision format", () => {
     const columns = needs.datasets.find((x) => x.path === 'me/steps')?.columns;
     assert.deepEqual(columns, { completions: 'strings', prompt: 'string', labels: 'bools' });
   });
+
+  test("GKDTrainer's dataset is conversational: a messages column", async () => {
+    const { deriveHubNeeds } = await import('../../src/env/hub/needs');
+    const needs = deriveHubNeeds(
+      'from trl import GKDTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/chats")\nt = GKDTrainer(model=m, train_dataset=d["train"])\n',
+    );
+    assert.deepEqual(needs.datasets.find((x) => x.path === 'me/chats')?.columns, { messages: 'messages' });
+  });
 });
 
 describe('repo-local helpers named after their project', () => {

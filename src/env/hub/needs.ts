@@ -152,6 +152,8 @@ const TRAINER_FORMATS: ReadonlyArray<[RegExp, Record<string, ColumnKind>]> = [
   [/\b(KTO|BCO)Trainer\b/, { prompt: 'string', completion: 'string', label: 'bool' }],
   // Stepwise supervision: a prompt, its completion steps and one label per step.
   [/\bPRMTrainer\b/, { prompt: 'string', completions: 'strings', labels: 'bools' }],
+  // Knowledge distillation on conversations (TRL docs: GKD's dataset has a "messages" column).
+  [/\bGKDTrainer\b/, { messages: 'messages' }],
   [/\b(GRPO|OnlineDPO|RLOO|XPO|NashMD|PPO|PPOv2)Trainer\b/, { prompt: 'string' }],
 ];
 
