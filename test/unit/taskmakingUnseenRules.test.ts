@@ -155,6 +155,19 @@ describe('honest refusals found on the unseen scripts', () => {
     assert.match(d.outcome.reason, /punkt/);
   });
 
+  test('the whole NLTK message as nltk 3.9 prints it (the Resource line above the window): still refused, named', () => {
+    // Recorded from nltk in the 2025-03 venv (paths shortened): sent_tokenize after an offline nltk.download('punkt').
+    const recorded =
+      "LookupError(resource_not_found)\nLookupError: \n**********************************************************************\n  Resource \u001b[93mpunkt_tab\u001b[0m not found.\n  Please use the NLTK Downloader to obtain the resource:\n\n  \u001b[31m>>> import nltk\n  >>> nltk.download('punkt_tab')\n  \u001b[0m\n  For more information see: https://www.nltk.org/data.html\n\n  Attempted to load \u001b[93mtokenizers/punkt_tab/english/\u001b[0m\n\n  Searched in:\n    - '/home/user/nltk_data'\n    - '/venv/nltk_data'\n    - '/venv/share/nltk_data'\n    - '/venv/lib/nltk_data'\n    - '/usr/share/nltk_data'\n    - '/usr/local/share/nltk_data'\n    - '/usr/lib/nltk_data'\n    - '/usr/local/lib/nltk_data'\n**********************************************************************\n\n";
+    const d = diagnose(
+      `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 39, in f\n    nltk.sent_tokenize(p)\n${recorded}`,
+      ctxOf('import nltk\n', 'usage: t.py [-h]', []),
+    );
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'nltk-data-missing');
+    assert.match(d.outcome.reason, /punkt_tab/);
+  });
+
   test('a fixed subset beyond the synthetic cap is refused with both numbers; a smaller overflow is not this rule', () => {
     const d = diagnose(
       at('dataset = dataset.select(range(50000))', 'IndexError: Index 49999 out of range for dataset of size 20000.'),

@@ -1561,11 +1561,13 @@ export const RULES: readonly Rule[] = [
     // and the first use raises "Resource punkt not found". Nothing the offline hub serves; refused, named.
     id: 'nltk-data-missing',
     // (NLTK colours the name: `\x1b[93mpunkt\x1b[0m`; `[^\w\s]*\[\d+m` skips the escapes without naming ESC.)
-    pattern: /Resource (?:[^\w\s]*\[\d+m)?([\w/.-]+?)(?:[^\w\s]*\[0m)? not found\.[\s\S]*?NLTK/,
+    // The message is long: its "Resource … not found" line can be above the window, its `nltk.download('x')` hint is not.
+    pattern:
+      /Resource (?:[^\w\s]*\[\d+m)?([\w/.-]+?)(?:[^\w\s]*\[0m)? not found\.[\s\S]*?NLTK|>>> nltk\.download\(['"]([\w/.-]+)['"]\)[\s\S]*?nltk_data/,
     apply: (m) =>
       refuse(
         'nltk-data-missing',
-        `the script uses NLTK's ${m[1]} data, which nltk.download fetches from the network (not the Hub): an offline sandboxed run cannot`,
+        `the script uses NLTK's ${m[1] ?? m[2]} data, which nltk.download fetches from the network (not the Hub): an offline sandboxed run cannot`,
       ),
   },
   {
