@@ -4,7 +4,10 @@
 // rounds, adaptations, original runs x/3, breakages verified, the refusal's reason, seconds; then
 // the totals: share of originals running, share with >= 2 verified breakages, top refusal reasons,
 // time per script. Numbers, not assertions.
+// `--scripts-dir DIR` measures another folder instead (scripts the project has never seen, kept outside
+// the project, e.g. /work/unseen/scripts): the same pipeline, so the figure shows how general it is.
 //   npm run bench:make-task -- [--only 05,21] [--jobs 1] [--snapshot auto|ID] [--timeout 180] [--json FILE]
+//                              [--scripts-dir DIR] (default ../shared/realworld/scripts)
 //                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs) [--warm]
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,8 @@ const { values } = parseArgs({
     snapshot: { type: 'string', default: 'auto' },
     timeout: { type: 'string', default: '180' },
     json: { type: 'string' },
+    /** The folder of scripts to measure (default ../shared/realworld/scripts). */
+    'scripts-dir': { type: 'string' },
     'keep-tasks': { type: 'boolean', default: false },
     /** Let inference pick snapshots whose venv is not built yet (installs them: minutes each). */
     'all-snapshots': { type: 'boolean', default: false },
@@ -28,7 +33,9 @@ const { values } = parseArgs({
     warm: { type: 'boolean', default: false },
   },
 });
-const SCRIPTS = resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
+const SCRIPTS = values['scripts-dir'] ? resolve(values['scripts-dir']) : resolve(__dirname, '..', '..', 'shared', 'realworld', 'scripts');
+/** A script's id in progress lines: its name up to the first `_` (`05`, `012`). */
+const idOf = (f: string): string => f.split('_')[0] ?? f;
 
 interface Row {
   script: string;
@@ -96,13 +103,13 @@ async function main(): Promise<void> {
             timeoutMs: Number(values.timeout) * 1000,
             warm: values.warm,
           },
-          { onProgress: (m) => process.stderr.write(`  [${f.slice(0, 2)}] ${m}\n`) },
+          { onProgress: (m) => process.stderr.write(`  [${idOf(f)}] ${m}\n`) },
         );
       } catch (e) {
         error = (e as Error).message.split('\n')[0];
       } finally {
         if (!values['keep-tasks']) rmSync(dir, { recursive: true, force: true });
-        else process.stderr.write(`  [${f.slice(0, 2)}] task folder kept: ${dir}\n`);
+        else process.stderr.write(`  [${idOf(f)}] task folder kept: ${dir}\n`);
       }
       const row = rowOf(f, result, error, (performance.now() - started) / 1000);
       rows.push(row);

@@ -660,6 +660,8 @@ def cell(kind, rng, synthetic, names, i, col):
         return [rng.randrange(0, 5) for _ in range(rng.randint(4, 10))]
     if kind == "floats":
         return [round(rng.random(), 4) for _ in range(rng.randint(2, 6))]
+    if kind == "bools":
+        return [rng.random() < 0.5 for _ in range(rng.randint(1, 3))]
     if kind == "messages":
         return [
             {"role": "user", "content": sentence(rng, synthetic) + "?"},
@@ -723,6 +725,8 @@ def feature(ds, kind, names):
         return ds.Sequence(ds.Value("int64"))
     if kind == "floats":
         return ds.Sequence(ds.Value("float64"))
+    if kind == "bools":
+        return ds.Sequence(ds.Value("bool"))
     if kind == "messages":
         return [{"role": ds.Value("string"), "content": ds.Value("string")}]
     if kind == "image":

@@ -7,8 +7,8 @@ are passed on to the library as given (a keyword a release removed still fails a
 - cuda-to-cpu: `.cuda()` and `.to(<a CUDA device>)` of tensors and modules keep them on the CPU;
   `from_pretrained(device_map=<a CUDA device, a map of them, or "auto">)` puts the model on the CPU; the
   `torch.cuda` queries a script makes about its GPU answer for this machine (`get_device_capability`
-  (0, 0), `get_device_name` "cpu", `mem_get_info` the host's memory, `set_device`/`synchronize` do
-  nothing, `current_device` 0). `torch.cuda.is_available()` stays False and `device_count()` 0.
+  (0, 0), `get_device_name` "cpu", `mem_get_info` the host's memory, `set_device`/`synchronize` and
+  the peak-memory resets do nothing, `current_device` 0). `torch.cuda.is_available()` stays False and `device_count()` 0.
 - no-quantization: a bitsandbytes 8-/4-bit quantization requested for loading (`BitsAndBytesConfig`,
   `load_in_8bit=True` where the release still accepts it) is dropped at the library's quantizer
   (transformers < 4.37, which has none, from from_pretrained's keywords, which it accepts) and
@@ -168,6 +168,11 @@ def _patch_torch(torch):
     c.set_device = lambda device: None
     c.current_device = lambda: 0
     c.synchronize = lambda device=None: None
+    # The peak-memory gauges read 0 without CUDA, but resetting them raises ("invalid argument to
+    # reset_peak_memory_stats"): a script's memory tracker resets them around its training loop.
+    for name in ("reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached", "reset_accumulated_memory_stats"):
+        if hasattr(c, name):
+            setattr(c, name, lambda device=None: None)
 
 
 def _cpu_device_map(m):

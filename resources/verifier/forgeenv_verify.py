@@ -784,8 +784,8 @@ def verify_hf(spec, original, artifact):
     if adapter:
         untrained, fresh = loader.from_pretrained(base, **head_kwargs), set()
     else:
-        untrained, info = loader.from_pretrained(base, config=config, output_loading_info=True)
-        fresh = set(info.get("missing_keys") or [])
+        untrained, info = untrained_like(loader, base, config)
+        fresh = set(info.get("missing_keys") or []) | mismatched_names(untrained, info)
     moved = moved_share(trained, untrained, fresh, adapter, lambda: adapter_start(loader, base, head_kwargs, artifact) if adapter else None)
     datasets = original["datasets"]
     dataset_args = spec.get("dataset") or (datasets[0] if datasets else None)
@@ -906,6 +906,26 @@ def adapter_start(loader, base, head_kwargs, artifact):
 def _adapter_key(name):
     # named_parameters of a fresh PeftModel and the state_dict of a loaded one agree but for "default"'s place.
     return name.replace(".default.", ".").replace(".default", "")
+
+
+def mismatched_names(model, info):
+    """The model's tensor names that loading info's mismatched_keys name (tuples of name and shapes, or
+    names; older transformers name them without the base model's prefix: `wte.weight`)."""
+    named = set(k if isinstance(k, str) else k[0] for k in info.get("mismatched_keys") or [])
+    return set(k for k in model.state_dict() if any(k == n or k.endswith("." + n) for n in named))
+
+
+def untrained_like(loader, base, config):
+    """The base model in the saved model's config, with its loading info. A script that grows the vocabulary
+    (`setup_chat_format`, `add_special_tokens` + `resize_token_embeddings`) saves embeddings of another shape
+    than the base's: those tensors start new (their mismatched_keys count as fresh, never as moved), the rest
+    is compared as before."""
+    try:
+        return loader.from_pretrained(base, config=config, output_loading_info=True)
+    except RuntimeError as e:
+        if "size mismatch" not in str(e) and "ignore_mismatched_sizes" not in str(e):
+            raise
+        return loader.from_pretrained(base, config=config, output_loading_info=True, ignore_mismatched_sizes=True)
 
 
 def moved_share(trained, untrained, fresh, adapter, start=None):

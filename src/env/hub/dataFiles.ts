@@ -66,6 +66,8 @@ function value(kind: ColumnKind, r: () => number, labels: string[] | undefined):
       return Array.from({ length: 6 }, () => Math.floor(r() * 5));
     case 'floats':
       return Array.from({ length: 4 }, () => Math.round(r() * 1e4) / 1e4);
+    case 'bools':
+      return Array.from({ length: 3 }, () => r() < 0.5);
     case 'messages':
       return [
         { role: 'user', content: sentence(r) + '?' },

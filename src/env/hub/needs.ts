@@ -24,6 +24,8 @@ export const COLUMN_KINDS = [
   'tokens',
   'ints',
   'floats',
+  // Per-step booleans beside a list of steps (TRL's stepwise supervision: `completions` and `labels`).
+  'bools',
   'messages',
   'image',
   'audio',
@@ -148,6 +150,10 @@ const TRAINER_FORMATS: ReadonlyArray<[RegExp, Record<string, ColumnKind>]> = [
   [/\b(DPO|ORPO|CPO|IPO)Trainer\b/, { prompt: 'string', chosen: 'string', rejected: 'string' }],
   [/\bRewardTrainer\b/, { chosen: 'string', rejected: 'string' }],
   [/\b(KTO|BCO)Trainer\b/, { prompt: 'string', completion: 'string', label: 'bool' }],
+  // Stepwise supervision: a prompt, its completion steps and one label per step.
+  [/\bPRMTrainer\b/, { prompt: 'string', completions: 'strings', labels: 'bools' }],
+  // Knowledge distillation on conversations (TRL docs: GKD's dataset has a "messages" column).
+  [/\bGKDTrainer\b/, { messages: 'messages' }],
   [/\b(GRPO|OnlineDPO|RLOO|XPO|NashMD|PPO|PPOv2)Trainer\b/, { prompt: 'string' }],
 ];
 

@@ -21,7 +21,7 @@ export type RuntimeShim = z.infer<typeof RuntimeShimSchema>;
 /** What a shim replaces, in words (adaptation records, docs). */
 export const SHIM_EFFECTS: Record<RuntimeShim, string> = {
   'cuda-to-cpu':
-    '.cuda()/.to(<CUDA device>) keep tensors and modules on the CPU, from_pretrained(device_map=<CUDA device or "auto">) loads onto the CPU, torch.cuda queries (get_device_capability, mem_get_info, set_device, …) answer for the CPU',
+    '.cuda()/.to(<CUDA device>) keep tensors and modules on the CPU, from_pretrained(device_map=<CUDA device or "auto">) loads onto the CPU, torch.cuda queries (get_device_capability, mem_get_info, set_device, peak-memory resets, …) answer for the CPU',
   'no-quantization':
     "bitsandbytes 8-/4-bit quantization on load is dropped (the model loads in float32), and the script's own `import bitsandbytes` gets a CPU stand-in (torch optimizers for bnb.optim.*8bit, torch.nn.Linear for bnb.nn.Linear8bitLt/Linear4bit)",
   'no-mixed-precision':

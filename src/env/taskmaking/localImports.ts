@@ -182,8 +182,11 @@ export function filesReadBesideScript(script: string): string[] {
  */
 function looksLocal(dotted: string): boolean {
   const top = dotted.split('.')[0];
-  return /(^|_)(utils?|helpers?|common|config|configs|data|dataset|model|models|modeling|trainer|train|args|arguments|callbacks?|metrics?|preprocess\w*|collator)$/.test(
-    top,
+  // Also the same words first (`utils_hans`, `modeling_bertabs`: a helper named after its project).
+  return (
+    /(^|_)(utils?|helpers?|common|config|configs|data|dataset|model|models|modeling|trainer|train|args|arguments|callbacks?|metrics?|preprocess\w*|collator)$/.test(
+      top,
+    ) || /^(utils?|helpers?|modeling|callbacks?|metrics?|collator)_[a-z]\w*$/.test(top)
   );
 }
 

@@ -378,6 +378,7 @@ async function makeTaskUnguarded(
         adaptations,
         recurringAt(adapted.last, first.fits, tried),
         acceptedWhereImportsLack(adapted.last, first.fits),
+        first.fits.filter((f) => f.missing.length === 0).length === 1,
       ),
     });
   // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
@@ -506,9 +507,10 @@ async function makeTaskUnguarded(
 export const MAX_SNAPSHOT_FALLBACKS = 4;
 
 // An error of a library's API (a name, attribute or keyword the installed release lacks or refuses).
-// `AttributeError: TPU` alone: an Enum member a later release removed (accelerate's `DistributedType.TPU`, now XLA).
+// `AttributeError: TPU` alone: an Enum member a later release removed (accelerate's `DistributedType.TPU`, now XLA;
+// Python adds ". Did you mean: 'TP'?" once a near name exists).
 const API_ERROR =
-  /\b(?:AttributeError: [^\n]*has no attribute|AttributeError: [A-Za-z_]\w*(?:$| \(the offline hub)|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
+  /\b(?:AttributeError: [^\n]*has no attribute|AttributeError: [A-Za-z_]\w*(?:$|\. Did you mean: '\w+'\?$| \(the offline hub)|ImportError: cannot import name|TypeError: [^\n]*(?:unexpected keyword argument|got multiple values|missing \d+ required positional|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)|ModuleNotFoundError: No module named '(?:transformers|trl|peft|datasets|accelerate|evaluate)\.)/;
 
 /** The next snapshot to try after an API error: the newest untried one older than those tried, else the oldest newer one. */
 export function fallbackSnapshot(
@@ -548,15 +550,19 @@ export function acrossSnapshots(
   predicted: readonly string[] = [],
   /** Snapshots whose recorded API accepts the failing call but lacks some of the script's imports (`acceptedWhereImportsLack`). */
   accepted?: { ids: string[]; lacks: string[] },
+  /** `last` is the only snapshot where every import of the script exists: no fallback could be tried. */
+  onlyFit = false,
 ): { rule: string; reason: string } {
   const fallbacks = adaptations.filter((a) => a.rule === 'snapshot-fallback');
-  if ((!fallbacks.length && !predicted.length) || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason)) return refusal;
+  const alone = onlyFit && !fallbacks.length && !predicted.length;
+  if ((!fallbacks.length && !predicted.length && !alone) || refusal.rule !== 'unrecognised-error' || !API_ERROR.test(refusal.reason))
+    return refusal;
   const short = (r: string) => r.replace(/^no rule recognises the error: /, '').slice(0, 160);
   const each = fallbacks.map((a) => `at ${/^snapshot (\S+)/.exec(a.change)?.[1] ?? '?'}: ${short(a.error)}`);
   const recorded = predicted.length ? `; by their recorded API the same error recurs at ${predicted.join(', ')}` : '';
   return {
     rule: 'api-in-no-snapshot',
-    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}: ${short(refusal.reason)}`].join('; ')}${recorded}${acceptedClause(accepted)}`,
+    reason: `the script uses library APIs that no snapshot where its imports exist has together: ${[...each, `at ${last}${alone ? ' (the only snapshot with all its imports)' : ''}: ${short(refusal.reason)}`].join('; ')}${recorded}${acceptedClause(accepted)}`,
   };
 }
 

@@ -22,7 +22,7 @@ import { hubFileId, hubFileUrls, sameHubFile } from '../hub/hubFiles';
 import { splitSubscript } from './splitProvenance';
 import { outsidePathSources, UNWRITABLE_PATH_ERROR } from './outsidePaths';
 import { KNOWN_DATASETS, SYNTHETIC_DATASET_ID } from '../hub/datasetTable';
-import { deriveHubNeeds, kindOf, looksLikeModelId } from '../hub/needs';
+import { deriveHubNeeds, kindOf, looksLikeModelId, MAX_SYNTHETIC_ROWS } from '../hub/needs';
 import { SHIM_EFFECTS, withShim, type RuntimeShim, type TaskRuntime } from '../run/runtimeShims';
 import { CHAT_PLACEHOLDER_MODEL, familyOf, wellKnownModelIds } from '../hub/modelTable';
 import { placeholderDataset, placeholderModels, scriptNames, TRL_FORMAT_KEYS } from './placeholders';
@@ -192,7 +192,7 @@ const QUANTIZATION = /bitsandbytes|load_in_8bit|load_in_4bit|BitsAndBytesConfig|
 // The last alternative is a script's own check of where from_pretrained(device_map="auto") put the model
 // ("Training on CPU or disk is not supported.", PEFT's int8 examples).
 const GPU_ONLY =
-  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device|[Tt]raining on (?:the )?CPU[^\n]{0,40} not supported/;
+  /Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient|no CUDA-capable device|Cannot access accelerator device|The NVIDIA driver on your system|requires a GPU|CUDA is not available|cuda\(\) .*not available|Expected all tensors to be on the same device|[Tt]raining on (?:the )?CPU[^\n]{0,40} not supported|invalid argument to reset_peak_memory_stats/;
 
 // The errors of a model or dataset missing offline (transformers, huggingface_hub, datasets; all eras).
 const HUB_ERROR =
@@ -628,6 +628,30 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // A trainer's second model left unset (TRL's GKD: `teacher_model=training_args.teacher_model_name_or_path`, None,
+    // "You passed teacher_model_init_kwargs …, but your teacher_model is already instantiated"): the error names the
+    // role (`teacher_model`, `ref_model`), and the parser's unset option of that role the script reads gets the
+    // policy's model id (same tokenizer; the offline hub serves it).
+    id: 'companion-model-option',
+    scope: 'exception',
+    pattern: /^[\w.]*(?:Error|Exception)\b[^\n]*/,
+    apply: (m, ctx) => {
+      for (const role of new Set([...m[0].matchAll(/\b([a-z]+_model)\b/g)].map((x) => x[1]))) {
+        const names = ['_name_or_path', '_path', '_id', '_name'].map((s) => role + s);
+        const name = firstOption(ctx.options, names);
+        if (!name || optionIndex(ctx.args, name) >= 0 || !new RegExp(`\\.${name.replace(/-/g, '_')}\\b`).test(ctx.script)) continue;
+        const policy = MODEL_OPTIONS.map((n) => optionValue(ctx.args, n)).find((v) => v && v !== 'true');
+        const value = policy ?? valueForArgument(ctx.script, 'model_name_or_path');
+        return adaptArgs(
+          'companion-model-option',
+          setOption(ctx.args, name, value),
+          `--${name} ${value} (the ${role} the error names, unset; the policy's model)`,
+        );
+      }
+      return undefined;
+    },
+  },
+  {
     // The script loads a PEFT adapter (`AutoPeftModelForCausalLM.from_pretrained(args.model_name_or_path)`,
     // often an earlier stage's output) where the args name a plain model: the option names a LoRA adapter the
     // offline hub makes with the snapshot's peft, of the model the script otherwise names (its tokenizer's).
@@ -875,16 +899,21 @@ export const RULES: readonly Rule[] = [
     // cannot access local variable 'extension'`): the script expected that option; it gets a value by its name.
     id: 'unset-input-option',
     scope: 'exception',
-    pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'/,
+    // At module level the same is a NameError (`if args.base_model_name_or_path is not None: peft_model = …`).
+    pattern: /UnboundLocalError: (?:cannot access local variable|local variable) '(\w+)'|NameError: name '(\w+)' is not defined/,
     apply(m, ctx) {
-      for (const name of optionsGuarding(ctx.script, m[1])) {
+      const variable = m[1] ?? m[2];
+      // A model option of the plain kind first (`base_model_name_or_path` before `residual_model_name_or_path`).
+      const plain = (n: string) => MODEL_OPTIONS.some((o) => n === o || n === `base_${o}`);
+      const guards = optionsGuarding(ctx.script, variable).sort((a, b) => Number(plain(b)) - Number(plain(a)));
+      for (const name of guards) {
         const spelled = firstOption(ctx.options, [name]);
         if (!spelled || optionIndex(ctx.args, spelled) >= 0) continue;
         const value = valueForArgument(ctx.script, name);
         return adaptArgs(
           'unset-input-option',
           setOption(ctx.args, spelled, value),
-          `--${spelled} ${value} (the script assigns ${m[1]} only when it is given)`,
+          `--${spelled} ${value} (the script assigns ${variable} only when it is given)`,
         );
       }
       return undefined;
@@ -1148,7 +1177,8 @@ export const RULES: readonly Rule[] = [
       const added: string[] = [];
       for (const n of names) {
         const option = firstOption(ctx.options, [n]);
-        if (!option || !/(?:^|_)(?:file|path|dir)$/.test(n) || optionIndex(args, option) >= 0) continue;
+        // A hub id option passed where a path is read (`load_dataset(args.dataset_name)` with its None default) too.
+        if (!option || !/(?:^|_)(?:file|path|dir|dataset_name|model_name|model_id)$/.test(n) || optionIndex(args, option) >= 0) continue;
         const value = valueForArgument(ctx.script, n);
         args = setOption(args, option, value);
         added.push(`--${option} ${value}`);
@@ -1530,6 +1560,34 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // NLTK's data (`nltk.download("punkt")`) comes from the network, not the Hub: offline the download fails quietly
+    // and the first use raises "Resource punkt not found". Nothing the offline hub serves; refused, named.
+    id: 'nltk-data-missing',
+    // (NLTK colours the name: `\x1b[93mpunkt\x1b[0m`; `[^\w\s]*\[\d+m` skips the escapes without naming ESC.)
+    // The message is long: its "Resource … not found" line can be above the window, its `nltk.download('x')` hint is not.
+    pattern:
+      /Resource (?:[^\w\s]*\[\d+m)?([\w/.-]+?)(?:[^\w\s]*\[0m)? not found\.[\s\S]*?NLTK|>>> nltk\.download\(['"]([\w/.-]+)['"]\)[\s\S]*?nltk_data/,
+    apply: (m) =>
+      refuse(
+        'nltk-data-missing',
+        `the script uses NLTK's ${m[1] ?? m[2]} data, which nltk.download fetches from the network (not the Hub): an offline sandboxed run cannot`,
+      ),
+  },
+  {
+    // A fixed subset larger than the synthetic dataset (`dataset.select(range(50000))`): the hub caps a synthetic
+    // split at MAX_SYNTHETIC_ROWS, so the script's own count cannot be served; refused with both numbers.
+    id: 'dataset-subset-too-large',
+    scope: 'exception',
+    pattern: /IndexError: Index (\d+) out of range for dataset of size (\d+)/,
+    apply: (m) =>
+      Number(m[2]) === MAX_SYNTHETIC_ROWS && Number(m[1]) >= MAX_SYNTHETIC_ROWS
+        ? refuse(
+            'dataset-subset-too-large',
+            `the script selects ${Number(m[1]) + 1}+ rows by index, more than the ${MAX_SYNTHETIC_ROWS} a synthetic dataset split holds offline`,
+          )
+        : undefined,
+  },
+  {
     id: 'module-not-installed',
     scope: 'exception',
     // Also a library's own check for an optional package (trl's reward functions: "Please install the `math_verify` package").
@@ -1630,7 +1688,7 @@ const PLACEHOLDER_COLUMNS: Readonly<Record<string, Record<string, unknown>>> = {
 
 /** An error of a library API the release lacks (a drift), which no run mode changes. */
 const LIBRARY_API_ERROR =
-  /has no attribute|cannot import name|unexpected keyword argument|got multiple values|missing \d+ required positional|^AttributeError: [A-Za-z_]\w*$/;
+  /has no attribute|cannot import name|unexpected keyword argument|got multiple values|missing \d+ required positional|^AttributeError: [A-Za-z_]\w*(?:\. Did you mean: '\w+'\?)?$/;
 
 /** Class-name endings after a family's prefix (`WhisperProcessor`, `ViTForImageClassification`, `T5TokenizerFast`). */
 const FAMILY_CLASS =
@@ -1692,14 +1750,15 @@ export interface Diagnosis {
 export const DIAGNOSIS_LINES = 15;
 
 /**
- * The first rule that recognises the end of `output` (its last DIAGNOSIS_LINES non-empty lines:
+ * The first rule that recognises the end of `output` (its last DIAGNOSIS_LINES non-empty lines, carets aside:
  * the traceback's end or the parser's message) and has an answer; undefined when none does. Earlier
  * output is not read: a warning that mentions DeepSpeed is no reason to refuse.
  */
 export function diagnose(output: string, ctx: RuleContext, rules: readonly Rule[] = RULES): Diagnosis | undefined {
+  // Python 3.11's caret lines (`^^^^^`, `~~~^^^`) under each frame say nothing and would halve the window.
   const tail = output
     .split('\n')
-    .filter((l) => l.trim())
+    .filter((l) => l.trim() && !/^\s*[~^]+\s*$/.test(l))
     .slice(-DIAGNOSIS_LINES)
     .join('\n');
   const exception = lastErrorLine(tail);
