@@ -9,6 +9,8 @@
 //    run and its verification after the annotator's think time (the pool refilled meanwhile).
 // 3. `serve` (simulated, in process, RemoteBackend sessions) episodes per second with 8 and 64
 //    sessions, warm pool on and off.
+// 2b. Where a warm episode's time goes, phase by phase (StepOptions `onPhase`): p50 per phase; and
+//    the fixed cost of one warm run of an empty script (what is not the script's own work).
 // 4. Memory: each ready zygote's RSS, the pool's total. A zygote serves one run (nothing is forked),
 //    so the page cost of a run is its zygote's whole RSS: there is no sharing between runs.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { RemoteBackend } from '../src/env/openenv/remoteBackend';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { loadCorpus } from '../src/env/tasks/tasks';
 import { infoText } from '../src/env/schemas';
+import type { PhaseTime } from '../src/env/phaseTimes';
 
 const { values } = parseArgs({
   options: {
@@ -107,6 +110,20 @@ async function perRun(mode: 'simulated' | 'real', n: number): Promise<void> {
   }
   row(`${mode} run, cold`, cold);
   row(`${mode} run, warm`, warm);
+  // The fixed cost of a warm run: an empty script, phase by phase.
+  const empty: PhaseTime[][] = [];
+  const emptyTotal: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!(await warmPool.waitReady(w.key, 1, 600_000))) throw new Error('no zygote ready');
+    const phases: PhaseTime[] = [];
+    const t = performance.now();
+    const r = await executeScript({ ...o, script: 'pass\n', warm: true, onPhase: (p) => phases.push(p) });
+    emptyTotal.push(performance.now() - t);
+    if (r.runtime !== 'warm' || r.exit_code !== 0) throw new Error(`empty script: ${r.runtime} ${r.exit_code} ${r.stderr.slice(0, 300)}`);
+    empty.push(phases);
+  }
+  row(`${mode} run of an empty script, warm`, emptyTotal);
+  phaseTable(`${mode} warm run of an empty script`, empty);
   console.log(`  exit codes cold/warm: ${[...exits].join(', ')}`);
 }
 
@@ -124,6 +141,7 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
   const warmRepair: number[] = [];
   const coldRepair: number[] = [];
   const rewards = new Set<string>();
+  const warmPhases: PhaseTime[][] = [];
   for (const useWarm of [false, true]) {
     setWarm(useWarm ? undefined : '0');
     for (let i = 0; i < n; i++) {
@@ -134,8 +152,10 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
         const p = useWarm ? await env.prewarm() : undefined;
         if (p && 'error' in p) throw new Error(p.error);
         if (p) await warmPool.waitReady(p.key, 2, 600_000);
+        const phases: PhaseTime[] = [];
+        const onPhase = (p: PhaseTime) => phases.push(p);
         const t = performance.now();
-        const obs = await env.step({ breakage: BREAKAGE });
+        const obs = await env.step({ breakage: BREAKAGE }, { onPhase });
         if (obs.info.error) throw new Error(infoText(obs.info.error));
         let thinking = 0;
         if (p) {
@@ -145,7 +165,8 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
           thinking = performance.now() - t0;
         }
         const t1 = performance.now();
-        const ev = await env.evaluateRepair(env.oracleDiff());
+        const ev = await env.evaluateRepair(env.oracleDiff(), { onPhase });
+        if (useWarm) warmPhases.push(phases);
         const total = performance.now() - t - thinking;
         (useWarm ? warm : cold).push(total);
         (useWarm ? warmRepair : coldRepair).push(performance.now() - t1);
@@ -163,6 +184,27 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
   row(`${mode} Run & Score (repair + verify), cold`, coldRepair);
   row(`${mode} Run & Score (repair + verify), warm`, warmRepair);
   console.log(`  ${[...rewards].join('; ')}`);
+  phaseTable(`${mode} warm episode`, warmPhases);
+}
+
+/** p50 of each phase over the samples (one list of phases per episode or run), in the order they ran; the sum of p50s last. */
+function phaseTable(what: string, samples: PhaseTime[][]): void {
+  const by = new Map<string, number[]>();
+  for (const phases of samples) {
+    const sums = new Map<string, number>();
+    for (const p of phases) sums.set(p.phase, (sums.get(p.phase) ?? 0) + p.ms);
+    for (const [name, ms] of sums) by.set(name, [...(by.get(name) ?? []), ms]);
+  }
+  const lines = [`  phases of a ${what} (p50 ms over ${samples.length}):`];
+  let total = 0;
+  for (const [name, xs] of by) {
+    const p50 = pct(xs, 50);
+    total += p50;
+    lines.push(`    ${name.padEnd(34)} ${p50.toFixed(1).padStart(8)}`);
+  }
+  lines.push(`    ${'sum of the p50s'.padEnd(34)} ${total.toFixed(1).padStart(8)}`);
+  table.push(...lines);
+  console.log(lines.join('\n'));
 }
 
 async function serveThroughput(sessions: number, warm: boolean, seconds: number): Promise<void> {
