@@ -855,7 +855,7 @@ export const warmPool = new WarmPool<RunShape>({
   start: (_key, shape) => startParked(shape, false),
   perKey: Math.max(1, availableParallelism()),
   idleMs: 10 * 60_000,
-  busy: () => runMemory.runningCount >= availableParallelism(),
+  busy: (shape) => shape.o.mode === 'real' && runMemory.runningCount >= availableParallelism(),
 });
 
 /**

@@ -61,11 +61,13 @@ export interface WarmPoolOptions<S> {
   perKey: number;
   idleMs: number;
   /**
-   * True while the machine's cores are all running runs: no zygote starts then (a zygote imports
-   * every library, more than a run of the same shape does, so under sustained load it would only
-   * slow the runs it was meant to speed up); the pool fills in the gaps instead.
+   * True while no zygote of this spec should start because the machine's cores are all running
+   * runs: a real-mode zygote imports every library, more than a run of the same shape does, so
+   * under sustained load it would only slow the runs it was meant to speed up; the pool fills in
+   * the gaps instead. Asked per spec: a simulated zygote imports what each of its runs imports and
+   * saves the run its shutdown (zygote.ts WARM_UNFREEZE_AT_EXIT), so it pays even under load.
    */
-  busy?: () => boolean;
+  busy?: (spec: S) => boolean;
   log?: (line: string) => void;
 }
 
@@ -206,12 +208,13 @@ export class WarmPool<S> {
     }
     // The shape used last first: memory one gave back (evictFor) goes to the shape that asked.
     const byUse = [...this.keys.entries()].sort((a, b) => b[1].lastUsed - a[1].lastUsed);
+    let heldBack = false;
     k: for (const [key, k] of byUse) {
       k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
       if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
-      if (this.opts.busy?.()) {
-        this.schedule(BUSY_RETRY_MS);
-        return;
+      if (this.opts.busy?.(k.spec)) {
+        heldBack = true;
+        continue k;
       }
       this.starting = key;
       const started = this.startOne(key, k);
@@ -230,8 +233,9 @@ export class WarmPool<S> {
       );
       return;
     }
+    if (heldBack) this.schedule(BUSY_RETRY_MS);
     // Nothing to start: look again for idle keys later.
-    if (this.keys.size) this.schedule(Math.min(this.opts.idleMs, 60_000));
+    else if (this.keys.size) this.schedule(Math.min(this.opts.idleMs, 60_000));
   }
 
   /** Spawns one zygote and waits until it is ready or failed (one import at a time); the delay before the next. */
