@@ -856,6 +856,8 @@ export const warmPool = new WarmPool<RunShape>({
   perKey: Math.max(1, availableParallelism()),
   idleMs: 10 * 60_000,
   busy: (shape) => shape.o.mode === 'real' && runMemory.runningCount >= availableParallelism(),
+  // Simulated zygotes import in a few tenths of a second: as many may start at once as there are cores.
+  concurrentStarts: (shape) => (shape.o.mode === 'simulated' ? Math.max(1, availableParallelism()) : 1),
 });
 
 /**
