@@ -88,38 +88,6 @@ test('concurrentStarts lets cheap zygotes start together; one start at a time ot
   }
 });
 
-test('claim with `starting` hands out a zygote still importing when none is ready, and counts a claim', async () => {
-  const pool = new WarmPool<null>({
-    // Importing until retired (then settled, as a retired zygote is).
-    start: (key) => {
-      const h = handle(key);
-      let settle: () => void = () => undefined;
-      const settled = new Promise<void>((r) => (settle = r));
-      const retire = h.retire.bind(h);
-      return Promise.resolve(
-        Object.assign(h, {
-          ready: false,
-          settled,
-          retire: () => (retire(), settle()),
-        }),
-      );
-    },
-    perKey: 1,
-    idleMs: 60_000,
-  });
-  pool.want('a', null, 'simulated 2026-11');
-  await until(() => pool.stats().keys[0]?.parked === 1);
-  assert.equal(pool.claim('a'), undefined, 'none ready: a miss');
-  const p = pool.claim('a', { starting: true });
-  assert.ok(p && !p.ready, 'the importing zygote');
-  assert.deepEqual(
-    pool.stats().keys.map((k) => [k.claims, k.misses]),
-    [[1, 1]],
-  );
-  p.retire();
-  await pool.clear();
-});
-
 test('a second shape of a snapshot is labelled apart and takes memory from the one used less recently', async () => {
   const handles: ReturnType<typeof handle>[] = [];
   let room = 2;

@@ -485,7 +485,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     parked = r && !('error' in r) && r.alive ? r : undefined;
     if (r && !('error' in r) && !parked) r.retire();
   } else if (shape) {
-    parked = await claimParked(shape.key, o.mode === 'simulated', opts.signal);
+    parked = claimParked(shape.key);
     if (!parked) logShapeMismatch(shape);
     // Runs that bind a per-run folder have a key of their own each time: worth no zygote (the
     // verifier copies the finished run in instead, `inputDir`, so its runs share the pool).
@@ -907,42 +907,18 @@ function logShapeMismatch(shape: RunShape): void {
  * A ready zygote of this key from the pool, its memory now the run's whole footprint, or undefined
  * (the run is cold: also when that footprint does not fit now, so that it waits as a cold run does).
  */
-async function claimParked(key: string, starting: boolean, signal?: AbortSignal): Promise<Parked | undefined> {
+function claimParked(key: string): Parked | undefined {
   for (;;) {
-    // Simulated mode: a zygote still importing beats a cold run, which would import the same from scratch
-    // (under load, as in `serve`, most runs found none ready: the pool refills behind the runs).
-    const p = warmPool.claim(key, { starting }) as Parked | undefined;
+    const p = warmPool.claim(key) as Parked | undefined;
     if (!p) return undefined;
     if (!p.alive) {
       p.retire();
       continue;
     }
-    if (prepared.get(p)?.memory.activate?.() === false) {
-      p.retire();
-      return undefined;
-    }
-    if (!p.ready) {
-      p.hold();
-      await settledOrAborted(p, signal);
-    }
-    if (p.alive && p.ready && !signal?.aborted) return p;
-    // Failed while importing (or the run was cancelled meanwhile): the run is cold, as with none.
+    if (prepared.get(p)?.memory.activate?.() !== false) return p;
     p.retire();
     return undefined;
   }
-}
-
-function settledOrAborted(p: Parked, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return p.settled;
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    if (signal.aborted) done();
-    void p.settled.then(done);
-  });
 }
 
 /** Writes the script into a claimed zygote's run folder; the launch hands it the run. */

@@ -117,11 +117,6 @@ export class Parked implements ParkedHandle {
     }
   }
 
-  /** A run waits for it to be ready (claimed while importing): its process keeps Node alive meanwhile. */
-  hold(): void {
-    this.setRef(true);
-  }
-
   retire(): void {
     if (this.claimed) return;
     // Until its exit is seen, so that whoever waits for `closed` is not left pending.

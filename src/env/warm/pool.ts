@@ -120,18 +120,13 @@ export class WarmPool<S> {
     this.pump();
   }
 
-  /**
-   * A ready, healthy zygote of this key, removed from the pool (the caller owns it), or undefined.
-   * `starting`: with none ready, one still importing (the oldest) rather than none; the caller waits
-   * for its `settled` (sooner than a cold run's own imports would end).
-   */
-  claim(key: string, opts: { starting?: boolean } = {}): ParkedHandle | undefined {
+  /** A ready, healthy zygote of this key, removed from the pool (the caller owns it), or undefined. */
+  claim(key: string): ParkedHandle | undefined {
     const k = this.keys.get(key);
     if (!k) return undefined;
     k.lastUsed = Date.now();
     k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
-    let i = k.parked.findIndex((p) => p.ready);
-    if (i < 0 && opts.starting) i = k.parked.findIndex((p) => !p.ready);
+    const i = k.parked.findIndex((p) => p.ready);
     if (i < 0) {
       k.misses++;
       return undefined;
