@@ -9,6 +9,8 @@
 //    run and its verification after the annotator's think time (the pool refilled meanwhile).
 // 3. `serve` (simulated, in process, RemoteBackend sessions) episodes per second with 8 and 64
 //    sessions, warm pool on and off.
+// 2b. Where a warm episode's time goes, phase by phase (StepOptions `onPhase`): p50 per phase; and
+//    the fixed cost of one warm run of an empty script (what is not the script's own work).
 // 4. Memory: each ready zygote's RSS, the pool's total. A zygote serves one run (nothing is forked),
 //    so the page cost of a run is its zygote's whole RSS: there is no sharing between runs.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { RemoteBackend } from '../src/env/openenv/remoteBackend';
 import { getSnapshot } from '../src/env/snapshots/registry';
 import { loadCorpus } from '../src/env/tasks/tasks';
 import { infoText } from '../src/env/schemas';
+import type { PhaseTime } from '../src/env/phaseTimes';
 
 const { values } = parseArgs({
   options: {
@@ -107,6 +110,20 @@ async function perRun(mode: 'simulated' | 'real', n: number): Promise<void> {
   }
   row(`${mode} run, cold`, cold);
   row(`${mode} run, warm`, warm);
+  // The fixed cost of a warm run: an empty script, phase by phase.
+  const empty: PhaseTime[][] = [];
+  const emptyTotal: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!(await warmPool.waitReady(w.key, 1, 600_000))) throw new Error('no zygote ready');
+    const phases: PhaseTime[] = [];
+    const t = performance.now();
+    const r = await executeScript({ ...o, script: 'pass\n', warm: true, onPhase: (p) => phases.push(p) });
+    emptyTotal.push(performance.now() - t);
+    if (r.runtime !== 'warm' || r.exit_code !== 0) throw new Error(`empty script: ${r.runtime} ${r.exit_code} ${r.stderr.slice(0, 300)}`);
+    empty.push(phases);
+  }
+  row(`${mode} run of an empty script, warm`, emptyTotal);
+  phaseTable(`${mode} warm run of an empty script`, empty);
   console.log(`  exit codes cold/warm: ${[...exits].join(', ')}`);
 }
 
@@ -124,6 +141,7 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
   const warmRepair: number[] = [];
   const coldRepair: number[] = [];
   const rewards = new Set<string>();
+  const warmPhases: PhaseTime[][] = [];
   for (const useWarm of [false, true]) {
     setWarm(useWarm ? undefined : '0');
     for (let i = 0; i < n; i++) {
@@ -134,8 +152,10 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
         const p = useWarm ? await env.prewarm() : undefined;
         if (p && 'error' in p) throw new Error(p.error);
         if (p) await warmPool.waitReady(p.key, 2, 600_000);
+        const phases: PhaseTime[] = [];
+        const onPhase = (p: PhaseTime) => phases.push(p);
         const t = performance.now();
-        const obs = await env.step({ breakage: BREAKAGE });
+        const obs = await env.step({ breakage: BREAKAGE }, { onPhase });
         if (obs.info.error) throw new Error(infoText(obs.info.error));
         let thinking = 0;
         if (p) {
@@ -145,7 +165,8 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
           thinking = performance.now() - t0;
         }
         const t1 = performance.now();
-        const ev = await env.evaluateRepair(env.oracleDiff());
+        const ev = await env.evaluateRepair(env.oracleDiff(), { onPhase });
+        if (useWarm) warmPhases.push(phases);
         const total = performance.now() - t - thinking;
         (useWarm ? warm : cold).push(total);
         (useWarm ? warmRepair : coldRepair).push(performance.now() - t1);
@@ -163,6 +184,27 @@ async function perEpisode(mode: 'simulated' | 'real', n: number): Promise<void> 
   row(`${mode} Run & Score (repair + verify), cold`, coldRepair);
   row(`${mode} Run & Score (repair + verify), warm`, warmRepair);
   console.log(`  ${[...rewards].join('; ')}`);
+  phaseTable(`${mode} warm episode`, warmPhases);
+}
+
+/** p50 of each phase over the samples (one list of phases per episode or run), in the order they ran; the sum of p50s last. */
+function phaseTable(what: string, samples: PhaseTime[][]): void {
+  const by = new Map<string, number[]>();
+  for (const phases of samples) {
+    const sums = new Map<string, number>();
+    for (const p of phases) sums.set(p.phase, (sums.get(p.phase) ?? 0) + p.ms);
+    for (const [name, ms] of sums) by.set(name, [...(by.get(name) ?? []), ms]);
+  }
+  const lines = [`  phases of a ${what} (p50 ms over ${samples.length}):`];
+  let total = 0;
+  for (const [name, xs] of by) {
+    const p50 = pct(xs, 50);
+    total += p50;
+    lines.push(`    ${name.padEnd(34)} ${p50.toFixed(1).padStart(8)}`);
+  }
+  lines.push(`    ${'sum of the p50s'.padEnd(34)} ${total.toFixed(1).padStart(8)}`);
+  table.push(...lines);
+  console.log(lines.join('\n'));
 }
 
 async function serveThroughput(sessions: number, warm: boolean, seconds: number): Promise<void> {
@@ -175,26 +217,37 @@ async function serveThroughput(sessions: number, warm: boolean, seconds: number)
     warm: warm ? [SNAPSHOT] : [],
   });
   const url = `http://127.0.0.1:${server.port}`;
-  const until = performance.now() + seconds * 1000;
   let done = 0;
   let failed = 0;
   let firstError = '';
+  const episode = async (seed: number) => {
+    const remote = new RemoteBackend(url, 600_000);
+    try {
+      await remote.reset({ task_id: TASK, seed, library_versions: VERSIONS });
+      const broken = await remote.step({ breakage: BREAKAGE });
+      const state = await remote.episodeState();
+      if (broken.current_phase !== 'repair' || !state) throw new Error('no repair phase');
+      const r = await remote.step({ repair: { unified_diff: createRepairDiff(broken.script_content, state.original_script) } });
+      if (!r.done) throw new Error('not done');
+    } finally {
+      await remote.dispose();
+    }
+  };
+  // The steady state: one episode first computes the task's reference verification (cached after),
+  // and the pool of the episodes' shape (`--warm` prewarms the snapshot's) is ready before the window.
+  await episode(999_999);
+  const before = warmPool
+    .stats()
+    .keys.reduce((s, k) => ({ claims: s.claims + k.claims, misses: s.misses + k.misses }), { claims: 0, misses: 0 });
+  const until = performance.now() + seconds * 1000;
   const worker = async (id: number) => {
     for (let i = 0; performance.now() < until; i++) {
-      const remote = new RemoteBackend(url, 600_000);
       try {
-        await remote.reset({ task_id: TASK, seed: id * 1000 + i, library_versions: VERSIONS });
-        const broken = await remote.step({ breakage: BREAKAGE });
-        const state = await remote.episodeState();
-        if (broken.current_phase !== 'repair' || !state) throw new Error('no repair phase');
-        const r = await remote.step({ repair: { unified_diff: createRepairDiff(broken.script_content, state.original_script) } });
-        if (!r.done) throw new Error('not done');
+        await episode(id * 1000 + i);
         done++;
       } catch (e) {
         failed++;
         firstError ||= (e as Error).message;
-      } finally {
-        await remote.dispose();
       }
     }
   };
@@ -202,9 +255,12 @@ async function serveThroughput(sessions: number, warm: boolean, seconds: number)
   await Promise.all(Array.from({ length: sessions }, (_, i) => worker(i)));
   const elapsed = (performance.now() - t) / 1000;
   const stats = warmPool.stats();
+  const claims = stats.keys.reduce((s, k) => s + k.claims, 0) - before.claims;
+  const misses = stats.keys.reduce((s, k) => s + k.misses, 0) - before.misses;
   await server.close();
+  await warmPool.clear();
   // Episodes started within the window, all counted to the end (with 64 sessions on 2 run slots one takes longer than the window).
-  const line = `  serve simulated, ${String(sessions).padStart(2)} sessions, warm ${warm ? 'on ' : 'off'}: ${(done / elapsed).toFixed(2)} episodes/s (${done} in ${elapsed.toFixed(0)} s, ${failed} failed${firstError ? ` (${firstError.slice(0, 120)})` : ''})${warm ? `; pool claims ${stats.keys.reduce((s, k) => s + k.claims, 0)}, misses ${stats.keys.reduce((s, k) => s + k.misses, 0)}` : ''}`;
+  const line = `  serve simulated, ${String(sessions).padStart(2)} sessions, warm ${warm ? 'on ' : 'off'}: ${(done / elapsed).toFixed(2)} episodes/s (${done} in ${elapsed.toFixed(0)} s, ${failed} failed${firstError ? ` (${firstError.slice(0, 120)})` : ''})${warm ? `; pool claims ${claims}, misses ${misses} (runs in the window)` : ''}`;
   table.push(line);
   console.log(line);
   setWarm(undefined);

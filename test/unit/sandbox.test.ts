@@ -454,7 +454,8 @@ describe('sandbox holes closed', () => {
       onOutput: (_s, c) => (seen += c),
     });
     try {
-      for (let i = 0; i < 200 && !seen.includes('SEEN'); i++) await new Promise((res) => setTimeout(res, 50));
+      // The whole line: unbuffered, print writes its parts apart, and a loaded machine delivers them apart.
+      for (let i = 0; i < 200 && !seen.includes(`SEEN ${marker}`); i++) await new Promise((res) => setTimeout(res, 50));
       assert.match(seen, new RegExp(`SEEN ${marker}`), 'the script sees its variable');
       // A warm run's processes carry the zygote's command line (the script's argv came through its stdin).
       const procs = pidsWithMarker(WARM_FORCED ? 'forgeenv-zygote' : marker).map((pid) => ({

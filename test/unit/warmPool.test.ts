@@ -51,6 +51,43 @@ test('no zygote starts while the cores are busy; it starts once they are not', a
   await pool.clear();
 });
 
+test('busy cores hold back only the specs the predicate names (real mode), not the others', async () => {
+  const started: string[] = [];
+  const pool = new WarmPool<'real' | 'simulated'>({
+    start: (key) => (started.push(key), Promise.resolve(handle(key))),
+    perKey: 1,
+    idleMs: 60_000,
+    busy: (mode) => mode === 'real',
+  });
+  pool.want('r', 'real', 'real 2026-11');
+  pool.want('s', 'simulated', 'simulated 2026-11');
+  await until(() => started.length === 1);
+  await new Promise((r) => setTimeout(r, 400));
+  assert.deepEqual(started, ['s'], 'the simulated zygote started, the real one was held back');
+  await pool.clear();
+});
+
+test('concurrentStarts lets cheap zygotes start together; one start at a time otherwise', async () => {
+  for (const overlap of [1, 2]) {
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const pool = new WarmPool<null>({
+      // Each zygote stays "importing" until the gate opens.
+      start: (key) => (started.push(key), Promise.resolve({ ...handle(key), settled: gate })),
+      perKey: 2,
+      idleMs: 60_000,
+      concurrentStarts: () => overlap,
+    });
+    pool.want('a', null, 'simulated 2026-11');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(started.length, overlap, `concurrentStarts ${overlap}`);
+    release();
+    await until(() => started.length === 2);
+    await pool.clear();
+  }
+});
+
 test('a second shape of a snapshot is labelled apart and takes memory from the one used less recently', async () => {
   const handles: ReturnType<typeof handle>[] = [];
   let room = 2;

@@ -3,7 +3,7 @@
 // where it cannot work): a leak canary through the pool, probes of the interpreter's behaviour warm
 // vs cold (exit code, stdout, stderr byte for byte), and every corpus task's episode warm vs cold.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -138,6 +138,10 @@ describe('warm runtime', () => {
       'import warnings\nwarnings.warn("careful", FutureWarning)\nfrom transformers import NoSuchThingAnywhere\n',
     'an exception raised by a library frame': 'from transformers import AutoTokenizer\nAutoTokenizer.from_pretrained(12345)\n',
     KeyboardInterrupt: 'raise KeyboardInterrupt\n',
+    // A simulated zygote keeps the import-time heap frozen at exit (zygote.ts WARM_UNFREEZE_AT_EXIT):
+    // the script's own objects must still be finalized as in a cold run, wherever they are kept.
+    'finalizers at shutdown: globals, a cycle, an object kept by a library, an unclosed file':
+      'import sys, transformers\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self):\n        sys.__stdout__.write("del %s\\n" % self.name)\na = Loud("global")\nb = Loud("cycle")\nb.me = b\ntransformers.FORGEENV_KEPT = Loud("kept by a library")\nf = open("unclosed.txt", "w")\nf.write("data")\nprint("end of script")\n',
   };
   for (const [name, script] of Object.entries(PROBES)) {
     test(`same outcome warm and cold: ${name}`, async (t) => {
@@ -152,6 +156,23 @@ describe('warm runtime', () => {
       );
     });
   }
+
+  test('same files warm and cold: a file the script never closed is flushed at shutdown', async (t) => {
+    if (!needsSandbox(t)) return;
+    const script =
+      'import transformers\nf = open("unclosed.txt", "w")\nf.write("data " * 1000)\ntransformers.FORGEENV_FILE = open("kept.txt", "w")\ntransformers.FORGEENV_FILE.write("kept")\n';
+    const read = (dir: string, name: string) => readFileSync(join(dir, name), 'utf8');
+    const cold = await runWith('0', script, { keepRunDir: true });
+    const warm = await runWith('force', script, { keepRunDir: true });
+    try {
+      assert.equal(warm.runtime, 'warm', warm.stderr);
+      assert.equal(read(cold.run_dir, 'unclosed.txt'), 'data '.repeat(1000));
+      assert.equal(read(warm.run_dir, 'unclosed.txt'), read(cold.run_dir, 'unclosed.txt'));
+      assert.equal(read(warm.run_dir, 'kept.txt'), read(cold.run_dir, 'kept.txt'));
+    } finally {
+      for (const d of [cold.run_dir, warm.run_dir]) if (d) rmSync(d, { recursive: true, force: true });
+    }
+  });
 
   test("same outcome warm and cold: every corpus task, broken run, trace and the oracle repair's reward", async (t) => {
     if (!needsSandbox(t)) return;

@@ -19,6 +19,7 @@ import {
   type StepOptions,
 } from './episodeTypes';
 import { scriptDigest } from './episodeRecipe';
+import { timed, type PhaseTime } from '../phaseTimes';
 import { executeScript, prewarmRuntime, type RunOptions } from '../run/executor';
 import { specProvenance } from '../drift/generator';
 import { getPrimitive, applySpec } from '../primitives/registry';
@@ -61,6 +62,8 @@ interface RunExtras {
   run?: Partial<Pick<RunOptions, 'scriptName' | 'args' | 'files' | 'inputDir' | 'mounts'>>;
   keepRunDir?: boolean;
   quiet?: boolean;
+  /** What the run is in the episode, for StepOptions `onPhase` (default `broken run`). */
+  role?: 'broken run' | 'repair run' | 'verifier run' | 'original run';
 }
 
 /** A caller's finished clean run of a task's original: its task, script and kept run folder. */
@@ -361,10 +364,13 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (cached) return structuredClone(cached);
     const task = this.requireTask(ep);
     // Off the event loop when large: the server and the extension host keep answering meanwhile.
-    const applied = await applyRepairDiffAsync(ep.broken_script, unifiedDiff, {
-      maxBytes: this.config.maxDiffBytes,
-      signal: options.signal,
-    });
+    const brokenScript = ep.broken_script;
+    const applied = await timed(options.onPhase, 'repair: diff apply', () =>
+      applyRepairDiffAsync(brokenScript, unifiedDiff, {
+        maxBytes: this.config.maxDiffBytes,
+        signal: options.signal,
+      }),
+    );
     let evaluation: RepairEvaluation;
     if (!applied.ok) {
       evaluation = unrunEvaluation({
@@ -376,15 +382,17 @@ export class ForgeEnvironment implements EnvironmentBackend {
       });
     } else {
       const validate = this.config.validateRepairs ? { baseline: ep.broken_script } : false;
-      const { exec, runDir } = await this.run(applied.script, options, validate, { keepRunDir: true });
+      const { exec, runDir } = await this.run(applied.script, options, validate, { keepRunDir: true, role: 'repair run' });
       let evidence: Evidence;
       try {
         evidence = await this.verify(exec, runDir, task, ep, options);
       } finally {
         if (runDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
       }
+      const t = performance.now();
       const visible = visibleReward({ original: ep.original_script, repaired: applied.script, exec, evidence });
       const held = heldOutReward({ original: ep.original_script, repaired: applied.script, exec, evidence });
+      options.onPhase?.({ phase: 'repair: reward', ms: Math.round((performance.now() - t) * 10) / 10 });
       const { findings, ...heldOut } = held;
       evaluation = {
         unified_diff: unifiedDiff,
@@ -590,11 +598,16 @@ export class ForgeEnvironment implements EnvironmentBackend {
     if (options.signal?.aborted || this.disposed) controller.abort();
     this.live.add(controller);
     let release: (() => void) | undefined;
+    const role = extra.role ?? 'broken run';
+    const onPhase = options.onPhase && ((p: PhaseTime) => options.onPhase?.({ ...p, phase: `${role}: ${p.phase}` }));
     try {
       // Wait for a run slot (a RunQueueFullError leaves the episode untouched); aborted while
       // waiting, the run below is reported as cancelled without starting.
-      release = this.runLimiter ? await this.runLimiter.acquire(controller.signal) : undefined;
-      const { real, hub, ...shape } = await this.episodeRunOptions(ep, options.onProgress ?? this.onProgress, controller.signal);
+      const limiter = this.runLimiter;
+      release = limiter ? await timed(onPhase, 'run slot', () => limiter.acquire(controller.signal)) : undefined;
+      const { real, hub, ...shape } = await timed(onPhase, 'run options', () =>
+        this.episodeRunOptions(ep, options.onProgress ?? this.onProgress, controller.signal),
+      );
       // Local data files the task reads but does not ship (`--train_file train.jsonl`): synthesized.
       const dataFiles = real && task && hub ? missingDataFiles(hub.needs.datasets, task.files ?? {}) : {};
       const r = await executeScript({
@@ -611,6 +624,7 @@ export class ForgeEnvironment implements EnvironmentBackend {
         ...(real && hub ? { links: diskDatasetLinks(hub.needs.datasets, real.hubDir) } : {}),
         ...extra.run,
         keepRunDir: extra.keepRunDir ?? false,
+        onPhase,
       });
       if (r.sandbox_warning) this.lastSandboxWarning = r.sandbox_warning;
       // Keep exactly the ExecutionResult fields, so the state survives a JSON round trip unchanged.
@@ -661,13 +675,17 @@ export class ForgeEnvironment implements EnvironmentBackend {
     options: StepOptions,
     pinned: Partial<VerifySpec> = {},
   ): Promise<VerifierOutcome> {
-    await openForReading(dir);
+    await timed(options.onPhase, 'verifier run: open folder', () => openForReading(dir));
     const { nonce, script, scriptName, args, files, inputDir } = verifierRun(dir, ep.original_script, {
       ...spec,
       ...pinned,
       ...(task.mounts?.length ? { mounts: task.mounts } : {}),
     });
-    const { exec: v } = await this.run(script, options, false, { run: { scriptName, args, files, inputDir, mounts: [] }, quiet: true });
+    const { exec: v } = await this.run(script, options, false, {
+      run: { scriptName, args, files, inputDir, mounts: [] },
+      quiet: true,
+      role: 'verifier run',
+    });
     return readVerdict(v, nonce);
   }
 
@@ -687,7 +705,11 @@ export class ForgeEnvironment implements EnvironmentBackend {
       async () => {
         const given = this.originalRun;
         if (given && given.taskId === task.task_id && given.script === ep.original_script) return verifyDir(given.runDir);
-        const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, { keepRunDir: true, quiet: true });
+        const { exec: o, runDir: dir } = await this.run(ep.original_script, options, false, {
+          keepRunDir: true,
+          quiet: true,
+          role: 'original run',
+        });
         try {
           if (o.killed || o.timed_out)
             return { ok: false, reason: `the unbroken original's run was ${o.timed_out ? 'timed out' : 'cancelled'}` };

@@ -1,6 +1,7 @@
 // Types shared by the embedded environment, the remote backend and the editor.
 // `EnvironmentBackend` is the OpenEnv-level contract (reset/step) of `ForgeEnvironment` and
 // `RemoteBackend`; the editor's episodes go through `EpisodeSession` (episodeSession.ts), built on them.
+import type { PhaseSink } from '../phaseTimes';
 import { z } from 'zod';
 import { ModelArchitecturesSchema } from '../hub/modelTable';
 import { DEFAULT_MAX_DIFF_BYTES, MAX_MAX_DIFF_BYTES, MIN_MAX_DIFF_BYTES } from '../limits';
@@ -141,6 +142,12 @@ export interface StepOptions {
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
   /** Real mode: progress of building the snapshot's venv and local hub (first use only). */
   onProgress?: (message: string) => void;
+  /**
+   * Where the step's time goes (phaseTimes.ts), for benches: each run's phases prefixed with its role
+   * (`broken run: process`, `repair run: scrub`, `verifier run: run folder`), and the episode's own
+   * (`repair: diff apply`, `repair: reward`, `<role>: run slot`, `<role>: run options`).
+   */
+  onPhase?: PhaseSink;
 }
 
 export interface EnvironmentBackend {

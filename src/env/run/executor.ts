@@ -73,7 +73,8 @@ import { snapshotIdOf } from '../snapshots/versions';
 import { validateRepair, validateScript } from '../scoring/validator';
 import { Parked } from '../warm/parked';
 import { WarmPool } from '../warm/pool';
-import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
+import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, WARM_UNFREEZE_AT_EXIT, zygoteArgv } from '../warm/zygote';
+import type { PhaseSink } from '../phaseTimes';
 
 export interface RunOptions {
   script: string;
@@ -159,6 +160,12 @@ export interface RunOptions {
    * only. `FORGEENV_WARM=0` forces the cold path, `FORGEENV_WARM=force` starts a zygote per run.
    */
   warm?: boolean;
+  /**
+   * Where the run's time goes, one entry per phase as it ends (phaseTimes.ts): `validate`, `sandbox
+   * plan`, `bytecode cache`, `claim`, `run folder`, `process` (launch to exit), `pipes` (exit to the
+   * streams' close), `scrub`, `checkpoints`, `cleanup`. For benches; nothing decides on it.
+   */
+  onPhase?: PhaseSink;
 }
 
 /** A checkpoint left in the run directory: a weights file or a `checkpoint-*` folder. */
@@ -383,6 +390,19 @@ function layoutError(interpreter: string, r: { code: string | undefined; error: 
 /** Runs `opts.script` and reports what happened. Never throws: every failure is in the result. */
 export async function executeScript(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
+  // Phase marks (onPhase): each call ends the phase begun at the previous one.
+  let mark = started;
+  const phase = (name: string) => {
+    const now = performance.now();
+    if (opts.onPhase) {
+      try {
+        opts.onPhase({ phase: name, ms: Math.round((now - mark) * 10) / 10 });
+      } catch {
+        // A faulty listener must not break the run.
+      }
+    }
+    mark = now;
+  };
   const parsed = OptionsSchema.safeParse(opts);
   const base: Omit<RunResult, 'stderr'> = {
     exit_code: null,
@@ -429,6 +449,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   }
 
   if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
+  phase('validate');
 
   const plan = await chooseIsolation(o.sandbox);
   if ('refused' in plan) return notRun(base, `ForgeEnv did not run ${o.scriptName}: ${plan.refused}.\n`);
@@ -437,6 +458,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   const lay = await interpreterLayout(o.interpreter);
   if (!lay.ok) return notRun(base, layoutError(o.interpreter, lay));
   const layout = lay.layout;
+  phase('sandbox plan');
 
   const cacheDir = trustedCacheDir(o.bytecodeCache ?? (o.mode === 'simulated' ? simulatedBytecodeCache() : undefined));
   const sandboxed = plan.isolation === 'bubblewrap';
@@ -451,6 +473,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     if (opts.signal?.aborted) return notRun({ ...base, killed: true }, '[forgeenv] cancelled before the run started\n');
   }
   const limits = o.sandbox.limits;
+  phase('bytecode cache');
 
   // The warm runtime (warm/): a zygote of exactly this run's shape, started ahead in its own
   // sandbox (or, with FORGEENV_WARM=force, now). Only sandboxed runs; any doubt is a cold run.
@@ -470,6 +493,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     if (o.readOnlyPaths.length === 0) warmPool.want(shape.key, shape, shape.label);
   }
   base.runtime = parked ? 'warm' : 'cold';
+  phase('claim');
 
   let prepared: PreparedRun;
   if (parked) {
@@ -508,10 +532,12 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
     };
   }
   const { runDir, quota, runUid, memory } = prepared;
+  phase('run folder');
   let outcome: Outcome;
   try {
     const watchDisk = !quota && limits.diskMiB > 0 ? limits.diskMiB : undefined;
-    outcome = await runProcess(o, runDir, opts, prepared.launch, watchDisk);
+    outcome = await runProcess(o, runDir, opts, prepared.launch, watchDisk, () => phase('process'));
+    phase('pipes');
   } finally {
     // The run's namespace is gone with bwrap (the kernel killed what was left), so the uid is free.
     runUid?.release();
@@ -536,10 +562,13 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   // Off the event loop when large (scrubAsync.ts): the output of a run is the user's to bloat.
   const passes = scrubPasses(runDir, simlibs, o.mode === 'real' ? shimsDir() : undefined);
   [outcome.stdout, outcome.stderr] = await Promise.all([scrubPathsAsync(outcome.stdout, passes), scrubPathsAsync(outcome.stderr, passes)]);
+  phase('scrub');
   const checkpoints = await findCheckpoints(runDir);
+  phase('checkpoints');
   if (quota) await releaseQuota(runDir, o.keepRunDir);
   else if (!o.keepRunDir) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   memory.release();
+  phase('cleanup');
 
   return {
     ...base,
@@ -795,7 +824,9 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
     o,
     r.runDir,
     r.env,
-    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode])),
+    r.command(
+      zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode], WARM_UNFREEZE_AT_EXIT[o.mode]),
+    ),
     { seccomp: r.seccomp },
     'pipe',
   );
@@ -825,7 +856,9 @@ export const warmPool = new WarmPool<RunShape>({
   start: (_key, shape) => startParked(shape, false),
   perKey: Math.max(1, availableParallelism()),
   idleMs: 10 * 60_000,
-  busy: () => runMemory.runningCount >= availableParallelism(),
+  busy: (shape) => shape.o.mode === 'real' && runMemory.runningCount >= availableParallelism(),
+  // Simulated zygotes import in a few tenths of a second: as many may start at once as there are cores.
+  concurrentStarts: (shape) => (shape.o.mode === 'simulated' ? Math.max(1, availableParallelism()) : 1),
 });
 
 /**
@@ -1003,6 +1036,7 @@ function runProcess(
   opts: RunOptions,
   launch: () => Launched | { error: string },
   watchDiskMiB: number | undefined,
+  onExit?: () => void,
 ): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
     const notes: string[] = [];
@@ -1157,6 +1191,7 @@ function runProcess(
     });
     child.on('exit', (code, signal) => {
       exited = true;
+      onExit?.();
       exitCode = code;
       exitSignal = signal;
       sampleMemory();

@@ -1,7 +1,8 @@
 // The warm pool: per run shape (a key: interpreter, mode, versions, sandbox options, binds, the
 // environment), up to `perKey` zygotes started ahead and parked until a run claims one (zygote.ts).
 // A claimed zygote is never returned: the pool starts another in the background, one start at a
-// time on the whole machine (each imports the libraries: 20-30 s of CPU for torch and friends).
+// time on the whole machine (each imports the libraries: 20-30 s of CPU for torch and friends), or
+// as many as `concurrentStarts` allows for a spec (simulated zygotes: a few tenths of a second each).
 // A key unused for `idleMs` is dropped with its zygotes; parked zygotes reserve memory apart from
 // the runs' (memory.ts `tryAcquireParked`), and a key used less recently gives its zygotes' memory
 // to a key that has none to start with. Plain bookkeeping
@@ -61,11 +62,18 @@ export interface WarmPoolOptions<S> {
   perKey: number;
   idleMs: number;
   /**
-   * True while the machine's cores are all running runs: no zygote starts then (a zygote imports
-   * every library, more than a run of the same shape does, so under sustained load it would only
-   * slow the runs it was meant to speed up); the pool fills in the gaps instead.
+   * True while no zygote of this spec should start because the machine's cores are all running
+   * runs: a real-mode zygote imports every library, more than a run of the same shape does, so
+   * under sustained load it would only slow the runs it was meant to speed up; the pool fills in
+   * the gaps instead. Asked per spec: a simulated zygote imports what each of its runs imports and
+   * saves the run its shutdown (zygote.ts WARM_UNFREEZE_AT_EXIT), so it pays even under load.
    */
-  busy?: () => boolean;
+  busy?: (spec: S) => boolean;
+  /**
+   * How many zygotes may be starting at once while one of this spec starts (default 1). Starts of
+   * cheap zygotes may overlap so that the pool keeps up with runs that each take one.
+   */
+  concurrentStarts?: (spec: S) => number;
   log?: (line: string) => void;
 }
 
@@ -77,9 +85,10 @@ export const RETIRED = 'retired';
 
 export class WarmPool<S> {
   private readonly keys = new Map<string, KeyState<S>>();
-  private starting: string | undefined;
-  /** The start in progress (settled, never rejected), so `clear` can wait for a zygote spawned meanwhile. */
-  private startingRun: Promise<unknown> | undefined;
+  /** Keys with a zygote starting, one entry per start. */
+  private readonly starting: string[] = [];
+  /** The starts in progress (settled, never rejected), so `clear` can wait for a zygote spawned meanwhile. */
+  private readonly startingRuns = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   enabled = true;
 
@@ -172,7 +181,7 @@ export class WarmPool<S> {
         label: k.label,
         parked: k.parked.length,
         ready: k.parked.filter((p) => p.ready && p.alive).length,
-        starting: this.starting === key,
+        starting: this.starting.includes(key),
         claims: k.claims,
         misses: k.misses,
         rssMiB: Math.round(k.parked.reduce((s, p) => s + p.rssMiB(), 0)),
@@ -190,12 +199,12 @@ export class WarmPool<S> {
     this.timer = undefined;
     await Promise.all(all.map((p) => p.closed));
     // A zygote still spawning when the keys were cleared is retired by its own start: wait for it.
-    await this.startingRun;
+    await Promise.all([...this.startingRuns]);
   }
 
-  /** Starts the next missing zygote, one at a time; drops idle keys. */
+  /** Starts the next missing zygotes (one at a time, or as many as `concurrentStarts` allows); drops idle keys. */
   private pump(): void {
-    if (this.starting || !this.enabled) return;
+    if (!this.enabled) return;
     const now = Date.now();
     for (const [key, k] of this.keys) {
       if (now - k.lastUsed > this.opts.idleMs) {
@@ -206,32 +215,56 @@ export class WarmPool<S> {
     }
     // The shape used last first: memory one gave back (evictFor) goes to the shape that asked.
     const byUse = [...this.keys.entries()].sort((a, b) => b[1].lastUsed - a[1].lastUsed);
+    let heldBack = false;
     k: for (const [key, k] of byUse) {
       k.parked = k.parked.filter((p) => p.alive || (p.retire(), false));
-      if (k.parked.length >= this.opts.perKey || k.failures >= 2) continue k;
-      if (this.opts.busy?.()) {
-        this.schedule(BUSY_RETRY_MS);
-        return;
+      for (;;) {
+        const mine = this.starting.filter((s) => s === key).length;
+        if (k.parked.length + mine >= this.opts.perKey || k.failures >= 2) continue k;
+        if (!this.mayStart(k.spec)) return;
+        if (this.opts.busy?.(k.spec)) {
+          heldBack = true;
+          continue k;
+        }
+        this.launch(key, k);
       }
-      this.starting = key;
-      const started = this.startOne(key, k);
-      this.startingRun = started.catch(() => undefined);
-      void started.then(
-        (retryMs) => {
-          this.starting = undefined;
-          this.schedule(retryMs);
-        },
-        (e: unknown) => {
-          this.starting = undefined;
-          k.failures++;
-          k.lastError = (e as Error).message;
-          this.schedule(RETRY_MS);
-        },
-      );
-      return;
     }
+    if (this.starting.length) return;
+    if (heldBack) this.schedule(BUSY_RETRY_MS);
     // Nothing to start: look again for idle keys later.
-    if (this.keys.size) this.schedule(Math.min(this.opts.idleMs, 60_000));
+    else if (this.keys.size) this.schedule(Math.min(this.opts.idleMs, 60_000));
+  }
+
+  /** True when a zygote of `spec` may start now: none is starting, or every start (this one too) may overlap that many. */
+  private mayStart(spec: S): boolean {
+    const n = this.starting.length;
+    if (n === 0) return true;
+    const overlap = (x: S | undefined) => (x === undefined ? 1 : Math.max(1, this.opts.concurrentStarts?.(x) ?? 1));
+    return overlap(spec) > n && this.starting.every((key) => overlap(this.keys.get(key)?.spec) > n);
+  }
+
+  /** Starts one zygote of `key` in the background; the pool looks again once it is ready or failed. */
+  private launch(key: string, k: KeyState<S>): void {
+    this.starting.push(key);
+    const started = this.startOne(key, k);
+    const settled = started.catch(() => undefined);
+    this.startingRuns.add(settled);
+    const done = () => {
+      this.starting.splice(this.starting.indexOf(key), 1);
+      this.startingRuns.delete(settled);
+    };
+    void started.then(
+      (retryMs) => {
+        done();
+        this.schedule(retryMs);
+      },
+      (e: unknown) => {
+        done();
+        k.failures++;
+        k.lastError = (e as Error).message;
+        this.schedule(RETRY_MS);
+      },
+    );
   }
 
   /** Spawns one zygote and waits until it is ready or failed (one import at a time); the delay before the next. */

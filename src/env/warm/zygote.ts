@@ -5,8 +5,9 @@
 // run started ahead of time, never shared, so isolation is the cold run's by construction
 // (docs/sandbox.md, "Warm runtime"). Nothing is forked, so the fork-safety recipe (one OpenMP
 // thread) is not needed: torch keeps a cold run's thread count. Real mode's RNGs are seeded like a
-// cold run's (resources/shims/_forgeenv_seed.py), and seeded again just before the script. gc.freeze is used for speed alone (the run's collections skip the
-// import-time heap), undone at exit.
+// cold run's (resources/shims/_forgeenv_seed.py), and seeded again just before the script. gc.freeze
+// is used for speed alone (the run's collections skip the import-time heap); real mode undoes it at
+// exit, simulated mode keeps it (WARM_UNFREEZE_AT_EXIT).
 //
 // Same outcome as `python -u train.py args`: sys.argv, sys.orig_argv, sys.path[0], `__main__` with
 // `__file__`/`__loader__`, stdin /dev/null; an uncaught exception goes to `sys.excepthook` without
@@ -73,11 +74,23 @@ export const WARM_CALLS: Record<'simulated' | 'real', string[]> = {
   real: ['transformers.conversion_mapping:get_checkpoint_conversion_mapping:bert'],
 };
 
+/**
+ * Whether the zygote unfreezes the import-time heap at exit (gc.unfreeze in atexit). Real mode: yes,
+ * frozen, triton's nanobind objects outlive the shutdown and print "leaked". Simulated mode: no. The
+ * shutdown's collections then skip the stand-ins' heap (their recorded API data: most of a
+ * warm run's time, 150-200 ms of CPU, went to collecting it at exit). What a cold run's shutdown
+ * does and this one skips is finalizing import-time objects in reference cycles: the stand-ins
+ * have no finalizer (no `__del__`, `weakref.finalize` or atexit function: a unit test keeps it so),
+ * and the script's own objects are not frozen, so they are finalized as in a cold run.
+ */
+export const WARM_UNFREEZE_AT_EXIT: Record<'simulated' | 'real', boolean> = { simulated: false, real: true };
+
 export const RunRequestSchema = z.object({ argv: z.array(z.string()).min(1) });
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
 const ZYGOTE = String.raw`import os, sys  # forgeenv-zygote
 def _forgeenv_zygote(names):
+    unfreeze_at_exit, names = names[0] == "unfreeze", names[1:]
     cut = names.index("--") if "--" in names else len(names)
     modules, rest = names[:cut], names[cut + 1:]
     cut = rest.index("--") if "--" in rest else len(rest)
@@ -116,12 +129,14 @@ def _forgeenv_zygote(names):
     # The import-time heap never becomes garbage: out of the collector's sight, every collection in
     # the run (accelerate calls gc.collect() after training: 0.75 s with torch and transformers
     # loaded) costs what the script's own objects cost.
-    # Unfrozen at exit (the script's own atexit functions run first), so that the shutdown collects
-    # what a cold run's collects: frozen, triton's nanobind objects outlive it and print "leaked".
+    # Real mode: unfrozen at exit (the script's own atexit functions run first), so that the shutdown
+    # collects what a cold run's collects: frozen, triton's nanobind objects outlive it and print
+    # "leaked". Simulated mode: kept frozen (WARM_UNFREEZE_AT_EXIT in zygote.ts says why).
     import atexit, gc
     gc.collect()
     gc.freeze()
-    atexit.register(gc.unfreeze)
+    if unfreeze_at_exit:
+        atexit.register(gc.unfreeze)
     os.dup2(out, 1)
     os.dup2(err, 2)
     os.close(out)
@@ -184,9 +199,18 @@ except BaseException as _forgeenv_e:
     raise SystemExit(1)
 `;
 
-/** Python's argv for a zygote: `python -u -c <zygote> <module…> -- <module:attribute…> -- <module:function:argument…>` (the launcher execs it like a script). */
-export function zygoteArgv(python: string, modules: string[], attributes: string[] = [], calls: string[] = []): string[] {
-  return [python, '-u', '-c', ZYGOTE, ...modules, '--', ...attributes, '--', ...calls];
+/**
+ * Python's argv for a zygote: `python -u -c <zygote> unfreeze|frozen <module…> -- <module:attribute…>
+ * -- <module:function:argument…>` (the launcher execs it like a script).
+ */
+export function zygoteArgv(
+  python: string,
+  modules: string[],
+  attributes: string[] = [],
+  calls: string[] = [],
+  unfreezeAtExit = true,
+): string[] {
+  return [python, '-u', '-c', ZYGOTE, unfreezeAtExit ? 'unfreeze' : 'frozen', ...modules, '--', ...attributes, '--', ...calls];
 }
 
 /** The one JSON line a zygote reads on stdin. */
