@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTask, type MakeTaskResult } from '../src/env/taskmaking/makeTask';
 import { warmPool } from '../src/env/run/executor';
-import { phaseTotals, type PhaseTime } from '../src/env/taskmaking/phaseTimes';
+import { phaseTotals, type PhaseTime } from '../src/env/phaseTimes';
 
 const { values } = parseArgs({
   options: {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { EnvironmentError, ForgeEnvironment } from '../../src/env/episode/environment';
 import { verifyTask, breakageCandidates } from '../../src/env/taskmaking/verification';
-import type { PhaseTime } from '../../src/env/taskmaking/phaseTimes';
+import type { PhaseTime } from '../../src/env/phaseTimes';
 
 const corpus = new ForgeEnvironment({ timeoutMs: 60_000 });
 after(() => corpus.dispose());

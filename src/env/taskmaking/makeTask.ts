@@ -32,7 +32,7 @@ import { readEntries, uniqueTaskId, writeTask } from './writeTask';
 import type { HubNeeds } from '../hub/needs';
 import type { ModelArchitectures } from '../hub/modelTable';
 import { candidateHubNeeds, providedNeeds, type HubRunState } from './hubSupply';
-import type { PhaseTime } from './phaseTimes';
+import type { PhaseTime } from '../phaseTimes';
 import { keptRunMatchesTask, type KeptRun } from './referenceReuse';
 import { rm } from 'node:fs/promises';
 

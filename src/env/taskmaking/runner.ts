@@ -10,7 +10,7 @@ import type { HubRunState } from './hubSupply';
 import type { ExecutionMode, ExecutionResult } from '../schemas';
 import type { TaskRuntime } from '../run/runtimeShims';
 import { getSnapshot } from '../snapshots/registry';
-import { timed, type PhaseSink } from './phaseTimes';
+import { timed, type PhaseSink } from '../phaseTimes';
 
 export interface CandidateRun {
   script: string;

@@ -18,7 +18,7 @@ import { TaskSampler } from '../tasks/tasks';
 import type { BreakageCheck, MakeTaskVerdict } from './provenance';
 import { lastErrorLine } from './rules';
 import { infoText } from '../schemas';
-import type { PhaseSink } from './phaseTimes';
+import type { PhaseSink } from '../phaseTimes';
 
 export interface VerifyOptions {
   task: Task;
