@@ -14,6 +14,8 @@ with them the reward's loss_decreased (issue 18). A script that seeds itself ove
 import importlib.abc
 import sys
 
+from _forgeenv_after_import import AfterImportLoader
+
 SEED = 0
 
 
@@ -39,23 +41,6 @@ def seed_all():
             hook(sys.modules[name])
 
 
-class _Loader(importlib.abc.Loader):
-    """The library's own loader, then the seeding; the module keeps its own loader in sight."""
-
-    def __init__(self, loader, hook):
-        self._loader, self._hook = loader, hook
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        module.__loader__ = self._loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self._loader
-        self._loader.exec_module(module)
-        self._hook(module)
-
-
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         hook = _HOOKS.get(name)
@@ -70,7 +55,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             spec = finder.find_spec(name, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _Loader(spec.loader, hook)
+                    spec.loader = AfterImportLoader(spec.loader, hook)
                 return spec
         return None
 

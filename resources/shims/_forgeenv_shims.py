@@ -49,6 +49,8 @@ import importlib.util
 import os
 import sys
 
+from _forgeenv_after_import import AfterImportLoader
+
 SHIMS = (
     "cuda-to-cpu",
     "no-quantization",
@@ -578,23 +580,6 @@ _HOOKS = {
 }
 
 
-class _Loader(importlib.abc.Loader):
-    """The library's own loader, with the shim's patch once the module has run."""
-
-    def __init__(self, loader, hook):
-        self._loader, self._hook = loader, hook
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        module.__loader__ = self._loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self._loader
-        self._loader.exec_module(module)
-        self._hook(module)
-
-
 class _Finder(importlib.abc.MetaPathFinder):
     def _real(self, name, path, target):
         for finder in sys.meta_path:
@@ -617,6 +602,6 @@ class _Finder(importlib.abc.MetaPathFinder):
             return None
         spec = self._real(name, path, target)
         if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _Loader(spec.loader, hook)
+            spec.loader = AfterImportLoader(spec.loader, hook)
         return spec
 
