@@ -21,6 +21,20 @@ import { realHubFixture } from './realHubFixture';
 const { cacheDir, skipReason } = realHubFixture('forgeenv-verifier-vlm-');
 const MODEL = 'HuggingFaceM4/idefics-9b';
 
+/** Runs `python -c program args…` in a snapshot's venv on a hub and returns the JSON after its `MARKER ` line. */
+function pythonLine(snapshot: string, hubDir: string, [program, ...args]: string[], marker: string, timeout: number): unknown {
+  const r = spawnSync(snapshotPython(snapshot), ['-c', program, ...args], {
+    env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hubDir), TRANSFORMERS_VERBOSITY: 'error' },
+    cwd: cacheDir,
+    encoding: 'utf8',
+    timeout,
+  });
+  assert.equal(r.status, 0, r.stderr.slice(-3000));
+  const line = r.stdout.split('\n').find((l) => l.startsWith(`${marker} `));
+  assert.ok(line, r.stdout.slice(-2000));
+  return JSON.parse(line.slice(marker.length + 1));
+}
+
 // Each artifact in a run folder of its own, verified by forgeenv_verify.py against a tiny original
 // of our own that loads the model by its class and saves it to "out".
 const PROGRAM = `
@@ -81,16 +95,13 @@ describe('the verifier on an IDEFICS v1 model in the 2024-09 venv', { skip: skip
         strict: true,
       });
       const work = join(cacheDir, 'runs');
-      const r = spawnSync(snapshotPython(snapshot), ['-c', PROGRAM, join(resourcesDir(), 'verifier'), work, MODEL], {
-        env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hub.hubDir), TRANSFORMERS_VERBOSITY: 'error' },
-        cwd: cacheDir,
-        encoding: 'utf8',
-        timeout: 800_000,
-      });
-      assert.equal(r.status, 0, r.stderr.slice(-3000));
-      const line = r.stdout.split('\n').find((l) => l.startsWith('VERDICTS '));
-      assert.ok(line, r.stdout.slice(-2000));
-      const stdouts = JSON.parse(line.slice('VERDICTS '.length)) as Record<string, string>;
+      const stdouts = pythonLine(
+        snapshot,
+        hub.hubDir,
+        [PROGRAM, join(resourcesDir(), 'verifier'), work, MODEL],
+        'VERDICTS',
+        800_000,
+      ) as Record<string, string>;
       const outcome = (name: string): VerifierOutcome => {
         assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
         return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
@@ -178,16 +189,12 @@ for (const snapshot of ['2025-03', '2026-11']) {
           needs: { models: [{ id: MODEL }], datasets: [], files: [] },
           strict: true,
         });
-        const r = spawnSync(snapshotPython(snapshot), ['-c', PROBE, join(resourcesDir(), 'verifier'), MODEL], {
-          env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hub.hubDir), TRANSFORMERS_VERBOSITY: 'error' },
-          cwd: cacheDir,
-          encoding: 'utf8',
-          timeout: 300_000,
-        });
-        assert.equal(r.status, 0, r.stderr.slice(-3000));
-        const line = r.stdout.split('\n').find((l) => l.startsWith('PROBE '));
-        assert.ok(line, r.stdout.slice(-2000));
-        const probe = JSON.parse(line.slice('PROBE '.length)) as { shapes: number[][]; same: boolean; loss: number; masked: boolean };
+        const probe = pythonLine(snapshot, hub.hubDir, [PROBE, join(resourcesDir(), 'verifier'), MODEL], 'PROBE', 300_000) as {
+          shapes: number[][];
+          same: boolean;
+          loss: number;
+          masked: boolean;
+        };
         // The hub's tiny IDEFICS has 32-pixel images: 8 probe sentences in batches of 4, one picture each.
         assert.deepEqual(probe.shapes, [
           [4, 1, 3, 32, 32],
