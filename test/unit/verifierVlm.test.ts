@@ -21,6 +21,18 @@ import { realHubFixture } from './realHubFixture';
 const { cacheDir, skipReason } = realHubFixture('forgeenv-verifier-vlm-');
 const MODEL = 'HuggingFaceM4/idefics-9b';
 
+/** The snapshot's base hub plus the tiny IDEFICS the hub builder makes with that snapshot's transformers. */
+function tinyIdeficsHub(snapshot: string): ReturnType<typeof ensureHubItems> {
+  return ensureHubItems({
+    hubKey: snapshot,
+    python: snapshotPython(snapshot),
+    baseHubDir: localHubDir(snapshot),
+    cacheDir,
+    needs: { models: [{ id: MODEL }], datasets: [], files: [] },
+    strict: true,
+  });
+}
+
 /** Runs `python -c program args…` in a snapshot's venv on a hub and returns the JSON after its `MARKER ` line. */
 function pythonLine(snapshot: string, hubDir: string, [program, ...args]: string[], marker: string, timeout: number): unknown {
   const r = spawnSync(snapshotPython(snapshot), ['-c', program, ...args], {
@@ -86,14 +98,7 @@ describe('the verifier on an IDEFICS v1 model in the 2024-09 venv', { skip: skip
     { timeout: 900_000 },
     async () => {
       const snapshot = '2024-09';
-      const hub = await ensureHubItems({
-        hubKey: snapshot,
-        python: snapshotPython(snapshot),
-        baseHubDir: localHubDir(snapshot),
-        cacheDir,
-        needs: { models: [{ id: MODEL }], datasets: [], files: [] },
-        strict: true,
-      });
+      const hub = await tinyIdeficsHub(snapshot);
       const work = join(cacheDir, 'runs');
       const stdouts = pythonLine(
         snapshot,
@@ -181,14 +186,7 @@ for (const snapshot of ['2025-03', '2026-11']) {
       'one picture of the processor size beside each probe sentence, the same on every pass; the model takes them',
       { timeout: 600_000 },
       async () => {
-        const hub = await ensureHubItems({
-          hubKey: snapshot,
-          python: snapshotPython(snapshot),
-          baseHubDir: localHubDir(snapshot),
-          cacheDir,
-          needs: { models: [{ id: MODEL }], datasets: [], files: [] },
-          strict: true,
-        });
+        const hub = await tinyIdeficsHub(snapshot);
         const probe = pythonLine(snapshot, hub.hubDir, [PROBE, join(resourcesDir(), 'verifier'), MODEL], 'PROBE', 300_000) as {
           shapes: number[][];
           same: boolean;
