@@ -6,26 +6,15 @@
 // Slow: one generator run and one reader (skipped, saying why, when the venv or base hub is not built).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { ensureHubItems } from '../../src/env/hub/ensure';
+import { describe, test } from 'node:test';
 import { CHAT_PLACEHOLDER_MODEL } from '../../src/env/hub/modelTable';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
 import { realModeEnv } from '../../src/env/run/realMode';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { realHubFixture } from './realHubFixture';
 
 const SNAPSHOT = '2024-09';
-const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-hubchat-'));
-after(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-function skipReason(): string | false {
-  if (!isSnapshotVenvReady(SNAPSHOT)) return `the ${SNAPSHOT} snapshot venv is not built (${snapshotPython(SNAPSHOT)})`;
-  if (!isLocalHubReady(SNAPSHOT)) return `the ${SNAPSHOT} base hub is not built (${localHubDir(SNAPSHOT)})`;
-  return false;
-}
+const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-hubchat-');
 
 // A preference script the project has never seen, which applies the chat template to its columns itself.
 const SCRIPT = `
@@ -39,20 +28,16 @@ def process(row):
 ds = ds.map(process)
 `;
 
-describe(`chat templates and conversational columns in the ${SNAPSHOT} venv`, { skip: skipReason() }, () => {
+describe(`chat templates and conversational columns in the ${SNAPSHOT} venv`, { skip: skipReason(SNAPSHOT) }, () => {
   test(
     'the chat placeholder and a Zephyr-template model format a system turn; a templated column holds messages',
     { timeout: 900_000 },
     async () => {
       const needs = deriveHubNeeds(SCRIPT);
       needs.models.push({ id: CHAT_PLACEHOLDER_MODEL }, { id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' });
-      const r = await ensureHubItems({
-        hubKey: SNAPSHOT,
-        python: snapshotPython(SNAPSHOT),
-        baseHubDir: localHubDir(SNAPSHOT),
+      const r = await buildItems(SNAPSHOT, {
         needs,
         strict: true,
-        cacheDir,
       });
       assert.deepEqual(r.refusals, []);
       const code = `
@@ -84,25 +69,18 @@ print(json.dumps(res))
   );
 });
 
-describe(
-  'Qwen2.5 and Qwen3 templates in the 2026-11 venv are the ones its trl recognises',
-  { skip: !isSnapshotVenvReady('2026-11') || !isLocalHubReady('2026-11') ? 'the 2026-11 venv or base hub is not built' : false },
-  () => {
-    test(
-      "tiny Qwen2.5 and Qwen3 tokenizers carry trl's original templates byte for byte; trl says they support tool calling",
-      { timeout: 900_000 },
-      async () => {
-        const snapshot = '2026-11';
-        const needs = { models: [{ id: 'Qwen/Qwen2.5-0.5B-Instruct' }, { id: 'Qwen/Qwen3-0.6B' }], datasets: [] };
-        const r = await ensureHubItems({
-          hubKey: snapshot,
-          python: snapshotPython(snapshot),
-          baseHubDir: localHubDir(snapshot),
-          needs,
-          strict: true,
-          cacheDir,
-        });
-        const code = `
+describe('Qwen2.5 and Qwen3 templates in the 2026-11 venv are the ones its trl recognises', { skip: skipReason('2026-11') }, () => {
+  test(
+    "tiny Qwen2.5 and Qwen3 tokenizers carry trl's original templates byte for byte; trl says they support tool calling",
+    { timeout: 900_000 },
+    async () => {
+      const snapshot = '2026-11';
+      const needs = { models: [{ id: 'Qwen/Qwen2.5-0.5B-Instruct' }, { id: 'Qwen/Qwen3-0.6B' }], datasets: [] };
+      const r = await buildItems(snapshot, {
+        needs,
+        strict: true,
+      });
+      const code = `
 import json, transformers as tr
 from trl import chat_template_utils as ctu
 res = {}
@@ -111,18 +89,17 @@ for mid, ref in [("Qwen/Qwen2.5-0.5B-Instruct", ctu.qwen2_5_chat_template), ("Qw
     res[mid] = [t.chat_template == ref, ctu.supports_tool_calling(t)]
 print(json.dumps(res))
 `;
-        const env: NodeJS.ProcessEnv = {
-          PATH: process.env.PATH,
-          HOME: cacheDir,
-          ...realModeEnv(r.hubDir),
-          TRANSFORMERS_VERBOSITY: 'error',
-        };
-        const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
-        assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
-        const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, [boolean, boolean]>;
-        assert.deepEqual(res['Qwen/Qwen2.5-0.5B-Instruct'], [true, true]);
-        assert.deepEqual(res['Qwen/Qwen3-0.6B'], [true, true]);
-      },
-    );
-  },
-);
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: cacheDir,
+        ...realModeEnv(r.hubDir),
+        TRANSFORMERS_VERBOSITY: 'error',
+      };
+      const p = spawnSync(snapshotPython(snapshot), ['-c', code], { env, encoding: 'utf8', timeout: 300_000 });
+      assert.equal(p.status, 0, `reader failed:\n${p.stderr.slice(-3000)}`);
+      const res = JSON.parse(p.stdout.trim().split('\n').pop()!) as Record<string, [boolean, boolean]>;
+      assert.deepEqual(res['Qwen/Qwen2.5-0.5B-Instruct'], [true, true]);
+      assert.deepEqual(res['Qwen/Qwen3-0.6B'], [true, true]);
+    },
+  );
+});

@@ -9,13 +9,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ensureHubItems } from '../../src/env/hub/ensure';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { localHubDir } from '../../src/env/hub/localHub';
-import { snapshotPython } from '../../src/env/snapshots/venv';
 import { realHubFixture } from './realHubFixture';
 
-const { cacheDir, skipReason, readBack } = realHubFixture('forgeenv-datadir-');
+const { skipReason, buildItems, readBack } = realHubFixture('forgeenv-datadir-');
 
 // A script the project has never seen: one dataset id, two subfolders.
 const SCRIPT = `
@@ -59,11 +56,7 @@ for (const snapshot of ['2023-06', '2023-12', '2024-09', '2026-11']) {
       );
       // Distinct row counts tell the two subfolders apart.
       needs.datasets[1].rows = 7;
-      const r = await ensureHubItems({
-        hubKey: snapshot,
-        python: snapshotPython(snapshot),
-        baseHubDir: localHubDir(snapshot),
-        cacheDir,
+      const r = await buildItems(snapshot, {
         needs,
       });
       assert.deepEqual(r.refusals, []);

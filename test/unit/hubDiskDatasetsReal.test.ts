@@ -4,26 +4,18 @@
 // Items go to a temporary cache folder; the venv and base hub are the existing ones (skipped when not built).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { diskDatasetLinks } from '../../src/env/hub/diskDatasets';
-import { ensureHubItems } from '../../src/env/hub/ensure';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
 import { realModeEnv } from '../../src/env/run/realMode';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { realHubFixture } from './realHubFixture';
 
-const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-diskds-'));
-after(() => rmSync(cacheDir, { recursive: true, force: true }));
+const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-diskds-');
 
 const SNAPSHOT = '2024-09';
-const skip = !isSnapshotVenvReady(SNAPSHOT)
-  ? `the ${SNAPSHOT} snapshot venv is not built`
-  : !isLocalHubReady(SNAPSHOT)
-    ? `the ${SNAPSHOT} base hub is not built`
-    : false;
 
 // A script the project has never seen: a tokenized LM folder, parquet image files, a data_dir subset.
 const SCRIPT = `
@@ -45,14 +37,10 @@ model = AutoModelForCausalLM.from_pretrained("gpt2")
 Trainer(model=model, train_dataset=lm, data_collator=default_data_collator)
 `;
 
-describe(`saved datasets and parquet files in the ${SNAPSHOT} venv`, { skip }, () => {
+describe(`saved datasets and parquet files in the ${SNAPSHOT} venv`, { skip: skipReason(SNAPSHOT) }, () => {
   test('built by the snapshot, linked into a run folder, read back offline as the script reads them', { timeout: 900_000 }, async () => {
     const needs = deriveHubNeeds(SCRIPT);
-    const r = await ensureHubItems({
-      hubKey: SNAPSHOT,
-      python: snapshotPython(SNAPSHOT),
-      baseHubDir: localHubDir(SNAPSHOT),
-      cacheDir,
+    const r = await buildItems(SNAPSHOT, {
       needs,
     });
     assert.deepEqual(r.refusals, []);
@@ -83,22 +71,14 @@ describe(`saved datasets and parquet files in the ${SNAPSHOT} venv`, { skip }, (
 });
 
 const WHISPER_SNAPSHOT = '2023-12';
-const whisperSkip = !isSnapshotVenvReady(WHISPER_SNAPSHOT)
-  ? `the ${WHISPER_SNAPSHOT} snapshot venv is not built`
-  : !isLocalHubReady(WHISPER_SNAPSHOT)
-    ? `the ${WHISPER_SNAPSHOT} base hub is not built`
-    : false;
+const whisperSkip = skipReason(WHISPER_SNAPSHOT);
 
 describe(`slow tokenizer files in the ${WHISPER_SNAPSHOT} venv`, { skip: whisperSkip }, () => {
   test(
     'WhisperProcessor (which loads the slow WhisperTokenizer there) loads the tiny Whisper item offline',
     { timeout: 900_000 },
     async () => {
-      const r = await ensureHubItems({
-        hubKey: WHISPER_SNAPSHOT,
-        python: snapshotPython(WHISPER_SNAPSHOT),
-        baseHubDir: localHubDir(WHISPER_SNAPSHOT),
-        cacheDir,
+      const r = await buildItems(WHISPER_SNAPSHOT, {
         needs: { models: [{ id: 'openai/whisper-tiny' }], datasets: [] },
       });
       assert.deepEqual(r.refusals, []);
@@ -118,11 +98,7 @@ describe(`slow tokenizer files in the ${WHISPER_SNAPSHOT} venv`, { skip: whisper
 
 describe(`encoder-decoder start token in the ${WHISPER_SNAPSHOT} venv`, { skip: whisperSkip }, () => {
   test("a tiny T5's config names its decoder start token (its pad), as t5-base's checkpoint does", { timeout: 900_000 }, async () => {
-    const r = await ensureHubItems({
-      hubKey: WHISPER_SNAPSHOT,
-      python: snapshotPython(WHISPER_SNAPSHOT),
-      baseHubDir: localHubDir(WHISPER_SNAPSHOT),
-      cacheDir,
+    const r = await buildItems(WHISPER_SNAPSHOT, {
       needs: { models: [{ id: 'google/flan-t5-large' }], datasets: [] },
     });
     assert.deepEqual(r.refusals, []);

@@ -8,14 +8,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ensureHubItems, HubItemsError } from '../../src/env/hub/ensure';
+import { HubItemsError } from '../../src/env/hub/ensure';
 import { deriveHubNeeds } from '../../src/env/hub/needs';
-import { localHubDir } from '../../src/env/hub/localHub';
 import { getSnapshot } from '../../src/env/snapshots/registry';
 import { snapshotPython } from '../../src/env/snapshots/venv';
 import { realHubFixture } from './realHubFixture';
 
-const { cacheDir, skipReason, readBack } = realHubFixture('forgeenv-hubitems-');
+const { cacheDir, skipReason, buildItems, readBack } = realHubFixture('forgeenv-hubitems-');
 
 // A script the project has never seen: its dataset is in no table, so its columns come from the script.
 const SCRIPT = `
@@ -31,7 +30,6 @@ ds = ds.map(fmt, remove_columns=["ticket_id"])
 
 describe('hub items in the 2026-11 venv', { skip: skipReason('2026-11') }, () => {
   const snapshot = '2026-11';
-  const base = { hubKey: snapshot, python: snapshotPython(snapshot), baseHubDir: localHubDir(snapshot), cacheDir };
 
   test(
     'tiny models of Qwen2, Llama-2, Llama-3-Instruct and Flan-T5 load with the Auto classes; the chat template applies',
@@ -39,7 +37,7 @@ describe('hub items in the 2026-11 venv', { skip: skipReason('2026-11') }, () =>
     async () => {
       const needs = deriveHubNeeds(SCRIPT);
       needs.models.push({ id: 'meta-llama/Llama-2-7b-hf' }, { id: 'google/flan-t5-base' }, { id: 'meta-llama/Meta-Llama-3-8B-Instruct' });
-      const r = await ensureHubItems({ ...base, needs, strict: true });
+      const r = await buildItems(snapshot, { needs, strict: true });
       assert.deepEqual(r.refusals, []);
       assert.equal(r.built, 5);
       const out = readBack(
@@ -88,15 +86,14 @@ print(json.dumps(res))
       assert.equal(typeof res.gpt2, 'string', 'the base hub is still there');
 
       // Cached: a second call builds nothing and returns the same composed hub.
-      const again = await ensureHubItems({ ...base, needs, strict: true });
+      const again = await buildItems(snapshot, { needs, strict: true });
       assert.deepEqual([again.built, again.cached, again.hubDir], [0, 5, r.hubDir]);
     },
   );
 
   test('one dataset id with two schemas: two items, two hubs, no clash', { timeout: 600_000 }, async () => {
-    const a = await ensureHubItems({ ...base, needs: { models: [], datasets: [{ path: 'acme/shared', columns: { prompt: 'string' } }] } });
-    const b = await ensureHubItems({
-      ...base,
+    const a = await buildItems(snapshot, { needs: { models: [], datasets: [{ path: 'acme/shared', columns: { prompt: 'string' } }] } });
+    const b = await buildItems(snapshot, {
       needs: { models: [], datasets: [{ path: 'acme/shared', columns: { chosen: 'string', rejected: 'string' } }] },
     });
     assert.notEqual(a.hubDir, b.hubDir);
@@ -111,8 +108,7 @@ print(json.dumps(res))
   });
 
   test("a tiny model's tokenizer says no more tokens than the model has positions", { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({
-      ...base,
+    const r = await buildItems(snapshot, {
       needs: {
         models: [
           { id: 'acme/tiny-llama-positions', architecture: 'llama' },
@@ -137,7 +133,7 @@ print(json.dumps(res))
   });
 
   test('a LoRA adapter item loads with AutoPeftModelForCausalLM over the base hub model it names', { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({ ...base, needs: { models: [{ id: 'acme/lora-gpt2', adapter_of: 'gpt2' }], datasets: [] } });
+    const r = await buildItems(snapshot, { needs: { models: [{ id: 'acme/lora-gpt2', adapter_of: 'gpt2' }], datasets: [] } });
     assert.deepEqual(r.refusals, []);
     const out = readBack(
       snapshot,
@@ -151,8 +147,7 @@ print(json.dumps(res))
     'a dataset loaded with data_dir= is found offline under that data_dir (two subfolders, two items)',
     { timeout: 600_000 },
     async () => {
-      const r = await ensureHubItems({
-        ...base,
+      const r = await buildItems(snapshot, {
         needs: {
           models: [],
           datasets: [
@@ -177,8 +172,7 @@ print(json.dumps(res))
   );
 
   test('refusals carry their reason (an audio dataset is provided); strict needs throw a typed error', { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({
-      ...base,
+    const r = await buildItems(snapshot, {
       needs: {
         models: [{ id: 'acme/secret-7b' }, { id: 'acme/model', architecture: 'no_such_model_type' }, { id: 'google/vit-base-patch16-224' }],
         datasets: [{ path: 'acme/speech', columns: { audio: 'audio', text: 'string' } }],
@@ -200,7 +194,7 @@ print(json.dumps(res))
     const hasPillow = spawnSync(snapshotPython(snapshot), ['-c', 'import PIL'], { encoding: 'utf8' }).status === 0;
     if (!hasPillow) assert.match(vit.detail, /no Pillow/);
     await assert.rejects(
-      ensureHubItems({ ...base, needs: { models: [{ id: 'acme/secret-7b' }], datasets: [] }, strict: true }),
+      buildItems(snapshot, { needs: { models: [{ id: 'acme/secret-7b' }], datasets: [] }, strict: true }),
       (e: unknown) => e instanceof HubItemsError && e.kind === 'unknown_model',
     );
   });
@@ -209,11 +203,7 @@ print(json.dumps(res))
 describe('hub items in the 2024-09 venv', { skip: skipReason('2024-09') }, () => {
   test("the era's own libraries write and read a Llama-3 model and a dataset", { timeout: 900_000 }, async () => {
     const snapshot = '2024-09';
-    const r = await ensureHubItems({
-      hubKey: snapshot,
-      python: snapshotPython(snapshot),
-      baseHubDir: localHubDir(snapshot),
-      cacheDir,
+    const r = await buildItems(snapshot, {
       strict: true,
       needs: {
         models: [{ id: 'meta-llama/Llama-3.2-1B-Instruct' }],

@@ -3,18 +3,16 @@
 // with the real evaluate / datasets — the scripts the hub writes loaded and computed offline.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { ensureHubItems } from '../../src/env/hub/ensure';
+import { describe, test } from 'node:test';
 import { metricNameOf, missingMetric, offlineMetrics } from '../../src/env/hub/metrics';
 import { deriveHubNeeds, HubNeedsSchema } from '../../src/env/hub/needs';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
 import { realModeEnv } from '../../src/env/run/realMode';
 import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
 import { candidateHubNeeds, providedNeeds } from '../../src/env/taskmaking/hubSupply';
 import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
+import { realHubFixture } from './realHubFixture';
 
 const traceback = (last: string) =>
   `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 40, in <module>\n    main()\n${last}\n`;
@@ -136,8 +134,7 @@ describe('the metric-missing rule', () => {
 
 // ---------------------------------------------------------------- real libraries
 
-const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-metrics-'));
-after(() => rmSync(cacheDir, { recursive: true, force: true }));
+const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-metrics-');
 
 function run(snapshot: string, hubDir: string, code: string): string {
   const env: NodeJS.ProcessEnv = {
@@ -153,20 +150,14 @@ function run(snapshot: string, hubDir: string, code: string): string {
 }
 
 const needs = { models: [], datasets: [], metrics: ['glue', 'f1', 'wer', 'squad', 'nosuch'] };
-const skip = (s: string): string | false =>
-  !isSnapshotVenvReady(s) ? `the ${s} venv is not built` : !isLocalHubReady(s) ? `the ${s} base hub is not built` : false;
 
 for (const snapshot of ['2026-11', '2024-09']) {
-  describe(`metrics offline with evaluate.load in the ${snapshot} venv`, { skip: skip(snapshot) }, () => {
+  describe(`metrics offline with evaluate.load in the ${snapshot} venv`, { skip: skipReason(snapshot) }, () => {
     test(
       'the hub serves the metrics it has (refusing the one it has not), and they compute what the originals do',
       { timeout: 600_000 },
       async () => {
-        const r = await ensureHubItems({
-          hubKey: snapshot,
-          python: snapshotPython(snapshot),
-          baseHubDir: localHubDir(snapshot),
-          cacheDir,
+        const r = await buildItems(snapshot, {
           needs,
         });
         assert.deepEqual(
@@ -211,11 +202,8 @@ describe(
         const snapshot = OLD!;
         // The base hub of that era may not build here: the items alone make the HF_HOME.
         mkdirSync(join(cacheDir, 'empty-base'), { recursive: true });
-        const r = await ensureHubItems({
-          hubKey: snapshot,
-          python: snapshotPython(snapshot),
+        const r = await buildItems(snapshot, {
           baseHubDir: join(cacheDir, 'empty-base'),
-          cacheDir,
           needs: { models: [], datasets: [], metrics: ['glue', 'accuracy'] },
         });
         assert.deepEqual(r.refusals, []);

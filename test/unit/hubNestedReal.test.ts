@@ -4,18 +4,14 @@
 // The real part is skipped, saying why, when the venv or its base hub is not built.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { synthesizeDataFile } from '../../src/env/hub/dataFiles';
-import { ensureHubItems } from '../../src/env/hub/ensure';
-import { isLocalHubReady, localHubDir } from '../../src/env/hub/localHub';
 import { deriveHubNeeds, HubNeedsSchema } from '../../src/env/hub/needs';
 import { EMPTY_HUB_NEEDS, withColumn } from '../../src/env/taskmaking/hubSupply';
 import { nestedValue, NestedShapeSchema, type NestedShape } from '../../src/env/hub/nestedShapes';
 import { realModeEnv } from '../../src/env/run/realMode';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { snapshotPython } from '../../src/env/snapshots/venv';
+import { realHubFixture } from './realHubFixture';
 
 // A script the project has never seen, reading UltraFeedback's nested completions.
 const SCRIPT = [
@@ -104,22 +100,11 @@ describe('nested columns from the dataset table', () => {
 });
 
 const SNAPSHOT = '2025-09';
-const skip = !isSnapshotVenvReady(SNAPSHOT)
-  ? `the ${SNAPSHOT} venv is not built`
-  : !isLocalHubReady(SNAPSHOT)
-    ? `the ${SNAPSHOT} base hub is not built`
-    : false;
+const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-nested-');
 
-describe(`nested columns built by the ${SNAPSHOT} datasets`, { skip }, () => {
-  const cacheDir = mkdtempSync(join(tmpdir(), 'forgeenv-nested-'));
-  after(() => rmSync(cacheDir, { recursive: true, force: true }));
-
+describe(`nested columns built by the ${SNAPSHOT} datasets`, { skip: skipReason(SNAPSHOT) }, () => {
   test('load_dataset offline gives list-of-struct completions the script can walk', { timeout: 600_000 }, async () => {
-    const r = await ensureHubItems({
-      hubKey: SNAPSHOT,
-      python: snapshotPython(SNAPSHOT),
-      baseHubDir: localHubDir(SNAPSHOT),
-      cacheDir,
+    const r = await buildItems(SNAPSHOT, {
       needs: {
         models: [],
         datasets: [

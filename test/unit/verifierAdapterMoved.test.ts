@@ -3,13 +3,13 @@
 // could verify. Real peft in real snapshot venvs (skipped when not built): an adapter saved untrained
 // moves nothing; one trained a few steps moves its deterministically started tensors.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { resourcesDir } from '../../src/env/paths';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
+import { venvProgramJson } from './venvProgram';
 
 const work = mkdtempSync(join(tmpdir(), 'forgeenv-adapter-moved-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -54,15 +54,7 @@ for (const snapshot of ['2023-06', '2026-11']) {
   describe(`adapter weights moved in the ${snapshot} venv`, { skip }, () => {
     test('an untrained adapter moves nothing; a trained prompt-tuning or LoRA adapter moves what starts deterministically', () => {
       const dir = mkdtempSync(join(work, `${snapshot}-`));
-      const r = spawnSync(snapshotPython(snapshot), ['-c', PROGRAM, join(resourcesDir(), 'verifier'), dir], {
-        encoding: 'utf8',
-        env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
-        timeout: 300_000,
-      });
-      assert.equal(r.status, 0, r.stderr.slice(-2000));
-      const line = r.stdout.split('\n').find((l) => l.startsWith('MOVED '));
-      assert.ok(line, r.stdout);
-      const moved = JSON.parse(line.slice('MOVED '.length)) as Record<string, number>;
+      const moved = venvProgramJson(snapshot, PROGRAM, [join(resourcesDir(), 'verifier'), dir], 'MOVED') as Record<string, number>;
       assert.equal(moved['prompt_tuning/untrained'], 0);
       assert.equal(moved['lora/untrained'], 0);
       // The prompt embedding starts random (no artifact can show it moved); the head's zero bias does not.
@@ -91,14 +83,10 @@ describe(
   { skip: isSnapshotVenvReady('2026-11') ? false : 'the 2026-11 snapshot venv is not built' },
   () => {
     test('fixed pictures the model processor accepts, labels by position within the head size, the same on every pass', () => {
-      const r = spawnSync(snapshotPython('2026-11'), ['-c', PROBE_IMAGES, join(resourcesDir(), 'verifier')], {
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      assert.equal(r.status, 0, r.stderr.slice(-2000));
-      const line = r.stdout.split('\n').find((l) => l.startsWith('PROBE '));
-      assert.ok(line, r.stdout);
-      const probe = JSON.parse(line.slice('PROBE '.length)) as { batches: [number[], number[]][]; same: boolean };
+      const probe = venvProgramJson('2026-11', PROBE_IMAGES, [join(resourcesDir(), 'verifier')], 'PROBE', { timeout: 120_000 }) as {
+        batches: [number[], number[]][];
+        same: boolean;
+      };
       assert.equal(probe.batches.length, 2);
       assert.deepEqual(probe.batches[0][0], [4, 3, 32, 32]);
       assert.deepEqual(probe.batches[0][1], [0, 1, 2, 0]);

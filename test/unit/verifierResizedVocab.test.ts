@@ -4,13 +4,13 @@
 // real snapshot venvs (skipped when not built): the grown embeddings count as fresh, the rest is compared;
 // a resized model saved untrained still moves nothing, one trained a few steps moves.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { resourcesDir } from '../../src/env/paths';
-import { isSnapshotVenvReady, snapshotPython } from '../../src/env/snapshots/venv';
+import { isSnapshotVenvReady } from '../../src/env/snapshots/venv';
+import { venvProgramJson } from './venvProgram';
 
 const work = mkdtempSync(join(tmpdir(), 'forgeenv-resized-vocab-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -53,15 +53,10 @@ for (const snapshot of ['2023-06', '2026-11']) {
   describe(`resized vocabulary in the ${snapshot} venv`, { skip }, () => {
     test('the grown embeddings are fresh; an untrained resized model moves nothing, a trained one moves', () => {
       const dir = mkdtempSync(join(work, `${snapshot}-`));
-      const r = spawnSync(snapshotPython(snapshot), ['-c', PROGRAM, join(resourcesDir(), 'verifier'), dir], {
-        encoding: 'utf8',
-        env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
-        timeout: 300_000,
-      });
-      assert.equal(r.status, 0, r.stderr.slice(-2000));
-      const line = r.stdout.split('\n').find((l) => l.startsWith('MOVED '));
-      assert.ok(line, r.stdout);
-      const moved = JSON.parse(line.slice('MOVED '.length)) as Record<string, number | boolean>;
+      const moved = venvProgramJson(snapshot, PROGRAM, [join(resourcesDir(), 'verifier'), dir], 'MOVED') as Record<
+        string,
+        number | boolean
+      >;
       assert.equal(moved.fresh_has_wte, true);
       assert.equal(moved.untrained, 0);
       assert.ok((moved.trained as number) > 0, JSON.stringify(moved));

@@ -6,45 +6,31 @@
 // weights re-saved under the trained class, the base class itself and another architecture are
 // all rejected (refused, or judged not trained against the original).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ensureHubItems } from '../../src/env/hub/ensure';
-import { localHubDir } from '../../src/env/hub/localHub';
+import type { HubItemsResult } from '../../src/env/hub/ensure';
 import { resourcesDir } from '../../src/env/paths';
 import { realModeEnv } from '../../src/env/run/realMode';
-import { snapshotPython } from '../../src/env/snapshots/venv';
 import { judgeEvidence } from '../../src/env/verify/judge';
 import { readVerdict, VERDICT_MARKER, type VerifierOutcome } from '../../src/env/verify/verifier';
 import { realHubFixture } from './realHubFixture';
+import { venvProgramJson } from './venvProgram';
 
-const { cacheDir, skipReason } = realHubFixture('forgeenv-verifier-vlm-');
+const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-verifier-vlm-');
 const MODEL = 'HuggingFaceM4/idefics-9b';
 
 /** The snapshot's base hub plus the tiny IDEFICS the hub builder makes with that snapshot's transformers. */
-function tinyIdeficsHub(snapshot: string): ReturnType<typeof ensureHubItems> {
-  return ensureHubItems({
-    hubKey: snapshot,
-    python: snapshotPython(snapshot),
-    baseHubDir: localHubDir(snapshot),
-    cacheDir,
+function tinyIdeficsHub(snapshot: string): Promise<HubItemsResult> {
+  return buildItems(snapshot, {
     needs: { models: [{ id: MODEL }], datasets: [], files: [] },
     strict: true,
   });
 }
 
-/** Runs `python -c program args…` in a snapshot's venv on a hub and returns the JSON after its `MARKER ` line. */
+/** Runs `python -c program args…` in a snapshot's venv on a hub, offline, and returns the JSON after its `MARKER ` line. */
 function pythonLine(snapshot: string, hubDir: string, [program, ...args]: string[], marker: string, timeout: number): unknown {
-  const r = spawnSync(snapshotPython(snapshot), ['-c', program, ...args], {
-    env: { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hubDir), TRANSFORMERS_VERBOSITY: 'error' },
-    cwd: cacheDir,
-    encoding: 'utf8',
-    timeout,
-  });
-  assert.equal(r.status, 0, r.stderr.slice(-3000));
-  const line = r.stdout.split('\n').find((l) => l.startsWith(`${marker} `));
-  assert.ok(line, r.stdout.slice(-2000));
-  return JSON.parse(line.slice(marker.length + 1));
+  const env = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hubDir), TRANSFORMERS_VERBOSITY: 'error' };
+  return venvProgramJson(snapshot, program, args, marker, { env, cwd: cacheDir, timeout });
 }
 
 // Each artifact in a run folder of its own, verified by forgeenv_verify.py against a tiny original
