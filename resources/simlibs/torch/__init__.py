@@ -241,6 +241,44 @@ class _Cuda:
 cuda = _Cuda()
 
 
+class autocast:
+    """torch.autocast: a context manager and decorator. The stand-ins compute in float32, so it changes no
+    dtype; what it keeps is where real torch refuses. CPU autocast takes float16 only from the catalog's
+    `torch-cpu-amp-fp16` on: before, real torch warns and disables at construction, then raises on entry."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        self.device = device_type
+        self.fast_dtype = dtype if dtype is not None else (bfloat16 if device_type == "cpu" else float16)
+        self._enabled = enabled
+        self._cpu_refused = device_type == "cpu" and self.fast_dtype is not bfloat16 and not (
+            self.fast_dtype is float16 and _versions.changed("torch-cpu-amp-fp16")
+        )
+        if self._cpu_refused and enabled:
+            import warnings
+
+            warnings.warn(
+                "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                "CPU Autocast only supports dtype of torch.bfloat16 currently."
+            )
+            self._enabled = False
+
+    def __enter__(self):
+        if self._cpu_refused and not _versions.changed("torch-cpu-amp-fp16"):
+            raise RuntimeError("Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype")
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, fn):
+        @_functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
 class _Mps:
     @staticmethod
     def is_available():
