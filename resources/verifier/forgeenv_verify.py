@@ -48,6 +48,8 @@ HEADS = {
 SUFFIX_HEADS = [
     # IDEFICS v1's class: a vision-language model whatever its config holds.
     ("ForVisionText2Text", "vlm"),
+    # An image encoder with a text decoder (Donut, TrOCR, image captioning): image in, text out.
+    ("VisionEncoderDecoderModel", "vlm"),
     ("ForSequenceClassification", "seqcls"),
     ("ForTokenClassification", "tokcls"),
     ("ForQuestionAnswering", "qa"),
@@ -643,12 +645,26 @@ def vlm_probe(transformers, base, untrained, text_make, data):
         why = "%s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:160])
     try:
         make = probe_vlm_batches(transformers.AutoProcessor.from_pretrained(base))
+        if untrained.config.is_encoder_decoder and getattr(untrained, "main_input_name", None) == "pixel_values":
+            # An image encoder with a text decoder (VisionEncoderDecoderModel) reads the picture alone; the
+            # text is what it learns to write: its labels (the decoder's inputs are the labels shifted).
+            make = only_keys(make, ("pixel_values", "labels"))
         with torch.no_grad():
             untrained(**next(iter(make())))
     except Exception as e:  # noqa: BLE001
         raise Refusal("the vision-language model takes no text-only batch (%s), nor one with images built by its processor (%s: %s)" % (why, type(e).__name__, str(e)[:200]))
     rest = data[len("probe sentences"):].strip(" ()")
     return make, "probe sentences with probe images (the model takes no text-only batch: %s%s)" % (why, "; " + rest if rest else "")
+
+
+def only_keys(make, keys):
+    """The batches of `make` with only the given keys."""
+
+    def kept():
+        for enc in make():
+            yield {k: v for k, v in enc.items() if k in keys}
+
+    return kept
 
 
 def image_side(processor):

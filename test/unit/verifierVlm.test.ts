@@ -4,7 +4,8 @@
 // tiny IDEFICS from the hub builder, trained three steps on images its processor builds, loads by
 // its saved config's `architectures` and is probed with probe images; an untrained copy, the base
 // weights re-saved under the trained class, the base class itself and another architecture are
-// all rejected (refused, or judged not trained against the original).
+// all rejected (refused, or judged not trained against the original). A tiny Donut (VisionEncoderDecoderModel)
+// verifies the same way, probed with pictures alone.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -187,6 +188,88 @@ for (const snapshot of ['2025-03', '2026-11']) {
         assert.equal(probe.same, true);
         assert.equal(probe.masked, true);
         assert.ok(Number.isFinite(probe.loss) && probe.loss > 0, JSON.stringify(probe));
+      },
+    );
+  });
+}
+
+// An image encoder with a text decoder (Donut, TrOCR, captioning: VisionEncoderDecoderModel) is a vision-language
+// model too: its saved class says so, and its probe is the picture alone with the probe sentence as the text it learns
+// to write. A tiny Donut from the hub builder, trained three steps, against its untrained copy.
+const DONUT = 'naver-clova-ix/donut-base';
+const DONUT_PROGRAM = `
+import json, os, subprocess, sys
+import numpy as np, torch
+from PIL import Image
+from transformers import AutoProcessor, VisionEncoderDecoderModel
+verifier, work, base = sys.argv[1], sys.argv[2], sys.argv[3]
+ORIGINAL = 'from transformers import VisionEncoderDecoderModel\\nmodel = VisionEncoderDecoderModel.from_pretrained("%s")\\nmodel.save_pretrained("out")\\n' % base
+proc = AutoProcessor.from_pretrained(base)
+def load():
+    model = VisionEncoderDecoderModel.from_pretrained(base)
+    model.config.pad_token_id = proc.tokenizer.pad_token_id
+    model.config.decoder_start_token_id = proc.tokenizer.convert_tokens_to_ids(["<s>"])[0]
+    return model
+def save(name, model):
+    run = os.path.join(work, name)
+    model.save_pretrained(os.path.join(run, "out"))
+    return run
+pictures = [Image.fromarray((np.random.RandomState(i).rand(32, 32, 3) * 255).astype("uint8")) for i in range(4)]
+torch.manual_seed(0)
+model = load()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+pixels = proc(images=pictures, return_tensors="pt").pixel_values
+labels = proc.tokenizer(["shape %d" % i for i in range(4)], padding=True, return_tensors="pt").input_ids
+model.train()
+for _ in range(3):
+    model(pixel_values=pixels, labels=labels).loss.backward()
+    opt.step()
+    opt.zero_grad()
+runs = {"original": save("original", model)}
+torch.manual_seed(1)
+runs["untrained copy"] = save("untrained", load())
+out = {}
+for name, run in runs.items():
+    spec = run + ".spec.json"
+    json.dump({"run_dir": run, "original": ORIGINAL, "verify": {}, "nonce": "n0"}, open(spec, "w"))
+    r = subprocess.run([sys.executable, os.path.join(verifier, "forgeenv_verify.py"), spec], capture_output=True, text=True)
+    out[name] = r.stdout if "FORGEENV_VERDICT" in r.stdout else "stderr: " + r.stderr[-1500:]
+print("VERDICTS " + json.dumps(out))
+`;
+
+for (const snapshot of ['2025-03', '2026-11']) {
+  describe(`the verifier on a Donut (VisionEncoderDecoderModel) in the ${snapshot} venv`, { skip: skipReason(snapshot) }, () => {
+    test(
+      'a vision-language head probed with the pictures alone; the trained model verifies, its untrained copy does not',
+      { timeout: 900_000 },
+      async () => {
+        const hub = await buildItems(snapshot, { needs: { models: [{ id: DONUT }], datasets: [], files: [] }, strict: true });
+        const stdouts = pythonLine(
+          snapshot,
+          hub.hubDir,
+          [DONUT_PROGRAM, join(resourcesDir(), 'verifier'), join(cacheDir, `donut-${snapshot}`), DONUT],
+          'VERDICTS',
+          800_000,
+        ) as Record<string, string>;
+        const outcome = (name: string): VerifierOutcome => {
+          assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
+          return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
+        };
+        const original = outcome('original');
+        assert.ok(original.ok, JSON.stringify(original));
+        assert.equal(original.resolved?.head, 'vlm');
+        assert.equal(original.resolved?.base_model, DONUT);
+        assert.equal(original.probe, true);
+        // Trained on other captions, its loss on the probe sentences need not fall: in real mode the moved weights decide.
+        assert.ok(Number.isFinite(original.trained_loss) && Number.isFinite(original.untrained_loss), JSON.stringify(original));
+        assert.ok((original.moved ?? 0) > 0.1, JSON.stringify(original));
+        const spec = { margin: 0.02, tolerance: 0.5 };
+        assert.equal(judgeEvidence(original, original, spec, { mode: 'real' }).verified, true);
+        const copy = outcome('untrained copy');
+        assert.ok(copy.ok, JSON.stringify(copy));
+        const judged = judgeEvidence(copy, original, spec, { mode: 'real' });
+        assert.equal(judged.verified, false);
+        assert.match(judged.findings.join('\n'), /is not a trained model/);
       },
     );
   });

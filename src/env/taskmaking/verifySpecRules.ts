@@ -21,7 +21,7 @@ const MODEL_OPTIONS = [
 ];
 const DATASET_OPTIONS = ['dataset_name', 'dataset', 'dataset_id', 'dataset_path'];
 const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']>]> = [
-  [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b|ForVisionText2Text\b/, 'vlm'],
+  [/AutoModelForImageTextToText\b|AutoModelForVision2Seq\b|ForVisionText2Text\b|VisionEncoderDecoderModel\b/, 'vlm'],
   [/ForCausalLM\b|LMHeadModel\b/, 'causal'],
   [/ForSequenceClassification\b/, 'seqcls'],
   [/ForTokenClassification\b/, 'tokcls'],
