@@ -211,6 +211,41 @@ describe('deriveHubNeeds: datasets and columns', () => {
     assert.deepEqual(Object.keys(d.columns!).sort(), ['clip', 'transcript']);
   });
 
+  test("a column one example function creates and a later one reads is the script's, not the dataset's", () => {
+    const n = deriveHubNeeds(
+      [
+        'from datasets import load_dataset',
+        'raw = load_dataset("acme/notes", split="train")',
+        'def add_spans(examples):',
+        '    examples["spans"] = [len(t) for t in examples["body"]]',
+        '    examples["body"] = [t.strip() for t in examples["body"]]',
+        '    return examples',
+        'def tokenize(examples):',
+        '    return tok(examples["body"], examples["spans"])',
+        'raw = raw.map(add_spans, batched=True).map(tokenize, batched=True)',
+      ].join('\n'),
+    );
+    // body is read before it is rewritten; spans is created by add_spans before tokenize reads it.
+    assert.deepEqual(Object.keys(ds(n, 'acme/notes')!.columns!), ['body']);
+  });
+
+  test("the token-classification template's tag column, whose name the script computes, comes right after tokens", () => {
+    const ner = [
+      'from datasets import load_dataset',
+      'raw = load_dataset("json", data_files={"train": "train.json"})',
+      'column_names = raw["train"].column_names',
+      'features = raw["train"].features',
+      'text_column_name = "tokens" if "tokens" in column_names else column_names[0]',
+      'label_column_name = f"{task}_tags" if f"{task}_tags" in column_names else column_names[1]',
+      'if isinstance(features[label_column_name].feature, ClassLabel):',
+      '    label_list = features[label_column_name].feature.names',
+    ].join('\n');
+    assert.deepEqual(ds(deriveHubNeeds(ner), 'train.json')!.columns, { tokens: 'tokens', ner_tags: 'ints' });
+    // Without the sequence read, the words alone.
+    const plain = ner.split('\n').slice(0, 5).join('\n');
+    assert.deepEqual(ds(deriveHubNeeds(plain), 'train.json')!.columns, { tokens: 'tokens' });
+  });
+
   test('TRL trainers add the columns their format needs', () => {
     const dpo = deriveHubNeeds(
       'from trl import DPOTrainer\nfrom datasets import load_dataset\nd = load_dataset("me/prefs")\nt = DPOTrainer(model=m, train_dataset=d["train"])\n',

@@ -781,6 +781,18 @@ function scriptColumns(scope: Scope, shapes: Map<string, NestedShape> = new Map(
   // its outputs, not the dataset's: a synthetic column of that name would be removed with the originals
   // (`remove_columns=features`) and take the computed one with it.
   for (const c of writtenOnlyColumns(scope, exampleParams)) cols.delete(c);
+  // The token-classification template (transformers' run_ner and its kin): words in `tokens`, and a tag column
+  // whose name the script computes (`column_names[1]`, `f"{task}_tags"`) and reads as a sequence
+  // (`features[label_column_name].feature`). It gets the template's `ner_tags`, right after the words.
+  if (
+    cols.get('tokens') === 'tokens' &&
+    ![...cols.values()].includes('ints') &&
+    /\bfeatures\[\s*[A-Za-z_][\w.]*\s*\]\.feature\b/.test(source)
+  ) {
+    const rest = [...cols].filter(([c]) => c !== 'tokens');
+    cols.clear();
+    for (const [c, k] of [['tokens', 'tokens'] as const, ['ner_tags', 'ints'] as const, ...rest]) cols.set(c, k);
+  }
   if (cols.size === 0) {
     cols.set('text', 'string');
     cols.set('label', 'label');
@@ -838,16 +850,33 @@ function mergeShapes(a: NestedShape, b: NestedShape): NestedShape {
   return 'value' in a ? b : a;
 }
 
-/** Literal keys only ever assigned on an example (`batch["labels"] = …`), never read from one. */
+/**
+ * Literal keys the script's example functions create (`batch["labels"] = …`): a key assigned on an example in a
+ * function that has not read it before the assignment. A later function that reads it (`map(add_spans)` then
+ * `map(tokenize)` reading `ex["spans"]`) reads the script's own column, not the dataset's; a function that reads
+ * the key before assigning it (`ex["text"] = ex["text"].lower()`) keeps it a column of the dataset.
+ */
 export function writtenOnlyColumns(scope: Scope, exampleParams: ReadonlySet<string>): Set<string> {
-  const written = new Set<string>();
-  const read = new Set<string>();
-  for (const s of scope.idx.subscripts) {
-    if (!s.key?.plain || !(exampleParams.has(s.object ?? '') || EXAMPLE_NAMES.test(s.object ?? ''))) continue;
-    const assigned = /^\s*=(?!=)/.test(scope.source.slice(s.closeBracket + 1, s.closeBracket + 4));
-    (assigned ? written : read).add(s.key.raw);
+  const onExample = scope.idx.subscripts.filter(
+    (s) => s.key?.plain && (exampleParams.has(s.object ?? '') || EXAMPLE_NAMES.test(s.object ?? '')),
+  );
+  const assigned = (s: (typeof onExample)[number]) => /^\s*=(?!=)/.test(scope.source.slice(s.closeBracket + 1, s.closeBracket + 4));
+  // The innermost function holding an offset (the whole script at top level).
+  const scopeOf = (at: number) =>
+    scope.idx.functions
+      .filter((f) => f.from <= at && at < f.to)
+      .reduce<{ from: number; to: number }>((a, f) => (f.to - f.from < a.to - a.from ? f : a), { from: 0, to: scope.source.length });
+  const created = new Set<string>();
+  for (const w of onExample.filter(assigned)) {
+    const fn = scopeOf(w.from);
+    // Before the assignment, or on its right-hand side (`ex["t"] = ex["t"].lower()`: to the end of its line).
+    const lineEnd = scope.source.indexOf('\n', w.closeBracket) >>> 0;
+    const readBefore = onExample.some(
+      (r) => !assigned(r) && r.key!.raw === w.key!.raw && r.from >= fn.from && r.from < Math.min(lineEnd, fn.to),
+    );
+    if (!readBefore) created.add(w.key!.raw);
   }
-  return new Set([...written].filter((c) => !read.has(c)));
+  return created;
 }
 
 const TOKENIZER_CALLEE = /(?:^|\.)(?:tokenizer|tokenize|tok|processor)$/i;
