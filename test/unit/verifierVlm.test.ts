@@ -34,9 +34,28 @@ function pythonLine(snapshot: string, hubDir: string, [program, ...args]: string
   return venvProgramJson(snapshot, program, args, marker, { env, cwd: cacheDir, timeout });
 }
 
+// The programs' last part: each saved run (`runs`: name -> run folder) verified by forgeenv_verify.py against the
+// program's ORIGINAL, one verifier process each; their stdouts printed after `VERDICTS`.
+const VERIFY_EACH_RUN = `
+out = {}
+for name, run in runs.items():
+    spec = run + ".spec.json"
+    json.dump({"run_dir": run, "original": ORIGINAL, "verify": {}, "nonce": "n0"}, open(spec, "w"))
+    r = subprocess.run([sys.executable, os.path.join(verifier, "forgeenv_verify.py"), spec], capture_output=True, text=True)
+    out[name] = r.stdout if "FORGEENV_VERDICT" in r.stdout else "stderr: " + r.stderr[-1500:]
+print("VERDICTS " + json.dumps(out))
+`;
+
+/** The verifier's outcome for one run of a program's VERDICTS. */
+function outcomeOf(stdouts: Record<string, string>, name: string): VerifierOutcome {
+  assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
+  return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
+}
+
 // Each artifact in a run folder of its own, verified by forgeenv_verify.py against a tiny original
 // of our own that loads the model by its class and saves it to "out".
-const PROGRAM = `
+const PROGRAM =
+  `
 import json, os, subprocess, sys
 import numpy as np, torch, transformers
 from PIL import Image
@@ -70,14 +89,7 @@ runs["base re-saved as the trained class"] = save("relabelled", IdeficsModel.fro
 runs["base re-saved"] = save("base", IdeficsModel.from_pretrained(base))
 llama = transformers.LlamaConfig(vocab_size=model.config.vocab_size, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=2)
 runs["wrong architecture"] = save("llama", transformers.LlamaForCausalLM(llama))
-out = {}
-for name, run in runs.items():
-    spec = run + ".spec.json"
-    json.dump({"run_dir": run, "original": ORIGINAL, "verify": {}, "nonce": "n0"}, open(spec, "w"))
-    r = subprocess.run([sys.executable, os.path.join(verifier, "forgeenv_verify.py"), spec], capture_output=True, text=True)
-    out[name] = r.stdout if "FORGEENV_VERDICT" in r.stdout else "stderr: " + r.stderr[-1500:]
-print("VERDICTS " + json.dumps(out))
-`;
+` + VERIFY_EACH_RUN;
 
 describe('the verifier on an IDEFICS v1 model in the 2024-09 venv', { skip: skipReason('2024-09') }, () => {
   test(
@@ -94,10 +106,7 @@ describe('the verifier on an IDEFICS v1 model in the 2024-09 venv', { skip: skip
         'VERDICTS',
         800_000,
       ) as Record<string, string>;
-      const outcome = (name: string): VerifierOutcome => {
-        assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
-        return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
-      };
+      const outcome = (name: string): VerifierOutcome => outcomeOf(stdouts, name);
       const verdictOf = (name: string) =>
         JSON.parse(
           stdouts[name]
@@ -197,7 +206,8 @@ for (const snapshot of ['2025-03', '2026-11']) {
 // model too: its saved class says so, and its probe is the picture alone with the probe sentence as the text it learns
 // to write. A tiny Donut from the hub builder, trained three steps, against its untrained copy.
 const DONUT = 'naver-clova-ix/donut-base';
-const DONUT_PROGRAM = `
+const DONUT_PROGRAM =
+  `
 import json, os, subprocess, sys
 import numpy as np, torch
 from PIL import Image
@@ -228,14 +238,7 @@ for _ in range(3):
 runs = {"original": save("original", model)}
 torch.manual_seed(1)
 runs["untrained copy"] = save("untrained", load())
-out = {}
-for name, run in runs.items():
-    spec = run + ".spec.json"
-    json.dump({"run_dir": run, "original": ORIGINAL, "verify": {}, "nonce": "n0"}, open(spec, "w"))
-    r = subprocess.run([sys.executable, os.path.join(verifier, "forgeenv_verify.py"), spec], capture_output=True, text=True)
-    out[name] = r.stdout if "FORGEENV_VERDICT" in r.stdout else "stderr: " + r.stderr[-1500:]
-print("VERDICTS " + json.dumps(out))
-`;
+` + VERIFY_EACH_RUN;
 
 for (const snapshot of ['2025-03', '2026-11']) {
   describe(`the verifier on a Donut (VisionEncoderDecoderModel) in the ${snapshot} venv`, { skip: skipReason(snapshot) }, () => {
@@ -251,10 +254,7 @@ for (const snapshot of ['2025-03', '2026-11']) {
           'VERDICTS',
           800_000,
         ) as Record<string, string>;
-        const outcome = (name: string): VerifierOutcome => {
-          assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
-          return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
-        };
+        const outcome = (name: string): VerifierOutcome => outcomeOf(stdouts, name);
         const original = outcome('original');
         assert.ok(original.ok, JSON.stringify(original));
         assert.equal(original.resolved?.head, 'vlm');
