@@ -113,6 +113,16 @@ export function getSnapshot(id: string): Snapshot {
   return s;
 }
 
+/** True for a snapshot id or a valid derived environment id (`2025-03+datasets@2.20.0`). */
+export function isKnownSnapshot(id: string): boolean {
+  try {
+    getSnapshot(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The instant uv's `--exclude-newer` takes for a snapshot: the end of its cut-off day, UTC. */
 export function excludeNewerOf(s: Pick<Snapshot, 'cutoff'>): string {
   return `${s.cutoff}T23:59:59Z`;

@@ -11,7 +11,7 @@ import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
 import { parsePython, describeProblem } from '../python/parse';
 import { RunFilesSchema, TaskSchema, formatZodError, type ExecutionMode, type LibraryVersions } from '../schemas';
-import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
+import { allSnapshots, getSnapshot, isKnownSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
@@ -180,12 +180,9 @@ async function makeTaskUnguarded(
   const scriptPath = resolve(options.scriptPath);
   const taskDir = resolve(options.taskDir);
   for (const id of [options.snapshot, options.upgradeTo]) {
-    if (id === undefined || id === 'auto' || snapshotIds().includes(id)) continue;
-    try {
-      getSnapshot(id); // a derived environment (`2025-03+datasets@2.20.0`) is taken as it is
-    } catch (e) {
-      throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')} (${(e as Error).message})`);
-    }
+    // A derived environment (`2025-03+datasets@2.20.0`) is taken as it is.
+    if (id !== undefined && id !== 'auto' && !isKnownSnapshot(id))
+      throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')} (or a valid derived environment id)`);
   }
   let original: string;
   if (options.source !== undefined) original = options.source;
