@@ -47,6 +47,13 @@ export function parseDerivedId(id: string): { base: string; overrides: Record<st
   return { base, overrides };
 }
 
+/** The distribution a requirement string names (`datasets[audio]>=2` → `datasets`), lower case. */
+const requirementName = (r: string): string =>
+  r
+    .split(/[[<>=!~; ]/)[0]
+    .toLowerCase()
+    .replace(/_/g, '-');
+
 /** The snapshot among `snapshots` that pins `lib` at `version` (the oldest, when several do). */
 export function pinningSnapshot(snapshots: readonly Snapshot[], lib: string, version: string): Snapshot | undefined {
   return snapshots.find((s) => s.versions[lib] === version);
@@ -77,10 +84,15 @@ export function composeDerived(id: string, snapshots: readonly Snapshot[]): Snap
     }
     if (from.cutoff > newest.cutoff) newest = from;
   }
+  // An override keeps the extras its own era installs it with (`datasets[audio]`: 2.x decodes audio with librosa).
+  const carried = Object.keys(overrides).flatMap((lib) =>
+    pinningSnapshot(snapshots, lib, overrides[lib])!.extra_requirements.filter((r) => requirementName(r) === lib.replace(/_/g, '-')),
+  );
   return {
     ...b,
     id,
     cutoff: newest.cutoff,
+    extra_requirements: [...new Set([...b.extra_requirements, ...carried])],
     note: `derived from ${base}: ${Object.entries(overrides)
       .map(([lib, v]) => `${lib} ${v}`)
       .join(', ')} from the snapshots that pin them`,

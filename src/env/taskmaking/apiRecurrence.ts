@@ -116,11 +116,18 @@ function classHas(id: string, qualname: string, attr: string): boolean | undefin
 // A bare `AttributeError: TPU` (an Enum member a release removed): the class is read from the script's failing line.
 const BARE_ATTRIBUTE = /AttributeError: ([A-Za-z_]\w*)(?:\. Did you mean: '\w+'\?)?$/;
 
-/** The source line under the last traceback frame outside installed packages and the standard library. */
-function scriptFailingLine(output: string): string | undefined {
+/**
+ * The class whose member `attr` the script read: `X` of `X.attr` on the source line of the nearest traceback frame
+ * that reads it (frame paths may be scrubbed, so the line, not the path, decides).
+ */
+function memberOwner(output: string, attr: string): string | undefined {
   const lines = output.split('\n');
-  for (let i = lines.length - 2; i >= 0; i--)
-    if (/^\s*File "/.test(lines[i]) && !/site-packages|dist-packages|[/\\]lib[/\\]python\d/.test(lines[i])) return lines[i + 1]?.trim();
+  const read = new RegExp(`\\b([A-Za-z_]\\w*)\\.${attr}\\b`);
+  for (let i = lines.length - 2; i >= 0; i--) {
+    if (!/^\s*File "/.test(lines[i])) continue;
+    const m = read.exec(lines[i + 1] ?? '');
+    if (m) return m[1];
+  }
   return undefined;
 }
 
@@ -136,8 +143,8 @@ function apiErrorOf(error: string, output = ''): ApiError | undefined {
   const attr = MODULE_LACKS.exec(error);
   if (attr) return { kind: 'import', line: attr[0], module: attr[1], name: attr[2], from: 'module' };
   const bare = BARE_ATTRIBUTE.exec(error);
-  const member = bare && new RegExp(`\\b([A-Za-z_]\\w*)\\.${bare[1]}\\b`).exec(scriptFailingLine(output) ?? '');
-  if (bare && member) return { kind: 'attribute', line: bare[0], cls: member[1], attr: bare[1] };
+  const owner = bare ? memberOwner(output, bare[1]) : undefined;
+  if (bare && owner) return { kind: 'attribute', line: bare[0], cls: owner, attr: bare[1] };
   return undefined;
 }
 
