@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { SandboxModeSchema } from '../env/sandbox/options';
-import { snapshotIds } from '../env/snapshots/registry';
+import { isKnownSnapshot, snapshotIds } from '../env/snapshots/registry';
 import { startServer } from '../env/openenv/server';
 import { OriginSchema, ServeTokenSchema, exposureProblem, isLoopbackHost } from '../env/openenv/serverAuth';
 
@@ -84,9 +84,11 @@ export async function runServeCommand(args: string[], out: (s: string) => void, 
     .flatMap((w) => w.split(','))
     .map((w) => w.trim())
     .filter(Boolean);
-  const unknown = warm.filter((w) => !snapshotIds().includes(w));
+  const unknown = warm.filter((w) => !isKnownSnapshot(w));
   if (unknown.length) {
-    err(`forgeenv serve: --warm: unknown snapshot ${unknown.join(', ')}; known: ${snapshotIds().join(', ')}`);
+    err(
+      `forgeenv serve: --warm: unknown snapshot ${unknown.join(', ')}; known: ${snapshotIds().join(', ')} (or a derived environment such as 2025-03+datasets@2.20.0)`,
+    );
     return 2;
   }
   const exposed = exposureProblem(values.host, token?.data);

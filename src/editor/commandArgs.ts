@@ -22,8 +22,8 @@ export const StartArgsSchema = z
     seed: z.number().int().nonnegative().optional(),
     /** Omitted: the Teacher and the baseline drift generator choose. */
     primitive: PrimitiveChoiceSchema.optional(),
-    /** The library snapshot to run under (an id of resources/snapshots/snapshots.json); omitted: the task's own. */
-    snapshot: z.string().min(1).max(40).optional(),
+    /** The library snapshot to run under (an id of resources/snapshots/snapshots.json, or a derived environment's); omitted: the task's own. */
+    snapshot: z.string().min(1).max(200).optional(),
   })
   .strict();
 export type StartArgs = z.infer<typeof StartArgsSchema>;

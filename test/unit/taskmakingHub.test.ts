@@ -184,6 +184,19 @@ describe("an option the script's own check asks for", () => {
     assert.deepEqual(d.outcome.args, ['--output_dir', 'out']);
     assert.equal(diagnose(traceback('AssertionError: Need a `save_dir` to store the model.'), ctx({ options })), undefined);
   });
+
+  test('a value the error names (`remove_unused_columns=False`) is the one set, not a value from the name', async () => {
+    const { parseHelpOptions } = await import('../../src/env/taskmaking/parserOptions');
+    const options = parseHelpOptions('usage: x.py [--output_dir OUTPUT_DIR] [--remove_unused_columns [REMOVE_UNUSED_COLUMNS]]');
+    const d = diagnose(
+      traceback(
+        "ValueError: No columns in the dataset match the model's forward method signature: (input_values, labels). The following columns have been ignored: [audio]. Please check the dataset and model. You may need to set `remove_unused_columns=False` in `TrainingArguments`.",
+      ),
+      ctx({ options }),
+    );
+    assert.ok(d && d.outcome.kind === 'adapt');
+    assert.deepEqual(d.outcome.args, ['--remove_unused_columns', 'False']);
+  });
 });
 
 describe('snapshot fallback on a library API error', () => {

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acquireDirLock } from '../dirLock';
-import { generatorEnv, hubGeneratorDigest, HUB_READY_MARKER, makeHubScript } from './localHub';
+import { generatorEnv, hubGeneratorDigest, HUB_KEY, HUB_READY_MARKER, makeHubScript } from './localHub';
 import { resourcesDir, simlibsDir } from '../paths';
 import { cacheRoot } from '../snapshots/venv';
 import { resolveModel, UnknownModelError, type ModelArchitectures, type ModelRecipe } from './modelTable';
@@ -162,7 +162,7 @@ function diskDatasetSpec(d: DatasetNeed): Record<string, unknown> {
 /** Builds what is missing and returns the run's HF_HOME. */
 export async function ensureHubItems(opts: EnsureHubItemsOptions): Promise<HubItemsResult> {
   const root = opts.cacheDir ?? cacheRoot();
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(opts.hubKey)) throw new HubItemsError(`invalid hub key "${opts.hubKey}"`, 'refused');
+  if (!HUB_KEY.test(opts.hubKey)) throw new HubItemsError(`invalid hub key "${opts.hubKey}"`, 'refused');
   const itemsDir = join(root, 'hub-items', opts.hubKey);
   const refusals: HubRefusal[] = [];
   const planned: Planned[] = [];

@@ -38,9 +38,12 @@ export class LocalHubError extends Error {
 
 export const makeHubScript = (): string => join(resourcesDir(), 'localhub', 'make_hub.py');
 
+/** A hub key: a snapshot id, a derived environment's (`2025-03+datasets@2.20.0`), or `user-<hash>`; one path part. */
+export const HUB_KEY = /^[A-Za-z0-9][A-Za-z0-9._+@-]*$/;
+
 /** `<cache>/hub/<key>` (a snapshot id, or `user-<hash>` for a user's interpreter). */
 export function localHubDir(key: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key)) throw new Error(`invalid local hub key "${key}"`);
+  if (!HUB_KEY.test(key)) throw new Error(`invalid local hub key "${key}"`);
   return join(cacheRoot(), 'hub', key);
 }
 

@@ -16,6 +16,7 @@ import { ensureLocalHub, LocalHubError } from '../hub/localHub';
 import type { LibraryVersions } from '../schemas';
 import { allSnapshots, getSnapshot, snapshotIds, type Snapshot } from '../snapshots/registry';
 import { cacheRoot, ensureSnapshotVenv, SnapshotInstallError } from '../snapshots/venv';
+import { snapshotIdOf } from '../snapshots/versions';
 import { interpreterMemo, lastLine, queryInterpreter } from '../sandbox/interpreterQuery';
 
 export type RealModeErrorKind = 'unknown_snapshot' | 'venv_failed' | 'missing_libraries' | 'interpreter' | 'hub_failed' | 'aborted';
@@ -42,6 +43,9 @@ export const OPTIONAL_MODULES = ['trl', 'peft', 'accelerate', 'PIL'] as const;
  * most other versions equal (so `{transformers, datasets, trl}` records from older code still map).
  */
 export function snapshotIdForVersions(versions: LibraryVersions): string {
+  // A whole set of pins names its snapshot, or the derived environment (a snapshot with overrides) it is.
+  const whole = snapshotIdOf(versions);
+  if (whole) return whole;
   const tf = versions.transformers;
   const known = snapshotIds().join(', ');
   if (!tf)
@@ -150,8 +154,12 @@ export async function prepareRealRun(opts: PrepareOptions): Promise<RealRunSetup
   if (opts.snapshot !== undefined) {
     try {
       snapshot = getSnapshot(opts.snapshot).id;
-    } catch {
-      throw new RealModeError(`Unknown snapshot "${opts.snapshot}"; known snapshots: ${snapshotIds().join(', ')}`, 'unknown_snapshot');
+    } catch (e) {
+      const why = opts.snapshot.includes('+') ? ` (${(e as Error).message})` : '';
+      throw new RealModeError(
+        `Unknown snapshot "${opts.snapshot}"${why}; known snapshots: ${snapshotIds().join(', ')}`,
+        'unknown_snapshot',
+      );
     }
   } else {
     snapshot = snapshotIdForVersions(opts.libraryVersions);

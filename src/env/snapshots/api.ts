@@ -4,7 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
-import { getSnapshot } from './registry';
+import { apiSourceOf } from './derived';
+import { allSnapshots, getSnapshot } from './registry';
 
 const Default = z.union([z.null(), z.boolean(), z.number(), z.string(), z.object({ r: z.string() })]);
 export const ParamSchema = z.union([
@@ -64,7 +65,9 @@ export type PackageApi = z.infer<typeof PackageApiSchema>;
 
 export const apiRootDir = (): string => join(resourcesDir(), 'snapshots', 'api');
 export const snapshotApiDir = (id: string): string => join(apiRootDir(), id);
-export const snapshotApiFile = (id: string, pkg: string): string => join(snapshotApiDir(id), `${pkg}.json`);
+/** A derived environment's library comes from the snapshot that pins its release (derived.ts). */
+export const snapshotApiFile = (id: string, pkg: string): string =>
+  join(snapshotApiDir(apiSourceOf(id, pkg, allSnapshots())), `${pkg}.json`);
 
 /** True when every package of the snapshot has its API file. */
 export function hasSnapshotApi(id: string): boolean {

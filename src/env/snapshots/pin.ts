@@ -133,3 +133,21 @@ function runWithStdin(cmd: string, args: string[], input: string, id: string): P
     child.stdin.end(input);
   });
 }
+
+/**
+ * Whether a (derived) snapshot's requirements install together: `uv pip compile` of its pins and extras with its
+ * `--exclude-newer`, as the venv would be installed. `ok: false` carries the resolver's own message.
+ */
+export async function checkResolves(
+  s: Snapshot,
+  requirements: readonly string[],
+  python: string,
+  uv = process.env.FORGEENV_UV || 'uv',
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  try {
+    await runWithStdin(uv, pinCompileArgs(s, python), requirements.join('\n') + '\n', s.id);
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message.replace(/^snapshot \S+: uv pip compile failed \(exit \d+\): /, '') };
+  }
+}

@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
+import { composeDerived, isDerivedId } from './derived';
 
 const DottedVersion = z.string().regex(/^\d+(\.\d+)*$/, 'a dotted version such as 4.36.0');
 /** A real calendar date, YYYY-MM-DD. */
@@ -101,11 +102,25 @@ export function allSnapshots(): readonly Snapshot[] {
   return snapshotsFile().snapshots;
 }
 
-/** The snapshot `id`; an unknown id throws an error listing the known ones. */
+/**
+ * The snapshot `id`, or the derived environment it names (`2025-03+datasets@2.20.0`, derived.ts); an unknown id
+ * throws an error listing the known ones.
+ */
 export function getSnapshot(id: string): Snapshot {
+  if (isDerivedId(id)) return composeDerived(id, snapshotsFile().snapshots);
   const s = snapshotsFile().snapshots.find((x) => x.id === id);
   if (!s) throw new Error(`unknown snapshot "${id}"; known snapshots: ${snapshotIds().join(', ')}`);
   return s;
+}
+
+/** True for a snapshot id or a valid derived environment id (`2025-03+datasets@2.20.0`). */
+export function isKnownSnapshot(id: string): boolean {
+  try {
+    getSnapshot(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The instant uv's `--exclude-newer` takes for a snapshot: the end of its cut-off day, UTC. */

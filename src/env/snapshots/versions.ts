@@ -3,6 +3,7 @@
 // snapshot's pins are computed from its cut-off date (`forgeenv snapshots pin`): the releases current
 // on that day, resolved together by uv.
 import type { LibraryVersions } from '../schemas';
+import { derivedIdOfVersions } from './derived';
 import { allSnapshots, getSnapshot, snapshotsFile } from './registry';
 
 /** A snapshot id (a YYYY-MM date); the known ones are SNAPSHOT_IDS. */
@@ -31,13 +32,15 @@ export function snapshotVersions(id: SnapshotId = CORPUS_SNAPSHOT): LibraryVersi
   return { ...getSnapshot(id).versions };
 }
 
-/** The snapshot id whose versions equal `v` exactly, if any. */
+/** The snapshot id whose versions equal `v` exactly, else the derived environment's (derived.ts), if any. */
 export function snapshotIdOf(v: LibraryVersions): SnapshotId | undefined {
-  return SNAPSHOT_IDS.find((id) => {
-    const s = LIBRARY_SNAPSHOTS[id];
-    const keys = new Set([...Object.keys(s), ...Object.keys(v)]);
-    return [...keys].every((k) => s[k] === v[k]);
-  });
+  return (
+    SNAPSHOT_IDS.find((id) => {
+      const s = LIBRARY_SNAPSHOTS[id];
+      const keys = new Set([...Object.keys(s), ...Object.keys(v)]);
+      return [...keys].every((k) => s[k] === v[k]);
+    }) ?? derivedIdOfVersions(v, allSnapshots())
+  );
 }
 
 /** Numeric comparison of dotted versions: -1, 0 or 1. */

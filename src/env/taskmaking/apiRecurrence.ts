@@ -88,7 +88,50 @@ type ApiError =
   | { kind: 'attribute'; line: string; cls: string; attr: string }
   | { kind: 'import'; line: string; module: string; name: string; from: 'import' | 'module' };
 
-function apiErrorOf(error: string): ApiError | undefined {
+/**
+ * A class's own or inherited member `attr` in snapshot `id`'s data: an `__init__` parameter (a config stores its
+ * keywords as attributes), a method, a property, a class attribute or an Enum member; bases are followed through
+ * every inference library's objects. Positive evidence only: instance attributes set in code are not recorded.
+ */
+function classHas(id: string, qualname: string, attr: string): boolean | undefined {
+  const apis = hasSnapshotApi(id) ? INFERENCE_LIBRARIES.map((pkg) => loadPackageApi(id, pkg)) : [];
+  const byKey = (key: string) => apis.map((a) => a.objects[key]).find((o): o is ClassInfo => o?.kind === 'class');
+  const has = (obj: ClassInfo, seen: Set<string>): boolean =>
+    !!obj.init?.some((p) => p[0] === attr && (p[1] === 'pk' || p[1] === 'k')) ||
+    attr in obj.methods ||
+    obj.classmethods.includes(attr) ||
+    obj.properties.includes(attr) ||
+    obj.attributes.includes(attr) ||
+    obj.bases.some((b) => {
+      if (seen.has(b)) return false;
+      seen.add(b);
+      const base = byKey(b);
+      return !!base && has(base, seen);
+    });
+  const found = apis.flatMap((a) => recordedNamed(a, 'class', qualname));
+  if (!found.length) return undefined;
+  return found.every((o) => has(o, new Set())) ? true : undefined;
+}
+
+// A bare `AttributeError: TPU` (an Enum member a release removed): the class is read from the script's failing line.
+const BARE_ATTRIBUTE = /AttributeError: ([A-Za-z_]\w*)(?:\. Did you mean: '\w+'\?)?$/;
+
+/**
+ * The class whose member `attr` the script read: `X` of `X.attr` on the source line of the nearest traceback frame
+ * that reads it (frame paths may be scrubbed, so the line, not the path, decides).
+ */
+function memberOwner(output: string, attr: string): string | undefined {
+  const lines = output.split('\n');
+  const read = new RegExp(`\\b([A-Za-z_]\\w*)\\.${attr}\\b`);
+  for (let i = lines.length - 2; i >= 0; i--) {
+    if (!/^\s*File "/.test(lines[i])) continue;
+    const m = read.exec(lines[i + 1] ?? '');
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+function apiErrorOf(error: string, output = ''): ApiError | undefined {
   const kw = UNEXPECTED_KEYWORD.exec(error);
   if (kw) return { kind: 'keyword', line: kw[0], cls: kw[1], method: kw[2], keyword: kw[3] };
   const positional = TOO_MANY_POSITIONAL.exec(error);
@@ -99,6 +142,9 @@ function apiErrorOf(error: string): ApiError | undefined {
   if (imp) return { kind: 'import', line: imp[0], module: imp[2], name: imp[1], from: 'import' };
   const attr = MODULE_LACKS.exec(error);
   if (attr) return { kind: 'import', line: attr[0], module: attr[1], name: attr[2], from: 'module' };
+  const bare = BARE_ATTRIBUTE.exec(error);
+  const owner = bare ? memberOwner(output, bare[1]) : undefined;
+  if (bare && owner) return { kind: 'attribute', line: bare[0], cls: owner, attr: bare[1] };
   return undefined;
 }
 
@@ -132,10 +178,12 @@ function recordedAt(e: ApiError, id: string): 'refused' | 'accepted' | undefined
       const found = INFERENCE_LIBRARIES.map((pkg) => dataclassLacks(loadPackageApi(id, pkg), e.cls, e.attr)).filter(
         (x): x is boolean => x !== undefined,
       );
-      return all(
-        found,
-        (lacks) => lacks,
-        (lacks) => !lacks,
+      return (
+        all(
+          found,
+          (lacks) => lacks,
+          (lacks) => !lacks,
+        ) ?? (classHas(id, e.cls, e.attr) ? 'accepted' : undefined)
       );
     }
     case 'import': {
@@ -153,7 +201,7 @@ function recordedAt(e: ApiError, id: string): 'refused' | 'accepted' | undefined
  */
 export function apiErrorRecursAt(output: string, id: string): boolean {
   if (!hasSnapshotApi(id)) return false;
-  const e = apiErrorOf(lastErrorLine(output));
+  const e = apiErrorOf(lastErrorLine(output), output);
   return !!e && raisedInScript(output, e.line) && recordedAt(e, id) === 'refused';
 }
 
@@ -169,4 +217,42 @@ export function apiErrorFixedAt(output: string, id: string): boolean {
   // An attribute a class or module lacks at run time says nothing of a call being accepted elsewhere.
   if (!e || e.kind === 'attribute' || (e.kind === 'import' && e.from === 'module')) return false;
   return recordedAt(e, id) === 'accepted';
+}
+
+/** A library API error of the script's own call, import or attribute, as the recorded API data can judge it. */
+export interface ApiNeed {
+  /** The error line it came from. */
+  line: string;
+  /** What the script needs, in words: `get_parameter_names() with 3 positional arguments`, `DistributedType.TPU`. */
+  needs: string;
+  /** The inference libraries whose recorded data describes the failing call's subject (the library to change). */
+  library: (id: string) => string | undefined;
+  /** The recorded API of snapshot (or derived environment) `id` accepts it. */
+  acceptedAt: (id: string) => boolean;
+}
+
+/** The library API need behind the error ending `output` (a run's traceback), when the recorded data can judge it. */
+export function apiNeedOf(output: string): ApiNeed | undefined {
+  const e = apiErrorOf(lastErrorLine(output), output);
+  if (!e || (e.kind !== 'attribute' && !raisedInScript(output, e.line))) return undefined;
+  const needs =
+    e.kind === 'keyword'
+      ? `${e.cls}.${e.method}(${e.keyword}=)`
+      : e.kind === 'positional'
+        ? `${e.fn}() with ${e.given} positional arguments`
+        : e.kind === 'attribute'
+          ? `${e.cls}.${e.attr}`
+          : `${e.module}.${e.name}`;
+  const subject = e.kind === 'keyword' || e.kind === 'attribute' ? e.cls : e.kind === 'positional' ? e.fn : undefined;
+  return {
+    line: e.line,
+    needs,
+    acceptedAt: (id) => hasSnapshotApi(id) && recordedAt(e, id) === 'accepted',
+    library: (id) =>
+      e.kind === 'import'
+        ? e.module.split('.')[0]
+        : INFERENCE_LIBRARIES.find(
+            (pkg) => hasSnapshotApi(id) && Object.values(loadPackageApi(id, pkg).objects).some((o) => o.qualname === subject),
+          ),
+  };
 }

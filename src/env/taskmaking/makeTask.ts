@@ -11,12 +11,14 @@ import { readFolderFile } from '../tasks/folderFile';
 import { MAX_TASK_FILE_BYTES } from '../limits';
 import { parsePython, describeProblem } from '../python/parse';
 import { RunFilesSchema, TaskSchema, formatZodError, type ExecutionMode, type LibraryVersions } from '../schemas';
-import { allSnapshots, getSnapshot, snapshotIds } from '../snapshots/registry';
+import { allSnapshots, getSnapshot, isKnownSnapshot, snapshotIds } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 import { RealModeError } from '../run/realMode';
 import { taskCandidate, type TaskMetadata } from '../tasks/tasks';
 import { adaptUntilRuns, outputOf, type AdaptResult } from './adaptLoop';
 import { apiErrorFixedAt, apiErrorRecursAt } from './apiRecurrence';
+import { composeEnvironment, describeChoice } from './derivedEnvironment';
+import { DerivedEnvironmentSchema, type DerivedEnvironment } from '../snapshots/derived';
 import { constantRewardReason } from './trainingSignal';
 import { collectLocalImports } from './localImports';
 import { naturalDriftAt, naturalDriftEntry } from './naturalDrift';
@@ -178,8 +180,9 @@ async function makeTaskUnguarded(
   const scriptPath = resolve(options.scriptPath);
   const taskDir = resolve(options.taskDir);
   for (const id of [options.snapshot, options.upgradeTo]) {
-    if (id !== undefined && id !== 'auto' && !snapshotIds().includes(id))
-      throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')}`);
+    // A derived environment (`2025-03+datasets@2.20.0`) is taken as it is.
+    if (id !== undefined && id !== 'auto' && !isKnownSnapshot(id))
+      throw new MakeTaskInputError(`unknown snapshot "${id}"; known: ${snapshotIds().join(', ')} (or a valid derived environment id)`);
   }
   let original: string;
   if (options.source !== undefined) original = options.source;
@@ -349,6 +352,55 @@ async function makeTaskUnguarded(
     hubState = undefined;
     adapted = await adaptAt(choice.id, adapted);
   }
+  // Libraries of two eras (no snapshot has every API the script uses): a derived environment, a snapshot with
+  // per-library overrides chosen from the recorded API (derivedEnvironment.ts), checked by the resolver, then run.
+  let environment: DerivedEnvironment | undefined;
+  let derivedRefusal: string | undefined;
+  for (let attempt = 0; !forced && adapted.refusal && adapted.last && !hooks.signal?.aborted && attempt < MAX_DERIVED_ATTEMPTS; attempt++) {
+    const failing = `${adapted.last.stdout}\n${adapted.last.stderr}`;
+    const apiError =
+      ['unrecognised-error', 'module-not-installed'].includes(adapted.refusal.rule) && API_ERROR.test(adapted.refusal.reason);
+    const complete = first.fits.filter((f) => f.missing.length === 0).length;
+    const acrossEras =
+      attempt > 0 || complete === 0
+        ? apiError
+        : acrossSnapshots(
+            adapted.refusal,
+            choice.id,
+            [...adaptations, ...adapted.adaptations],
+            recurringAt(adapted.last, first.fits, tried),
+            undefined,
+            complete === 1,
+          ).rule === 'api-in-no-snapshot';
+    if (!acrossEras) break;
+    earlier.push(failing);
+    const composed = await composeEnvironment({ script, failures: earlier, scriptDate: origin.date });
+    if (!composed.ok) {
+      derivedRefusal = composed.reason;
+      break;
+    }
+    const c = composed.choice;
+    if (tried.includes(c.id)) break;
+    adaptations.push(...adapted.adaptations);
+    adaptations.push({
+      round: adapted.rounds,
+      rule: 'derived-environment',
+      kind: 'snapshot',
+      error: adapted.refusal.reason.slice(0, 1000),
+      change: describeChoice(c).slice(0, 1000),
+    });
+    progress(`adapted (derived-environment): ${describeChoice(c)}`);
+    choice = {
+      id: c.id,
+      reason: `${first.reason}; no snapshot has every API the script uses, so the derived environment ${describeChoice(c)}`,
+    };
+    snapshot.id = choice.id;
+    snapshot.reason = choice.reason;
+    tried.push(c.id);
+    hubState = undefined;
+    environment = DerivedEnvironmentSchema.parse({ id: c.id, base: c.base, overrides: c.overrides });
+    adapted = await adaptAt(choice.id, adapted);
+  }
   const versions: LibraryVersions = { ...getSnapshot(choice.id).versions };
   timings.adapt_ms = Math.round(performance.now() - ta);
   adaptations.push(...adapted.adaptations);
@@ -365,6 +417,7 @@ async function makeTaskUnguarded(
     ...(Object.keys(adapted.env).length ? { env: adapted.env } : {}),
     ...(adapted.runtime ? { runtime: adapted.runtime } : {}),
     ...(adapted.mounts.length ? { mounts: adapted.mounts } : {}),
+    ...(environment ? { environment } : {}),
     adaptations,
   };
   if (adapted.refusal)
@@ -372,13 +425,16 @@ async function makeTaskUnguarded(
       entry,
       snapshot,
       rounds: adapted.rounds,
-      refusal: acrossSnapshots(
-        withSnapshotGap(adapted.refusal, first.fits),
-        choice.id,
-        adaptations,
-        recurringAt(adapted.last, first.fits, tried),
-        acceptedWhereImportsLack(adapted.last, first.fits),
-        first.fits.filter((f) => f.missing.length === 0).length === 1,
+      refusal: withDerivedRefusal(
+        derivedRefusal,
+        acrossSnapshots(
+          withSnapshotGap(adapted.refusal, first.fits),
+          choice.id,
+          adaptations,
+          recurringAt(adapted.last, first.fits, tried),
+          acceptedWhereImportsLack(adapted.last, first.fits),
+          first.fits.filter((f) => f.missing.length === 0).length === 1,
+        ),
       ),
     });
   // A clean run that cannot train (a reward constant on every completion): refused before the verification runs.
@@ -501,6 +557,16 @@ async function makeTaskUnguarded(
   const written = await writeTask(taskDir, entry, script);
   progress(`saved ${written.scriptPath}`);
   return done({ entry, snapshot, rounds: adapted.rounds, verdict, naturalDrift, written, script });
+}
+
+/** Derived environments tried at most: a second one when the first's run meets another API error. */
+export const MAX_DERIVED_ATTEMPTS = 2;
+
+/** An `api-in-no-snapshot` refusal says why no derived environment could be composed (the resolver's conflict, …). */
+function withDerivedRefusal(why: string | undefined, refusal: { rule: string; reason: string }): { rule: string; reason: string } {
+  return why && refusal.rule === 'api-in-no-snapshot'
+    ? { ...refusal, reason: `${refusal.reason}; no derived environment: ${why}` }
+    : refusal;
 }
 
 /** Snapshot fallbacks after an API error, at most (each costs a help run and a run or two). */

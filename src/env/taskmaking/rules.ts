@@ -888,7 +888,9 @@ export const RULES: readonly Rule[] = [
       for (const w of line.matchAll(/(?:--|`)([A-Za-z][\w-]*[A-Za-z0-9])/g)) {
         const name = ctx.options.get(w[1].replace(/-/g, '_'));
         if (!name || !/[_-]/.test(name) || optionIndex(ctx.args, name) >= 0) continue;
-        const value = valueForArgument(ctx.script, name.replace(/-/g, '_'));
+        // A value the error itself names (`set \`remove_unused_columns=False\``) wins over one derived from the name.
+        const told = new RegExp(`${w[1]}\`?\\s*(?:=|to)\\s*\`?(True|False|-?\\d+(?:\\.\\d+)?)\\b`).exec(line)?.[1];
+        const value = told ?? valueForArgument(ctx.script, name.replace(/-/g, '_'));
         return adaptArgs('option-named-by-error', setOption(ctx.args, name, value), `--${name} ${value}`);
       }
       return undefined;

@@ -9,6 +9,7 @@ import { parsePython } from '../python/parse';
 import { indexScript } from '../python/scriptIndex';
 import { loadPackageApi, snapshotApiDir, snapshotApiPackages, type PackageApi } from '../snapshots/api';
 import { RENAMED_KWARGS_FILE } from '../snapshots/build';
+import { apiSourceOf, isDerivedId, parseDerivedId } from '../snapshots/derived';
 import { allSnapshots, getSnapshot } from '../snapshots/registry';
 import { isSnapshotVenvReady } from '../snapshots/venv';
 
@@ -225,8 +226,19 @@ const renamedCache = new Map<string, RenamedKwargs>();
 export function renamedKwargs(id: string): RenamedKwargs {
   let out = renamedCache.get(id);
   if (!out) {
-    const file = join(snapshotApiDir(id), RENAMED_KWARGS_FILE);
-    out = existsSync(file) ? RenamedKwargsSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : {};
+    if (isDerivedId(id)) {
+      // A derived environment's keywords, per library, from the snapshot that pins its release.
+      const merged: RenamedKwargs = {};
+      for (const [key, v] of Object.entries(renamedKwargs(parseDerivedId(id).base)))
+        if (apiSourceOf(id, key.split('.')[0], allSnapshots()) === parseDerivedId(id).base) merged[key] = v;
+      for (const lib of Object.keys(parseDerivedId(id).overrides))
+        for (const [key, v] of Object.entries(renamedKwargs(apiSourceOf(id, lib, allSnapshots()))))
+          if (key.split('.')[0] === lib) merged[key] = v;
+      out = merged;
+    } else {
+      const file = join(snapshotApiDir(id), RENAMED_KWARGS_FILE);
+      out = existsSync(file) ? RenamedKwargsSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : {};
+    }
     renamedCache.set(id, out);
   }
   return out;

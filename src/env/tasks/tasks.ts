@@ -12,6 +12,7 @@ import { TaskRuntimeSchema } from '../run/runtimeShims';
 import { AdaptationSchema, MakeTaskVerdictSchema, NaturalDriftSchema } from '../taskmaking/provenance';
 import { VerifySpecSchema } from '../verify/spec';
 import { HubNeedsSchema } from '../hub/needs';
+import { DerivedEnvironmentSchema } from '../snapshots/derived';
 import { randomIndex } from '../random';
 import { deriveScriptArgs } from './scriptArgs';
 import {
@@ -49,6 +50,8 @@ export const TaskMetadataSchema = z
     /** Overrides the line-count rule (a labeller's judgement, e.g. from "Make Task from This Script"). */
     difficulty: DifficultySchema.optional(),
     library_versions: LibraryVersionsSchema.optional(),
+    /** A derived environment (a snapshot with per-library overrides, snapshots/derived.ts) make-task chose; `library_versions` holds its pins. */
+    environment: DerivedEnvironmentSchema.optional(),
     /** argv after `train.py`; absent: derived from the script (scriptArgs.ts). */
     args: RunArgsSchema.optional(),
     /** Relative path -> text, written into the run folder before every run of the task. */
