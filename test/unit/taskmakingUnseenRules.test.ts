@@ -4,7 +4,9 @@ import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
 import { optionValue } from '../../src/env/taskmaking/argEdits';
 import { parseHelpFlags, parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
-import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
+import { diagnose, removedColumns, type RuleContext } from '../../src/env/taskmaking/rules';
+import { deriveScriptArgs } from '../../src/env/tasks/scriptArgs';
+import { SYNTHETIC_DATASET_ID } from '../../src/env/hub/datasetTable';
 
 const ctxOf = (script: string, help: string, args: string[], over: Partial<RuleContext> = {}): RuleContext => ({
   script,
@@ -198,5 +200,53 @@ describe('api-in-no-snapshot with a single fitting snapshot', () => {
     assert.deepEqual(acrossSnapshots(refusal, '2024-09', [], [], undefined, false), refusal);
     const other = { rule: 'unrecognised-error', reason: 'no rule recognises the error: ValueError: bad value' };
     assert.deepEqual(acrossSnapshots(other, '2024-09', [], [], undefined, true), other);
+  });
+});
+
+// datasets' wording when `.map(remove_columns=[...])` names columns the dataset lacks (datasets 2.x-4.x, recorded
+// from trl 0.16's DPOTrainer on a dataset of text/label).
+const REMOVE_ERROR = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 40, in <module>\n    trainer = DPOTrainer(\n  File "/venv/lib/python3.11/site-packages/datasets/arrow_dataset.py", line 3045, in map\n    raise ValueError(\nValueError: Column to remove ['rejected', 'chosen', 'prompt'] not in the dataset. Current columns in the dataset: ['text', 'label']\n`;
+
+describe("datasets' remove_columns error names the missing columns", () => {
+  test('removedColumns reads the repr of the list', () => {
+    assert.deepEqual(removedColumns("['rejected', 'chosen', 'prompt']"), ['rejected', 'chosen', 'prompt']);
+    assert.deepEqual(removedColumns(undefined), []);
+  });
+
+  test('on a placeholder dataset (the derivation chose it): the synthetic dataset, for a TRL format key', () => {
+    const script = [
+      'from datasets import load_dataset',
+      'from trl import DPOConfig, DPOTrainer, ScriptArguments, TrlParser',
+      'script_args, training_args = TrlParser((ScriptArguments, DPOConfig)).parse_args_and_config()',
+      'dataset = load_dataset(script_args.dataset_name)',
+      'trainer = DPOTrainer("gpt2", args=training_args, train_dataset=dataset["train"])',
+    ].join('\n');
+    const args = deriveScriptArgs(script).args;
+    const hub = { needs: { models: [], datasets: [] }, refusals: [] };
+    const d = diagnose(REMOVE_ERROR, { script, args, env: {}, options: undefined, hub });
+    assert.ok(d && d.outcome.kind === 'adapt', `${args.join(' ')}: ${JSON.stringify(d)}`);
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-dataset');
+    assert.equal(optionValue(d.outcome.args!, 'dataset_name'), SYNTHETIC_DATASET_ID);
+    assert.match(d.outcome.adaptation.change, /column "(rejected|chosen|prompt)"/);
+  });
+
+  test("on the script's own synthetic dataset: every listed column the script quotes is added in one round", () => {
+    const script = [
+      'from datasets import load_dataset',
+      'ds = load_dataset("acme/pairs", split="train")',
+      'ds = ds.map(fmt, remove_columns=["question", "answer", "other"])',
+      'def fmt(x):',
+      '    return {"text": x["question"] + x["answer"]}',
+    ].join('\n');
+    const err = REMOVE_ERROR.replace("['rejected', 'chosen', 'prompt']", "['answer', 'question', 'unquoted_elsewhere']");
+    const hub = { needs: { models: [], datasets: [{ path: 'acme/pairs', columns: { text: 'string' as const } }] }, refusals: [] };
+    const d = diagnose(err, { script, args: [], env: {}, options: undefined, hub });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'dataset-column-missing');
+    const cols = d.outcome.hub?.datasets.find((x) => x.path === 'acme/pairs')?.columns ?? {};
+    assert.deepEqual(Object.keys(cols).sort(), ['answer', 'question', 'text']);
+    // None of the listed columns is the script's: no answer from the column rules.
+    const none = diagnose(REMOVE_ERROR, { script, args: [], env: {}, options: undefined, hub });
+    assert.ok(!none || none.outcome.kind !== 'adapt' || !/column/.test(none.outcome.adaptation.rule), JSON.stringify(none));
   });
 });

@@ -249,6 +249,14 @@ const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') ||
   'nothing';
 
+/**
+ * The columns of datasets' `remove_columns` error ("Column to remove ['rejected', 'chosen'] not in the dataset"),
+ * a Python list's repr; empty when there is none.
+ */
+export function removedColumns(list: string | undefined): string[] {
+  return [...(list ?? '').matchAll(/'([^']+)'|"([^"]+)"/g)].map((x) => x[1] ?? x[2]);
+}
+
 /** The rules, in the order they are tried. */
 export const RULES: readonly Rule[] = [
   // --- args: what the script's parser says it needs or refuses ---
@@ -987,7 +995,7 @@ export const RULES: readonly Rule[] = [
     id: 'placeholder-dataset',
     scope: 'exception',
     pattern:
-      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"/,
+      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"|Column to remove \[([^\]\n]*)\] not in the dataset/,
     apply: (m, ctx) => {
       // A split the script asks for (`split="train+validation"`) that the placeholder lacks: the synthetic
       // dataset has every split the script names (hub/needs.ts).
@@ -1001,8 +1009,9 @@ export const RULES: readonly Rule[] = [
             )
           : undefined;
       }
-      const col = m[1] ?? m[2] ?? m[3] ?? '';
-      if (!ctx.hub || !(TRL_FORMAT_KEYS.has(col) || scriptNames(ctx.script, col))) return undefined;
+      const ours = (c: string) => TRL_FORMAT_KEYS.has(c) || scriptNames(ctx.script, c);
+      const col = m[1] ?? m[2] ?? m[3] ?? removedColumns(m[5]).find(ours) ?? '';
+      if (!ctx.hub || !ours(col)) return undefined;
       const p = placeholderDataset(ctx.script, ctx.args);
       if (!p) return undefined;
       return adaptArgs(
@@ -1477,18 +1486,21 @@ export const RULES: readonly Rule[] = [
     id: 'dataset-column-missing',
     scope: 'exception',
     pattern:
-      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Column to remove \[([^\]\n]*)\] not in the dataset/,
     apply: (m, ctx) => {
-      const col = m[1] ?? m[2] ?? m[3] ?? '';
       // Only a name the script itself uses as a key: a column of the data it loads.
-      if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
+      const quoted = (c: string) => new RegExp(`["']${c}["']`).test(ctx.script);
+      // `remove_columns` names every missing column at once: each the script quotes is added in one round.
+      const cols = m[4] !== undefined ? removedColumns(m[4]).filter(quoted) : [m[1] ?? m[2] ?? m[3] ?? ''].filter(quoted);
+      const col = cols[0];
+      if (!col) return undefined;
       // Datasets the hub builds get the column: synthetic ones (their schema is ours), and those of the
       // table of real schemas too, whose features are a floor: a column the script reads that the real
       // schema lacks means a variant (another config or revision) or a gap of the table, and the
       // adaptation records which. The base hub's datasets keep theirs.
       const own = ctx.hub?.needs.datasets.filter((d) => !(d.columns && col in d.columns)) ?? [];
       if (own.length) {
-        const extra = withColumn(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, col);
+        const extra = cols.reduce((e, c) => withColumn(e, own, c), ctx.hubExtra ?? EMPTY_HUB_NEEDS);
         const real = own.filter((d) => KNOWN_DATASETS[d.path]).map((d) => d.path);
         const why = real.length
           ? ` (the real schema of ${real.join(', ')} lacks it: the script reads a variant, or the table is incomplete; the table's features are a floor)`
@@ -1498,7 +1510,7 @@ export const RULES: readonly Rule[] = [
           adaptation: {
             rule: 'dataset-column-missing',
             kind: 'hub',
-            change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}${why}`,
+            change: `${cols.map((c) => `column "${c}" (${kindOf(c)})`).join(', ')} added to ${own.map((d) => d.path).join(', ')}${why}`,
           },
           hub: extra,
         };
