@@ -243,6 +243,13 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(boundRun([], options).args, 'cutoff_len'), '64');
   });
 
+  test("the bounded run loads batches in the run's own process; a preprocessing pool gets one worker", () => {
+    const options = parseHelpOptions('usage: t.py [--dataloader_num_workers N] [--preprocessing_num_workers P]');
+    const run = boundRun([], options).args;
+    assert.equal(optionValue(run, 'dataloader_num_workers'), '0');
+    assert.equal(optionValue(run, 'preprocessing_num_workers'), '1');
+  });
+
   test('the bounded run gives an optional output folder option a folder (the model must be saved), unless given', () => {
     const options = parseHelpOptions('usage: t.py [--output_dir OUTPUT_DIR] [--max_train_steps N]');
     assert.equal(optionValue(boundRun([], options).args, 'output_dir'), 'out');
