@@ -541,6 +541,20 @@ describe("verify-spec rules answer the verifier's findings", () => {
     assert.equal(r.spec.head, 'vlm');
   });
 
+  test("the saved model's architectures name another head than the script's first Auto class: that head", () => {
+    // A script that loads a vision-language class for VLM types and a causal LM otherwise, run with a text model
+    // (the verifier's wording, forgeenv_verify.py's loader_for).
+    const finding =
+      "AutoModelForImageTextToText does not map the saved GPT2Config, and the class the saved config's architectures name, GPT2LMHeadModel, is no vlm model (causal)";
+    const r = verifySpecFor(finding, '', [], { base_model: 'gpt2', head: 'vlm' });
+    assert.ok(r);
+    assert.equal(r.spec.head, 'causal');
+    assert.equal(r.spec.base_model, 'gpt2');
+    // Declared already as that head, or a head the verifier does not know: no answer.
+    assert.equal(verifySpecFor(finding, '', [], { base_model: 'gpt2', head: 'causal' }), undefined);
+    assert.equal(verifySpecFor(finding.replace('(causal)', '(unknown head)'), '', [], { head: 'vlm' }), undefined);
+  });
+
   test('a finding no rule answers gives nothing', () => {
     assert.equal(verifySpecFor('the held-out data has no image column (set verify.image)', '', []), undefined);
   });

@@ -25,7 +25,7 @@ import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot, missingFromEverySnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
-import { evidenceUpFront, NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
+import { evidenceUpFront, NO_SAVED_MODEL, SAVED_OTHER_HEAD, verifySpecFor } from './verifySpecRules';
 import { withShim } from '../run/runtimeShims';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
@@ -422,7 +422,7 @@ async function makeTaskUnguarded(
     // again (twice at most: evidence first, then a field the evidence's check may still ask for).
     for (let round = 0; round < 2 && !verdict.verified && !hooks.signal?.aborted; round++) {
       const finding = [referenceFailure ?? '', ...verdict.breakages.map((b) => b.note ?? '')].find(
-        (n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n),
+        (n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n) || SAVED_OTHER_HEAD.test(n),
       );
       const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
       if (!fix) break;
