@@ -250,3 +250,38 @@ describe("datasets' remove_columns error names the missing columns", () => {
     assert.ok(!none || none.outcome.kind !== 'adapt' || !/column/.test(none.outcome.adaptation.rule), JSON.stringify(none));
   });
 });
+
+describe('placeholder-model-chat-setup', () => {
+  // A 2024-style TRL example: a base model without a chat template gets ChatML (its vocabulary grows), the
+  // reference model is loaded apart and is not resized.
+  const script = [
+    'from transformers import AutoModelForCausalLM, AutoTokenizer, HfArgumentParser',
+    'from trl import KTOConfig, KTOTrainer, ModelConfig, setup_chat_format',
+    'parser = HfArgumentParser((KTOConfig, ModelConfig))',
+    'training_args, model_args = parser.parse_args_into_dataclasses()',
+    'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+    'ref_model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+    'tokenizer = AutoTokenizer.from_pretrained(model_args.model_name_or_path)',
+    'if tokenizer.chat_template is None:',
+    '    model, tokenizer = setup_chat_format(model, tokenizer)',
+  ].join('\n');
+  // torch's wording (recorded from a KTOTrainer run whose reference model kept the old vocabulary).
+  const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 9, in <module>\n    trainer.train()\n  File "/venv/lib/python3.11/site-packages/torch/nn/functional.py", line 2551, in embedding\n    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\nIndexError: index out of range in self\n`;
+
+  test('the placeholder model becomes the chat placeholder', () => {
+    const args = ['--model_name_or_path', 'gpt2', '--output_dir', 'out'];
+    const d = diagnose(err, { script, args, env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-model-chat-setup');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'HuggingFaceTB/SmolLM2-135M-Instruct');
+  });
+
+  test("the script's own model, or a script without the chat-format branch: not this rule", () => {
+    const own = script.replace(/model_args\.model_name_or_path/g, '"acme/base-1b"');
+    const d = diagnose(err, { script: own, args: ['--output_dir', 'out'], env: {}, options: undefined });
+    assert.ok(!d || d.outcome.kind !== 'adapt' || d.outcome.adaptation.rule !== 'placeholder-model-chat-setup');
+    const plain = script.split('\n').slice(0, 7).join('\n');
+    const p = diagnose(err, { script: plain, args: ['--model_name_or_path', 'gpt2'], env: {}, options: undefined });
+    assert.ok(!p || p.outcome.kind !== 'adapt' || p.outcome.adaptation.rule !== 'placeholder-model-chat-setup');
+  });
+});

@@ -989,6 +989,27 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // An embedding lookup past the vocabulary (torch's "index out of range in self") in a script that grows the
+    // vocabulary of a model without a chat template (`if tokenizer.chat_template is None: setup_chat_format(model,
+    // tokenizer)`, the TRL examples of 2024) while the model id is the derivation's placeholder: that branch resizes
+    // one model and not its reference copy. The script's documented models carry a template; so does the chat
+    // placeholder, which takes the branch they take. The script's own model is left to fail as the real one would.
+    id: 'placeholder-model-chat-setup',
+    scope: 'exception',
+    pattern: /IndexError: index out of range in self/,
+    apply: (_m, ctx) => {
+      if (!/\bsetup_chat_format\s*\(|\.chat_template\s+is\s+None\b/.test(ctx.script)) return undefined;
+      const swap = placeholderModels(ctx.script, ctx.args);
+      if (!swap.length) return undefined;
+      const args = swap.reduce((a, s) => setOption(a, s.option, CHAT_PLACEHOLDER_MODEL), ctx.args);
+      return adaptArgs(
+        'placeholder-model-chat-setup',
+        args,
+        `${swap.map((s) => `--${s.option} ${CHAT_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((s) => s.value).join(', ')}, a placeholder the script does not name, has no chat template, so the script's base-model branch grew its vocabulary; a chat model takes the branch its documented models take)`,
+      );
+    },
+  },
+  {
     // A KeyError of a column (one the script reads, or a key of TRL's dataset formats its trainer reads) on a
     // dataset id the derivation chose (`imdb`: the script names none) whose schema is fixed: a synthetic
     // dataset instead, with the columns derived from the script and its trainer.
