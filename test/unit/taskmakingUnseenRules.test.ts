@@ -285,3 +285,16 @@ describe('placeholder-model-chat-setup', () => {
     assert.ok(!p || p.outcome.kind !== 'adapt' || p.outcome.adaptation.rule !== 'placeholder-model-chat-setup');
   });
 });
+
+describe('deepspeed-import', () => {
+  test("accelerate's DeepSpeed wrappers, exported only with deepspeed installed: refused, named", () => {
+    const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 41, in <module>\n    from accelerate.utils import DummyOptim, DummyScheduler, set_seed\nImportError: cannot import name 'DummyOptim' from 'accelerate.utils' (/venv/lib/python3.11/site-packages/accelerate/utils/__init__.py)\n`;
+    const d = diagnose(err, { script: 'from accelerate.utils import DummyOptim\n', args: [], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'deepspeed-import');
+    assert.match(d.outcome.reason, /DummyOptim[^\n]*DeepSpeed is installed/);
+    // Another name missing from accelerate.utils is an API error, not this refusal.
+    const other = diagnose(err.replace(/DummyOptim/g, 'find_batch_size'), { script: '', args: [], env: {}, options: undefined });
+    assert.ok(!other || other.outcome.kind !== 'refuse' || other.outcome.rule !== 'deepspeed-import');
+  });
+});

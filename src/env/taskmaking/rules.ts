@@ -810,6 +810,18 @@ export const RULES: readonly Rule[] = [
       refuse('no-flash-attention', 'the script requires flash-attention (a CUDA kernel) in its code'),
   },
   {
+    // accelerate exports its DeepSpeed wrappers (`accelerate.utils.DummyOptim`, …) only when deepspeed is installed:
+    // a script importing them is written for a DeepSpeed launch, and no snapshot installs DeepSpeed.
+    id: 'deepspeed-import',
+    scope: 'exception',
+    pattern: /ImportError: cannot import name '((?:Dummy(?:Optim|Scheduler))|DeepSpeed\w*|HfDeepSpeedConfig)' from 'accelerate\.utils/,
+    apply: (m) =>
+      refuse(
+        'deepspeed-import',
+        `the script imports accelerate.utils.${m[1]}, which accelerate exports only when DeepSpeed is installed: it is written for a DeepSpeed launch, which cannot run here`,
+      ),
+  },
+  {
     id: 'no-deepspeed',
     pattern: /deepspeed/i,
     apply: (_m, ctx) =>
