@@ -298,3 +298,32 @@ describe('deepspeed-import', () => {
     assert.ok(!other || other.outcome.kind !== 'refuse' || other.outcome.rule !== 'deepspeed-import');
   });
 });
+
+describe('pad-token-undefined: the tokenizer wording', () => {
+  // transformers' tokenizer padding a batch without a pad token (all releases since 4.x).
+  const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 80, in <module>\n    batch = tokenizer(texts, padding=True)\n  File "/venv/lib/python3.11/site-packages/transformers/tokenization_utils_base.py", line 2834, in _get_padding_truncation_strategies\n    raise ValueError(\nValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as \`pad_token\` \`(tokenizer.pad_token = tokenizer.eos_token e.g.)\` or add a new pad token via \`tokenizer.add_special_tokens({'pad_token': '[PAD]'})\`.\n`;
+  const script = [
+    'import argparse',
+    'from transformers import AutoModel, AutoTokenizer',
+    'p = argparse.ArgumentParser()',
+    'p.add_argument("--model_name_or_path", required=True)',
+    'args = p.parse_args()',
+    'tokenizer = AutoTokenizer.from_pretrained(args.model_name_or_path)',
+    'model = AutoModel.from_pretrained(args.model_name_or_path)',
+  ].join('\n');
+
+  test('a placeholder model: an encoder whose tokenizer has a pad token', () => {
+    const d = diagnose(err, { script, args: ['--model_name_or_path', 'gpt2'], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'pad-token-undefined');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'roberta-base');
+    assert.match(d.outcome.adaptation.change, /no pad token in its tokenizer/);
+  });
+
+  test("the script's own model: refused, saying the tokenizer", () => {
+    const own = script.replace(/args\.model_name_or_path/g, '"acme/base"');
+    const d = diagnose(err, { script: own, args: [], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.match(d.outcome.reason, /tokenizer has no pad token/);
+  });
+});

@@ -1080,21 +1080,26 @@ export const RULES: readonly Rule[] = [
     // of the script's Auto class whose config has one; the script's own model is the real behaviour, refused.
     id: 'pad-token-undefined',
     scope: 'exception',
-    pattern: /Cannot handle batch sizes > 1 if no padding token is defined/,
-    apply: (_m, ctx) => {
+    // The model's config (sequence classification of a batch) or its tokenizer (padding a batch, the
+    // tokenizer's own wording) has no pad token.
+    pattern: /Cannot handle batch sizes > 1 if no padding token is defined|Asking to pad but the tokenizer does not have a padding token/,
+    apply: (m, ctx) => {
       const swap = placeholderModels(ctx.script, ctx.args);
       const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification;
+      const tokenizer = m[0].startsWith('Asking');
       if (!swap.length)
         return refuse(
           'pad-token-undefined',
-          "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way",
+          tokenizer
+            ? "the script's tokenizer has no pad token (as the real checkpoint's) and the script pads batches without setting one: the real libraries fail the same way"
+            : "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way",
         );
       if (swap.every((x) => x.value === to)) return undefined;
       const args = swap.reduce((a, x) => setOption(a, x.option, to), ctx.args);
       return adaptArgs(
         'pad-token-undefined',
         args,
-        `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its config; ${to}'s has one)`,
+        `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its ${tokenizer ? 'tokenizer' : 'config'}; ${to}'s has one)`,
       );
     },
   },
