@@ -149,6 +149,13 @@ describe('rows a script selects', () => {
     assert.equal(selectedRows('ds = ds.select(range(10000))\nev = ev.select(range(0, 500))'), 10000);
     assert.equal(selectedRows('ds.select(range(50))'), undefined);
     assert.equal(selectedRows('ds.select(range(1_000_000))'), 20000);
+    // A name: the integer it defaults to as a parameter (multi-line def too) or is assigned; unknown names give nothing.
+    const param =
+      'def get_dataloaders(acc: Accelerator, batch_size: int = 16,\n        max_training_samples=500):\n    ds = ds.select(range(max_training_samples))';
+    assert.equal(selectedRows(param), 500);
+    assert.equal(selectedRows('limit: int = 2_000\nds = ds.select(range(limit))\n'), 2000);
+    assert.equal(selectedRows('ds = ds.select(range(args.n))\nx = ds.select(range(n))'), undefined);
+    assert.equal(selectedRows('n = 500.5\nds = ds.select(range(n))'), undefined);
     // A tail held out by a count, literal or named: more rows than the count, so the head is not empty.
     const heldOut = 'n_eval = 100\ntrain = ds.select(range(len(ds) - n_eval))\nev = ds.select(range(len(ds) - n_eval, len(ds)))';
     assert.equal(selectedRows(heldOut), 164);

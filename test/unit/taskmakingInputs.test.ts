@@ -96,6 +96,15 @@ describe('snapshot inference on the recorded API data', () => {
     );
   });
 
+  test("a library's test helpers (accelerate.test_utils, never walked) are unknown, not absent: every snapshot still fits", () => {
+    const script = 'from accelerate import Accelerator\nfrom accelerate.test_utils.training import mocked_dataloaders\n';
+    const api = loadPackageApi('2024-06', 'accelerate');
+    assert.ok(!Object.keys(api.modules).some((m) => m.startsWith('accelerate.test_utils')), 'the data does not walk test_utils');
+    assert.equal(apiPresence(api, { module: 'accelerate.test_utils.training', name: 'mocked_dataloaders', line: 2 }), 'unknown');
+    const c = inferSnapshot(script, { ids: ['2023-12', '2024-06'] });
+    for (const f of c.fits) assert.deepEqual(f.missing, [], f.id);
+  });
+
   test('a public submodule the data did not walk is absent (trl.experimental), from the data itself', () => {
     const walked = (id: string) => 'trl.experimental' in loadPackageApi(id, 'trl').modules;
     const c = inferSnapshot('from trl.experimental.ppo import PPOTrainer\n', { ids: ['2025-03', '2026-11'] });

@@ -250,6 +250,15 @@ model = AutoModelForMaskedLM.from_config(config)
     const combo =
       'Traceback (most recent call last):\n  File "/tmp/run/train.py", line 90, in <module>\n    trainer = DPOTrainer(model, ref_model, peft_config=cfg)\n  File "/venv/lib/python3.11/site-packages/trl/trainer/dpo_trainer.py", line 185, in __init__\n    raise ValueError(\nValueError: You passed both a ref_model and a peft_config.\n';
     assert.equal(raisedInLibraryCode(combo), true);
+    // A KeyError of a key a later release renamed in the kwargs it reads (written after trl 0.23's GKDTrainer reading
+    // "dtype" where a script for trl 0.18 set "torch_dtype"); the same KeyError in the script's own code is not.
+    const renamed = (frame: string) =>
+      `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 110, in <module>\n    trainer = GKDTrainer(\n${frame}\n    teacher_model_init_kwargs["dtype"]\nKeyError: 'dtype'\n`;
+    assert.equal(
+      raisedInLibraryCode(renamed('  File "/venv/lib/python3.11/site-packages/trl/trainer/gkd_trainer.py", line 170, in __init__')),
+      true,
+    );
+    assert.equal(raisedInLibraryCode(renamed('  File "/tmp/run/train.py", line 12, in make')), false);
     // Raised in a multiprocessing pool's worker and re-raised by the pool (written after a real run at 2024-09, numpy 2.1
     // under transformers 4.45's SQuAD features): the worker's frame decides.
     const pooled = (workerFrame: string) =>

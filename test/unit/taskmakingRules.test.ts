@@ -243,6 +243,13 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(boundRun([], options).args, 'cutoff_len'), '64');
   });
 
+  test("the bounded run loads batches in the run's own process; a preprocessing pool gets one worker", () => {
+    const options = parseHelpOptions('usage: t.py [--dataloader_num_workers N] [--preprocessing_num_workers P]');
+    const run = boundRun([], options).args;
+    assert.equal(optionValue(run, 'dataloader_num_workers'), '0');
+    assert.equal(optionValue(run, 'preprocessing_num_workers'), '1');
+  });
+
   test('the bounded run gives an optional output folder option a folder (the model must be saved), unless given', () => {
     const options = parseHelpOptions('usage: t.py [--output_dir OUTPUT_DIR] [--max_train_steps N]');
     assert.equal(optionValue(boundRun([], options).args, 'output_dir'), 'out');
@@ -532,6 +539,20 @@ describe("verify-spec rules answer the verifier's findings", () => {
     assert.ok(r);
     assert.equal(r.spec.base_model, 'acme/vision-chat-1b');
     assert.equal(r.spec.head, 'vlm');
+  });
+
+  test("the saved model's architectures name another head than the script's first Auto class: that head", () => {
+    // A script that loads a vision-language class for VLM types and a causal LM otherwise, run with a text model
+    // (the verifier's wording, forgeenv_verify.py's loader_for).
+    const finding =
+      "AutoModelForImageTextToText does not map the saved GPT2Config, and the class the saved config's architectures name, GPT2LMHeadModel, is no vlm model (causal)";
+    const r = verifySpecFor(finding, '', [], { base_model: 'gpt2', head: 'vlm' });
+    assert.ok(r);
+    assert.equal(r.spec.head, 'causal');
+    assert.equal(r.spec.base_model, 'gpt2');
+    // Declared already as that head, or a head the verifier does not know: no answer.
+    assert.equal(verifySpecFor(finding, '', [], { base_model: 'gpt2', head: 'causal' }), undefined);
+    assert.equal(verifySpecFor(finding.replace('(causal)', '(unknown head)'), '', [], { head: 'vlm' }), undefined);
   });
 
   test('a finding no rule answers gives nothing', () => {

@@ -4,7 +4,9 @@ import { strict as assert } from 'node:assert';
 import { describe, test } from 'node:test';
 import { optionValue } from '../../src/env/taskmaking/argEdits';
 import { parseHelpFlags, parseHelpOptions } from '../../src/env/taskmaking/parserOptions';
-import { diagnose, type RuleContext } from '../../src/env/taskmaking/rules';
+import { diagnose, removedColumns, type RuleContext } from '../../src/env/taskmaking/rules';
+import { deriveScriptArgs } from '../../src/env/tasks/scriptArgs';
+import { SYNTHETIC_DATASET_ID } from '../../src/env/hub/datasetTable';
 
 const ctxOf = (script: string, help: string, args: string[], over: Partial<RuleContext> = {}): RuleContext => ({
   script,
@@ -198,5 +200,130 @@ describe('api-in-no-snapshot with a single fitting snapshot', () => {
     assert.deepEqual(acrossSnapshots(refusal, '2024-09', [], [], undefined, false), refusal);
     const other = { rule: 'unrecognised-error', reason: 'no rule recognises the error: ValueError: bad value' };
     assert.deepEqual(acrossSnapshots(other, '2024-09', [], [], undefined, true), other);
+  });
+});
+
+// datasets' wording when `.map(remove_columns=[...])` names columns the dataset lacks (datasets 2.x-4.x, recorded
+// from trl 0.16's DPOTrainer on a dataset of text/label).
+const REMOVE_ERROR = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 40, in <module>\n    trainer = DPOTrainer(\n  File "/venv/lib/python3.11/site-packages/datasets/arrow_dataset.py", line 3045, in map\n    raise ValueError(\nValueError: Column to remove ['rejected', 'chosen', 'prompt'] not in the dataset. Current columns in the dataset: ['text', 'label']\n`;
+
+describe("datasets' remove_columns error names the missing columns", () => {
+  test('removedColumns reads the repr of the list', () => {
+    assert.deepEqual(removedColumns("['rejected', 'chosen', 'prompt']"), ['rejected', 'chosen', 'prompt']);
+    assert.deepEqual(removedColumns(undefined), []);
+  });
+
+  test('on a placeholder dataset (the derivation chose it): the synthetic dataset, for a TRL format key', () => {
+    const script = [
+      'from datasets import load_dataset',
+      'from trl import DPOConfig, DPOTrainer, ScriptArguments, TrlParser',
+      'script_args, training_args = TrlParser((ScriptArguments, DPOConfig)).parse_args_and_config()',
+      'dataset = load_dataset(script_args.dataset_name)',
+      'trainer = DPOTrainer("gpt2", args=training_args, train_dataset=dataset["train"])',
+    ].join('\n');
+    const args = deriveScriptArgs(script).args;
+    const hub = { needs: { models: [], datasets: [] }, refusals: [] };
+    const d = diagnose(REMOVE_ERROR, { script, args, env: {}, options: undefined, hub });
+    assert.ok(d && d.outcome.kind === 'adapt', `${args.join(' ')}: ${JSON.stringify(d)}`);
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-dataset');
+    assert.equal(optionValue(d.outcome.args!, 'dataset_name'), SYNTHETIC_DATASET_ID);
+    assert.match(d.outcome.adaptation.change, /column "(rejected|chosen|prompt)"/);
+  });
+
+  test("on the script's own synthetic dataset: every listed column the script quotes is added in one round", () => {
+    const script = [
+      'from datasets import load_dataset',
+      'ds = load_dataset("acme/pairs", split="train")',
+      'ds = ds.map(fmt, remove_columns=["question", "answer", "other"])',
+      'def fmt(x):',
+      '    return {"text": x["question"] + x["answer"]}',
+    ].join('\n');
+    const err = REMOVE_ERROR.replace("['rejected', 'chosen', 'prompt']", "['answer', 'question', 'unquoted_elsewhere']");
+    const hub = { needs: { models: [], datasets: [{ path: 'acme/pairs', columns: { text: 'string' as const } }] }, refusals: [] };
+    const d = diagnose(err, { script, args: [], env: {}, options: undefined, hub });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'dataset-column-missing');
+    const cols = d.outcome.hub?.datasets.find((x) => x.path === 'acme/pairs')?.columns ?? {};
+    assert.deepEqual(Object.keys(cols).sort(), ['answer', 'question', 'text']);
+    // None of the listed columns is the script's: no answer from the column rules.
+    const none = diagnose(REMOVE_ERROR, { script, args: [], env: {}, options: undefined, hub });
+    assert.ok(!none || none.outcome.kind !== 'adapt' || !/column/.test(none.outcome.adaptation.rule), JSON.stringify(none));
+  });
+});
+
+describe('placeholder-model-chat-setup', () => {
+  // A 2024-style TRL example: a base model without a chat template gets ChatML (its vocabulary grows), the
+  // reference model is loaded apart and is not resized.
+  const script = [
+    'from transformers import AutoModelForCausalLM, AutoTokenizer, HfArgumentParser',
+    'from trl import KTOConfig, KTOTrainer, ModelConfig, setup_chat_format',
+    'parser = HfArgumentParser((KTOConfig, ModelConfig))',
+    'training_args, model_args = parser.parse_args_into_dataclasses()',
+    'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+    'ref_model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+    'tokenizer = AutoTokenizer.from_pretrained(model_args.model_name_or_path)',
+    'if tokenizer.chat_template is None:',
+    '    model, tokenizer = setup_chat_format(model, tokenizer)',
+  ].join('\n');
+  // torch's wording (recorded from a KTOTrainer run whose reference model kept the old vocabulary).
+  const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 9, in <module>\n    trainer.train()\n  File "/venv/lib/python3.11/site-packages/torch/nn/functional.py", line 2551, in embedding\n    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\nIndexError: index out of range in self\n`;
+
+  test('the placeholder model becomes the chat placeholder', () => {
+    const args = ['--model_name_or_path', 'gpt2', '--output_dir', 'out'];
+    const d = diagnose(err, { script, args, env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'placeholder-model-chat-setup');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'HuggingFaceTB/SmolLM2-135M-Instruct');
+  });
+
+  test("the script's own model, or a script without the chat-format branch: not this rule", () => {
+    const own = script.replace(/model_args\.model_name_or_path/g, '"acme/base-1b"');
+    const d = diagnose(err, { script: own, args: ['--output_dir', 'out'], env: {}, options: undefined });
+    assert.ok(!d || d.outcome.kind !== 'adapt' || d.outcome.adaptation.rule !== 'placeholder-model-chat-setup');
+    const plain = script.split('\n').slice(0, 7).join('\n');
+    const p = diagnose(err, { script: plain, args: ['--model_name_or_path', 'gpt2'], env: {}, options: undefined });
+    assert.ok(!p || p.outcome.kind !== 'adapt' || p.outcome.adaptation.rule !== 'placeholder-model-chat-setup');
+  });
+});
+
+describe('deepspeed-import', () => {
+  test("accelerate's DeepSpeed wrappers, exported only with deepspeed installed: refused, named", () => {
+    const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 41, in <module>\n    from accelerate.utils import DummyOptim, DummyScheduler, set_seed\nImportError: cannot import name 'DummyOptim' from 'accelerate.utils' (/venv/lib/python3.11/site-packages/accelerate/utils/__init__.py)\n`;
+    const d = diagnose(err, { script: 'from accelerate.utils import DummyOptim\n', args: [], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.equal(d.outcome.rule, 'deepspeed-import');
+    assert.match(d.outcome.reason, /DummyOptim[^\n]*DeepSpeed is installed/);
+    // Another name missing from accelerate.utils is an API error, not this refusal.
+    const other = diagnose(err.replace(/DummyOptim/g, 'find_batch_size'), { script: '', args: [], env: {}, options: undefined });
+    assert.ok(!other || other.outcome.kind !== 'refuse' || other.outcome.rule !== 'deepspeed-import');
+  });
+});
+
+describe('pad-token-undefined: the tokenizer wording', () => {
+  // transformers' tokenizer padding a batch without a pad token (all releases since 4.x).
+  const err = `Traceback (most recent call last):\n  File "/tmp/run/train.py", line 80, in <module>\n    batch = tokenizer(texts, padding=True)\n  File "/venv/lib/python3.11/site-packages/transformers/tokenization_utils_base.py", line 2834, in _get_padding_truncation_strategies\n    raise ValueError(\nValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as \`pad_token\` \`(tokenizer.pad_token = tokenizer.eos_token e.g.)\` or add a new pad token via \`tokenizer.add_special_tokens({'pad_token': '[PAD]'})\`.\n`;
+  const script = [
+    'import argparse',
+    'from transformers import AutoModel, AutoTokenizer',
+    'p = argparse.ArgumentParser()',
+    'p.add_argument("--model_name_or_path", required=True)',
+    'args = p.parse_args()',
+    'tokenizer = AutoTokenizer.from_pretrained(args.model_name_or_path)',
+    'model = AutoModel.from_pretrained(args.model_name_or_path)',
+  ].join('\n');
+
+  test('a placeholder model: an encoder whose tokenizer has a pad token', () => {
+    const d = diagnose(err, { script, args: ['--model_name_or_path', 'gpt2'], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'adapt', JSON.stringify(d));
+    assert.equal(d.outcome.adaptation.rule, 'pad-token-undefined');
+    assert.equal(optionValue(d.outcome.args!, 'model_name_or_path'), 'roberta-base');
+    assert.match(d.outcome.adaptation.change, /no pad token in its tokenizer/);
+  });
+
+  test("the script's own model: refused, saying the tokenizer", () => {
+    const own = script.replace(/args\.model_name_or_path/g, '"acme/base"');
+    const d = diagnose(err, { script: own, args: [], env: {}, options: undefined });
+    assert.ok(d && d.outcome.kind === 'refuse', JSON.stringify(d));
+    assert.match(d.outcome.reason, /tokenizer has no pad token/);
   });
 });

@@ -304,13 +304,23 @@ export function deriveHubNeeds(script: string, args: readonly string[] = [], fil
  */
 export function selectedRows(source: string): number | undefined {
   let most = 0;
-  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*)\s*\)/g))
-    most = Math.max(most, Number(m[1].replace(/_/g, '')));
+  for (const m of source.matchAll(/\.select\(\s*range\(\s*(?:0\s*,\s*)?(\d[\d_]*|[A-Za-z_]\w*)\s*\)/g)) {
+    // A name: the integer it is assigned or defaults to (`def get_dataloaders(..., max_training_samples=500)`).
+    const n = /^\d/.test(m[1]) ? m[1] : intAssigned(source, m[1]);
+    if (n) most = Math.max(most, Number(n.replace(/_/g, '')));
+  }
   // A tail held out by count (`range(len(ds) - eval_samples, len(ds))`): fewer rows than the count make a
   // negative index (pyarrow's "can't convert negative value to unsigned int"); the rest still needs a default split.
   // Small counts (`range(len(xs) - 1)`, often not a dataset) fit every split as it is.
   for (const n of heldOutCounts(source)) if (n >= MIN_SYNTHETIC_SPLIT_ROWS) most = Math.max(most, n + DEFAULT_SYNTHETIC_ROWS);
   return most > DEFAULT_SYNTHETIC_ROWS ? Math.min(most, MAX_SYNTHETIC_ROWS) : undefined;
+}
+
+/** The integer literal a name is assigned or given as a parameter default (`n = 500`, `n: int = 500`, `f(n=500)` in a def). */
+function intAssigned(source: string, name: string): string | undefined {
+  return new RegExp(`(?:^[ \\t]*|\\bdef\\s+\\w+\\([^)]*?)\\b${name}\\s*(?::\\s*[\\w.]+)?\\s*=\\s*(\\d[\\d_]*)(?![\\w.])`, 'm').exec(
+    source,
+  )?.[1];
 }
 
 /** The counts subtracted from a length inside `range(...)`: an integer literal or a name the script assigns one. */

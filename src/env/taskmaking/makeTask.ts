@@ -27,7 +27,7 @@ import { makeRunner, type CandidateRun } from './runner';
 import { scriptOrigin } from './scriptDate';
 import { inferSnapshot, missingFromEverySnapshot, type SnapshotFit } from './snapshotInference';
 import { verifyTask } from './verification';
-import { evidenceUpFront, NO_SAVED_MODEL, verifySpecFor } from './verifySpecRules';
+import { evidenceUpFront, NO_SAVED_MODEL, SAVED_OTHER_HEAD, verifySpecFor } from './verifySpecRules';
 import { withShim } from '../run/runtimeShims';
 import { VerifySpecSchema } from '../verify/spec';
 import { readEntries, uniqueTaskId, writeTask } from './writeTask';
@@ -478,7 +478,7 @@ async function makeTaskUnguarded(
     // again (twice at most: evidence first, then a field the evidence's check may still ask for).
     for (let round = 0; round < 2 && !verdict.verified && !hooks.signal?.aborted; round++) {
       const finding = [referenceFailure ?? '', ...verdict.breakages.map((b) => b.note ?? '')].find(
-        (n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n),
+        (n) => /set verify\./.test(n) || NO_SAVED_MODEL.test(n) || SAVED_OTHER_HEAD.test(n),
       );
       const fix = finding ? verifySpecFor(finding, script, adapted.args, entry.verify) : undefined;
       if (!fix) break;
@@ -681,9 +681,11 @@ export function withSnapshotGap(refusal: { rule: string; reason: string }, fits:
 }
 
 /**
- * An UnboundLocalError or ValueError raised in a Hugging Face library's own code (its last traceback frame): the
- * library no longer handles the call as the script makes it (IDEFICS' processor given `prompts` positionally in
- * transformers 5; trl 0.8's DPOTrainer refusing a `ref_model` beside a `peft_config`, which trl 0.7 took), which is
+ * An UnboundLocalError, ValueError or KeyError raised in a Hugging Face library's own code (its last traceback frame):
+ * the library no longer handles the call as the script makes it (IDEFICS' processor given `prompts` positionally in
+ * transformers 5; trl 0.8's DPOTrainer refusing a `ref_model` beside a `peft_config`, which trl 0.7 took; trl 0.23's
+ * GKDTrainer reading `teacher_model_init_kwargs["dtype"]` where the script, written for trl 0.18, set `torch_dtype`;
+ * a KeyError of a dataset column is a rule's before it gets here), which is
  * the script's API drift like an unexpected keyword. Only an error no rule recognises gets here, and the fallback is
  * bounded: a ValueError of the script's own making fails at every snapshot and ends as `api-in-no-snapshot`.
  */
@@ -695,7 +697,7 @@ export function raisedInLibraryCode(output: string): boolean {
       .reverse()
       .find((l) => /^\s*File "/.test(l));
   let at = lines.length - 1;
-  while (at >= 0 && !/^(?:UnboundLocalError|ValueError): /.test(lines[at])) at--;
+  while (at >= 0 && !/^(?:UnboundLocalError|ValueError|KeyError): /.test(lines[at])) at--;
   if (at < 0) return false;
   let frame = frameBefore(at);
   // Re-raised by a multiprocessing pool (`squad_convert_examples_to_features(threads=…)`): the worker's own

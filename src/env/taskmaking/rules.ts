@@ -249,6 +249,14 @@ const describeNeeds = (n: HubNeeds): string =>
   [...n.models.map((m) => `model ${m.id}`), ...n.datasets.map((d) => `dataset ${d.path}${d.config ? `/${d.config}` : ''}`)].join(', ') ||
   'nothing';
 
+/**
+ * The columns of datasets' `remove_columns` error ("Column to remove ['rejected', 'chosen'] not in the dataset"),
+ * a Python list's repr; empty when there is none.
+ */
+export function removedColumns(list: string | undefined): string[] {
+  return [...(list ?? '').matchAll(/'([^']+)'|"([^"]+)"/g)].map((x) => x[1] ?? x[2]);
+}
+
 /** The rules, in the order they are tried. */
 export const RULES: readonly Rule[] = [
   // --- args: what the script's parser says it needs or refuses ---
@@ -802,6 +810,18 @@ export const RULES: readonly Rule[] = [
       refuse('no-flash-attention', 'the script requires flash-attention (a CUDA kernel) in its code'),
   },
   {
+    // accelerate exports its DeepSpeed wrappers (`accelerate.utils.DummyOptim`, …) only when deepspeed is installed:
+    // a script importing them is written for a DeepSpeed launch, and no snapshot installs DeepSpeed.
+    id: 'deepspeed-import',
+    scope: 'exception',
+    pattern: /ImportError: cannot import name '((?:Dummy(?:Optim|Scheduler))|DeepSpeed\w*|HfDeepSpeedConfig)' from 'accelerate\.utils/,
+    apply: (m) =>
+      refuse(
+        'deepspeed-import',
+        `the script imports accelerate.utils.${m[1]}, which accelerate exports only when DeepSpeed is installed: it is written for a DeepSpeed launch, which cannot run here`,
+      ),
+  },
+  {
     id: 'no-deepspeed',
     pattern: /deepspeed/i,
     apply: (_m, ctx) =>
@@ -983,13 +1003,34 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    // An embedding lookup past the vocabulary (torch's "index out of range in self") in a script that grows the
+    // vocabulary of a model without a chat template (`if tokenizer.chat_template is None: setup_chat_format(model,
+    // tokenizer)`, the TRL examples of 2024) while the model id is the derivation's placeholder: that branch resizes
+    // one model and not its reference copy. The script's documented models carry a template; so does the chat
+    // placeholder, which takes the branch they take. The script's own model is left to fail as the real one would.
+    id: 'placeholder-model-chat-setup',
+    scope: 'exception',
+    pattern: /IndexError: index out of range in self/,
+    apply: (_m, ctx) => {
+      if (!/\bsetup_chat_format\s*\(|\.chat_template\s+is\s+None\b/.test(ctx.script)) return undefined;
+      const swap = placeholderModels(ctx.script, ctx.args);
+      if (!swap.length) return undefined;
+      const args = swap.reduce((a, s) => setOption(a, s.option, CHAT_PLACEHOLDER_MODEL), ctx.args);
+      return adaptArgs(
+        'placeholder-model-chat-setup',
+        args,
+        `${swap.map((s) => `--${s.option} ${CHAT_PLACEHOLDER_MODEL}`).join(', ')} (${swap.map((s) => s.value).join(', ')}, a placeholder the script does not name, has no chat template, so the script's base-model branch grew its vocabulary; a chat model takes the branch its documented models take)`,
+      );
+    },
+  },
+  {
     // A KeyError of a column (one the script reads, or a key of TRL's dataset formats its trainer reads) on a
     // dataset id the derivation chose (`imdb`: the script names none) whose schema is fixed: a synthetic
     // dataset instead, with the columns derived from the script and its trainer.
     id: 'placeholder-dataset',
     scope: 'exception',
     pattern:
-      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"/,
+      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Unknown split "([\w.-]+)"|Column to remove \[([^\]\n]*)\] not in the dataset/,
     apply: (m, ctx) => {
       // A split the script asks for (`split="train+validation"`) that the placeholder lacks: the synthetic
       // dataset has every split the script names (hub/needs.ts).
@@ -1003,8 +1044,9 @@ export const RULES: readonly Rule[] = [
             )
           : undefined;
       }
-      const col = m[1] ?? m[2] ?? m[3] ?? '';
-      if (!ctx.hub || !(TRL_FORMAT_KEYS.has(col) || scriptNames(ctx.script, col))) return undefined;
+      const ours = (c: string) => TRL_FORMAT_KEYS.has(c) || scriptNames(ctx.script, c);
+      const col = m[1] ?? m[2] ?? m[3] ?? removedColumns(m[5]).find(ours) ?? '';
+      if (!ctx.hub || !ours(col)) return undefined;
       const p = placeholderDataset(ctx.script, ctx.args);
       if (!p) return undefined;
       return adaptArgs(
@@ -1040,21 +1082,26 @@ export const RULES: readonly Rule[] = [
     // of the script's Auto class whose config has one; the script's own model is the real behaviour, refused.
     id: 'pad-token-undefined',
     scope: 'exception',
-    pattern: /Cannot handle batch sizes > 1 if no padding token is defined/,
-    apply: (_m, ctx) => {
+    // The model's config (sequence classification of a batch) or its tokenizer (padding a batch, the
+    // tokenizer's own wording) has no pad token.
+    pattern: /Cannot handle batch sizes > 1 if no padding token is defined|Asking to pad but the tokenizer does not have a padding token/,
+    apply: (m, ctx) => {
       const swap = placeholderModels(ctx.script, ctx.args);
       const to = modelForScriptAutoClass(ctx.script)?.id ?? MODEL_FOR_AUTO_CLASS.AutoModelForSequenceClassification;
+      const tokenizer = m[0].startsWith('Asking');
       if (!swap.length)
         return refuse(
           'pad-token-undefined',
-          "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way",
+          tokenizer
+            ? "the script's tokenizer has no pad token (as the real checkpoint's) and the script pads batches without setting one: the real libraries fail the same way"
+            : "the script's model has no pad token in its config (as the real checkpoint) and the script classifies batches of several sequences without setting model.config.pad_token_id: the real libraries fail the same way",
         );
       if (swap.every((x) => x.value === to)) return undefined;
       const args = swap.reduce((a, x) => setOption(a, x.option, to), ctx.args);
       return adaptArgs(
         'pad-token-undefined',
         args,
-        `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its config; ${to}'s has one)`,
+        `${swap.map((x) => `--${x.option} ${to}`).join(', ')} (${swap.map((x) => x.value).join(', ')}, a placeholder the script does not name, has no pad token in its ${tokenizer ? 'tokenizer' : 'config'}; ${to}'s has one)`,
       );
     },
   },
@@ -1479,18 +1526,21 @@ export const RULES: readonly Rule[] = [
     id: 'dataset-column-missing',
     scope: 'exception',
     pattern:
-      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'/,
+      /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Column to remove \[([^\]\n]*)\] not in the dataset/,
     apply: (m, ctx) => {
-      const col = m[1] ?? m[2] ?? m[3] ?? '';
       // Only a name the script itself uses as a key: a column of the data it loads.
-      if (!new RegExp(`["']${col}["']`).test(ctx.script)) return undefined;
+      const quoted = (c: string) => new RegExp(`["']${c}["']`).test(ctx.script);
+      // `remove_columns` names every missing column at once: each the script quotes is added in one round.
+      const cols = m[4] !== undefined ? removedColumns(m[4]).filter(quoted) : [m[1] ?? m[2] ?? m[3] ?? ''].filter(quoted);
+      const col = cols[0];
+      if (!col) return undefined;
       // Datasets the hub builds get the column: synthetic ones (their schema is ours), and those of the
       // table of real schemas too, whose features are a floor: a column the script reads that the real
       // schema lacks means a variant (another config or revision) or a gap of the table, and the
       // adaptation records which. The base hub's datasets keep theirs.
       const own = ctx.hub?.needs.datasets.filter((d) => !(d.columns && col in d.columns)) ?? [];
       if (own.length) {
-        const extra = withColumn(ctx.hubExtra ?? EMPTY_HUB_NEEDS, own, col);
+        const extra = cols.reduce((e, c) => withColumn(e, own, c), ctx.hubExtra ?? EMPTY_HUB_NEEDS);
         const real = own.filter((d) => KNOWN_DATASETS[d.path]).map((d) => d.path);
         const why = real.length
           ? ` (the real schema of ${real.join(', ')} lacks it: the script reads a variant, or the table is incomplete; the table's features are a floor)`
@@ -1500,7 +1550,7 @@ export const RULES: readonly Rule[] = [
           adaptation: {
             rule: 'dataset-column-missing',
             kind: 'hub',
-            change: `column "${col}" (${kindOf(col)}) added to ${own.map((d) => d.path).join(', ')}${why}`,
+            change: `${cols.map((c) => `column "${c}" (${kindOf(c)})`).join(', ')} added to ${own.map((d) => d.path).join(', ')}${why}`,
           },
           hub: extra,
         };

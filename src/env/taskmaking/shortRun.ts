@@ -42,7 +42,11 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['eval_steps'], value: '8' },
   { names: ['save_steps', 'checkpointing_steps'], value: '8' },
   { names: ['warmup_steps', 'num_warmup_steps'], value: '0' },
-  { names: ['dataloader_num_workers', 'num_workers', 'preprocessing_num_workers', 'num_proc'], value: '1' },
+  // Batches load in the run's own process (TrainingArguments' default): a worker process costs a start-up
+  // and meets releases' worker bugs the script never chose (trl 0.23's `worker_init_fn=seed_worker`, which
+  // transformers 4.56 made a three-argument function: "seed_worker() missing 2 required positional arguments").
+  { names: ['dataloader_num_workers'], value: '0' },
+  { names: ['num_workers', 'preprocessing_num_workers', 'num_proc'], value: '1' },
   { names: ['report_to', 'log_with'], value: 'none' },
   // A script that saves only when given a folder (`if args.output_dir is not None: save_pretrained`) must
   // leave the model the verifier checks: a folder inside the run's own (fresh) directory.

@@ -50,9 +50,11 @@ export function apiPresence(api: PackageApi, imp: ImportedApi): ApiPresence {
     if (api.unimportable[imp.module]) return 'absent';
     // The package's direct public subpackages are all walked (docs/snapshots.md), so `trl.experimental`
     // missing from the data is absent from the release; deeper modules are not always walked
-    // (transformers.data.metrics.squad_metrics), and private paths and the CLI trees never: unknown.
+    // (transformers.data.metrics.squad_metrics), and private paths, the CLI trees and the test helpers never
+    // (accelerate.test_utils, whose `mocked_dataloaders` accelerate's examples import when testing): unknown.
     const parts = imp.module.split('.');
-    if (parts.some((p) => p.startsWith('_') || ['commands', 'cli', 'tests', 'testing', 'testing_utils'].includes(p))) return 'unknown';
+    if (parts.some((p) => p.startsWith('_') || ['commands', 'cli', 'tests', 'testing', 'testing_utils', 'test_utils'].includes(p)))
+      return 'unknown';
     // Only transformers' tree is cut below its second level; the other libraries' public modules are all walked.
     if (parts[0] !== 'transformers') return 'absent';
     return api.modules[parts.slice(0, 2).join('.')] ? 'unknown' : 'absent';

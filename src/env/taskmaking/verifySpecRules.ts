@@ -5,7 +5,7 @@
 // verifier's finding, never on a script.
 import { EVIDENCE_ARTIFACT, type RuntimeShim } from '../run/runtimeShims';
 import { valueForArgument } from '../tasks/scriptArgs';
-import type { VerifySpecInput } from '../verify/spec';
+import { VerifyHeadSchema, type VerifySpecInput } from '../verify/spec';
 import { optionValue } from './argEdits';
 import { deriveHubNeeds } from '../hub/needs';
 import type { Adaptation } from './provenance';
@@ -62,6 +62,13 @@ export function evidenceUpFront(script: string, current: VerifySpecInput = {}): 
   );
 }
 
+/**
+ * The verifier's finding when the declared head's Auto class does not load the saved model and the saved config's
+ * `architectures` name a model of another head (forgeenv_verify.py's loader_for): a script that loads one of several
+ * classes by the model's type (a vision-language class for VLMs, a causal LM otherwise) saved the other kind.
+ */
+export const SAVED_OTHER_HEAD = /is no (\w+) model \((\w+)\)/;
+
 /** The verify fields (and runtime shim) a verifier finding asks for, with the adaptation that records them; undefined when no rule answers. */
 export function verifySpecFor(
   finding: string,
@@ -104,6 +111,13 @@ export function verifySpecFor(
       spec.head = head;
       changes.push(`verify.head ${head}`);
     }
+  }
+  // The saved model's own architecture decides the head the script's first Auto class guessed wrong.
+  const other = SAVED_OTHER_HEAD.exec(finding);
+  const saved = other && VerifyHeadSchema.safeParse(other[2]);
+  if (other && saved?.success && current.head === other[1] && saved.data !== current.head) {
+    spec.head = saved.data;
+    changes.push(`verify.head ${saved.data} (the saved model's architectures name a ${saved.data} model, not ${other[1]})`);
   }
   if (/verify\.dataset/.test(finding) && !current.dataset) {
     spec.dataset = [fromArgs(args, DATASET_OPTIONS) ?? valueForArgument(script, 'dataset_name')];

@@ -10,6 +10,9 @@ const Relative = z
   .max(300)
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a path inside the run folder');
 
+/** The model heads the verifier knows. */
+export const VerifyHeadSchema = z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm']);
+
 export const VerifySpecSchema = z
   .object({
     /** The artifact, relative to the run folder (`*` allowed: the highest-numbered match wins). Default: what the original saves. */
@@ -17,7 +20,7 @@ export const VerifySpecSchema = z
     /** `hf_model`: a save_pretrained folder (or a PEFT adapter); `state_dict`: a torch.save file. Default: by what the artifact is. */
     kind: z.enum(['hf_model', 'state_dict']).optional(),
     /** The model head (default: from the original's `AutoModelFor…` call). */
-    head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm']).optional(),
+    head: VerifyHeadSchema.optional(),
     /** The hub id the untrained model comes from (default: the original's `from_pretrained` id). */
     base_model: z.string().min(1).max(200).optional(),
     /** `load_dataset` arguments of the held-out data (default: the original's). */
