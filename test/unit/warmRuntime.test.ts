@@ -142,6 +142,24 @@ describe('warm runtime', () => {
     // the script's own objects must still be finalized as in a cold run, wherever they are kept.
     'finalizers at shutdown: globals, a cycle, an object kept by a library, an unclosed file':
       'import sys, transformers\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self):\n        sys.__stdout__.write("del %s\\n" % self.name)\na = Loud("global")\nb = Loud("cycle")\nb.me = b\ntransformers.FORGEENV_KEPT = Loud("kept by a library")\nf = open("unclosed.txt", "w")\nf.write("data")\nprint("end of script")\n',
+    // The prompt exit (zygote.ts): the interpreter's shutdown, step by step, for the run's objects.
+    'a non-daemon thread that prints after the script ends':
+      'import threading, time\ndef late():\n    time.sleep(0.3)\n    print("thread done", flush=True)\nthreading.Thread(target=late).start()\nprint("main done")\n',
+    'atexit functions of the script, in reverse order':
+      'import atexit\natexit.register(print, "first registered")\natexit.register(print, "last registered")\nprint("end")\n',
+    '__del__ in a reference cycle and on a global, weakref.finalize and a weakref callback':
+      'import sys, weakref\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self):\n        print("del", self.name)\nx = Loud("cycle")\ny = Loud("partner")\nx.other, y.other = y, x\ndel x, y\ng = Loud("global")\nclass T:\n    pass\nt = T()\nweakref.finalize(t, print, "finalize ran")\nu = T()\nr = weakref.ref(u, lambda ref: print("callback ran"))\nprint("end")\n',
+    'sys.exit inside try/finally': 'import sys\ntry:\n    print("try")\n    sys.exit(4)\nfinally:\n    print("finally")\n',
+    'SystemExit(None) after output without a newline':
+      'import sys\nprint("a", end="")\nsys.exit(None)\n',
+    'SystemExit with an object code': 'raise SystemExit(["not", "an", "int"])\n',
+    'SystemExit with a code beyond a byte': 'import sys\nsys.exit(258)\n',
+    'output buffered without a newline at exit': 'import sys\nsys.stdout.write("no newline")\nsys.stderr.write("err no newline")\n',
+    'a suspended generator with a finally': 'def gen():\n    try:\n        yield 1\n    finally:\n        print("generator closed")\ng = gen()\nnext(g)\nprint("end")\n',
+    'a finalizer that prints during an uncaught exception': 'class Loud:\n    def __del__(self):\n        print("del after the traceback")\ndef f():\n    keep = Loud()\n    raise RuntimeError("boom")\nf()\n',
+    'KeyboardInterrupt with a finalizer and an atexit function':
+      'import atexit\natexit.register(print, "atexit")\nclass Loud:\n    def __del__(self):\n        print("del")\nx = Loud()\nraise KeyboardInterrupt\n',
+    'stdout replaced by the script': 'import sys\nsys.stdout = open("log.txt", "w")\nprint("to the file")\nsys.__stdout__.write("real stdout\\n")\n',
   };
   for (const [name, script] of Object.entries(PROBES)) {
     test(`same outcome warm and cold: ${name}`, async (t) => {

@@ -90,7 +90,9 @@ export type RunRequest = z.infer<typeof RunRequestSchema>;
 
 const ZYGOTE = String.raw`import os, sys  # forgeenv-zygote
 def _forgeenv_zygote(names):
-    unfreeze_at_exit, names = names[0] == "unfreeze", names[1:]
+    # "unfreeze" or "frozen", then optionally ":" and a file that learns which exit was taken (tests).
+    exit_mode, _, report = names[0].partition(":")
+    unfreeze_at_exit, names = exit_mode == "unfreeze", names[1:]
     cut = names.index("--") if "--" in names else len(names)
     modules, rest = names[:cut], names[cut + 1:]
     cut = rest.index("--") if "--" in rest else len(rest)
@@ -132,11 +134,9 @@ def _forgeenv_zygote(names):
     # Real mode: unfrozen at exit (the script's own atexit functions run first), so that the shutdown
     # collects what a cold run's collects: frozen, triton's nanobind objects outlive it and print
     # "leaked". Simulated mode: kept frozen (WARM_UNFREEZE_AT_EXIT in zygote.ts says why).
-    import atexit, gc
+    import gc
     gc.collect()
     gc.freeze()
-    if unfreeze_at_exit:
-        atexit.register(gc.unfreeze)
     os.dup2(out, 1)
     os.dup2(err, 2)
     os.close(out)
@@ -170,38 +170,144 @@ def _forgeenv_zygote(names):
     with open(path, "rb") as f:
         source = f.read()
     try:
-        return compile(source, path, "exec", dont_inherit=True), m.__dict__
+        return compile(source, path, "exec", dont_inherit=True), m.__dict__, unfreeze_at_exit, report
     except SyntaxError as e:
         # As the interpreter prints a script that does not compile: no traceback at all.
         e.__traceback__ = None
         sys.excepthook(type(e), e, None)
         sys.stderr.flush()
         os._exit(1)
-_forgeenv_code, _forgeenv_globals = _forgeenv_zygote(sys.argv[1:])
+def _forgeenv_prompt_exit(kind, code, report):
+    # What the interpreter's shutdown does that a script can observe, in its order (Py_FinalizeEx,
+    # finalize_modules), for the objects the run made; the frozen import-time heap is never walked.
+    # kind: "exit" (os._exit(code)) or "sigint" (die by SIGINT, as an uncaught KeyboardInterrupt).
+    import atexit, gc, io, signal, threading, types, weakref
+    threading._shutdown()
+    atexit._run_exitfuncs()
+    try:
+        for f in (sys.stdout, sys.stderr):
+            if f is not None:
+                f.flush()
+    except BaseException:
+        return "a standard stream failed to flush"
+    if gc.isenabled():
+        gc.collect()
+    # finalize_modules_delete_special, then every module out of sys.modules (the script's __main__
+    # among them), then a collection: what only the modules held is finalized now, as it is cold.
+    import builtins
+    if hasattr(builtins, "_"):
+        builtins._ = None
+    for name in ("path", "argv", "ps1", "ps2", "last_type", "last_value", "last_traceback", "last_exc", "path_hooks", "path_importer_cache", "meta_path", "__interactivehook__"):
+        if hasattr(sys, name):
+            setattr(sys, name, None)
+    for name in ("stdin", "stdout", "stderr"):
+        setattr(sys, name, getattr(sys, "__%s__" % name, None))
+    modules = []
+    for name, module in list(sys.modules.items()):
+        try:
+            modules.append((name, weakref.ref(module)))
+        except TypeError:
+            modules.append((name, lambda module=module: module))
+        sys.modules[name] = None
+    del name, module
+    gc.collect()
+    # Objects of the run with a finalizer a cold shutdown would still call (kept by a library or a
+    # builtin): the interpreter's own shutdown then runs, with the heap unfrozen (the slow path).
+    kept = _forgeenv_finalizable(gc, io, types, weakref)
+    if kept:
+        for name, ref in modules:
+            m = ref()
+            if m is not None:
+                sys.modules[name] = m
+        return kept
+    for f in (sys.__stdout__, sys.__stderr__):
+        try:
+            f.flush()
+        except BaseException:
+            pass
+    if report:
+        _forgeenv_tell(report, "prompt")
+    if kind == "sigint":
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(code)
+def _forgeenv_tell(path, what):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.write(fd, what.encode() + b"\n")
+    os.close(fd)
+def _forgeenv_finalizable(gc, io, types, weakref):
+    quiet = ("weakref", "_weakrefset")
+    for o in gc.get_objects():
+        t = type(o)
+        if t in (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType):
+            frame = getattr(o, "gi_frame", None) or getattr(o, "cr_frame", None) or getattr(o, "ag_frame", None)
+            if frame is not None and frame.f_lasti >= 0:
+                return "a suspended %s" % o.__qualname__
+            continue
+        if isinstance(o, io.IOBase):
+            try:
+                if o.closed:
+                    continue
+            except BaseException:
+                pass
+            return "an open %s" % t.__qualname__
+        if getattr(t, "__del__", None) is not None:
+            return "a %s.%s with __del__" % (t.__module__, t.__qualname__)
+        if weakref.getweakrefcount(o):
+            for r in weakref.getweakrefs(o):
+                cb = getattr(r, "__callback__", None)
+                if cb is not None and getattr(cb, "__module__", None) not in quiet:
+                    return "a weakref callback on a %s" % t.__qualname__
+    return None
+_forgeenv_code, _forgeenv_globals, _forgeenv_unfreeze, _forgeenv_report = _forgeenv_zygote(sys.argv[1:])
 del _forgeenv_zygote
 try:
     exec(_forgeenv_code, _forgeenv_globals)
-except SystemExit:
-    raise
+except SystemExit as _forgeenv_e:
+    # As _Py_HandleSystemExit: None is 0, an int its own value, anything else printed to stderr and 1.
+    _forgeenv_kind, _forgeenv_exit = "exit", _forgeenv_e.code
+    if _forgeenv_exit is None:
+        _forgeenv_exit = 0
+    elif isinstance(_forgeenv_exit, int):
+        _forgeenv_exit = _forgeenv_exit & 0xFF if -(2**63) <= _forgeenv_exit < 2**63 else 255
+    else:
+        if sys.stderr is not None:
+            sys.stderr.write(str(_forgeenv_exit))
+            sys.stderr.write("\n")
+        else:
+            sys.__stderr__.write(str(_forgeenv_exit) + "\n")
+        _forgeenv_exit = 1
 except BaseException as _forgeenv_e:
     # The interpreter prints the exception's own __traceback__: drop the zygote's frame from it.
     _forgeenv_e.__traceback__ = _forgeenv_e.__traceback__.tb_next
+    sys.last_type, sys.last_value, sys.last_traceback = type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__
     sys.excepthook(type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__)
-    if isinstance(_forgeenv_e, KeyboardInterrupt):
-        # The interpreter ends on SIGINT after its shutdown (threads joined, then atexit): the same here.
-        import atexit, signal, threading
-        threading._shutdown()
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-    raise SystemExit(1)
+    # The interpreter ends on SIGINT after its shutdown (threads joined, then atexit): the same here.
+    _forgeenv_kind = "sigint" if isinstance(_forgeenv_e, KeyboardInterrupt) else "exit"
+    _forgeenv_exit = 1
+else:
+    _forgeenv_kind, _forgeenv_exit = "exit", 0
+# Nothing of the driver's may keep the script's objects alive: a cold shutdown holds none of them.
+del _forgeenv_code, _forgeenv_globals
+_forgeenv_e = None
+_forgeenv_slow = _forgeenv_prompt_exit(_forgeenv_kind, _forgeenv_exit, _forgeenv_report)
+if _forgeenv_report:
+    _forgeenv_tell(_forgeenv_report, "slow: " + _forgeenv_slow)
+# The slow path: the interpreter's own shutdown, ending as the script did. Real mode unfreezes the
+# heap first (frozen, triton's nanobind objects outlive the shutdown and print "leaked").
+if _forgeenv_unfreeze:
+    import gc as _forgeenv_gc
+    _forgeenv_gc.unfreeze()
+if _forgeenv_kind == "sigint":
+    sys.excepthook = lambda *a: None
+    raise KeyboardInterrupt
+raise SystemExit(_forgeenv_exit)
 `;
 
 /**
- * Python's argv for a zygote: `python -u -c <zygote> unfreeze|frozen <module…> -- <module:attribute…>
- * -- <module:function:argument…>` (the launcher execs it like a script).
+ * Python's argv for a zygote: `python -u -c <zygote> unfreeze|frozen[:<report file>] <module…> --
+ * <module:attribute…> -- <module:function:argument…>` (the launcher execs it like a script). The
+ * report file, for tests, learns which exit a run took: `prompt`, or `slow: <why>`.
  */
 export function zygoteArgv(
   python: string,
@@ -209,8 +315,10 @@ export function zygoteArgv(
   attributes: string[] = [],
   calls: string[] = [],
   unfreezeAtExit = true,
+  exitReport?: string,
 ): string[] {
-  return [python, '-u', '-c', ZYGOTE, unfreezeAtExit ? 'unfreeze' : 'frozen', ...modules, '--', ...attributes, '--', ...calls];
+  const exit = `${unfreezeAtExit ? 'unfreeze' : 'frozen'}${exitReport ? `:${exitReport}` : ''}`;
+  return [python, '-u', '-c', ZYGOTE, exit, ...modules, '--', ...attributes, '--', ...calls];
 }
 
 /** The one JSON line a zygote reads on stdin. */
