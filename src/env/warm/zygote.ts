@@ -74,25 +74,13 @@ export const WARM_CALLS: Record<'simulated' | 'real', string[]> = {
   real: ['transformers.conversion_mapping:get_checkpoint_conversion_mapping:bert'],
 };
 
-/**
- * Whether the zygote unfreezes the import-time heap at exit (gc.unfreeze in atexit). Real mode: yes,
- * frozen, triton's nanobind objects outlive the shutdown and print "leaked". Simulated mode: no. The
- * shutdown's collections then skip the stand-ins' heap (their recorded API data: most of a
- * warm run's time, 150-200 ms of CPU, went to collecting it at exit). What a cold run's shutdown
- * does and this one skips is finalizing import-time objects in reference cycles: the stand-ins
- * have no finalizer (no `__del__`, `weakref.finalize` or atexit function: a unit test keeps it so),
- * and the script's own objects are not frozen, so they are finalized as in a cold run.
- */
-export const WARM_UNFREEZE_AT_EXIT: Record<'simulated' | 'real', boolean> = { simulated: false, real: true };
-
 export const RunRequestSchema = z.object({ argv: z.array(z.string()).min(1) });
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
-const ZYGOTE = String.raw`import os, sys  # forgeenv-zygote
+const DRIVER = String.raw`import os, sys
 def _forgeenv_zygote(names):
-    # "unfreeze" or "frozen", then optionally ":" and a file that learns which exit was taken (tests).
-    exit_mode, _, report = names[0].partition(":")
-    unfreeze_at_exit, names = exit_mode == "unfreeze", names[1:]
+    # A file that learns which exit the run took (tests), or "-".
+    report, names = ("" if names[0] == "-" else names[0]), names[1:]
     cut = names.index("--") if "--" in names else len(names)
     modules, rest = names[:cut], names[cut + 1:]
     cut = rest.index("--") if "--" in rest else len(rest)
@@ -160,9 +148,13 @@ def _forgeenv_zygote(names):
     sys.argv = list(argv)
     sys.orig_argv = [sys.orig_argv[0], "-u"] + list(argv)
     sys.path[0] = os.path.dirname(path)
-    m = types.ModuleType("__main__")
+    # The interpreter's own __main__, emptied to what a script's starts with (the same keys in the
+    # same order): libraries keep it from import time (dill's _main_module pickles by it).
+    m = sys.modules["__main__"]
+    for k in list(m.__dict__):
+        if k not in ("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__annotations__", "__builtins__"):
+            del m.__dict__[k]
     m.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins, __loader__=SourceFileLoader("__main__", path), __spec__=None, __package__=None)
-    sys.modules["__main__"] = m
     # Real mode seeds at start-up and as numpy and torch finish importing (resources/shims): the
     # script starts from that state here too, whatever the imports ahead did.
     if "_forgeenv_seed" in sys.modules:
@@ -170,7 +162,7 @@ def _forgeenv_zygote(names):
     with open(path, "rb") as f:
         source = f.read()
     try:
-        return compile(source, path, "exec", dont_inherit=True), m.__dict__, unfreeze_at_exit, report
+        return compile(source, path, "exec", dont_inherit=True), m.__dict__, report
     except SyntaxError as e:
         # As the interpreter prints a script that does not compile: no traceback at all.
         e.__traceback__ = None
@@ -178,8 +170,8 @@ def _forgeenv_zygote(names):
         sys.stderr.flush()
         os._exit(1)
 def _forgeenv_prompt_exit(kind, code, report):
-    # What the interpreter's shutdown does that a script can observe, in its order (Py_FinalizeEx,
-    # finalize_modules), for the objects the run made; the frozen import-time heap is never walked.
+    # What the interpreter's shutdown does that a script can observe, in its order (Py_FinalizeEx),
+    # for the objects the run made; the frozen import-time heap is never walked.
     # kind: "exit" (os._exit(code)) or "sigint" (die by SIGINT, as an uncaught KeyboardInterrupt).
     import atexit, gc, io, signal, threading, types, weakref
     threading._shutdown()
@@ -190,35 +182,14 @@ def _forgeenv_prompt_exit(kind, code, report):
                 f.flush()
     except BaseException:
         return "a standard stream failed to flush"
+    # The first collection of a cold shutdown (the run's cycles only: the import-time heap is frozen).
     if gc.isenabled():
         gc.collect()
-    # finalize_modules_delete_special, then every module out of sys.modules (the script's __main__
-    # among them), then a collection: what only the modules held is finalized now, as it is cold.
-    import builtins
-    if hasattr(builtins, "_"):
-        builtins._ = None
-    for name in ("path", "argv", "ps1", "ps2", "last_type", "last_value", "last_traceback", "last_exc", "path_hooks", "path_importer_cache", "meta_path", "__interactivehook__"):
-        if hasattr(sys, name):
-            setattr(sys, name, None)
-    for name in ("stdin", "stdout", "stderr"):
-        setattr(sys, name, getattr(sys, "__%s__" % name, None))
-    modules = []
-    for name, module in list(sys.modules.items()):
-        try:
-            modules.append((name, weakref.ref(module)))
-        except TypeError:
-            modules.append((name, lambda module=module: module))
-        sys.modules[name] = None
-    del name, module
-    gc.collect()
-    # Objects of the run with a finalizer a cold shutdown would still call (kept by a library or a
-    # builtin): the interpreter's own shutdown then runs, with the heap unfrozen (the slow path).
+    # What the rest of the shutdown would finalize observably (the run's objects a module, __main__
+    # among them, still holds): then the interpreter's own shutdown runs, the slow path. Else the
+    # rest (modules cleared, the heap freed) has nothing a script could observe, and is skipped.
     kept = _forgeenv_finalizable(gc, io, types, weakref)
     if kept:
-        for name, ref in modules:
-            m = ref()
-            if m is not None:
-                sys.modules[name] = m
         return kept
     for f in (sys.__stdout__, sys.__stderr__):
         try:
@@ -236,89 +207,102 @@ def _forgeenv_tell(path, what):
     os.write(fd, what.encode() + b"\n")
     os.close(fd)
 def _forgeenv_finalizable(gc, io, types, weakref):
+    # What a cold shutdown would still finalize, observably: an object with __del__ (a class's own
+    # or a builtin's: files flush), an open file, a suspended generator (its finally blocks), a
+    # weakref callback (the weakref module's own bookkeeping and _abc's registry cleanup aside).
+    found = set()
     quiet = ("weakref", "_weakrefset")
     for o in gc.get_objects():
         t = type(o)
         if t in (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType):
             frame = getattr(o, "gi_frame", None) or getattr(o, "cr_frame", None) or getattr(o, "ag_frame", None)
             if frame is not None and frame.f_lasti >= 0:
-                return "a suspended %s" % o.__qualname__
-            continue
-        if isinstance(o, io.IOBase):
+                found.add("a suspended %s" % o.__qualname__)
+        elif isinstance(o, io.IOBase):
             try:
-                if o.closed:
-                    continue
+                closed = o.closed
             except BaseException:
-                pass
-            return "an open %s" % t.__qualname__
-        if getattr(t, "__del__", None) is not None:
-            return "a %s.%s with __del__" % (t.__module__, t.__qualname__)
-        if weakref.getweakrefcount(o):
+                closed = False
+            if not closed:
+                found.add("an open %s" % t.__qualname__)
+        elif getattr(t, "__del__", None) is not None:
+            found.add("a %s.%s with __del__" % (t.__module__, t.__qualname__))
+        if len(found) < 8 and weakref.getweakrefcount(o):
             for r in weakref.getweakrefs(o):
                 cb = getattr(r, "__callback__", None)
-                if cb is not None and getattr(cb, "__module__", None) not in quiet:
-                    return "a weakref callback on a %s" % t.__qualname__
-    return None
-_forgeenv_code, _forgeenv_globals, _forgeenv_unfreeze, _forgeenv_report = _forgeenv_zygote(sys.argv[1:])
-del _forgeenv_zygote
-try:
-    exec(_forgeenv_code, _forgeenv_globals)
-except SystemExit as _forgeenv_e:
-    # As _Py_HandleSystemExit: None is 0, an int its own value, anything else printed to stderr and 1.
-    _forgeenv_kind, _forgeenv_exit = "exit", _forgeenv_e.code
-    if _forgeenv_exit is None:
-        _forgeenv_exit = 0
-    elif isinstance(_forgeenv_exit, int):
-        _forgeenv_exit = _forgeenv_exit & 0xFF if -(2**63) <= _forgeenv_exit < 2**63 else 255
-    else:
-        if sys.stderr is not None:
-            sys.stderr.write(str(_forgeenv_exit))
-            sys.stderr.write("\n")
+                if cb is None or getattr(cb, "__module__", None) in quiet:
+                    continue
+                if type(cb) is types.BuiltinMethodType and cb.__name__ == "_destroy" and isinstance(cb.__self__, weakref.ref):
+                    continue
+                found.add("a weakref callback on a %s: %s" % (t.__qualname__, getattr(cb, "__qualname__", type(cb).__qualname__)))
+        if len(found) >= 8:
+            break
+    return "; ".join(sorted(found))
+def _forgeenv_main():
+    _forgeenv_code, _forgeenv_globals, _forgeenv_report = _forgeenv_zygote(sys.argv[1:])
+    try:
+        exec(_forgeenv_code, _forgeenv_globals)
+    except SystemExit as _forgeenv_e:
+        # As _Py_HandleSystemExit: None is 0, an int its own value, anything else printed to stderr and 1.
+        _forgeenv_kind, _forgeenv_exit = "exit", _forgeenv_e.code
+        if _forgeenv_exit is None:
+            _forgeenv_exit = 0
+        elif isinstance(_forgeenv_exit, int):
+            _forgeenv_exit = _forgeenv_exit & 0xFF if -(2**63) <= _forgeenv_exit < 2**63 else 255
         else:
-            sys.__stderr__.write(str(_forgeenv_exit) + "\n")
+            if sys.stderr is not None:
+                sys.stderr.write(str(_forgeenv_exit))
+                sys.stderr.write("\n")
+            else:
+                sys.__stderr__.write(str(_forgeenv_exit) + "\n")
+            _forgeenv_exit = 1
+    except BaseException as _forgeenv_e:
+        # The interpreter prints the exception's own __traceback__: drop the zygote's frame from it.
+        _forgeenv_e.__traceback__ = _forgeenv_e.__traceback__.tb_next
+        sys.last_type, sys.last_value, sys.last_traceback = type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__
+        sys.excepthook(type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__)
+        # The interpreter ends on SIGINT after its shutdown (threads joined, then atexit): the same here.
+        _forgeenv_kind = "sigint" if isinstance(_forgeenv_e, KeyboardInterrupt) else "exit"
         _forgeenv_exit = 1
-except BaseException as _forgeenv_e:
-    # The interpreter prints the exception's own __traceback__: drop the zygote's frame from it.
-    _forgeenv_e.__traceback__ = _forgeenv_e.__traceback__.tb_next
-    sys.last_type, sys.last_value, sys.last_traceback = type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__
-    sys.excepthook(type(_forgeenv_e), _forgeenv_e, _forgeenv_e.__traceback__)
-    # The interpreter ends on SIGINT after its shutdown (threads joined, then atexit): the same here.
-    _forgeenv_kind = "sigint" if isinstance(_forgeenv_e, KeyboardInterrupt) else "exit"
-    _forgeenv_exit = 1
-else:
-    _forgeenv_kind, _forgeenv_exit = "exit", 0
-# Nothing of the driver's may keep the script's objects alive: a cold shutdown holds none of them.
-del _forgeenv_code, _forgeenv_globals
-_forgeenv_e = None
-_forgeenv_slow = _forgeenv_prompt_exit(_forgeenv_kind, _forgeenv_exit, _forgeenv_report)
-if _forgeenv_report:
-    _forgeenv_tell(_forgeenv_report, "slow: " + _forgeenv_slow)
-# The slow path: the interpreter's own shutdown, ending as the script did. Real mode unfreezes the
-# heap first (frozen, triton's nanobind objects outlive the shutdown and print "leaked").
-if _forgeenv_unfreeze:
+    else:
+        _forgeenv_kind, _forgeenv_exit = "exit", 0
+    # Nothing of the driver's may keep the script's objects alive: a cold shutdown holds none of them.
+    del _forgeenv_code, _forgeenv_globals
+    _forgeenv_e = None
+    _forgeenv_slow = _forgeenv_prompt_exit(_forgeenv_kind, _forgeenv_exit, _forgeenv_report)
+    if _forgeenv_report:
+        _forgeenv_tell(_forgeenv_report, "slow: " + _forgeenv_slow)
+    # The slow path: the interpreter's own shutdown over the whole heap, unfrozen (__main__ was
+    # frozen with it; frozen, triton's nanobind objects outlive the shutdown and print "leaked"),
+    # ending as the script did.
     import gc as _forgeenv_gc
     _forgeenv_gc.unfreeze()
-if _forgeenv_kind == "sigint":
-    sys.excepthook = lambda *a: None
-    raise KeyboardInterrupt
-raise SystemExit(_forgeenv_exit)
+    if _forgeenv_kind == "sigint":
+        sys.excepthook = lambda *a: None
+        raise KeyboardInterrupt
+    raise SystemExit(_forgeenv_exit)
+`;
+
+// The driver's names live in a namespace of their own: __main__ is the script's.
+const ZYGOTE = `import sys  # forgeenv-zygote
+_forgeenv = {"__builtins__": __builtins__, "__name__": "forgeenv_zygote"}
+exec(${JSON.stringify(DRIVER)}, _forgeenv)
+_forgeenv["_forgeenv_main"]()
 `;
 
 /**
- * Python's argv for a zygote: `python -u -c <zygote> unfreeze|frozen[:<report file>] <module…> --
- * <module:attribute…> -- <module:function:argument…>` (the launcher execs it like a script). The
- * report file, for tests, learns which exit a run took: `prompt`, or `slow: <why>`.
+ * Python's argv for a zygote: `python -u -c <zygote> <report file>|- <module…> -- <module:attribute…>
+ * -- <module:function:argument…>` (the launcher execs it like a script). The report file, for tests,
+ * learns which exit a run took: `prompt`, or `slow: <why>`.
  */
 export function zygoteArgv(
   python: string,
   modules: string[],
   attributes: string[] = [],
   calls: string[] = [],
-  unfreezeAtExit = true,
   exitReport?: string,
 ): string[] {
-  const exit = `${unfreezeAtExit ? 'unfreeze' : 'frozen'}${exitReport ? `:${exitReport}` : ''}`;
-  return [python, '-u', '-c', ZYGOTE, exit, ...modules, '--', ...attributes, '--', ...calls];
+  return [python, '-u', '-c', ZYGOTE, exitReport || '-', ...modules, '--', ...attributes, '--', ...calls];
 }
 
 /** The one JSON line a zygote reads on stdin. */
