@@ -1,6 +1,7 @@
 // The zygote's prompt exit (zygote.ts): after the script, the driver does what the interpreter's
-// shutdown does that a script can observe (threads, atexit, the first collection), then os._exit;
-// a run that leaves an object the rest of the shutdown would finalize takes the interpreter's own. The
+// shutdown does that a script can observe (threads, atexit, the first collection; the modules
+// cleared when an object is left to finalize and a library keeps __main__, as torch's dill does),
+// then os._exit; otherwise, with an object left to finalize, the interpreter's own shutdown. The
 // driver is run directly (no sandbox, no pre-imports): which exit each script took, and that its
 // outcome is the interpreter's (`python -u train.py`). The sandboxed warm-vs-cold identity probes
 // are in warmRuntime.test.ts.
@@ -46,32 +47,51 @@ const CASES: { name: string; script: string; exit: RegExp }[] = [
     script: `${LOUD}b = Loud("cycle")\nb.me = b\ndel b\nprint("end")\n`,
     exit: /^prompt$/,
   },
-  { name: 'a finalizer on a global', script: `${LOUD}a = Loud("global")\nprint("end")\n`, exit: /^slow: a __main__\.Loud with __del__$/ },
+  {
+    name: 'a finalizer on a global',
+    script: `${LOUD}a = Loud("global")\nprint("end")\n`,
+    exit: /^slow: __main__ is not kept \(a __main__\.Loud with __del__\)$/,
+  },
   {
     name: "a finalizer in an uncaught exception's frame",
     script: `${LOUD}def f():\n    x = Loud("frame")\n    1 / 0\nf()\n`,
-    exit: /^slow: a __main__\.Loud/,
+    exit: /^slow: __main__ is not kept \(a __main__\.Loud/,
   },
   {
     name: 'a finalizer kept by a module imported before the script',
     script: `${LOUD}os.KEPT = Loud("kept")\nprint("end")\n`,
-    exit: /^slow: a __main__\.Loud with __del__$/,
+    exit: /^slow: __main__ is not kept \(a __main__\.Loud with __del__\)$/,
   },
   {
     name: 'a file kept open by a module',
     script: 'import os\nos.KEPT = open("kept.txt", "w")\nos.KEPT.write("x")\n',
-    exit: /^slow: an open /,
+    exit: /^slow: __main__ is not kept \(an open /,
   },
   {
     name: 'a weakref callback',
     script: 'import weakref\nclass T:\n    pass\nt = T()\nr = weakref.ref(t, lambda r: print("callback"))\n',
-    exit: /^slow: a weakref callback on a T: /,
+    exit: /^slow: __main__ is not kept \(a weakref callback on a T: /,
+  },
+  {
+    name: 'a finalizer kept by a builtin the script added',
+    script: `${LOUD}import builtins\nbuiltins.KEPT = Loud("kept")\nprint("end")\n`,
+    exit: /^slow: the builtins changed/,
+  },
+  {
+    name: '__main__ kept by a module (as dill keeps it): finalizers as the modules are cleared',
+    script: `import sys\n${LOUD}os.MAIN = sys.modules["__main__"]\na = Loud("global")\nos.KEPT = Loud("kept")\nb = Loud("cycle")\nb.me = b\nprint("end")\n`,
+    exit: /^prompt, modules cleared \(a __main__\.Loud with __del__\)$/,
+  },
+  {
+    name: '__main__ kept by a module: KeyboardInterrupt, an open file and a weakref callback',
+    script: `import sys, weakref\n${LOUD}os.MAIN = sys.modules["__main__"]\nclass T:\n    pass\nt = T()\nr = weakref.ref(t, lambda r: print("callback"))\nf = open("out.txt", "w")\nf.write("x")\nx = Loud("x")\nraise KeyboardInterrupt\n`,
+    exit: /^prompt, modules cleared \(/,
   },
   { name: 'KeyboardInterrupt', script: 'print("x")\nraise KeyboardInterrupt\n', exit: /^prompt$/ },
   {
     name: 'KeyboardInterrupt with a finalizer',
     script: `${LOUD}x = Loud("x")\nraise KeyboardInterrupt\n`,
-    exit: /^slow: a __main__\.Loud/,
+    exit: /^slow: __main__ is not kept \(a __main__\.Loud/,
   },
 ];
 

@@ -21,7 +21,7 @@ export const PROBES: Record<string, string> = {
   // A simulated zygote keeps the import-time heap frozen at exit (zygote.ts WARM_UNFREEZE_AT_EXIT):
   // the script's own objects must still be finalized as in a cold run, wherever they are kept.
   'finalizers at shutdown: globals, a cycle, an object kept by a library, an unclosed file':
-    'import sys, transformers\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self):\n        sys.__stdout__.write("del %s\\n" % self.name)\na = Loud("global")\nb = Loud("cycle")\nb.me = b\ntransformers.FORGEENV_KEPT = Loud("kept by a library")\nf = open("unclosed.txt", "w")\nf.write("data")\nprint("end of script")\n',
+    'import sys, transformers\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self, write=sys.__stdout__.write):\n        write("del %s\\n" % self.name)\na = Loud("global")\nb = Loud("cycle")\nb.me = b\ntransformers.FORGEENV_KEPT = Loud("kept by a library")\nf = open("unclosed.txt", "w")\nf.write("data")\nprint("end of script")\n',
   // The prompt exit (zygote.ts): the interpreter's shutdown, step by step, for the run's objects.
   'a non-daemon thread that prints after the script ends':
     'import threading, time\ndef late():\n    time.sleep(0.3)\n    print("thread done", flush=True)\nthreading.Thread(target=late).start()\nprint("main done")\n',

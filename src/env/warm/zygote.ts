@@ -122,9 +122,14 @@ def _forgeenv_zygote(names):
     # Real mode: unfrozen at exit (the script's own atexit functions run first), so that the shutdown
     # collects what a cold run's collects: frozen, triton's nanobind objects outlive it and print
     # "leaked". Simulated mode: kept frozen (WARM_UNFREEZE_AT_EXIT in zygote.ts says why).
-    import gc
+    import builtins, gc
     gc.collect()
     gc.freeze()
+    # What a cold shutdown restores the builtins to (their copy at start-up, near enough), and the
+    # streams flushed last (sys is cleared by then).
+    global _forgeenv_builtins, _forgeenv_streams
+    _forgeenv_builtins = dict(vars(builtins))
+    _forgeenv_streams = (sys.__stdout__, sys.__stderr__)
     os.dup2(out, 1)
     os.dup2(err, 2)
     os.close(out)
@@ -174,6 +179,8 @@ def _forgeenv_prompt_exit(kind, code, report):
     # for the objects the run made; the frozen import-time heap is never walked.
     # kind: "exit" (os._exit(code)) or "sigint" (die by SIGINT, as an uncaught KeyboardInterrupt).
     import atexit, gc, io, signal, threading, types, weakref
+    streams, Exception_, tell, exit_, kill, pid = _forgeenv_streams, BaseException, _forgeenv_tell, os._exit, os.kill, os.getpid()
+    set_handler, sigint, default = signal.signal, signal.SIGINT, signal.SIG_DFL
     threading._shutdown()
     atexit._run_exitfuncs()
     try:
@@ -189,23 +196,75 @@ def _forgeenv_prompt_exit(kind, code, report):
     # among them, still holds): then the interpreter's own shutdown runs, the slow path. Else the
     # rest (modules cleared, the heap freed) has nothing a script could observe, and is skipped.
     kept = _forgeenv_finalizable(gc, io, types, weakref)
+    how = "prompt"
+    if kind == "sigint" and not kept:
+        set_handler(sigint, default)
     if kept:
-        return kept
-    for f in (sys.__stdout__, sys.__stderr__):
+        # The rest of finalize_modules, but for collecting the frozen heap: the run's objects are
+        # finalized where a cold shutdown finalizes them. A builtin the run added or replaced would
+        # die earlier cold (the builtins are restored from a copy): the interpreter's shutdown then.
+        import builtins
+        if any(_forgeenv_builtins.get(k, _forgeenv_builtins) is not v for k, v in vars(builtins).items()):
+            return "the builtins changed (%s)" % kept
+        # __main__ kept by a library (dill keeps it, with torch): a cold shutdown clears its names
+        # like any module's. Kept by nothing else, it is collected instead (its finalizers see its
+        # names), which the driver's frame, holding its dict, cannot redo: the slow path then.
+        if sys.getrefcount(sys.modules["__main__"]) <= 2:
+            return "__main__ is not kept (%s)" % kept
+        if kind == "sigint":
+            set_handler(sigint, default)
+        _forgeenv_finalize_modules(gc, weakref, builtins)
+        how = "prompt, modules cleared (%s)" % kept
+    # Modules are cleared now: only what was bound before.
+    for f in streams:
         try:
             f.flush()
-        except BaseException:
+        except Exception_:
             pass
     if report:
-        _forgeenv_tell(report, "prompt")
+        tell(report, how)
     if kind == "sigint":
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-    os._exit(code)
-def _forgeenv_tell(path, what):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.write(fd, what.encode() + b"\n")
-    os.close(fd)
+        kill(pid, sigint)
+    exit_(code)
+def _forgeenv_finalize_modules(gc, weakref, builtins):
+    # As CPython 3.11's finalize_modules: special names out of sys, every module out of sys.modules
+    # (weakly kept, in order), a collection, then each module still alive cleared in reverse order
+    # (names with one leading underscore first, then all but __builtins__), sys and builtins last.
+    if "_" in vars(builtins):
+        builtins._ = None
+    for name in ("path", "argv", "ps1", "ps2", "last_type", "last_value", "last_traceback", "path_hooks", "path_importer_cache", "meta_path", "__interactivehook__"):
+        if name in vars(sys):
+            setattr(sys, name, None)
+    for name in ("stdin", "stdout", "stderr"):
+        setattr(sys, name, vars(sys).get("__%s__" % name))
+    modules = []
+    for name in list(sys.modules):
+        module = sys.modules[name]
+        if isinstance(module, type(sys)):
+            modules.append(weakref.ref(module))
+        module = None
+        sys.modules[name] = None
+    sys.modules.clear()
+    gc.collect()
+    own = (vars(sys), vars(builtins))
+    for ref in reversed(modules):
+        module = ref()
+        if module is not None and vars(module) not in own:
+            _forgeenv_clear(vars(module))
+        module = None
+    _forgeenv_clear(vars(sys))
+    _forgeenv_clear(vars(builtins))
+def _forgeenv_clear(d, list=list, type=type, str=str):
+    for k in list(d):
+        if type(k) is str and k[:1] == "_" and k[1:2] != "_" and d[k] is not None:
+            d[k] = None
+    for k in list(d):
+        if type(k) is str and k != "__builtins__" and d[k] is not None:
+            d[k] = None
+def _forgeenv_tell(path, what, o=os.open, w=os.write, c=os.close, flags=os.O_WRONLY | os.O_CREAT | os.O_APPEND):
+    fd = o(path, flags, 0o600)
+    w(fd, what.encode() + b"\n")
+    c(fd)
 def _forgeenv_finalizable(gc, io, types, weakref):
     # What a cold shutdown would still finalize, observably: an object with __del__ (a class's own
     # or a builtin's: files flush), an open file, a suspended generator (its finally blocks), a
