@@ -1,20 +1,22 @@
 // The warm runtime's Python side: started exactly like a cold run (same bwrap sandbox, launcher,
 // rlimits, environment, run folder and uid), it imports the mode's libraries first, with its output
 // sent to /dev/null, says it is ready on stdout, then waits on stdin for the run (argv, one JSON
-// line) and runs the script in place as a fresh `__main__`. One zygote serves one run: it is a cold
+// line) and runs the script in place as `__main__`. One zygote serves one run: it is a cold
 // run started ahead of time, never shared, so isolation is the cold run's by construction
 // (docs/sandbox.md, "Warm runtime"). Nothing is forked, so the fork-safety recipe (one OpenMP
 // thread) is not needed: torch keeps a cold run's thread count. Real mode's RNGs are seeded like a
 // cold run's (resources/shims/_forgeenv_seed.py), and seeded again just before the script. gc.freeze
-// is used for speed alone (the run's collections skip the import-time heap); real mode undoes it at
-// exit, simulated mode keeps it (WARM_UNFREEZE_AT_EXIT).
+// is used for speed alone (the run's collections skip the import-time heap), and the heap is never
+// collected at exit: the prompt exit (docs/sandbox.md, "Prompt exit").
 //
-// Same outcome as `python -u train.py args`: sys.argv, sys.orig_argv, sys.path[0], `__main__` with
-// `__file__`/`__loader__`, stdin /dev/null; an uncaught exception goes to `sys.excepthook` without
-// the zygote's frame and exits 1; SystemExit is left to the interpreter; a SyntaxError prints as the
-// interpreter prints it. What differs: the libraries are already in `sys.modules` (their import-time
-// warnings were printed to /dev/null), `traceback.extract_stack()` inside the script shows one
-// `<string>` frame below the script's, and atexit holds one function of the zygote's.
+// Same outcome as `python -u train.py args`: sys.argv, sys.orig_argv, sys.path[0], the interpreter's
+// own `__main__` emptied, with `__file__`/`__loader__`, stdin /dev/null; an uncaught exception goes
+// to `sys.excepthook` without the driver's frame and exits 1; SystemExit exits as the interpreter's
+// does; a SyntaxError prints as the interpreter prints it; the shutdown's observable steps are
+// redone for the run's objects (_forgeenv_prompt_exit), or the interpreter's own shutdown runs. What
+// differs: the libraries are already in `sys.modules` (their import-time warnings were printed to
+// /dev/null), `traceback.extract_stack()` inside the script shows two `<string>` frames below the
+// script's, and import-time objects are never finalized at exit.
 import { z } from 'zod';
 
 /** First bytes on stdout once the imports are done (the host strips them; a script never sees them). */
