@@ -15,6 +15,7 @@ import { executeScript, prewarmRuntime, warmPool, type RunOptions } from '../../
 import { probeSandbox } from '../../src/env/sandbox/detect';
 import { loadCorpus } from '../../src/env/tasks/tasks';
 import { snapshotVersions } from '../../src/env/snapshots/versions';
+import { PROBES } from './warmProbes';
 
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-test-'));
 let sandboxReason: string | undefined;
@@ -122,27 +123,6 @@ describe('warm runtime', () => {
     await warmPool.clear();
   });
 
-  const PROBES: Record<string, string> = {
-    'uncaught exception with a chained cause':
-      'def f():\n    try:\n        {}["k"]\n    except KeyError as e:\n        raise ValueError("wrapped") from e\nprint("before")\nf()\n',
-    SyntaxError: 'print("never")\nx = (\n',
-    'sys.exit with a message': 'import sys\nprint("out")\nsys.exit("bye")\n',
-    'sys.exit(3) and atexit': 'import atexit, sys\natexit.register(lambda: print("atexit ran"))\nsys.exit(3)\n',
-    'argv, __main__, __file__, sys.path[0], stdin, cwd':
-      'import os, sys\nprint(sys.argv, __name__, os.path.basename(__file__), sys.path[0] == os.getcwd(), repr(sys.stdin.read()), os.getcwd() == os.environ["HOME"])\nprint(sorted(k for k in globals() if not k.startswith("__")), __spec__, __package__, __doc__)\n',
-    'if __name__ == "__main__" and pickling a __main__ class':
-      'import pickle\nclass C:\n    pass\nif __name__ == "__main__":\n    print(type(pickle.loads(pickle.dumps(C()))).__qualname__)\n',
-    'an exception in a thread, then a non-daemon thread joined at exit':
-      'import threading, time\nthreading.Thread(target=lambda: 1/0).start()\ntime.sleep(0.2)\nthreading.Thread(target=lambda: (time.sleep(0.3), print("joined"))).start()\n',
-    'a warning and an import error of a drifted name':
-      'import warnings\nwarnings.warn("careful", FutureWarning)\nfrom transformers import NoSuchThingAnywhere\n',
-    'an exception raised by a library frame': 'from transformers import AutoTokenizer\nAutoTokenizer.from_pretrained(12345)\n',
-    KeyboardInterrupt: 'raise KeyboardInterrupt\n',
-    // A simulated zygote keeps the import-time heap frozen at exit (zygote.ts WARM_UNFREEZE_AT_EXIT):
-    // the script's own objects must still be finalized as in a cold run, wherever they are kept.
-    'finalizers at shutdown: globals, a cycle, an object kept by a library, an unclosed file':
-      'import sys, transformers\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self):\n        sys.__stdout__.write("del %s\\n" % self.name)\na = Loud("global")\nb = Loud("cycle")\nb.me = b\ntransformers.FORGEENV_KEPT = Loud("kept by a library")\nf = open("unclosed.txt", "w")\nf.write("data")\nprint("end of script")\n',
-  };
   for (const [name, script] of Object.entries(PROBES)) {
     test(`same outcome warm and cold: ${name}`, async (t) => {
       if (!needsSandbox(t)) return;

@@ -73,7 +73,7 @@ import { snapshotIdOf } from '../snapshots/versions';
 import { validateRepair, validateScript } from '../scoring/validator';
 import { Parked } from '../warm/parked';
 import { WarmPool } from '../warm/pool';
-import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, WARM_UNFREEZE_AT_EXIT, zygoteArgv } from '../warm/zygote';
+import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
 import type { PhaseSink } from '../phaseTimes';
 
 export interface RunOptions {
@@ -824,9 +824,7 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
     o,
     r.runDir,
     r.env,
-    r.command(
-      zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode], WARM_UNFREEZE_AT_EXIT[o.mode]),
-    ),
+    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode])),
     { seccomp: r.seccomp },
     'pipe',
   );

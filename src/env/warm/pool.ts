@@ -66,7 +66,7 @@ export interface WarmPoolOptions<S> {
    * runs: a real-mode zygote imports every library, more than a run of the same shape does, so
    * under sustained load it would only slow the runs it was meant to speed up; the pool fills in
    * the gaps instead. Asked per spec: a simulated zygote imports what each of its runs imports and
-   * saves the run its shutdown (zygote.ts WARM_UNFREEZE_AT_EXIT), so it pays even under load.
+   * saves the run its shutdown (zygote.ts, the prompt exit), so it pays even under load.
    */
   busy?: (spec: S) => boolean;
   /**
