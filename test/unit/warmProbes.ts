@@ -18,8 +18,8 @@ export const PROBES: Record<string, string> = {
     'import warnings\nwarnings.warn("careful", FutureWarning)\nfrom transformers import NoSuchThingAnywhere\n',
   'an exception raised by a library frame': 'from transformers import AutoTokenizer\nAutoTokenizer.from_pretrained(12345)\n',
   KeyboardInterrupt: 'raise KeyboardInterrupt\n',
-  // A simulated zygote keeps the import-time heap frozen at exit (zygote.ts WARM_UNFREEZE_AT_EXIT):
-  // the script's own objects must still be finalized as in a cold run, wherever they are kept.
+  // A warm run never collects the import-time heap at exit (zygote.ts, the prompt exit): the script's
+  // own objects must still be finalized as in a cold run, wherever they are kept.
   'finalizers at shutdown: globals, a cycle, an object kept by a library, an unclosed file':
     'import sys, transformers\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self, write=sys.__stdout__.write):\n        write("del %s\\n" % self.name)\na = Loud("global")\nb = Loud("cycle")\nb.me = b\ntransformers.FORGEENV_KEPT = Loud("kept by a library")\nf = open("unclosed.txt", "w")\nf.write("data")\nprint("end of script")\n',
   // The prompt exit (zygote.ts): the interpreter's shutdown, step by step, for the run's objects.

@@ -121,9 +121,8 @@ def _forgeenv_zygote(names):
     # The import-time heap never becomes garbage: out of the collector's sight, every collection in
     # the run (accelerate calls gc.collect() after training: 0.75 s with torch and transformers
     # loaded) costs what the script's own objects cost.
-    # Real mode: unfrozen at exit (the script's own atexit functions run first), so that the shutdown
-    # collects what a cold run's collects: frozen, triton's nanobind objects outlive it and print
-    # "leaked". Simulated mode: kept frozen (WARM_UNFREEZE_AT_EXIT in zygote.ts says why).
+    # At exit it stays frozen: the prompt exit finalizes the run's own objects and never walks it
+    # (_forgeenv_prompt_exit); only the slow path unfreezes it for the interpreter's shutdown.
     import builtins, gc
     gc.collect()
     gc.freeze()
