@@ -41,6 +41,8 @@ HEADS = {
     "AutoModelForSeq2SeqLM": "seq2seq",
     "AutoModelForImageClassification": "imgcls",
     "AutoModelForMaskedLM": "mlm",
+    # Speech recognition with a CTC head (wav2vec2, HuBERT): audio in, characters out.
+    "AutoModelForCTC": "ctc",
     # Vision-language models (LLaVA, Idefics, SmolVLM, Qwen-VL): text in, text out, images optional.
     "AutoModelForVision2Seq": "vlm",
     "AutoModelForImageTextToText": "vlm",
@@ -58,6 +60,7 @@ SUFFIX_HEADS = [
     ("LMHeadModel", "causal"),
     ("ForImageClassification", "imgcls"),
     ("ForMaskedLM", "mlm"),
+    ("ForCTC", "ctc"),
 ]
 LOADERS = {v: k for k, v in HEADS.items() if k not in ("AutoModelWithLMHead", "AutoModelForVision2Seq")}
 
@@ -610,6 +613,31 @@ def probe_batches(head, tokenizer, num_labels):
     return make
 
 
+def probe_audio(feature_extractor, vocab_size):
+    """The audio counterpart of the probe sentences, for a CTC model: eight fixed tones at the feature
+    extractor's sampling rate (a quarter to half a second each), labelled with the probe sentences'
+    characters as ids within the model's vocabulary (a CTC script builds its own vocabulary, so the
+    base model has no tokenizer to spell them). In real mode the weights-moved check decides."""
+    import numpy as np
+    import torch
+
+    rate = int(getattr(feature_extractor, "sampling_rate", 16000) or 16000)
+    waves = [np.sin(2 * np.pi * (220 + 55 * i) * np.arange(rate // 4 + i * rate // 32) / rate).astype("float32") for i in range(BATCH)]
+    ids = [[1 + ord(c) % max(1, vocab_size - 1) for c in t[:24]] for t in PROBE_TEXTS]
+
+    def make():
+        for i in range(0, len(PROBE_TEXTS), BATCH // 2):
+            enc = dict(feature_extractor(waves[i : i + BATCH // 2], sampling_rate=rate, padding=True, return_tensors="pt"))
+            chunk = ids[i : i + BATCH // 2]
+            labels = torch.full((len(chunk), max(len(x) for x in chunk)), -100, dtype=torch.long)
+            for row, x in enumerate(chunk):
+                labels[row, : len(x)] = torch.tensor(x)
+            enc["labels"] = labels
+            yield enc
+
+    return make
+
+
 def probe_images(processor, num_labels):
     """The image counterpart of the probe sentences (data files only the script's arguments name):
     fixed pictures, labels by position. In real mode the weights-moved check decides."""
@@ -823,10 +851,13 @@ def verify_hf(spec, original, artifact):
         if head == "imgcls":
             make = probe_images(transformers.AutoImageProcessor.from_pretrained(base), num_labels)
             data = data.replace("probe sentences", "probe images")
+        elif head == "ctc":
+            make = probe_audio(transformers.AutoFeatureExtractor.from_pretrained(base), int(getattr(trained.config, "vocab_size", 32) or 32))
+            data = data.replace("probe sentences", "probe audio")
         else:
             make = probe_batches(head, tokenizer_for(transformers, base, trained, untrained), num_labels)
         if data == "held-out split":
-            data = "probe images" if head == "imgcls" else "probe sentences"
+            data = {"imgcls": "probe images", "ctc": "probe audio"}.get(head, "probe sentences")
         if head == "vlm":
             make, data = vlm_probe(transformers, base, untrained, make, data)
         dataset_args = None

@@ -13,8 +13,9 @@ import type { HubItemsResult } from '../../src/env/hub/ensure';
 import { resourcesDir } from '../../src/env/paths';
 import { realModeEnv } from '../../src/env/run/realMode';
 import { judgeEvidence } from '../../src/env/verify/judge';
-import { readVerdict, VERDICT_MARKER, type VerifierOutcome } from '../../src/env/verify/verifier';
+import { VERDICT_MARKER, type VerifierOutcome } from '../../src/env/verify/verifier';
 import { realHubFixture } from './realHubFixture';
+import { outcomeOf, VERIFY_EACH_RUN } from './verifierPrograms';
 import { venvProgramJson } from './venvProgram';
 
 const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-verifier-vlm-');
@@ -32,24 +33,6 @@ function tinyIdeficsHub(snapshot: string): Promise<HubItemsResult> {
 function pythonLine(snapshot: string, hubDir: string, [program, ...args]: string[], marker: string, timeout: number): unknown {
   const env = { PATH: process.env.PATH, HOME: cacheDir, ...realModeEnv(hubDir), TRANSFORMERS_VERBOSITY: 'error' };
   return venvProgramJson(snapshot, program, args, marker, { env, cwd: cacheDir, timeout });
-}
-
-// The programs' last part: each saved run (`runs`: name -> run folder) verified by forgeenv_verify.py against the
-// program's ORIGINAL, one verifier process each; their stdouts printed after `VERDICTS`.
-const VERIFY_EACH_RUN = `
-out = {}
-for name, run in runs.items():
-    spec = run + ".spec.json"
-    json.dump({"run_dir": run, "original": ORIGINAL, "verify": {}, "nonce": "n0"}, open(spec, "w"))
-    r = subprocess.run([sys.executable, os.path.join(verifier, "forgeenv_verify.py"), spec], capture_output=True, text=True)
-    out[name] = r.stdout if "FORGEENV_VERDICT" in r.stdout else "stderr: " + r.stderr[-1500:]
-print("VERDICTS " + json.dumps(out))
-`;
-
-/** The verifier's outcome for one run of a program's VERDICTS. */
-function outcomeOf(stdouts: Record<string, string>, name: string): VerifierOutcome {
-  assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
-  return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
 }
 
 // Each artifact in a run folder of its own, verified by forgeenv_verify.py against a tiny original

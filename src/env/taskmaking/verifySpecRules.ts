@@ -29,6 +29,7 @@ const HEADS: ReadonlyArray<readonly [RegExp, NonNullable<VerifySpecInput['head']
   [/ForSeq2SeqLM\b|ForConditionalGeneration\b/, 'seq2seq'],
   [/ForImageClassification\b/, 'imgcls'],
   [/ForMaskedLM\b/, 'mlm'],
+  [/ForCTC\b/, 'ctc'],
 ];
 
 const fromArgs = (args: readonly string[], names: readonly string[]) =>

@@ -11,7 +11,7 @@ const Relative = z
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a path inside the run folder');
 
 /** The model heads the verifier knows. */
-export const VerifyHeadSchema = z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm']);
+export const VerifyHeadSchema = z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm', 'ctc']);
 
 export const VerifySpecSchema = z
   .object({

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { INPUT_DIR } from '../run/executor';
 import { resourcesDir } from '../paths';
 import type { ExecutionResult } from '../schemas';
-import type { VerifySpec } from './spec';
+import { VerifyHeadSchema, type VerifySpec } from './spec';
 
 export const VERDICT_MARKER = 'FORGEENV_VERDICT ';
 export const VERIFIER_SCRIPT_NAME = 'forgeenv_verify.py';
@@ -26,7 +26,7 @@ const VerdictSchema = z.discriminatedUnion('ok', [
       untrained_loss: Loss,
       moved: z.number().min(0).max(1).optional(),
       kind: z.enum(['hf_model', 'state_dict']).optional(),
-      head: z.enum(['seqcls', 'tokcls', 'qa', 'causal', 'seq2seq', 'imgcls', 'mlm', 'vlm', 'state_dict']).optional(),
+      head: z.enum([...VerifyHeadSchema.options, 'state_dict']).optional(),
       base_model: z.string().optional(),
       dataset: z.array(z.string()).nullable().optional(),
       data: z.string().optional(),
@@ -43,7 +43,7 @@ export type VerifierOutcome =
       untrained_loss: number;
       /** Share of the starting weights that training changed (absent for state dicts, whose untrained model is another random init). */
       moved?: number;
-      /** The losses are on the verifier's fixed probe sentences or images, not the task's held-out data. */
+      /** The losses are on the verifier's fixed probe sentences, images or audio, not the task's held-out data. */
       probe?: boolean;
       /** What the verifier resolved (from the task, the original or the saved model): a repair is checked against the same. */
       resolved?: Pick<VerifySpec, 'artifact' | 'kind' | 'head' | 'base_model' | 'dataset'>;
@@ -125,7 +125,7 @@ export function readVerdict(
         trained_loss: v.trained_loss,
         untrained_loss: v.untrained_loss,
         ...(v.moved === undefined ? {} : { moved: v.moved }),
-        ...(/^probe (sentences|images)/.test(v.data ?? '') ? { probe: true } : {}),
+        ...(/^probe (sentences|images|audio)/.test(v.data ?? '') ? { probe: true } : {}),
         resolved: {
           artifact: v.artifact,
           ...(v.kind ? { kind: v.kind } : {}),
