@@ -3,15 +3,12 @@
 // feature extractor's rate, labelled with the probe sentences' characters as ids within the model's vocabulary.
 // Real transformers in the real 2024-06 and 2025-03 venvs (skipped, saying why, when not built): a tiny
 // wav2vec2 from the hub builder, trained three steps, verifies; its untrained copy is judged not trained.
-import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resourcesDir } from '../../src/env/paths';
 import { realModeEnv } from '../../src/env/run/realMode';
-import { judgeEvidence } from '../../src/env/verify/judge';
-import type { VerifierOutcome } from '../../src/env/verify/verifier';
 import { realHubFixture } from './realHubFixture';
-import { outcomeOf, VERIFY_EACH_RUN } from './verifierPrograms';
+import { assertTrainedVerifiesCopyDoesNot, VERIFY_EACH_RUN } from './verifierPrograms';
 import { venvProgramJson } from './venvProgram';
 
 const { cacheDir, skipReason, buildItems } = realHubFixture('forgeenv-verifier-ctc-');
@@ -56,20 +53,7 @@ for (const snapshot of ['2024-06', '2025-03']) {
         cwd: cacheDir,
         timeout: 800_000,
       }) as Record<string, string>;
-      const outcome = (name: string): VerifierOutcome => outcomeOf(stdouts, name);
-      const original = outcome('original');
-      assert.ok(original.ok, JSON.stringify(original));
-      assert.equal(original.resolved?.head, 'ctc');
-      assert.equal(original.resolved?.base_model, MODEL);
-      assert.equal(original.probe, true);
-      assert.ok((original.moved ?? 0) > 0.1, JSON.stringify(original));
-      const spec = { margin: 0.02, tolerance: 0.5 };
-      assert.equal(judgeEvidence(original, original, spec, { mode: 'real' }).verified, true);
-      const copy = outcome('untrained copy');
-      assert.ok(copy.ok, JSON.stringify(copy));
-      const judged = judgeEvidence(copy, original, spec, { mode: 'real' });
-      assert.equal(judged.verified, false);
-      assert.match(judged.findings.join('\n'), /is not a trained model/);
+      assertTrainedVerifiesCopyDoesNot(stdouts, 'ctc', MODEL);
     });
   });
 }

@@ -1,6 +1,7 @@
 // What the verifier's real tests share: the Python tail of a program that verifies each saved run against
 // its ORIGINAL, and the reader of one run's outcome.
 import assert from 'node:assert/strict';
+import { judgeEvidence } from '../../src/env/verify/judge';
 import { readVerdict, VERDICT_MARKER, type VerifierOutcome } from '../../src/env/verify/verifier';
 
 // The programs' last part: each saved run (`runs`: name -> run folder) verified by forgeenv_verify.py against the
@@ -19,4 +20,25 @@ print("VERDICTS " + json.dumps(out))
 export function outcomeOf(stdouts: Record<string, string>, name: string): VerifierOutcome {
   assert.ok(stdouts[name].includes(VERDICT_MARKER), `${name}: ${stdouts[name]}`);
   return readVerdict({ exit_code: 0, stdout: stdouts[name], stderr: '', timed_out: false, killed: false }, 'n0');
+}
+
+/**
+ * The verdicts of a trained model ("original") and its untrained copy ("untrained copy") on a probe: the
+ * original loads with `head` from `base`, probed, its weights moved, and verifies in real mode; the copy loads
+ * and is judged not trained against it.
+ */
+export function assertTrainedVerifiesCopyDoesNot(stdouts: Record<string, string>, head: string, base: string): void {
+  const original = outcomeOf(stdouts, 'original');
+  assert.ok(original.ok, JSON.stringify(original));
+  assert.equal(original.resolved?.head, head);
+  assert.equal(original.resolved?.base_model, base);
+  assert.equal(original.probe, true);
+  assert.ok((original.moved ?? 0) > 0.1, JSON.stringify(original));
+  const spec = { margin: 0.02, tolerance: 0.5 };
+  assert.equal(judgeEvidence(original, original, spec, { mode: 'real' }).verified, true);
+  const copy = outcomeOf(stdouts, 'untrained copy');
+  assert.ok(copy.ok, JSON.stringify(copy));
+  const judged = judgeEvidence(copy, original, spec, { mode: 'real' });
+  assert.equal(judged.verified, false);
+  assert.match(judged.findings.join('\n'), /is not a trained model/);
 }
