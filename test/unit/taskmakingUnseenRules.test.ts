@@ -248,6 +248,11 @@ describe("datasets' remove_columns error names the missing columns", () => {
     // None of the listed columns is the script's: no answer from the column rules.
     const none = diagnose(REMOVE_ERROR, { script, args: [], env: {}, options: undefined, hub });
     assert.ok(!none || none.outcome.kind !== 'adapt' || !/column/.test(none.outcome.adaptation.rule), JSON.stringify(none));
+    // A listed name that is no valid regular expression (the error quotes any column) is matched as text.
+    const odd = REMOVE_ERROR.replace("['rejected', 'chosen', 'prompt']", "['a(b', '[x', 'answer']");
+    const d2 = diagnose(odd, { script, args: [], env: {}, options: undefined, hub });
+    assert.ok(d2 && d2.outcome.kind === 'adapt', JSON.stringify(d2));
+    assert.deepEqual(Object.keys(d2.outcome.hub?.datasets.find((x) => x.path === 'acme/pairs')?.columns ?? {}).sort(), ['answer', 'text']);
   });
 });
 

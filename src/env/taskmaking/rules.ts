@@ -1529,7 +1529,7 @@ export const RULES: readonly Rule[] = [
       /KeyError: '([A-Za-z_][\w ]*)'|Column '?\[?'?([\w ]+)'?\]?'? (?:not in the dataset|doesn't exist)|ColumnNotFoundError[^\n]*'([\w ]+)'|Column to remove \[([^\]\n]*)\] not in the dataset/,
     apply: (m, ctx) => {
       // Only a name the script itself uses as a key: a column of the data it loads.
-      const quoted = (c: string) => new RegExp(`["']${c}["']`).test(ctx.script);
+      const quoted = (c: string) => scriptNames(ctx.script, c);
       // `remove_columns` names every missing column at once: each the script quotes is added in one round.
       const cols = m[4] !== undefined ? removedColumns(m[4]).filter(quoted) : [m[1] ?? m[2] ?? m[3] ?? ''].filter(quoted);
       const col = cols[0];
