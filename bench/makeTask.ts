@@ -10,7 +10,7 @@
 //                              [--scripts-dir DIR] (default ../shared/realworld/scripts)
 //                              [--all-snapshots] (default: only snapshots whose venv is built, so nothing installs) [--warm]
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTask, type MakeTaskResult } from '../src/env/taskmaking/makeTask';
@@ -102,6 +102,8 @@ async function main(): Promise<void> {
             builtSnapshotsOnly: !values['all-snapshots'],
             timeoutMs: Number(values.timeout) * 1000,
             warm: values.warm,
+            // The cores shared among the jobs: each script's breakage episodes side by side on its share.
+            verifyLanes: Math.max(1, Math.floor(availableParallelism() / Math.max(1, Number(values.jobs)))),
           },
           { onProgress: (m) => process.stderr.write(`  [${idOf(f)}] ${m}\n`) },
         );

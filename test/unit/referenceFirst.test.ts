@@ -48,4 +48,30 @@ describe('reference first', () => {
       ['reference'],
     );
   });
+
+  test('breakage episodes side by side reach the verdict one after another reaches, in the same order', async () => {
+    const task = corpus.tasks.getById('simple_regression')!;
+    const verdictWith = async (lanes: number) => {
+      const progress: string[] = [];
+      const v = await verifyTask({
+        task,
+        mode: 'simulated',
+        snapshot: 'simulated',
+        versions: task.library_versions ?? {},
+        timeoutMs: 60_000,
+        lanes,
+        onProgress: (m) => progress.push(m),
+      });
+      // Before the first oracle repair is scored, how many broken scripts were under way.
+      const firstOracle = progress.findIndex((m) => /scoring the oracle repair/.test(m));
+      const started = progress.slice(0, firstOracle < 0 ? progress.length : firstOracle).filter((m) => /running the broken script/.test(m));
+      return { v: { ...v, checked_at: '' }, startedBeforeFirstOracle: started.length };
+    };
+    const one = await verdictWith(1);
+    const two = await verdictWith(2);
+    assert.equal(one.v.verified, true, JSON.stringify(one.v.breakages));
+    assert.deepEqual(two.v, one.v);
+    assert.equal(one.startedBeforeFirstOracle, 1);
+    assert.equal(two.startedBeforeFirstOracle, 2, 'two episodes were under way at once');
+  });
 });

@@ -250,6 +250,20 @@ describe('diagnose: recorded errors map to rules', () => {
     assert.equal(optionValue(run, 'preprocessing_num_workers'), '1');
   });
 
+  test('the bounded run bounds an on-policy trainer by prompts and optimisation epochs, with no side sampling', () => {
+    // TRL's PPOConfig (trl.experimental.ppo at 1.0): max_steps does not end its loop.
+    const options = parseHelpOptions(
+      'usage: t.py [--max_steps MAX_STEPS] [--total_episodes TOTAL_EPISODES] [--num_ppo_epochs NUM_PPO_EPOCHS] [--num_sample_generations N]',
+    );
+    const run = boundRun([], options).args;
+    assert.equal(optionValue(run, 'total_episodes'), '16');
+    assert.equal(optionValue(run, 'num_ppo_epochs'), '1');
+    assert.equal(optionValue(run, 'num_sample_generations'), '0');
+    // The script's own value stands; trl < 0.9's `ppo_epochs` is the same knob.
+    assert.equal(optionValue(boundRun(['--total_episodes', '64'], options).args, 'total_episodes'), '64');
+    assert.equal(optionValue(boundRun([], parseHelpOptions('usage: t.py [--ppo_epochs PPO_EPOCHS]')).args, 'ppo_epochs'), '1');
+  });
+
   test('the bounded run gives an optional output folder option a folder (the model must be saved), unless given', () => {
     const options = parseHelpOptions('usage: t.py [--output_dir OUTPUT_DIR] [--max_train_steps N]');
     assert.equal(optionValue(boundRun([], options).args, 'output_dir'), 'out');

@@ -87,6 +87,8 @@ export interface MakeTaskOptions {
    * outcome as cold runs. Default false; the caller clears the pool (executor.ts `warmPool`) when it exits.
    */
   warm?: boolean;
+  /** Breakage episodes verified side by side (verification.ts `lanes`; default one per core, two at most). */
+  verifyLanes?: number;
 }
 
 export interface MakeTaskHooks {
@@ -466,6 +468,7 @@ async function makeTaskUnguarded(
         timeoutMs,
         interpreter: options.interpreter,
         maxBreakages: options.maxBreakages,
+        ...(options.verifyLanes ? { lanes: options.verifyLanes } : {}),
         signal: hooks.signal,
         onProgress: progress,
         onPhase,

@@ -38,6 +38,13 @@ export const SHORT_RUN_SETTINGS: readonly ShortRunSetting[] = [
   { names: ['max_prompt_length'], value: '32' },
   { names: ['max_train_samples', 'train_subset', 'num_train_samples', 'n_train', 'train_size'], value: '16' },
   { names: ['max_eval_samples', 'eval_subset', 'num_eval_samples', 'size_valid_set', 'n_eval', 'max_predict_samples'], value: '8' },
+  // On-policy trainers (TRL's PPO, RLOO: OnPolicyConfig) ignore max_steps: their length is the number of prompts
+  // (`total_episodes`, else the dataset's length x epochs), each batch optimised `num_ppo_epochs` times (4 by
+  // default; `ppo_epochs` before trl 0.9), with `num_sample_generations` (10) sample generations on the eval set
+  // on the way. 16 prompts in batches of 2 is the same 8 updates as max_steps; no sampling on the side.
+  { names: ['total_episodes'], value: '16' },
+  { names: ['num_ppo_epochs', 'ppo_epochs'], value: '1' },
+  { names: ['num_sample_generations'], value: '0' },
   { names: ['logging_steps', 'log_steps', 'log_freq'], value: '1' },
   { names: ['eval_steps'], value: '8' },
   { names: ['save_steps', 'checkpointing_steps'], value: '8' },

@@ -19,6 +19,7 @@ import type { BreakageCheck, MakeTaskVerdict } from './provenance';
 import { lastErrorLine } from './rules';
 import { infoText } from '../schemas';
 import type { PhaseSink } from '../phaseTimes';
+import { availableParallelism } from 'node:os';
 
 export interface VerifyOptions {
   task: Task;
@@ -39,6 +40,16 @@ export interface VerifyOptions {
   warm?: boolean;
   /** A clean run of this task's original made exactly as episodes run it (referenceReuse.ts): judged as the reference. */
   originalRun?: OriginalRun;
+  /**
+   * Breakage episodes run side by side (each in its own environment; the reference is shared). Default: two on
+   * a machine with two cores or more (an episode's runs are single-threaded), else one.
+   */
+  lanes?: number;
+}
+
+/** The default number of breakage episodes run side by side: one per core, two at most (two are verified). */
+export function defaultVerifyLanes(cores: number = availableParallelism()): number {
+  return Math.max(1, Math.min(2, cores));
 }
 
 interface Candidate {
@@ -107,10 +118,15 @@ export function oracleWorthRunning(s: { broke: boolean; namesApi: boolean; origi
 }
 
 export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
-  const env = new ForgeEnvironment(
-    { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}), ...(o.warm ? { warm: true } : {}) },
-    { tasks: new TaskSampler([o.task]), onProgress: o.onProgress, ...(o.originalRun ? { originalRun: o.originalRun } : {}) },
-  );
+  const makeEnv = () =>
+    new ForgeEnvironment(
+      { mode: o.mode, timeoutMs: o.timeoutMs, ...(o.interpreter ? { interpreter: o.interpreter } : {}), ...(o.warm ? { warm: true } : {}) },
+      { tasks: new TaskSampler([o.task]), onProgress: o.onProgress, ...(o.originalRun ? { originalRun: o.originalRun } : {}) },
+    );
+  const env = makeEnv();
+  const envs = [env];
+  // Episodes' outcomes by candidate index: the record lists them in the candidates' order, whatever finished first.
+  const done: BreakageCheck[] = [];
   const breakages: BreakageCheck[] = [];
   let originalRuns = 0;
   let referenceNote: string | undefined;
@@ -119,7 +135,7 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
   const maxBreakages = o.maxBreakages ?? 4;
   try {
     const candidates = breakageCandidates(o.task.script_content, o.versions).slice(0, maxBreakages);
-    const episode = async (c: Candidate, mustScore = false): Promise<BreakageCheck> => {
+    const episode = async (c: Candidate, mustScore = false, env = envs[0]): Promise<BreakageCheck> => {
       await env.reset({ task_id: o.task.task_id, seed: 0, library_versions: o.versions });
       o.onProgress?.(`breakage ${c.primitive_type}: running the broken script`);
       const tb = performance.now();
@@ -187,18 +203,46 @@ export async function verifyTask(o: VerifyOptions): Promise<MakeTaskVerdict> {
         o.onProgress?.(`the original's own verification failed: ${ref.reason.slice(0, 300)}`);
       }
     }
-    const good = () => breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
-    for (const c of referenceOk === false ? [] : candidates) {
-      if (o.signal?.aborted || (good() >= 2 && originalRuns >= 2)) break;
-      breakages.push(await episode(c));
-      // Once the original failed to verify (its reference included), 3/3 is out of reach: stop spending runs.
-      if (referenceOk === false || originalRuns > originalVerified) break;
+    const good = () => done.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
+    // As one after another, but `lanes` at once: no episode starts once two verified breakages and two oracle
+    // runs are in (or would be, were the episodes under way to verify), or once the original failed to verify
+    // (its reference included: 3/3 is then out of reach).
+    const lanes = Math.max(1, Math.min(o.lanes ?? defaultVerifyLanes(), candidates.length));
+    for (let i = 1; i < lanes; i++) envs.push(makeEnv());
+    let next = 0;
+    const running = new Set<Promise<void>>();
+    // An episode that throws ends the verification as it would alone, once the others under way have ended.
+    let failure: { error: unknown } | undefined;
+    const over = () => failure || o.signal?.aborted || referenceOk === false || originalRuns > originalVerified;
+    const enough = () => good() + running.size >= 2 && originalRuns + running.size >= 2;
+    const free = [...envs];
+    while (referenceOk !== false && next < candidates.length && !over()) {
+      if (enough() || !free.length) {
+        if (!running.size) break;
+        await Promise.race(running);
+        continue;
+      }
+      const i = next++;
+      const lane = free.pop()!;
+      const p: Promise<void> = episode(candidates[i], false, lane)
+        .then(
+          (b) => void (done[i] = b),
+          (error: unknown) => void (failure ??= { error }),
+        )
+        .finally(() => {
+          running.delete(p);
+          free.push(lane);
+        });
+      running.add(p);
     }
+    await Promise.all(running);
+    if (failure) throw failure.error;
+    breakages.push(...done.filter(Boolean));
     // Fewer than two oracle runs: repeat an episode so that the original is judged three times.
     const again = referenceOk === false ? undefined : candidates.find((c) => breakages.some((b) => b.primitive_type === c.primitive_type));
     while (again && originalRuns < 2 && originalRuns === originalVerified && !o.signal?.aborted) await episode(again, true);
   } finally {
-    await env.dispose();
+    await Promise.all(envs.map((e) => e.dispose()));
   }
   const runs = { verified: originalVerified + (referenceOk ? 1 : 0), of: originalRuns + (referenceOk === undefined ? 0 : 1) };
   const verifiedBreakages = breakages.filter((b) => b.broke && b.names_api && b.oracle_verified).length;
