@@ -658,6 +658,8 @@ def cell(kind, rng, synthetic, names, i, col):
         return [rng.choice(words(synthetic)) for _ in range(rng.randint(4, 10))]
     if kind == "ints":
         return [rng.randrange(0, 5) for _ in range(rng.randint(4, 10))]
+    if kind == "tags":
+        return iob_tags(rng, rng.randint(4, 10), names)
     if kind == "floats":
         return [round(rng.random(), 4) for _ in range(rng.randint(2, 6))]
     if kind == "bools":
@@ -672,6 +674,45 @@ def cell(kind, rng, synthetic, names, i, col):
     if kind == "audio":
         return {"bytes": wav(rng), "path": None}
     raise Refused("column %r: no synthetic data for kind %r" % (col, kind))
+
+
+# conll2003's NER names (https://huggingface.co/datasets/eriktks/conll2003); tokenTags.ts IOB_NAMES.
+IOB_NAMES = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC"]
+
+
+def iob_tags(rng, n, names):
+    """`n` per-word tags as class ids of `names` (default conll2003's NER names), in valid IOB order: spans
+    `B-X I-X...` for each X with both names, other names single (src/env/hub/tokenTags.ts draws the same way)."""
+    names = list(names or IOB_NAMES)
+    types = [t[2:] for t in names if t.startswith("B-") and "I-" + t[2:] in names]
+    singles = [t for t in names if not t.startswith("I-") and not (t.startswith("B-") and t[2:] in types)]
+    outside = ["O"] if "O" in names else singles
+    out, open_ = [], None
+    for _ in range(n):
+        x = rng.random()
+        if open_ is not None and x < 0.3:
+            out.append("I-" + open_)
+        elif types and (x < 0.55 or not outside):
+            open_ = rng.choice(types)
+            out.append("B-" + open_)
+        else:
+            open_ = None
+            out.append(rng.choice(outside or names))
+    return [names.index(t) for t in out]
+
+
+def align_to_words(cols, columns, rng, labels):
+    """Per-word columns (tags; int lists) of a row with words get one value per word of its first `tokens`
+    column, as real NER rows have (run_ner-style scripts index `labels[word_idx]`)."""
+    words = next((c for c, k in columns.items() if k == "tokens"), None)
+    if words is None:
+        return cols
+    for c, k in columns.items():
+        if k == "tags":
+            cols[c] = [iob_tags(rng, len(w), labels.get(c)) for w in cols[words]]
+        elif k == "ints":
+            cols[c] = [[rng.randrange(0, 5) for _ in w] for w in cols[words]]
+    return cols
 
 
 AUDIO_RATE = 16000  # what speech models' feature extractors expect (Whisper, wav2vec2)
@@ -723,6 +764,9 @@ def feature(ds, kind, names):
         return ds.Sequence(ds.Value("string"))
     if kind == "ints":
         return ds.Sequence(ds.Value("int64"))
+    if kind == "tags":
+        # As conll2003/wnut have them: run_ner and its kin read the names off `features[col].feature`.
+        return ds.Sequence(ds.ClassLabel(names=list(names or IOB_NAMES)))
     if kind == "floats":
         return ds.Sequence(ds.Value("float64"))
     if kind == "bools":
@@ -806,6 +850,7 @@ def write_dataset(item, synthetic):
             c: [nested_cell(shapes[c], rng, synthetic) if k == "nested" else cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)]
             for c, k in columns.items()
         }
+        align_to_words(cols, columns, rng, labels)
         tables[split] = pa.Table.from_pydict(cols, schema=features.arrow_schema)
     config_name = item.get("config") or "default"
     extra = builder_config_kwargs(ds, item)
@@ -978,7 +1023,7 @@ def write_disk_dataset(item, synthetic):
     def table(split):
         n = item.get("rows") or (64 if split in (None, "train") else 16)
         rng = random.Random(int(hashlib.sha256(("%s:%s" % (item["path"], split)).encode()).hexdigest()[:12], 16))
-        cols = {c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+        cols = align_to_words({c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}, columns, rng, labels)
         # A language-modelling dataset's labels are its input ids (what run_clm-style preprocessing saves).
         if columns.get("labels") == "token_ids" and columns.get("input_ids") == "token_ids":
             cols["labels"] = [list(x) for x in cols["input_ids"]]
@@ -1004,7 +1049,7 @@ def write_data_file(item, synthetic):
     features = ds.Features({c: disk_feature(ds, k, labels.get(c)) for c, k in columns.items()})
     n = item.get("rows") or 64
     rng = random.Random(int(hashlib.sha256(item["path"].encode()).hexdigest()[:12], 16))
-    cols = {c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}
+    cols = align_to_words({c: [disk_cell(k, rng, synthetic, labels.get(c), i, c) for i in range(n)] for c, k in columns.items()}, columns, rng, labels)
     target = os.path.join(item["out"], "files", *parts)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     ds.Dataset.from_dict(cols, features=features).to_parquet(target)

@@ -240,7 +240,7 @@ describe('deriveHubNeeds: datasets and columns', () => {
       'if isinstance(features[label_column_name].feature, ClassLabel):',
       '    label_list = features[label_column_name].feature.names',
     ].join('\n');
-    assert.deepEqual(ds(deriveHubNeeds(ner), 'train.json')!.columns, { tokens: 'tokens', ner_tags: 'ints' });
+    assert.deepEqual(ds(deriveHubNeeds(ner), 'train.json')!.columns, { tokens: 'tokens', ner_tags: 'tags' });
     // Without the sequence read, the words alone.
     const plain = ner.split('\n').slice(0, 5).join('\n');
     assert.deepEqual(ds(deriveHubNeeds(plain), 'train.json')!.columns, { tokens: 'tokens' });

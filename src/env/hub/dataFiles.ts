@@ -4,6 +4,7 @@
 import type { ColumnKind, DatasetNeed } from './needs';
 import { synthesizeSquadFile } from './fileLayouts';
 import { nestedValue } from './nestedShapes';
+import { iobTags, perWord, wordsColumn } from './tokenTags';
 
 export class DataFileError extends Error {
   override readonly name = 'DataFileError';
@@ -47,7 +48,8 @@ function sentence(r: () => number): string {
   return w[0].toUpperCase() + w.slice(1) + '.';
 }
 
-function value(kind: ColumnKind, r: () => number, labels: string[] | undefined): unknown {
+/** `length`: the row's word count, for a per-word column of a row with words (tokenTags.ts). */
+function value(kind: ColumnKind, r: () => number, labels: string[] | undefined, length?: number): unknown {
   switch (kind) {
     case 'string':
       return sentence(r);
@@ -63,7 +65,10 @@ function value(kind: ColumnKind, r: () => number, labels: string[] | undefined):
     case 'tokens':
       return sentence(r).replace(/\.$/, '').split(' ');
     case 'ints':
-      return Array.from({ length: 6 }, () => Math.floor(r() * 5));
+      return Array.from({ length: length ?? 6 }, () => Math.floor(r() * 5));
+    case 'tags':
+      // A data file has no ClassLabel: real NER files carry the tag strings (`"B-PER"`, `"O"`).
+      return iobTags(length ?? 6, r, labels);
     case 'floats':
       return Array.from({ length: 4 }, () => Math.round(r() * 1e4) / 1e4);
     case 'bools':
@@ -87,14 +92,21 @@ export function synthesizeDataFile(need: DatasetNeed, rows = 64): string {
       (n) => Math.floor(r() * n),
     );
   const columns = need.columns && Object.keys(need.columns).length ? need.columns : { text: 'string' as const, label: 'label' as const };
-  const records = Array.from({ length: rows }, () =>
-    Object.fromEntries(
-      Object.entries(columns).map(([c, k]) => {
-        const shape = need.shapes?.[c];
-        return [c, k === 'nested' && shape ? nestedValue(shape, r, () => sentence(r)) : value(k, r, need.labels?.[c])];
-      }),
-    ),
-  );
+  const words = wordsColumn(columns);
+  const aligned = (k: ColumnKind) => words !== undefined && perWord(k);
+  const records = Array.from({ length: rows }, () => {
+    const row: Record<string, unknown> = {};
+    for (const [c, k] of Object.entries(columns)) {
+      if (aligned(k)) continue;
+      const shape = need.shapes?.[c];
+      row[c] = k === 'nested' && shape ? nestedValue(shape, r, () => sentence(r)) : value(k, r, need.labels?.[c]);
+    }
+    // Per-word columns after the words, one value per word (run_ner-style scripts index `labels[word_idx]`).
+    if (words !== undefined)
+      for (const [c, k] of Object.entries(columns))
+        if (perWord(k)) row[c] = value(k, r, need.labels?.[c], (row[words] as unknown[]).length);
+    return Object.fromEntries(Object.keys(columns).map((c) => [c, row[c]]));
+  });
   switch (need.format) {
     case 'json':
       return JSON.stringify(records, null, 1) + '\n';

@@ -23,6 +23,9 @@ export const COLUMN_KINDS = [
   'strings',
   'tokens',
   'ints',
+  // Per-word tags (NER, POS, chunks): in a hub dataset `Sequence(ClassLabel(names))`, in a data file the tag
+  // strings; one per word of the row's `tokens` (tokenTags.ts).
+  'tags',
   'floats',
   // Per-step booleans beside a list of steps (TRL's stepwise supervision: `completions` and `labels`).
   'bools',
@@ -796,12 +799,12 @@ function scriptColumns(scope: Scope, shapes: Map<string, NestedShape> = new Map(
   // (`features[label_column_name].feature`). It gets the template's `ner_tags`, right after the words.
   if (
     cols.get('tokens') === 'tokens' &&
-    ![...cols.values()].includes('ints') &&
+    ![...cols.values()].some((k) => k === 'tags' || k === 'ints') &&
     /\bfeatures\[\s*[A-Za-z_][\w.]*\s*\]\.feature\b/.test(source)
   ) {
     const rest = [...cols].filter(([c]) => c !== 'tokens');
     cols.clear();
-    for (const [c, k] of [['tokens', 'tokens'] as const, ['ner_tags', 'ints'] as const, ...rest]) cols.set(c, k);
+    for (const [c, k] of [['tokens', 'tokens'] as const, ['ner_tags', 'tags'] as const, ...rest]) cols.set(c, k);
   }
   if (cols.size === 0) {
     cols.set('text', 'string');
@@ -943,7 +946,7 @@ export function kindOf(name: string): ColumnKind {
   if (/^(image|img|images|pixel|picture|photo)s?$/.test(n) || /_image$/.test(n)) return 'image';
   if (/^(audio|speech|waveform)$/.test(n)) return 'audio';
   if (/^(tokens|words)$/.test(n)) return 'tokens';
-  if (/(ner|pos|chunk)_tags$|^tags$/.test(n)) return 'ints';
+  if (/(ner|pos|chunk)_tags$|^tags$/.test(n)) return 'tags';
   if (/^(label|labels|class|target|category_id)$/.test(n) || /_label$/.test(n)) return 'label';
   if (/^(score|reward|rating|similarity)$|_score$/.test(n)) return 'float';
   if (/^(idx|id_int|year|count)$/.test(n)) return 'int';
