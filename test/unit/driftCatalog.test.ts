@@ -355,6 +355,53 @@ describe('the probe runner runs like every other script', () => {
   });
 });
 
+describe('runFidelity says which runtime ran each probe run', () => {
+  test('a run reports warm or cold per snapshot and side; outcomes read from the cache report none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-runtime-'));
+    try {
+      const catalogPath = join(dir, 'catalog.json');
+      writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry()] }));
+      const runner: ProbeRunner = async (req) => ({
+        format: 1,
+        python: '3.11',
+        versions: {},
+        results: req.ids.flatMap((id) => [outcome({ id, form: 'old' }), outcome({ id, form: 'new' })]),
+        runtime: req.mode === 'real' ? 'warm' : 'cold',
+      });
+      const opts = {
+        catalogPath,
+        runner,
+        snapshotList: SNAPS,
+        venvReady: () => true,
+        venvPython: (id: string) => id,
+        cacheDir: join(dir, 'c'),
+      };
+      const r1 = await runFidelity(opts);
+      assert.deepEqual(
+        r1.real_snapshots.map((s) => [s.state, s.runtime]),
+        [
+          ['ran', 'warm'],
+          ['ran', 'warm'],
+        ],
+      );
+      assert.deepEqual(
+        r1.sim_snapshots.map((s) => s.runtime),
+        ['cold', 'cold'],
+      );
+      const r2 = await runFidelity(opts);
+      assert.deepEqual(
+        r2.real_snapshots.map((s) => [s.state, s.runtime]),
+        [
+          ['cached', undefined],
+          ['cached', undefined],
+        ],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('runFidelity once a venv is deleted', () => {
   test("real outcomes recorded from exactly the snapshot's releases are still used; other releases are not", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-gone-'));
