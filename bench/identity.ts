@@ -107,7 +107,23 @@ export function verifiedBreakages(
 /** What is never the same twice on a run, warm or cold: its wall time, its peak memory, which runtime ran it. */
 const VOLATILE = new Set(['wall_time_ms', 'peak_memory_mb', 'runtime']);
 
-export const stripVolatile = (o: unknown): unknown => JSON.parse(JSON.stringify(o, (k, v) => (VOLATILE.has(k) ? undefined : v)));
+/**
+ * The wall clock a script prints itself, which differs between two cold runs as much as between cold and warm:
+ * the Trainer's `train_runtime`, `*_samples_per_second`, `*_steps_per_second` (eval_ and predict_ too) and a
+ * tqdm bar's elapsed/remaining time and rate. Only the numbers go; the keys, the loss and everything else stay.
+ */
+export function maskWallClock(text: string): string {
+  return text
+    .replace(
+      /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=]\s*)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g,
+      '$1<wall-clock>',
+    )
+    .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')
+    .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:it\/s|s\/it)\b/g, '<rate>');
+}
+
+export const stripVolatile = (o: unknown): unknown =>
+  JSON.parse(JSON.stringify(o, (k, v: unknown) => (VOLATILE.has(k) ? undefined : typeof v === 'string' ? maskWallClock(v) : v)));
 
 /** The top-level fields of two outcomes that differ (after `stripVolatile`), in the cold outcome's order. */
 export function differingFields(cold: Record<string, unknown>, warm: Record<string, unknown>): string[] {
@@ -120,7 +136,11 @@ export function differingFields(cold: Record<string, unknown>, warm: Record<stri
 /** The first line where a field's text differs, cold then warm (each cut to `width`): what a difference is. */
 export function firstDifference(cold: unknown, warm: unknown, width = 200): string {
   const text = (x: unknown): string =>
-    typeof x === 'string' ? x : Array.isArray(x) ? x.map(text).join('\n') : JSON.stringify(stripVolatile(x ?? null), null, 1);
+    typeof x === 'string'
+      ? maskWallClock(x)
+      : Array.isArray(x)
+        ? x.map(text).join('\n')
+        : JSON.stringify(stripVolatile(x ?? null), null, 1);
   const lines = (x: unknown) => text(x).split('\n');
   const a = lines(cold);
   const b = lines(warm);

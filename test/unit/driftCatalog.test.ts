@@ -268,7 +268,7 @@ describe('runFidelity with a stand-in runner', () => {
           after && mode === 'real' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }),
           outcome({ id, form: 'new' }),
         ]);
-        return { format: 1, python: '3.11', versions: {}, results };
+        return { format: 1, python: '3.11', versions: {}, results, runtime: mode === 'real' ? 'warm' : 'cold' };
       };
       const opts = {
         catalogPath,
@@ -283,12 +283,20 @@ describe('runFidelity with a stand-in runner', () => {
       assert.deepEqual([r1.overall.runs_agree, r1.overall.runs_compared], [3, 4]);
       assert.equal(r1.disagreements[0].slot, 'after.old');
       assert.deepEqual(calls.sort(), ['real:2024-09', 'real:2025-03', 'sim:2024-09', 'sim:2025-03']);
+      // Which runtime ran each probe run (FORGEENV_WARM), per snapshot and side; the cache says none.
+      assert.deepEqual(
+        [...r1.real_snapshots, ...r1.sim_snapshots].map((s) => `${s.state} ${s.runtime}`),
+        ['ran warm', 'ran warm', 'ran cold', 'ran cold'],
+      );
       calls.length = 0;
       const r2 = await runFidelity(opts);
       assert.deepEqual(calls.sort(), ['sim:2024-09', 'sim:2025-03']);
       assert.deepEqual(
-        r2.real_snapshots.map((s) => s.state),
-        ['cached', 'cached'],
+        r2.real_snapshots.map((s) => [s.state, s.runtime]),
+        [
+          ['cached', undefined],
+          ['cached', undefined],
+        ],
       );
       assert.deepEqual(r2.overall, r1.overall);
     } finally {
@@ -350,53 +358,6 @@ describe('the probe runner runs like every other script', () => {
     } finally {
       if (saved === undefined) delete process.env.HF_TOKEN;
       else process.env.HF_TOKEN = saved;
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('runFidelity says which runtime ran each probe run', () => {
-  test('a run reports warm or cold per snapshot and side; outcomes read from the cache report none', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'forgeenv-fid-runtime-'));
-    try {
-      const catalogPath = join(dir, 'catalog.json');
-      writeFileSync(catalogPath, JSON.stringify({ format: 1, entries: [entry()] }));
-      const runner: ProbeRunner = async (req) => ({
-        format: 1,
-        python: '3.11',
-        versions: {},
-        results: req.ids.flatMap((id) => [outcome({ id, form: 'old' }), outcome({ id, form: 'new' })]),
-        runtime: req.mode === 'real' ? 'warm' : 'cold',
-      });
-      const opts = {
-        catalogPath,
-        runner,
-        snapshotList: SNAPS,
-        venvReady: () => true,
-        venvPython: (id: string) => id,
-        cacheDir: join(dir, 'c'),
-      };
-      const r1 = await runFidelity(opts);
-      assert.deepEqual(
-        r1.real_snapshots.map((s) => [s.state, s.runtime]),
-        [
-          ['ran', 'warm'],
-          ['ran', 'warm'],
-        ],
-      );
-      assert.deepEqual(
-        r1.sim_snapshots.map((s) => s.runtime),
-        ['cold', 'cold'],
-      );
-      const r2 = await runFidelity(opts);
-      assert.deepEqual(
-        r2.real_snapshots.map((s) => [s.state, s.runtime]),
-        [
-          ['cached', undefined],
-          ['cached', undefined],
-        ],
-      );
-    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

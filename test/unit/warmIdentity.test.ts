@@ -10,6 +10,7 @@ import {
   differingFields,
   expandTaskDir,
   firstDifference,
+  maskWallClock,
   parseWarmIdentityArgs,
   verifiedBreakages,
 } from '../../bench/identity';
@@ -106,12 +107,30 @@ describe('verifiedBreakages', () => {
   });
 });
 
+describe('maskWallClock', () => {
+  test("the Trainer's timings and a tqdm bar's clock go; the loss, the steps and the keys stay", () => {
+    const cold =
+      "{'train_runtime': 0.2362, 'train_samples_per_second': 67.747, 'train_steps_per_second': 33.873, 'train_loss': 6.47, 'epoch': 0.25}";
+    const warm =
+      "{'train_runtime': 0.2585, 'train_samples_per_second': 61.898, 'train_steps_per_second': 30.949, 'train_loss': 6.47, 'epoch': 0.25}";
+    assert.equal(maskWallClock(cold), maskWallClock(warm));
+    assert.match(maskWallClock(cold), /'train_runtime': <wall-clock>, .*'train_loss': 6\.47, 'epoch': 0\.25/);
+    assert.notEqual(maskWallClock(cold), maskWallClock(warm.replace("'train_loss': 6.47", "'train_loss': 6.48")));
+    assert.equal(maskWallClock('eval_runtime = 1.5e-3'), 'eval_runtime = <wall-clock>');
+    assert.equal(maskWallClock(' 50%|#####     | 4/8 [00:01<00:02,  2.31it/s]'), ' 50%|#####     | 4/8 [<elapsed><<remaining>,  <rate>]');
+    assert.equal(maskWallClock('100%|##| 8/8 [01:02:03<00:00, 12.5s/it]'), '100%|##| 8/8 [<elapsed><<remaining>, <rate>]');
+  });
+});
+
 describe('differingFields and firstDifference', () => {
   test('wall time, peak memory and runtime never count; anything else does, by field', () => {
     const cold = { runtime: 'cold/cold', broken: [1, 'out', { wall_time_ms: 5, peak_memory_mb: 9 }], reward: 1, trace: 'E' };
     const warm = { runtime: 'warm/warm', broken: [1, 'out', { wall_time_ms: 7, peak_memory_mb: 3 }], reward: 0.5, trace: 'E' };
     assert.deepEqual(differingFields(cold, warm), ['reward']);
     assert.deepEqual(differingFields(cold, { ...warm, extra: 1 }), ['reward', 'extra']);
+    const out = (t: number, loss: number) => [0, `{'train_runtime': ${t}, 'train_loss': ${loss}}`];
+    assert.deepEqual(differingFields({ repair: out(0.2, 6.4) }, { repair: out(0.5, 6.4) }), []);
+    assert.deepEqual(differingFields({ repair: out(0.2, 6.4) }, { repair: out(0.2, 6.5) }), ['repair']);
   });
 
   test('names the first line that differs, strings and arrays of strings by line', () => {
