@@ -117,6 +117,11 @@ describe('maskWallClock', () => {
     assert.match(maskWallClock(cold), /'train_runtime': <wall-clock>, .*'train_loss': 6\.47, 'epoch': 0\.25/);
     assert.notEqual(maskWallClock(cold), maskWallClock(warm.replace("'train_loss': 6.47", "'train_loss': 6.48")));
     assert.equal(maskWallClock('eval_runtime = 1.5e-3'), 'eval_runtime = <wall-clock>');
+    // log_metrics' table: the runtime as h:mm:ss.ff.
+    assert.equal(
+      maskWallClock('  train_runtime            = 0:00:00.15\n  train_loss = 6.4'),
+      '  train_runtime            = <wall-clock>\n  train_loss = 6.4',
+    );
     assert.equal(maskWallClock(' 50%|#####     | 4/8 [00:01<00:02,  2.31it/s]'), ' 50%|#####     | 4/8 [<elapsed><<remaining>,  <rate>]');
     assert.equal(maskWallClock('100%|##| 8/8 [01:02:03<00:00, 12.5s/it]'), '100%|##| 8/8 [<elapsed><<remaining>, <rate>]');
   });
