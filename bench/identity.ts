@@ -110,14 +110,14 @@ const VOLATILE = new Set(['wall_time_ms', 'peak_memory_mb', 'runtime']);
 /**
  * The wall clock a script prints itself, which differs between two cold runs as much as between cold and warm:
  * the Trainer's `train_runtime`, `*_samples_per_second`, `*_steps_per_second` (eval_ and predict_ too; a number
- * in its logged dict, `h:mm:ss.ff` in `log_metrics`' table) and a
+ * in its logged dict, `h:mm:ss.ff` in `log_metrics`' table, right-aligned: the padding goes too) and a
  * tqdm bar's elapsed/remaining time and rate. Only the numbers go; the keys, the loss and everything else stay.
  */
 export function maskWallClock(text: string): string {
   return text
     .replace(
-      /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=]\s*)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
-      '$1<wall-clock>',
+      /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=])\s*(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
+      '$1 <wall-clock>',
     )
     .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')
     .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:it\/s|s\/it)\b/g, '<rate>');

@@ -117,7 +117,8 @@ describe('maskWallClock', () => {
     assert.match(maskWallClock(cold), /'train_runtime': <wall-clock>, .*'train_loss': 6\.47, 'epoch': 0\.25/);
     assert.notEqual(maskWallClock(cold), maskWallClock(warm.replace("'train_loss': 6.47", "'train_loss': 6.48")));
     assert.equal(maskWallClock('eval_runtime = 1.5e-3'), 'eval_runtime = <wall-clock>');
-    // log_metrics' table: the runtime as h:mm:ss.ff.
+    // log_metrics' table: the runtime as h:mm:ss.ff, the values right-aligned (the padding follows the number's width).
+    assert.equal(maskWallClock('  train_samples_per_second =     9.5'), maskWallClock('  train_samples_per_second =    10.5'));
     assert.equal(
       maskWallClock('  train_runtime            = 0:00:00.15\n  train_loss = 6.4'),
       '  train_runtime            = <wall-clock>\n  train_loss = 6.4',
