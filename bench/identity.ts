@@ -18,6 +18,8 @@ export interface WarmIdentityOptions {
   seeds: number[];
   task?: string;
   timeoutMs: number;
+  /** Both sides cold: a difference is then the script's own, not the warm runtime's. */
+  control: boolean;
 }
 
 const Positive = (what: string) =>
@@ -27,7 +29,7 @@ const Positive = (what: string) =>
     .transform(Number);
 
 /**
- * `--mode real|simulated --task-dir DIR (repeatable) --seeds N --task ID --timeout S`. Seeds default to 3 on the
+ * `--mode real|simulated --task-dir DIR (repeatable) --seeds N --task ID --timeout S --control`. Seeds default to 3 on the
  * built-in corpus (the seed picks the drift's params there) and to 1 on task folders (their breakages' params
  * are the recorded ones and every real run seeds its RNGs with 0: another seed only repeats the runs).
  */
@@ -40,6 +42,7 @@ export function parseWarmIdentityArgs(argv: string[]): WarmIdentityOptions {
       seeds: { type: 'string' },
       task: { type: 'string' },
       timeout: { type: 'string' },
+      control: { type: 'boolean', default: false },
     },
   });
   const mode = z.enum(['simulated', 'real']).safeParse(values.mode);
@@ -54,6 +57,7 @@ export function parseWarmIdentityArgs(argv: string[]): WarmIdentityOptions {
     seeds: Array.from({ length: seeds }, (_, i) => i + 1),
     ...(values.task ? { task: values.task } : {}),
     timeoutMs: timeoutS * 1000,
+    control: values.control,
   };
 }
 

@@ -4,10 +4,11 @@
 //   npm run bench:warm-identity [-- --seeds 3 --task distilbert_sst2]
 //     the built-in corpus, simulated: every task x every breakage primitive x seeds 1-3 (a primitive that
 //     does not apply to a task must be refused alike both ways);
-//   npm run bench:warm-identity -- --mode real --task-dir /tmp/idt [--seeds 1] [--task ID] [--timeout 180]
+//   npm run bench:warm-identity -- --mode real --task-dir /tmp/idt [--seeds 1] [--task ID] [--timeout 180] [--control]
 //     the tasks of task folders (make-task's; a folder of task folders is expanded), loaded as
 //     `forgeenv.taskFolders` are, each episode run as the editor or `serve` runs it (the task's own
 //     snapshot or derived environment and hub): every task x the breakages make-task verified on it.
+// --control runs both sides cold: what differs then is a script's own nondeterminism, not the warm path's.
 // Prints the pairs compared, how many are identical, refused alike, or differ (each difference named).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,7 +100,8 @@ async function main(): Promise<void> {
           for (const seed of opts.seeds) {
             const name = `${task.task_id} x ${b.primitive_type}${b.drift_id ? ` (${b.drift_id})` : ''} seed ${seed}`;
             const cold = await outcome(envs['0'], '0', task.task_id, b, seed);
-            const warm = await outcome(envs.force, 'force', task.task_id, b, seed);
+            // --control: the second side cold too, so what differs there is the script's own, not the warm path's.
+            const warm = await outcome(envs.force, opts.control ? '0' : 'force', task.task_id, b, seed);
             pairs++;
             if (warm.runtime === 'warm/warm') warmRuns++;
             if (cold.runtime === 'cold/cold') coldRuns++;
@@ -121,6 +123,7 @@ async function main(): Promise<void> {
     rmSync(parentDir, { recursive: true, force: true });
   }
   const breakageWord = opts.taskDirs.length ? 'verified breakages' : 'breakage primitives';
+  if (opts.control) console.log("control: both sides cold (FORGEENV_WARM=0): a difference is the script's own");
   console.log(
     `${opts.mode}: ${tasks.length} tasks x their ${breakageWord} x seeds ${opts.seeds.length} = ${pairs} pairs (cold and warm each)`,
   );

@@ -29,7 +29,7 @@ function withDirs(f: (root: string) => void): void {
 
 describe('parseWarmIdentityArgs', () => {
   test('defaults: the built-in corpus, simulated, seeds 1-3, 60 s', () => {
-    assert.deepEqual(parseWarmIdentityArgs([]), { mode: 'simulated', taskDirs: [], seeds: [1, 2, 3], timeoutMs: 60_000 });
+    assert.deepEqual(parseWarmIdentityArgs([]), { mode: 'simulated', taskDirs: [], seeds: [1, 2, 3], timeoutMs: 60_000, control: false });
   });
 
   test('real mode over a folder of task folders: one seed, 180 s, the folders expanded', () =>
@@ -39,8 +39,15 @@ describe('parseWarmIdentityArgs', () => {
         writeFileSync(join(root, s, 'tasks.json'), '[]');
       }
       mkdirSync(join(root, 'not-a-task'));
-      const o = parseWarmIdentityArgs(['--mode', 'real', '--task-dir', root, '--task', 'x']);
-      assert.deepEqual(o, { mode: 'real', taskDirs: [join(root, 'a'), join(root, 'b')], seeds: [1], task: 'x', timeoutMs: 180_000 });
+      const o = parseWarmIdentityArgs(['--mode', 'real', '--task-dir', root, '--task', 'x', '--control']);
+      assert.deepEqual(o, {
+        mode: 'real',
+        taskDirs: [join(root, 'a'), join(root, 'b')],
+        seeds: [1],
+        task: 'x',
+        timeoutMs: 180_000,
+        control: true,
+      });
     }));
 
   test('bad input is refused with the option named', () => {
