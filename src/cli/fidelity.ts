@@ -1,5 +1,6 @@
 // `forgeenv fidelity`: how closely the simulated libraries reproduce the real releases on the
 // drift catalog (resources/drifts/catalog.json), per library, per kind and overall.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DRIFT_LIBRARIES } from '../env/fidelity/catalog';
 import { runFidelity } from '../env/fidelity/harness';
@@ -13,7 +14,9 @@ export const FIDELITY_USAGE = `Usage: forgeenv fidelity [--library L] [--ids a,b
   --no-real         do not run real-mode probes; use cached real outcomes only
   --no-sim          do not run the simulated side (records real outcomes in the cache only)
   --json            print the whole report as JSON
-  --python PATH     interpreter for simulated mode (default python3)`;
+  --python PATH     interpreter for simulated mode (default python3)
+  --cache-dir DIR   real outcomes cached in DIR instead of the cache root's fidelity/ (an empty DIR runs
+                    every real probe again: FORGEENV_WARM=0 against FORGEENV_WARM=force)`;
 
 const list = (s: string | undefined) =>
   (s ?? '')
@@ -37,6 +40,7 @@ export async function runFidelityCommand(args: string[], out: (s: string) => voi
         'no-sim': { type: 'boolean', default: false },
         catalog: { type: 'string' },
         python: { type: 'string' },
+        'cache-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -64,6 +68,7 @@ export async function runFidelityCommand(args: string[], out: (s: string) => voi
     if (v.library) opts.library = v.library;
     if (v.catalog) opts.catalogPath = v.catalog;
     if (v.python) opts.systemPython = v.python;
+    if (v['cache-dir']) opts.cacheDir = resolve(v['cache-dir']);
     const report = await runFidelity(opts);
     out(v.json ? JSON.stringify(report, null, 2) : renderFidelityReport(report));
     return 0;

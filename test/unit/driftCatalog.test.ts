@@ -268,7 +268,7 @@ describe('runFidelity with a stand-in runner', () => {
           after && mode === 'real' ? raised('TypeError', 'gone', { id, form: 'old' }) : outcome({ id, form: 'old' }),
           outcome({ id, form: 'new' }),
         ]);
-        return { format: 1, python: '3.11', versions: {}, results };
+        return { format: 1, python: '3.11', versions: {}, results, runtime: mode === 'real' ? 'warm' : 'cold' };
       };
       const opts = {
         catalogPath,
@@ -283,12 +283,20 @@ describe('runFidelity with a stand-in runner', () => {
       assert.deepEqual([r1.overall.runs_agree, r1.overall.runs_compared], [3, 4]);
       assert.equal(r1.disagreements[0].slot, 'after.old');
       assert.deepEqual(calls.sort(), ['real:2024-09', 'real:2025-03', 'sim:2024-09', 'sim:2025-03']);
+      // Which runtime ran each probe run (FORGEENV_WARM), per snapshot and side; the cache says none.
+      assert.deepEqual(
+        [...r1.real_snapshots, ...r1.sim_snapshots].map((s) => `${s.state} ${s.runtime}`),
+        ['ran warm', 'ran warm', 'ran cold', 'ran cold'],
+      );
       calls.length = 0;
       const r2 = await runFidelity(opts);
       assert.deepEqual(calls.sort(), ['sim:2024-09', 'sim:2025-03']);
       assert.deepEqual(
-        r2.real_snapshots.map((s) => s.state),
-        ['cached', 'cached'],
+        r2.real_snapshots.map((s) => [s.state, s.runtime]),
+        [
+          ['cached', undefined],
+          ['cached', undefined],
+        ],
       );
       assert.deepEqual(r2.overall, r1.overall);
     } finally {

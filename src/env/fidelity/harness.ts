@@ -68,8 +68,9 @@ export interface DisagreementPattern {
 
 export interface FidelityReport {
   catalog_hash: string;
-  real_snapshots: { id: string; state: 'cached' | 'ran' | 'no-venv' | 'skipped' | 'failed'; detail?: string }[];
-  sim_snapshots: { id: string; state: 'ran' | 'skipped' | 'failed'; detail?: string }[];
+  /** `runtime`: which runtime ran the snapshot's probe run (absent when nothing ran). */
+  real_snapshots: { id: string; state: 'cached' | 'ran' | 'no-venv' | 'skipped' | 'failed'; detail?: string; runtime?: 'warm' | 'cold' }[];
+  sim_snapshots: { id: string; state: 'ran' | 'skipped' | 'failed'; detail?: string; runtime?: 'warm' | 'cold' }[];
   entries: EntryResult[];
   overall: Tally;
   by_library: Record<string, Tally>;
@@ -318,12 +319,14 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
       const missing = ids.filter((id) => !cache.outcomes[outcomeKey(id, 'old')] || !cache.outcomes[outcomeKey(id, 'new')]);
       let state: 'cached' | 'ran' | 'skipped' | 'failed' = missing.length ? 'skipped' : 'cached';
       let detail: string | undefined;
+      let runtime: 'warm' | 'cold' | undefined;
       if (missing.length && opts.real !== false) {
         progress(`real ${snap.id}: running ${missing.length} entries`);
         try {
           const file = await runner({ python: venvPython(snap.id), runnerPath, catalogPath, ids: missing, mode: 'real', snapshot: snap });
           for (const o of file.results) cache.outcomes[outcomeKey(o.id, o.form)] = o;
           cache.versions = file.versions;
+          runtime = file.runtime;
           mkdirSync(dirname(cachePath), { recursive: true });
           writeFileSync(cachePath, JSON.stringify(cache, null, 1) + '\n');
           state = 'ran';
@@ -332,7 +335,7 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
           detail = (e as Error).message;
         }
       }
-      realStates.push(detail ? { id: snap.id, state, detail } : { id: snap.id, state });
+      realStates.push({ id: snap.id, state, ...(detail ? { detail } : {}), ...(runtime ? { runtime } : {}) });
       for (const [k, o] of Object.entries(cache.outcomes)) real.set(`${snap.id}|${k}`, o);
     }
     // Simulated mode: cheap and changing while the sim is worked on, so never cached.
@@ -351,7 +354,7 @@ export async function runFidelity(opts: FidelityOptions = {}): Promise<FidelityR
         snapshot: snap,
       });
       for (const o of file.results) sim.set(`${snap.id}|${outcomeKey(o.id, o.form)}`, o);
-      simStates.push({ id: snap.id, state: 'ran' });
+      simStates.push({ id: snap.id, state: 'ran', ...(file.runtime ? { runtime: file.runtime } : {}) });
     } catch (e) {
       simStates.push({ id: snap.id, state: 'failed', detail: (e as Error).message });
     }

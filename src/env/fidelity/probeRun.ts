@@ -19,7 +19,8 @@ export interface ProbeRunRequest {
   timeoutMs?: number;
 }
 
-export type ProbeRunner = (req: ProbeRunRequest) => Promise<ProbeRunFile>;
+/** The runner's file, and which runtime ran it (a warm zygote or a cold start: docs/sandbox.md, "Warm runtime"). */
+export type ProbeRunner = (req: ProbeRunRequest) => Promise<ProbeRunFile & { runtime?: 'warm' | 'cold' }>;
 
 /** The catalog file with only the entries `ids` names, in their order in the file. */
 function catalogOf(path: string, ids: readonly string[]): string {
@@ -59,7 +60,8 @@ export const runProbes: ProbeRunner = async (req) => {
     if (exec.timed_out) throw new Error(`${where} did not finish within ${Math.round(timeoutMs / 1000)} s`);
     if (exec.exit_code !== 0)
       throw new Error(`${where} exited with ${exec.exit_code}: ${exec.stderr.trim().split('\n').slice(-5).join('\n')}`);
-    return ProbeRunFileSchema.parse(JSON.parse(readFileSync(join(exec.run_dir, 'results.json'), 'utf8')));
+    const file = ProbeRunFileSchema.parse(JSON.parse(readFileSync(join(exec.run_dir, 'results.json'), 'utf8')));
+    return exec.runtime ? { ...file, runtime: exec.runtime } : file;
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }

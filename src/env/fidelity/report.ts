@@ -24,8 +24,9 @@ function table(title: string, rows: [string, Tally][]): string[] {
 
 export function renderFidelityReport(r: FidelityReport, opts: { maxDisagreements?: number } = {}): string {
   const out: string[] = [];
-  const states = (xs: { id: string; state: string; detail?: string }[]) =>
-    xs.map((x) => `${x.id} ${x.state}${x.detail ? ` (${x.detail.split('\n')[0]})` : ''}`).join(', ') || 'none';
+  const states = (xs: { id: string; state: string; detail?: string; runtime?: string }[]) =>
+    xs.map((x) => `${x.id} ${x.state}${x.runtime ? ` ${x.runtime}` : ''}${x.detail ? ` (${x.detail.split('\n')[0]})` : ''}`).join(', ') ||
+    'none';
   out.push(`real mode: ${states(r.real_snapshots)}`);
   out.push(`simulated mode: ${states(r.sim_snapshots)}`);
   out.push('');

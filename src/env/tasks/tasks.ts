@@ -169,7 +169,7 @@ export interface LoadResult {
   problems: string[];
 }
 
-function readMetadata(dir: string, problems: string[]): Map<string, TaskMetadata> {
+export function readMetadata(dir: string, problems: string[] = []): Map<string, TaskMetadata> {
   const file = join(dir, TASK_METADATA_FILE);
   const out = new Map<string, TaskMetadata>();
   const read = readFolderFile(dir, TASK_METADATA_FILE, MAX_TASK_METADATA_BYTES);
