@@ -7,7 +7,8 @@ releases start each process from a random seed; the logged losses then differ fr
 with them the reward's loss_decreased (issue 18). A script that seeds itself overrides this.
 
 - `install()` (sitecustomize, at interpreter start): seeds `random` now, and numpy's and torch's
-  global generators the moment each finishes importing (a cold run imports them from the script).
+  global generators the moment each finishes importing (a cold run imports them from the script);
+  numpy's fresh entropy (an unseeded `default_rng()`) comes from a seeded generator too.
 - `seed_all()` (the warm zygote, just before the script): seeds all three again, as a cold run has
   them when its script starts: the zygote imported the libraries ahead, and importing draws nothing.
 """
@@ -20,9 +21,22 @@ SEED = 0
 
 
 def _seed_numpy(np):
+    import random
+
     import numpy.random
 
     numpy.random.seed(SEED)
+    # Fresh entropy too: `default_rng()`, `SeedSequence()`, `RandomState()` with no seed take theirs from
+    # the OS (numpy's bit_generator calls secrets.randbits), and libraries ask for it: datasets'
+    # `IterableDataset.shuffle(seed=None)` (trl's stack-llama SFT script streams and shuffles so), whose
+    # losses then differed between two cold runs. Here it comes from a generator seeded with SEED: each
+    # call still gets new entropy, the same sequence in every run.
+    try:
+        import numpy.random.bit_generator as bit_generator
+    except ImportError:
+        return
+    if hasattr(bit_generator, "randbits"):
+        bit_generator.randbits = random.Random(SEED).getrandbits
 
 
 def _seed_torch(torch):

@@ -26,10 +26,12 @@ const BREAKAGE = {
 };
 
 // Draws from each generator before and after the libraries are imported, seeding none of them.
+// numpy's unseeded generators take fresh entropy from the OS (datasets' streaming `shuffle(seed=None)` does).
 const DRAWS = `import random
 first = random.random()
 import numpy, torch
 print(first, random.random(), numpy.random.rand(), torch.rand(2).tolist(), torch.initial_seed())
+print(numpy.random.default_rng().random(), numpy.random.default_rng().random(), numpy.random.RandomState().rand())
 `;
 
 /** What a run prints, with the durations the Trainer logs (never the same twice) masked. */
@@ -66,6 +68,8 @@ describe(`the same outcome warm or cold, run after run (real ${SNAPSHOT})`, { sk
     );
     const [first] = cold;
     assert.match(first.stdout, /^0\.\d+ 0\.\d+ 0\.\d+ \[/, first.stdout);
+    const [a, b] = first.stdout.split('\n')[1].split(' ');
+    assert.notEqual(a, b, 'each unseeded generator still gets entropy of its own');
     for (const r of [...cold.slice(1), ...warm]) assert.equal(r.stdout, first.stdout, `${r.runtime} run`);
     assert.equal(shimmed.exit_code, 0, shimmed.stderr.slice(-2000));
     assert.equal(shimmed.stdout, first.stdout, 'with runtime shims');
