@@ -120,8 +120,9 @@ const VOLATILE = new Set(['wall_time_ms', 'peak_memory_mb', 'runtime']);
 export function maskWallClock(text: string): string {
   return text
     .replace(
-      /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=])\s*(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
-      '$1 <wall-clock>',
+      // The value may be quoted: transformers 5 logs `{'train_runtime': '0.2892', …}`.
+      /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=])\s*(['"]?)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
+      '$1 $2<wall-clock>',
     )
     .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')
     .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:it\/s|s\/it)\b/g, '<rate>');
