@@ -17,8 +17,13 @@ const RUN_AND_SCORE_RUNS = 2;
  * Resolves once the zygotes a Run & Score uses are ready (true), or the pool cannot serve this
  * episode (false); never rejects.
  */
-export async function prewarmEpisode(env: EpisodeSession, warmRuntime: boolean, log: SessionLog): Promise<boolean> {
+export async function prewarmEpisode(env: EpisodeSession, warmRuntime: boolean, channel: SessionLog): Promise<boolean> {
   if (!warmRuntime || !env.prewarm) return false;
+  // The editor layer may be torn down (its output channel closed) before the pool answers: a lost line, never a rejection.
+  const log = {
+    info: (line: string) => quietly(() => channel.info(line)),
+    warn: (line: string) => quietly(() => channel.warn(line)),
+  };
   try {
     const p = await env.prewarm();
     if ('error' in p) {
@@ -45,5 +50,13 @@ export async function prewarmEpisode(env: EpisodeSession, warmRuntime: boolean, 
   } catch (e) {
     log.warn(`[warm] the pool could not start: ${(e as Error)?.message ?? String(e)}`);
     return false;
+  }
+}
+
+function quietly(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // the channel is closed
   }
 }
