@@ -127,7 +127,10 @@ describe('maskWallClock', () => {
     // transformers 5 quotes the logged values; the loss beside them still counts.
     const quoted = (t: string, l: string) => `{'train_runtime': '${t}', 'train_samples_per_second': '55.33', 'train_loss': '${l}'}`;
     assert.equal(maskWallClock(quoted('0.2892', '0.5')), maskWallClock(quoted('0.2388', '0.5')));
-    assert.equal(maskWallClock(quoted('0.2892', '0.5')), "{'train_runtime': '<wall-clock>', 'train_samples_per_second': '<wall-clock>', 'train_loss': '0.5'}");
+    assert.equal(
+      maskWallClock(quoted('0.2892', '0.5')),
+      "{'train_runtime': '<wall-clock>', 'train_samples_per_second': '<wall-clock>', 'train_loss': '0.5'}",
+    );
     assert.notEqual(maskWallClock(quoted('0.2892', '0.5')), maskWallClock(quoted('0.2892', '0.6')));
     // log_metrics' table: the runtime as h:mm:ss.ff, the values right-aligned (the padding follows the number's width).
     assert.equal(maskWallClock('  train_samples_per_second =     9.5'), maskWallClock('  train_samples_per_second =    10.5'));
