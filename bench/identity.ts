@@ -118,14 +118,18 @@ const VOLATILE = new Set(['wall_time_ms', 'peak_memory_mb', 'runtime']);
  * tqdm bar's elapsed/remaining time and rate. Only the numbers go; the keys, the loss and everything else stay.
  */
 export function maskWallClock(text: string): string {
-  return text
-    .replace(
-      // The value may be quoted: transformers 5 logs `{'train_runtime': '0.2892', …}`.
-      /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=])\s*(['"]?)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
-      '$1 $2<wall-clock>',
-    )
-    .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')
-    .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:it\/s|s\/it)\b/g, '<rate>');
+  return (
+    text
+      .replace(
+        // The value may be quoted: transformers 5 logs `{'train_runtime': '0.2892', …}`.
+        /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=])\s*(['"]?)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
+        '$1 $2<wall-clock>',
+      )
+      // A log record's time of day (`logging`'s asctime: `12/06/2026 06:39:50`, `2026-12-06 06:39:50,123`).
+      .replace(/\b(?:\d\d\/\d\d\/\d{4}|\d{4}-\d\d-\d\d)[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?/g, '<time-of-day>')
+      .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')
+      .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:it\/s|s\/it)\b/g, '<rate>')
+  );
 }
 
 export const stripVolatile = (o: unknown): unknown =>

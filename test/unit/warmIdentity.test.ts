@@ -124,6 +124,11 @@ describe('maskWallClock', () => {
     assert.match(maskWallClock(cold), /'train_runtime': <wall-clock>, .*'train_loss': 6\.47, 'epoch': 0\.25/);
     assert.notEqual(maskWallClock(cold), maskWallClock(warm.replace("'train_loss': 6.47", "'train_loss': 6.48")));
     assert.equal(maskWallClock('eval_runtime = 1.5e-3'), 'eval_runtime = <wall-clock>');
+    // A log record's time of day (accelerate examples log with asctime); the message still counts.
+    const record = (t: string, m: string) => `${t} - INFO - __main__ - ${m}`;
+    assert.equal(maskWallClock(record('12/06/2026 06:39:50', 'a')), maskWallClock(record('12/06/2026 06:40:29', 'a')));
+    assert.equal(maskWallClock(record('2026-12-06 06:39:50,123', 'a')), maskWallClock(record('2026-12-06 07:00:01,9', 'a')));
+    assert.notEqual(maskWallClock(record('12/06/2026 06:39:50', 'a')), maskWallClock(record('12/06/2026 06:39:50', 'b')));
     // transformers 5 quotes the logged values; the loss beside them still counts.
     const quoted = (t: string, l: string) => `{'train_runtime': '${t}', 'train_samples_per_second': '55.33', 'train_loss': '${l}'}`;
     assert.equal(maskWallClock(quoted('0.2892', '0.5')), maskWallClock(quoted('0.2388', '0.5')));
