@@ -121,14 +121,16 @@ export function maskWallClock(text: string): string {
   return (
     text
       .replace(
-        // The value may be quoted: transformers 5 logs `{'train_runtime': '0.2892', …}`.
-        /(\b\w*(?:_runtime|_samples_per_second|_steps_per_second)['"]?\s*[:=])\s*(['"]?)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
+        // The value may be quoted: transformers 5 logs `{'train_runtime': '0.2892', …}`. TRL's on-policy
+        // trainers log `eps`, episodes per second.
+        /(\b(?:\w*(?:_runtime|_samples_per_second|_steps_per_second)|eps)['"]?\s*[:=])\s*(['"]?)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
         '$1 $2<wall-clock>',
       )
       // A log record's time of day (`logging`'s asctime: `12/06/2026 06:39:50`, `2026-12-06 06:39:50,123`).
       .replace(/\b(?:\d\d\/\d\d\/\d{4}|\d{4}-\d\d-\d\d)[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?/g, '<time-of-day>')
       .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')
-      .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:it\/s|s\/it)\b/g, '<rate>')
+      // tqdm's rate in any unit (`it/s`, `s/it`, datasets' `examples/s`, a script's own `category/s`).
+      .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:[A-Za-z]+\/s|s\/[A-Za-z]+)\b/g, '<rate>')
   );
 }
 

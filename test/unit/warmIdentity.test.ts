@@ -124,6 +124,10 @@ describe('maskWallClock', () => {
     assert.match(maskWallClock(cold), /'train_runtime': <wall-clock>, .*'train_loss': 6\.47, 'epoch': 0\.25/);
     assert.notEqual(maskWallClock(cold), maskWallClock(warm.replace("'train_loss': 6.47", "'train_loss': 6.48")));
     assert.equal(maskWallClock('eval_runtime = 1.5e-3'), 'eval_runtime = <wall-clock>');
+    // TRL's PPO logs episodes per second; a tqdm bar in a unit of its own.
+    assert.equal(maskWallClock("{'eps': 6, 'objective/kl': '4.7e-07'}"), maskWallClock("{'eps': 44, 'objective/kl': '4.7e-07'}"));
+    assert.notEqual(maskWallClock("{'eps': 6, 'objective/kl': '4.7e-07'}"), maskWallClock("{'eps': 6, 'objective/kl': '4.8e-07'}"));
+    assert.equal(maskWallClock('| 3/6 [00:01<00:01, 2.5category/s]'), maskWallClock('| 3/6 [00:02<00:02, 1.25category/s]'));
     // A log record's time of day (accelerate examples log with asctime); the message still counts.
     const record = (t: string, m: string) => `${t} - INFO - __main__ - ${m}`;
     assert.equal(maskWallClock(record('12/06/2026 06:39:50', 'a')), maskWallClock(record('12/06/2026 06:40:29', 'a')));
