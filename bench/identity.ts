@@ -126,6 +126,8 @@ export function maskWallClock(text: string): string {
         /(\b(?:\w*(?:_runtime|_samples_per_second|_steps_per_second)|eps)['"]?\s*[:=])\s*(['"]?)(?:\d+(?::\d\d){1,2}(?:\.\d+)?|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g,
         '$1 $2<wall-clock>',
       )
+      // TrainingArguments' default logging_dir is named by the time it was made (`runs/Dec06_06-56-47_<host>`).
+      .replace(/\b[A-Z][a-z]{2}\d\d_\d\d-\d\d-\d\d_/g, '<time-of-day>_')
       // A log record's time of day (`logging`'s asctime: `12/06/2026 06:39:50`, `2026-12-06 06:39:50,123`).
       .replace(/\b(?:\d\d\/\d\d\/\d{4}|\d{4}-\d\d-\d\d)[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?/g, '<time-of-day>')
       .replace(/\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?)/g, '[<elapsed><<remaining>')

@@ -128,6 +128,7 @@ describe('maskWallClock', () => {
     assert.equal(maskWallClock("{'eps': 6, 'objective/kl': '4.7e-07'}"), maskWallClock("{'eps': 44, 'objective/kl': '4.7e-07'}"));
     assert.notEqual(maskWallClock("{'eps': 6, 'objective/kl': '4.7e-07'}"), maskWallClock("{'eps': 6, 'objective/kl': '4.8e-07'}"));
     assert.equal(maskWallClock('| 3/6 [00:01<00:01, 2.5category/s]'), maskWallClock('| 3/6 [00:02<00:02, 1.25category/s]'));
+    assert.equal(maskWallClock('logging_dir=out/runs/Dec06_06-56-47_forgeenv,'), 'logging_dir=out/runs/<time-of-day>_forgeenv,');
     // A log record's time of day (accelerate examples log with asctime); the message still counts.
     const record = (t: string, m: string) => `${t} - INFO - __main__ - ${m}`;
     assert.equal(maskWallClock(record('12/06/2026 06:39:50', 'a')), maskWallClock(record('12/06/2026 06:40:29', 'a')));
