@@ -82,16 +82,19 @@ def _owners():
         return []
     found = []
     for obj in gc.get_objects():
+        # By type(obj) alone: isinstance falls back to obj.__class__, which runs the object's own
+        # __getattribute__ (torch's deprecated `reduce_op` warns from it), output the script never made.
+        cls = type(obj)
+        if not issubclass(cls, kinds):
+            continue
         try:
-            if not isinstance(obj, kinds):
-                continue
             params = list(obj.parameters())
         except Exception:  # noqa: BLE001 - a half-built object
             continue
         hits = sum(1 for p in params if id(p) in _state["trained"])
         if hits:
             # A PeftModel first (it saves the adapter the verifier loads over its base), then the outermost model.
-            found.append((hits, 1 if peft is not None and isinstance(obj, peft) else 0, len(params), obj))
+            found.append((hits, 1 if peft is not None and issubclass(cls, peft) else 0, len(params), obj))
     found.sort(key=lambda t: t[:3], reverse=True)
     return [t[3] for t in found]
 

@@ -1,9 +1,17 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { executeScript, killAllRuns, liveRunCount, probeInterpreter, type RunOptions, type RunResult } from '../../src/env/run/executor';
+import {
+  executeScript,
+  killAllRuns,
+  liveRunCount,
+  probeInterpreter,
+  RUN_FILES_MTIME,
+  type RunOptions,
+  type RunResult,
+} from '../../src/env/run/executor';
 import { simlibsDir } from '../../src/env/paths';
 import { forceKill, hostPid, uniqueMarker, waitUntilDead } from './processHelpers';
 
@@ -290,6 +298,29 @@ describe('executeScript', () => {
     const r = await exec('open("model.safetensors", "w").write("w")\n', { keepRunDir: true });
     assert.equal(existsSync(join(r.run_dir, 'model.safetensors')), true);
     rmSync(r.run_dir, { recursive: true, force: true });
+  });
+
+  test("the script, its files and their folders have one fixed time in every run; a link keeps its target's", async () => {
+    // datasets names a local data file's cache folder by its time: a fresh time per run made two runs differ.
+    const target = join(parentDir, 'link-target.txt');
+    writeFileSync(target, 'hub file');
+    const before = statSync(target).mtimeMs;
+    const script = [
+      'import json, os',
+      'paths = ["train.py", "data/raw/train.jsonl", "data/raw", "data", "config.yaml", "hub"]',
+      'print(json.dumps({p: os.stat(p).st_mtime for p in paths}))',
+    ].join('\n');
+    const over: Partial<RunOptions> = {
+      files: { 'data/raw/train.jsonl': '{"a": 1}\n', 'config.yaml': 'a: 1\n' },
+      links: { 'hub/file.txt': target },
+    };
+    const [a, b] = [await exec(script, { ...over, validate: false }), await exec(script, { ...over, validate: false })];
+    assert.equal(a.exit_code, 0, a.stderr);
+    const times = JSON.parse(a.stdout) as Record<string, number>;
+    assert.deepEqual(JSON.parse(b.stdout), times, 'the same in two runs');
+    const fixed = RUN_FILES_MTIME.getTime() / 1000;
+    for (const p of ['train.py', 'data/raw/train.jsonl', 'data/raw', 'data', 'config.yaml', 'hub']) assert.equal(times[p], fixed, p);
+    assert.equal(statSync(target).mtimeMs, before, "the link's target keeps its time");
   });
 
   test('live output arrives in order; a throwing listener does not break the run', async () => {

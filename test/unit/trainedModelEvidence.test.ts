@@ -230,6 +230,35 @@ describe(`trained-model evidence in the real venv of ${SNAPSHOT}`, { skip }, () 
     }
   });
 
+  test(
+    "the hook touches none of the run's own objects, cold or warm (their __getattribute__ may print)",
+    { timeout: 600_000 },
+    async () => {
+      // torch's deprecated `reduce_op` warns from its __getattribute__: looking an object's class up
+      // through it printed that warning in cold runs only (a warm run's import-time heap is frozen out of
+      // the hook's sight), a difference warm vs cold and output the script never made.
+      const watched = `import sys
+class Watched:
+    def __getattribute__(self, name):
+        sys.stderr.write("touched: %s\\n" % name)
+        return object.__getattribute__(self, name)
+watched = Watched()
+`;
+      for (const warm of [false, true]) {
+        process.env.FORGEENV_WARM = warm ? 'force' : '0';
+        try {
+          const r = await realRun(SNAPSHOT, watched + NO_SAVE, { shims: ['trained-model-evidence'], warm });
+          assert.equal(r.runtime, warm ? 'warm' : 'cold');
+          assert.equal(r.exit_code, 0, r.stderr.slice(-3000));
+          assert.match(r.stdout, /done/);
+          assert.doesNotMatch(r.stderr, /touched/, `warm=${warm}`);
+        } finally {
+          process.env.FORGEENV_WARM = '0';
+        }
+      }
+    },
+  );
+
   test("a 1-label LoRA reward model loads with its own head size (not the config's default of 2)", { timeout: 900_000 }, async () => {
     const task = taskOf('reward_adapter', REWARD_ADAPTER);
     const env = new ForgeEnvironment({ mode: 'real', timeoutMs: 240_000, validateRepairs: false }, { tasks: new TaskSampler([task]) });

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { encodeRequest, READY_MARKER, zygoteArgv } from '../../src/env/warm/zygote';
+import { encodeRequest, FAILED_MARKER, READY_MARKER, zygoteArgv } from '../../src/env/warm/zygote';
 
 const dir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-exit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,6 +37,8 @@ function run(script: string) {
 
 const LOUD =
   'import os\nclass Loud:\n    def __init__(self, name):\n        self.name = name\n    def __del__(self):\n        print("del", self.name)\n';
+const WATCHED =
+  'class Watched:\n    def __getattribute__(self, name):\n        print("touched", name)\n        return object.__getattribute__(self, name)\n    def __call__(self, r):\n        pass\n';
 const CASES: { name: string; script: string; exit: RegExp }[] = [
   { name: 'a plain script', script: 'print("hello")\n', exit: /^prompt$/ },
   { name: 'sys.exit("message")', script: 'import sys\nsys.exit("bye")\n', exit: /^prompt$/ },
@@ -88,6 +90,18 @@ const CASES: { name: string; script: string; exit: RegExp }[] = [
     exit: /^prompt, modules cleared \(/,
   },
   { name: 'KeyboardInterrupt', script: 'print("x")\nraise KeyboardInterrupt\n', exit: /^prompt$/ },
+  // The driver judges the run's objects by their type: one that prints from its own __getattribute__
+  // (torch's deprecated reduce_op warns from it) is never looked at, which a cold shutdown never does.
+  {
+    name: 'an object that prints from its __getattribute__',
+    script: `${WATCHED}w = Watched()\n`,
+    exit: /^prompt$/,
+  },
+  {
+    name: 'a file and a weakref callback that print from their __getattribute__',
+    script: `import io, weakref\n${WATCHED}class WatchedFile(Watched, io.StringIO):\n    pass\nf = WatchedFile()\nclass T:\n    pass\nt = T()\nr = weakref.ref(t, Watched())\n`,
+    exit: /^slow: __main__ is not kept \(a weakref callback on a T: Watched; an open WatchedFile/,
+  },
   {
     name: 'KeyboardInterrupt with a finalizer',
     script: `${LOUD}x = Loud("x")\nraise KeyboardInterrupt\n`,
@@ -102,3 +116,30 @@ for (const c of CASES) {
     assert.deepEqual(r.warm, r.cold);
   });
 }
+
+test('a preparation that prints anything fails closed (a cold run prints it where the script imports the library)', () => {
+  const cases = [
+    { module: 'prints_at_import', source: 'print("hello from import")\n', said: /printed 18 bytes.*hello from import/ },
+    {
+      module: 'warns_at_import',
+      source: 'import warnings\nwarnings.warn("deprecated at import")\n',
+      said: /printed \d+ bytes.*UserWarning: deprecated at import/,
+    },
+    { module: 'quiet_at_import', source: 'x = 1\n', said: undefined },
+  ];
+  for (const c of cases) {
+    writeFileSync(join(dir, `${c.module}.py`), c.source);
+    const [exe, ...args] = zygoteArgv(python, [c.module]);
+    const env = { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' };
+    const r = spawnSync(exe, args, { cwd: dir, input: encodeRequest({ argv: [join(dir, 'train.py')] }), env, timeout: 60_000 });
+    const stdout = r.stdout.toString();
+    if (c.said) {
+      assert.ok(stdout.startsWith(FAILED_MARKER), stdout);
+      assert.match(stdout, c.said);
+      assert.equal(stdout.split('\n').length, 2, 'one line');
+      assert.equal(r.stderr.toString(), '', 'nothing of the preparation reaches stderr');
+    } else {
+      assert.ok(stdout.startsWith(READY_MARKER), stdout);
+    }
+  }
+});

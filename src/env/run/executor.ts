@@ -640,27 +640,46 @@ function readOnlyOf(o: Options, c: RunContext): string[] {
     : [];
 }
 
-/** Writes the script and its files into the run folder. */
+/**
+ * The modification time of the script and the task's files in every run folder. A run's output may
+ * depend on it (datasets names a local data file's cache folder by a fingerprint of its path and
+ * time), so two runs of one task must see the same: a file written at run time would differ in every run.
+ */
+export const RUN_FILES_MTIME = new Date('2020-01-01T00:00:00Z');
+
+/** Writes the script and its files into the run folder, each with `RUN_FILES_MTIME` (folders made for them too). */
 async function writeRunFiles(o: Options, runDir: string): Promise<void> {
   if (o.inputDir !== undefined) {
     await cp(o.inputDir, join(runDir, INPUT_DIR), {
       recursive: true,
       verbatimSymlinks: true,
+      preserveTimestamps: true,
       filter: async (src) => {
         const st = await lstat(src);
         return st.isFile() || st.isDirectory() || st.isSymbolicLink();
       },
     });
   }
+  const written = [o.scriptName];
   await writeFile(join(runDir, o.scriptName), o.script, 'utf8');
   for (const [rel, text] of Object.entries(o.files)) {
     await mkdir(dirname(join(runDir, rel)), { recursive: true });
     await writeFile(join(runDir, rel), text, 'utf8');
+    written.push(rel);
   }
   for (const [rel, target] of Object.entries(o.links)) {
     if (Object.hasOwn(o.files, rel)) continue; // the task's own file wins
     await mkdir(dirname(join(runDir, rel)), { recursive: true });
     await symlink(target, join(runDir, rel));
+  }
+  // Folders after their files and links (writing into a folder changes its time), deepest first; not the run folder.
+  // A link keeps its target's time (utimes would follow it into the hub).
+  const folders = new Set<string>();
+  for (const rel of [...written, ...Object.keys(o.links)]) {
+    for (let d = dirname(rel); d !== '.' && d !== '/' && !folders.has(d); d = dirname(d)) folders.add(d);
+  }
+  for (const rel of [...written, ...[...folders].sort((a, b) => b.length - a.length)]) {
+    await utimes(join(runDir, rel), RUN_FILES_MTIME, RUN_FILES_MTIME);
   }
 }
 

@@ -67,7 +67,7 @@ export class Parked implements ParkedHandle {
       this.readyAt = Date.now();
       this.settle();
     } else if (this.out.startsWith(FAILED_MARKER) && this.out.endsWith('\n')) {
-      this.fault(`an import failed in the zygote: ${this.out.slice(FAILED_MARKER.length).trim()}`);
+      this.fault(`the zygote cannot serve runs: ${this.out.slice(FAILED_MARKER.length).trim()}`);
     } else if (!READY_MARKER.startsWith(this.out) && !this.out.startsWith(FAILED_MARKER)) {
       this.fault('the zygote wrote to stdout before its run');
     }

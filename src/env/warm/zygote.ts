@@ -14,14 +14,15 @@
 // to `sys.excepthook` without the driver's frame and exits 1; SystemExit exits as the interpreter's
 // does; a SyntaxError prints as the interpreter prints it; the shutdown's observable steps are
 // redone for the run's objects (_forgeenv_prompt_exit), or the interpreter's own shutdown runs. What
-// differs: the libraries are already in `sys.modules` (their import-time warnings were printed to
-// /dev/null), `traceback.extract_stack()` inside the script shows two `<string>` frames below the
-// script's, and import-time objects are never finalized at exit.
+// differs: the libraries are already in `sys.modules` (a preparation that printed anything, an
+// import-time warning among it, fails closed), `traceback.extract_stack()` inside the script shows two
+// `<string>` frames below the script's, `gc.get_objects()` omits the frozen import-time heap, and
+// import-time objects are never finalized at exit.
 import { z } from 'zod';
 
 /** First bytes on stdout once the imports are done (the host strips them; a script never sees them). */
 export const READY_MARKER = '\0forgeenv-zygote ready\n';
-/** What a zygote prints instead when an import failed: it then exits, and its key stays cold. */
+/** What a zygote prints instead when its preparation failed or printed anything: it then exits, and its key stays cold. */
 export const FAILED_MARKER = '\0forgeenv-zygote failed ';
 
 /** What each mode imports ahead: what the corpus and the real-world scripts import (their import time is most of a run). */
@@ -88,9 +89,16 @@ def _forgeenv_zygote(names):
     cut = rest.index("--") if "--" in rest else len(rest)
     attributes, calls = rest[:cut], rest[cut + 1:]
     null = os.open(os.devnull, os.O_RDWR)
+    # What the preparation prints goes to a file of no name, and must be nothing: a cold run prints it
+    # where the script imports the library, and a warning shown once is never shown again (torch's
+    # deprecated reduce_op), so a zygote whose preparation printed anything fails closed.
+    try:
+        said = os.memfd_create("forgeenv-zygote")
+    except (AttributeError, OSError):
+        said = os.open(os.devnull, os.O_RDWR)
     out, err = os.dup(1), os.dup(2)
-    os.dup2(null, 1)
-    os.dup2(null, 2)
+    os.dup2(said, 1)
+    os.dup2(said, 2)
     failed = None
     from importlib.util import find_spec
     for name in modules:
@@ -99,7 +107,7 @@ def _forgeenv_zygote(names):
             if find_spec(name) is not None:
                 __import__(name)
         except BaseException as e:
-            failed = "%s: %s" % (name, type(e).__name__)
+            failed = "import %s: %s" % (name, type(e).__name__)
             break
     for item in attributes if not failed else []:
         mod, _, attr = item.partition(":")
@@ -125,6 +133,13 @@ def _forgeenv_zygote(names):
     # (_forgeenv_prompt_exit); only the slow path unfreezes it for the interpreter's shutdown.
     import builtins, gc
     gc.collect()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    printed = os.lseek(said, 0, os.SEEK_END)
+    if printed and not failed:
+        os.lseek(said, 0, os.SEEK_SET)
+        failed = "the preparation printed %d bytes, which a cold run prints where the script imports them: %r" % (printed, os.read(said, 120))
+    os.close(said)
     gc.freeze()
     # What a cold shutdown restores the builtins to (their copy at start-up, near enough), and the
     # streams flushed last (sys is cleared by then).
@@ -241,7 +256,7 @@ def _forgeenv_finalize_modules(gc, weakref, builtins):
     modules = []
     for name in list(sys.modules):
         module = sys.modules[name]
-        if isinstance(module, type(sys)):
+        if issubclass(type(module), type(sys)):
             modules.append(weakref.ref(module))
         module = None
         sys.modules[name] = None
@@ -270,17 +285,22 @@ def _forgeenv_finalizable(gc, io, types, weakref):
     # What a cold shutdown would still finalize, observably: an object with __del__ (a class's own
     # or a builtin's: files flush), an open file, a suspended generator (its finally blocks), a
     # weakref callback (the weakref module's own bookkeeping and _abc's registry cleanup aside).
+    # Objects are judged by their type: a run's object may print from its own __getattribute__
+    # (isinstance looks up __class__ through it), which a cold shutdown never calls.
     found = set()
     quiet = ("weakref", "_weakrefset")
+    plain = (types.FunctionType, types.MethodType, types.BuiltinMethodType)
     for o in gc.get_objects():
         t = type(o)
         if t in (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType):
             frame = getattr(o, "gi_frame", None) or getattr(o, "cr_frame", None) or getattr(o, "ag_frame", None)
             if frame is not None and frame.f_lasti >= 0:
                 found.add("a suspended %s" % o.__qualname__)
-        elif isinstance(o, io.IOBase):
+        elif issubclass(t, io.IOBase):
+            # A cold shutdown reads a file's "closed" too (io's finalizer), through a __getattribute__
+            # of its own if it has one: such a file goes to the interpreter's shutdown unread.
             try:
-                closed = o.closed
+                closed = o.closed if t.__getattribute__ is object.__getattribute__ else False
             except BaseException:
                 closed = False
             if not closed:
@@ -290,11 +310,12 @@ def _forgeenv_finalizable(gc, io, types, weakref):
         if len(found) < 8 and weakref.getweakrefcount(o):
             for r in weakref.getweakrefs(o):
                 cb = getattr(r, "__callback__", None)
-                if cb is None or getattr(cb, "__module__", None) in quiet:
+                named = cb if type(cb) in plain else type(cb)
+                if cb is None or getattr(named, "__module__", None) in quiet:
                     continue
                 if type(cb) is types.BuiltinMethodType and cb.__name__ == "_destroy" and isinstance(cb.__self__, weakref.ref):
                     continue
-                found.add("a weakref callback on a %s: %s" % (t.__qualname__, getattr(cb, "__qualname__", type(cb).__qualname__)))
+                found.add("a weakref callback on a %s: %s" % (t.__qualname__, getattr(named, "__qualname__", type(cb).__qualname__)))
         if len(found) >= 8:
             break
     return "; ".join(sorted(found))
@@ -307,7 +328,7 @@ def _forgeenv_main():
         _forgeenv_kind, _forgeenv_exit = "exit", _forgeenv_e.code
         if _forgeenv_exit is None:
             _forgeenv_exit = 0
-        elif isinstance(_forgeenv_exit, int):
+        elif issubclass(type(_forgeenv_exit), int):
             _forgeenv_exit = _forgeenv_exit & 0xFF if -(2**63) <= _forgeenv_exit < 2**63 else 255
         else:
             if sys.stderr is not None:
