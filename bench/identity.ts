@@ -115,11 +115,12 @@ const VOLATILE = new Set(['wall_time_ms', 'peak_memory_mb', 'runtime']);
  * The wall clock a script prints itself, which differs between two cold runs as much as between cold and warm:
  * the Trainer's `train_runtime`, `*_samples_per_second`, `*_steps_per_second` (eval_ and predict_ too; a number
  * in its logged dict, `h:mm:ss.ff` in `log_metrics`' table, right-aligned: the padding goes too) and a
- * tqdm bar's elapsed/remaining time and rate. Only the numbers go; the keys, the loss and everything else stay.
+ * tqdm bar's elapsed/remaining time and rate, and which of its steps it drew between the first and the last (it
+ * redraws every 0.1 s). Only the numbers go; the keys, the loss and everything else stay.
  */
 export function maskWallClock(text: string): string {
   return (
-    text
+    maskProgressBetween(text)
       .replace(
         // The value may be quoted: transformers 5 logs `{'train_runtime': '0.2892', …}`. TRL's on-policy
         // trainers log `eps`, episodes per second.
@@ -134,6 +135,25 @@ export function maskWallClock(text: string): string {
       // tqdm's rate in any unit (`it/s`, `s/it`, datasets' `examples/s`, a script's own `category/s`).
       .replace(/(?:\d+(?:\.\d+)?|\?)\s?(?:[A-Za-z]+\/s|s\/[A-Za-z]+)\b/g, '<rate>')
   );
+}
+
+/** A tqdm bar drawn at `n/total`, with its description before and its clock and postfix after. */
+const BAR = /^[^\r\n]*?\d+%\|[^|\r\n]*\|\s*(\d+)\/(\d+)\b[^\r\n]*$/;
+
+/**
+ * A tqdm bar's draws strictly between its first step and its last, several in a row made one `<progress>` line:
+ * which steps a bar draws there (`25/32` or `24/32`, one draw or two) follows the clock. Its first draw and
+ * its last (`0/32`, `32/32`, with their postfix) are kept.
+ */
+function maskProgressBetween(text: string): string {
+  const out: string[] = [];
+  for (const line of text.split(/(?<=\r\n|\r|\n)/)) {
+    const bar = BAR.exec(line.replace(/[\r\n]+$/, ''));
+    const between = bar !== null && Number(bar[1]) > 0 && Number(bar[1]) < Number(bar[2]);
+    if (!between) out.push(line);
+    else if (!out.at(-1)?.startsWith('<progress>')) out.push(`<progress>${line.slice(line.search(/[\r\n]*$/))}`);
+  }
+  return out.join('');
 }
 
 export const stripVolatile = (o: unknown): unknown =>

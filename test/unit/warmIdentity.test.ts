@@ -148,8 +148,29 @@ describe('maskWallClock', () => {
       maskWallClock('  train_runtime            = 0:00:00.15\n  train_loss = 6.4'),
       '  train_runtime            = <wall-clock>\n  train_loss = 6.4',
     );
-    assert.equal(maskWallClock(' 50%|#####     | 4/8 [00:01<00:02,  2.31it/s]'), ' 50%|#####     | 4/8 [<elapsed><<remaining>,  <rate>]');
+    assert.equal(maskWallClock('  0%|          | 0/8 [00:01<00:02,  2.31it/s]'), '  0%|          | 0/8 [<elapsed><<remaining>,  <rate>]');
     assert.equal(maskWallClock('100%|##| 8/8 [01:02:03<00:00, 12.5s/it]'), '100%|##| 8/8 [<elapsed><<remaining>, <rate>]');
+  });
+});
+
+describe('maskWallClock: a tqdm bar between its first and last step', () => {
+  // realworld 12: the same run drew 25/32 cold and 24/32 warm (tqdm redraws every 0.1 s).
+  const bar = (n: number, total: number, rate: string) =>
+    `${String(Math.floor((100 * n) / total)).padStart(3)}%|███       | ${n}/${total} [00:00<00:00, ${rate}it/s]`;
+  const run = (middle: string[], last = bar(32, 32, '247.73')) => ['Map:', bar(0, 32, '?'), ...middle, last, 'loss 0.5'].join('\n');
+
+  test('which steps it drew in between, and how many times, follows the clock', () => {
+    assert.equal(maskWallClock(run([bar(25, 32, '243.44')])), maskWallClock(run([bar(24, 32, '236.83')])));
+    assert.equal(maskWallClock(run([bar(8, 32, '80.1'), bar(25, 32, '243.44')])), maskWallClock(run([bar(24, 32, '236.83')])));
+    assert.equal(maskWallClock('a\r\n' + bar(3, 9, '1.0') + '\r' + bar(6, 9, '2.0') + '\rb'), 'a\r\n<progress>\rb');
+  });
+
+  test('its first and last draws, a bar that never finished, and every other line still count', () => {
+    assert.notEqual(maskWallClock(run([bar(25, 32, '1')])), maskWallClock(run([bar(25, 32, '1')], bar(31, 31, '1'))));
+    assert.notEqual(maskWallClock(run([])), maskWallClock(run([]).replace('loss 0.5', 'loss 0.6')));
+    assert.notEqual(maskWallClock(run([bar(25, 32, '1')])), maskWallClock(run([bar(25, 32, '1')]).replace('0/32', '0/33')));
+    // Stopped in between: the bar's last draw there differs from one that finished.
+    assert.notEqual(maskWallClock(['Map:', bar(0, 32, '?'), bar(25, 32, '1')].join('\n')), maskWallClock(run([])));
   });
 });
 
