@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { ForgeEnvironment } from '../src/env/episode/environment';
 import { startHumanEpisode } from '../src/env/episode/humanEpisode';
 import { primitiveCatalog } from '../src/env/primitives/registry';
+import { warmPool } from '../src/env/run/executor';
 import { snapshotVersions } from '../src/env/snapshots/versions';
 import { loadCorpus, readMetadata } from '../src/env/tasks/tasks';
 import type { Task } from '../src/env/schemas';
@@ -23,6 +24,10 @@ import { differingFields, firstDifference, parseWarmIdentityArgs, verifiedBreaka
 
 const opts = parseWarmIdentityArgs(process.argv.slice(2));
 const parentDir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-identity-'));
+// Why a warm side ran cold (a zygote that failed or printed while it prepared, a pool out of memory).
+warmPool.setLog((line) => {
+  if (!/: up to \d+ zygote|idle: retired/.test(line)) console.log(line);
+});
 
 type Warm = '0' | 'force';
 
@@ -111,7 +116,7 @@ async function main(): Promise<void> {
             else identical++;
             if (opts.mode === 'real')
               console.log(
-                `${name}: ${fields.length ? `differs in ${fields.join(', ')}` : 'same'} (${Math.round((Date.now() - t0) / 1000)} s)`,
+                `${name}: ${fields.length ? `differs in ${fields.join(', ')}` : 'same'}${!opts.control && warm.runtime !== 'warm/warm' && !('refused' in warm) ? ` (the warm side ran ${String(warm.runtime)})` : ''} (${Math.round((Date.now() - t0) / 1000)} s)`,
               );
           }
       } finally {

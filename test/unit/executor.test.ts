@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   type RunResult,
 } from '../../src/env/run/executor';
 import { simlibsDir } from '../../src/env/paths';
+import { SANDBOX_RUN_DIR } from '../../src/env/sandbox/bwrap';
 import { forceKill, hostPid, uniqueMarker, waitUntilDead } from './processHelpers';
 
 const VERSIONS = { transformers: '4.50.0', datasets: '3.2.0', trl: '0.12.0' };
@@ -71,7 +73,8 @@ describe('executeScript', () => {
       keepRunDir: true,
     });
     const [cwdName, argv0] = r.stdout.split('\n')[0].split(' ');
-    assert.equal(cwdName, r.run_dir.split('/').pop());
+    // Sandboxed, the run folder is at one path inside, every run (SANDBOX_RUN_DIR).
+    assert.equal(cwdName, r.isolation === 'bubblewrap' ? SANDBOX_RUN_DIR.split('/').pop() : r.run_dir.split('/').pop());
     assert.equal(argv0, 'train.py');
     assert.equal(r.stdout.split('\n')[1], 'données ✓ 完成');
     assert.equal(readFileSync(join(r.run_dir, 'train.py'), 'utf8'), r.script_content);
@@ -321,6 +324,24 @@ describe('executeScript', () => {
     const fixed = RUN_FILES_MTIME.getTime() / 1000;
     for (const p of ['train.py', 'data/raw/train.jsonl', 'data/raw', 'data', 'config.yaml', 'hub']) assert.equal(times[p], fixed, p);
     assert.equal(statSync(target).mtimeMs, before, "the link's target keeps its time");
+  });
+
+  test('sandboxed, every run sees its folder at one path (what a path hashes to is the same); the path is scrubbed', async (t) => {
+    // datasets names a local data file's cache folder by a hash of its absolute path: two runs differed.
+    const script = [
+      'import hashlib, os',
+      'print(hashlib.sha1(os.path.abspath("data.jsonl").encode()).hexdigest(), os.environ["HOME"] == os.getcwd())',
+      'print(os.getcwd())',
+    ].join('\n');
+    const [a, b] = [await exec(script, { validate: false }), await exec(script, { validate: false })];
+    if (a.isolation !== 'bubblewrap') return t.skip(`runs are not sandboxed here (${a.isolation})`);
+    assert.equal(a.exit_code, 0, a.stderr);
+    assert.notEqual(a.run_dir, b.run_dir, 'two run folders on the host');
+    assert.equal(a.stdout, b.stdout);
+    const [hash, home] = a.stdout.split('\n')[0].split(' ');
+    assert.equal(hash, createHash('sha1').update(`${SANDBOX_RUN_DIR}/data.jsonl`).digest('hex'));
+    assert.equal(home, 'True');
+    assert.equal(a.stdout.split('\n')[1], '.', 'the path inside is scrubbed like the run folder');
   });
 
   test('live output arrives in order; a throwing listener does not break the run', async () => {

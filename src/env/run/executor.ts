@@ -49,7 +49,7 @@ import {
   uidLockDir,
   type RunnablePlan,
 } from '../sandbox/plan';
-import { SANDBOX_TMPFS_MIB } from '../sandbox/bwrap';
+import { SANDBOX_RUN_DIR, SANDBOX_TMPFS_MIB } from '../sandbox/bwrap';
 import { runMemory, type MemoryGrant } from '../sandbox/memory';
 import { canMountQuota, mountQuota, quotaFull, releaseQuota } from '../sandbox/quota';
 import { hostSeccompProgram } from '../sandbox/seccomp';
@@ -560,7 +560,7 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   if (notes.length) outcome.stderr += (outcome.stderr && !outcome.stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
   // No machine paths downstream (error traces, diagnostics, prompts, saved demonstrations).
   // Off the event loop when large (scrubAsync.ts): the output of a run is the user's to bloat.
-  const passes = scrubPasses(runDir, simlibs, o.mode === 'real' ? shimsDir() : undefined);
+  const passes = scrubPasses(runDir, simlibs, o.mode === 'real' ? shimsDir() : undefined, prepared.runAt);
   [outcome.stdout, outcome.stderr] = await Promise.all([scrubPathsAsync(outcome.stdout, passes), scrubPathsAsync(outcome.stderr, passes)]);
   phase('scrub');
   const checkpoints = await findCheckpoints(runDir);
@@ -609,6 +609,8 @@ interface RunContext {
 /** A run folder made ready for a process (its uid, quota, memory, environment and command line). */
 interface PreparedFolder {
   runDir: string;
+  /** Where the script sees it. */
+  runAt: string;
   quota: boolean;
   runUid: RunUid | undefined;
   memory: MemoryGrant;
@@ -750,7 +752,10 @@ async function prepareRun(
   const realCopies = copies.map((x) => ({ copy: existingPaths([x.copy])[0] ?? x.copy, at: x.at }));
   const seccomp = sandboxed ? hostSeccompProgram() : undefined;
   const sandbox = { ...o.sandbox, limits: { ...o.sandbox.limits, addressSpaceMiB: memory.addressSpaceMiB } };
-  const env = childEnv(o, realRunDir, simlibs, cacheDir, layout);
+  // Sandboxed, the script sees its folder at one path every run (unless something the sandbox shows is there).
+  const shown = [...readOnly, ...realCopies.map((x) => x.at)];
+  const runAt = sandboxed && !shown.some((p) => p === '/forgeenv' || p.startsWith('/forgeenv/')) ? SANDBOX_RUN_DIR : realRunDir;
+  const env = childEnv(o, runAt, simlibs, cacheDir, layout);
   // No account has a run's own uid: getpass.getuser() (torch's compile cache, logging) reads these first.
   if (runUid) env.USER = env.LOGNAME = 'forgeenv';
   const uid = runUid?.uid;
@@ -760,12 +765,13 @@ async function prepareRun(
       sandbox,
       python,
       runDir: realRunDir,
+      runAt,
       readOnly,
       copies: realCopies,
       ...(uid !== undefined ? { uid } : {}),
       ...(seccomp ? { seccompFd: SECCOMP_FD } : {}),
     });
-  return { runDir, quota, runUid, memory, env, seccomp, command };
+  return { runDir, runAt, quota, runUid, memory, env, seccomp, command };
 }
 
 /** Gives back what prepareRun took, once the run's process is gone. */
@@ -966,7 +972,7 @@ async function claimRun(parked: Parked, o: Options): Promise<PreparedRun | { err
  * The scrubPaths passes that rewrite the run folder, the stand-ins' (and shims') folders and the home folder out
  * of a run's output (see scrubPaths.ts): the run folder's real path first when it differs.
  */
-function scrubPasses(runDir: string, simlibs: string | undefined, shims?: string): ScrubContext[] {
+function scrubPasses(runDir: string, simlibs: string | undefined, shims?: string, runAt = runDir): ScrubContext[] {
   const real = (p: string) => {
     try {
       return realpathSync(p);
@@ -978,6 +984,7 @@ function scrubPasses(runDir: string, simlibs: string | undefined, shims?: string
   const standIns = [...(simlibs ? [simlibs, `${simlibs}-fallback`] : []), ...(shims ? [shims] : [])];
   const ctx = {
     runDir,
+    runAt,
     standInDirs: [...new Set([...standIns, ...standIns.map(real)])],
     homeDir: homedir(),
   };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 export const ScrubContextSchema = z.object({
   runDir: z.string().optional(),
+  runAt: z.string().optional(),
   standInDirs: z.array(z.string()).optional(),
   homeDir: z.string().optional(),
 });

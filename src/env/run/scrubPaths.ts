@@ -24,6 +24,8 @@
 export interface ScrubContext {
   /** The run folder (the script's own folder): removed. */
   runDir?: string;
+  /** Where the script saw the run folder, when elsewhere (the sandbox's fixed path): removed too. */
+  runAt?: string;
   /** Folders whose packages stand in for site-packages (our simulated libraries). */
   standInDirs?: readonly string[];
   /** The user's home folder: shown as `~`. */
@@ -262,7 +264,7 @@ export function scrubPaths(text: string, ctx: ScrubContext = {}, work: ScrubWork
   if (!text) return text;
   let out = dropPrivateFrames(text);
   const dirs: Array<[string, string, string]> = [];
-  if (ctx.runDir) dirs.push([ctx.runDir, '', '.']);
+  for (const d of new Set([ctx.runDir, ctx.runAt])) if (d) dirs.push([d, '', '.']);
   for (const d of ctx.standInDirs ?? []) dirs.push([d, 'site-packages/', 'site-packages']);
   // Longest first, so a folder inside another is replaced before its parent.
   dirs.sort((a, b) => b[0].length - a[0].length);

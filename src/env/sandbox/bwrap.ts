@@ -40,10 +40,19 @@ export const SANDBOX_TMPFS_MIB = (2 * TMPFS_BYTES) / (1024 * 1024);
 
 const TOP_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
+/**
+ * Where a sandboxed script sees its run folder, every run: its output may depend on the path (datasets names
+ * a local data file's cache folder by a hash of its absolute path), and a fresh host folder per run made two
+ * runs of one task differ.
+ */
+export const SANDBOX_RUN_DIR = '/forgeenv/run';
+
 export interface BwrapPlan {
   tools: SandboxTools;
   /** The only writable bind, also the working directory (undefined: the availability probe). */
   runDir: string | undefined;
+  /** Where the run folder is inside (default: its own path). */
+  runAt?: string;
   /** Host folders or files bound read-only at the same path (resolved, absolute). */
   readOnly: string[];
   /** Private writable copies (inside the run folder) shown at the original's path. */
@@ -91,7 +100,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   a.push('--perms', '1777', '--size', String(TMPFS_BYTES), '--tmpfs', '/dev/shm');
   const readOnly = normalizeReadOnly(plan.readOnly);
   const copies = plan.copies ?? [];
-  const targets = [...etc, ...readOnly, ...copies.map((c) => c.at), ...(plan.runDir ? [plan.runDir] : [])];
+  const runAt = plan.runAt ?? plan.runDir;
+  const targets = [...etc, ...readOnly, ...copies.map((c) => c.at), ...(runAt ? [runAt] : [])];
   // Parents of the mount points are made 0755 explicitly: bwrap would copy restrictive modes
   // (e.g. /root's 0700), and the script may run as another uid than the folders' owner.
   const mounted = ['/usr', '/proc', '/dev', ...TOP_LINKS, ...readOnly];
@@ -108,7 +118,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const e of etc) a.push('--ro-bind-try', e, e);
   for (const p of readOnly) a.push('--ro-bind', p, p);
   for (const c of copies) a.push('--bind', c.copy, c.at);
-  if (plan.runDir) a.push('--bind', plan.runDir, plan.runDir, '--chdir', plan.runDir);
+  if (plan.runDir && runAt) a.push('--bind', plan.runDir, runAt, '--chdir', runAt);
   if (privileged) a.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
   if (plan.seccompFd !== undefined) a.push('--seccomp', String(plan.seccompFd));
   a.push('--');

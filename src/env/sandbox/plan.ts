@@ -93,6 +93,8 @@ export interface CommandInput {
   python: string[];
   /** The run folder (resolved). */
   runDir: string;
+  /** Where the script sees it (bubblewrap only; default: its own path). */
+  runAt?: string;
   readOnly: string[];
   copies: { copy: string; at: string }[];
   /** As root: the run's own uid. */
@@ -115,6 +117,7 @@ export function runCommand(c: CommandInput): { file: string; args: string[] } {
     const args = bwrapArgs({
       tools: plan.tools,
       runDir: c.runDir,
+      ...(c.runAt ? { runAt: c.runAt } : {}),
       readOnly: c.readOnly,
       copies: c.copies,
       etcDir,
