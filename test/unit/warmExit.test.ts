@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { encodeRequest, FAILED_MARKER, READY_MARKER, zygoteArgv } from '../../src/env/warm/zygote';
+import { encodeRequest, FAILED_MARKER, printedStep, READY_MARKER, zygoteArgv } from '../../src/env/warm/zygote';
 
 const dir = mkdtempSync(join(tmpdir(), 'forgeenv-warm-exit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -138,6 +138,7 @@ test('a preparation that prints anything fails closed (a cold run prints it wher
       assert.match(stdout, c.said);
       assert.equal(stdout.split('\n').length, 2, 'one line');
       assert.equal(r.stderr.toString(), '', 'nothing of the preparation reaches stderr');
+      assert.equal(printedStep(stdout), c.module, 'the step that printed is named: the host leaves it to the script');
     } else {
       assert.ok(stdout.startsWith(READY_MARKER), stdout);
     }

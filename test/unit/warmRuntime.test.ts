@@ -3,7 +3,8 @@
 // where it cannot work): a leak canary through the pool, probes of the interpreter's behaviour warm
 // vs cold (exit code, stdout, stderr byte for byte), and every corpus task's episode warm vs cold.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -192,6 +193,38 @@ describe('warm runtime', () => {
       const strip = (o: typeof cold.outcome) =>
         JSON.parse(JSON.stringify(o, (k, v) => (k === 'wall_time_ms' || k === 'peak_memory_mb' ? undefined : v)));
       assert.deepEqual(strip(warm.outcome), strip(cold.outcome), id);
+    }
+  });
+
+  test('a preparation step that prints is left to the script: it prints where a cold run does', async (t) => {
+    if (!needsSandbox(t)) return;
+    // A venv whose `trl` prints on import (the zygote imports trl ahead; the other libraries are absent, so skipped).
+    const venv = join(parentDir, 'loud-venv');
+    const made = spawnSync('python3', ['-m', 'venv', '--without-pip', venv]);
+    assert.equal(made.status, 0, made.stderr?.toString());
+    const site = spawnSync(join(venv, 'bin', 'python'), ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])']);
+    writeFileSync(join(site.stdout.toString().trim(), 'trl.py'), 'import sys\nprint("trl: loud at import", file=sys.stderr)\n');
+    const logged: string[] = [];
+    warmPool.setLog((line) => logged.push(line));
+    try {
+      const loud = { mode: 'real' as const, interpreter: join(venv, 'bin', 'python'), libraryVersions: {} };
+      const first = await runWith('force', 'print("run")\n', loud);
+      assert.equal(first.runtime, 'cold', 'the zygote that printed serves no run');
+      assert.ok(
+        logged.some((l) => /trl prints while it loads/.test(l)),
+        logged.join('\n'),
+      );
+      const quiet = await runWith('force', 'print("run")\n', loud);
+      assert.equal(quiet.runtime, 'warm', `${quiet.stderr}\n${logged.join('\n')}`);
+      assert.equal(quiet.stderr, '');
+      const script = 'import trl\nprint("run")\n';
+      const cold = await runWith('0', script, loud);
+      const warm = await runWith('force', script, loud);
+      assert.equal(warm.runtime, 'warm', warm.stderr);
+      assert.equal(cold.stderr, 'trl: loud at import\n');
+      assert.deepEqual([warm.exit_code, warm.stdout, warm.stderr], [cold.exit_code, cold.stdout, cold.stderr]);
+    } finally {
+      warmPool.setLog(undefined);
     }
   });
 

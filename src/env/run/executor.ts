@@ -73,7 +73,7 @@ import { snapshotIdOf } from '../snapshots/versions';
 import { validateRepair, validateScript } from '../scoring/validator';
 import { Parked } from '../warm/parked';
 import { WarmPool } from '../warm/pool';
-import { WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
+import { printedStep, WARM_ATTRIBUTES, WARM_CALLS, WARM_IMPORTS, zygoteArgv } from '../warm/zygote';
 import type { PhaseSink } from '../phaseTimes';
 
 export interface RunOptions {
@@ -482,9 +482,13 @@ export async function executeScript(opts: RunOptions): Promise<RunResult> {
   let parked: Parked | undefined;
   if (shape && warm === 'force') {
     const r = await startParked(shape, true, opts.signal);
-    // Fail closed: a zygote that could not be made ready leaves a cold run.
+    // Fail closed: a zygote that could not be made ready leaves a cold run, saying why.
     parked = r && !('error' in r) && r.alive ? r : undefined;
     if (r && !('error' in r) && !parked) r.retire();
+    if (!parked && !opts.signal?.aborted) {
+      const why = !r ? 'no memory for a zygote' : 'error' in r ? r.error.trim() : (r.failure ?? 'the zygote was not ready');
+      warmPool.log(`[warm] ${shape.label}: ${why} (FORGEENV_WARM=force: this run is cold)`);
+    }
   } else if (shape) {
     parked = claimParked(shape.key);
     if (!parked) logShapeMismatch(shape);
@@ -753,8 +757,9 @@ async function prepareRun(
   const seccomp = sandboxed ? hostSeccompProgram() : undefined;
   const sandbox = { ...o.sandbox, limits: { ...o.sandbox.limits, addressSpaceMiB: memory.addressSpaceMiB } };
   // Sandboxed, the script sees its folder at one path every run (unless something the sandbox shows is there).
+  const top = dirname(SANDBOX_RUN_DIR);
   const shown = [...readOnly, ...realCopies.map((x) => x.at)];
-  const runAt = sandboxed && !shown.some((p) => p === '/forgeenv' || p.startsWith('/forgeenv/')) ? SANDBOX_RUN_DIR : realRunDir;
+  const runAt = sandboxed && !shown.some((p) => p === top || p.startsWith(`${top}/`)) ? SANDBOX_RUN_DIR : realRunDir;
   const env = childEnv(o, runAt, simlibs, cacheDir, layout);
   // No account has a run's own uid: getpass.getuser() (torch's compile cache, logging) reads these first.
   if (runUid) env.USER = env.LOGNAME = 'forgeenv';
@@ -845,11 +850,13 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
   if (!memory) return undefined;
   const r = await prepareRun(o, c, memory, wantQuota, false);
   if ('error' in r) return r;
+  const left = leftToScript.get(shape.key);
+  const ahead = (steps: string[]) => steps.filter((s) => !left?.has(s));
   const launched = spawnRun(
     o,
     r.runDir,
     r.env,
-    r.command(zygoteArgv(c.layout.executable, WARM_IMPORTS[o.mode], WARM_ATTRIBUTES[o.mode], WARM_CALLS[o.mode])),
+    r.command(zygoteArgv(c.layout.executable, ahead(WARM_IMPORTS[o.mode]), ahead(WARM_ATTRIBUTES[o.mode]), ahead(WARM_CALLS[o.mode]))),
     { seccomp: r.seccomp },
     'pipe',
   );
@@ -865,9 +872,21 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
     blocking,
   );
   prepared.set(parked, r);
+  void parked.settled.then(() => {
+    const step = printedStep(parked.failure);
+    if (step === undefined) return;
+    leftToScript.set(shape.key, new Set([...(left ?? []), step]));
+    warmPool.log(`[warm] ${shape.label}: ${step} prints while it loads: its zygotes leave it to the script from now on`);
+  });
   if (blocking) await parked.settled;
   return parked;
 }
+
+/**
+ * Per shape, the preparation steps (zygote.ts WARM_*) that printed in a zygote: later zygotes skip them, so a
+ * script that needs one loads it itself and prints what a cold run prints, where it prints it.
+ */
+const leftToScript = new Map<string, Set<string>>();
 
 const prepared = new WeakMap<Parked, PreparedFolder>();
 

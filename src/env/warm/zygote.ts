@@ -91,7 +91,8 @@ def _forgeenv_zygote(names):
     null = os.open(os.devnull, os.O_RDWR)
     # What the preparation prints goes to a file of no name, and must be nothing: a cold run prints it
     # where the script imports the library, and a warning shown once is never shown again (torch's
-    # deprecated reduce_op), so a zygote whose preparation printed anything fails closed.
+    # deprecated reduce_op), so a zygote whose preparation printed anything fails closed, naming the
+    # step that printed.
     try:
         said = os.memfd_create("forgeenv-zygote")
     except (AttributeError, OSError):
@@ -101,31 +102,30 @@ def _forgeenv_zygote(names):
     os.dup2(said, 2)
     failed = None
     from importlib.util import find_spec
-    for name in modules:
+    steps = [("import", n) for n in modules] + [("attribute", a) for a in attributes] + [("call", c) for c in calls]
+    for kind, item in steps:
         try:
-            # A library the interpreter lacks is skipped: the script's own import fails as it would cold.
-            if find_spec(name) is not None:
-                __import__(name)
+            if kind == "import":
+                # A library the interpreter lacks is skipped: the script's own import fails as it would cold.
+                if find_spec(item) is not None:
+                    __import__(item)
+            elif kind == "attribute":
+                mod, _, attr = item.partition(":")
+                if mod in sys.modules:
+                    getattr(sys.modules[mod], attr)
+            else:
+                mod, fn, arg = item.split(":", 2)
+                f = getattr(sys.modules.get(mod), fn, None)
+                if f is not None:
+                    f(arg)
         except BaseException as e:
-            failed = "import %s: %s" % (name, type(e).__name__)
+            failed = ("import %s: %s" if kind == "import" else "%s: %s") % (item, type(e).__name__)
             break
-    for item in attributes if not failed else []:
-        mod, _, attr = item.partition(":")
-        if mod in sys.modules:
-            try:
-                getattr(sys.modules[mod], attr)
-            except BaseException as e:
-                failed = "%s: %s" % (item, type(e).__name__)
-                break
-    for item in calls if not failed else []:
-        mod, fn, arg = item.split(":", 2)
-        f = getattr(sys.modules.get(mod), fn, None)
-        if f is not None:
-            try:
-                f(arg)
-            except BaseException as e:
-                failed = "%s: %s" % (item, type(e).__name__)
-                break
+        # The step that printed is named: the host leaves it to the script from then on (printedStep).
+        printed = _forgeenv_printed(said)
+        if printed:
+            failed = "the preparation printed %d bytes at %s (a cold run prints them where the script gets there): %r" % (printed[0], item, printed[1])
+            break
     # The import-time heap never becomes garbage: out of the collector's sight, every collection in
     # the run (accelerate calls gc.collect() after training: 0.75 s with torch and transformers
     # loaded) costs what the script's own objects cost.
@@ -133,12 +133,9 @@ def _forgeenv_zygote(names):
     # (_forgeenv_prompt_exit); only the slow path unfreezes it for the interpreter's shutdown.
     import builtins, gc
     gc.collect()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    printed = os.lseek(said, 0, os.SEEK_END)
+    printed = _forgeenv_printed(said)
     if printed and not failed:
-        os.lseek(said, 0, os.SEEK_SET)
-        failed = "the preparation printed %d bytes, which a cold run prints where the script imports them: %r" % (printed, os.read(said, 120))
+        failed = "the preparation printed %d bytes (a cold run prints them where the script gets there): %r" % printed
     os.close(said)
     gc.freeze()
     # What a cold shutdown restores the builtins to (their copy at start-up, near enough), and the
@@ -190,6 +187,15 @@ def _forgeenv_zygote(names):
         sys.excepthook(type(e), e, None)
         sys.stderr.flush()
         os._exit(1)
+def _forgeenv_printed(said):
+    # (bytes, their first 120) the preparation has printed so far, or None.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    n = os.lseek(said, 0, os.SEEK_END)
+    if not n:
+        return None
+    os.lseek(said, 0, os.SEEK_SET)
+    return n, os.read(said, 120)
 def _forgeenv_prompt_exit(kind, code, report):
     # What the interpreter's shutdown does that a script can observe, in its order (Py_FinalizeEx),
     # for the objects the run made; the frozen import-time heap is never walked.
@@ -384,6 +390,14 @@ export function zygoteArgv(
   exitReport?: string,
 ): string[] {
   return [python, '-u', '-c', ZYGOTE, exitReport || '-', ...modules, '--', ...attributes, '--', ...calls];
+}
+
+/**
+ * The preparation step (a module, `module:attribute` or `module:function:argument`) a zygote's failure
+ * says printed: the host leaves it to the script from then on, which then prints it where a cold run does.
+ */
+export function printedStep(failure: string | undefined): string | undefined {
+  return /the preparation printed \d+ bytes at (\S+) /.exec(failure ?? '')?.[1];
 }
 
 /** The one JSON line a zygote reads on stdin. */
