@@ -115,3 +115,28 @@ test('a second shape of a snapshot is labelled apart and takes memory from the o
   room = 0;
   await pool.clear();
 });
+
+test('a zygote whose preparation printed at a step is not a failure in a row: the next one, without the step, starts', async () => {
+  const logged: string[] = [];
+  let n = 0;
+  const pool = new WarmPool<null>({
+    start: (key) => {
+      n++;
+      const h = handle(key);
+      // The first three print, each at another step (the executor leaves each to the script); then one imports quietly.
+      if (n <= 3) {
+        h.ready = false;
+        h.retired = true;
+        h.failure = `the zygote cannot serve runs: the preparation printed 9 bytes at step${n} (a cold run prints them where the script gets there): b'x'`;
+      }
+      return Promise.resolve(h);
+    },
+    perKey: 1,
+    idleMs: 60_000,
+    log: (line) => logged.push(line),
+  });
+  pool.want('a', null, 'real 2025-09');
+  await until(() => n >= 4 && pool.claim('a') !== undefined, 5_000);
+  assert.ok(!logged.some((l) => /its runs stay cold/.test(l)), logged.join('\n'));
+  await pool.clear();
+});

@@ -8,6 +8,8 @@
 // to a key that has none to start with. Plain bookkeeping
 // here; the executor knows how to start one (executor.ts `startParked`).
 
+import { printedStep } from './zygote';
+
 /** A zygote started ahead, as the pool sees it. */
 export interface ParkedHandle {
   readonly key: string;
@@ -296,6 +298,8 @@ export class WarmPool<S> {
       return 0;
     }
     if (r.failure === RETIRED) return RETRY_MS;
+    // A step that printed is left to the script by the next zygote (executor.ts): not a failure in a row.
+    if (printedStep(r.failure) !== undefined) return 0;
     k.failures++;
     k.lastError = r.failure;
     this.opts.log?.(`[warm] ${k.label}: ${r.failure ?? 'zygote failed'}${k.failures >= 2 ? ' (its runs stay cold)' : ''}`);

@@ -14,15 +14,16 @@
 // to `sys.excepthook` without the driver's frame and exits 1; SystemExit exits as the interpreter's
 // does; a SyntaxError prints as the interpreter prints it; the shutdown's observable steps are
 // redone for the run's objects (_forgeenv_prompt_exit), or the interpreter's own shutdown runs. What
-// differs: the libraries are already in `sys.modules` (a preparation that printed anything, an
-// import-time warning among it, fails closed), `traceback.extract_stack()` inside the script shows two
+// differs: the libraries are already in `sys.modules` (silently: a preparation step that prints, an
+// import-time warning among them, fails the zygote closed and is left to the script from then on, see
+// printedStep), `traceback.extract_stack()` inside the script shows two
 // `<string>` frames below the script's, `gc.get_objects()` omits the frozen import-time heap, and
 // import-time objects are never finalized at exit.
 import { z } from 'zod';
 
 /** First bytes on stdout once the imports are done (the host strips them; a script never sees them). */
 export const READY_MARKER = '\0forgeenv-zygote ready\n';
-/** What a zygote prints instead when its preparation failed or printed anything: it then exits, and its key stays cold. */
+/** What a zygote prints instead when its preparation failed or printed anything: it then exits (two failures in a row and its key stays cold). */
 export const FAILED_MARKER = '\0forgeenv-zygote failed ';
 
 /** What each mode imports ahead: what the corpus and the real-world scripts import (their import time is most of a run). */
