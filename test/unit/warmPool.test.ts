@@ -124,12 +124,10 @@ test('a zygote whose preparation printed at a step is not a failure in a row: th
       n++;
       const h = handle(key);
       // The first three print, each at another step (the executor leaves each to the script); then one imports quietly.
-      if (n <= 3) {
-        h.ready = false;
-        h.retired = true;
-        h.failure = `the zygote cannot serve runs: the preparation printed 9 bytes at step${n} (a cold run prints them where the script gets there): b'x'`;
-      }
-      return Promise.resolve(h);
+      if (n > 3) return Promise.resolve(h);
+      h.retired = true;
+      const failure = `the zygote cannot serve runs: the preparation printed 9 bytes at step${n} (a cold run prints them where the script gets there): b'x'`;
+      return Promise.resolve({ ...h, ready: false, alive: false, failure, retire: () => undefined });
     },
     perKey: 1,
     idleMs: 60_000,
