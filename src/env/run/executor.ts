@@ -875,7 +875,8 @@ async function startParked(shape: RunShape, blocking: boolean, signal?: AbortSig
   void parked.settled.then(() => {
     const step = printedStep(parked.failure);
     if (step === undefined) return;
-    leftToScript.set(shape.key, new Set([...(left ?? []), step]));
+    // Added to the set as it is now: another zygote of this shape may have named a step meanwhile.
+    leftToScript.set(shape.key, new Set([...(leftToScript.get(shape.key) ?? []), step]));
     warmPool.log(`[warm] ${shape.label}: ${step} prints while it loads: its zygotes leave it to the script from now on`);
   });
   if (blocking) await parked.settled;
